@@ -1,0 +1,52 @@
+// portla info: backends compiled in, devices found, CPU threads.
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "portla/executor.hpp"
+#include "subcommands.hpp"
+
+namespace portla::cli {
+
+Runner add_info(CLI::App& app) {
+    auto json = std::make_shared<bool>(false);
+    app.add_flag("--json", *json, "print one JSON object");
+    return [json] {
+        nlohmann::json out;
+        out["backends"] = {{"reference", true}, {"omp", omp_compiled()}, {"cuda", cuda_compiled()}};
+        out["cpu_threads"] = omp_max_threads();
+        out["devices"] = nlohmann::json::array();
+        for (const auto& d : cuda_devices())
+            out["devices"].push_back({{"id", d.id},
+                                      {"name", d.name},
+                                      {"memory_bytes", d.memory_bytes},
+                                      {"multiprocessors", d.multiprocessors},
+                                      {"compute_capability", std::to_string(d.compute_major) + "." +
+                                                                 std::to_string(d.compute_minor)},
+                                      {"l2_bytes", d.l2_bytes}});
+        out["auto_backend"] = Executor::create("auto").name();
+        if (*json) {
+            std::cout << out.dump(2) << "\n";
+            return exit_ok;
+        }
+        std::cout << "portla backends\n"
+                  << "  reference  yes (sequential)\n"
+                  << "  omp        " << (omp_compiled() ? "yes" : "no") << " (" << omp_max_threads()
+                  << " CPU threads)\n"
+                  << "  cuda       "
+                  << (cuda_compiled() ? "yes" : "no (not compiled)") << "\n";
+        if (cuda_compiled()) {
+            const auto devices = cuda_devices();
+            if (devices.empty()) std::cout << "CUDA devices: none found\n";
+            for (const auto& d : devices)
+                std::cout << "  GPU " << d.id << ": " << d.name << ", "
+                          << d.memory_bytes / (1024.0 * 1024 * 1024) << " GiB, "
+                          << d.multiprocessors << " multiprocessors, compute capability "
+                          << d.compute_major << "." << d.compute_minor << "\n";
+        }
+        std::cout << "auto backend: " << out["auto_backend"].get<std::string>() << "\n";
+        return exit_ok;
+    };
+}
+
+}  // namespace portla::cli

@@ -1,0 +1,41 @@
+// portla: the command-line tool. Errors print one line on stderr and exit with status 1.
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <new>
+
+#include "portla/error.hpp"
+#include "subcommands.hpp"
+
+int main(int argc, char** argv) {
+    CLI::App app{"portla: portable linear-algebra kernels and iterative solvers"};
+    app.require_subcommand(1);
+    std::map<CLI::App*, portla::cli::Runner> runners;
+    auto add = [&](const char* name, const char* help, auto add_fn) {
+        auto* sub = app.add_subcommand(name, help);
+        runners[sub] = add_fn(*sub);
+    };
+    add("info", "list the backends compiled in and the devices found", portla::cli::add_info);
+    add("solve", "solve A x = b with CG or BiCGSTAB", portla::cli::add_solve);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "portla: error: " << e.what() << " (see portla --help)\n";
+        return portla::cli::exit_error;
+    }
+    try {
+        for (auto& [sub, run] : runners)
+            if (sub->parsed()) return run();
+    } catch (const portla::Error& e) {
+        std::cerr << "portla: error: " << e.what() << "\n";
+    } catch (const std::bad_alloc&) {
+        std::cerr << "portla: error: out of host memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "portla: error: " << e.what() << "\n";
+    }
+    return portla::cli::exit_error;
+}

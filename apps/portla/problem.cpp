@@ -1,0 +1,85 @@
+#include "problem.hpp"
+
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
+namespace portla::cli {
+
+std::pair<int, std::size_t> parse_generator(const std::string& spec) {
+    static const std::regex re(R"(poisson([123])d:([0-9]{1,9}))");
+    std::smatch m;
+    if (!std::regex_match(spec, m, re))
+        throw BadInput("--generate: expected poisson1d:N, poisson2d:N or poisson3d:N, got '" + spec + "'");
+    const int dim = std::stoi(m[1]);
+    const auto points = std::stoull(m[2]);
+    if (points < 1) throw BadInput("--generate: N must be >= 1 in '" + spec + "'");
+    return {dim, static_cast<std::size_t>(points)};
+}
+
+Problem load_problem(const ProblemSpec& spec) {
+    if (spec.file.empty() == spec.generate.empty())
+        throw BadInput("give exactly one of a Matrix Market FILE or --generate");
+    if (spec.format != "csr" && spec.format != "ell" && spec.format != "dense")
+        throw BadInput("--format must be csr, ell or dense, got '" + spec.format + "'");
+    Problem p;
+    if (!spec.file.empty()) {
+        p.data = io::read_matrix_market(spec.file);
+        p.description = spec.file;
+        if (p.data.rows != p.data.cols)
+            throw BadInput(spec.file + ": matrix is " + std::to_string(p.data.rows) + " x " +
+                           std::to_string(p.data.cols) + ", a solve needs a square matrix");
+        if (p.data.rows == 0) throw BadInput(spec.file + ": matrix is empty (0 x 0)");
+        return p;
+    }
+    const auto [dim, points] = parse_generator(spec.generate);
+    p.description = spec.generate;
+    p.matrix_free = !spec.assembled;
+    if (spec.assembled)
+        p.data = Stencil<double>(Executor::reference(), dim, points).assemble();
+    return p;
+}
+
+template <typename T>
+std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const ProblemSpec& spec,
+                                                 const Problem& problem) {
+    if (problem.matrix_free) {
+        const auto [dim, points] = parse_generator(spec.generate);
+        return std::make_unique<Stencil<T>>(exec, dim, points);
+    }
+    if (spec.format == "ell") return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data));
+    if (spec.format == "dense") {
+        if (double(problem.data.rows) * double(problem.data.cols) > 1.0e9)
+            throw BadInput("--format dense: " + std::to_string(problem.data.rows) + " x " +
+                           std::to_string(problem.data.cols) + " is too large for a dense matrix");
+        return std::make_unique<Dense<T>>(Dense<T>::from_data(exec, problem.data));
+    }
+    return std::make_unique<Csr<T>>(Csr<T>::from_data(exec, problem.data));
+}
+
+template <typename T>
+Array<T> make_rhs(const Executor& exec, const ProblemSpec& spec, const LinearOperator<T>& A) {
+    Array<T> b(exec, A.rows());
+    if (spec.rhs.empty()) {
+        Array<T> ones(exec, A.cols());
+        blas::fill<T>(exec, ones, T{1});
+        A.apply(ones, b);  // b = A (1, ..., 1)
+        return b;
+    }
+    const auto values = io::read_vector(spec.rhs);
+    if (values.size() != A.rows())
+        throw BadInput(spec.rhs + ": right-hand side has " + std::to_string(values.size()) +
+                       " entries, the matrix has " + std::to_string(A.rows()) + " rows");
+    std::vector<T> host(values.begin(), values.end());
+    b.copy_from_host(host);
+    return b;
+}
+
+#define PORTLA_INSTANTIATE_PROBLEM(T)                                                            \
+    template std::unique_ptr<LinearOperator<T>> make_operator<T>(const Executor&,                \
+                                                                 const ProblemSpec&, const Problem&); \
+    template Array<T> make_rhs<T>(const Executor&, const ProblemSpec&, const LinearOperator<T>&)
+PORTLA_INSTANTIATE_PROBLEM(double);
+PORTLA_INSTANTIATE_PROBLEM(float);
+
+}  // namespace portla::cli

@@ -1,0 +1,41 @@
+// Loading a problem for the CLI: a Matrix Market file or a generated Poisson operator, and its
+// right-hand side.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "portla/portla.hpp"
+
+namespace portla::cli {
+
+struct ProblemSpec {
+    std::string file;      ///< Matrix Market file, or empty
+    std::string generate;  ///< "poisson1d:N", "poisson2d:N", "poisson3d:N", or empty
+    bool assembled = false;
+    std::string format = "csr";  ///< stored format: csr, ell or dense
+    std::string rhs;             ///< right-hand side file, or empty for b = A 1
+};
+
+/// A parsed "poissonKd:N": dimension and points per dimension. Throws BadInput.
+std::pair<int, std::size_t> parse_generator(const std::string& spec);
+
+struct Problem {
+    MatrixData data;          ///< the assembled matrix (empty for a matrix-free operator)
+    bool matrix_free = false;
+    std::string description;  ///< file name or generator spec
+};
+
+/// Reads or generates the matrix (without moving it to a device yet).
+Problem load_problem(const ProblemSpec& spec);
+
+template <typename T>
+std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const ProblemSpec& spec,
+                                                 const Problem& problem);
+
+/// b from spec.rhs, or b = A (1, ..., 1). Throws BadInput / DimensionMismatch.
+template <typename T>
+Array<T> make_rhs(const Executor& exec, const ProblemSpec& spec, const LinearOperator<T>& A);
+
+}  // namespace portla::cli

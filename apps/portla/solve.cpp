@@ -1,0 +1,160 @@
+// portla solve: one linear solve with CG or BiCGSTAB, from a Matrix Market file or a generated
+// Poisson problem. Exit 0 when converged, 2 when not (result printed), 1 on errors.
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "problem.hpp"
+#include "subcommands.hpp"
+
+namespace portla::cli {
+namespace {
+
+struct SolveOptions {
+    ProblemSpec problem;
+    std::string solver = "cg";
+    std::string precond = "none";
+    double rtol = 1e-8;
+    double atol = 0.0;
+    int max_iters = 10000;
+    std::string backend = "auto";
+    std::string precision = "double";
+    std::string out;
+    bool monitor = false;
+    bool json = false;
+};
+
+// CG needs a symmetric positive definite matrix: refuse what visibly is not, before solving.
+void check_spd_candidate(const Problem& problem) {
+    if (problem.matrix_free) return;  // the generated operators are SPD
+    const auto& d = problem.data;
+    if (!d.is_symmetric())
+        throw BadInput(problem.description +
+                       ": matrix is not symmetric; CG needs a symmetric positive definite matrix "
+                       "(use --solver bicgstab)");
+    MatrixData s = d;
+    s.sort_and_sum_duplicates();
+    std::vector<double> diag(static_cast<std::size_t>(d.rows), 0.0);
+    for (std::size_t k = 0; k < s.entries(); ++k)
+        if (s.row_idx[k] == s.col_idx[k]) diag[s.row_idx[k]] = s.values[k];
+    for (std::size_t i = 0; i < diag.size(); ++i)
+        if (!(diag[i] > 0))
+            throw BadInput(problem.description + ": diagonal entry " + std::to_string(i + 1) + " is " +
+                           std::to_string(diag[i]) +
+                           " <= 0, so the matrix is not positive definite, which CG needs "
+                           "(use --solver bicgstab)");
+}
+
+template <typename T>
+int run(const SolveOptions& o) {
+    const Executor exec = Executor::create(o.backend);
+    const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
+    if (o.solver != "cg" && o.solver != "bicgstab")
+        throw BadInput("--solver must be cg or bicgstab, got '" + o.solver + "'");
+    const Problem problem = load_problem(o.problem);
+    if (o.solver == "cg") check_spd_candidate(problem);
+    if (std::is_same<T, float>::value)
+        for (double v : problem.data.values)
+            if (std::abs(v) > std::numeric_limits<float>::max())
+                throw BadInput(problem.description + ": value " + std::to_string(v) +
+                               " overflows single precision (use --precision double)");
+    const auto A = make_operator<T>(exec, o.problem, problem);
+    const Array<T> b = make_rhs<T>(exec, o.problem, *A);
+    Array<T> x(exec, A->cols());
+
+    solver::Settings s;
+    s.rtol = o.rtol;
+    s.atol = o.atol;
+    s.max_iters = o.max_iters;
+    s.precond = precond;
+    std::ostream& monitor_out = o.json ? std::cerr : std::cout;
+    if (o.monitor)
+        s.monitor = [&monitor_out](int it, double r) {
+            monitor_out << "  iter " << std::setw(6) << it << "  residual " << std::scientific
+                        << std::setprecision(6) << r << std::defaultfloat << "\n";
+        };
+
+    exec.synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    const solver::Result res = o.solver == "cg" ? solver::cg<T>(*A, b, x, s)
+                                                : solver::bicgstab<T>(*A, b, x, s);
+    exec.synchronize();
+    const double time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    if (!o.out.empty()) {
+        const auto xh = x.to_host();
+        io::write_vector(o.out, std::vector<double>(xh.begin(), xh.end()));
+    }
+
+    nlohmann::json j;
+    j["solver"] = o.solver;
+    j["precond"] = o.precond;
+    j["backend"] = exec.name();
+    j["device"] = exec.device_name();
+    j["precision"] = o.precision;
+    j["problem"] = problem.description;
+    j["format"] = A->format();
+    j["n"] = A->rows();
+    j["nnz"] = A->nnz();
+    j["converged"] = res.converged;
+    j["reason"] = solver::to_string(res.reason);
+    j["iterations"] = res.iterations;
+    j["residual_norm"] = res.residual_norm;
+    j["rhs_norm"] = res.rhs_norm;
+    j["relative_residual"] = res.relative_residual();
+    j["rtol"] = o.rtol;
+    j["atol"] = o.atol;
+    j["max_iters"] = o.max_iters;
+    j["time_s"] = time_s;
+    j["time_per_iteration_s"] = time_s / std::max(1, res.iterations);
+    if (o.json) {
+        std::cout << j.dump(2) << std::endl;
+    } else {
+        std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " [" << exec.device_name()
+                  << "], " << o.precision << ", " << A->format() << "\n"
+                  << "  problem     " << problem.description << ": n = " << A->rows()
+                  << ", nnz = " << A->nnz() << "\n"
+                  << "  result      " << solver::to_string(res.reason) << " after " << res.iterations
+                  << " iterations\n"
+                  << "  residual    ||b - Ax|| = " << res.residual_norm << ", relative "
+                  << res.relative_residual() << "\n"
+                  << "  time        " << time_s << " s (" << time_s / std::max(1, res.iterations)
+                  << " s per iteration)\n";
+    }
+    if (res.reason == solver::StopReason::indefinite) {
+        std::cerr << "portla: error: CG found p.Ap <= 0 at iteration " << res.iterations + 1
+                  << ": the matrix (or preconditioner) is not positive definite (use --solver bicgstab)\n";
+        return exit_error;
+    }
+    return res.converged ? exit_ok : exit_not_converged;
+}
+
+}  // namespace
+
+Runner add_solve(CLI::App& app) {
+    auto o = std::make_shared<SolveOptions>();
+    app.add_option("file", o->problem.file, "matrix in Matrix Market format")->check(CLI::ExistingFile);
+    app.add_option("--generate", o->problem.generate,
+                   "generated Poisson problem: poisson1d:N, poisson2d:N or poisson3d:N (N points per dimension)");
+    app.add_flag("--assembled", o->problem.assembled, "store the generated operator as a CSR matrix");
+    app.add_option("--format", o->problem.format, "stored format of a matrix: csr, ell or dense")
+        ->check(CLI::IsMember({"csr", "ell", "dense"}));
+    app.add_option("--rhs", o->problem.rhs, "right-hand side (Matrix Market vector); default b = A 1")
+        ->check(CLI::ExistingFile);
+    app.add_option("--solver", o->solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}));
+    app.add_option("--precond", o->precond, "none or jacobi")->check(CLI::IsMember({"none", "jacobi"}));
+    app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")->check(CLI::NonNegativeNumber);
+    app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(CLI::NonNegativeNumber);
+    app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(CLI::NonNegativeNumber);
+    app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
+    app.add_option("--precision", o->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+    app.add_option("--out", o->out, "write the solution x to this Matrix Market file");
+    app.add_flag("--monitor", o->monitor, "print the residual norm of every iteration");
+    app.add_flag("--json", o->json, "print one JSON object");
+    return [o] { return o->precision == "float" ? run<float>(*o) : run<double>(*o); };
+}
+
+}  // namespace portla::cli

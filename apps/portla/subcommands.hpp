@@ -1,0 +1,21 @@
+// Each subcommand registers its options on the app and returns the function that runs it.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace portla::cli {
+
+/// Runs the subcommand after parsing; returns the process exit code.
+using Runner = std::function<int()>;
+
+Runner add_info(CLI::App& app);
+Runner add_solve(CLI::App& app);
+
+/// Exit codes shared by every subcommand.
+inline constexpr int exit_ok = 0;
+inline constexpr int exit_error = 1;
+inline constexpr int exit_not_converged = 2;
+
+}  // namespace portla::cli

@@ -1,0 +1,77 @@
+// Errors thrown by portla at its public boundary. Every error carries a one-line message that
+// says what was wrong and where; the CLI prints it and exits with status 1.
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace portla {
+
+/// Base class of every exception portla throws.
+class Error : public std::runtime_error {
+public:
+    explicit Error(const std::string& what) : std::runtime_error(what) {}
+};
+
+/// Invalid input: malformed file, non-finite values, a zero diagonal given to Jacobi, ...
+/// For a file, `file` and `line` name the place (line 0: the file as a whole).
+class BadInput : public Error {
+public:
+    explicit BadInput(const std::string& what) : Error(what) {}
+    BadInput(const std::string& file, long line, const std::string& what)
+        : Error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + what),
+          file_(file), line_(line) {}
+    const std::string& file() const { return file_; }
+    long line() const { return line_; }
+
+private:
+    std::string file_;
+    long line_ = 0;
+};
+
+/// A feature that exists in the format but that portla does not handle (e.g. complex values).
+class Unsupported : public Error {
+public:
+    explicit Unsupported(const std::string& what) : Error(what) {}
+};
+
+/// Operand sizes that do not fit together.
+class DimensionMismatch : public Error {
+public:
+    DimensionMismatch(const std::string& where, std::size_t expected, std::size_t got)
+        : Error(where + ": dimension mismatch (expected " + std::to_string(expected) + ", got " +
+                std::to_string(got) + ")") {}
+};
+
+/// A backend that was switched off at build time.
+class NotCompiled : public Error {
+public:
+    explicit NotCompiled(const std::string& backend)
+        : Error("backend '" + backend + "' was not compiled into this build of portla"),
+          backend_(backend) {}
+    const std::string& backend() const { return backend_; }
+
+private:
+    std::string backend_;
+};
+
+/// A device-runtime failure (no GPU present, a failed launch), with the runtime's error string.
+class DeviceError : public Error {
+public:
+    explicit DeviceError(const std::string& what) : Error(what) {}
+};
+
+/// An allocation that failed, with the number of bytes asked for.
+class OutOfMemory : public Error {
+public:
+    OutOfMemory(const std::string& where, std::size_t bytes)
+        : Error(where + ": out of memory allocating " + std::to_string(bytes) + " bytes"),
+          bytes_(bytes) {}
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::size_t bytes_;
+};
+
+}  // namespace portla

@@ -1,0 +1,45 @@
+// Compressed sparse row matrix (int32 indices) on an executor.
+#pragma once
+
+#include <cstdint>
+
+#include "portla/array.hpp"
+#include "portla/matrix/matrix_data.hpp"
+#include "portla/operator.hpp"
+
+namespace portla {
+
+template <typename T>
+class Csr : public LinearOperator<T> {
+public:
+    /// From host CSR arrays. Checks row_ptrs monotone, column indices in range (BadInput).
+    Csr(const Executor& exec, std::size_t rows, std::size_t cols,
+        const std::vector<std::int32_t>& row_ptrs, const std::vector<std::int32_t>& col_idxs,
+        const std::vector<T>& values);
+    /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
+    static Csr from_data(const Executor& exec, const MatrixData& data);
+
+    std::size_t rows() const override { return rows_; }
+    std::size_t cols() const override { return cols_; }
+    const Executor& executor() const override { return values_.executor(); }
+    /// y = A x   (SpMV)
+    void apply(const_view<T> x, view<T> y) const override;
+    std::size_t nnz() const override { return values_.size(); }
+    std::string format() const override { return "csr"; }
+    bool has_diagonal() const override { return true; }
+    void diagonal(view<T> d) const override;
+
+    const Array<std::int32_t>& row_ptrs() const { return row_ptrs_; }
+    const Array<std::int32_t>& col_idxs() const { return col_idxs_; }
+    const Array<T>& values() const { return values_; }
+
+private:
+    std::size_t rows_, cols_;
+    Array<std::int32_t> row_ptrs_;
+    Array<std::int32_t> col_idxs_;
+    Array<T> values_;
+    Array<T> diag_;
+    double avg_row_nnz_ = 0;
+};
+
+}  // namespace portla

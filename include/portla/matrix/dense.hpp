@@ -1,0 +1,36 @@
+// Dense row-major matrix on an executor.
+#pragma once
+
+#include "portla/array.hpp"
+#include "portla/matrix/matrix_data.hpp"
+#include "portla/operator.hpp"
+
+namespace portla {
+
+template <typename T>
+class Dense : public LinearOperator<T> {
+public:
+    /// From row-major host values (size rows * cols). Throws DimensionMismatch.
+    Dense(const Executor& exec, std::size_t rows, std::size_t cols, const std::vector<T>& values);
+    /// From coordinate data (duplicates summed). Throws BadInput when too large for int32 rows.
+    static Dense from_data(const Executor& exec, const MatrixData& data);
+
+    std::size_t rows() const override { return rows_; }
+    std::size_t cols() const override { return cols_; }
+    const Executor& executor() const override { return values_.executor(); }
+    /// y = A x   (gemv; bytes: (rows*cols + cols + rows) sizeof(T))
+    void apply(const_view<T> x, view<T> y) const override;
+    std::size_t nnz() const override { return rows_ * cols_; }
+    std::string format() const override { return "dense"; }
+    bool has_diagonal() const override { return true; }
+    void diagonal(view<T> d) const override;
+
+    const Array<T>& values() const { return values_; }
+
+private:
+    std::size_t rows_, cols_;
+    Array<T> values_;
+    Array<T> diag_;
+};
+
+}  // namespace portla

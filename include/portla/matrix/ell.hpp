@@ -1,0 +1,41 @@
+// ELLPACK matrix: every row padded to the longest row; stored column-major (entry k of row i at
+// k * rows + i) so that consecutive threads read consecutive memory. Padding has column -1.
+#pragma once
+
+#include <cstdint>
+
+#include "portla/array.hpp"
+#include "portla/matrix/matrix_data.hpp"
+#include "portla/operator.hpp"
+
+namespace portla {
+
+template <typename T>
+class Ell : public LinearOperator<T> {
+public:
+    /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
+    static Ell from_data(const Executor& exec, const MatrixData& data);
+
+    std::size_t rows() const override { return rows_; }
+    std::size_t cols() const override { return cols_; }
+    const Executor& executor() const override { return values_.executor(); }
+    /// y = A x   (SpMV)
+    void apply(const_view<T> x, view<T> y) const override;
+    std::size_t nnz() const override { return nnz_; }
+    std::string format() const override { return "ell"; }
+    bool has_diagonal() const override { return true; }
+    void diagonal(view<T> d) const override;
+
+    std::size_t max_row_nnz() const { return max_row_nnz_; }
+
+private:
+    Ell(const Executor& exec, std::size_t rows, std::size_t cols, std::size_t width,
+        std::size_t nnz, const std::vector<std::int32_t>& cols_cm, const std::vector<T>& vals_cm,
+        const std::vector<T>& diag);
+    std::size_t rows_, cols_, max_row_nnz_, nnz_;
+    Array<std::int32_t> col_idxs_;
+    Array<T> values_;
+    Array<T> diag_;
+};
+
+}  // namespace portla

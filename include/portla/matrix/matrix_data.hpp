@@ -1,0 +1,29 @@
+// Host-side coordinate (COO) data: the exchange format between readers, generators and the
+// stored matrix formats. Entries are in any order; duplicates are summed on conversion.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace portla {
+
+struct MatrixData {
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    std::vector<std::int64_t> row_idx;
+    std::vector<std::int64_t> col_idx;
+    std::vector<double> values;
+
+    std::size_t entries() const { return values.size(); }
+    void add(std::int64_t r, std::int64_t c, double v) {
+        row_idx.push_back(r);
+        col_idx.push_back(c);
+        values.push_back(v);
+    }
+    /// Sorts entries by (row, col) and sums duplicates.
+    void sort_and_sum_duplicates();
+    /// True when square and A == A^T exactly (after summing duplicates).
+    bool is_symmetric() const;
+};
+
+}  // namespace portla

@@ -1,0 +1,65 @@
+// LinearOperator: y = A x, for stored matrices, matrix-free operators and user callbacks.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+#include "portla/array.hpp"
+#include "portla/executor.hpp"
+
+namespace portla {
+
+template <typename T>
+class LinearOperator {
+public:
+    virtual ~LinearOperator() = default;
+
+    virtual std::size_t rows() const = 0;
+    virtual std::size_t cols() const = 0;
+    /// The executor whose memory x and y must live in.
+    virtual const Executor& executor() const = 0;
+    /// y = A x. x and y must not alias; sizes cols() and rows(). Asynchronous on cuda.
+    virtual void apply(const_view<T> x, view<T> y) const = 0;
+    /// Stored (or, for matrix-free operators, implied) non-zeros; 0 when unknown.
+    virtual std::size_t nnz() const { return 0; }
+    /// "dense", "csr", "ell", "stencil", "callback", ...
+    virtual std::string format() const = 0;
+    /// Whether `diagonal` is available (needed by Jacobi preconditioning).
+    virtual bool has_diagonal() const { return false; }
+    /// d = diag(A), in the executor's memory. Throws BadInput when not available.
+    virtual void diagonal(view<T> d) const;
+
+    /// apply() with the sizes checked (DimensionMismatch).
+    void checked_apply(const_view<T> x, view<T> y) const;
+};
+
+/// An operator only the caller knows how to apply: `apply(x, y)` must compute y = A x with x
+/// and y in the memory of `exec`. An optional `diagonal(d)` enables Jacobi preconditioning.
+template <typename T>
+class CallbackOperator : public LinearOperator<T> {
+public:
+    using ApplyFn = std::function<void(const_view<T> x, view<T> y)>;
+    using DiagonalFn = std::function<void(view<T> d)>;
+
+    CallbackOperator(const Executor& exec, std::size_t rows, std::size_t cols, ApplyFn apply,
+                     DiagonalFn diagonal = {})
+        : exec_(exec), rows_(rows), cols_(cols), apply_(std::move(apply)),
+          diagonal_(std::move(diagonal)) {}
+
+    std::size_t rows() const override { return rows_; }
+    std::size_t cols() const override { return cols_; }
+    const Executor& executor() const override { return exec_; }
+    void apply(const_view<T> x, view<T> y) const override { apply_(x, y); }
+    std::string format() const override { return "callback"; }
+    bool has_diagonal() const override { return static_cast<bool>(diagonal_); }
+    void diagonal(view<T> d) const override;
+
+private:
+    Executor exec_;
+    std::size_t rows_, cols_;
+    ApplyFn apply_;
+    DiagonalFn diagonal_;
+};
+
+}  // namespace portla

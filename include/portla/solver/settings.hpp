@@ -1,0 +1,50 @@
+// Settings and results shared by the iterative solvers.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace portla::solver {
+
+enum class Preconditioner { none, jacobi };
+/// "none", "jacobi"; parse throws BadInput for an unknown name.
+std::string to_string(Preconditioner p);
+Preconditioner parse_preconditioner(const std::string& name);
+
+/// Why a solve stopped.
+enum class StopReason {
+    converged,       ///< ||r|| <= max(rtol ||b||, atol)
+    max_iterations,  ///< the iteration limit was reached first
+    breakdown,       ///< a recurrence scalar became zero (rho = 0, omega = 0, r_hat.v = 0)
+    non_finite,      ///< a NaN or Inf appeared
+    indefinite,      ///< CG found p.Ap <= 0: the operator (or preconditioner) is not SPD
+};
+std::string to_string(StopReason reason);
+
+struct Settings {
+    double rtol = 1e-8;      ///< relative to ||b||
+    double atol = 0.0;       ///< absolute
+    int max_iters = 1000;
+    /// Recompute r = b - A x every this many iterations (0: never).
+    int residual_replacement = 50;
+    Preconditioner precond = Preconditioner::none;
+    /// Use x as the initial guess; otherwise x is set to zero first.
+    bool use_initial_guess = false;
+    bool record_history = false;
+    /// Called with (iteration, recurrence residual norm) after each iteration and once at 0.
+    std::function<void(int, double)> monitor;
+};
+
+struct Result {
+    bool converged = false;
+    StopReason reason = StopReason::max_iterations;
+    int iterations = 0;
+    double residual_norm = 0.0;  ///< true ||b - A x|| at the end, recomputed
+    double rhs_norm = 0.0;       ///< ||b||
+    /// Recurrence residual norm per iteration (entry 0: the initial residual), on request.
+    std::vector<double> history;
+    double relative_residual() const { return rhs_norm > 0 ? residual_norm / rhs_norm : residual_norm; }
+};
+
+}  // namespace portla::solver

@@ -1,0 +1,87 @@
+#include "portla/solver/bicgstab.hpp"
+
+#include "core/solver_common.hpp"
+
+namespace portla::solver {
+
+template <typename T>
+Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
+    Result result;
+    const double bnorm = detail::check_inputs("bicgstab", A, b, x, settings);
+    const auto& exec = A.executor();
+    const std::size_t n = A.rows();
+    const Array<T> inv_diag = detail::jacobi_inverse("bicgstab", A, settings);
+    const bool precond = !inv_diag.empty();
+
+    Array<T> r(exec, n), r_hat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
+    Array<T> p_hat(exec, precond ? n : 0), s_hat(exec, precond ? n : 0);
+    detail::DeviceScalar<T> scalar(exec);
+    detail::Progress progress(settings, bnorm, result);
+    auto dot = [&](const_view<T> a, const_view<T> c) {
+        blas::dot<T>(exec, a, c, scalar.get());
+        return scalar.read();
+    };
+    // y = M^-1 y_in (right preconditioning): returns the view to use
+    auto precondition = [&](const Array<T>& in, Array<T>& out) -> const_view<T> {
+        if (!precond) return in.get_view();
+        blas::pointwise_mul<T>(exec, inv_diag, in, out);
+        return out.get_view();
+    };
+
+    detail::residual<T>(A, b, x, r);  // r = b - A x
+    blas::copy<T>(exec, r, r_hat);    // shadow residual r_hat = r_0
+    double rnorm = blas::norm2<T>(exec, r);
+    double rho_old = 1, alpha = 1, omega = 1;
+    if (!progress.record(0, rnorm)) {
+        for (int it = 1; it <= settings.max_iters; ++it) {
+            const double rho = dot(r_hat, r);  // rho = r_hat . r
+            if (!std::isfinite(rho)) { progress.stop(StopReason::non_finite); break; }
+            if (rho == 0) { progress.stop(StopReason::breakdown); break; }
+            if (it == 1) {
+                blas::copy<T>(exec, r, p);  // p = r
+            } else {
+                const double beta = (rho / rho_old) * (alpha / omega);
+                blas::axpby<T>(exec, static_cast<T>(-omega), v, T{1}, p);  // p = p - omega v
+                blas::axpby<T>(exec, T{1}, r, static_cast<T>(beta), p);    // p = r + beta p
+            }
+            const const_view<T> ph = precondition(p, p_hat);  // p_hat = M^-1 p
+            A.apply(ph, v);                                   // v = A p_hat
+            const double rv = dot(r_hat, v);
+            if (!std::isfinite(rv)) { progress.stop(StopReason::non_finite); break; }
+            if (rv == 0) { progress.stop(StopReason::breakdown); break; }
+            alpha = rho / rv;
+            blas::copy<T>(exec, r, s);
+            blas::axpby<T>(exec, static_cast<T>(-alpha), v, T{1}, s);  // s = r - alpha v
+            const double snorm = blas::norm2<T>(exec, s);
+            if (progress.reached(snorm)) {  // early exit at the half step
+                blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
+                progress.record(it, snorm);
+                break;
+            }
+            const const_view<T> sh = precondition(s, s_hat);  // s_hat = M^-1 s
+            A.apply(sh, t);                                   // t = A s_hat
+            const double tt = dot(t, t);
+            if (!std::isfinite(tt)) { progress.stop(StopReason::non_finite); break; }
+            if (tt == 0) { progress.stop(StopReason::breakdown); break; }
+            omega = dot(t, s) / tt;  // omega = t.s / t.t
+            blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
+            blas::axpby<T>(exec, static_cast<T>(omega), sh, T{1}, x);  // x += omega s_hat
+            blas::copy<T>(exec, s, r);
+            blas::axpby<T>(exec, static_cast<T>(-omega), t, T{1}, r);  // r = s - omega t
+            if (progress.replace_now(it)) detail::residual<T>(A, b, x, r);
+            rnorm = blas::norm2<T>(exec, r);
+            if (progress.record(it, rnorm)) break;
+            if (omega == 0) { progress.stop(StopReason::breakdown); break; }
+            rho_old = rho;
+        }
+    }
+    detail::finish<T>(A, b, x, t, result);
+    return result;
+}
+
+template Result bicgstab<double>(const LinearOperator<double>&, const_view<double>, view<double>,
+                                 const Settings&);
+template Result bicgstab<float>(const LinearOperator<float>&, const_view<float>, view<float>,
+                                const Settings&);
+
+}  // namespace portla::solver

@@ -1,0 +1,53 @@
+#include "portla/matrix/dense.hpp"
+
+#include "core/dispatch.hpp"
+#include "core/matrix_checks.hpp"
+#include "portla/blas.hpp"
+
+namespace portla {
+namespace {
+
+template <typename T>
+std::vector<T> diagonal_of(std::size_t rows, std::size_t cols, const std::vector<T>& values) {
+    std::vector<T> d(rows, T{0});
+    for (std::size_t i = 0; i < rows && i < cols; ++i) d[i] = values[i * cols + i];
+    return d;
+}
+
+}  // namespace
+
+template <typename T>
+Dense<T>::Dense(const Executor& exec, std::size_t rows, std::size_t cols,
+                const std::vector<T>& values)
+    : rows_(rows), cols_(cols), values_((values.size() == rows * cols)
+                                            ? Array<T>(exec, values)
+                                            : throw DimensionMismatch("Dense values", rows * cols,
+                                                                      values.size())),
+      diag_(exec, diagonal_of(rows, cols, values)) {}
+
+template <typename T>
+Dense<T> Dense<T>::from_data(const Executor& exec, const MatrixData& data) {
+    detail::check_int32_dims("dense", data);
+    const auto rows = static_cast<std::size_t>(data.rows), cols = static_cast<std::size_t>(data.cols);
+    std::vector<T> values(rows * cols, T{0});
+    for (std::size_t k = 0; k < data.entries(); ++k)
+        values[data.row_idx[k] * cols + data.col_idx[k]] += static_cast<T>(data.values[k]);
+    return Dense(exec, rows, cols, values);
+}
+
+template <typename T>
+void Dense<T>::apply(const_view<T> x, view<T> y) const {
+    if (rows_ == 0) return;
+    if (cols_ == 0) return blas::fill(executor(), y, T{0});
+    PORTLA_RUN(executor(), dense_apply, rows_, cols_, values_.get_view(), x, y);
+}
+
+template <typename T>
+void Dense<T>::diagonal(view<T> d) const {
+    blas::copy(executor(), diag_.get_view(), d);
+}
+
+template class Dense<double>;
+template class Dense<float>;
+
+}  // namespace portla

@@ -1,0 +1,58 @@
+#include "portla/matrix/ell.hpp"
+
+#include <algorithm>
+
+#include "core/dispatch.hpp"
+#include "core/matrix_checks.hpp"
+#include "portla/blas.hpp"
+
+namespace portla {
+
+template <typename T>
+Ell<T>::Ell(const Executor& exec, std::size_t rows, std::size_t cols, std::size_t width,
+            std::size_t nnz, const std::vector<std::int32_t>& cols_cm,
+            const std::vector<T>& vals_cm, const std::vector<T>& diag)
+    : rows_(rows), cols_(cols), max_row_nnz_(width), nnz_(nnz), col_idxs_(exec, cols_cm),
+      values_(exec, vals_cm), diag_(exec, diag) {}
+
+template <typename T>
+Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
+    detail::check_int32_dims("ell", input);
+    MatrixData data = input;
+    data.sort_and_sum_duplicates();
+    const auto rows = static_cast<std::size_t>(data.rows);
+    std::vector<std::size_t> count(rows, 0);
+    for (auto r : data.row_idx) ++count[r];
+    const std::size_t width = rows ? *std::max_element(count.begin(), count.end()) : 0;
+    std::vector<std::int32_t> cols_cm(rows * width, -1);
+    std::vector<T> vals_cm(rows * width, T{0});
+    std::vector<T> diag(rows, T{0});
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t k = 0; k < data.entries(); ++k) {
+        const auto r = static_cast<std::size_t>(data.row_idx[k]);
+        const std::size_t slot = count[r]++ * rows + r;
+        cols_cm[slot] = static_cast<std::int32_t>(data.col_idx[k]);
+        vals_cm[slot] = static_cast<T>(data.values[k]);
+        if (data.col_idx[k] == data.row_idx[k]) diag[r] += vals_cm[slot];
+    }
+    return Ell(exec, rows, static_cast<std::size_t>(data.cols), width, data.entries(), cols_cm,
+               vals_cm, diag);
+}
+
+template <typename T>
+void Ell<T>::apply(const_view<T> x, view<T> y) const {
+    if (rows_ == 0) return;
+    if (max_row_nnz_ == 0) return blas::fill(executor(), y, T{0});
+    PORTLA_RUN(executor(), ell_apply, rows_, max_row_nnz_, col_idxs_.get_view(),
+               values_.get_view(), x, y);
+}
+
+template <typename T>
+void Ell<T>::diagonal(view<T> d) const {
+    blas::copy(executor(), diag_.get_view(), d);
+}
+
+template class Ell<double>;
+template class Ell<float>;
+
+}  // namespace portla

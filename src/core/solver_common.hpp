@@ -1,0 +1,138 @@
+// Pieces shared by the Krylov solvers: input checks, the Jacobi preconditioner, device scalars,
+// the true residual and the bookkeeping of a solve.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "portla/array.hpp"
+#include "portla/blas.hpp"
+#include "portla/error.hpp"
+#include "portla/operator.hpp"
+#include "portla/solver/settings.hpp"
+
+namespace portla::solver::detail {
+
+/// One scalar in the executor's memory, read back to the host on demand.
+template <typename T>
+class DeviceScalar {
+public:
+    explicit DeviceScalar(const Executor& exec) : value_(exec, 1) {}
+    view<T> get() { return value_.get_view(); }
+    double read() const {
+        T host{};
+        Executor::copy_bytes(Executor::reference(), &host, value_.executor(), value_.data(),
+                             sizeof(T));
+        return static_cast<double>(host);
+    }
+
+private:
+    Array<T> value_;
+};
+
+/// Checks sizes, settings and finiteness of b (and of x when it is the initial guess).
+/// Returns ||b||.
+template <typename T>
+double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T> b, view<T> x,
+                    const Settings& s) {
+    const std::string name(solver);
+    if (A.rows() != A.cols())
+        throw DimensionMismatch(name + ": operator must be square (" + std::to_string(A.rows()) +
+                                    " x " + std::to_string(A.cols()) + "); rows",
+                                A.rows(), A.cols());
+    if (b.size != A.rows()) throw DimensionMismatch(name + ": b", A.rows(), b.size);
+    if (x.size != A.cols()) throw DimensionMismatch(name + ": x", A.cols(), x.size);
+    if (!(s.rtol >= 0) || !std::isfinite(s.rtol))
+        throw BadInput(name + ": rtol must be finite and >= 0");
+    if (!(s.atol >= 0) || !std::isfinite(s.atol))
+        throw BadInput(name + ": atol must be finite and >= 0");
+    if (s.max_iters < 0) throw BadInput(name + ": max_iters must be >= 0");
+    if (s.residual_replacement < 0) throw BadInput(name + ": residual_replacement must be >= 0");
+    const auto& exec = A.executor();
+    const double bnorm = blas::norm2(exec, b);
+    if (!std::isfinite(bnorm)) throw BadInput(name + ": right-hand side contains NaN or Inf");
+    if (s.use_initial_guess) {
+        if (!std::isfinite(double(blas::norm2<T>(exec, x))))
+            throw BadInput(name + ": initial guess contains NaN or Inf");
+    } else {
+        blas::fill(exec, x, T{0});
+    }
+    return bnorm;
+}
+
+/// The inverse diagonal for Jacobi, or an empty array without preconditioning.
+/// Throws BadInput when the diagonal is unavailable, zero or not finite.
+template <typename T>
+Array<T> jacobi_inverse(const char* solver, const LinearOperator<T>& A, const Settings& s) {
+    const auto& exec = A.executor();
+    if (s.precond == Preconditioner::none) return Array<T>(exec, 0);
+    if (!A.has_diagonal())
+        throw BadInput(std::string(solver) + ": Jacobi preconditioning needs the diagonal, which the " +
+                       A.format() + " operator does not provide");
+    Array<T> d(exec, A.rows());
+    A.diagonal(d.get_view());
+    auto host = d.to_host();
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        if (host[i] == T{0})
+            throw BadInput(std::string(solver) + ": Jacobi preconditioner: zero diagonal entry at row " +
+                           std::to_string(i + 1));
+        if (!std::isfinite(double(host[i])))
+            throw BadInput(std::string(solver) + ": Jacobi preconditioner: non-finite diagonal entry at row " +
+                           std::to_string(i + 1));
+        host[i] = T{1} / host[i];
+    }
+    d.copy_from_host(host);
+    return d;
+}
+
+/// r = b - A x
+template <typename T>
+void residual(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> r) {
+    A.apply(x, r);
+    blas::axpby(A.executor(), T{1}, b, T{-1}, r);
+}
+
+/// Records the residual of one iteration (history and monitor) and decides whether to stop.
+class Progress {
+public:
+    Progress(const Settings& s, double bnorm, Result& result)
+        : settings_(s), threshold_(std::max(s.rtol * bnorm, s.atol)), result_(result) {
+        result_.rhs_norm = bnorm;
+    }
+    /// Returns true when the solve must stop (converged or non-finite); sets the reason.
+    bool record(int iteration, double rnorm) {
+        result_.iterations = iteration;
+        if (settings_.record_history) result_.history.push_back(rnorm);
+        if (settings_.monitor) settings_.monitor(iteration, rnorm);
+        if (!std::isfinite(rnorm)) return stop(StopReason::non_finite);
+        if (rnorm <= threshold_) return stop(StopReason::converged);
+        return false;
+    }
+    /// Whether a residual norm meets the stopping test (without recording it).
+    bool reached(double rnorm) const { return rnorm <= threshold_; }
+    bool stop(StopReason reason) {
+        result_.reason = reason;
+        result_.converged = reason == StopReason::converged;
+        return true;
+    }
+    bool replace_now(int iteration) const {
+        return settings_.residual_replacement > 0 && iteration % settings_.residual_replacement == 0;
+    }
+
+private:
+    const Settings& settings_;
+    double threshold_;
+    Result& result_;
+};
+
+/// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.
+template <typename T>
+void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> work,
+            Result& result) {
+    residual(A, b, x, work);
+    result.residual_norm = blas::norm2<T>(A.executor(), work);
+}
+
+}  // namespace portla::solver::detail

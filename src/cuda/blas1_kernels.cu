@@ -1,0 +1,361 @@
+// Vector kernels of the cuda backend. Block size and items per thread come from
+// exec.launch() at run time; everything runs on the default stream of exec.device_id().
+//
+// Access pattern (all kernels): the vector is cut into tiles of blockDim * items_per_thread
+// elements; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile, thread t
+// handles t, t + blockDim, t + 2 blockDim, ..., so each warp access is one coalesced run.
+// Items are processed in batches of kBatch: all loads of a batch are issued before its
+// arithmetic and stores, which keeps several loads in flight per thread.
+//
+// Grid: enough tiles to cover n, at most one full wave of resident blocks (theoretical
+// occupancy from the cached device limits).
+//
+// Reductions (dot, norm2, rr of fused_cg_update) are one launch, with no host synchronisation:
+// each block reduces its values (warp shuffles, then one partial per warp in shared memory),
+// thread 0 stores the block's partial in per-device scratch, __threadfence, and takes a ticket
+// with atomicInc. The block that draws the last ticket sums the partials in a fixed order (same
+// grid, same result: deterministic) and writes result.data[0]. atomicInc(counter, grid - 1)
+// wraps to 0 on the last ticket, so the counter is zero again for the next reduction.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "core/kernels/blas1_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+constexpr int kBatch = 4;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Calls op(first, stride, count, n) for every batch of this thread: elements
+// first + j * stride for j < count (and first + j * stride < n, which op checks).
+template <typename Op>
+__device__ __forceinline__ void for_each_batch(std::size_t n, int items_per_thread, Op& op) {
+    const std::size_t stride = blockDim.x;
+    const std::size_t tile = stride * static_cast<std::size_t>(items_per_thread);
+    for (std::size_t start = blockIdx.x * tile; start < n; start += gridDim.x * tile) {
+        for (int k = 0; k < items_per_thread; k += kBatch) {
+            const std::size_t first = start + static_cast<std::size_t>(k) * stride;
+            if (first >= n) break;
+            op(first + threadIdx.x, stride, min(kBatch, items_per_thread - k), n);
+        }
+    }
+}
+
+__device__ __forceinline__ bool in_batch(int j, int count, std::size_t i, std::size_t n) {
+    return j < count && i < n;
+}
+
+template <typename T>
+struct FillOp {
+    T value;
+    T* y;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            if (in_batch(j, count, i, n)) y[i] = value;
+        }
+    }
+};
+
+template <typename T>
+struct CopyOp {
+    const T* x;
+    T* y;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+        T xv[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            xv[j] = in_batch(j, count, i, n) ? x[i] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            if (in_batch(j, count, i, n)) y[i] = xv[j];
+        }
+    }
+};
+
+// y = a x + b y; with b == 0, y is not read (BLAS convention: NaN or garbage in y is ignored).
+template <typename T>
+struct AxpbyOp {
+    T a, b;
+    bool read_y;
+    const T* x;
+    T* y;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+        T xv[kBatch], yv[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            const bool ok = in_batch(j, count, i, n);
+            xv[j] = ok ? x[i] : T(0);
+            yv[j] = ok && read_y ? y[i] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            if (in_batch(j, count, i, n)) y[i] = read_y ? a * xv[j] + b * yv[j] : a * xv[j];
+        }
+    }
+};
+
+template <typename T>
+struct PointwiseMulOp {
+    const T* x;
+    const T* y;
+    T* z;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+        T xv[kBatch], yv[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            const bool ok = in_batch(j, count, i, n);
+            xv[j] = ok ? x[i] : T(0);
+            yv[j] = ok ? y[i] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            if (in_batch(j, count, i, n)) z[i] = xv[j] * yv[j];
+        }
+    }
+};
+
+template <typename Op>
+__global__ void elementwise_kernel(std::size_t n, int items_per_thread, Op op) {
+    for_each_batch(n, items_per_thread, op);
+}
+
+__device__ __forceinline__ float device_sqrt(float v) { return sqrtf(v); }
+__device__ __forceinline__ double device_sqrt(double v) { return ::sqrt(v); }
+
+// Reduction bodies: accumulate into `sum` in a fixed order; finish() maps the total.
+template <typename T>
+struct DotOp {
+    const T* x;
+    const T* y;
+    T sum;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+        T xv[kBatch], yv[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            const bool ok = in_batch(j, count, i, n);
+            xv[j] = ok ? x[i] : T(0);
+            yv[j] = ok ? y[i] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) sum += xv[j] * yv[j];
+    }
+    __device__ static T finish(T total) { return total; }
+};
+
+template <typename T>
+struct Norm2Op {
+    const T* x;
+    T sum;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+        T xv[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            xv[j] = in_batch(j, count, i, n) ? x[i] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) sum += xv[j] * xv[j];
+    }
+    __device__ static T finish(T total) { return device_sqrt(total); }
+};
+
+// x += alpha p; r -= alpha q; sum += r_new . r_new
+template <typename T>
+struct FusedCgOp {
+    T alpha;
+    const T* p;
+    const T* q;
+    T* x;
+    T* r;
+    T sum;
+    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+        T pv[kBatch], qv[kBatch], xv[kBatch], rv[kBatch];
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            const bool ok = in_batch(j, count, i, n);
+            pv[j] = ok ? p[i] : T(0);
+            qv[j] = ok ? q[i] : T(0);
+            xv[j] = ok ? x[i] : T(0);
+            rv[j] = ok ? r[i] : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < kBatch; ++j) {
+            const std::size_t i = first + j * stride;
+            if (in_batch(j, count, i, n)) {
+                const T r_new = rv[j] - alpha * qv[j];
+                x[i] = xv[j] + alpha * pv[j];
+                r[i] = r_new;
+                sum += r_new * r_new;
+            }
+        }
+    }
+    __device__ static T finish(T total) { return total; }
+};
+
+template <typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
+    return v;
+}
+
+// Sum over the block, valid in thread 0. warp_sums: blockDim / 32 entries of shared memory.
+// Ends with every thread past its last read of warp_sums only for warp 0; callers that reuse
+// warp_sums must pass a __syncthreads() first.
+template <typename T>
+__device__ __forceinline__ T block_sum(T v, T* warp_sums) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned warp = threadIdx.x >> 5;
+    v = warp_sum(v);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (blockDim.x >> 5) ? warp_sums[lane] : T(0);
+        v = warp_sum(v);
+    }
+    return v;
+}
+
+template <typename T, typename Op>
+__global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* partials,
+                              unsigned int* counter, T* result) {
+    extern __shared__ __align__(16) unsigned char shared_raw[];
+    T* warp_sums = reinterpret_cast<T*>(shared_raw);
+    __shared__ bool is_last;
+
+    op.sum = T(0);
+    for_each_batch(n, items_per_thread, op);
+    const T partial = block_sum(op.sum, warp_sums);
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = partial;
+        __threadfence();  // the partial is visible device-wide before the ticket is taken
+        const unsigned int ticket = atomicInc(counter, gridDim.x - 1);
+        is_last = ticket == gridDim.x - 1;
+    }
+    __syncthreads();  // also separates block_sum's reads of warp_sums from the reuse below
+    if (!is_last) return;
+
+    __threadfence();
+    T total = T(0);
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+        total += __ldcg(partials + b);  // L2, never a stale L1 line
+    total = block_sum(total, warp_sums);
+    if (threadIdx.x == 0) result[0] = Op::finish(total);
+}
+
+struct Grid {
+    unsigned blocks;
+    unsigned threads;
+    int items_per_thread;
+};
+
+// Tiles needed to cover n, at most one wave of resident blocks (and at most `cap`).
+Grid make_grid(const Executor& exec, std::size_t n, std::size_t cap = ~std::size_t(0)) {
+    const LaunchConfig& cfg = exec.launch();
+    const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
+                             static_cast<std::size_t>(cfg.items_per_thread);
+    const std::size_t tiles = (n + tile - 1) / tile;
+    const std::size_t wave = resident_blocks(exec.device_id(), cfg.work_group_size);
+    const std::size_t blocks = std::max<std::size_t>(1, std::min({tiles, wave, cap}));
+    return {static_cast<unsigned>(blocks), static_cast<unsigned>(cfg.work_group_size),
+            cfg.items_per_thread};
+}
+
+template <typename Op>
+void launch_elementwise(const Executor& exec, std::size_t n, Op op) {
+    if (n == 0) return;
+    activate(exec.device_id());
+    const Grid g = make_grid(exec, n);
+    elementwise_kernel<<<g.blocks, g.threads>>>(n, g.items_per_thread, op);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T, typename Op>
+void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
+    activate(exec.device_id());
+    if (n == 0) {
+        // All-zero bits are +0.0 (IEEE 754); ordered on the default stream like a kernel.
+        PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T)));
+        return;
+    }
+    const ReductionScratch scratch = reduction_scratch(exec.device_id());
+    const Grid g = make_grid(exec, n, scratch.capacity);
+    const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
+    reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes>>>(
+        n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void fill_impl(const Executor& exec, view<T> x, T value) {
+    launch_elementwise(exec, x.size, FillOp<T>{value, x.data});
+}
+
+template <typename T>
+void copy_impl(const Executor& exec, const_view<T> x, view<T> y) {
+    launch_elementwise(exec, y.size, CopyOp<T>{x.data, y.data});
+}
+
+template <typename T>
+void axpby_impl(const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
+    launch_elementwise(exec, y.size, AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
+}
+
+template <typename T>
+void pointwise_mul_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
+    launch_elementwise(exec, z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
+}
+
+template <typename T>
+void dot_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+    launch_reduction(exec, x.size, DotOp<T>{x.data, y.data, T(0)}, result.data);
+}
+
+template <typename T>
+void norm2_impl(const Executor& exec, const_view<T> x, view<T> result) {
+    launch_reduction(exec, x.size, Norm2Op<T>{x.data, T(0)}, result.data);
+}
+
+template <typename T>
+void fused_cg_update_impl(const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
+                          view<T> x, view<T> r, view<T> rr) {
+    launch_reduction(exec, r.size, FusedCgOp<T>{alpha, p.data, q.data, x.data, r.data, T(0)},
+                     rr.data);
+}
+
+}  // namespace
+
+#define PORTLA_CUDA_BLAS1_KERNELS(T)                                                       \
+    PORTLA_DECLARE_FILL_KERNEL(T) { fill_impl<T>(exec, x, value); }                        \
+    PORTLA_DECLARE_COPY_KERNEL(T) { copy_impl<T>(exec, x, y); }                            \
+    PORTLA_DECLARE_AXPBY_KERNEL(T) { axpby_impl<T>(exec, a, x, b, y); }                    \
+    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) { pointwise_mul_impl<T>(exec, x, y, z); }       \
+    PORTLA_DECLARE_DOT_KERNEL(T) { dot_impl<T>(exec, x, y, result); }                      \
+    PORTLA_DECLARE_NORM2_KERNEL(T) { norm2_impl<T>(exec, x, result); }                     \
+    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                             \
+        fused_cg_update_impl<T>(exec, alpha, p, q, x, r, rr);                              \
+    }
+
+PORTLA_CUDA_BLAS1_KERNELS(double)
+PORTLA_CUDA_BLAS1_KERNELS(float)
+
+#undef PORTLA_CUDA_BLAS1_KERNELS
+
+}  // namespace portla::kernels::cuda

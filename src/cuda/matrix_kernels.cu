@@ -1,0 +1,228 @@
+// Operator-apply kernels (y = A x) of the cuda backend. Block size from exec.launch()
+// (items_per_thread does not apply); grids are capped at one wave of resident blocks and the
+// kernels loop grid-stride over rows, so any size fits in the grid limits. All indexing of
+// the values is 64-bit.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "core/kernels/matrix_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Blocks of `threads` threads needed for `work_threads` threads of work, at most one wave.
+unsigned blocks_for(const Executor& exec, std::size_t work_threads, unsigned threads) {
+    const std::size_t needed = (work_threads + threads - 1) / threads;
+    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(threads));
+    return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+}
+
+// Dense row-major gemv: one warp per row, lanes stride over the columns (coalesced), warp
+// shuffle sum. The loop bound is warp-uniform, so full-mask shuffles are safe.
+template <typename T>
+__global__ void dense_apply_kernel(std::size_t rows, std::size_t cols,
+                                   const T* __restrict__ values, const T* __restrict__ x,
+                                   T* __restrict__ y) {
+    const unsigned lane = threadIdx.x & 31u;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::size_t row = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+         row < rows; row += warps) {
+        const T* a = values + row * cols;
+        T sum = T(0);
+#pragma unroll 4
+        for (std::size_t c = lane; c < cols; c += 32) sum += a[c] * x[c];
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2)
+            sum += __shfl_down_sync(kFullMask, sum, offset);
+        if (lane == 0) y[row] = sum;
+    }
+}
+
+// Vector CSR: a group of G lanes (power of two <= 32) per row, 32 / G rows per warp per step.
+// The loop bound is warp-uniform (rows handled per warp step), so full-mask shuffles are safe;
+// the width-G shuffle sums within each group into its lane 0.
+template <int G, typename T>
+__global__ void csr_apply_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
+                                 const std::int32_t* __restrict__ col_idxs,
+                                 const T* __restrict__ values, const T* __restrict__ x,
+                                 T* __restrict__ y) {
+    constexpr unsigned rows_per_warp = 32 / G;
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned member = lane % G;
+    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::size_t first = warp * rows_per_warp; first < rows; first += warps * rows_per_warp) {
+        const std::size_t row = first + lane / G;
+        T sum = T(0);
+        if (row < rows) {
+            const std::int64_t begin = row_ptrs[row];
+            const std::int64_t end = row_ptrs[row + 1];
+            for (std::int64_t k = begin + member; k < end; k += G)
+                sum += values[k] * x[col_idxs[k]];
+        }
+#pragma unroll
+        for (int offset = G / 2; offset > 0; offset /= 2)
+            sum += __shfl_down_sync(kFullMask, sum, offset, G);
+        if (row < rows && member == 0) y[row] = sum;
+    }
+}
+
+// ELL, column-major: entry k of row i at k * rows + i, so a warp reads 32 consecutive entries.
+// One thread per row; padding (column -1) is skipped.
+template <typename T>
+__global__ void ell_apply_kernel(std::size_t rows, std::size_t width,
+                                 const std::int32_t* __restrict__ col_idxs,
+                                 const T* __restrict__ values, const T* __restrict__ x,
+                                 T* __restrict__ y) {
+    const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t row = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         row < rows; row += threads) {
+        T sum = T(0);
+        for (std::size_t k = 0; k < width; ++k) {
+            const std::size_t e = k * rows + row;
+            const std::int32_t c = col_idxs[e];
+            if (c >= 0) sum += values[e] * x[c];
+        }
+        y[row] = sum;
+    }
+}
+
+// dim-D Poisson stencil on points^dim grid points (x fastest), homogeneous Dirichlet:
+// y_i = 2 dim x_i - (sum of the neighbours inside the grid). One thread per point. Index is
+// uint32 when the grid has < 2^31 points (cheap division), else uint64; with < 2^31 points,
+// i + grid stride (< 2^31) cannot wrap in 32 bits.
+template <typename Index, typename T>
+__global__ void stencil_apply_kernel(int dim, Index points, Index total,
+                                     const T* __restrict__ x, T* __restrict__ y) {
+    const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
+    const T diagonal = static_cast<T>(2 * dim);
+    for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+         i += threads) {
+        T neighbours = T(0);
+        const Index ix = i % points;
+        if (ix > 0) neighbours += x[i - 1];
+        if (ix + 1 < points) neighbours += x[i + 1];
+        if (dim >= 2) {
+            const Index line = i / points;
+            const Index iy = line % points;
+            if (iy > 0) neighbours += x[i - points];
+            if (iy + 1 < points) neighbours += x[i + points];
+            if (dim == 3) {
+                const Index plane = points * points;
+                const Index iz = line / points;
+                if (iz > 0) neighbours += x[i - plane];
+                if (iz + 1 < points) neighbours += x[i + plane];
+            }
+        }
+        y[i] = diagonal * x[i] - neighbours;
+    }
+}
+
+template <typename T>
+void dense_apply_impl(const Executor& exec, std::size_t rows, std::size_t cols,
+                      const_view<T> values, const_view<T> x, view<T> y) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const unsigned blocks = blocks_for(exec, rows * 32, threads);
+    dense_apply_kernel<T><<<blocks, threads>>>(rows, cols, values.data, x.data, y.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <int G, typename T>
+void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_ptrs,
+                const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
+    const unsigned blocks = blocks_for(exec, warps * 32, threads);
+    csr_apply_kernel<G, T><<<blocks, threads>>>(rows, row_ptrs, col_idxs, values, x, y);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void csr_apply_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+                    const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+                    view<T> y) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    // Group size: the smallest power of two >= the average non-zeros per row (capped at a
+    // warp), so most rows take one pass of their group.
+    const std::size_t avg = (values.size + rows - 1) / rows;
+    const auto* rp = row_ptrs.data;
+    const auto* ci = col_idxs.data;
+    if (avg <= 1)
+        launch_csr<1>(exec, rows, rp, ci, values.data, x.data, y.data);
+    else if (avg <= 2)
+        launch_csr<2>(exec, rows, rp, ci, values.data, x.data, y.data);
+    else if (avg <= 4)
+        launch_csr<4>(exec, rows, rp, ci, values.data, x.data, y.data);
+    else if (avg <= 8)
+        launch_csr<8>(exec, rows, rp, ci, values.data, x.data, y.data);
+    else if (avg <= 16)
+        launch_csr<16>(exec, rows, rp, ci, values.data, x.data, y.data);
+    else
+        launch_csr<32>(exec, rows, rp, ci, values.data, x.data, y.data);
+}
+
+template <typename T>
+void ell_apply_impl(const Executor& exec, std::size_t rows, std::size_t width,
+                    const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+                    view<T> y) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const unsigned blocks = blocks_for(exec, rows, threads);
+    ell_apply_kernel<T><<<blocks, threads>>>(rows, width, col_idxs.data, values.data, x.data,
+                                             y.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void stencil_apply_impl(const Executor& exec, int dim, std::size_t points, const_view<T> x,
+                        view<T> y) {
+    std::size_t total = 1;
+    for (int d = 0; d < dim; ++d) total *= points;
+    if (points == 0 || total == 0) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const unsigned blocks = blocks_for(exec, total, threads);
+    if (total <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        stencil_apply_kernel<std::uint32_t, T><<<blocks, threads>>>(
+            dim, static_cast<std::uint32_t>(points), static_cast<std::uint32_t>(total), x.data,
+            y.data);
+    } else {
+        stencil_apply_kernel<std::uint64_t, T><<<blocks, threads>>>(
+            dim, static_cast<std::uint64_t>(points), static_cast<std::uint64_t>(total), x.data,
+            y.data);
+    }
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+#define PORTLA_CUDA_MATRIX_KERNELS(T)                                                      \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) {                                                 \
+        dense_apply_impl<T>(exec, rows, cols, values, x, y);                               \
+    }                                                                                      \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                                   \
+        csr_apply_impl<T>(exec, rows, row_ptrs, col_idxs, values, x, y);                   \
+    }                                                                                      \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                                   \
+        ell_apply_impl<T>(exec, rows, width, col_idxs, values, x, y);                      \
+    }                                                                                      \
+    PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil_apply_impl<T>(exec, dim, points, x, y); }
+
+PORTLA_CUDA_MATRIX_KERNELS(double)
+PORTLA_CUDA_MATRIX_KERNELS(float)
+
+#undef PORTLA_CUDA_MATRIX_KERNELS
+
+}  // namespace portla::kernels::cuda

@@ -1,0 +1,39 @@
+// Per-device state of the cuda backend: cached device limits (for grid sizing) and the scratch
+// memory of the one-launch reductions. Internal to src/cuda.
+#pragma once
+
+#include <cstddef>
+
+namespace portla::kernels::cuda {
+
+/// Makes `device` the current device (calls cudaSetDevice only when it is not already).
+void activate(int device);
+
+struct DeviceLimits {
+    int multiprocessors = 1;
+    int max_threads_per_multiprocessor = 2048;
+    int max_blocks_per_multiprocessor = 32;
+};
+
+/// Queried once per device, then cached. Thread-safe.
+DeviceLimits device_limits(int device);
+
+/// Blocks of `block_size` threads that the device holds at once (one full wave at the
+/// theoretical occupancy; registers and shared memory may lower the real figure).
+unsigned resident_blocks(int device, int block_size);
+
+/// Scratch of the reductions on one device: `capacity` partial sums (room for doubles) and a
+/// counter that is zero between launches (zeroed once at allocation; the last block of each
+/// reduction leaves it at zero). capacity >= resident_blocks(device, 32).
+/// Allocated on first use, never freed. Shared by every reduction on the device: reductions
+/// must be ordered (they all run on the legacy default stream).
+struct ReductionScratch {
+    void* partials = nullptr;
+    unsigned int* counter = nullptr;
+    std::size_t capacity = 0;
+};
+
+/// Throws OutOfMemory or DeviceError on the first call for a device if allocation fails.
+ReductionScratch reduction_scratch(int device);
+
+}  // namespace portla::kernels::cuda

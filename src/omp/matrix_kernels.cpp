@@ -1,0 +1,96 @@
+// OpenMP operator-apply kernels: rows split statically over threads.
+#include <vector>
+
+#include "core/kernels/matrix_kernels.hpp"
+#include "omp/parallel.hpp"
+
+namespace portla::kernels::omp {
+namespace {
+
+template <typename T>
+void dense_impl(std::size_t rows, std::size_t cols, const_view<T> values, const_view<T> x,
+                view<T> y) {
+    const bool parallel = rows * cols >= parallel_threshold;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (std::size_t i = 0; i < rows; ++i) {
+        const T* __restrict a = values.data + i * cols;
+        const T* __restrict xp = x.data;
+        T sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (std::size_t j = 0; j < cols; ++j) sum += a[j] * xp[j];
+        y[i] = sum;
+    }
+}
+
+template <typename T>
+void csr_impl(std::size_t rows, const_view<std::int32_t> row_ptrs,
+              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+              view<T> y) {
+    const bool parallel = values.size + rows >= parallel_threshold;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (std::size_t i = 0; i < rows; ++i) {
+        T sum = 0;
+        for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) sum += values[k] * x[col_idxs[k]];
+        y[i] = sum;
+    }
+}
+
+template <typename T>
+void ell_impl(std::size_t rows, std::size_t width, const_view<std::int32_t> col_idxs,
+              const_view<T> values, const_view<T> x, view<T> y) {
+    const bool parallel = rows * width >= parallel_threshold;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (std::size_t i = 0; i < rows; ++i) {
+        T sum = 0;
+        for (std::size_t k = 0; k < width; ++k) {
+            const auto c = col_idxs[k * rows + i];
+            if (c >= 0) sum += values[k * rows + i] * x[c];
+        }
+        y[i] = sum;
+    }
+}
+
+// Neighbour rows outside the grid point at a row of zeros, so the inner loop has no branches
+// and vectorises.
+template <typename T>
+void stencil_impl(int dim, std::size_t n, const_view<T> x, view<T> y) {
+    const std::size_t nx = n, ny = dim >= 2 ? n : 1, nz = dim >= 3 ? n : 1;
+    const std::size_t plane = nx * ny;
+    const T diag = static_cast<T>(2 * dim);
+    const std::vector<T> zeros(nx + 2, T{0});
+    const bool parallel = x.size >= parallel_threshold;
+#pragma omp parallel for collapse(2) schedule(static) if (parallel)
+    for (std::size_t k = 0; k < nz; ++k)
+        for (std::size_t j = 0; j < ny; ++j) {
+            const std::size_t row = (k * ny + j) * nx;
+            const T* __restrict xc = x.data + row;
+            const T* __restrict xs = j > 0 ? xc - nx : zeros.data();
+            const T* __restrict xn = j + 1 < ny ? xc + nx : zeros.data();
+            const T* __restrict xb = k > 0 ? xc - plane : zeros.data();
+            const T* __restrict xt = k + 1 < nz ? xc + plane : zeros.data();
+            T* __restrict yr = y.data + row;
+            if (nx == 1) {
+                yr[0] = diag * xc[0] - xs[0] - xn[0] - xb[0] - xt[0];
+                continue;
+            }
+            yr[0] = diag * xc[0] - xc[1] - xs[0] - xn[0] - xb[0] - xt[0];
+#pragma omp simd
+            for (std::size_t i = 1; i < nx - 1; ++i)
+                yr[i] = diag * xc[i] - xc[i - 1] - xc[i + 1] - xs[i] - xn[i] - xb[i] - xt[i];
+            const std::size_t l = nx - 1;
+            yr[l] = diag * xc[l] - xc[l - 1] - xs[l] - xn[l] - xb[l] - xt[l];
+        }
+}
+
+}  // namespace
+
+#define PORTLA_OMP_MATRIX(T)                                                                 \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { dense_impl(rows, cols, values, x, y); }            \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) { csr_impl(rows, row_ptrs, col_idxs, values, x, y); }  \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) { ell_impl(rows, width, col_idxs, values, x, y); }     \
+    PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil_impl(dim, points, x, y); }
+
+PORTLA_OMP_MATRIX(double)
+PORTLA_OMP_MATRIX(float)
+
+}  // namespace portla::kernels::omp

@@ -1,0 +1,59 @@
+// Sequential operator-apply kernels (the oracle).
+#include "core/kernels/matrix_kernels.hpp"
+
+namespace portla::kernels::reference {
+namespace {
+
+template <typename T>
+void stencil(int dim, std::size_t n, const_view<T> x, view<T> y) {
+    const std::size_t nx = n, ny = dim >= 2 ? n : 1, nz = dim >= 3 ? n : 1;
+    const T diag = static_cast<T>(2 * dim);
+    for (std::size_t k = 0; k < nz; ++k)
+        for (std::size_t j = 0; j < ny; ++j)
+            for (std::size_t i = 0; i < nx; ++i) {
+                const std::size_t idx = (k * ny + j) * nx + i;
+                T sum = diag * x[idx];
+                if (i > 0) sum -= x[idx - 1];
+                if (i + 1 < nx) sum -= x[idx + 1];
+                if (j > 0) sum -= x[idx - nx];
+                if (j + 1 < ny) sum -= x[idx + nx];
+                if (k > 0) sum -= x[idx - nx * ny];
+                if (k + 1 < nz) sum -= x[idx + nx * ny];
+                y[idx] = sum;
+            }
+}
+
+}  // namespace
+
+#define PORTLA_REFERENCE_MATRIX(T)                                                      \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) {                                              \
+        for (std::size_t i = 0; i < rows; ++i) {                                        \
+            T sum = 0;                                                                  \
+            for (std::size_t j = 0; j < cols; ++j) sum += values[i * cols + j] * x[j];  \
+            y[i] = sum;                                                                 \
+        }                                                                               \
+    }                                                                                   \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                                \
+        for (std::size_t i = 0; i < rows; ++i) {                                        \
+            T sum = 0;                                                                  \
+            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)                        \
+                sum += values[k] * x[col_idxs[k]];                                      \
+            y[i] = sum;                                                                 \
+        }                                                                               \
+    }                                                                                   \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                                \
+        for (std::size_t i = 0; i < rows; ++i) {                                        \
+            T sum = 0;                                                                  \
+            for (std::size_t k = 0; k < width; ++k) {                                   \
+                const auto c = col_idxs[k * rows + i];                                  \
+                if (c >= 0) sum += values[k * rows + i] * x[c];                         \
+            }                                                                           \
+            y[i] = sum;                                                                 \
+        }                                                                               \
+    }                                                                                   \
+    PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil<T>(dim, points, x, y); }
+
+PORTLA_REFERENCE_MATRIX(double)
+PORTLA_REFERENCE_MATRIX(float)
+
+}  // namespace portla::kernels::reference

@@ -1,0 +1,57 @@
+// Shared pieces of the backend tests: the executor under test (PORTLA_TEST_BACKEND), the
+// reference executor, random data and tolerances.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "portla/portla.hpp"
+
+namespace portla::test {
+
+/// Sizes every vector kernel is tested at: empty, one, around a warp, around a work-group,
+/// a prime above 10^4, and one above 10^6 that no work-group size divides.
+inline const std::vector<std::size_t> vector_sizes{0, 1, 31, 32, 33, 255, 256, 257, 1025, 10007,
+                                                   1048583};
+
+/// Sets `exec` to the backend under test, or skips (with the reason) when it cannot run here.
+class BackendTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const std::string name = PORTLA_TEST_BACKEND;
+        if (name == "cuda") {
+            if (!cuda_compiled()) GTEST_SKIP() << "cuda backend not compiled into this build";
+            if (cuda_device_count() == 0) GTEST_SKIP() << "cuda backend: no GPU present on this machine";
+        }
+        exec = Executor::create(name);
+    }
+    Executor exec = Executor::reference();
+    Executor ref = Executor::reference();
+};
+
+template <typename T>
+std::vector<T> random_vector(std::size_t n, unsigned seed, double lo = -1.0, double hi = 1.0) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> dist(lo, hi);
+    std::vector<T> v(n);
+    for (auto& x : v) x = static_cast<T>(dist(gen));
+    return v;
+}
+
+/// Output buffers start as NaN so that an element a kernel forgets to write fails the test.
+template <typename T>
+Array<T> poisoned(const Executor& exec, std::size_t n) {
+    return Array<T>(exec, std::vector<T>(n, std::numeric_limits<T>::quiet_NaN()));
+}
+
+template <typename T>
+constexpr double eps() {
+    return std::numeric_limits<T>::epsilon();
+}
+
+}  // namespace portla::test

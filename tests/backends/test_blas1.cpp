@@ -1,0 +1,170 @@
+// Every vector kernel of the backend under test against the reference backend, on fresh random
+// data, at every size of test::vector_sizes, and on cuda under several launch configurations.
+#include "backends/backend_fixture.hpp"
+
+namespace portla::test {
+namespace {
+
+template <typename T>
+class Blas1 : public BackendTest {
+protected:
+    // Launch configurations: smallest group, default, largest, and a non-power of two.
+    std::vector<LaunchConfig> configs() const {
+        if (exec.backend() != Backend::cuda) return {LaunchConfig{}};
+        return {{32, 1}, {256, 4}, {1024, 16}, {96, 3}};
+    }
+    // Rounding bound for a sum of n terms: |error| <= depth * eps * sum |terms|, where depth is
+    // the longest chain of additions of the backend's summation order (the reference's own
+    // compensated sum is exact to 2 eps |sum|). omp: each thread adds its contiguous share
+    // sequentially (in double, so float sums are far inside the bound), then the thread partials.
+    // cuda: per-thread grid-stride partials of at most 64 elements for the sizes tested,
+    // then a tree over the block and over the blocks: log2(n) + 64.
+    double sum_tol(std::size_t n, double abs_sum) const {
+        double depth = std::log2(double(n) + 1) + 64;
+        if (exec.backend() == Backend::omp) {
+            const double threads = omp_max_threads();
+            depth = std::ceil(double(n) / threads) + threads + 2;
+            if (std::is_same<T, float>::value) return (depth * 1.2e-16 + 2 * eps<T>()) * abs_sum;
+        }
+        if (exec.backend() == Backend::reference) depth = 2;
+        return depth * eps<T>() * abs_sum;
+    }
+    // An element-wise result a x + b y is rounded at most three times (two products, one sum;
+    // FMA contraction removes one): 3 eps |a x| + |b y| bounds it, 4 gives slack for x, y in T.
+    static double elem_tol(double magnitude) { return 4 * eps<T>() * magnitude + 1e-300; }
+};
+
+using ValueTypes = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(Blas1, ValueTypes);
+
+TYPED_TEST(Blas1, FillAndCopy) {
+    using T = TypeParam;
+    for (auto cfg : this->configs()) {
+        this->exec.set_launch(cfg);
+        for (auto n : vector_sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            auto y = poisoned<T>(this->exec, n);
+            blas::fill<T>(this->exec, y, T(0.375));
+            for (auto v : y.to_host()) ASSERT_EQ(v, T(0.375));
+            const auto xh = random_vector<T>(n, 1 + n);
+            Array<T> x(this->exec, xh);
+            auto z = poisoned<T>(this->exec, n);
+            blas::copy<T>(this->exec, x, z);
+            ASSERT_EQ(z.to_host(), xh);
+        }
+    }
+}
+
+TYPED_TEST(Blas1, Axpby) {
+    using T = TypeParam;
+    const T a = T(0.75), b = T(-1.25);
+    for (auto cfg : this->configs()) {
+        this->exec.set_launch(cfg);
+        for (auto n : vector_sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            const auto xh = random_vector<T>(n, 2 * n + 1), yh = random_vector<T>(n, 2 * n + 2);
+            Array<T> x(this->exec, xh), y(this->exec, yh);
+            Array<T> xr(this->ref, xh), yr(this->ref, yh);
+            blas::axpby<T>(this->exec, a, x, b, y);
+            blas::axpby<T>(this->ref, a, xr, b, yr);
+            const auto got = y.to_host(), want = yr.to_host();
+            for (std::size_t i = 0; i < n; ++i)
+                ASSERT_NEAR(got[i], want[i],
+                            this->elem_tol(std::abs(a * xh[i]) + std::abs(b * yh[i])))
+                    << "i = " << i;
+        }
+    }
+}
+
+TYPED_TEST(Blas1, AxpbyWithZeroBetaDoesNotReadY) {
+    using T = TypeParam;
+    for (auto n : vector_sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto xh = random_vector<T>(n, 4 * n + 1);
+        Array<T> x(this->exec, xh);
+        auto y = poisoned<T>(this->exec, n);
+        blas::axpby<T>(this->exec, T(2), x, T(0), y);
+        const auto got = y.to_host();
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], T(2) * xh[i]) << "i = " << i;
+    }
+}
+
+TYPED_TEST(Blas1, PointwiseMul) {
+    using T = TypeParam;
+    for (auto n : vector_sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto xh = random_vector<T>(n, 3 * n + 1), yh = random_vector<T>(n, 3 * n + 2);
+        Array<T> x(this->exec, xh), y(this->exec, yh);
+        auto z = poisoned<T>(this->exec, n);
+        blas::pointwise_mul<T>(this->exec, x, y, z);
+        const auto got = z.to_host();
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], xh[i] * yh[i]) << "i = " << i;
+    }
+}
+
+TYPED_TEST(Blas1, DotAndNorm2) {
+    using T = TypeParam;
+    for (auto cfg : this->configs()) {
+        this->exec.set_launch(cfg);
+        for (auto n : vector_sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            const auto xh = random_vector<T>(n, 5 * n + 1), yh = random_vector<T>(n, 5 * n + 2);
+            Array<T> x(this->exec, xh), y(this->exec, yh);
+            double abs_xy = 0, abs_xx = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                abs_xy += std::abs(double(xh[i]) * yh[i]);
+                abs_xx += double(xh[i]) * xh[i];
+            }
+            Array<T> xr(this->ref, xh), yr(this->ref, yh);
+            const double want_dot = blas::dot<T>(this->ref, xr, yr);
+            const double want_norm = blas::norm2<T>(this->ref, xr);
+            // Result left on the device, read back afterwards.
+            auto result = poisoned<T>(this->exec, 1);
+            blas::dot<T>(this->exec, x, y, result);
+            EXPECT_NEAR(result.to_host()[0], want_dot, this->sum_tol(n, abs_xy));
+            EXPECT_NEAR(blas::dot<T>(this->exec, x, y), want_dot, this->sum_tol(n, abs_xy));
+            // ||x|| = sqrt(s): the relative error of s halves under the square root.
+            EXPECT_NEAR(blas::norm2<T>(this->exec, x), want_norm,
+                        this->sum_tol(n, abs_xx) / (2 * want_norm + 1e-300) + eps<T>() * want_norm);
+        }
+    }
+}
+
+TYPED_TEST(Blas1, FusedCgUpdate) {
+    using T = TypeParam;
+    const T alpha = T(0.3125);
+    for (auto cfg : this->configs()) {
+        this->exec.set_launch(cfg);
+        for (auto n : vector_sizes) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            const auto ph = random_vector<T>(n, 7 * n + 1), qh = random_vector<T>(n, 7 * n + 2);
+            const auto xh = random_vector<T>(n, 7 * n + 3), rh = random_vector<T>(n, 7 * n + 4);
+            Array<T> p(this->exec, ph), q(this->exec, qh), x(this->exec, xh), r(this->exec, rh);
+            Array<T> pr(this->ref, ph), qr(this->ref, qh), xr(this->ref, xh), rr_(this->ref, rh);
+            auto rr = poisoned<T>(this->exec, 1);
+            T want_rr{};
+            blas::fused_cg_update<T>(this->exec, alpha, p, q, x, r, rr);
+            blas::fused_cg_update<T>(this->ref, alpha, pr, qr, xr, rr_, view<T>(&want_rr, 1));
+            const auto gx = x.to_host(), gr = r.to_host(), wx = xr.to_host(), wr = rr_.to_host();
+            double abs_rr = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                ASSERT_NEAR(gx[i], wx[i], this->elem_tol(std::abs(xh[i]) + std::abs(alpha * ph[i])));
+                ASSERT_NEAR(gr[i], wr[i], this->elem_tol(std::abs(rh[i]) + std::abs(alpha * qh[i])));
+                abs_rr += double(wr[i]) * wr[i];
+            }
+            // The backend's r may differ from the reference's by elem_tol per entry, and the
+            // sum by sum_tol: bound both.
+            EXPECT_NEAR(rr.to_host()[0], want_rr, this->sum_tol(n, abs_rr) + 8 * eps<T>() * abs_rr);
+        }
+    }
+}
+
+TYPED_TEST(Blas1, SizesAreChecked) {
+    using T = TypeParam;
+    Array<T> x(this->exec, 10), y(this->exec, 11);
+    EXPECT_THROW(blas::axpby<T>(this->exec, T(1), x, T(1), y), DimensionMismatch);
+    EXPECT_THROW(blas::dot<T>(this->exec, x, y), DimensionMismatch);
+}
+
+}  // namespace
+}  // namespace portla::test

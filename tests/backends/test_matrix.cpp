@@ -1,0 +1,186 @@
+// Operator-apply kernels (dense gemv, CSR and ELL SpMV, stencils) of the backend under test
+// against the reference backend on random inputs.
+#include "backends/backend_fixture.hpp"
+
+namespace portla::test {
+namespace {
+
+// A random sparse matrix with empty rows, short rows and rows longer than a warp, so every
+// CSR group size and the ELL padding are exercised.
+MatrixData random_sparse(std::int64_t rows, std::int64_t cols, unsigned seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    std::uniform_int_distribution<std::int64_t> col(0, cols - 1);
+    std::uniform_int_distribution<int> kind(0, 9);
+    MatrixData d;
+    d.rows = rows;
+    d.cols = cols;
+    for (std::int64_t i = 0; i < rows; ++i) {
+        const int k = kind(gen);
+        const int len = k == 0 ? 0 : k < 8 ? 1 + k : 40 + k;  // empty, 2..8, 48..49
+        for (int e = 0; e < len && cols > 0; ++e) d.add(i, col(gen), val(gen));
+    }
+    return d;
+}
+
+// Row-wise bound: a sum of `len` products, rounded in any order: (len + 2) eps sum |a_ij x_j|.
+template <typename T>
+void expect_rows_near(const std::vector<T>& got, const std::vector<T>& want,
+                      const std::vector<double>& abs_row, const std::vector<double>& len) {
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], (len[i] + 2) * eps<T>() * abs_row[i] + 1e-300) << "row " << i;
+}
+
+template <typename T>
+void row_bounds(const MatrixData& d, const std::vector<T>& x, std::vector<double>& abs_row,
+                std::vector<double>& len) {
+    abs_row.assign(d.rows, 0.0);
+    len.assign(d.rows, 0.0);
+    for (std::size_t k = 0; k < d.entries(); ++k) {
+        abs_row[d.row_idx[k]] += std::abs(d.values[k] * double(x[d.col_idx[k]]));
+        len[d.row_idx[k]] += 1;
+    }
+}
+
+template <typename T>
+class Matrix : public BackendTest {};
+using ValueTypes = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(Matrix, ValueTypes);
+
+template <typename T, typename Format>
+void check_format(const Executor& exec, const Executor& ref, std::int64_t rows, std::int64_t cols,
+                  unsigned seed) {
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    const MatrixData d = random_sparse(rows, cols, seed);
+    const auto A = Format::from_data(exec, d);
+    const auto Aref = Csr<T>::from_data(ref, d);
+    const auto xh = random_vector<T>(cols, seed + 1);
+    Array<T> x(exec, xh), xr(ref, xh);
+    auto y = poisoned<T>(exec, rows);
+    Array<T> yr(ref, rows);
+    A.checked_apply(x, y);
+    Aref.apply(xr, yr);
+    std::vector<double> abs_row, len;
+    row_bounds(d, xh, abs_row, len);
+    expect_rows_near(y.to_host(), yr.to_host(), abs_row, len);
+}
+
+TYPED_TEST(Matrix, CsrApply) {
+    for (auto [r, c] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})
+        check_format<TypeParam, Csr<TypeParam>>(this->exec, this->ref, r, c, 11 + r);
+}
+
+TYPED_TEST(Matrix, EllApply) {
+    for (auto [r, c] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})
+        check_format<TypeParam, Ell<TypeParam>>(this->exec, this->ref, r, c, 13 + r);
+}
+
+TYPED_TEST(Matrix, CsrApplyAllRowLengths) {
+    // One matrix per CSR group size: every row with the same length 1 .. 64.
+    using T = TypeParam;
+    for (int len : {1, 2, 3, 5, 8, 13, 16, 31, 32, 33, 64}) {
+        SCOPED_TRACE("row length " + std::to_string(len));
+        MatrixData d;
+        d.rows = 3001;
+        d.cols = 4000;
+        std::mt19937_64 gen(len);
+        std::uniform_real_distribution<double> val(-1, 1);
+        for (std::int64_t i = 0; i < d.rows; ++i)
+            for (int e = 0; e < len; ++e) d.add(i, (i * 7 + e * 61) % d.cols, val(gen));
+        const auto A = Csr<T>::from_data(this->exec, d);
+        const auto Aref = Csr<T>::from_data(this->ref, d);
+        const auto xh = random_vector<T>(d.cols, 99);
+        Array<T> x(this->exec, xh), xr(this->ref, xh);
+        auto y = poisoned<T>(this->exec, d.rows);
+        Array<T> yr(this->ref, d.rows);
+        A.apply(x, y);
+        Aref.apply(xr, yr);
+        std::vector<double> abs_row, len_row;
+        row_bounds(d, xh, abs_row, len_row);
+        expect_rows_near(y.to_host(), yr.to_host(), abs_row, len_row);
+    }
+}
+
+TYPED_TEST(Matrix, DenseApply) {
+    using T = TypeParam;
+    for (auto [r, c] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {5, 0}, {31, 33}, {33, 1025}, {257, 129}, {1025, 1100}}) {
+        SCOPED_TRACE(std::to_string(r) + " x " + std::to_string(c));
+        const auto vals = random_vector<T>(std::size_t(r) * c, r * 31 + c);
+        const Dense<T> A(this->exec, r, c, vals), Aref(this->ref, r, c, vals);
+        const auto xh = random_vector<T>(c, 5 + c);
+        Array<T> x(this->exec, xh), xr(this->ref, xh);
+        auto y = poisoned<T>(this->exec, r);
+        Array<T> yr(this->ref, r);
+        A.checked_apply(x, y);
+        Aref.apply(xr, yr);
+        std::vector<double> abs_row(r, 0.0), len(r, double(c));
+        for (int i = 0; i < r; ++i)
+            for (int j = 0; j < c; ++j) abs_row[i] += std::abs(double(vals[std::size_t(i) * c + j]) * xh[j]);
+        expect_rows_near(y.to_host(), yr.to_host(), abs_row, len);
+    }
+}
+
+TYPED_TEST(Matrix, StencilApplyMatchesAssembledMatrix) {
+    using T = TypeParam;
+    const std::vector<std::pair<int, std::size_t>> cases{
+        {1, 1}, {1, 2}, {1, 33}, {1, 1048583}, {2, 1}, {2, 2}, {2, 31}, {2, 1025},
+        {3, 1}, {3, 2}, {3, 7}, {3, 33}, {3, 101}};
+    for (auto [dim, pts] : cases) {
+        SCOPED_TRACE("dim " + std::to_string(dim) + ", points " + std::to_string(pts));
+        const Stencil<T> S(this->exec, dim, pts);
+        const Stencil<T> Sref(this->ref, dim, pts);
+        const MatrixData d = Sref.assemble();
+        ASSERT_EQ(d.entries(), S.nnz());
+        const auto Acsr = Csr<T>::from_data(this->ref, d);
+        const auto xh = random_vector<T>(S.rows(), 17 + pts);
+        Array<T> x(this->exec, xh), xr(this->ref, xh);
+        auto y = poisoned<T>(this->exec, S.rows());
+        Array<T> yr(this->ref, S.rows()), ycsr(this->ref, S.rows());
+        S.checked_apply(x, y);
+        Sref.apply(xr, yr);
+        Acsr.apply(xr, ycsr);
+        std::vector<double> abs_row, len;
+        row_bounds(d, xh, abs_row, len);
+        expect_rows_near(y.to_host(), yr.to_host(), abs_row, len);
+        expect_rows_near(yr.to_host(), ycsr.to_host(), abs_row, len);
+    }
+}
+
+TYPED_TEST(Matrix, DiagonalOfEveryFormat) {
+    using T = TypeParam;
+    MatrixData d = random_sparse(300, 300, 5);
+    for (std::int64_t i = 0; i < 300; i += 3) d.add(i, i, 2.5 + i);  // some rows without a diagonal
+    d.add(7, 7, 1.0);                                                // a duplicate, summed
+    MatrixData s = d;
+    s.sort_and_sum_duplicates();
+    std::vector<double> want(300, 0.0);
+    for (std::size_t k = 0; k < s.entries(); ++k)
+        if (s.row_idx[k] == s.col_idx[k]) want[s.row_idx[k]] = s.values[k];
+    auto check = [&](const LinearOperator<T>& A) {
+        SCOPED_TRACE(A.format());
+        ASSERT_TRUE(A.has_diagonal());
+        auto diag = poisoned<T>(this->exec, 300);
+        A.diagonal(diag);
+        const auto got = diag.to_host();
+        for (std::size_t i = 0; i < 300; ++i) ASSERT_NEAR(got[i], want[i], 4 * eps<T>() * std::abs(want[i]));
+    };
+    check(Csr<T>::from_data(this->exec, d));
+    check(Ell<T>::from_data(this->exec, d));
+    check(Dense<T>::from_data(this->exec, d));
+}
+
+TYPED_TEST(Matrix, BadShapesAreRejected) {
+    using T = TypeParam;
+    EXPECT_THROW(Stencil<T>(this->exec, 4, 10), BadInput);
+    EXPECT_THROW(Stencil<T>(this->exec, 2, 0), BadInput);
+    EXPECT_THROW(Dense<T>(this->exec, 3, 3, std::vector<T>(8)), DimensionMismatch);
+    EXPECT_THROW(Csr<T>(this->exec, 2, 2, {0, 1, 2}, {0, 2}, {T(1), T(1)}), BadInput);
+    EXPECT_THROW(Csr<T>(this->exec, 2, 2, {0, 2, 1}, {0, 1}, {T(1), T(1)}), BadInput);
+    const Stencil<T> S(this->exec, 1, 10);
+    Array<T> x(this->exec, 10), y(this->exec, 9);
+    EXPECT_THROW(S.checked_apply(x, y), DimensionMismatch);
+}
+
+}  // namespace
+}  // namespace portla::test

@@ -1,0 +1,272 @@
+// CG and BiCGSTAB on the backend under test. Solutions are not compared value by value: the
+// true residual ||b - A x|| / ||b|| is recomputed independently (reference CSR on the host) and
+// checked against the tolerance, and iteration counts against the reference backend's.
+#include "backends/backend_fixture.hpp"
+
+namespace portla::test {
+namespace {
+
+using solver::Preconditioner;
+using solver::Settings;
+using solver::StopReason;
+
+template <typename T>
+double true_relative_residual(const MatrixData& d, const std::vector<T>& x, const std::vector<T>& b) {
+    std::vector<double> r(b.begin(), b.end());
+    for (std::size_t k = 0; k < d.entries(); ++k)
+        r[d.row_idx[k]] -= d.values[k] * double(x[d.col_idx[k]]);
+    double rn = 0, bn = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        rn += r[i] * r[i];
+        bn += double(b[i]) * b[i];
+    }
+    return std::sqrt(rn / bn);
+}
+
+// A non-symmetric test problem: 2-D convection-diffusion, upwind, n^2 unknowns.
+MatrixData convection_diffusion(std::int64_t n, double wind) {
+    MatrixData d;
+    d.rows = d.cols = n * n;
+    for (std::int64_t j = 0; j < n; ++j)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t r = j * n + i;
+            d.add(r, r, 4.0 + 2 * wind);
+            if (i > 0) d.add(r, r - 1, -1.0 - wind);
+            if (i + 1 < n) d.add(r, r + 1, -1.0);
+            if (j > 0) d.add(r, r - n, -1.0 - wind);
+            if (j + 1 < n) d.add(r, r + n, -1.0);
+        }
+    return d;
+}
+
+template <typename T>
+class Solvers : public BackendTest {
+protected:
+    // Solves with `solve` on the backend under test and on the reference; checks convergence,
+    // the independent true residual, and the iteration count against the reference's.
+    template <typename MakeOp, typename Solve>
+    void check(const MatrixData& d, MakeOp make_op, Solve solve, Settings s, int slack) {
+        const auto bh = random_vector<T>(d.rows, 4242, 0.5, 1.5);
+        auto run = [&](const Executor& e) {
+            const auto A = make_op(e);
+            Array<T> b(e, bh), x(e, d.cols);
+            auto res = solve(*A, b, x, s);
+            return std::make_pair(res, x.to_host());
+        };
+        const auto [res, x] = run(this->exec);
+        const auto [res_ref, x_ref] = run(this->ref);
+        ASSERT_TRUE(res.converged) << solver::to_string(res.reason);
+        EXPECT_EQ(res.reason, StopReason::converged);
+        // The recurrence residual met rtol; with residual replacement the true residual stays
+        // within rounding of it: a factor 2 covers the gap in float and double.
+        const double rel = true_relative_residual(d, x, bh);
+        EXPECT_LE(rel, 2 * s.rtol);
+        EXPECT_NEAR(res.relative_residual(), rel, 0.05 * rel + 100 * eps<T>());
+        EXPECT_NEAR(res.iterations, res_ref.iterations, slack) << "reference took " << res_ref.iterations;
+    }
+};
+using ValueTypes = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(Solvers, ValueTypes);
+
+template <typename T>
+auto cg_fn() {
+    return [](const LinearOperator<T>& A, Array<T>& b, Array<T>& x, const Settings& s) {
+        return solver::cg<T>(A, b, x, s);
+    };
+}
+template <typename T>
+auto bicgstab_fn() {
+    return [](const LinearOperator<T>& A, Array<T>& b, Array<T>& x, const Settings& s) {
+        return solver::bicgstab<T>(A, b, x, s);
+    };
+}
+
+// The tolerance must lie well above what the precision can attain, about eps cond(A) (the
+// true residual stagnates there): 1e-10 in double; 1e-4 in float, with every float test problem
+// conditioned below 1000 (6e-8 * 1000 = 6e-5).
+template <typename T>
+Settings default_settings(Preconditioner p = Preconditioner::none) {
+    Settings s;
+    s.rtol = std::is_same<T, double>::value ? 1e-10 : 1e-4;
+    s.max_iters = 2000;
+    s.precond = p;
+    return s;
+}
+
+// Iterations may differ from the reference's through rounding only: CG by 2 in double and
+// 10% in float. BiCGSTAB's irregular convergence amplifies rounding differences (77 vs 83
+// iterations seen for 2-D Poisson in double, omp vs reference): 10% (at least 3) in both.
+template <typename T>
+int slack(int expected_iters) {
+    return std::is_same<T, double>::value ? 2 : std::max(3, expected_iters / 10);
+}
+int bicgstab_slack(int expected_iters) { return std::max(3, expected_iters / 10); }
+
+TYPED_TEST(Solvers, CgOnStencilsMatrixFreeAndAssembled) {
+    using T = TypeParam;
+    // cond(1-D Poisson, n points) ~ 0.4 n^2: 100 points in double, 40 (cond 660) in float.
+    const int points_1d = std::is_same<T, double>::value ? 100 : 40;
+    for (auto [dim, pts] : std::vector<std::pair<int, int>>{{1, points_1d}, {2, 40}, {3, 14}}) {
+        for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+            SCOPED_TRACE("dim " + std::to_string(dim) + " precond " + solver::to_string(p));
+            const MatrixData d = Stencil<T>(this->ref, dim, pts).assemble();
+            const int n_iters = dim == 1 ? 100 : 60;
+            this->check(d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, dim, pts); },
+                        cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
+            this->check(d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
+                        cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
+            this->check(d, [&](const Executor& e) { return std::make_unique<Ell<T>>(Ell<T>::from_data(e, d)); },
+                        cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
+        }
+    }
+}
+
+TYPED_TEST(Solvers, CgOnDense) {
+    using T = TypeParam;
+    const MatrixData d = Stencil<T>(this->ref, 2, 12).assemble();
+    this->check(d, [&](const Executor& e) { return std::make_unique<Dense<T>>(Dense<T>::from_data(e, d)); },
+                cg_fn<T>(), default_settings<T>(Preconditioner::jacobi), slack<T>(40));
+}
+
+TYPED_TEST(Solvers, CgOnRealSpdMatrixMarketFile) {
+    using T = TypeParam;
+    const MatrixData d = io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/spd_fem_2d.mtx");
+    ASSERT_TRUE(d.is_symmetric());
+    for (auto p : {Preconditioner::none, Preconditioner::jacobi})
+        this->check(d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
+                    cg_fn<T>(), default_settings<T>(p), slack<T>(60));
+}
+
+TYPED_TEST(Solvers, BicgstabOnNonSymmetric) {
+    using T = TypeParam;
+    const MatrixData d = convection_diffusion(30, 0.8);
+    ASSERT_FALSE(d.is_symmetric());
+    for (auto p : {Preconditioner::none, Preconditioner::jacobi})
+        this->check(d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
+                    bicgstab_fn<T>(), default_settings<T>(p), bicgstab_slack(80));
+    const MatrixData f = io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/nonsym_small.mtx");
+    this->check(f, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, f)); },
+                bicgstab_fn<T>(), default_settings<T>(Preconditioner::jacobi), bicgstab_slack(10));
+}
+
+TYPED_TEST(Solvers, BicgstabOnSpdStencil) {
+    using T = TypeParam;
+    const MatrixData d = Stencil<T>(this->ref, 2, 30).assemble();
+    this->check(d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, 2, 30); },
+                bicgstab_fn<T>(), default_settings<T>(), bicgstab_slack(80));
+}
+
+TYPED_TEST(Solvers, CallbackOperatorSolvesLikeTheOperatorItWraps) {
+    using T = TypeParam;
+    const Stencil<T> S(this->exec, 2, 20);
+    const CallbackOperator<T> op(
+        this->exec, S.rows(), S.cols(), [&](const_view<T> x, view<T> y) { S.apply(x, y); },
+        [&](view<T> d) { S.diagonal(d); });
+    const auto bh = random_vector<T>(S.rows(), 3, 0.5, 1.5);
+    Array<T> b(this->exec, bh), x1(this->exec, S.rows()), x2(this->exec, S.rows());
+    const auto s = default_settings<T>(Preconditioner::jacobi);
+    const auto r1 = solver::cg<T>(S, b, x1, s);
+    const auto r2 = solver::cg<T>(op, b, x2, s);
+    EXPECT_TRUE(r2.converged);
+    EXPECT_EQ(r1.iterations, r2.iterations);
+    EXPECT_EQ(x1.to_host(), x2.to_host());
+    // Without a diagonal callback, Jacobi is refused with a clear error.
+    const CallbackOperator<T> no_diag(this->exec, S.rows(), S.cols(),
+                                      [&](const_view<T> x, view<T> y) { S.apply(x, y); });
+    EXPECT_THROW(solver::cg<T>(no_diag, b, x2, s), BadInput);
+}
+
+TYPED_TEST(Solvers, IndefiniteMatrixIsReportedByCg) {
+    using T = TypeParam;
+    MatrixData d = Stencil<T>(this->ref, 1, 50).assemble();
+    for (auto& v : d.values)
+        if (v == 2.0) v = -0.5;  // diagonal no longer dominant: indefinite
+    const auto A = Csr<T>::from_data(this->exec, d);
+    Array<T> b(this->exec, random_vector<T>(50, 9, 0.5, 1.5)), x(this->exec, 50);
+    const auto res = solver::cg<T>(A, b, x, default_settings<T>());
+    EXPECT_FALSE(res.converged);
+    EXPECT_EQ(res.reason, StopReason::indefinite);
+}
+
+TYPED_TEST(Solvers, BadInputsAreRejected) {
+    using T = TypeParam;
+    MatrixData d = Stencil<T>(this->ref, 1, 20).assemble();
+    for (std::size_t k = 0; k < d.entries(); ++k)
+        if (d.row_idx[k] == 4 && d.col_idx[k] == 4) d.values[k] = 0.0;
+    const auto A = Csr<T>::from_data(this->exec, d);
+    Array<T> b(this->exec, random_vector<T>(20, 1)), x(this->exec, 20), short_b(this->exec, 19);
+    EXPECT_THROW(solver::cg<T>(A, b, x, default_settings<T>(Preconditioner::jacobi)), BadInput);
+    EXPECT_THROW(solver::bicgstab<T>(A, b, x, default_settings<T>(Preconditioner::jacobi)), BadInput);
+    EXPECT_THROW(solver::cg<T>(A, short_b, x, default_settings<T>()), DimensionMismatch);
+    auto bh = random_vector<T>(20, 1);
+    bh[7] = std::numeric_limits<T>::quiet_NaN();
+    Array<T> nan_b(this->exec, bh);
+    EXPECT_THROW(solver::cg<T>(A, nan_b, x, default_settings<T>()), BadInput);
+    auto s = default_settings<T>();
+    s.rtol = -1;
+    EXPECT_THROW(solver::bicgstab<T>(A, b, x, s), BadInput);
+}
+
+TYPED_TEST(Solvers, StoppingRules) {
+    using T = TypeParam;
+    const Stencil<T> S(this->exec, 2, 30);
+    const auto bh = random_vector<T>(S.rows(), 5, 0.5, 1.5);
+    Array<T> b(this->exec, bh), x(this->exec, S.rows());
+    auto s = default_settings<T>();
+    // Iteration limit: not converged, reported as such, with the true residual.
+    s.max_iters = 5;
+    s.record_history = true;
+    int calls = 0;
+    s.monitor = [&](int, double) { ++calls; };
+    auto res = solver::cg<T>(S, b, x, s);
+    EXPECT_FALSE(res.converged);
+    EXPECT_EQ(res.reason, StopReason::max_iterations);
+    EXPECT_EQ(res.iterations, 5);
+    EXPECT_EQ(res.history.size(), 6u);
+    EXPECT_EQ(calls, 6);
+    EXPECT_GT(res.residual_norm, 0);
+    // A guess converged to rtol 1e-3 needs fewer iterations to the final tolerance than zero.
+    s.max_iters = 2000;
+    s.monitor = nullptr;
+    const double rtol = s.rtol;
+    s.rtol = 1e-3;
+    EXPECT_TRUE(solver::cg<T>(S, b, x, s).converged);
+    s.rtol = rtol;
+    s.use_initial_guess = true;
+    const auto warm = solver::cg<T>(S, b, x, s);
+    s.use_initial_guess = false;
+    const auto cold = solver::cg<T>(S, b, x, s);
+    EXPECT_TRUE(warm.converged && cold.converged);
+    EXPECT_LT(warm.iterations, cold.iterations);
+    // The converged solution as initial guess: zero iterations.
+    s.use_initial_guess = true;
+    EXPECT_EQ(solver::cg<T>(S, b, x, s).iterations, 0);
+    // An absolute tolerance alone.
+    s.use_initial_guess = false;
+    s.rtol = 0;
+    s.atol = 1e-3 * blas::norm2<T>(this->exec, b);
+    res = solver::cg<T>(S, b, x, s);
+    EXPECT_TRUE(res.converged);
+    EXPECT_LE(res.history.back(), s.atol);
+    // b = 0: x = 0 at once.
+    blas::fill<T>(this->exec, b, T(0));
+    res = solver::cg<T>(S, b, x, s);
+    EXPECT_TRUE(res.converged);
+    EXPECT_EQ(res.iterations, 0);
+    EXPECT_EQ(blas::norm2<T>(this->exec, x), T(0));
+}
+
+TYPED_TEST(Solvers, ResidualReplacementKeepsTrueResidualClose) {
+    using T = TypeParam;
+    const MatrixData d = Stencil<T>(this->ref, 2, 40).assemble();
+    for (int every : {0, 1, 7, 50}) {
+        SCOPED_TRACE("replacement every " + std::to_string(every));
+        auto s = default_settings<T>();
+        s.residual_replacement = every;
+        this->check(d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, 2, 40); },
+                    cg_fn<T>(), s, slack<T>(80) + (every == 1 ? 5 : 0));
+    }
+}
+
+}  // namespace
+}  // namespace portla::test

@@ -1,0 +1,71 @@
+// Executor creation, launch configuration and memory copies between executors.
+#include <gtest/gtest.h>
+
+#include "portla/portla.hpp"
+
+namespace portla {
+namespace {
+
+TEST(Executor, CreatesByName) {
+    EXPECT_EQ(Executor::create("reference").backend(), Backend::reference);
+    EXPECT_EQ(Executor::create("omp").backend(), Backend::omp);
+    EXPECT_EQ(Executor::create("omp").name(), "omp");
+    const auto automatic = Executor::create("auto");
+    if (cuda_device_count() > 0)
+        EXPECT_EQ(automatic.backend(), Backend::cuda);
+    else
+        EXPECT_EQ(automatic.backend(), omp_compiled() ? Backend::omp : Backend::reference);
+    EXPECT_THROW(Executor::create("opencl"), BadInput);
+    EXPECT_THROW(Executor::create("cuda:x"), BadInput);
+}
+
+TEST(Executor, CudaWithoutGpuIsAClearError) {
+    if (cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present: this test covers machines without one";
+    if (cuda_compiled())
+        EXPECT_THROW(Executor::create("cuda"), DeviceError);
+    else
+        EXPECT_THROW(Executor::create("cuda"), NotCompiled);
+}
+
+TEST(Executor, UnknownGpuIdIsAClearError) {
+    if (!cuda_compiled()) GTEST_SKIP() << "cuda backend not compiled into this build";
+    EXPECT_THROW(Executor::create("cuda:" + std::to_string(cuda_device_count() + 3)), DeviceError);
+}
+
+TEST(Executor, LaunchConfigIsValidated) {
+    auto exec = Executor::omp();
+    EXPECT_THROW(exec.set_launch({48, 1}), BadInput);
+    EXPECT_THROW(exec.set_launch({2048, 1}), BadInput);
+    EXPECT_THROW(exec.set_launch({64, 0}), BadInput);
+    exec.set_launch({512, 8});
+    EXPECT_EQ(exec.launch().work_group_size, 512);
+    EXPECT_EQ(exec.launch().items_per_thread, 8);
+}
+
+TEST(Array, CopiesBetweenExecutors) {
+    std::vector<Executor> execs{Executor::reference(), Executor::omp()};
+    if (cuda_device_count() > 0) execs.push_back(Executor::cuda());
+    const std::vector<double> host{3.5, -1.25, 7.0, 0.5, 11.0};
+    for (const auto& a : execs)
+        for (const auto& b : execs) {
+            SCOPED_TRACE(a.name() + " -> " + b.name());
+            Array<double> x(a, host);
+            Array<double> y(b, x);
+            EXPECT_EQ(y.to_host(), host);
+            Array<double> z(b, host.size());
+            z.copy_from(x);
+            EXPECT_EQ(z.to_host(), host);
+            Array<double> moved = std::move(z);
+            EXPECT_EQ(moved.to_host(), host);
+            EXPECT_EQ(z.size(), 0u);
+        }
+    Array<double> x(Executor::reference(), host);
+    EXPECT_THROW(x.copy_from_host({1.0}), DimensionMismatch);
+}
+
+TEST(Array, HugeHostAllocationThrowsOutOfMemory) {
+    EXPECT_THROW(Array<double>(Executor::reference(), std::size_t{1} << 60), OutOfMemory);
+}
+
+}  // namespace
+}  // namespace portla

@@ -1,0 +1,724 @@
+#include "portla/io/matrix_market.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "portla/error.hpp"
+
+#ifndef PORTLA_TEST_DATA_DIR
+#error "PORTLA_TEST_DATA_DIR must name the tests/data directory"
+#endif
+
+namespace {
+
+using portla::BadInput;
+using portla::MatrixData;
+using portla::io::read_matrix_market;
+using portla::io::read_vector;
+using portla::io::ReadOptions;
+using portla::io::write_matrix_market;
+using portla::io::write_vector;
+
+using Entry = std::tuple<std::int64_t, std::int64_t, double>;  // 0-based (row, col, value)
+
+const std::string stream_name = "input.mtx";
+
+std::string data_file(const std::string& name) {
+    return std::string(PORTLA_TEST_DATA_DIR) + "/" + name;
+}
+
+std::string temp_file(const std::string& name) {
+    return ::testing::TempDir() + "portla_test_matrix_market_" + name;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    ASSERT_TRUE(out.good()) << path;
+}
+
+MatrixData read_text(const std::string& text, const ReadOptions& options = {}) {
+    std::istringstream in(text);
+    return read_matrix_market(in, stream_name, options);
+}
+
+std::vector<Entry> sorted_entries(const MatrixData& d) {
+    std::vector<Entry> e;
+    for (std::size_t k = 0; k < d.entries(); ++k) {
+        e.emplace_back(d.row_idx[k], d.col_idx[k], d.values[k]);
+    }
+    std::sort(e.begin(), e.end());
+    return e;
+}
+
+void expect_matrix(const MatrixData& d, std::int64_t rows, std::int64_t cols,
+                   std::vector<Entry> expected) {
+    EXPECT_EQ(d.rows, rows);
+    EXPECT_EQ(d.cols, cols);
+    ASSERT_EQ(d.row_idx.size(), d.values.size());
+    ASSERT_EQ(d.col_idx.size(), d.values.size());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sorted_entries(d), expected);
+}
+
+// Expects BadInput naming `file` and `line`, whose message contains `fragment`.
+template <typename Function>
+void expect_bad_input(Function read, const std::string& file, long line,
+                      const std::string& fragment) {
+    try {
+        read();
+        ADD_FAILURE() << "no exception; expected BadInput at " << file << ":" << line;
+    } catch (const BadInput& e) {
+        const std::string message = e.what();
+        EXPECT_EQ(e.file(), file) << message;
+        EXPECT_EQ(e.line(), line) << message;
+        const std::string prefix = file + (line > 0 ? ":" + std::to_string(line) : "") + ": ";
+        EXPECT_EQ(message.rfind(prefix, 0), 0u) << "message: " << message;
+        EXPECT_NE(message.find(fragment), std::string::npos)
+            << "message: " << message << "\nexpected to contain: " << fragment;
+    }
+}
+
+void expect_bad_text(const std::string& text, long line, const std::string& fragment,
+                     const ReadOptions& options = {}) {
+    SCOPED_TRACE(text);
+    expect_bad_input([&] { read_text(text, options); }, stream_name, line, fragment);
+}
+
+// Dense Cholesky factorisation; true when it succeeds (the matrix is SPD).
+bool cholesky_succeeds(const MatrixData& d) {
+    const auto n = static_cast<std::size_t>(d.rows);
+    std::vector<double> a(n * n, 0.0);
+    for (std::size_t k = 0; k < d.entries(); ++k) {
+        a[static_cast<std::size_t>(d.row_idx[k]) * n + static_cast<std::size_t>(d.col_idx[k])] +=
+            d.values[k];
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+        double diag = a[j * n + j];
+        for (std::size_t k = 0; k < j; ++k) {
+            diag -= a[j * n + k] * a[j * n + k];
+        }
+        if (!(diag > 0.0)) {
+            return false;
+        }
+        const double l_jj = std::sqrt(diag);
+        a[j * n + j] = l_jj;
+        for (std::size_t i = j + 1; i < n; ++i) {
+            double s = a[i * n + j];
+            for (std::size_t k = 0; k < j; ++k) {
+                s -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = s / l_jj;
+        }
+    }
+    return true;
+}
+
+const std::string coordinate_real_general = "%%MatrixMarket matrix coordinate real general\n";
+
+// ---------------------------------------------------------------------------------------------
+// Every valid format / field / symmetry combination, expected entries written out by hand.
+
+TEST(MatrixMarketRead, CoordinateRealGeneral) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate real general\n"
+        "% a comment\n"
+        "3 4 5\n"
+        "1 1 1.5\n"
+        "3 2 -2.25e-3\n"
+        "2 4 7\n"
+        "1 3 -0.5\n"
+        "3 4 1e+10\n");
+    expect_matrix(d, 3, 4,
+                  {{0, 0, 1.5}, {2, 1, -2.25e-3}, {1, 3, 7.0}, {0, 2, -0.5}, {2, 3, 1e10}});
+}
+
+TEST(MatrixMarketRead, CoordinateRealSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate real symmetric\n"
+        "3 3 4\n"
+        "1 1 2.5\n"
+        "3 1 -1.25\n"
+        "2 2 4\n"
+        "3 2 0.75\n");
+    expect_matrix(
+        d, 3, 3,
+        {{0, 0, 2.5}, {2, 0, -1.25}, {0, 2, -1.25}, {1, 1, 4.0}, {2, 1, 0.75}, {1, 2, 0.75}});
+    EXPECT_TRUE(d.is_symmetric());
+}
+
+TEST(MatrixMarketRead, CoordinateRealSkewSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate real skew-symmetric\n"
+        "3 3 2\n"
+        "2 1 1.5\n"
+        "3 2 -4.25\n");
+    expect_matrix(d, 3, 3, {{1, 0, 1.5}, {0, 1, -1.5}, {2, 1, -4.25}, {1, 2, 4.25}});
+}
+
+TEST(MatrixMarketRead, CoordinateIntegerGeneral) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate integer general\n"
+        "2 3 3\n"
+        "1 2 -7\n"
+        "2 3 12\n"
+        "2 1 +3\n");
+    expect_matrix(d, 2, 3, {{0, 1, -7.0}, {1, 2, 12.0}, {1, 0, 3.0}});
+}
+
+TEST(MatrixMarketRead, CoordinateIntegerSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate integer symmetric\n"
+        "3 3 3\n"
+        "1 1 5\n"
+        "3 1 -2\n"
+        "3 3 9\n");
+    expect_matrix(d, 3, 3, {{0, 0, 5.0}, {2, 0, -2.0}, {0, 2, -2.0}, {2, 2, 9.0}});
+}
+
+TEST(MatrixMarketRead, CoordinateIntegerSkewSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate integer skew-symmetric\n"
+        "4 4 2\n"
+        "4 1 6\n"
+        "3 2 -11\n");
+    expect_matrix(d, 4, 4, {{3, 0, 6.0}, {0, 3, -6.0}, {2, 1, -11.0}, {1, 2, 11.0}});
+}
+
+TEST(MatrixMarketRead, CoordinatePatternGeneral) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate pattern general\n"
+        "2 3 3\n"
+        "1 3\n"
+        "2 1\n"
+        "2 2\n");
+    expect_matrix(d, 2, 3, {{0, 2, 1.0}, {1, 0, 1.0}, {1, 1, 1.0}});
+}
+
+TEST(MatrixMarketRead, CoordinatePatternSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate pattern symmetric\n"
+        "3 3 3\n"
+        "2 2\n"
+        "3 1\n"
+        "3 2\n");
+    expect_matrix(d, 3, 3, {{1, 1, 1.0}, {2, 0, 1.0}, {0, 2, 1.0}, {2, 1, 1.0}, {1, 2, 1.0}});
+}
+
+TEST(MatrixMarketRead, ArrayRealGeneralIsColumnMajor) {
+    // [ 1.5  -3   0.25 ]
+    // [ 2    4.5  -6   ]
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix array real general\n"
+        "% column-major\n"
+        "2 3\n"
+        "1.5\n2\n-3\n4.5\n0.25\n-6\n");
+    expect_matrix(
+        d, 2, 3, {{0, 0, 1.5}, {1, 0, 2.0}, {0, 1, -3.0}, {1, 1, 4.5}, {0, 2, 0.25}, {1, 2, -6.0}});
+}
+
+TEST(MatrixMarketRead, ArrayRealSymmetricListsLowerTriangleByColumn) {
+    // [ 1  2  3 ]
+    // [ 2  4  5 ]
+    // [ 3  5  6 ]  stored as 1 2 3 | 4 5 | 6
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix array real symmetric\n"
+        "3 3\n"
+        "1\n2\n3\n4\n5\n6.5\n");
+    expect_matrix(d, 3, 3,
+                  {{0, 0, 1.0},
+                   {1, 0, 2.0},
+                   {0, 1, 2.0},
+                   {2, 0, 3.0},
+                   {0, 2, 3.0},
+                   {1, 1, 4.0},
+                   {2, 1, 5.0},
+                   {1, 2, 5.0},
+                   {2, 2, 6.5}});
+}
+
+TEST(MatrixMarketRead, ArrayRealSkewSymmetricListsStrictLowerTriangle) {
+    // [  0   -1.5 -2 ]
+    // [  1.5  0   -3 ]
+    // [  2    3    0 ]  stored as 1.5 2 | 3
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix array real skew-symmetric\n"
+        "3 3\n"
+        "1.5\n2\n3\n");
+    expect_matrix(
+        d, 3, 3, {{1, 0, 1.5}, {0, 1, -1.5}, {2, 0, 2.0}, {0, 2, -2.0}, {2, 1, 3.0}, {1, 2, -3.0}});
+}
+
+TEST(MatrixMarketRead, ArrayIntegerGeneral) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix array integer general\n"
+        "3 2\n"
+        "1\n-2\n3\n-4\n5\n0\n");
+    expect_matrix(d, 3, 2,
+                  {{0, 0, 1.0}, {1, 0, -2.0}, {2, 0, 3.0}, {0, 1, -4.0}, {1, 1, 5.0}, {2, 1, 0.0}});
+}
+
+TEST(MatrixMarketRead, ArrayIntegerSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix array integer symmetric\n"
+        "2 2\n"
+        "7\n-1\n8\n");
+    expect_matrix(d, 2, 2, {{0, 0, 7.0}, {1, 0, -1.0}, {0, 1, -1.0}, {1, 1, 8.0}});
+}
+
+TEST(MatrixMarketRead, ArrayIntegerSkewSymmetric) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix array integer skew-symmetric\n"
+        "3 3\n"
+        "4\n-5\n6\n");
+    expect_matrix(
+        d, 3, 3, {{1, 0, 4.0}, {0, 1, -4.0}, {2, 0, -5.0}, {0, 2, 5.0}, {2, 1, 6.0}, {1, 2, -6.0}});
+}
+
+TEST(MatrixMarketRead, KeywordsAreCaseInsensitive) {
+    const MatrixData d = read_text(
+        "%%matrixmarket MATRIX Coordinate REAL Symmetric\n"
+        "2 2 1\n"
+        "2 1 3.5\n");
+    expect_matrix(d, 2, 2, {{1, 0, 3.5}, {0, 1, 3.5}});
+}
+
+TEST(MatrixMarketRead, SkipsCommentsAndBlankLinesAndAcceptsCrlf) {
+    const MatrixData d = read_text(
+        "%%MatrixMarket matrix coordinate real general\r\n"
+        "%\r\n"
+        "\r\n"
+        "   \t\n"
+        "% another comment\n"
+        "  2   2   2  \r\n"
+        "1\t1\t-1.5\r\n"
+        "\n"
+        "2 2 2.5\r\n"
+        "\n\n");
+    expect_matrix(d, 2, 2, {{0, 0, -1.5}, {1, 1, 2.5}});
+}
+
+TEST(MatrixMarketRead, KeepsDuplicatesAndExplicitZeros) {
+    const MatrixData d = read_text(coordinate_real_general +
+                                   "2 2 3\n"
+                                   "1 1 1\n"
+                                   "1 1 2\n"
+                                   "2 1 0\n");
+    expect_matrix(d, 2, 2, {{0, 0, 1.0}, {0, 0, 2.0}, {1, 0, 0.0}});
+}
+
+TEST(MatrixMarketRead, EmptyMatrices) {
+    expect_matrix(read_text(coordinate_real_general + "0 0 0\n"), 0, 0, {});
+    expect_matrix(read_text(coordinate_real_general + "5 3 0\n"), 5, 3, {});
+    expect_matrix(read_text("%%MatrixMarket matrix array real general\n0 4\n"), 0, 4, {});
+    expect_matrix(read_text("%%MatrixMarket matrix array real skew-symmetric\n1 1\n"), 1, 1, {});
+}
+
+TEST(MatrixMarketRead, Int64Dimensions) {
+    const MatrixData d = read_text(coordinate_real_general +
+                                   "5000000000 9223372036854775807 2\n"
+                                   "5000000000 1 1.25\n"
+                                   "1 9223372036854775807 -2\n");
+    expect_matrix(d, 5000000000, std::numeric_limits<std::int64_t>::max(),
+                  {{4999999999, 0, 1.25}, {0, std::numeric_limits<std::int64_t>::max() - 1, -2.0}});
+}
+
+TEST(MatrixMarketRead, NonFiniteValuesAllowedWhenNotRequired) {
+    ReadOptions options;
+    options.require_finite = false;
+    const MatrixData d = read_text(coordinate_real_general +
+                                       "1 3 3\n"
+                                       "1 1 nan\n"
+                                       "1 2 -inf\n"
+                                       "1 3 1e999\n",
+                                   options);
+    ASSERT_EQ(d.entries(), 3u);
+    EXPECT_TRUE(std::isnan(d.values[0]));
+    EXPECT_EQ(d.values[1], -std::numeric_limits<double>::infinity());
+    EXPECT_EQ(d.values[2], std::numeric_limits<double>::infinity());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Round trips: %.17g restores every double exactly.
+
+MatrixData random_matrix(std::uint64_t seed, std::int64_t rows, std::int64_t cols,
+                         std::size_t entries) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> row(0, rows - 1);
+    std::uniform_int_distribution<std::int64_t> col(0, cols - 1);
+    std::normal_distribution<double> mantissa(0.0, 1.0);
+    std::uniform_int_distribution<int> exponent(-300, 300);
+    MatrixData d;
+    d.rows = rows;
+    d.cols = cols;
+    for (std::size_t k = 0; k < entries; ++k) {
+        d.add(row(rng), col(rng), std::ldexp(mantissa(rng), exponent(rng)));
+    }
+    d.add(0, 0, std::numeric_limits<double>::denorm_min());
+    d.add(rows - 1, cols - 1, -std::numeric_limits<double>::max());
+    d.add(0, cols - 1, 0.1);
+    d.add(rows - 1, 0, -0.0);
+    return d;
+}
+
+TEST(MatrixMarketRoundTrip, RandomMatrixIsRestoredExactly) {
+    const MatrixData original = random_matrix(20240611, 37, 53, 400);
+    const std::string path = temp_file("round_trip.mtx");
+    write_matrix_market(path, original);
+    const MatrixData back = read_matrix_market(path);
+    EXPECT_EQ(back.rows, original.rows);
+    EXPECT_EQ(back.cols, original.cols);
+    EXPECT_EQ(back.row_idx, original.row_idx);  // written and read in the same order
+    EXPECT_EQ(back.col_idx, original.col_idx);
+    ASSERT_EQ(back.values.size(), original.values.size());
+    for (std::size_t k = 0; k < back.values.size(); ++k) {
+        EXPECT_EQ(back.values[k], original.values[k]) << "entry " << k;
+        EXPECT_EQ(std::signbit(back.values[k]), std::signbit(original.values[k])) << "entry " << k;
+    }
+}
+
+TEST(MatrixMarketRoundTrip, WriterUsesCoordinateRealGeneralOneBased) {
+    MatrixData d;
+    d.rows = 2;
+    d.cols = 3;
+    d.add(1, 2, 0.1);
+    d.add(0, 0, -2.5);
+    const std::string path = temp_file("writer_format.mtx");
+    write_matrix_market(path, d);
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(),
+              "%%MatrixMarket matrix coordinate real general\n"
+              "2 3 2\n"
+              "2 3 0.10000000000000001\n"
+              "1 1 -2.5\n");
+}
+
+TEST(MatrixMarketRoundTrip, WriterRejectsEntriesOutsideTheMatrix) {
+    MatrixData d;
+    d.rows = 2;
+    d.cols = 2;
+    d.add(2, 0, 1.0);
+    EXPECT_THROW(write_matrix_market(temp_file("never_written.mtx"), d), BadInput);
+}
+
+TEST(MatrixMarketRoundTrip, RandomVectorIsRestoredExactly) {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> mantissa(0.0, 1.0);
+    std::uniform_int_distribution<int> exponent(-1000, 1000);
+    std::vector<double> original(257);
+    for (double& v : original) {
+        v = std::ldexp(mantissa(rng), exponent(rng));
+    }
+    original[3] = 1.0 / 3.0;
+    const std::string path = temp_file("vector.mtx");
+    write_vector(path, original);
+    EXPECT_EQ(read_vector(path), original);
+
+    const MatrixData as_matrix = read_matrix_market(path);
+    EXPECT_EQ(as_matrix.rows, 257);
+    EXPECT_EQ(as_matrix.cols, 1);
+}
+
+TEST(MatrixMarketRoundTrip, EmptyVector) {
+    const std::string path = temp_file("empty_vector.mtx");
+    write_vector(path, {});
+    EXPECT_TRUE(read_vector(path).empty());
+}
+
+TEST(MatrixMarketRoundTrip, WriteToUnwritablePathThrows) {
+    expect_bad_input([] { write_vector("/nonexistent-dir/x.mtx", {1.0}); },
+                     "/nonexistent-dir/x.mtx", 0, "cannot open file for writing");
+}
+
+// ---------------------------------------------------------------------------------------------
+// read_vector
+
+TEST(MatrixMarketReadVector, ArrayColumnAndRow) {
+    const std::string path = temp_file("vector_array.mtx");
+    write_text(path, "%%MatrixMarket matrix array real general\n3 1\n1.5\n-2\n4e-3\n");
+    EXPECT_EQ(read_vector(path), (std::vector<double>{1.5, -2.0, 4e-3}));
+    write_text(path, "%%MatrixMarket matrix array integer general\n1 4\n5\n-6\n7\n8\n");
+    EXPECT_EQ(read_vector(path), (std::vector<double>{5.0, -6.0, 7.0, 8.0}));
+}
+
+TEST(MatrixMarketReadVector, CoordinateMissingEntriesAreZero) {
+    const std::string path = temp_file("vector_coordinate.mtx");
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n5 1 2\n4 1 2.5\n2 1 -1\n");
+    EXPECT_EQ(read_vector(path), (std::vector<double>{0.0, -1.0, 0.0, 2.5, 0.0}));
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n1 3 1\n1 3 9.75\n");
+    EXPECT_EQ(read_vector(path), (std::vector<double>{0.0, 0.0, 9.75}));
+}
+
+TEST(MatrixMarketReadVector, RejectsMatrices) {
+    const std::string path = temp_file("vector_not.mtx");
+    write_text(path, "%%MatrixMarket matrix array real general\n% comment\n2 2\n1\n2\n3\n4\n");
+    expect_bad_input([&] { read_vector(path); }, path, 3, "expected a vector (n x 1), got 2 x 2");
+    write_text(path, "%%MatrixMarket matrix coordinate real general\n0 0 0\n");
+    expect_bad_input([&] { read_vector(path); }, path, 2, "expected a vector (n x 1), got 0 x 0");
+}
+
+TEST(MatrixMarketReadVector, ReportsBadEntries) {
+    const std::string path = temp_file("vector_bad.mtx");
+    write_text(path, "%%MatrixMarket matrix array real general\n3 1\n1\ninf\n3\n");
+    expect_bad_input([&] { read_vector(path); }, path, 4, "non-finite value");
+    write_text(path, "%%MatrixMarket matrix array real general\n3 1\n1\n2\n");
+    expect_bad_input([&] { read_vector(path); }, path, 5, "expected 3 entries, found 2");
+}
+
+TEST(MatrixMarketReadVector, MissingFile) {
+    const std::string path = data_file("does_not_exist.mtx");
+    expect_bad_input([&] { read_vector(path); }, path, 0, "cannot open file");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: one test per class; each names the file and the offending line.
+
+TEST(MatrixMarketBadInput, BadOrMissingBanner) {
+    expect_bad_text("", 1, "missing");
+    expect_bad_text("3 3 1\n1 1 1\n", 1, "banner");
+    expect_bad_text("%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n", 1, "banner");
+    expect_bad_text("%%MatrixMarket matrix coordinate real\n1 1 1\n1 1 1\n", 1, "banner");
+    expect_bad_text("%%MatrixMarket matrix coordinate real general extra\n1 1 0\n", 1, "banner");
+}
+
+TEST(MatrixMarketBadInput, UnknownKeywords) {
+    expect_bad_text("%%MatrixMarket vector coordinate real general\n1 1 0\n", 1, "'vector'");
+    expect_bad_text("%%MatrixMarket matrix coordinates real general\n1 1 0\n", 1, "'coordinates'");
+    expect_bad_text("%%MatrixMarket matrix coordinate double general\n1 1 0\n", 1, "'double'");
+    expect_bad_text("%%MatrixMarket matrix coordinate real upper\n1 1 0\n", 1, "'upper'");
+    expect_bad_text("%%MatrixMarket matrix array pattern general\n1 1\n", 1, "array pattern");
+    expect_bad_text("%%MatrixMarket matrix coordinate pattern skew-symmetric\n2 2 0\n", 1,
+                    "pattern skew-symmetric");
+}
+
+TEST(MatrixMarketBadInput, ComplexAndHermitianAreUnsupported) {
+    for (const char* banner : {"%%MatrixMarket matrix coordinate complex general\n",
+                               "%%MatrixMarket matrix coordinate complex hermitian\n",
+                               "%%MatrixMarket matrix array real hermitian\n"}) {
+        try {
+            read_text(std::string(banner) + "1 1 1\n1 1 1 0\n");
+            ADD_FAILURE() << "no exception for " << banner;
+        } catch (const portla::Unsupported& e) {
+            const std::string message = e.what();
+            EXPECT_EQ(message.rfind(stream_name + ": complex matrices are not supported", 0), 0u)
+                << message;
+        }
+    }
+}
+
+TEST(MatrixMarketBadInput, BadSizeLine) {
+    expect_bad_text(coordinate_real_general, 2, "missing size line");
+    expect_bad_text(coordinate_real_general + "% only comments\n\n", 4, "missing size line");
+    expect_bad_text(coordinate_real_general + "% c\n3 3\n", 3, "bad size line");
+    expect_bad_text(coordinate_real_general + "3 3 1 1\n1 1 1\n", 2, "bad size line");
+    expect_bad_text(coordinate_real_general + "3 x 1\n1 1 1\n", 2, "'x'");
+    expect_bad_text(coordinate_real_general + "3 3.0 1\n1 1 1\n", 2, "'3.0'");
+    expect_bad_text(coordinate_real_general + "-3 3 1\n1 1 1\n", 2, "'-3'");
+    expect_bad_text(coordinate_real_general + "3 3 -1\n", 2, "'-1'");
+    expect_bad_text(coordinate_real_general + "99999999999999999999 3 1\n1 1 1\n", 2,
+                    "not a non-negative integer");
+    expect_bad_text("%%MatrixMarket matrix array real general\n3 3 9\n", 2, "bad size line");
+    expect_bad_text("%%MatrixMarket matrix array real general\n4000000000 4000000000\n", 2,
+                    "too large");
+}
+
+TEST(MatrixMarketBadInput, MoreEntriesDeclaredThanTheMatrixHolds) {
+    expect_bad_text(coordinate_real_general + "2 3 7\n", 2, "at most 6");
+    expect_bad_text(coordinate_real_general + "0 5 1\n1 1 1\n", 2, "at most 0");
+    expect_bad_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 7\n", 2, "at most 6");
+    expect_bad_text("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 4\n", 2,
+                    "at most 3");
+}
+
+TEST(MatrixMarketBadInput, TruncatedFile) {
+    expect_bad_text(coordinate_real_general + "3 3 3\n1 1 1\n2 2 2\n", 5,
+                    "expected 3 entries, found 2");
+    expect_bad_text(coordinate_real_general + "3 3 3\n1 1 1\n2 2 2", 5,
+                    "expected 3 entries, found 2");
+    expect_bad_text(coordinate_real_general + "3 3 3\n1 1 1\n2 2 2\n\n\n", 7,
+                    "expected 3 entries, found 2");
+    expect_bad_text("%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n", 5,
+                    "expected 3 entries, found 2");
+}
+
+TEST(MatrixMarketBadInput, LyingHeaderDoesNotAllocateHugely) {
+    expect_bad_text(coordinate_real_general + "3000000000 3000000000 9000000000000000000\n1 1 1\n",
+                    4, "expected 9000000000000000000 entries, found 1");
+    expect_bad_text("%%MatrixMarket matrix array real general\n3000000000 3000000000\n1\n", 4,
+                    "found 1");
+}
+
+TEST(MatrixMarketBadInput, TooManyEntries) {
+    expect_bad_text(coordinate_real_general + "3 3 2\n1 1 1\n2 2 2\n% c\n\n3 3 3\n", 7,
+                    "more entries than the 2 declared");
+    expect_bad_text("%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n", 5,
+                    "more entries than the 2 declared");
+}
+
+TEST(MatrixMarketBadInput, IndexOutOfRange) {
+    expect_bad_text(coordinate_real_general + "3 4 2\n1 1 1\n0 1 1\n", 4,
+                    "row index 0 out of range [1, 3]");
+    expect_bad_text(coordinate_real_general + "3 4 2\n1 1 1\n4 1 1\n", 4,
+                    "row index 4 out of range [1, 3]");
+    expect_bad_text(coordinate_real_general + "3 4 1\n1 5 1\n", 3,
+                    "column index 5 out of range [1, 4]");
+    expect_bad_text(coordinate_real_general + "3 4 1\n1 -1 1\n", 3,
+                    "column index -1 out of range [1, 4]");
+}
+
+TEST(MatrixMarketBadInput, NotANumber) {
+    expect_bad_text(coordinate_real_general + "3 3 2\n1 1 1\n2 2 abc\n", 4, "bad value 'abc'");
+    expect_bad_text(coordinate_real_general + "3 3 1\n1.5 1 1\n", 3, "bad row index '1.5'");
+    expect_bad_text(coordinate_real_general + "3 3 1\n1 one 1\n", 3, "bad column index 'one'");
+    expect_bad_text(coordinate_real_general + "3 3 1\n1 99999999999999999999 1\n", 3,
+                    "bad column index");
+    expect_bad_text("%%MatrixMarket matrix array real general\n2 1\n1\n--2\n", 4, "bad value");
+    expect_bad_text("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 1 2.5\n", 3,
+                    "integer");
+    expect_bad_text("%%MatrixMarket matrix array integer general\n2 1\n1\n1e3\n", 4, "integer");
+}
+
+TEST(MatrixMarketBadInput, TooFewFieldsOrTrailingGarbage) {
+    expect_bad_text(coordinate_real_general + "3 3 1\n1 1\n", 3, "too few fields");
+    expect_bad_text(coordinate_real_general + "3 3 2\n1 1 1\n2 2 2 junk\n", 4, "unexpected text");
+    expect_bad_text(coordinate_real_general + "3 3 1\n1 1 2.0x\n", 3, "bad value '2.0x'");
+    expect_bad_text("%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1\n", 3,
+                    "unexpected text");
+    expect_bad_text("%%MatrixMarket matrix array real general\n2 1\n1 2\n", 3, "unexpected text");
+    expect_bad_text(coordinate_real_general + "3 3 1\n" + std::string("1 1 1\0x\n", 8), 3,
+                    "bad value");
+}
+
+TEST(MatrixMarketBadInput, NaN) {
+    expect_bad_text(coordinate_real_general + "3 3 2\n1 1 1\n2 2 nan\n", 4, "non-finite value");
+    expect_bad_text(coordinate_real_general + "3 3 1\n1 1 -NaN\n", 3, "non-finite value");
+}
+
+TEST(MatrixMarketBadInput, Inf) {
+    expect_bad_text(coordinate_real_general + "3 3 1\n2 1 inf\n", 3, "non-finite value");
+    expect_bad_text(coordinate_real_general + "3 3 1\n2 1 -Infinity\n", 3, "non-finite value");
+    expect_bad_text("%%MatrixMarket matrix array real general\n2 1\n1\n1e400\n", 4,
+                    "non-finite value");
+}
+
+TEST(MatrixMarketBadInput, UpperTriangleEntryInSymmetricFile) {
+    expect_bad_text("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 1 1\n1 2 5\n", 4,
+                    "entry (1, 2) above the diagonal");
+    expect_bad_text("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 1\n2 3\n", 3,
+                    "above the diagonal");
+    expect_bad_text("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n1 3 5\n", 3,
+                    "above the diagonal");
+}
+
+TEST(MatrixMarketBadInput, DiagonalEntryInSkewSymmetricFile) {
+    expect_bad_text("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n2 2 0\n",
+                    4, "diagonal entry (2, 2)");
+}
+
+TEST(MatrixMarketBadInput, SymmetricMustBeSquare) {
+    expect_bad_text("%%MatrixMarket matrix coordinate real symmetric\n% c\n3 4 1\n1 1 1\n", 3,
+                    "must be square, got 3 x 4");
+    expect_bad_text("%%MatrixMarket matrix array real skew-symmetric\n2 1\n", 2,
+                    "must be square, got 2 x 1");
+}
+
+TEST(MatrixMarketBadInput, MissingFile) {
+    const std::string path = data_file("does_not_exist.mtx");
+    expect_bad_input([&] { read_matrix_market(path); }, path, 0, "cannot open file");
+    expect_bad_input([&] { read_matrix_market(std::string(PORTLA_TEST_DATA_DIR)); },
+                     PORTLA_TEST_DATA_DIR, 0, "cannot open file");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files in tests/data (also used by solver and CLI tests).
+
+TEST(MatrixMarketFiles, BadFiles) {
+    struct Case {
+        const char* file;
+        long line;
+        const char* fragment;
+    };
+    for (const Case& c : {Case{"bad_banner.mtx", 1, "'coordinates'"},
+                          Case{"bad_count.mtx", 8, "expected 5 entries, found 3"},
+                          Case{"bad_index.mtx", 6, "column index 5 out of range [1, 4]"},
+                          Case{"bad_number.mtx", 5, "bad value '3.5x'"},
+                          Case{"nan.mtx", 6, "non-finite value 'nan'"}}) {
+        SCOPED_TRACE(c.file);
+        const std::string path = data_file(c.file);
+        expect_bad_input([&] { read_matrix_market(path); }, path, c.line, c.fragment);
+    }
+    EXPECT_THROW(read_matrix_market(data_file("complex.mtx")), portla::Unsupported);
+}
+
+TEST(MatrixMarketFiles, SpdSmall) {
+    const MatrixData d = read_matrix_market(data_file("spd_small.mtx"));
+    EXPECT_EQ(d.rows, 10);
+    EXPECT_EQ(d.cols, 10);
+    EXPECT_EQ(d.entries(), 10u + 2u * (9u + 8u));
+    EXPECT_TRUE(d.is_symmetric());
+    EXPECT_TRUE(cholesky_succeeds(d));
+}
+
+TEST(MatrixMarketFiles, NonsymSmall) {
+    const MatrixData d = read_matrix_market(data_file("nonsym_small.mtx"));
+    EXPECT_EQ(d.rows, 10);
+    EXPECT_EQ(d.cols, 10);
+    EXPECT_EQ(d.entries(), 10u + 9u + 9u + 7u + 8u);
+    EXPECT_FALSE(d.is_symmetric());
+    // Strictly diagonally dominant by rows.
+    std::vector<double> diag(10, 0.0);
+    std::vector<double> off(10, 0.0);
+    for (std::size_t k = 0; k < d.entries(); ++k) {
+        const auto r = static_cast<std::size_t>(d.row_idx[k]);
+        (d.row_idx[k] == d.col_idx[k] ? diag[r] : off[r]) += std::abs(d.values[k]);
+    }
+    for (std::size_t r = 0; r < 10; ++r) {
+        EXPECT_GT(diag[r], off[r]) << "row " << r;
+    }
+}
+
+TEST(MatrixMarketFiles, SpdFem2d) {
+    const MatrixData d = read_matrix_market(data_file("spd_fem_2d.mtx"));
+    EXPECT_EQ(d.rows, 169);
+    EXPECT_EQ(d.cols, 169);
+    // 169 diagonal entries and 456 mesh edges, each stored twice after expansion.
+    EXPECT_EQ(d.entries(), 169u + 2u * 456u);
+    EXPECT_TRUE(d.is_symmetric());
+    EXPECT_TRUE(cholesky_succeeds(d));
+    // Stiffness rows sum to zero (Neumann), so the sum of all entries is 1^T M 1 = area = 1.
+    double sum = 0.0;
+    for (const double v : d.values) {
+        sum += v;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+}
+
+TEST(MatrixMarketFiles, NotSpdAndZeroDiag) {
+    const MatrixData not_spd = read_matrix_market(data_file("not_spd.mtx"));
+    EXPECT_TRUE(not_spd.is_symmetric());
+    EXPECT_FALSE(cholesky_succeeds(not_spd));
+
+    const MatrixData zero_diag = read_matrix_market(data_file("zero_diag.mtx"));
+    EXPECT_TRUE(zero_diag.is_symmetric());
+    bool found_zero_diagonal = false;
+    for (std::size_t k = 0; k < zero_diag.entries(); ++k) {
+        if (zero_diag.row_idx[k] == 2 && zero_diag.col_idx[k] == 2) {
+            found_zero_diagonal = zero_diag.values[k] == 0.0;
+        }
+    }
+    EXPECT_TRUE(found_zero_diagonal);
+}
+
+}  // namespace
