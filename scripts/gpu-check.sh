@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The whole GPU check in one call (for the lent H100): build for sm_90, run every test, run the
+# cuda tests under compute-sanitizer memcheck, then the CG timings; logs and JSON go to $OUT.
+#   usage: OUT=/some/dir scripts/gpu-check.sh [quick]
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+BUILD=${BUILD:-build-gpu}
+export PATH=/usr/local/cuda/bin:$PATH
+status=0
+step() { echo "== $* ($(date -u +%H:%M:%S))"; }
+
+step "device"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
+git rev-parse --short HEAD 2>/dev/null | tee "$OUT/commit.txt"
+
+step "build"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
+cmake --build "$BUILD" -j "$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; status=1; }
+grep -E "warning" "$OUT/build.log" | head -10
+
+step "all tests"
+(cd "$BUILD" && ctest -j 4 --output-on-failure > "$OUT/ctest.log" 2>&1) || status=1
+grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40
+grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
+
+step "compute-sanitizer memcheck on the cuda tests"
+compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+  "$BUILD/tests/test_backend_cuda" > "$OUT/memcheck.log" 2>&1 || status=1
+tail -4 "$OUT/memcheck.log"
+compute-sanitizer --tool memcheck --error-exitcode 3 \
+  "$BUILD/tests/test_core" > "$OUT/memcheck_core.log" 2>&1 || status=1
+tail -2 "$OUT/memcheck_core.log"
+
+step "CG on poisson3d:128, double"
+P="$BUILD/apps/portla/portla"
+"$P" info
+for backend in cuda omp; do
+  "$P" solve --generate poisson3d:128 --solver cg --backend "$backend" --rtol 1e-8 --json \
+    > "$OUT/cg_poisson3d_128_$backend.json" || status=1
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j['device'], j['iterations'], 'iters', '%.3f ms/iter' % (1e3*j['time_per_iteration_s']), j['reason'])" \
+    "$OUT/cg_poisson3d_128_$backend.json" "$backend"
+done
+"$P" solve --generate poisson3d:128 --assembled --solver cg --backend cuda --rtol 1e-8 --json \
+  > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
+"$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
+echo "gpu-check status: $status"
+exit $status
