@@ -23,6 +23,10 @@ Problem load_problem(const ProblemSpec& spec) {
     if (spec.format != "csr" && spec.format != "ell" && spec.format != "dense")
         throw BadInput("--format must be csr, ell or dense, got '" + spec.format + "'");
     Problem p;
+    if (!spec.file.empty() && spec.assembled)
+        throw BadInput("--assembled applies to --generate only (a FILE is always stored)");
+    if (!spec.generate.empty() && !spec.assembled && spec.format != "csr")
+        throw BadInput("--format " + spec.format + " applies to stored matrices: add --assembled");
     if (!spec.file.empty()) {
         p.data = io::read_matrix_market(spec.file);
         p.description = spec.file;

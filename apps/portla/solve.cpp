@@ -55,6 +55,8 @@ int run(const SolveOptions& o) {
     if (o.solver != "cg" && o.solver != "bicgstab")
         throw BadInput("--solver must be cg or bicgstab, got '" + o.solver + "'");
     const Problem problem = load_problem(o.problem);
+    if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
+        throw BadInput("--rtol and --atol must be finite");
     if (o.solver == "cg") check_spd_candidate(problem);
     if (std::is_same<T, float>::value)
         for (double v : problem.data.values)
@@ -125,7 +127,8 @@ int run(const SolveOptions& o) {
                   << " s per iteration)\n";
     }
     if (res.reason == solver::StopReason::indefinite) {
-        std::cerr << "portla: error: CG found p.Ap <= 0 at iteration " << res.iterations + 1
+        std::cerr << "portla: error: " << problem.description << ": CG found p.Ap <= 0 at iteration "
+                  << res.iterations + 1
                   << ": the matrix (or preconditioner) is not positive definite (use --solver bicgstab)\n";
         return exit_error;
     }
@@ -146,9 +149,18 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::ExistingFile);
     app.add_option("--solver", o->solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}));
     app.add_option("--precond", o->precond, "none or jacobi")->check(CLI::IsMember({"none", "jacobi"}));
-    app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")->check(CLI::NonNegativeNumber);
-    app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(CLI::NonNegativeNumber);
-    app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(CLI::NonNegativeNumber);
+    const CLI::Validator non_negative(
+        [](std::string& s) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            if (end == s.c_str() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+                return "must be a finite number >= 0, got '" + s + "'";
+            return {};
+        },
+        "NUMBER >= 0");
+    app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")->check(non_negative);
+    app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(non_negative);
+    app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(non_negative);
     app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
     app.add_option("--precision", o->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
     app.add_option("--out", o->out, "write the solution x to this Matrix Market file");

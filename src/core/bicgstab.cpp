@@ -32,12 +32,24 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
     blas::copy<T>(exec, r, r_hat);    // shadow residual r_hat = r_0
     double rnorm = blas::norm2<T>(exec, r);
     double rho_old = 1, alpha = 1, omega = 1;
+    bool restart = true;
+    // The recurrence residual met the test: true when the true residual confirms it (or the
+    // solve stagnates); otherwise r = b - A x and the iteration restarts from it.
+    auto confirmed = [&]() {
+        if (!result.converged) return true;
+        detail::residual<T>(A, b, x, r);
+        if (progress.confirm(blas::norm2<T>(exec, r))) return true;
+        blas::copy<T>(exec, r, r_hat);
+        restart = true;
+        return false;
+    };
     if (!progress.record(0, rnorm)) {
         for (int it = 1; it <= settings.max_iters; ++it) {
             const double rho = dot(r_hat, r);  // rho = r_hat . r
             if (!std::isfinite(rho)) { progress.stop(StopReason::non_finite); break; }
             if (rho == 0) { progress.stop(StopReason::breakdown); break; }
-            if (it == 1) {
+            if (restart) {
+                restart = false;
                 blas::copy<T>(exec, r, p);  // p = r
             } else {
                 const double beta = (rho / rho_old) * (alpha / omega);
@@ -55,8 +67,8 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
             const double snorm = blas::norm2<T>(exec, s);
             if (progress.reached(snorm)) {  // early exit at the half step
                 blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
-                progress.record(it, snorm);
-                break;
+                if (progress.record(it, snorm) && confirmed()) break;
+                continue;
             }
             const const_view<T> sh = precondition(s, s_hat);  // s_hat = M^-1 s
             A.apply(sh, t);                                   // t = A s_hat
@@ -68,9 +80,11 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
             blas::axpby<T>(exec, static_cast<T>(omega), sh, T{1}, x);  // x += omega s_hat
             blas::copy<T>(exec, s, r);
             blas::axpby<T>(exec, static_cast<T>(-omega), t, T{1}, r);  // r = s - omega t
-            if (progress.replace_now(it)) detail::residual<T>(A, b, x, r);
+            const bool replace = progress.replace_now(it);
+            if (replace) detail::residual<T>(A, b, x, r);
             rnorm = blas::norm2<T>(exec, r);
-            if (progress.record(it, rnorm)) break;
+            if (replace && progress.replaced(it, rnorm)) break;
+            if (progress.record(it, rnorm) && confirmed()) break;
             if (omega == 0) { progress.stop(StopReason::breakdown); break; }
             rho_old = rho;
         }

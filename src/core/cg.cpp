@@ -44,8 +44,15 @@ Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings
                 detail::residual<T>(A, b, x, r);       // r = b - A x, against drift
                 blas::dot<T>(exec, r, r, scalar.get());
                 rr = scalar.read();
+                if (progress.replaced(it, std::sqrt(rr))) break;
             }
-            if (progress.record(it, std::sqrt(rr))) break;
+            if (progress.record(it, std::sqrt(rr))) {
+                if (!result.converged) break;
+                detail::residual<T>(A, b, x, r);  // confirm with the true residual r = b - A x
+                blas::dot<T>(exec, r, r, scalar.get());
+                rr = scalar.read();
+                if (progress.confirm(std::sqrt(rr))) break;
+            }
             const double rho_new = precondition(rr);  // z = M^-1 r; rho = r . z
             if (rho_new == 0) { progress.stop(StopReason::breakdown); break; }
             if (rho_new < 0) { progress.stop(StopReason::indefinite); break; }

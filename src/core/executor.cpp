@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <limits>
 #include <new>
 
 #include "core/kernels/runtime.hpp"
@@ -40,6 +42,23 @@ int omp_max_threads() {
     return 1;
 #endif
 }
+
+namespace {
+
+// Bytes the kernel says can be allocated without swapping (MemAvailable), or 0 when unknown.
+// Linux over-commits: a huge allocation succeeds and the process is killed when it touches the
+// pages, so large host allocations are checked against this first.
+std::size_t host_memory_available() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key;
+    std::size_t kib = 0;
+    std::string unit;
+    while (meminfo >> key >> kib >> unit)
+        if (key == "MemAvailable:") return kib * 1024;
+    return 0;
+}
+
+}  // namespace
 
 Executor Executor::reference() { return Executor(Backend::reference, 0); }
 Executor Executor::omp() { return Executor(Backend::omp, 0); }
@@ -95,6 +114,11 @@ void* Executor::allocate(std::size_t bytes) const {
     if (bytes == 0) return nullptr;
     if (backend_ == Backend::cuda) return kernels::cuda::allocate(device_, bytes);
     // 64-byte alignment: whole cache lines, full-width vector loads.
+    if (bytes >= (std::size_t{256} << 20)) {
+        const std::size_t available = host_memory_available();
+        if (available > 0 && bytes > available) throw OutOfMemory("host", bytes);
+    }
+    if (bytes > std::numeric_limits<std::size_t>::max() - 64) throw OutOfMemory("host", bytes);
     const std::size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded);
     if (!p) throw OutOfMemory("host", bytes);

@@ -25,6 +25,7 @@ std::string to_string(StopReason reason) {
     case StopReason::breakdown: return "breakdown";
     case StopReason::non_finite: return "non_finite";
     case StopReason::indefinite: return "indefinite";
+    case StopReason::stagnation: return "stagnation";
     }
     return "unknown";
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,33 @@ public:
         if (rnorm <= threshold_) return stop(StopReason::converged);
         return false;
     }
+    /// After record() found the recurrence residual converged: `true_rnorm` is the true
+    /// residual. Returns true when the solve ends: converged (the true residual meets the test
+    /// too) or stagnation (it did not, and did not halve since the last such check). Returns
+    /// false when the solve must go on from the true residual.
+    bool confirm(double true_rnorm) {
+        if (true_rnorm <= threshold_) return true;
+        if (last_false_ >= 0 && !(true_rnorm <= 0.5 * last_false_)) return stop(StopReason::stagnation);
+        last_false_ = true_rnorm;
+        result_.reason = StopReason::max_iterations;
+        result_.converged = false;
+        return false;
+    }
+    /// After a residual replacement at `iteration`: `true_rnorm` is the true residual. Returns
+    /// true (and stops with stagnation) when neither the last 4 replacements nor the last 200
+    /// iterations brought a new minimum (by 1%): the residual then sits at the accuracy the
+    /// precision attains, above the test. (CG's residual is not monotone: a window of one
+    /// replacement alone would stop healthy solves when replacing every iteration.)
+    bool replaced(int iteration, double true_rnorm) {
+        if (true_rnorm < 0.99 * best_replaced_) {
+            best_replaced_ = true_rnorm;
+            best_iteration_ = iteration;
+            stale_ = 0;
+            return false;
+        }
+        return ++stale_ >= 4 && iteration - best_iteration_ >= 200 &&
+               stop(StopReason::stagnation);
+    }
     /// Whether a residual norm meets the stopping test (without recording it).
     bool reached(double rnorm) const { return rnorm <= threshold_; }
     bool stop(StopReason reason) {
@@ -125,6 +153,10 @@ private:
     const Settings& settings_;
     double threshold_;
     Result& result_;
+    double last_false_ = -1;  ///< true residual at the last false convergence
+    double best_replaced_ = std::numeric_limits<double>::infinity();
+    int best_iteration_ = 0;
+    int stale_ = 0;
 };
 
 /// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.

@@ -25,7 +25,7 @@ unsigned resident_blocks(int device, int block_size);
 /// Scratch of the reductions on one device: `capacity` partial sums (room for doubles) and a
 /// counter that is zero between launches (zeroed once at allocation; the last block of each
 /// reduction leaves it at zero). capacity >= resident_blocks(device, 32).
-/// Allocated on first use, never freed. Shared by every reduction on the device: reductions
+/// Allocated on first use, freed at exit. Shared by every reduction on the device: reductions
 /// must be ordered (they all run on the legacy default stream).
 struct ReductionScratch {
     void* partials = nullptr;

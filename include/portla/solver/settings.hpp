@@ -19,6 +19,9 @@ enum class StopReason {
     breakdown,       ///< a recurrence scalar became zero (rho = 0, omega = 0, r_hat.v = 0)
     non_finite,      ///< a NaN or Inf appeared
     indefinite,      ///< CG found p.Ap <= 0: the operator (or preconditioner) is not SPD
+    stagnation,      ///< the true residual stopped falling (no new minimum in 4 residual
+                     ///< replacements, or a false convergence twice without halving): the
+                     ///< tolerance is below the accuracy the precision attains
 };
 std::string to_string(StopReason reason);
 
@@ -36,6 +39,9 @@ struct Settings {
     std::function<void(int, double)> monitor;
 };
 
+/// `converged` is only reported when the true residual ||b - A x||, recomputed, meets the test:
+/// when the recurrence residual meets it but the true one does not, the solver replaces the
+/// recurrence residual by the true one and goes on (or stops with `stagnation`).
 struct Result {
     bool converged = false;
     StopReason reason = StopReason::max_iterations;
