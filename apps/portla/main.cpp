@@ -17,6 +17,10 @@ int main(int argc, char** argv) {
     };
     add("info", "list the backends compiled in and the devices found", portla::cli::add_info);
     add("solve", "solve A x = b with CG or BiCGSTAB", portla::cli::add_solve);
+    add("bench", "time kernels over a sweep of sizes and fit T = T0 + bytes / W_a",
+        portla::cli::add_bench);
+    add("portability", "performance-portability metric from benchmark results",
+        portla::cli::add_portability);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
