@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The whole GPU check in one call (for the lent H100): build for sm_90, run every test, run the
 # cuda tests under compute-sanitizer memcheck, then the CG timings; logs and JSON go to $OUT.
-#   usage: OUT=/some/dir scripts/gpu-check.sh [quick]
+#   usage: OUT=/some/dir scripts/gpu-check.sh [--bench]
+# With --bench it also runs scripts/gpu-bench.sh. Everything ends up in $OUT/results.tgz (the
+# device tool returns at most 8 files), with a summary printed last.
 set -uo pipefail
-OUT=${OUT:-$PWD/gpu-out}
+FINAL_OUT=${OUT:-$PWD/gpu-out}
+OUT=$FINAL_OUT/raw
 mkdir -p "$OUT"
+export PORTLA_COMMIT=${PORTLA_COMMIT:-$(cat .device-commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 BUILD=${BUILD:-build-gpu}
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
@@ -12,7 +16,7 @@ step() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
 step "device"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
-git rev-parse --short HEAD 2>/dev/null | tee "$OUT/commit.txt"
+echo "commit $PORTLA_COMMIT" | tee "$OUT/commit.txt"
 
 step "build"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
@@ -45,5 +49,9 @@ done
 "$P" solve --generate poisson3d:128 --assembled --solver cg --backend cuda --rtol 1e-8 --json \
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
+if [ "${1:-}" = "--bench" ]; then
+  OUT=$OUT BUILD=$BUILD scripts/gpu-bench.sh || status=1
+fi
+tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . && rm -rf "$OUT"
 echo "gpu-check status: $status"
 exit $status

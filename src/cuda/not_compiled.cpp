@@ -26,6 +26,13 @@ void copy_device_to_device(int device, void* dst, const void* src, std::size_t b
     throw NotCompiled("cuda");
 }
 void synchronize(int device) { throw NotCompiled("cuda"); }
+void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes) {
+    throw NotCompiled("cuda");
+}
+void* event_create(int device) { throw NotCompiled("cuda"); }
+void event_destroy(void*) noexcept {}
+void event_record(int device, void* event) { throw NotCompiled("cuda"); }
+double event_elapsed_s(void* start, void* stop) { throw NotCompiled("cuda"); }
 
 #define PORTLA_NOT_COMPILED_KERNELS(T)                                        \
     PORTLA_DECLARE_FILL_KERNEL(T) { throw NotCompiled("cuda"); }              \

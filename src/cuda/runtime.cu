@@ -80,6 +80,35 @@ void copy_device_to_device(int device, void* dst, const void* src, std::size_t b
     PORTLA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
 }
 
+void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes) {
+    activate(device);
+    PORTLA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+}
+
+void* event_create(int device) {
+    activate(device);
+    cudaEvent_t ev = nullptr;
+    PORTLA_CUDA_CHECK(cudaEventCreate(&ev));
+    return ev;
+}
+
+void event_destroy(void* event) noexcept {
+    if (event) (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
+}
+
+void event_record(int device, void* event) {
+    activate(device);
+    PORTLA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), 0));
+}
+
+double event_elapsed_s(void* start, void* stop) {
+    PORTLA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));
+    float ms = 0;
+    PORTLA_CUDA_CHECK(
+        cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
+    return ms * 1e-3;
+}
+
 void synchronize(int device) {
     activate(device);
     PORTLA_CUDA_CHECK(cudaDeviceSynchronize());

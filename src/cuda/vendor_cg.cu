@@ -1,1 +1,173 @@
-// placeholder: being written
+// The vendor-baseline CG: the textbook loop written the way a cuBLAS/cuSPARSE user writes it,
+// one library call per vector operation, every scalar read back to the host (dots in host
+// pointer mode, which synchronise). No preconditioner, x0 = 0. Per iteration:
+//   1 SpMV, 2 dots (each a host round trip), 3 axpy, 1 scal.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/kernels/vendor_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+#include "cuda/vendor_handles.hpp"
+
+namespace portla::kernels {
+namespace {
+
+template <typename T>
+constexpr cudaDataType data_type() {
+    return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
+}
+
+// The cuBLAS names, overloaded on the value type (all in host pointer mode).
+cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, double a, const double* x, double* y) {
+    return cublasDaxpy_64(h, n, &a, x, 1, y, 1);
+}
+cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, float a, const float* x, float* y) {
+    return cublasSaxpy_64(h, n, &a, x, 1, y, 1);
+}
+cublasStatus_t call_scal(cublasHandle_t h, std::int64_t n, double a, double* x) {
+    return cublasDscal_64(h, n, &a, x, 1);
+}
+cublasStatus_t call_scal(cublasHandle_t h, std::int64_t n, float a, float* x) {
+    return cublasSscal_64(h, n, &a, x, 1);
+}
+cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const double* x, double* y) {
+    return cublasDcopy_64(h, n, x, 1, y, 1);
+}
+cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const float* x, float* y) {
+    return cublasScopy_64(h, n, x, 1, y, 1);
+}
+cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const double* x, const double* y,
+                        double* result) {
+    return cublasDdot_64(h, n, x, 1, y, 1, result);
+}
+cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const float* x, const float* y,
+                        float* result) {
+    return cublasSdot_64(h, n, x, 1, y, 1, result);
+}
+
+// Everything one solve allocates, released on return and when a call throws.
+struct CgResources {
+    int device = 0;
+    void* vectors = nullptr;  // r, p, q
+    void* spmv_buffer = nullptr;
+    cusparseConstSpMatDescr_t matrix = nullptr;
+    cusparseConstDnVecDescr_t p = nullptr;
+    cusparseDnVecDescr_t q = nullptr;
+
+    explicit CgResources(int d) : device(d) {}
+    CgResources(const CgResources&) = delete;
+    CgResources& operator=(const CgResources&) = delete;
+    ~CgResources() {
+        if (q) (void)cusparseDestroyDnVec(q);
+        if (p) (void)cusparseDestroyDnVec(p);
+        if (matrix) (void)cusparseDestroySpMat(matrix);
+        if (cudaSetDevice(device) == cudaSuccess) {
+            if (spmv_buffer) (void)cudaFree(spmv_buffer);
+            if (vectors) (void)cudaFree(vectors);
+        }
+        (void)cudaGetLastError();
+    }
+};
+
+void* device_malloc(std::size_t bytes, int device) {
+    void* ptr = nullptr;
+    const cudaError_t err = cudaMalloc(&ptr, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw OutOfMemory("cuda:" + std::to_string(device) + ": vendor CG", bytes);
+    }
+    PORTLA_CUDA_CHECK(err);
+    return ptr;
+}
+
+template <typename T>
+int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+            const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b, view<T> x,
+            double rtol, int max_iters) {
+    if (rows == 0) return 0;
+    const int device = exec.device_id();
+    const std::int64_t n = static_cast<std::int64_t>(rows);
+    cublasHandle_t blas = cuda::cublas_handle(device, CUBLAS_POINTER_MODE_HOST);
+    cusparseHandle_t sparse = cuda::cusparse_handle(device);  // both leave `device` current
+
+    CgResources res(device);
+    res.vectors = device_malloc(3 * rows * sizeof(T), device);
+    T* r = static_cast<T*>(res.vectors);
+    T* p = r + rows;
+    T* q = p + rows;
+    PORTLA_CUSPARSE_CHECK(
+        cusparseCreateConstCsr(&res.matrix, n, n, static_cast<std::int64_t>(values.size),
+                               row_ptrs.data, col_idxs.data, values.data, CUSPARSE_INDEX_32I,
+                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&res.p, n, p, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&res.q, n, q, data_type<T>()));
+    const T one = 1, zero = 0;
+    const cusparseSpMVAlg_t alg = CUSPARSE_SPMV_CSR_ALG1;
+    std::size_t buffer_bytes = 0;
+    PORTLA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                                  res.matrix, res.p, &zero, res.q, data_type<T>(),
+                                                  alg, &buffer_bytes));
+    if (buffer_bytes > 0) res.spmv_buffer = device_malloc(buffer_bytes, device);
+
+    // x = 0 (all-zero bits are +0.0);  r = b;  p = r;  rr = r . r
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(x.data, 0, rows * sizeof(T)));
+    PORTLA_CUBLAS_CHECK(call_copy(blas, n, b.data, r));
+    PORTLA_CUBLAS_CHECK(call_copy(blas, n, r, p));
+    T rr{};
+    PORTLA_CUBLAS_CHECK(call_dot(blas, n, r, r, &rr));
+    // ||r0|| = ||b||: stop when ||r|| <= rtol ||b|| (b = 0: x = 0 is exact, no iteration).
+    const double stop = rtol * std::sqrt(static_cast<double>(rr));
+    if (std::sqrt(static_cast<double>(rr)) <= stop) return 0;
+
+    int iterations = 0;
+    while (iterations < max_iters) {
+        // q = A p
+        PORTLA_CUSPARSE_CHECK(cusparseSpMV(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
+                                           res.matrix, res.p, &zero, res.q, data_type<T>(), alg,
+                                           res.spmv_buffer));
+        // alpha = rr / (p . q)
+        T pq{};
+        PORTLA_CUBLAS_CHECK(call_dot(blas, n, p, q, &pq));
+        const T alpha = rr / pq;
+        // x += alpha p;  r -= alpha q;  rr_new = r . r
+        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, alpha, p, x.data));
+        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, -alpha, q, r));
+        T rr_new{};
+        PORTLA_CUBLAS_CHECK(call_dot(blas, n, r, r, &rr_new));
+        ++iterations;
+        // A NaN or Inf (p . q = 0 on a singular or indefinite operator) ends the loop too: the
+        // caller sees it in the residual.
+        if (!std::isfinite(static_cast<double>(rr_new)) ||
+            std::sqrt(static_cast<double>(rr_new)) <= stop)
+            break;
+        // p = r + beta p, beta = rr_new / rr:  p *= beta;  p += r
+        PORTLA_CUBLAS_CHECK(call_scal(blas, n, rr_new / rr, p));
+        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, one, r, p));
+        rr = rr_new;
+    }
+    return iterations;
+}
+
+}  // namespace
+
+#define PORTLA_VENDOR_CG(T)                                                                     \
+    int cusparse::cg(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs, \
+                     const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b,  \
+                     view<T> x, double rtol, int max_iters) {                                   \
+        return cg_impl<T>(exec, rows, row_ptrs, col_idxs, values, b, x, rtol, max_iters);       \
+    }
+
+PORTLA_VENDOR_CG(double)
+PORTLA_VENDOR_CG(float)
+
+#undef PORTLA_VENDOR_CG
+
+}  // namespace portla::kernels

@@ -1,1 +1,354 @@
-// placeholder: being written
+// cuBLAS and cuSPARSE wrappers on cuda memory: the vendor baselines of the GPU benchmarks.
+//
+// Handles: per device, created on first use and cached until exit; two cuBLAS handles, one in
+// host and one in device pointer mode, so no call ever switches the mode of a shared handle.
+// Everything runs on the default stream, ordered with the backend's own kernels. The _64
+// interfaces take 64-bit sizes, so vectors longer than 2^31 need no splitting.
+//
+// SpMV plans: the CSR descriptor and the external buffer of cusparseSpMV are created once per
+// matrix and kept in a small most-recently-used cache, so repeated calls (benchmarks) time the
+// SpMV alone. The key is every pointer and size of the matrix: a matrix freed and another
+// allocated at the same addresses with the same sizes hits a plan whose descriptor points at
+// exactly its arrays, and no preprocessing state is kept (cusparseSpMV_preprocess is not
+// called), so a stale hit is still correct.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <mutex>
+#include <type_traits>
+
+#include "core/kernels/vendor_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+#include "cuda/vendor_handles.hpp"
+
+namespace portla::kernels {
+namespace cuda {
+namespace {
+
+struct DeviceHandles {
+    cublasHandle_t blas_host = nullptr;
+    cublasHandle_t blas_device = nullptr;
+    cusparseHandle_t sparse = nullptr;
+};
+
+std::mutex handles_mutex;
+std::map<int, DeviceHandles> handles;  // never-destroyed state, released by VendorReleaser
+
+struct SpmvKey {
+    int device;
+    const void* row_ptrs;
+    const void* col_idxs;
+    const void* values;
+    std::size_t rows, cols, nnz;
+    cudaDataType type;
+    bool operator==(const SpmvKey& o) const {
+        return device == o.device && row_ptrs == o.row_ptrs && col_idxs == o.col_idxs &&
+               values == o.values && rows == o.rows && cols == o.cols && nnz == o.nnz &&
+               type == o.type;
+    }
+};
+
+struct SpmvPlan {
+    SpmvKey key;
+    cusparseConstSpMatDescr_t matrix = nullptr;
+    void* buffer = nullptr;
+};
+
+// Enough for the matrices of one benchmark run plus a solver's; an evicted plan is rebuilt.
+constexpr std::size_t kSpmvPlans = 8;
+std::mutex spmv_mutex;           // held for the whole csr_spmv call: plans and the handle
+std::list<SpmvPlan> spmv_plans;  // most recently used first
+
+// Errors dropped: runs on eviction and at exit. cudaFree waits for the device, so a buffer still
+// used by an SpMV in flight is released only after it.
+void destroy_plan(SpmvPlan& plan) noexcept {
+    if (cudaSetDevice(plan.key.device) == cudaSuccess) {
+        if (plan.matrix) (void)cusparseDestroySpMat(plan.matrix);
+        if (plan.buffer) (void)cudaFree(plan.buffer);
+    }
+    (void)cudaGetLastError();
+    plan = SpmvPlan{};
+}
+
+// Releases plans and handles at exit. Constructed on the first handle creation, i.e. after the
+// CUDA runtime registered its exit handler (activate() initialised it), so it runs before the
+// runtime tears the contexts down (as ScratchReleaser in runtime.cu).
+struct VendorReleaser {
+    ~VendorReleaser() {
+        std::scoped_lock lock(spmv_mutex, handles_mutex);
+        for (auto& plan : spmv_plans) destroy_plan(plan);
+        spmv_plans.clear();
+        for (auto& [device, h] : handles) {
+            if (cudaSetDevice(device) != cudaSuccess) continue;
+            if (h.blas_host) (void)cublasDestroy(h.blas_host);
+            if (h.blas_device) (void)cublasDestroy(h.blas_device);
+            if (h.sparse) (void)cusparseDestroy(h.sparse);
+            h = DeviceHandles{};
+        }
+        (void)cudaGetLastError();
+    }
+};
+
+void register_releaser() { static VendorReleaser releaser; }
+
+}  // namespace
+
+cublasHandle_t cublas_handle(int device, cublasPointerMode_t mode) {
+    activate(device);
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    DeviceHandles& h = handles[device];
+    cublasHandle_t& slot = mode == CUBLAS_POINTER_MODE_DEVICE ? h.blas_device : h.blas_host;
+    if (!slot) {
+        cublasHandle_t created = nullptr;
+        PORTLA_CUBLAS_CHECK(cublasCreate(&created));  // on the current device, stream 0
+        const cublasStatus_t status = cublasSetPointerMode(created, mode);
+        if (status != CUBLAS_STATUS_SUCCESS) {
+            (void)cublasDestroy(created);
+            throw_cublas_error(status, "cublasSetPointerMode", __FILE__, __LINE__);
+        }
+        slot = created;
+        register_releaser();
+    }
+    return slot;
+}
+
+cusparseHandle_t cusparse_handle(int device) {
+    activate(device);
+    std::lock_guard<std::mutex> lock(handles_mutex);
+    DeviceHandles& h = handles[device];
+    if (!h.sparse) {
+        cusparseHandle_t created = nullptr;
+        PORTLA_CUSPARSE_CHECK(cusparseCreate(&created));  // host pointer mode, stream 0
+        h.sparse = created;
+        register_releaser();
+    }
+    return h.sparse;
+}
+
+}  // namespace cuda
+
+namespace {
+
+using cuda::cublas_handle;
+using cuda::cusparse_handle;
+
+std::int64_t n64(std::size_t n) { return static_cast<std::int64_t>(n); }
+
+template <typename T>
+constexpr cudaDataType data_type() {
+    return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
+}
+
+// The cuBLAS names, overloaded on the value type.
+cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const double* a, const double* x,
+                         double* y) {
+    return cublasDaxpy_64(h, n, a, x, 1, y, 1);
+}
+cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const float* a, const float* x,
+                         float* y) {
+    return cublasSaxpy_64(h, n, a, x, 1, y, 1);
+}
+cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const double* x, double* y) {
+    return cublasDcopy_64(h, n, x, 1, y, 1);
+}
+cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const float* x, float* y) {
+    return cublasScopy_64(h, n, x, 1, y, 1);
+}
+cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const double* x, const double* y,
+                        double* result) {
+    return cublasDdot_64(h, n, x, 1, y, 1, result);
+}
+cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const float* x, const float* y,
+                        float* result) {
+    return cublasSdot_64(h, n, x, 1, y, 1, result);
+}
+cublasStatus_t call_nrm2(cublasHandle_t h, std::int64_t n, const double* x, double* result) {
+    return cublasDnrm2_64(h, n, x, 1, result);
+}
+cublasStatus_t call_nrm2(cublasHandle_t h, std::int64_t n, const float* x, float* result) {
+    return cublasSnrm2_64(h, n, x, 1, result);
+}
+// y = A x for A row-major rows x cols: A is the column-major cols x rows matrix A^T, so
+// y = (A^T)^T x with op = T, m = cols, n = rows, lda = cols.
+cublasStatus_t call_gemv(cublasHandle_t h, std::int64_t rows, std::int64_t cols, const double* a,
+                         const double* x, double* y) {
+    const double one = 1, zero = 0;
+    return cublasDgemv_64(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1, &zero, y, 1);
+}
+cublasStatus_t call_gemv(cublasHandle_t h, std::int64_t rows, std::int64_t cols, const float* a,
+                         const float* x, float* y) {
+    const float one = 1, zero = 0;
+    return cublasSgemv_64(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1, &zero, y, 1);
+}
+
+// result[0] = 0 (all-zero bits are +0.0), ordered on the default stream like a kernel.
+template <typename T>
+void zero_device(int device, T* data, std::size_t n) {
+    cuda::activate(device);
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(data, 0, n * sizeof(T)));
+}
+
+template <typename T>
+void axpy_impl(const Executor& exec, T a, const_view<T> x, view<T> y) {
+    if (y.size == 0) return;
+    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(call_axpy(h, n64(y.size), &a, x.data, y.data));
+}
+
+template <typename T>
+void copy_impl(const Executor& exec, const_view<T> x, view<T> y) {
+    if (y.size == 0) return;
+    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(call_copy(h, n64(y.size), x.data, y.data));
+}
+
+template <typename T>
+void dot_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+    if (x.size == 0) return zero_device(exec.device_id(), result.data, 1);
+    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_DEVICE);
+    PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, result.data));
+}
+
+// Host pointer mode: cuBLAS returns once the value is in `result` (synchronising).
+template <typename T>
+T dot_host_impl(const Executor& exec, const_view<T> x, const_view<T> y) {
+    if (x.size == 0) return T(0);
+    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    T result{};
+    PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, &result));
+    return result;
+}
+
+template <typename T>
+void nrm2_impl(const Executor& exec, const_view<T> x, view<T> result) {
+    if (x.size == 0) return zero_device(exec.device_id(), result.data, 1);
+    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_DEVICE);
+    PORTLA_CUBLAS_CHECK(call_nrm2(h, n64(x.size), x.data, result.data));
+}
+
+template <typename T>
+void gemv_impl(const Executor& exec, std::size_t rows, std::size_t cols, const_view<T> values,
+               const_view<T> x, view<T> y) {
+    if (rows == 0) return;
+    // gemv quick-returns for cols == 0 without writing y, where y = A x = 0.
+    if (cols == 0) return zero_device(exec.device_id(), y.data, rows);
+    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(call_gemv(h, n64(rows), n64(cols), values.data, x.data, y.data));
+}
+
+// Destroys the dense-vector descriptors of one call, also when cuSPARSE throws.
+struct DenseVectors {
+    cusparseConstDnVecDescr_t x = nullptr;
+    cusparseDnVecDescr_t y = nullptr;
+    DenseVectors() = default;
+    DenseVectors(const DenseVectors&) = delete;
+    DenseVectors& operator=(const DenseVectors&) = delete;
+    ~DenseVectors() {
+        if (x) (void)cusparseDestroyDnVec(x);
+        if (y) (void)cusparseDestroyDnVec(y);
+    }
+};
+
+constexpr cusparseSpMVAlg_t kSpmvAlg = CUSPARSE_SPMV_CSR_ALG1;
+
+// The cached plan of `key`, moved to the front, or a new one (evicting the least recently used).
+// Caller holds cuda::spmv_mutex.
+template <typename T>
+const cuda::SpmvPlan& spmv_plan(cusparseHandle_t handle, const cuda::SpmvKey& key,
+                                const DenseVectors& v, const T* one, const T* zero) {
+    auto& plans = cuda::spmv_plans;
+    for (auto it = plans.begin(); it != plans.end(); ++it)
+        if (it->key == key) {
+            plans.splice(plans.begin(), plans, it);
+            return plans.front();
+        }
+    if (plans.size() >= cuda::kSpmvPlans) {
+        cuda::destroy_plan(plans.back());
+        plans.pop_back();
+    }
+    cuda::activate(key.device);  // destroy_plan may have switched the device
+    cuda::SpmvPlan plan;
+    plan.key = key;
+    PORTLA_CUSPARSE_CHECK(cusparseCreateConstCsr(
+        &plan.matrix, n64(key.rows), n64(key.cols), n64(key.nnz), key.row_ptrs, key.col_idxs,
+        key.values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, key.type));
+    try {
+        std::size_t bytes = 0;
+        PORTLA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
+                                                      plan.matrix, v.x, zero, v.y, key.type,
+                                                      kSpmvAlg, &bytes));
+        if (bytes > 0) PORTLA_CUDA_CHECK(cudaMalloc(&plan.buffer, bytes));
+    } catch (...) {
+        cuda::destroy_plan(plan);  // leaves key.device current
+        throw;
+    }
+    plans.push_front(plan);
+    return plans.front();
+}
+
+template <typename T>
+void csr_spmv_impl(const Executor& exec, std::size_t rows, std::size_t cols,
+                   const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                   const_view<T> values, const_view<T> x, view<T> y) {
+    if (rows == 0) return;
+    const int device = exec.device_id();
+    if (values.size == 0 || cols == 0) return zero_device(device, y.data, rows);
+
+    std::lock_guard<std::mutex> lock(cuda::spmv_mutex);
+    cusparseHandle_t handle = cusparse_handle(device);
+    DenseVectors v;
+    PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&v.x, n64(cols), x.data, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&v.y, n64(rows), y.data, data_type<T>()));
+    const T one = 1, zero = 0;
+    const cuda::SpmvKey key{device, row_ptrs.data, col_idxs.data, values.data,
+                            rows,   cols,          values.size,   data_type<T>()};
+    const cuda::SpmvPlan& plan = spmv_plan<T>(handle, key, v, &one, &zero);
+    // y = 1 A x + 0 y (beta = 0: y is not read)
+    PORTLA_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan.matrix,
+                                       v.x, &zero, v.y, data_type<T>(), kSpmvAlg, plan.buffer));
+}
+
+}  // namespace
+
+// Defined with qualified names, so a signature that drifts from the declaration fails to compile.
+bool cublas::available() { return true; }
+bool cusparse::available() { return true; }
+
+#define PORTLA_CUBLAS_KERNELS(T)                                                                  \
+    void cublas::axpy(const Executor& exec, T a, const_view<T> x, view<T> y) {                    \
+        axpy_impl<T>(exec, a, x, y);                                                              \
+    }                                                                                             \
+    void cublas::copy(const Executor& exec, const_view<T> x, view<T> y) {                         \
+        copy_impl<T>(exec, x, y);                                                                 \
+    }                                                                                             \
+    void cublas::dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {    \
+        dot_impl<T>(exec, x, y, result);                                                          \
+    }                                                                                             \
+    T cublas::dot_host(const Executor& exec, const_view<T> x, const_view<T> y) {                  \
+        return dot_host_impl<T>(exec, x, y);                                                      \
+    }                                                                                             \
+    void cublas::nrm2(const Executor& exec, const_view<T> x, view<T> result) {                    \
+        nrm2_impl<T>(exec, x, result);                                                            \
+    }                                                                                             \
+    void cublas::gemv(const Executor& exec, std::size_t rows, std::size_t cols,                   \
+                      const_view<T> values, const_view<T> x, view<T> y) {                         \
+        gemv_impl<T>(exec, rows, cols, values, x, y);                                             \
+    }                                                                                             \
+    void cusparse::csr_spmv(const Executor& exec, std::size_t rows, std::size_t cols,             \
+                            const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs, \
+                            const_view<T> values, const_view<T> x, view<T> y) {                   \
+        csr_spmv_impl<T>(exec, rows, cols, row_ptrs, col_idxs, values, x, y);                     \
+    }
+
+PORTLA_CUBLAS_KERNELS(double)
+PORTLA_CUBLAS_KERNELS(float)
+
+#undef PORTLA_CUBLAS_KERNELS
+
+}  // namespace portla::kernels

@@ -1,4 +1,4 @@
-// OpenMP vector kernels. Below `parallel_threshold` elements the loops run serially: forking a
+// OpenMP vector kernels. Below `parallel_threshold()` elements the loops run serially: forking a
 // team costs more than the work (threshold to be measured per machine by `portla bench`).
 #include <cmath>
 
@@ -15,7 +15,7 @@ double sum_of_products(const_view<T> x, const_view<T> y) {
     const T* __restrict xp = x.data;
     const T* __restrict yp = y.data;
     double sum = 0.0;
-#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n >= parallel_threshold())
     for (std::size_t i = 0; i < n; ++i) sum += double(xp[i]) * double(yp[i]);
     return sum;
 }
@@ -24,7 +24,7 @@ template <typename T>
 void fill_impl(view<T> x, T value) {
     T* __restrict xp = x.data;
     const std::size_t n = x.size;
-#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold())
     for (std::size_t i = 0; i < n; ++i) xp[i] = value;
 }
 
@@ -33,7 +33,7 @@ void copy_impl(const_view<T> x, view<T> y) {
     const T* __restrict xp = x.data;
     T* __restrict yp = y.data;
     const std::size_t n = x.size;
-#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold())
     for (std::size_t i = 0; i < n; ++i) yp[i] = xp[i];
 }
 
@@ -43,11 +43,11 @@ void axpby_impl(T a, const_view<T> x, T b, view<T> y) {
     T* __restrict yp = y.data;
     const std::size_t n = x.size;
     if (b == T{0}) {  // never read y (the BLAS convention): it may hold garbage
-#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold())
         for (std::size_t i = 0; i < n; ++i) yp[i] = a * xp[i];
         return;
     }
-#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold())
     for (std::size_t i = 0; i < n; ++i) yp[i] = a * xp[i] + b * yp[i];
 }
 
@@ -55,7 +55,7 @@ template <typename T>
 void pointwise_mul_impl(const_view<T> x, const_view<T> y, view<T> z) {
     // z may alias x or y: no __restrict here.
     const std::size_t n = x.size;
-#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) if (n >= parallel_threshold())
     for (std::size_t i = 0; i < n; ++i) z.data[i] = x.data[i] * y.data[i];
 }
 
@@ -67,7 +67,7 @@ T fused_cg_update_impl(T alpha, const_view<T> p, const_view<T> q, view<T> x, vie
     T* __restrict rp = r.data;
     const std::size_t n = r.size;
     double sum = 0.0;
-#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n >= parallel_threshold)
+#pragma omp parallel for simd schedule(static) reduction(+ : sum) if (n >= parallel_threshold())
     for (std::size_t i = 0; i < n; ++i) {
         xp[i] += alpha * pp[i];
         const T ri = rp[i] - alpha * qp[i];

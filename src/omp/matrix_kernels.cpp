@@ -10,7 +10,7 @@ namespace {
 template <typename T>
 void dense_impl(std::size_t rows, std::size_t cols, const_view<T> values, const_view<T> x,
                 view<T> y) {
-    const bool parallel = rows * cols >= parallel_threshold;
+    const bool parallel = rows * cols >= parallel_threshold();
 #pragma omp parallel for schedule(static) if (parallel)
     for (std::size_t i = 0; i < rows; ++i) {
         const T* __restrict a = values.data + i * cols;
@@ -26,7 +26,7 @@ template <typename T>
 void csr_impl(std::size_t rows, const_view<std::int32_t> row_ptrs,
               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
               view<T> y) {
-    const bool parallel = values.size + rows >= parallel_threshold;
+    const bool parallel = values.size + rows >= parallel_threshold();
 #pragma omp parallel for schedule(static) if (parallel)
     for (std::size_t i = 0; i < rows; ++i) {
         T sum = 0;
@@ -38,7 +38,7 @@ void csr_impl(std::size_t rows, const_view<std::int32_t> row_ptrs,
 template <typename T>
 void ell_impl(std::size_t rows, std::size_t width, const_view<std::int32_t> col_idxs,
               const_view<T> values, const_view<T> x, view<T> y) {
-    const bool parallel = rows * width >= parallel_threshold;
+    const bool parallel = rows * width >= parallel_threshold();
 #pragma omp parallel for schedule(static) if (parallel)
     for (std::size_t i = 0; i < rows; ++i) {
         T sum = 0;
@@ -58,7 +58,7 @@ void stencil_impl(int dim, std::size_t n, const_view<T> x, view<T> y) {
     const std::size_t plane = nx * ny;
     const T diag = static_cast<T>(2 * dim);
     const std::vector<T> zeros(nx + 2, T{0});
-    const bool parallel = x.size >= parallel_threshold;
+    const bool parallel = x.size >= parallel_threshold();
 #pragma omp parallel for collapse(2) schedule(static) if (parallel)
     for (std::size_t k = 0; k < nz; ++k)
         for (std::size_t j = 0; j < ny; ++j) {

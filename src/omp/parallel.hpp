@@ -2,12 +2,21 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 
 namespace portla::kernels::omp {
 
-// Vectors shorter than this run serially. 2^15 doubles = 256 KiB: below it a parallel region's
-// fork/join (a few microseconds) costs more than the loop on a 2-core machine (estimate, to be
-// replaced by the threshold `portla bench` measures).
-inline constexpr std::size_t parallel_threshold = std::size_t{1} << 15;
+// Loops over fewer elements than this run serially: forking a thread team costs more than the
+// work. PORTLA_OMP_MIN_PARALLEL overrides it (0: always parallel), which is how `portla bench`
+// measures the crossover on a machine.
+inline std::size_t parallel_threshold() {
+    static const std::size_t value = [] {
+        const char* env = std::getenv("PORTLA_OMP_MIN_PARALLEL");
+        if (env && *env) return static_cast<std::size_t>(std::strtoull(env, nullptr, 10));
+        return std::size_t{1} << 15;  // provisional; replaced by the measured crossover below
+    }();
+    return value;
+}
 
 }  // namespace portla::kernels::omp
+

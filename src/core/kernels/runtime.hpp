@@ -21,5 +21,14 @@ void copy_to_device(int device, void* dst, const void* src, std::size_t bytes);
 void copy_to_host(int device, void* dst, const void* src, std::size_t bytes);
 void copy_device_to_device(int device, void* dst, const void* src, std::size_t bytes);
 void synchronize(int device);
+/// Free and total device memory in bytes.
+void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes);
+
+/// Device events for timing work on the default stream: create, record, and the seconds
+/// between two recorded events (waits for `stop`).
+void* event_create(int device);
+void event_destroy(void* event) noexcept;
+void event_record(int device, void* event);
+double event_elapsed_s(void* start, void* stop);
 
 }  // namespace portla::kernels::cuda

@@ -1,0 +1,73 @@
+// The benchmark harness: one measured point per (kernel, backend, precision, size, launch
+// configuration), the latency-bandwidth model fit, and plots.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "portla/executor.hpp"
+
+namespace portla::bench {
+
+/// What to measure at one point.
+struct CaseConfig {
+    std::string kernel;     ///< see kernel_names()
+    std::string backend;    ///< reference, omp, cuda, openblas, cublas, cusparse
+    std::string precision;  ///< double or float
+    std::size_t size = 0;   ///< vector length / unknowns; matrix elements for gemv and cg-dense
+    LaunchConfig launch{};
+    int reps = 50;               ///< at most this many timed calls ...
+    double max_time_s = 1.0;     ///< ... and no more time than this (at least 5 calls)
+    bool flush_cache = false;    ///< CPU: evict the caches before every timed call
+};
+
+/// One measured point. Times in seconds; the statistics are over the timed calls.
+struct Point {
+    std::string kernel, backend, precision;
+    std::size_t n = 0;     ///< vector length / unknowns / matrix rows (dense)
+    int wg = 0, items = 0; ///< launch configuration (0 where the backend has none)
+    double bytes = 0;      ///< bytes one call must move (counted by hand per kernel)
+    double time_s = 0;     ///< median
+    double time_min_s = 0, time_q1_s = 0, time_q3_s = 0, time_max_s = 0;
+    int reps = 0;
+    int input_sets = 1;    ///< inputs rotated so that the working set exceeds the cache
+    double bandwidth_gbs = 0;  ///< bytes / median time
+    bool correct = false;      ///< the result matched an independent host computation
+    double error = 0;          ///< the check's relative error
+};
+
+/// Least-squares fit of T = T0 + bytes / W_a (relative residuals) over a set of points.
+struct Fit {
+    std::string kernel, backend, precision;
+    int wg = 0, items = 0;
+    double t0_us = 0, wa_gbs = 0, r2 = 0;
+    int points = 0;
+    std::size_t n_min = 0, n_max = 0;
+};
+
+std::vector<std::string> kernel_names();
+/// Backends that implement `kernel` (vendor libraries included).
+std::vector<std::string> backends_for(const std::string& kernel);
+/// Whether the backend takes a launch configuration (work-group size, items per thread).
+bool has_launch_config(const std::string& kernel, const std::string& backend);
+/// Executor a backend's data lives on (openblas: omp memory; cublas, cusparse: cuda).
+Executor executor_for(const std::string& backend);
+
+/// Measures one point. Throws BadInput for an unknown kernel/backend pair, OutOfMemory when the
+/// inputs do not fit.
+Point measure(const CaseConfig& config);
+
+/// Fits every (kernel, backend, precision, wg, items) group of `points` with at least 3 sizes
+/// whose working set exceeds `min_bytes` (0: every size).
+std::vector<Fit> fit_model(const std::vector<Point>& points, double min_bytes);
+
+/// Writes an SVG: effective bandwidth against size per configuration (one panel per kernel),
+/// the fitted model dotted, vendor libraries heavy.
+void write_plot(const std::string& path, const std::vector<Point>& points,
+                const std::vector<Fit>& fits, const std::string& title);
+
+/// Size of the last-level cache of the device an executor runs on (L2 on a GPU, L3 on a CPU).
+std::size_t last_level_cache_bytes(const Executor& exec);
+
+}  // namespace portla::bench

@@ -1,0 +1,172 @@
+// Timing: warm-up, device events on the GPU or a steady clock on the CPU, repetitions bounded
+// by count and time, median and spread; then the correctness check of the result.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <vector>
+
+#include "bench/case.hpp"
+#include "core/kernels/runtime.hpp"
+#include "portla/error.hpp"
+
+namespace portla::bench {
+
+std::size_t last_level_cache_bytes(const Executor& exec) {
+    if (exec.backend() == Backend::cuda) {
+        const auto info = kernels::cuda::device_info(exec.device_id());
+        return info.l2_bytes > 0 ? info.l2_bytes : (std::size_t{50} << 20);
+    }
+    // The largest cache level of CPU 0, from sysfs ("32768K").
+    std::size_t best = 0;
+    for (int index = 0; index < 8; ++index) {
+        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+        std::string s;
+        if (!(f >> s)) continue;
+        std::size_t value = std::stoull(s);
+        if (s.back() == 'K') value <<= 10;
+        if (s.back() == 'M') value <<= 20;
+        best = std::max(best, value);
+    }
+    return best > 0 ? best : (std::size_t{32} << 20);
+}
+
+namespace detail {
+
+int rotation_sets(std::size_t set_bytes, std::size_t cache_bytes) {
+    if (set_bytes == 0) return 1;
+    const std::size_t sets = (2 * cache_bytes + set_bytes - 1) / set_bytes;
+    return static_cast<int>(std::clamp<std::size_t>(sets, 1, 64));
+}
+
+void check_fits(const Executor& exec, double bytes) {
+    double available = 0;
+    if (exec.backend() == Backend::cuda) {
+        std::size_t free_bytes = 0, total = 0;
+        kernels::cuda::memory_info(exec.device_id(), free_bytes, total);
+        available = double(free_bytes);
+    } else {
+        std::ifstream meminfo("/proc/meminfo");
+        std::string key, unit;
+        double kib = 0;
+        while (meminfo >> key >> kib >> unit)
+            if (key == "MemAvailable:") available = kib * 1024;
+    }
+    if (available > 0 && bytes > 0.8 * available)
+        throw OutOfMemory("bench inputs (" + std::to_string(bytes / 1e9) + " GB, " +
+                              std::to_string(available / 1e9) + " GB free)",
+                          static_cast<std::size_t>(bytes));
+}
+
+namespace {
+
+// Streams through a buffer twice the size of the last-level cache, evicting it.
+void flush_cache(std::size_t cache_bytes) {
+    static std::vector<char> buffer;
+    if (buffer.size() < 2 * cache_bytes) buffer.assign(2 * cache_bytes, 1);
+    volatile char sink = 0;
+    for (std::size_t i = 0; i < buffer.size(); i += 64) {
+        buffer[i] = static_cast<char>(buffer[i] + 1);
+        sink = sink + buffer[i];
+    }
+}
+
+class Timer {
+public:
+    explicit Timer(const Executor& exec, bool host_clock)
+        : exec_(exec), device_(exec.backend() == Backend::cuda && !host_clock) {
+        if (device_) {
+            start_ = kernels::cuda::event_create(exec.device_id());
+            stop_ = kernels::cuda::event_create(exec.device_id());
+        }
+    }
+    ~Timer() {
+        kernels::cuda::event_destroy(start_);
+        kernels::cuda::event_destroy(stop_);
+    }
+    template <typename Fn>
+    double time(Fn&& fn) {
+        if (device_) {
+            kernels::cuda::event_record(exec_.device_id(), start_);
+            fn();
+            kernels::cuda::event_record(exec_.device_id(), stop_);
+            return kernels::cuda::event_elapsed_s(start_, stop_);
+        }
+        exec_.synchronize();
+        const auto t0 = std::chrono::steady_clock::now();
+        fn();
+        exec_.synchronize();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
+private:
+    Executor exec_;
+    bool device_;
+    void* start_ = nullptr;
+    void* stop_ = nullptr;
+};
+
+double quantile(const std::vector<double>& sorted, double q) {
+    const double pos = q * double(sorted.size() - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (pos - double(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+}  // namespace detail
+
+Point measure(const CaseConfig& config) {
+    Executor exec = executor_for(config.backend);
+    if (has_launch_config(config.kernel, config.backend)) exec.set_launch(config.launch);
+    detail::Case cs = detail::make_case(config, exec);
+    const std::size_t cache = last_level_cache_bytes(exec);
+    detail::Timer timer(exec, cs.host_timed);
+
+    // Warm-up: module load, handle creation, first touch of every input set.
+    for (int s = 0; s < cs.sets; ++s) cs.call(s);
+    if (cs.baseline) cs.baseline(0);
+    exec.synchronize();
+
+    std::vector<double> samples;
+    double total = 0;
+    for (int r = 0; r < std::max(config.reps, 1); ++r) {
+        if (r >= 5 && total > config.max_time_s) break;
+        const int set = r % cs.sets;
+        if (config.flush_cache && exec.is_host()) detail::flush_cache(cache);
+        double t = timer.time([&] { cs.call(set); });
+        total += t;
+        if (cs.baseline) {
+            if (config.flush_cache && exec.is_host()) detail::flush_cache(cache);
+            const double t_base = timer.time([&] { cs.baseline(set); });
+            total += t_base;
+            t = (t - t_base) / cs.iterations_per_call;
+        }
+        samples.push_back(t);
+    }
+    std::sort(samples.begin(), samples.end());
+
+    Point p;
+    p.kernel = config.kernel;
+    p.backend = config.backend;
+    p.precision = config.precision;
+    p.n = cs.n;
+    if (has_launch_config(config.kernel, config.backend)) {
+        p.wg = config.launch.work_group_size;
+        p.items = config.launch.items_per_thread;
+    }
+    p.bytes = cs.bytes;
+    p.reps = static_cast<int>(samples.size());
+    p.input_sets = cs.sets;
+    p.time_s = detail::quantile(samples, 0.5);
+    p.time_min_s = samples.front();
+    p.time_q1_s = detail::quantile(samples, 0.25);
+    p.time_q3_s = detail::quantile(samples, 0.75);
+    p.time_max_s = samples.back();
+    p.bandwidth_gbs = p.time_s > 0 ? p.bytes / p.time_s / 1e9 : 0;
+    p.error = cs.verify();
+    p.correct = std::isfinite(p.error) && p.error <= cs.tolerance;
+    return p;
+}
+
+}  // namespace portla::bench
