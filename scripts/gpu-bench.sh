@@ -15,9 +15,9 @@ b() {  # b NAME ARGS...: one sweep, its table last in the log
   "$P" bench "$@" --quiet --json "$OUT/$name.json" --plot "$OUT/$name.svg" > "$OUT/$name.txt" 2>&1 || status=1
   sed -n '/^model/,$p' "$OUT/$name.txt"
 }
-b gpu_blas1 copy axpby dot dot-host norm2 fused-cg unfused-cg --backend cuda,cublas --sizes 2^10:2^28 --reps 40 --max-time 0.2
+b gpu_blas1 copy axpby dot dot-host norm2 fused-cg unfused-cg --backend cuda,cublas --sizes 2^10:2^27 --reps 40 --max-time 0.2
 b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
-b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^24 --reps 30 --max-time 0.2
+b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
 b gpu_cg cg cg-host --backend cuda --sizes 2^10:2^27 --reps 10 --max-time 0.5
 b gpu_cg_vendor cg --backend cusparse --sizes 2^10:2^22 --reps 10 --max-time 0.5
 b cpu16_blas1 copy axpby dot norm2 fused-cg unfused-cg --backend omp,openblas --sizes 2^10:2^28 --reps 20 --max-time 0.2
