@@ -24,18 +24,18 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 
 cmake --build "$BUILD" -j "$(nproc)" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; status=1; }
 grep -E "warning" "$OUT/build.log" | head -10
 
+if [ "${1:-}" != "--bench-only" ]; then
 step "all tests"
 (cd "$BUILD" && ctest -j 4 --output-on-failure > "$OUT/ctest.log" 2>&1) || status=1
 grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40
 grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
 
 step "compute-sanitizer memcheck on the cuda tests"
-compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
-  "$BUILD/tests/test_backend_cuda" > "$OUT/memcheck.log" 2>&1 || status=1
-tail -4 "$OUT/memcheck.log"
-compute-sanitizer --tool memcheck --error-exitcode 3 \
-  "$BUILD/tests/test_core" > "$OUT/memcheck_core.log" 2>&1 || status=1
-tail -2 "$OUT/memcheck_core.log"
+for t in test_backend_cuda test_cg_device test_vendor test_core; do
+  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+    "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 || status=1
+  echo "$t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
+done
 
 step "CG on poisson3d:128, double"
 P="$BUILD/apps/portla/portla"
@@ -49,7 +49,8 @@ done
 "$P" solve --generate poisson3d:128 --assembled --solver cg --backend cuda --rtol 1e-8 --json \
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
-if [ "${1:-}" = "--bench" ]; then
+fi
+if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   OUT=$OUT BUILD=$BUILD scripts/gpu-bench.sh || status=1
 fi
 tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . && rm -rf "$OUT"
