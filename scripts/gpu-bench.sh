@@ -2,25 +2,29 @@
 # Benchmarks on the lent GPU machine (H100 + 16 CPU cores): every kernel of `portla bench` on
 # cuda and the vendor libraries, the launch-configuration sweep, the CG comparisons, and the
 # CPU kernels against OpenBLAS; JSON, CSV and SVG into $OUT. Expects a build in $BUILD.
-#   usage: OUT=dir BUILD=build-gpu PORTLA_COMMIT=abc123 scripts/gpu-bench.sh
+#   usage: OUT=dir BUILD=build-gpu PORTLA_COMMIT=abc123 [TAR=file.tgz] scripts/gpu-bench.sh [SWEEP...]
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
 BUILD=${BUILD:-build-gpu}
 P="$BUILD/apps/portla/portla"
 mkdir -p "$OUT"
 status=0
+ONLY=" $* "  # sweep names to run (default: all)
 b() {  # b NAME ARGS...: one sweep, its table last in the log
   local name=$1; shift
+  [ "$ONLY" = "  " ] || [[ "$ONLY" == *" $name "* ]] || return 0
   echo "== bench $name ($(date -u +%H:%M:%S))"
   "$P" bench "$@" --quiet --json "$OUT/$name.json" --plot "$OUT/$name.svg" > "$OUT/$name.txt" 2>&1 || status=1
   sed -n '/^model/,$p' "$OUT/$name.txt"
+  # keep what is done if a later sweep runs past the time limit
+  [ -n "${TAR:-}" ] && tar czf "$TAR" -C "$OUT" .
 }
 b gpu_blas1 copy axpby dot dot-host norm2 fused-cg unfused-cg --backend cuda,cublas --sizes 2^10:2^27 --reps 40 --max-time 0.2
 b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
 b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
 b gpu_cg cg cg-host --backend cuda --sizes 2^10:2^27 --reps 10 --max-time 0.5
 b gpu_cg_vendor cg --backend cusparse --sizes 2^10:2^22 --reps 10 --max-time 0.5
-b cpu16_blas1 copy axpby dot norm2 fused-cg unfused-cg --backend omp,openblas --sizes 2^10:2^28 --reps 20 --max-time 0.2
+b cpu16_blas1 copy axpby dot norm2 fused-cg unfused-cg --backend omp,openblas --sizes 2^12:2^27 --reps 10 --max-time 0.1
 b cg_dense_4096 cg-dense --backend cuda,cublas,omp,openblas,reference --sizes 2^24 --reps 5 --max-time 1
 echo "gpu-bench status: $status"
 exit $status

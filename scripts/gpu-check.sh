@@ -51,7 +51,8 @@ done
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 fi
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
-  OUT=$OUT BUILD=$BUILD scripts/gpu-bench.sh || status=1
+  shift
+  OUT=$OUT BUILD=$BUILD TAR="$FINAL_OUT/results.tgz" scripts/gpu-bench.sh "$@" || status=1
 fi
 tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . && rm -rf "$OUT"
 echo "gpu-check status: $status"
