@@ -60,7 +60,8 @@ void write_plot(const std::string& path, const std::vector<Point>& points,
                 << "' stroke='#ddd'/><text x='" << left - 8 << "' y='" << Y(v) + 4
                 << "' text-anchor='end'>" << std::round(v) << "</text>\n";
         }
-        for (int e = int(std::ceil(xmin)); e <= int(xmax); e += std::max(1, int(xmax - xmin) / 10)) {
+        const int step = std::max(1, int(std::ceil((xmax - xmin) / 8)));
+        for (int e = int(std::ceil(xmin)); e <= int(xmax); e += step) {
             svg << "<text x='" << X(std::pow(2.0, e)) << "' y='" << y0 + top + ph + 16
                 << "' text-anchor='middle'>2^" << e << "</text>\n";
         }

@@ -49,6 +49,21 @@ Array<T> poisoned(const Executor& exec, std::size_t n) {
     return Array<T>(exec, std::vector<T>(n, std::numeric_limits<T>::quiet_NaN()));
 }
 
+/// ||b - A x|| / ||b|| computed in double on the host from the coordinate data: an
+/// independent check of a solver's answer.
+template <typename T>
+double true_relative_residual(const MatrixData& d, const std::vector<T>& x, const std::vector<T>& b) {
+    std::vector<double> r(b.begin(), b.end());
+    for (std::size_t k = 0; k < d.entries(); ++k)
+        r[d.row_idx[k]] -= d.values[k] * double(x[d.col_idx[k]]);
+    double rn = 0, bn = 0;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        rn += r[i] * r[i];
+        bn += double(b[i]) * b[i];
+    }
+    return std::sqrt(rn / bn);
+}
+
 template <typename T>
 constexpr double eps() {
     return std::numeric_limits<T>::epsilon();

@@ -17,19 +17,6 @@ using solver::Preconditioner;
 using solver::Settings;
 using solver::StopReason;
 
-template <typename T>
-double true_relative_residual(const MatrixData& d, const std::vector<T>& x, const std::vector<T>& b) {
-    std::vector<double> r(b.begin(), b.end());
-    for (std::size_t k = 0; k < d.entries(); ++k)
-        r[d.row_idx[k]] -= d.values[k] * double(x[d.col_idx[k]]);
-    double rn = 0, bn = 0;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-        rn += r[i] * r[i];
-        bn += double(b[i]) * b[i];
-    }
-    return std::sqrt(rn / bn);
-}
-
 // Well above what the precision attains (eps cond(A); float problems kept below cond 1000).
 template <typename T>
 Settings default_settings(Preconditioner p = Preconditioner::none) {

@@ -23,87 +23,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/run_cli.hpp"
 #include "portla/portla.hpp"
 
 namespace {
 
 using nlohmann::json;
-
-// ---------------------------------------------------------------------------------------------
-// Running the binary
-// ---------------------------------------------------------------------------------------------
-
-struct RunResult {
-    int exit_code = -1;     ///< WEXITSTATUS, or -1 when it did not exit normally
-    bool signaled = false;  ///< WIFSIGNALED
-    int signal = 0;         ///< WTERMSIG when signaled
-    std::string out;        ///< stdout
-    std::string err;        ///< stderr
-};
-
-std::ostream& operator<<(std::ostream& os, const RunResult& r) {
-    os << "exit " << r.exit_code;
-    if (r.signaled) os << ", killed by signal " << r.signal;
-    return os << "\n--- stdout ---\n" << r.out << "--- stderr ---\n" << r.err << "--------------";
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::string temp_path(const std::string& stem) {
-    static std::atomic<int> counter{0};
-    return ::testing::TempDir() + "portla_cli_" + std::to_string(::getpid()) + "_" +
-           std::to_string(counter++) + "_" + stem;
-}
-
-/// Runs PORTLA_BINARY with `args` (no shell involved), stdout and stderr redirected to separate
-/// temporary files. The child gets an alarm so that a hang shows up as a signal, not a stuck test.
-RunResult run_portla(const std::vector<std::string>& args, unsigned timeout_s = 20) {
-    const std::string out_path = temp_path("stdout.txt");
-    const std::string err_path = temp_path("stderr.txt");
-    std::vector<std::string> argv_s{PORTLA_BINARY};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-
-    RunResult r;
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-        ADD_FAILURE() << "fork failed: " << std::strerror(errno);
-        return r;
-    }
-    if (pid == 0) {
-        const int fo = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int fe = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fo < 0 || fe < 0 || ::dup2(fo, STDOUT_FILENO) < 0 || ::dup2(fe, STDERR_FILENO) < 0)
-            ::_exit(126);
-        ::close(fo);
-        ::close(fe);
-        ::alarm(timeout_s);  // survives exec: a hang ends as SIGALRM
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR) {
-            ADD_FAILURE() << "waitpid failed: " << std::strerror(errno);
-            return r;
-        }
-    }
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    r.signaled = WIFSIGNALED(status);
-    if (r.signaled) r.signal = WTERMSIG(status);
-    r.out = read_text(out_path);
-    r.err = read_text(err_path);
-    std::remove(out_path.c_str());
-    std::remove(err_path.c_str());
-    return r;
-}
+using portla::test::RunResult;
+using portla::test::run_portla;
+using portla::test::temp_path;
+using portla::test::read_text;
 
 std::string data(const std::string& name) { return std::string(PORTLA_TEST_DATA_DIR) + "/" + name; }
 
