@@ -69,4 +69,27 @@ constexpr double eps() {
     return std::numeric_limits<T>::epsilon();
 }
 
+namespace solver_defaults {
+
+// The tolerance must lie well above what the precision can attain, about eps cond(A) (the
+// true residual stagnates there): 1e-10 in double; 1e-4 in float, with every float test problem
+// conditioned below 1000 (6e-8 * 1000 = 6e-5).
+template <typename T>
+solver::Settings default_settings(solver::Preconditioner p = solver::Preconditioner::none) {
+    solver::Settings s;
+    s.rtol = std::is_same<T, double>::value ? 1e-10 : 1e-4;
+    s.max_iters = 2000;
+    s.precond = p;
+    return s;
+}
+
+// CG iterations may differ between two implementations through rounding only: 2 in double,
+// 10% (at least 3) in float.
+template <typename T>
+int slack(int expected_iters) {
+    return std::is_same<T, double>::value ? 2 : std::max(3, expected_iters / 10);
+}
+
+}  // namespace solver_defaults
+
 }  // namespace portla::test

@@ -16,21 +16,9 @@ namespace {
 using solver::Preconditioner;
 using solver::Settings;
 using solver::StopReason;
+using solver_defaults::default_settings;
+using solver_defaults::slack;
 
-// Well above what the precision attains (eps cond(A); float problems kept below cond 1000).
-template <typename T>
-Settings default_settings(Preconditioner p = Preconditioner::none) {
-    Settings s;
-    s.rtol = std::is_same<T, double>::value ? 1e-10 : 1e-4;
-    s.max_iters = 2000;
-    s.precond = p;
-    return s;
-}
-
-template <typename T>
-int slack(int host_iters) {
-    return std::is_same<T, double>::value ? 2 : std::max(3, host_iters / 10);
-}
 
 template <typename T>
 using MakeOp = std::function<std::unique_ptr<LinearOperator<T>>(const Executor&)>;

@@ -9,6 +9,8 @@ namespace {
 using solver::Preconditioner;
 using solver::Settings;
 using solver::StopReason;
+using solver_defaults::default_settings;
+using solver_defaults::slack;
 
 // A non-symmetric test problem: 2-D convection-diffusion, upwind, n^2 unknowns.
 MatrixData convection_diffusion(std::int64_t n, double wind) {
@@ -68,25 +70,8 @@ auto bicgstab_fn() {
     };
 }
 
-// The tolerance must lie well above what the precision can attain, about eps cond(A) (the
-// true residual stagnates there): 1e-10 in double; 1e-4 in float, with every float test problem
-// conditioned below 1000 (6e-8 * 1000 = 6e-5).
-template <typename T>
-Settings default_settings(Preconditioner p = Preconditioner::none) {
-    Settings s;
-    s.rtol = std::is_same<T, double>::value ? 1e-10 : 1e-4;
-    s.max_iters = 2000;
-    s.precond = p;
-    return s;
-}
-
-// Iterations may differ from the reference's through rounding only: CG by 2 in double and
-// 10% in float. BiCGSTAB's irregular convergence amplifies rounding differences (77 vs 83
-// iterations seen for 2-D Poisson in double, omp vs reference): 10% (at least 3) in both.
-template <typename T>
-int slack(int expected_iters) {
-    return std::is_same<T, double>::value ? 2 : std::max(3, expected_iters / 10);
-}
+// BiCGSTAB's irregular convergence amplifies rounding differences (77 vs 83 iterations seen
+// for 2-D Poisson in double, omp vs reference): 10% (at least 3) in double and float.
 int bicgstab_slack(int expected_iters) { return std::max(3, expected_iters / 10); }
 
 TYPED_TEST(Solvers, CgOnStencilsMatrixFreeAndAssembled) {
