@@ -11,14 +11,8 @@
 #include "core/kernels/blas1_kernels.hpp"
 #include "omp/parallel.hpp"
 
-// Serial chunk loops are compiled for AVX-512, AVX2 and baseline x86-64 and picked at load time
-// (GCC function multi-versioning): axpby 27 vs 23 GB/s on this VM (2 threads, 2^25 doubles).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define PORTLA_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define PORTLA_SIMD_CLONES
-#endif
-
+// Serial chunk loops are multi-versioned (PORTLA_SIMD_CLONES): axpby 27 vs 23 GB/s on this VM
+// (2 threads, 2^25 doubles).
 namespace portla::kernels::omp {
 namespace simd {  // external linkage: multi-versioned functions are resolved through an ifunc
 

@@ -4,6 +4,14 @@
 #include <cstddef>
 #include <cstdlib>
 
+// Loops compiled for AVX-512, AVX2 and baseline x86-64, picked at load time (GCC function
+// multi-versioning through an ifunc: the function needs external linkage).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define PORTLA_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define PORTLA_SIMD_CLONES
+#endif
+
 namespace portla::kernels::omp {
 
 // Loops over fewer elements than this run serially: forking a thread team costs more than the
