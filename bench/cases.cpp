@@ -238,7 +238,6 @@ Case vector_case(const CaseConfig& c, const Executor& exec) {
         };
     } else {  // fused-cg, unfused-cg: x += alpha p; r -= alpha q; rr = r.r
         const bool fused = k == "fused-cg";
-        const bool vendor = ops.axpby_is_axpy;
         auto step = [=](int s) {
             auto &p = data->at(s, 0), &q = data->at(s, 1), &x = data->at(s, 2), &r = data->at(s, 3);
             if (fused) {
@@ -249,7 +248,6 @@ Case vector_case(const CaseConfig& c, const Executor& exec) {
                 ops.dot(r, r, result->get_view());
             }
         };
-        (void)vendor;
         cs.call = step;
         cs.verify = [=] {
             data->reset(0);
@@ -323,9 +321,7 @@ Case operator_case(const CaseConfig& c, const Executor& exec) {
     const auto xh = host_random<T>(rows, 99);
     for (int s = 0; s < cs.sets; ++s) {
         Set set{nullptr, nullptr, Array<T>(exec, xh), Array<T>(exec, rows)};
-        if (k == "gemv" && (c.backend == "openblas" || c.backend == "cublas"))
-            set.op = std::make_unique<Dense<T>>(exec, rows, rows, dense_values);
-        else if (k == "gemv")
+        if (k == "gemv")
             set.op = std::make_unique<Dense<T>>(exec, rows, rows, dense_values);
         else if (k == "spmv-csr")
             set.csr = std::make_unique<Csr<T>>(Csr<T>::from_data(exec, data));

@@ -19,12 +19,16 @@ b() {  # b NAME ARGS...: one sweep, its table last in the log
   # keep what is done if a later sweep runs past the time limit
   [ -n "${TAR:-}" ] && tar czf "$TAR" -C "$OUT" .
 }
-b gpu_blas1 copy axpby dot dot-host norm2 fused-cg unfused-cg --backend cuda,cublas --sizes 2^10:2^27 --reps 40 --max-time 0.2
-b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
-b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
+# Most needed first: a later sweep may not fit in the device call's time limit (partial results
+# are kept in $TAR after each sweep). OpenMP and OpenBLAS run in separate processes: their idle
+# threads spin after each call and slow the other down when they share one process's cores.
+b cg_dense_4096 cg-dense --backend cuda,cublas,omp,openblas,reference --sizes 2^24 --reps 5 --max-time 1
 b gpu_cg cg cg-host --backend cuda --sizes 2^10:2^27 --reps 10 --max-time 0.5
 b gpu_cg_vendor cg --backend cusparse --sizes 2^10:2^22 --reps 10 --max-time 0.5
-b cpu16_blas1 copy axpby dot norm2 fused-cg unfused-cg --backend omp,openblas --sizes 2^12:2^27 --reps 10 --max-time 0.1
-b cg_dense_4096 cg-dense --backend cuda,cublas,omp,openblas,reference --sizes 2^24 --reps 5 --max-time 1
+b gpu_blas1 copy axpby dot dot-host norm2 fused-cg unfused-cg --backend cuda,cublas --sizes 2^10:2^27 --reps 40 --max-time 0.2
+b cpu16_omp copy axpby dot norm2 fused-cg unfused-cg gemv --backend omp --sizes 2^16:2^27 --reps 10 --max-time 0.1
+b cpu16_openblas copy axpby dot norm2 unfused-cg gemv --backend openblas --sizes 2^16:2^27 --reps 10 --max-time 0.1
+b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
+b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
 echo "gpu-bench status: $status"
 exit $status
