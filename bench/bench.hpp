@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "portla/error.hpp"
 #include "portla/executor.hpp"
 
 namespace portla::bench {
