@@ -4,10 +4,6 @@
 // Below `parallel_threshold()` elements the loops run serially outside any OpenMP construct.
 #include <cmath>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "core/kernels/blas1_kernels.hpp"
 #include "omp/parallel.hpp"
 
@@ -82,12 +78,8 @@ void for_chunks(std::size_t n, Chunk chunk) {
     if (n < parallel_threshold()) return chunk(std::size_t{0}, n);
 #pragma omp parallel
     {
-#ifdef _OPENMP
-        const std::size_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-#else
-        const std::size_t t = 0, threads = 1;
-#endif
-        chunk(n * t / threads, n * (t + 1) / threads);
+        const auto [begin, end] = thread_range(n);
+        chunk(begin, end);
     }
 }
 
@@ -98,12 +90,8 @@ double sum_chunks(std::size_t n, Chunk chunk) {
     double sum = 0.0;
 #pragma omp parallel reduction(+ : sum)
     {
-#ifdef _OPENMP
-        const std::size_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-#else
-        const std::size_t t = 0, threads = 1;
-#endif
-        sum += chunk(n * t / threads, n * (t + 1) / threads);
+        const auto [begin, end] = thread_range(n);
+        sum += chunk(begin, end);
     }
     return sum;
 }

@@ -2,10 +2,6 @@
 #include <algorithm>
 #include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include "core/kernels/matrix_kernels.hpp"
 #include "omp/parallel.hpp"
 
@@ -56,16 +52,10 @@ void dense_impl(std::size_t rows, std::size_t cols, const_view<T> values, const_
         return simd::gemv_rows(0, rows, cols, values.data, x.data, y.data);
 #pragma omp parallel
     {
-#ifdef _OPENMP
-        const std::size_t t = omp_get_thread_num(), threads = omp_get_num_threads();
-#else
-        const std::size_t t = 0, threads = 1;
-#endif
         // Row blocks of a multiple of 4 rows per thread.
-        const std::size_t quads = (rows + 3) / 4;
-        const std::size_t begin = std::min(rows, 4 * (quads * t / threads));
-        const std::size_t end = std::min(rows, 4 * (quads * (t + 1) / threads));
-        simd::gemv_rows(begin, end, cols, values.data, x.data, y.data);
+        const auto [begin, end] = thread_range((rows + 3) / 4);
+        simd::gemv_rows(std::min(rows, 4 * begin), std::min(rows, 4 * end), cols, values.data,
+                        x.data, y.data);
     }
 }
 

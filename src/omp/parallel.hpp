@@ -3,6 +3,11 @@
 
 #include <cstddef>
 #include <cstdlib>
+#include <utility>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 // Loops compiled for AVX-512, AVX2 and baseline x86-64, picked at load time (GCC function
 // multi-versioning through an ifunc: the function needs external linkage).
@@ -30,5 +35,15 @@ inline std::size_t parallel_threshold() {
     return value;
 }
 
-}  // namespace portla::kernels::omp
+/// The calling thread's share [begin, end) of [0, n) units in a static split over the team
+/// (the whole range outside a parallel region).
+inline std::pair<std::size_t, std::size_t> thread_range(std::size_t n) {
+#ifdef _OPENMP
+    const std::size_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+#else
+    const std::size_t t = 0, threads = 1;
+#endif
+    return {n * t / threads, n * (t + 1) / threads};
+}
 
+}  // namespace portla::kernels::omp
