@@ -21,7 +21,9 @@ echo "commit $PORTLA_COMMIT" | tee "$OUT/commit.txt"
 step "build"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-cmake --build "$BUILD" -j "$(nproc)" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; status=1; }
+targets=()  # benchmarks alone need only the CLI
+[ "${1:-}" = "--bench-only" ] && targets=(--target portla_cli)
+cmake --build "$BUILD" -j "$(nproc)" "${targets[@]}" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; status=1; }
 grep -E "warning" "$OUT/build.log" | head -10
 
 if [ "${1:-}" != "--bench-only" ]; then
