@@ -34,14 +34,20 @@ PORTLA_SIMD_CLONES void pointwise_mul_serial(std::size_t n, const T* x, const T*
     for (std::size_t i = 0; i < n; ++i) z[i] = x[i] * y[i];  // z may alias x or y
 }
 // Reductions accumulate in double (free for memory-bound loops; float sums stay accurate).
-// The dot is not multi-versioned: its baseline `omp simd` reduction streamed 17 GB/s here, its
-// AVX2/AVX-512 clones 13-15 GB/s (2026-11-21, 2 threads, 2^25 doubles).
+// Eight independent partial sums: one accumulator chains every add on the previous one (4-cycle
+// latency) and leaves too few loads in flight for one core to stream its share at 16 threads
+// (the single-accumulator `omp simd` version reached 0.56-0.98x OpenBLAS ddot on the GPU
+// machine's 16 cores, 2026-11-21). Not multi-versioned: on the 2-core VM its AVX2/AVX-512 clones
+// streamed 13-15 GB/s against the baseline's 17.
 template <typename T>
 double dot_serial(std::size_t n, const T* __restrict x, const T* __restrict y) {
-    double s = 0;
-#pragma omp simd reduction(+ : s)
-    for (std::size_t i = 0; i < n; ++i) s += double(x[i]) * double(y[i]);
-    return s;
+    constexpr std::size_t lanes = 8;
+    double s[lanes] = {};
+    std::size_t i = 0;
+    for (; i + lanes <= n; i += lanes)
+        for (std::size_t j = 0; j < lanes; ++j) s[j] += double(x[i + j]) * double(y[i + j]);
+    for (; i < n; ++i) s[0] += double(x[i]) * double(y[i]);
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 template <typename T>
 PORTLA_SIMD_CLONES double fused_cg_update_serial(std::size_t n, T alpha, const T* __restrict p,
