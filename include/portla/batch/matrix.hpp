@@ -1,0 +1,95 @@
+// Batches of small sparse matrices that share one sparsity pattern, with per-system values.
+//
+// A batch of num_systems systems of size n is held in one of three formats:
+//   dense  values[s * n * n + i * n + j]                  (row-major per system)
+//   csr    row_ptrs[n + 1], col_idxs[nnz] (shared); values[s * nnz + k]
+//   ell    col_idxs[k * n + i] for k < width (shared; -1 pads short rows);
+//          values[s * n * width + k * n + i]              (column-major per system)
+// Batch vectors are Arrays of num_systems * n entries, system after system.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "portla/array.hpp"
+#include "portla/executor.hpp"
+
+namespace portla::batch {
+
+enum class Format { dense, csr, ell };
+/// "dense", "csr", "ell"; parse throws BadInput for an unknown name.
+std::string to_string(Format f);
+Format parse_format(const std::string& name);
+
+/// A batch on the host in CSR form: the shared pattern, the values of every system, and
+/// (optionally) the right-hand sides. What readers and generators produce, and what a caller
+/// with its own arrays fills in.
+struct BatchData {
+    std::size_t num_systems = 0;
+    std::size_t n = 0;
+    std::vector<std::int32_t> row_ptrs;  ///< n + 1 entries
+    std::vector<std::int32_t> col_idxs;  ///< nnz entries, ascending within each row
+    std::vector<double> values;          ///< num_systems * nnz, system after system
+    std::vector<double> rhs;             ///< num_systems * n, or empty
+    std::vector<std::string> names;      ///< where each system came from (may be empty)
+
+    std::size_t nnz() const { return col_idxs.size(); }
+    /// Throws BadInput (naming `where`) unless the arrays are consistent: monotone row_ptrs,
+    /// sorted, unique, in-range columns, sizes that match. Values need not be finite: a NaN
+    /// system is flagged by the solver for that system alone, not rejected for the batch.
+    void validate(const std::string& where) const;
+};
+
+/// Reads `<dir>/<i>/A.mtx` and `<dir>/<i>/b.mtx` for i = 0, 1, 2, ... (every numbered
+/// sub-directory, in numeric order). Throws BadInput naming the file when one is malformed,
+/// when a system's size or sparsity pattern differs from system 0's, or when none is found.
+BatchData read_directory(const std::string& dir);
+
+/// SPD tridiagonal systems: diagonal 2 / h_i with h_i ~ Normal(0.5, 0.1) drawn per row and
+/// system (h_i clamped to [0.05, 1]), off-diagonals -1, right-hand side constant per system
+/// (drawn from [0.5, 1.5]); a fixed seed gives the same batch every time.
+BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint64_t seed = 20231112);
+
+/// The systems of `data` repeated in order until there are num_systems of them.
+BatchData replicate(const BatchData& data, std::size_t num_systems);
+
+/// A batch matrix on an executor.
+template <typename T>
+class BatchMatrix {
+public:
+    /// Converts `data` (its pattern and values) to `format` on `exec`. Throws BadInput for
+    /// inconsistent data, OutOfMemory when it does not fit.
+    BatchMatrix(const Executor& exec, const BatchData& data, Format format);
+
+    const Executor& executor() const { return values_.executor(); }
+    Format format() const { return format_; }
+    std::size_t num_systems() const { return num_systems_; }
+    std::size_t size() const { return n_; }  ///< rows (= columns) of each system
+    /// Stored values per system: n * n (dense), nnz (csr), n * width (ell).
+    std::size_t stored_per_system() const { return stored_; }
+    /// Structural non-zeros per system (of the source pattern).
+    std::size_t nnz_per_system() const { return nnz_; }
+    int ell_width() const { return ell_width_; }
+
+    const Array<std::int32_t>& row_ptrs() const { return row_ptrs_; }  ///< csr only
+    const Array<std::int32_t>& col_idxs() const { return col_idxs_; }  ///< csr and ell
+    const Array<T>& values() const { return values_; }
+    /// The shared pattern in CSR form on the host (whatever the format).
+    const std::vector<std::int32_t>& host_row_ptrs() const { return host_row_ptrs_; }
+    const std::vector<std::int32_t>& host_col_idxs() const { return host_col_idxs_; }
+
+    /// y_s = A_s x_s for every system s.
+    void apply(const Array<T>& x, Array<T>& y) const;
+
+private:
+    Format format_;
+    std::size_t num_systems_ = 0, n_ = 0, stored_ = 0, nnz_ = 0;
+    int ell_width_ = 0;
+    std::vector<std::int32_t> host_row_ptrs_, host_col_idxs_;
+    Array<std::int32_t> row_ptrs_, col_idxs_;
+    Array<T> values_;
+};
+
+}  // namespace portla::batch
