@@ -1,0 +1,226 @@
+// Batch solvers: argument checks, the ILU(0) level schedule, the kernel call, and the
+// per-system results with residuals recomputed apart from the solver.
+#include "portla/batch/solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "core/batch/batch_args.hpp"
+#include "core/dispatch.hpp"
+#include "core/kernels/batch_kernels.hpp"
+#include "portla/error.hpp"
+
+namespace portla::batch {
+
+static_assert(int(Reason::converged) == detail::reason_converged &&
+                  int(Reason::max_iterations) == detail::reason_max_iterations &&
+                  int(Reason::breakdown) == detail::reason_breakdown &&
+                  int(Reason::non_finite) == detail::reason_non_finite &&
+                  int(Reason::singular_preconditioner) == detail::reason_singular_preconditioner &&
+                  int(Reason::stagnation) == detail::reason_stagnation,
+              "Reason and ReasonCode must agree");
+static_assert(int(Solver::cg) == detail::solver_cg && int(Solver::bicgstab) == detail::solver_bicgstab &&
+                  int(Solver::gmres) == detail::solver_gmres,
+              "Solver and SolverCode must agree");
+static_assert(int(Precond::none) == detail::prec_none && int(Precond::jacobi) == detail::prec_jacobi &&
+                  int(Precond::block_jacobi) == detail::prec_block_jacobi &&
+                  int(Precond::ilu0) == detail::prec_ilu0,
+              "Precond and PrecondCode must agree");
+
+std::string to_string(Solver s) {
+    switch (s) {
+    case Solver::cg: return "cg";
+    case Solver::bicgstab: return "bicgstab";
+    case Solver::gmres: return "gmres";
+    }
+    return "?";
+}
+std::string to_string(Precond p) {
+    switch (p) {
+    case Precond::none: return "none";
+    case Precond::jacobi: return "jacobi";
+    case Precond::block_jacobi: return "block-jacobi";
+    case Precond::ilu0: return "ilu0";
+    }
+    return "?";
+}
+std::string to_string(Reason r) {
+    switch (r) {
+    case Reason::converged: return "converged";
+    case Reason::max_iterations: return "max_iterations";
+    case Reason::breakdown: return "breakdown";
+    case Reason::non_finite: return "non_finite";
+    case Reason::singular_preconditioner: return "singular_preconditioner";
+    case Reason::stagnation: return "stagnation";
+    }
+    return "?";
+}
+Solver parse_solver(const std::string& name) {
+    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres})
+        if (name == to_string(s)) return s;
+    throw BadInput("unknown batch solver '" + name + "' (expected cg, bicgstab or gmres)");
+}
+Precond parse_precond(const std::string& name) {
+    for (auto p : {Precond::none, Precond::jacobi, Precond::block_jacobi, Precond::ilu0})
+        if (name == to_string(p)) return p;
+    throw BadInput("unknown batch preconditioner '" + name +
+                   "' (expected none, jacobi, block-jacobi or ilu0)");
+}
+
+std::size_t Result::num_converged() const {
+    return static_cast<std::size_t>(std::count(reason.begin(), reason.end(), Reason::converged));
+}
+double Result::max_relative_residual() const {
+    double worst = 0;
+    for (std::size_t s = 0; s < residual_norm.size(); ++s) {
+        const double r = rhs_norm[s] > 0 ? residual_norm[s] / rhs_norm[s] : residual_norm[s];
+        if (!(r <= worst)) worst = r;  // NaN wins
+    }
+    return worst;
+}
+
+namespace {
+
+constexpr int kMaxRestart = detail::kMaxSlots - detail::slot_gm_basis - 1;
+
+/// Rows grouped by level: level(i) = 1 + max level of the rows i depends on (`lower`: the
+/// columns left of the diagonal, in row order; otherwise those right of it, in reverse).
+void levels(const std::vector<std::int32_t>& rp, const std::vector<std::int32_t>& ci,
+            const std::vector<std::int32_t>& diag, bool lower, std::vector<std::int32_t>& ptrs,
+            std::vector<std::int32_t>& rows) {
+    const int n = static_cast<int>(rp.size()) - 1;
+    std::vector<int> level(n, 0);
+    int count = 0;
+    for (int t = 0; t < n; ++t) {
+        const int i = lower ? t : n - 1 - t;
+        int l = 0;
+        const int first = lower ? rp[i] : diag[i] + 1, last = lower ? diag[i] : rp[i + 1];
+        for (int k = first; k < last; ++k) l = std::max(l, level[ci[k]] + 1);
+        level[i] = l;
+        count = std::max(count, l + 1);
+    }
+    ptrs.assign(count + 1, 0);
+    for (int i = 0; i < n; ++i) ++ptrs[level[i] + 1];
+    for (int l = 0; l < count; ++l) ptrs[l + 1] += ptrs[l];
+    rows.assign(n, 0);
+    std::vector<std::int32_t> fill(ptrs.begin(), ptrs.end() - 1);
+    for (int t = 0; t < n; ++t) {  // rows of a level in the order they are visited
+        const int i = lower ? t : n - 1 - t;
+        rows[fill[level[i]]++] = i;
+    }
+}
+
+/// The ILU(0) pattern data on the matrix's executor (kept alive by the caller).
+struct IluArrays {
+    Array<std::int32_t> diag, lower_ptrs, lower_rows, upper_ptrs, upper_rows;
+    detail::IluPattern pattern;
+};
+
+template <typename T>
+IluArrays ilu_arrays(const BatchMatrix<T>& A) {
+    const auto& rp = A.host_row_ptrs();
+    const auto& ci = A.host_col_idxs();
+    const int n = static_cast<int>(A.size());
+    std::vector<std::int32_t> diag(n);
+    for (int i = 0; i < n; ++i) {
+        const auto it = std::lower_bound(ci.begin() + rp[i], ci.begin() + rp[i + 1], i);
+        if (it == ci.begin() + rp[i + 1] || *it != i)
+            throw BadInput("ilu0: row " + std::to_string(i) +
+                           " has no diagonal entry in the sparsity pattern (ILU(0) needs all of them)");
+        diag[i] = static_cast<std::int32_t>(it - ci.begin());
+    }
+    std::vector<std::int32_t> lp, lr, up, ur;
+    levels(rp, ci, diag, true, lp, lr);
+    levels(rp, ci, diag, false, up, ur);
+    const Executor& exec = A.executor();
+    IluArrays a{Array<std::int32_t>(exec, diag), Array<std::int32_t>(exec, lp), Array<std::int32_t>(exec, lr),
+                Array<std::int32_t>(exec, up), Array<std::int32_t>(exec, ur), {}};
+    a.pattern = {a.diag.data(), a.lower_ptrs.data(), a.lower_rows.data(), static_cast<int>(lp.size()) - 1,
+                 a.upper_ptrs.data(), a.upper_rows.data(), static_cast<int>(up.size()) - 1};
+    return a;
+}
+
+template <typename T>
+void check_vectors(const BatchMatrix<T>& A, const Array<T>& b, const Array<T>& x, const char* where) {
+    const std::size_t len = A.num_systems() * A.size();
+    if (b.size() != len) throw DimensionMismatch(std::string(where) + " (b)", len, b.size());
+    if (x.size() != len) throw DimensionMismatch(std::string(where) + " (x)", len, x.size());
+    if (b.executor().backend() != A.executor().backend() || x.executor().backend() != A.executor().backend())
+        throw BadInput(std::string(where) + ": b and x must live on the matrix's executor (" +
+                       A.executor().name() + ")");
+}
+
+}  // namespace
+
+template <typename T>
+std::vector<double> residual_norms(const BatchMatrix<T>& A, const Array<T>& b, const Array<T>& x) {
+    check_vectors(A, b, x, "batch::residual_norms");
+    auto args = detail::matrix_args(A);
+    args.b = b.data();
+    args.x = const_cast<T*>(x.data());  // read only by this kernel
+    const Executor& exec = A.executor();
+    Array<double> res(exec, A.num_systems()), bnorm(exec, A.num_systems());
+    PORTLA_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
+    return res.to_host();
+}
+
+template <typename T>
+Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Settings& settings) {
+    check_vectors(A, b, x, "batch::solve");
+    const Settings& s = settings;
+    if (!(s.tolerance >= 0) || !std::isfinite(s.tolerance))
+        throw BadInput("batch::solve: tolerance must be finite and >= 0 (got " + std::to_string(s.tolerance) + ")");
+    if (s.max_iters < 0) throw BadInput("batch::solve: max_iters must be >= 0");
+    if (s.solver == Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
+        throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) + "] (got " +
+                       std::to_string(s.restart) + ")");
+    if (s.precond == Precond::block_jacobi && (s.block_size < 1 || s.block_size > detail::kMaxBlockSize))
+        throw BadInput("batch::solve: block Jacobi block size must be in [1, " +
+                       std::to_string(detail::kMaxBlockSize) + "] (got " + std::to_string(s.block_size) + ")");
+    if (s.precond == Precond::ilu0 && A.format() != Format::csr)
+        throw BadInput("batch::solve: ilu0 needs the csr format (got " + to_string(A.format()) + ")");
+
+    const Executor& exec = A.executor();
+    const std::size_t B = A.num_systems();
+    auto args = detail::matrix_args(A);
+    args.b = b.data();
+    args.x = x.data();
+    args.options.solver = static_cast<int>(s.solver);
+    args.options.precond = static_cast<int>(s.precond);
+    args.options.relative = s.tolerance_type == ToleranceType::relative;
+    args.options.tolerance = s.tolerance;
+    args.options.max_iters = s.max_iters;
+    args.options.restart = s.restart;
+    args.options.block_size = s.block_size;
+    args.options.use_initial_guess = s.use_initial_guess;
+    args.shared_memory = s.shared_memory;
+    IluArrays ilu;
+    if (s.precond == Precond::ilu0) {
+        ilu = ilu_arrays(A);
+        args.ilu = ilu.pattern;
+    }
+    Array<int> iterations(exec, B), reasons(exec, B);
+    args.iterations = iterations.data();
+    args.reasons = reasons.data();
+
+    Result result;
+    PORTLA_RUN(exec, batch_solve, args, result.launch, result.time_s);
+    result.iterations = iterations.to_host();
+    const auto codes = reasons.to_host();
+    result.reason.resize(B);
+    for (std::size_t i = 0; i < B; ++i) result.reason[i] = static_cast<Reason>(codes[i]);
+    Array<double> res(exec, B), bnorm(exec, B);
+    PORTLA_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
+    result.residual_norm = res.to_host();
+    result.rhs_norm = bnorm.to_host();
+    return result;
+}
+
+#define PORTLA_INSTANTIATE_BATCH_SOLVE(T)                                                          \
+    template Result solve(const BatchMatrix<T>&, const Array<T>&, Array<T>&, const Settings&);   \
+    template std::vector<double> residual_norms(const BatchMatrix<T>&, const Array<T>&, const Array<T>&)
+PORTLA_INSTANTIATE_BATCH_SOLVE(double);
+PORTLA_INSTANTIATE_BATCH_SOLVE(float);
+
+}  // namespace portla::batch

@@ -1,0 +1,699 @@
+// The batched solvers, written once for one system and one "group" of cooperating threads,
+// compiled for every backend: the CPU backends run each system on one thread (SerialGroup),
+// the cuda backend on one thread block (BlockGroup in src/cuda/batch_kernels.cu). This is
+// SYCL's work-group model: a group has rank() and size(), sync() is the group barrier, sum()
+// a group reduction whose result every member gets, single() runs on the leader then syncs.
+//
+// Loops over rows are strided by the group (row i on member i mod size); every member takes
+// part in every sum() and sync(), so control flow stays uniform across the group (all
+// branches below depend only on reduced, hence group-uniform, values).
+//
+// Storage: the caller resolves every work vector (and the preconditioner storage) to a pointer
+// (shared or global memory on cuda), see Workspace. Nothing here allocates.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define PORTLA_HD __host__ __device__ __forceinline__
+#else
+#define PORTLA_HD inline
+#endif
+
+namespace portla::batch::detail {
+
+// Codes shared with the public enums (static_asserts in solver.cpp keep them in step).
+enum FormatCode : int { fmt_dense = 0, fmt_csr = 1, fmt_ell = 2 };
+enum SolverCode : int { solver_cg = 0, solver_bicgstab = 1, solver_gmres = 2 };
+enum PrecondCode : int { prec_none = 0, prec_jacobi = 1, prec_block_jacobi = 2, prec_ilu0 = 3 };
+enum ReasonCode : int {
+    reason_converged = 0,
+    reason_max_iterations = 1,
+    reason_breakdown = 2,
+    reason_non_finite = 3,
+    reason_singular_preconditioner = 4,
+    reason_stagnation = 5,
+};
+
+constexpr int kMaxBlockSize = 32;      ///< block Jacobi
+constexpr int kMaxFalseConvergence = 3;  ///< restarts from the true residual before stagnation
+
+template <typename T>
+PORTLA_HD bool finite(T v) {
+    return v == v && v - v == T(0);  // false for NaN and +-Inf
+}
+PORTLA_HD double group_sqrt(double v) { return sqrt(v); }
+template <typename T>
+PORTLA_HD T magnitude(T v) {
+    return v < T(0) ? -v : v;
+}
+
+/// One system of a batch (pattern shared, values of this system).
+template <typename T>
+struct SystemMatrix {
+    int format = fmt_csr;
+    int n = 0;
+    int width = 0;                       ///< ell
+    const std::int32_t* row_ptrs = nullptr;  ///< csr
+    const std::int32_t* col_idxs = nullptr;  ///< csr, ell
+    const T* values = nullptr;           ///< this system's
+
+    /// f(column, value) for every stored entry of row i (ell padding skipped).
+    template <typename F>
+    PORTLA_HD void for_row(int i, F&& f) const {
+        if (format == fmt_csr) {
+            for (int k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) f(col_idxs[k], values[k]);
+        } else if (format == fmt_ell) {
+            for (int k = 0; k < width; ++k) {
+                const int c = col_idxs[k * n + i];
+                if (c >= 0) f(c, values[k * n + i]);
+            }
+        } else {
+            const T* row = values + static_cast<long long>(i) * n;
+            for (int j = 0; j < n; ++j) f(j, row[j]);
+        }
+    }
+    template <typename Acc>
+    PORTLA_HD Acc row_dot(int i, const T* x) const {
+        Acc s = 0;
+        for_row(i, [&](int c, T v) { s += Acc(v) * Acc(x[c]); });
+        return s;
+    }
+};
+
+/// Shared-pattern data of the ILU(0) preconditioner (csr only), computed once on the host:
+/// the position of each diagonal entry, and the rows grouped in levels for the lower and the
+/// upper triangle (rows of one level depend only on rows of earlier levels).
+struct IluPattern {
+    const std::int32_t* diag = nullptr;
+    const std::int32_t* lower_level_ptrs = nullptr;
+    const std::int32_t* lower_rows = nullptr;
+    int lower_levels = 0;
+    const std::int32_t* upper_level_ptrs = nullptr;
+    const std::int32_t* upper_rows = nullptr;
+    int upper_levels = 0;
+};
+
+struct Options {
+    int solver = solver_bicgstab;
+    int precond = prec_none;
+    bool relative = true;
+    double tolerance = 1e-6;
+    int max_iters = 500;
+    int restart = 30;
+    int block_size = 4;
+    bool use_initial_guess = false;
+};
+
+/// Work vectors of one solve, in order of use (which is the order they are placed in shared
+/// memory). Which slots a solver uses: see slots_needed().
+enum Slot : int {
+    // CG: r z p q x; BiCGSTAB: r r_hat p v p_hat s_hat t x; GMRES: w z x, then the basis.
+    slot_r = 0, slot_z, slot_p, slot_q, slot_x,
+    slot_bi_r = 0, slot_bi_rhat, slot_bi_p, slot_bi_v, slot_bi_phat, slot_bi_shat, slot_bi_t, slot_bi_x,
+    slot_gm_w = 0, slot_gm_z, slot_gm_x, slot_gm_basis,
+};
+constexpr int kMaxSlots = 72;
+
+/// Number of n-vectors a solve needs (GMRES: restart + 1 basis vectors after its 3).
+PORTLA_HD int slots_needed(int solver, int restart) {
+    return solver == solver_cg ? 5 : solver == solver_bicgstab ? 8 : slot_gm_basis + restart + 1;
+}
+/// Elements of the preconditioner storage.
+PORTLA_HD long long precond_elems(int precond, int n, int block_size, long long nnz) {
+    if (precond == prec_jacobi) return n;
+    if (precond == prec_block_jacobi) {
+        const long long blocks = (n + block_size - 1) / block_size;
+        return blocks * block_size * block_size;
+    }
+    if (precond == prec_ilu0) return nnz;
+    return 0;
+}
+/// Elements of GMRES's small dense arrays: H ((m + 1) x m), cs, sn, g, y.
+PORTLA_HD long long scalar_elems(int solver, int restart) {
+    return solver == solver_gmres ? static_cast<long long>(restart + 1) * restart + 4LL * restart + 1 : 0;
+}
+
+template <typename T>
+struct Workspace {
+    T* vec[kMaxSlots] = {};
+    T* precond = nullptr;
+    T* scalars = nullptr;
+};
+
+struct Outcome {
+    int iterations = 0;
+    int reason = reason_max_iterations;
+};
+
+// ---- group-wide vector operations -------------------------------------------------------
+
+template <typename G, typename T>
+PORTLA_HD double dot(G& g, int n, const T* x, const T* y) {
+    double s = 0;
+    for (int i = g.rank(); i < n; i += g.size()) s += double(x[i]) * double(y[i]);
+    return g.sum(s);
+}
+template <typename G, typename T>
+PORTLA_HD double norm2(G& g, int n, const T* x) {
+    return group_sqrt(dot(g, n, x, x));
+}
+/// y = A x (no barrier after: the caller syncs, usually through the next sum()).
+template <typename G, typename T>
+PORTLA_HD void spmv(G& g, const SystemMatrix<T>& A, const T* x, T* y) {
+    for (int i = g.rank(); i < A.n; i += g.size()) y[i] = static_cast<T>(A.template row_dot<T>(i, x));
+}
+/// r = b - A x, returns ||r||.
+template <typename G, typename T>
+PORTLA_HD double residual(G& g, const SystemMatrix<T>& A, const T* b, const T* x, T* r) {
+    double s = 0;
+    for (int i = g.rank(); i < A.n; i += g.size()) {
+        const T ri = b[i] - static_cast<T>(A.template row_dot<T>(i, x));
+        r[i] = ri;
+        s += double(ri) * double(ri);
+    }
+    return group_sqrt(g.sum(s));
+}
+template <typename G, typename T>
+PORTLA_HD void copy(G& g, int n, const T* x, T* y) {
+    for (int i = g.rank(); i < n; i += g.size()) y[i] = x[i];
+}
+template <typename G, typename T>
+PORTLA_HD void fill(G& g, int n, T* y, T v) {
+    for (int i = g.rank(); i < n; i += g.size()) y[i] = v;
+}
+
+// ---- preconditioners ----------------------------------------------------------------------
+
+/// Set-up for this system; returns false (for the whole group) when it is singular.
+template <typename G, typename T>
+PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o, const IluPattern& ilu,
+                             T* P) {
+    const int n = A.n;
+    double bad = 0;
+    if (o.precond == prec_jacobi) {
+        for (int i = g.rank(); i < n; i += g.size()) {
+            T d = 0;
+            A.for_row(i, [&](int c, T v) { if (c == i) d += v; });
+            if (d == T(0) || !finite(d)) bad += 1;
+            P[i] = d == T(0) ? T(0) : T(1) / d;
+        }
+    } else if (o.precond == prec_block_jacobi) {
+        // Diagonal blocks of bs rows (the last one may be smaller, padded with the identity),
+        // each inverted in place by Gauss-Jordan with partial pivoting, one block per member.
+        const int bs = o.block_size;
+        const int blocks = (n + bs - 1) / bs;
+        for (int blk = g.rank(); blk < blocks; blk += g.size()) {
+            T* a = P + static_cast<long long>(blk) * bs * bs;
+            const int start = blk * bs;
+            for (int k = 0; k < bs * bs; ++k) a[k] = T(0);
+            for (int r = 0; r < bs; ++r) {
+                const int i = start + r;
+                if (i >= n) {
+                    a[r * bs + r] = T(1);
+                    continue;
+                }
+                A.for_row(i, [&](int c, T v) {
+                    if (c >= start && c < start + bs) a[r * bs + (c - start)] += v;
+                });
+            }
+            int piv[kMaxBlockSize];
+            bool ok = true;
+            for (int k = 0; k < bs && ok; ++k) {
+                int p = k;
+                for (int r = k + 1; r < bs; ++r)
+                    if (magnitude(a[r * bs + k]) > magnitude(a[p * bs + k])) p = r;
+                piv[k] = p;
+                if (a[p * bs + k] == T(0) || !finite(a[p * bs + k])) {
+                    ok = false;
+                    break;
+                }
+                if (p != k)
+                    for (int c = 0; c < bs; ++c) {
+                        const T t = a[k * bs + c];
+                        a[k * bs + c] = a[p * bs + c];
+                        a[p * bs + c] = t;
+                    }
+                const T inv = T(1) / a[k * bs + k];
+                a[k * bs + k] = T(1);
+                for (int c = 0; c < bs; ++c) a[k * bs + c] *= inv;
+                for (int r = 0; r < bs; ++r) {
+                    if (r == k) continue;
+                    const T f = a[r * bs + k];
+                    a[r * bs + k] = T(0);
+                    for (int c = 0; c < bs; ++c) a[r * bs + c] -= f * a[k * bs + c];
+                }
+            }
+            if (!ok) {
+                bad += 1;
+                continue;
+            }
+            for (int k = bs - 1; k >= 0; --k)  // undo the row swaps as column swaps
+                if (piv[k] != k)
+                    for (int r = 0; r < bs; ++r) {
+                        const T t = a[r * bs + k];
+                        a[r * bs + k] = a[r * bs + piv[k]];
+                        a[r * bs + piv[k]] = t;
+                    }
+        }
+    } else if (o.precond == prec_ilu0) {
+        // P holds this system's values in the csr pattern, factored in place into L (unit
+        // diagonal, not stored) and U, row by row in level order (IKJ form).
+        const int nnz = A.row_ptrs[n];
+        copy(g, nnz, A.values, P);
+        g.sync();
+        for (int lvl = 0; lvl < ilu.lower_levels; ++lvl) {
+            const int first = ilu.lower_level_ptrs[lvl], last = ilu.lower_level_ptrs[lvl + 1];
+            for (int t = first + g.rank(); t < last; t += g.size()) {
+                const int i = ilu.lower_rows[t];
+                const int end_i = A.row_ptrs[i + 1];
+                for (int kk = A.row_ptrs[i]; kk < ilu.diag[i]; ++kk) {
+                    const int k = A.col_idxs[kk];
+                    const T pivot = P[ilu.diag[k]];
+                    if (pivot == T(0)) break;  // flagged below: U_kk = 0
+                    const T lik = P[kk] / pivot;
+                    P[kk] = lik;
+                    // row i -= l_ik * (row k of U), on the entries both rows hold
+                    int a = kk + 1, b = ilu.diag[k] + 1;
+                    const int end_k = A.row_ptrs[k + 1];
+                    while (a < end_i && b < end_k) {
+                        const int ca = A.col_idxs[a], cb = A.col_idxs[b];
+                        if (ca == cb) P[a++] -= lik * P[b++];
+                        else if (ca < cb) ++a;
+                        else ++b;
+                    }
+                }
+            }
+            g.sync();
+        }
+        for (int i = g.rank(); i < n; i += g.size()) {
+            const T u = P[ilu.diag[i]];
+            if (u == T(0) || !finite(u)) bad += 1;
+        }
+    }
+    return g.sum(bad) == 0;
+}
+
+/// z = M^-1 r (z != r).
+template <typename G, typename T>
+PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o, const IluPattern& ilu,
+                             const T* P, const T* r, T* z) {
+    const int n = A.n;
+    if (o.precond == prec_jacobi) {
+        for (int i = g.rank(); i < n; i += g.size()) z[i] = P[i] * r[i];
+    } else if (o.precond == prec_block_jacobi) {
+        const int bs = o.block_size;
+        for (int i = g.rank(); i < n; i += g.size()) {
+            const int blk = i / bs, start = blk * bs, rr = i - start;
+            const T* a = P + static_cast<long long>(blk) * bs * bs + rr * bs;
+            T s = 0;
+            for (int c = 0; c < bs && start + c < n; ++c) s += a[c] * r[start + c];
+            z[i] = s;
+        }
+    } else if (o.precond == prec_ilu0) {
+        // L y = r (unit lower), then U z = y in place
+        for (int lvl = 0; lvl < ilu.lower_levels; ++lvl) {
+            const int first = ilu.lower_level_ptrs[lvl], last = ilu.lower_level_ptrs[lvl + 1];
+            for (int t = first + g.rank(); t < last; t += g.size()) {
+                const int i = ilu.lower_rows[t];
+                T s = r[i];
+                for (int k = A.row_ptrs[i]; k < ilu.diag[i]; ++k) s -= P[k] * z[A.col_idxs[k]];
+                z[i] = s;
+            }
+            g.sync();
+        }
+        for (int lvl = 0; lvl < ilu.upper_levels; ++lvl) {
+            const int first = ilu.upper_level_ptrs[lvl], last = ilu.upper_level_ptrs[lvl + 1];
+            for (int t = first + g.rank(); t < last; t += g.size()) {
+                const int i = ilu.upper_rows[t];
+                T s = z[i];
+                for (int k = ilu.diag[i] + 1; k < A.row_ptrs[i + 1]; ++k) s -= P[k] * z[A.col_idxs[k]];
+                z[i] = s / P[ilu.diag[i]];
+            }
+            g.sync();
+        }
+    }
+}
+
+// ---- solvers ----------------------------------------------------------------------------
+
+/// The stopping threshold ||r|| <= tau of this system.
+PORTLA_HD double threshold(const Options& o, double bnorm) {
+    return o.relative ? o.tolerance * bnorm : o.tolerance;
+}
+
+/// Preconditioned CG. x (slot_x) holds the initial guess (or zero) on entry.
+template <typename G, typename T>
+PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& o, const IluPattern& ilu,
+                     Workspace<T>& w) {
+    const int n = A.n;
+    T *r = w.vec[slot_r], *p = w.vec[slot_p], *q = w.vec[slot_q], *x = w.vec[slot_x];
+    const bool pre = o.precond != prec_none;
+    T* z = pre ? w.vec[slot_z] : r;
+    Outcome out;
+    const double tau = threshold(o, norm2(g, n, b));
+    double rnorm = residual(g, A, b, x, r);
+    if (!finite(rnorm) || !finite(tau)) return {0, reason_non_finite};
+    if (rnorm <= tau) return {0, reason_converged};
+    if (pre) precond_apply(g, A, o, ilu, w.precond, r, z);
+    g.sync();
+    copy(g, n, z, p);
+    double rho = dot(g, n, r, z);
+    int false_convergence = 0;
+    while (out.iterations < o.max_iters) {
+        spmv(g, A, p, q);
+        const double pq = dot(g, n, p, q);
+        if (!finite(pq)) return {out.iterations, reason_non_finite};
+        if (pq <= 0 || rho == 0) return {out.iterations, reason_breakdown};
+        const T alpha = static_cast<T>(rho / pq);
+        double s = 0;
+        for (int i = g.rank(); i < n; i += g.size()) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+            s += double(r[i]) * double(r[i]);
+        }
+        ++out.iterations;
+        rnorm = group_sqrt(g.sum(s));
+        if (!finite(rnorm)) return {out.iterations, reason_non_finite};
+        bool restart = false;
+        if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv)
+            const double true_norm = residual(g, A, b, x, q);
+            if (true_norm <= tau) return {out.iterations, reason_converged};
+            if (++false_convergence > kMaxFalseConvergence) return {out.iterations, reason_stagnation};
+            copy(g, n, q, r);
+            restart = true;
+            g.sync();
+        }
+        if (pre) precond_apply(g, A, o, ilu, w.precond, r, z);
+        g.sync();
+        const double rho_new = dot(g, n, r, z);
+        const T beta = restart ? T(0) : static_cast<T>(rho_new / rho);
+        rho = rho_new;
+        for (int i = g.rank(); i < n; i += g.size()) p[i] = z[i] + beta * p[i];
+        g.sync();
+    }
+    return out;
+}
+
+/// Preconditioned BiCGSTAB (van der Vorst), x (slot_bi_x) holds the initial guess on entry.
+template <typename G, typename T>
+PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
+                           const IluPattern& ilu, Workspace<T>& w) {
+    const int n = A.n;
+    T *r = w.vec[slot_bi_r], *rhat = w.vec[slot_bi_rhat], *p = w.vec[slot_bi_p], *v = w.vec[slot_bi_v],
+      *t = w.vec[slot_bi_t], *x = w.vec[slot_bi_x];
+    const bool pre = o.precond != prec_none;
+    T* phat = pre ? w.vec[slot_bi_phat] : p;
+    T* shat = pre ? w.vec[slot_bi_shat] : r;  // s overwrites r
+    Outcome out;
+    const double tau = threshold(o, norm2(g, n, b));
+    double rnorm = residual(g, A, b, x, r);
+    if (!finite(rnorm) || !finite(tau)) return {0, reason_non_finite};
+    if (rnorm <= tau) return {0, reason_converged};
+    int false_convergence = 0;
+    bool fresh = true;  // (re)start the recurrences from r
+    double rho_old = 1, alpha = 1, omega = 1;
+    // After a convergence claim, check the true residual into t; true: converged; otherwise
+    // restart from it (or give up after kMaxFalseConvergence).
+    auto confirm = [&](int& reason) {
+        const double true_norm = residual(g, A, b, x, t);
+        if (true_norm <= tau) {
+            reason = reason_converged;
+            return true;
+        }
+        if (++false_convergence > kMaxFalseConvergence) {
+            reason = reason_stagnation;
+            return true;
+        }
+        copy(g, n, t, r);
+        fresh = true;
+        g.sync();
+        return false;
+    };
+    while (out.iterations < o.max_iters) {
+        if (fresh) {
+            copy(g, n, r, rhat);
+            fill(g, n, p, T(0));
+            fill(g, n, v, T(0));
+            rho_old = alpha = omega = 1;
+            fresh = false;
+            g.sync();
+        }
+        const double rho = dot(g, n, rhat, r);
+        if (!finite(rho)) return {out.iterations, reason_non_finite};
+        if (rho == 0) return {out.iterations, reason_breakdown};
+        const T beta = static_cast<T>((rho / rho_old) * (alpha / omega));
+        for (int i = g.rank(); i < n; i += g.size()) p[i] = r[i] + beta * (p[i] - T(omega) * v[i]);
+        g.sync();
+        if (pre) {
+            precond_apply(g, A, o, ilu, w.precond, p, phat);
+            g.sync();
+        }
+        spmv(g, A, phat, v);
+        const double rv = dot(g, n, rhat, v);
+        if (!finite(rv)) return {out.iterations, reason_non_finite};
+        if (rv == 0) return {out.iterations, reason_breakdown};
+        alpha = rho / rv;
+        double s2 = 0;
+        for (int i = g.rank(); i < n; i += g.size()) {
+            r[i] -= T(alpha) * v[i];  // r now holds s
+            x[i] += T(alpha) * phat[i];
+            s2 += double(r[i]) * double(r[i]);
+        }
+        ++out.iterations;
+        const double snorm = group_sqrt(g.sum(s2));
+        if (!finite(snorm)) return {out.iterations, reason_non_finite};
+        int reason = 0;
+        if (snorm <= tau) {
+            if (confirm(reason)) return {out.iterations, reason};
+            continue;
+        }
+        if (pre) {
+            precond_apply(g, A, o, ilu, w.precond, r, shat);
+            g.sync();
+        }
+        spmv(g, A, shat, t);
+        double ts = 0, tt = 0;
+        for (int i = g.rank(); i < n; i += g.size()) {
+            ts += double(t[i]) * double(r[i]);
+            tt += double(t[i]) * double(t[i]);
+        }
+        ts = g.sum(ts);
+        tt = g.sum(tt);
+        if (!finite(ts) || !finite(tt)) return {out.iterations, reason_non_finite};
+        if (tt == 0) return {out.iterations, reason_breakdown};
+        omega = ts / tt;
+        double r2 = 0;
+        for (int i = g.rank(); i < n; i += g.size()) {
+            x[i] += T(omega) * shat[i];
+            r[i] -= T(omega) * t[i];
+            r2 += double(r[i]) * double(r[i]);
+        }
+        rnorm = group_sqrt(g.sum(r2));
+        if (!finite(rnorm)) return {out.iterations, reason_non_finite};
+        if (rnorm <= tau) {
+            if (confirm(reason)) return {out.iterations, reason};
+            continue;
+        }
+        if (omega == 0) return {out.iterations, reason_breakdown};
+        rho_old = rho;
+    }
+    return out;
+}
+
+/// Restarted GMRES(m), right-preconditioned (its residual estimate is that of the
+/// unpreconditioned system), modified Gram-Schmidt, Givens rotations.
+template <typename G, typename T>
+PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Options& o, const IluPattern& ilu,
+                        Workspace<T>& w) {
+    const int n = A.n, m = o.restart;
+    T *wv = w.vec[slot_gm_w], *z = w.vec[slot_gm_z], *x = w.vec[slot_gm_x];
+    T** V = w.vec + slot_gm_basis;
+    T* H = w.scalars;            // (m + 1) x m, column j at H + j * (m + 1)
+    T* cs = H + (m + 1) * m;     // m
+    T* sn = cs + m;              // m
+    T* gv = sn + m;              // m + 1
+    T* y = gv + m + 1;           // m
+    const bool pre = o.precond != prec_none;
+    Outcome out;
+    const double tau = threshold(o, norm2(g, n, b));
+    if (!finite(tau)) return {0, reason_non_finite};
+    int false_convergence = 0;
+    bool claimed = false;  // the last cycle's estimate met the test
+    for (;;) {
+        // the true residual: it confirms (or refutes) the last cycle's claim
+        const double beta = residual(g, A, b, x, V[0]);
+        if (!finite(beta)) return {out.iterations, reason_non_finite};
+        if (beta <= tau) return {out.iterations, reason_converged};
+        if (claimed && ++false_convergence > kMaxFalseConvergence)
+            return {out.iterations, reason_stagnation};
+        if (out.iterations >= o.max_iters) return {out.iterations, reason_max_iterations};
+        for (int i = g.rank(); i < n; i += g.size()) V[0][i] = static_cast<T>(V[0][i] / beta);
+        g.single([&] {
+            gv[0] = static_cast<T>(beta);
+            for (int i = 1; i <= m; ++i) gv[i] = 0;
+        });
+        int k = 0;  // Krylov vectors of this cycle
+        double estimate = beta;
+        while (k < m && out.iterations < o.max_iters) {
+            const T* dir = V[k];
+            if (pre) {
+                precond_apply(g, A, o, ilu, w.precond, V[k], z);
+                g.sync();
+                dir = z;
+            }
+            spmv(g, A, dir, wv);
+            g.sync();
+            T* h = H + k * (m + 1);
+            for (int i = 0; i <= k; ++i) {
+                const double hik = dot(g, n, wv, V[i]);
+                for (int l = g.rank(); l < n; l += g.size()) wv[l] -= T(hik) * V[i][l];
+                if (g.rank() == 0) h[i] = T(hik);
+                g.sync();
+            }
+            const double hnext = norm2(g, n, wv);
+            if (!finite(hnext)) return {out.iterations, reason_non_finite};
+            for (int l = g.rank(); l < n; l += g.size()) V[k + 1][l] = hnext > 0 ? T(wv[l] / hnext) : T(0);
+            g.single([&] {
+                h[k + 1] = T(hnext);
+                for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
+                    const T a = h[i], c = h[i + 1];
+                    h[i] = cs[i] * a + sn[i] * c;
+                    h[i + 1] = -sn[i] * a + cs[i] * c;
+                }
+                const T a = h[k], c = h[k + 1];
+                const T d = static_cast<T>(group_sqrt(double(a) * a + double(c) * c));
+                cs[k] = d == T(0) ? T(1) : a / d;
+                sn[k] = d == T(0) ? T(0) : c / d;
+                h[k] = d;
+                h[k + 1] = 0;
+                gv[k + 1] = -sn[k] * gv[k];
+                gv[k] = cs[k] * gv[k];
+            });
+            ++k;
+            ++out.iterations;
+            estimate = magnitude(double(gv[k]));
+            if (estimate <= tau || hnext == 0) break;
+        }
+        // y = H(0:k, 0:k) \ g, then x += M^-1 (V y)
+        g.single([&] {
+            for (int i = k - 1; i >= 0; --i) {
+                T s = gv[i];
+                for (int j = i + 1; j < k; ++j) s -= H[j * (m + 1) + i] * y[j];
+                const T hii = H[i * (m + 1) + i];
+                y[i] = hii == T(0) ? T(0) : s / hii;
+            }
+        });
+        for (int l = g.rank(); l < n; l += g.size()) {
+            T s = 0;
+            for (int j = 0; j < k; ++j) s += y[j] * V[j][l];
+            wv[l] = s;
+        }
+        g.sync();
+        if (pre) {
+            precond_apply(g, A, o, ilu, w.precond, wv, z);
+            g.sync();
+        }
+        const T* dx = pre ? z : wv;
+        for (int l = g.rank(); l < n; l += g.size()) x[l] += dx[l];
+        g.sync();
+        claimed = estimate <= tau;
+    }
+}
+
+/// The slot of x in a solver's workspace.
+PORTLA_HD int x_slot(int solver) {
+    return solver == solver_cg ? slot_x : solver == solver_bicgstab ? slot_bi_x : slot_gm_x;
+}
+
+/// The whole solve of one system with solver S: preconditioner set-up, then the iteration.
+/// x (its slot) must hold the initial guess, or anything when !o.use_initial_guess.
+template <int S, typename G, typename T>
+PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
+                                    const IluPattern& ilu, Workspace<T>& w) {
+    if (!o.use_initial_guess) fill(g, A.n, w.vec[x_slot(S)], T(0));
+    g.sync();
+    if (o.precond != prec_none && !precond_setup(g, A, o, ilu, w.precond))
+        return {0, reason_singular_preconditioner};
+    if constexpr (S == solver_cg) return cg(g, A, b, o, ilu, w);
+    else if constexpr (S == solver_bicgstab) return bicgstab(g, A, b, o, ilu, w);
+    else return gmres(g, A, b, o, ilu, w);
+}
+
+/// solve_system_with for the solver named in o.
+template <typename G, typename T>
+PORTLA_HD Outcome solve_system(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
+                               const IluPattern& ilu, Workspace<T>& w) {
+    if (o.solver == solver_cg) return solve_system_with<solver_cg>(g, A, b, o, ilu, w);
+    if (o.solver == solver_bicgstab) return solve_system_with<solver_bicgstab>(g, A, b, o, ilu, w);
+    return solve_system_with<solver_gmres>(g, A, b, o, ilu, w);
+}
+
+/// ||b - A x|| of one system without storing the residual (double accumulation); also ||b||.
+template <typename G, typename T>
+PORTLA_HD void residual_norm(G& g, const SystemMatrix<T>& A, const T* b, const T* x, double* res,
+                             double* bnorm) {
+    double s = 0, sb = 0;
+    for (int i = g.rank(); i < A.n; i += g.size()) {
+        const double ri = double(b[i]) - A.template row_dot<double>(i, x);
+        s += ri * ri;
+        sb += double(b[i]) * double(b[i]);
+    }
+    s = g.sum(s);
+    sb = g.sum(sb);
+    if (g.rank() == 0) {
+        *res = group_sqrt(s);
+        *bnorm = group_sqrt(sb);
+    }
+}
+
+/// The CPU group: one thread does a whole system.
+struct SerialGroup {
+    int rank() const { return 0; }
+    int size() const { return 1; }
+    void sync() const {}
+    double sum(double v) const { return v; }
+    template <typename F>
+    void single(F&& f) const {
+        f();
+    }
+};
+
+}  // namespace portla::batch::detail
+
+namespace portla::batch::detail {
+
+/// Everything a backend's batch kernels need (device pointers on cuda, host ones on the CPU).
+template <typename T>
+struct BatchArgs {
+    int num_systems = 0;
+    int n = 0;
+    int format = fmt_csr;
+    int width = 0;
+    long long stored = 0;  ///< values per system
+    long long nnz = 0;     ///< structural non-zeros per system (the csr pattern's)
+    const std::int32_t* row_ptrs = nullptr;
+    const std::int32_t* col_idxs = nullptr;
+    const T* values = nullptr;
+    const T* b = nullptr;
+    T* x = nullptr;
+    Options options;
+    IluPattern ilu;
+    int* iterations = nullptr;  ///< per system, out
+    int* reasons = nullptr;     ///< per system, out (ReasonCode)
+    bool shared_memory = true;  ///< cuda placement switch
+
+    PORTLA_HD SystemMatrix<T> system(int s) const {
+        SystemMatrix<T> A;
+        A.format = format;
+        A.n = n;
+        A.width = width;
+        A.row_ptrs = row_ptrs;
+        A.col_idxs = col_idxs;
+        A.values = values + s * stored;
+        return A;
+    }
+};
+
+}  // namespace portla::batch::detail

@@ -1,0 +1,317 @@
+// Batch kernels of the cuda backend: one launch for the whole batch, one thread block per
+// system (blocks loop over systems when the batch is larger than what the device holds at once).
+//
+// Placement: dynamic shared memory holds, while they fit and in this order, GMRES's small
+// dense arrays, the work vectors in the order the solver first uses them, the preconditioner
+// storage, then this system's matrix values; the rest lives in a global workspace of one
+// region per resident block (x and the matrix values are then used in place). The limit is
+// what the device allows a block after opting in (227 KiB on the H100); Settings::shared_memory
+// = false puts everything in global memory. Block size (a multiple of 32, one row per thread
+// up to 256 rows) and the placement are chosen at run time from the system size, so one
+// kernel per (precision, solver) serves every size and format.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "portla/array.hpp"
+
+#include "core/batch/system_solvers.hpp"
+#include "core/kernels/batch_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+using namespace ::portla::batch::detail;
+
+constexpr int kScratch = 32;  // doubles of shared memory for the block reductions
+constexpr int kMaxThreads = 256;
+
+/// The thread block as a group (see system_solvers.hpp).
+struct BlockGroup {
+    double* scratch;
+    __host__ __device__ int rank() const {
+#ifdef __CUDA_ARCH__
+        return threadIdx.x;
+#else
+        return 0;
+#endif
+    }
+    __host__ __device__ int size() const {
+#ifdef __CUDA_ARCH__
+        return blockDim.x;
+#else
+        return 1;
+#endif
+    }
+    __host__ __device__ void sync() const {
+#ifdef __CUDA_ARCH__
+        __syncthreads();
+#endif
+    }
+    /// Warp shuffles, one partial per warp in shared memory, then every thread adds the
+    /// partials in the same order (all get the same, deterministic total).
+    __host__ __device__ double sum(double v) const {
+#ifdef __CUDA_ARCH__
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        const int warps = (blockDim.x + 31) / 32;
+        if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32] = v;
+        __syncthreads();
+        double total = 0;
+        for (int w = 0; w < warps; ++w) total += scratch[w];
+        __syncthreads();  // scratch is free again
+        return total;
+#else
+        return v;
+#endif
+    }
+    template <typename F>
+    __host__ __device__ void single(F&& f) const {
+        if (rank() == 0) f();
+        sync();
+    }
+};
+
+/// Where each item of the workspace lives: items [0, slots) are the work vectors, then the
+/// preconditioner storage, GMRES's scalars and the matrix values.
+struct Layout {
+    int slots = 0;
+    bool shared[kMaxSlots + 3] = {};
+    long long offset[kMaxSlots + 3] = {};  ///< in elements, in shared memory or in the block's region
+    long long global_elems = 0;            ///< per block
+    long long shared_elems = 0;
+};
+constexpr int item_precond(int slots) { return slots; }
+constexpr int item_scalars(int slots) { return slots + 1; }
+constexpr int item_matrix(int slots) { return slots + 2; }
+
+template <typename T>
+__device__ T* item_ptr(const Layout& lay, int item, T* sh, T* gl) {
+    return (lay.shared[item] ? sh : gl) + lay.offset[item];
+}
+
+template <typename T>
+__device__ void block_copy(const T* from, T* to, long long count) {
+    for (long long i = threadIdx.x; i < count; i += blockDim.x) to[i] = from[i];
+}
+
+template <typename T>
+__device__ T* shared_values() {
+    extern __shared__ double portla_batch_smem[];  // double: 8-byte alignment for both precisions
+    return reinterpret_cast<T*>(portla_batch_smem + kScratch);
+}
+__device__ double* shared_scratch() {
+    extern __shared__ double portla_batch_smem[];
+    return portla_batch_smem;
+}
+
+template <typename T, int S>
+__global__ void __launch_bounds__(kMaxThreads) batch_solve_kernel(BatchArgs<T> a, Layout lay, T* workspace) {
+    BlockGroup g{shared_scratch()};
+    T* sh = shared_values<T>();
+    T* gl = workspace + blockIdx.x * lay.global_elems;
+    const int xs = x_slot(S);
+    Workspace<T> w;
+    for (int k = 0; k < lay.slots; ++k) w.vec[k] = item_ptr(lay, k, sh, gl);
+    w.precond = item_ptr(lay, item_precond(lay.slots), sh, gl);
+    w.scalars = item_ptr(lay, item_scalars(lay.slots), sh, gl);
+    const bool x_shared = lay.shared[xs], matrix_shared = lay.shared[item_matrix(lay.slots)];
+    for (int s = blockIdx.x; s < a.num_systems; s += gridDim.x) {
+        SystemMatrix<T> A = a.system(s);
+        T* x = a.x + static_cast<long long>(s) * a.n;
+        if (matrix_shared) {
+            T* m = sh + lay.offset[item_matrix(lay.slots)];
+            block_copy(A.values, m, a.stored);
+            A.values = m;
+        }
+        if (!x_shared) w.vec[xs] = x;
+        else if (a.options.use_initial_guess) block_copy<T>(x, w.vec[xs], a.n);
+        __syncthreads();
+        const Outcome out =
+            solve_system_with<S>(g, A, a.b + static_cast<long long>(s) * a.n, a.options, a.ilu, w);
+        __syncthreads();
+        if (x_shared) block_copy<T>(w.vec[xs], x, a.n);
+        if (threadIdx.x == 0) {
+            a.iterations[s] = out.iterations;
+            a.reasons[s] = out.reason;
+        }
+        __syncthreads();  // shared memory is reused by the next system
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kMaxThreads) batch_residual_kernel(BatchArgs<T> a, double* res, double* bnorm) {
+    BlockGroup g{shared_scratch()};
+    for (int s = blockIdx.x; s < a.num_systems; s += gridDim.x) {
+        const long long off = static_cast<long long>(s) * a.n;
+        residual_norm(g, a.system(s), a.b + off, a.x + off, res + s, bnorm + s);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kMaxThreads) batch_apply_kernel(BatchArgs<T> a, const T* x, T* y) {
+    BlockGroup g{shared_scratch()};
+    for (int s = blockIdx.x; s < a.num_systems; s += gridDim.x) {
+        const long long off = static_cast<long long>(s) * a.n;
+        spmv(g, a.system(s), x + off, y + off);
+    }
+}
+
+int threads_for(int n) { return std::min(kMaxThreads, std::max(32, (n + 31) / 32 * 32)); }
+
+/// Blocks for a grid-stride loop over systems: what the device holds at once, at most one per system.
+template <typename Kernel>
+int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem, int systems) {
+    int per_sm = 0;
+    PORTLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    if (per_sm < 1)
+        throw DeviceError("batch kernel: no block of " + std::to_string(threads) + " threads with " +
+                          std::to_string(smem) + " bytes of shared memory fits on the device");
+    const long long blocks = static_cast<long long>(per_sm) * device_limits(exec.device_id()).multiprocessors;
+    return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, systems)));
+}
+
+constexpr long long round4(long long v) { return (v + 3) / 4 * 4; }
+
+/// Whether solver S leaves slot k unused (it aliases another vector without a preconditioner).
+bool unused_slot(int S, int precond, int k) {
+    if (precond != prec_none) return false;
+    return (S == solver_cg && k == slot_z) || (S == solver_gmres && k == slot_gm_z) ||
+           (S == solver_bicgstab && (k == slot_bi_phat || k == slot_bi_shat));
+}
+
+/// The placement (see the top of this file) within `limit_bytes` of shared memory.
+template <typename T>
+Layout plan(const BatchArgs<T>& a, int S, std::size_t limit_bytes) {
+    const Options& o = a.options;
+    Layout lay;
+    lay.slots = slots_needed(S, o.restart);
+    const long long n = round4(a.n);  // every vector starts 32-byte aligned
+    const long long capacity =
+        a.shared_memory ? static_cast<long long>((limit_bytes - kScratch * sizeof(double)) / sizeof(T)) : 0;
+    long long used = 0;
+    // in shared memory when allowed and it fits; else in the block's global region, or (in
+    // place) nowhere for x and the matrix values
+    auto put = [&](int item, long long elems, bool may_share, bool in_place) {
+        if (may_share && elems <= capacity - used) {
+            lay.shared[item] = true;
+            lay.offset[item] = used;
+            used += elems;
+            return true;
+        }
+        lay.shared[item] = false;
+        lay.offset[item] = in_place ? 0 : lay.global_elems;
+        if (!in_place) lay.global_elems += elems;
+        return false;
+    };
+    put(item_scalars(lay.slots), round4(scalar_elems(S, o.restart)), true, false);
+    bool room = true;  // once a vector misses, the later ones (used later) go to global memory
+    for (int k = 0; k < lay.slots; ++k)
+        if (!unused_slot(S, o.precond, k)) room = put(k, n, room, k == x_slot(S)) && room;
+    put(item_precond(lay.slots), round4(precond_elems(o.precond, a.n, o.block_size, a.nnz)), true, false);
+    put(item_matrix(lay.slots), a.stored, true, true);
+    lay.shared_elems = used;
+    return lay;
+}
+
+/// Elapsed device time of one launch.
+class EventTimer {
+public:
+    EventTimer() {
+        PORTLA_CUDA_CHECK(cudaEventCreate(&start_));
+        PORTLA_CUDA_CHECK(cudaEventCreate(&stop_));
+        PORTLA_CUDA_CHECK(cudaEventRecord(start_));
+    }
+    ~EventTimer() {
+        cudaEventDestroy(start_);
+        cudaEventDestroy(stop_);
+    }
+    EventTimer(const EventTimer&) = delete;
+    EventTimer& operator=(const EventTimer&) = delete;
+    double seconds() {
+        PORTLA_CUDA_CHECK(cudaEventRecord(stop_));
+        PORTLA_CUDA_CHECK(cudaEventSynchronize(stop_));
+        float ms = 0;
+        PORTLA_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+        return ms * 1e-3;
+    }
+
+private:
+    cudaEvent_t start_{}, stop_{};
+};
+
+template <typename T, int S>
+void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info, double& time_s) {
+    info = {};
+    time_s = 0;
+    if (a.num_systems == 0 || a.n == 0) return;
+    activate(exec.device_id());
+    int optin = 0;
+    PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
+    const Layout lay = plan(a, S, static_cast<std::size_t>(optin));
+    const int threads = threads_for(a.n);
+    const std::size_t smem = kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
+    const auto kernel = batch_solve_kernel<T, S>;
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    const int grid = grid_for(exec, kernel, threads, smem, a.num_systems);
+    Array<T> workspace(exec, static_cast<std::size_t>(grid) * static_cast<std::size_t>(lay.global_elems));
+    EventTimer timer;
+    kernel<<<grid, threads, smem>>>(a, lay, workspace.data());
+    PORTLA_CUDA_CHECK_LAUNCH();
+    time_s = timer.seconds();
+    info.block_size = threads;
+    info.grid_size = grid;
+    info.shared_bytes = smem;
+    info.matrix_in_shared = lay.shared[item_matrix(lay.slots)];
+    for (int k = 0; k < lay.slots; ++k) {
+        if (unused_slot(S, a.options.precond, k)) continue;
+        ++info.vectors_total;
+        if (lay.shared[k]) ++info.vectors_in_shared;
+    }
+}
+
+template <typename T>
+void solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info, double& time_s) {
+    switch (a.options.solver) {
+    case solver_cg: return launch_solve<T, solver_cg>(exec, a, info, time_s);
+    case solver_bicgstab: return launch_solve<T, solver_bicgstab>(exec, a, info, time_s);
+    default: return launch_solve<T, solver_gmres>(exec, a, info, time_s);
+    }
+}
+
+template <typename T>
+void residual_norms(const Executor& exec, const BatchArgs<T>& a, double* res, double* bnorm) {
+    if (a.num_systems == 0) return;
+    activate(exec.device_id());
+    const int threads = threads_for(a.n);
+    const std::size_t smem = kScratch * sizeof(double);
+    const int grid = grid_for(exec, batch_residual_kernel<T>, threads, smem, a.num_systems);
+    batch_residual_kernel<T><<<grid, threads, smem>>>(a, res, bnorm);
+    PORTLA_CUDA_CHECK_LAUNCH();
+    PORTLA_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+template <typename T>
+void apply(const Executor& exec, const BatchArgs<T>& a, const T* x, T* y) {
+    if (a.num_systems == 0) return;
+    activate(exec.device_id());
+    const int threads = threads_for(a.n);
+    const std::size_t smem = kScratch * sizeof(double);
+    const int grid = grid_for(exec, batch_apply_kernel<T>, threads, smem, a.num_systems);
+    batch_apply_kernel<T><<<grid, threads, smem>>>(a, x, y);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+#define PORTLA_CUDA_BATCH(T)                                                                     \
+    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) { solve<T>(exec, args, info, time_s); }                 \
+    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) { residual_norms<T>(exec, args, res, bnorm); }       \
+    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) { apply<T>(exec, args, x, y); }
+
+PORTLA_CUDA_BATCH(double)
+PORTLA_CUDA_BATCH(float)
+
+}  // namespace portla::kernels::cuda
