@@ -1,0 +1,191 @@
+// Batched dense direct solve on cuda: the vendor reference of the batched iterative solvers,
+// cuBLAS getrfBatched + getrsBatched on a copy of the matrices.
+//
+// Layout: portla's dense batch is row-major per system, cuBLAS is column-major, so the n x n
+// block of system s read by cuBLAS (lda = n) is A_s^T. getrf factors P A_s^T = L U, and
+// A_s x = b_s is (A_s^T)^T x = b_s: getrs with CUBLAS_OP_T on those factors.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/kernels/batch_direct_kernels.hpp"
+#include "core/kernels/runtime.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+#include "cuda/vendor_handles.hpp"
+#include "portla/error.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+// Device memory released on every path out of the solve.
+class DeviceBuffer {
+public:
+    DeviceBuffer(int device, std::size_t bytes)
+        : device_(device), ptr_(bytes ? allocate(device, bytes) : nullptr) {}
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    ~DeviceBuffer() { deallocate(device_, ptr_); }
+    template <typename U>
+    U* as() const {
+        return static_cast<U*>(ptr_);
+    }
+
+private:
+    int device_;
+    void* ptr_;
+};
+
+class Event {
+public:
+    Event() { PORTLA_CUDA_CHECK(cudaEventCreate(&event_)); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    ~Event() { (void)cudaEventDestroy(event_); }
+    cudaEvent_t get() const { return event_; }
+
+private:
+    cudaEvent_t event_ = nullptr;
+};
+
+// flag[s] = 1 when A_s or b_s holds a NaN or Inf (one block per system, grid-stride over
+// systems). cuBLAS would factor such a system without complaint.
+template <typename T>
+__global__ void find_non_finite(std::size_t num_systems, std::size_t n, const T* values,
+                                const T* b, int* flag) {
+    for (std::size_t s = blockIdx.x; s < num_systems; s += gridDim.x) {
+        const T* a = values + s * n * n;
+        bool bad = false;
+        for (std::size_t k = threadIdx.x; k < n * n; k += blockDim.x) bad |= !isfinite(a[k]);
+        for (std::size_t k = threadIdx.x; k < n; k += blockDim.x) bad |= !isfinite(b[s * n + k]);
+        bad = __syncthreads_or(bad);
+        if (threadIdx.x == 0) flag[s] = bad ? 1 : 0;
+    }
+}
+
+// The pointer arrays of the batched cuBLAS calls: a[s] = lu + s n^2, x[s] = x + s n.
+template <typename T>
+__global__ void set_pointers(std::size_t num_systems, std::size_t n, T* lu, T* x, T** a_ptrs,
+                             T** x_ptrs) {
+    for (std::size_t s = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; s < num_systems;
+         s += std::size_t{gridDim.x} * blockDim.x) {
+        a_ptrs[s] = lu + s * n * n;
+        x_ptrs[s] = x + s * n;
+    }
+}
+
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, double* const a[], int* pivots, int* info,
+                             int batch) {
+    return cublasDgetrfBatched(h, n, a, n, pivots, info, batch);
+}
+cublasStatus_t getrf_batched(cublasHandle_t h, int n, float* const a[], int* pivots, int* info,
+                             int batch) {
+    return cublasSgetrfBatched(h, n, a, n, pivots, info, batch);
+}
+cublasStatus_t getrs_batched(cublasHandle_t h, int n, const double* const a[], const int* pivots,
+                             double* const x[], int* info, int batch) {
+    return cublasDgetrsBatched(h, CUBLAS_OP_T, n, 1, a, n, pivots, x, n, info, batch);
+}
+cublasStatus_t getrs_batched(cublasHandle_t h, int n, const float* const a[], const int* pivots,
+                             float* const x[], int* info, int batch) {
+    return cublasSgetrsBatched(h, CUBLAS_OP_T, n, 1, a, n, pivots, x, n, info, batch);
+}
+
+// a * b + c in bytes, or SIZE_MAX when it overflows (then no device can hold it).
+std::size_t bytes_of(std::size_t a, std::size_t b, std::size_t c = 0) {
+    if (a != 0 && b > (SIZE_MAX - c) / a) return SIZE_MAX;
+    return a * b + c;
+}
+
+template <typename T>
+void lu_solve_impl(const Executor& exec, std::size_t num_systems, std::size_t n,
+                   const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info,
+                   double& time_s) {
+    info.assign(num_systems, 0);
+    time_s = 0;
+    if (num_systems == 0 || n == 0) return;
+    const std::string where = "batch::direct_solve on cuda (" + std::to_string(num_systems) +
+                              " systems of " + std::to_string(n) + " x " + std::to_string(n) + ")";
+    if (n > static_cast<std::size_t>(INT_MAX) || num_systems > static_cast<std::size_t>(INT_MAX))
+        throw BadInput(where + ": cuBLAS batched LU takes int sizes and batch counts");
+    const int device = exec.device_id();
+    activate(device);
+
+    // The factors overwrite their input, so they go to a copy: B n^2 values more, plus pivots,
+    // flags and pointer arrays. Checked against the free memory first, for a message that says
+    // what did not fit.
+    const std::size_t lu_bytes = bytes_of(bytes_of(num_systems, n), n * sizeof(T));
+    const std::size_t int_bytes = bytes_of(num_systems, (n + 2) * sizeof(int));
+    const std::size_t ptr_bytes = bytes_of(num_systems, 2 * sizeof(T*));
+    const std::size_t total = bytes_of(1, lu_bytes, bytes_of(1, int_bytes, ptr_bytes));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    memory_info(device, free_bytes, total_bytes);
+    if (total > free_bytes)
+        throw OutOfMemory(where + ": the LU factors need a copy of the B n^2 matrix values (" +
+                              std::to_string(free_bytes) + " bytes free on the device)",
+                          total);
+
+    DeviceBuffer lu(device, lu_bytes);
+    DeviceBuffer pivots(device, bytes_of(num_systems, n * sizeof(int)));
+    DeviceBuffer getrf_info(device, num_systems * sizeof(int));
+    DeviceBuffer non_finite(device, num_systems * sizeof(int));
+    DeviceBuffer a_ptrs(device, num_systems * sizeof(T*));
+    DeviceBuffer x_ptrs(device, num_systems * sizeof(T*));
+
+    PORTLA_CUDA_CHECK(cudaMemcpy(lu.as<T>(), values.data, lu_bytes, cudaMemcpyDeviceToDevice));
+    PORTLA_CUDA_CHECK(
+        cudaMemcpy(x.data, b.data, num_systems * n * sizeof(T), cudaMemcpyDeviceToDevice));
+    const unsigned blocks = static_cast<unsigned>(
+        std::min<std::size_t>(num_systems, std::size_t{resident_blocks(device, 128)}));
+    find_non_finite<T><<<blocks, 128>>>(num_systems, n, values.data, b.data, non_finite.as<int>());
+    PORTLA_CUDA_CHECK_LAUNCH();
+    set_pointers<T><<<blocks, 128>>>(num_systems, n, lu.as<T>(), x.data, a_ptrs.as<T*>(),
+                                     x_ptrs.as<T*>());
+    PORTLA_CUDA_CHECK_LAUNCH();
+
+    cublasHandle_t handle = cublas_handle(device, CUBLAS_POINTER_MODE_HOST);
+    const int n_int = static_cast<int>(n), batch = static_cast<int>(num_systems);
+    int getrs_info = 0;  // host: reports an invalid argument only
+    Event start, stop;
+    PORTLA_CUDA_CHECK(cudaEventRecord(start.get()));
+    PORTLA_CUBLAS_CHECK(getrf_batched(handle, n_int, a_ptrs.as<T*>(), pivots.as<int>(),
+                                      getrf_info.as<int>(), batch));
+    PORTLA_CUBLAS_CHECK(getrs_batched(handle, n_int, a_ptrs.as<const T*>(), pivots.as<int>(),
+                                      x_ptrs.as<T*>(), &getrs_info, batch));
+    PORTLA_CUDA_CHECK(cudaEventRecord(stop.get()));
+    PORTLA_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+    if (getrs_info != 0)
+        throw DeviceError(where + ": cublas getrsBatched rejected argument " +
+                          std::to_string(-getrs_info));
+    float ms = 0;
+    PORTLA_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+    time_s = ms * 1e-3;
+
+    std::vector<int> flags(num_systems);
+    PORTLA_CUDA_CHECK(cudaMemcpy(info.data(), getrf_info.as<int>(), num_systems * sizeof(int),
+                                 cudaMemcpyDeviceToHost));
+    PORTLA_CUDA_CHECK(cudaMemcpy(flags.data(), non_finite.as<int>(), num_systems * sizeof(int),
+                                 cudaMemcpyDeviceToHost));
+    for (std::size_t s = 0; s < num_systems; ++s)
+        if (flags[s]) info[s] = -1;
+}
+
+}  // namespace
+
+#define PORTLA_CUDA_BATCH_LU_SOLVE(T)                                           \
+    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                                   \
+        lu_solve_impl<T>(exec, num_systems, n, values, b, x, info, time_s);     \
+    }
+
+PORTLA_CUDA_BATCH_LU_SOLVE(double)
+PORTLA_CUDA_BATCH_LU_SOLVE(float)
+
+#undef PORTLA_CUDA_BATCH_LU_SOLVE
+
+}  // namespace portla::kernels::cuda
