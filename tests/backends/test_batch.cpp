@@ -1,0 +1,443 @@
+// Batched solvers on the backend under test. Every answer is checked apart from the solver:
+// residuals recomputed on the host in double from the batch's CSR data, solutions against a
+// dense LU solve written here, results of every backend against the reference backend's.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend_fixture.hpp"
+#include "portla/batch/matrix.hpp"
+#include "portla/batch/solver.hpp"
+
+namespace portla::test {
+namespace {
+
+using batch::BatchData;
+using batch::Format;
+using batch::Precond;
+using batch::Reason;
+using batch::Solver;
+
+/// Random systems on a 2-D 5-point pattern (grid g x g): diagonally dominant, nonsymmetric
+/// unless `symmetric` (then SPD), per-system values, right-hand sides in [-1, 1].
+BatchData grid_batch(int g, std::size_t systems, bool symmetric, unsigned seed) {
+    BatchData d;
+    d.num_systems = systems;
+    d.n = static_cast<std::size_t>(g) * g;
+    d.row_ptrs.push_back(0);
+    for (int y = 0; y < g; ++y)
+        for (int x = 0; x < g; ++x) {
+            const int i = y * g + x;
+            if (y > 0) d.col_idxs.push_back(i - g);
+            if (x > 0) d.col_idxs.push_back(i - 1);
+            d.col_idxs.push_back(i);
+            if (x < g - 1) d.col_idxs.push_back(i + 1);
+            if (y < g - 1) d.col_idxs.push_back(i + g);
+            d.row_ptrs.push_back(static_cast<std::int32_t>(d.col_idxs.size()));
+        }
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> u(0.5, 1.5), rhs(-1, 1);
+    const std::size_t nnz = d.col_idxs.size();
+    d.values.resize(systems * nnz);
+    for (std::size_t s = 0; s < systems; ++s) {
+        double* v = d.values.data() + s * nnz;
+        for (std::size_t i = 0; i < d.n; ++i)
+            for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k) {
+                const auto j = static_cast<std::size_t>(d.col_idxs[k]);
+                if (j == i) continue;
+                if (symmetric && j < i) {  // mirror the entry above the diagonal
+                    const auto* first = d.col_idxs.data() + d.row_ptrs[j];
+                    const auto* last = d.col_idxs.data() + d.row_ptrs[j + 1];
+                    v[k] = v[d.row_ptrs[j] + (std::lower_bound(first, last, std::int32_t(i)) - first)];
+                } else {
+                    v[k] = -u(gen) * (symmetric ? 1.0 : (j > i ? 1.3 : 0.7));
+                }
+            }
+        for (std::size_t i = 0; i < d.n; ++i) {  // diagonal: the row's off-diagonal sum + a margin
+            double off = 0;
+            std::size_t diag = 0;
+            for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
+                if (static_cast<std::size_t>(d.col_idxs[k]) == i) diag = k;
+                else off += std::abs(v[k]);
+            v[diag] = off + 0.2 * u(gen);
+        }
+    }
+    d.rhs.resize(systems * d.n);
+    for (auto& b : d.rhs) b = rhs(gen);
+    return d;
+}
+
+/// ||b_s - A_s x_s|| / ||b_s|| on the host, in double.
+double host_relative_residual(const BatchData& d, std::size_t s, const std::vector<double>& x) {
+    const std::size_t n = d.n, nnz = d.nnz();
+    double rn = 0, bn = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        double r = d.rhs[s * n + i];
+        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
+            r -= d.values[s * nnz + k] * x[s * n + d.col_idxs[k]];
+        rn += r * r;
+        bn += d.rhs[s * n + i] * d.rhs[s * n + i];
+    }
+    return bn > 0 ? std::sqrt(rn / bn) : std::sqrt(rn);
+}
+
+/// Solution of system s by dense Gaussian elimination with partial pivoting (the test's own).
+std::vector<double> dense_solve(const BatchData& d, std::size_t s) {
+    const std::size_t n = d.n, nnz = d.nnz();
+    std::vector<double> a(n * n, 0.0), b(d.rhs.begin() + s * n, d.rhs.begin() + (s + 1) * n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k) a[i * n + d.col_idxs[k]] = d.values[s * nnz + k];
+    for (std::size_t k = 0; k < n; ++k) {
+        std::size_t p = k;
+        for (std::size_t i = k + 1; i < n; ++i)
+            if (std::abs(a[i * n + k]) > std::abs(a[p * n + k])) p = i;
+        for (std::size_t j = 0; j < n; ++j) std::swap(a[k * n + j], a[p * n + j]);
+        std::swap(b[k], b[p]);
+        for (std::size_t i = k + 1; i < n; ++i) {
+            const double f = a[i * n + k] / a[k * n + k];
+            for (std::size_t j = k; j < n; ++j) a[i * n + j] -= f * a[k * n + j];
+            b[i] -= f * b[k];
+        }
+    }
+    for (std::size_t i = n; i-- > 0;) {
+        double t = b[i];
+        for (std::size_t j = i + 1; j < n; ++j) t -= a[i * n + j] * b[j];
+        b[i] = t / a[i * n + i];
+    }
+    return b;
+}
+
+template <typename T>
+std::vector<double> to_double(const std::vector<T>& v) {
+    return {v.begin(), v.end()};
+}
+
+template <typename T>
+Array<T> rhs_of(const Executor& exec, const BatchData& d) {
+    return Array<T>(exec, std::vector<T>(d.rhs.begin(), d.rhs.end()));
+}
+
+struct Case {
+    Solver solver;
+    Precond precond;
+    Format format;
+};
+
+std::string name_of(const Case& c) {
+    return batch::to_string(c.solver) + "/" + batch::to_string(c.precond) + "/" + batch::to_string(c.format);
+}
+
+/// Every solver with every preconditioner and format it supports.
+std::vector<Case> all_cases(bool spd) {
+    std::vector<Case> cases;
+    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
+        if (s == Solver::cg && !spd) continue;
+        for (auto p : {Precond::none, Precond::jacobi, Precond::block_jacobi, Precond::ilu0})
+            for (auto f : {Format::csr, Format::ell, Format::dense}) {
+                if (p == Precond::ilu0 && f != Format::csr) continue;
+                if (s == Solver::cg && p == Precond::ilu0) continue;  // ILU(0) is not symmetric
+                cases.push_back({s, p, f});
+            }
+    }
+    return cases;
+}
+
+class BatchTest : public BackendTest {
+protected:
+    /// Solves `d` with each case on the backend under test and checks every system: converged,
+    /// host-recomputed relative residual below the tolerance, the reported residual equal to the
+    /// host's, the solution near the dense direct one, and the iteration counts near the
+    /// reference backend's.
+    template <typename T>
+    void check_all(const BatchData& d, const std::vector<Case>& cases, double rtol, double sol_tol) {
+        std::vector<std::vector<double>> direct(d.num_systems);
+        for (std::size_t s = 0; s < d.num_systems; ++s) direct[s] = dense_solve(d, s);
+        for (const auto& c : cases) {
+            SCOPED_TRACE(name_of(c));
+            batch::Settings st;
+            st.solver = c.solver;
+            st.precond = c.precond;
+            st.tolerance = rtol;
+            st.max_iters = 1000;
+            st.restart = 20;
+            st.block_size = 3;
+            const batch::BatchMatrix<T> A(exec, d, c.format);
+            const auto b = rhs_of<T>(exec, d);
+            auto x = poisoned<T>(exec, d.num_systems * d.n);
+            const auto res = batch::solve(A, b, x, st);
+            const auto xh = to_double(x.to_host());
+
+            const batch::BatchMatrix<T> Ar(ref, d, c.format);
+            const auto br = rhs_of<T>(ref, d);
+            auto xr = poisoned<T>(ref, d.num_systems * d.n);
+            const auto rr = batch::solve(Ar, br, xr, st);
+
+            ASSERT_EQ(res.size(), d.num_systems);
+            EXPECT_EQ(res.num_converged(), d.num_systems);
+            for (std::size_t s = 0; s < d.num_systems; ++s) {
+                SCOPED_TRACE("system " + std::to_string(s));
+                EXPECT_EQ(res.reason[s], Reason::converged) << batch::to_string(res.reason[s]);
+                const double host = host_relative_residual(d, s, xh);
+                EXPECT_LE(host, rtol);
+                EXPECT_NEAR(res.residual_norm[s] / res.rhs_norm[s], host, 1e-3 * rtol + 50 * eps<T>());
+                double err = 0, scale = 0;
+                for (std::size_t i = 0; i < d.n; ++i) {
+                    err = std::max(err, std::abs(xh[s * d.n + i] - direct[s][i]));
+                    scale = std::max(scale, std::abs(direct[s][i]));
+                }
+                EXPECT_LE(err, sol_tol * scale);
+                EXPECT_GT(res.iterations[s], 0);
+                EXPECT_NEAR(res.iterations[s], rr.iterations[s], 2 + 0.1 * rr.iterations[s]);
+            }
+        }
+    }
+};
+
+TEST_F(BatchTest, ApplyMatchesHostProductInEveryFormat) {
+    const auto d = grid_batch(7, 5, false, 1);
+    const auto xs = random_vector<double>(d.num_systems * d.n, 2);
+    for (auto f : {Format::csr, Format::ell, Format::dense}) {
+        SCOPED_TRACE(batch::to_string(f));
+        const batch::BatchMatrix<double> A(exec, d, f);
+        EXPECT_EQ(A.size(), d.n);
+        EXPECT_EQ(A.num_systems(), d.num_systems);
+        const Array<double> x(exec, xs);
+        auto y = poisoned<double>(exec, xs.size());
+        A.apply(x, y);
+        const auto yh = y.to_host();
+        for (std::size_t s = 0; s < d.num_systems; ++s)
+            for (std::size_t i = 0; i < d.n; ++i) {
+                double want = 0;
+                for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
+                    want += d.values[s * d.nnz() + k] * xs[s * d.n + d.col_idxs[k]];
+                EXPECT_NEAR(yh[s * d.n + i], want, 1e-14 * 8);
+            }
+    }
+}
+
+TEST_F(BatchTest, SpdBatchEverySolverPrecondFormatDouble) {
+    check_all<double>(grid_batch(6, 7, true, 3), all_cases(true), 1e-10, 1e-7);
+}
+
+TEST_F(BatchTest, NonsymmetricBatchEverySolverPrecondFormatDouble) {
+    check_all<double>(grid_batch(6, 7, false, 4), all_cases(false), 1e-10, 1e-7);
+}
+
+TEST_F(BatchTest, NonsymmetricBatchFloat) {
+    check_all<float>(grid_batch(5, 6, false, 5), all_cases(false), 1e-4, 2e-3);
+}
+
+TEST_F(BatchTest, LargerSystemsSpillToGlobalMemory) {
+    // n = 1024 with GMRES(60): 64 work vectors do not fit in shared memory on any GPU
+    const auto d = grid_batch(32, 3, false, 6);
+    check_all<double>(d, {{Solver::gmres, Precond::jacobi, Format::csr}, {Solver::bicgstab, Precond::ilu0, Format::csr}},
+                      1e-9, 1e-6);
+    batch::Settings st;
+    st.solver = Solver::gmres;
+    st.restart = 60;
+    st.tolerance = 1e-9;
+    st.max_iters = 1000;
+    const batch::BatchMatrix<double> A(exec, d, Format::csr);
+    const auto b = rhs_of<double>(exec, d);
+    Array<double> x(exec, d.num_systems * d.n);
+    const auto res = batch::solve(A, b, x, st);
+    EXPECT_EQ(res.num_converged(), d.num_systems);
+    EXPECT_LE(res.max_relative_residual(), 1e-9);
+    if (exec.backend() == Backend::cuda) {
+        EXPECT_EQ(res.launch.vectors_total, 63);  // w, x and 61 basis vectors (no preconditioner)
+        EXPECT_LT(res.launch.vectors_in_shared, res.launch.vectors_total);
+    }
+}
+
+TEST_F(BatchTest, SharedAndGlobalPlacementGiveTheSameAnswer) {
+    const auto d = grid_batch(8, 9, true, 7);
+    for (auto solver : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
+        SCOPED_TRACE(batch::to_string(solver));
+        batch::Settings st;
+        st.solver = solver;
+        st.precond = Precond::jacobi;
+        st.tolerance = 1e-10;
+        std::vector<double> xs[2];
+        std::vector<int> its[2];
+        for (int shared = 0; shared < 2; ++shared) {
+            st.shared_memory = shared == 1;
+            const batch::BatchMatrix<double> A(exec, d, Format::csr);
+            const auto b = rhs_of<double>(exec, d);
+            auto x = poisoned<double>(exec, d.num_systems * d.n);
+            const auto res = batch::solve(A, b, x, st);
+            EXPECT_EQ(res.num_converged(), d.num_systems);
+            xs[shared] = x.to_host();
+            its[shared] = res.iterations;
+            if (exec.backend() == Backend::cuda) {
+                EXPECT_EQ(res.launch.vectors_in_shared, shared ? res.launch.vectors_total : 0);
+                EXPECT_EQ(res.launch.matrix_in_shared, shared == 1);
+            }
+        }
+        EXPECT_EQ(its[0], its[1]);  // same arithmetic in the same order, whatever the memory
+        EXPECT_EQ(xs[0], xs[1]);
+    }
+}
+
+TEST_F(BatchTest, BadSystemsAreFlaggedAndTheOthersSolved) {
+    auto d = grid_batch(5, 6, true, 8);
+    const std::size_t nnz = d.nnz();
+    d.values[2 * nnz + 7] = std::numeric_limits<double>::quiet_NaN();  // system 2: NaN entry
+    for (std::size_t i = 0; i < d.n; ++i)                                // system 4: zero diagonal
+        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
+            if (i == 3 && d.col_idxs[k] == 3) d.values[4 * nnz + k] = 0.0;
+    std::fill(d.rhs.begin() + 5 * d.n, d.rhs.begin() + 6 * d.n, 0.0);  // system 5: b = 0
+    for (auto solver : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
+        SCOPED_TRACE(batch::to_string(solver));
+        batch::Settings st;
+        st.solver = solver;
+        st.precond = Precond::jacobi;
+        st.tolerance = 1e-9;
+        const batch::BatchMatrix<double> A(exec, d, Format::csr);
+        const auto b = rhs_of<double>(exec, d);
+        auto x = poisoned<double>(exec, d.num_systems * d.n);
+        const auto res = batch::solve(A, b, x, st);
+        const auto xh = x.to_host();
+        EXPECT_EQ(res.reason[2], Reason::non_finite);
+        EXPECT_EQ(res.reason[4], Reason::singular_preconditioner);
+        EXPECT_EQ(res.reason[5], Reason::converged);
+        EXPECT_EQ(res.iterations[5], 0);
+        for (std::size_t i = 0; i < d.n; ++i) EXPECT_EQ(xh[5 * d.n + i], 0.0);
+        for (std::size_t s : {0, 1, 3}) {
+            EXPECT_EQ(res.reason[s], Reason::converged) << "system " << s;
+            EXPECT_LE(host_relative_residual(d, s, to_double(xh)), 1e-9);
+        }
+        EXPECT_EQ(res.num_converged(), 4u);
+    }
+}
+
+TEST_F(BatchTest, AbsoluteToleranceInitialGuessAndIterationLimit) {
+    auto d = grid_batch(6, 4, true, 9);
+    for (std::size_t i = 0; i < d.n; ++i) d.rhs[i] *= 1e-21;  // system 0: a tiny right-hand side
+    const batch::BatchMatrix<double> A(exec, d, Format::csr);
+    const auto b = rhs_of<double>(exec, d);
+    batch::Settings st;
+    st.solver = Solver::cg;
+    // relative: the tiny system is solved like the others (not "converged" at x = 0)
+    st.tolerance = 1e-8;
+    Array<double> x(exec, d.num_systems * d.n);
+    auto res = batch::solve(A, b, x, st);
+    EXPECT_EQ(res.num_converged(), d.num_systems);
+    EXPECT_GT(res.iterations[0], 3);
+    const auto xs = x.to_host();
+    EXPECT_LE(host_relative_residual(d, 0, to_double(xs)), 1e-8);
+    // absolute: the tiny system meets 1e-10 at x = 0, the others need iterations
+    st.tolerance_type = batch::ToleranceType::absolute;
+    st.tolerance = 1e-10;
+    res = batch::solve(A, b, x, st);
+    EXPECT_EQ(res.iterations[0], 0);
+    for (std::size_t s = 0; s < d.num_systems; ++s) EXPECT_LE(res.residual_norm[s], 1e-10);
+    // the solution as the initial guess: nothing to do
+    st.tolerance_type = batch::ToleranceType::relative;
+    st.tolerance = 1e-6;
+    st.use_initial_guess = true;
+    Array<double> guess(exec, xs);
+    res = batch::solve(A, b, guess, st);
+    for (std::size_t s = 0; s < d.num_systems; ++s) EXPECT_EQ(res.iterations[s], 0);
+    // too few iterations: reported, not hidden
+    st.use_initial_guess = false;
+    st.tolerance = 1e-12;
+    st.max_iters = 2;
+    res = batch::solve(A, b, x, st);
+    EXPECT_EQ(res.num_converged(), 0u);
+    for (std::size_t s = 0; s < d.num_systems; ++s) {
+        EXPECT_EQ(res.reason[s], Reason::max_iterations);
+        EXPECT_EQ(res.iterations[s], 2);
+        EXPECT_GT(res.residual_norm[s], 1e-12 * res.rhs_norm[s]);
+    }
+}
+
+TEST_F(BatchTest, IluIsExactOnTridiagonalSystems) {
+    // ILU(0) of a tridiagonal matrix is its LU factorisation: one iteration
+    BatchData d;
+    d.num_systems = 3;
+    d.n = 40;
+    d.row_ptrs.push_back(0);
+    for (int i = 0; i < 40; ++i) {
+        for (int j = std::max(0, i - 1); j <= std::min(39, i + 1); ++j) d.col_idxs.push_back(j);
+        d.row_ptrs.push_back(static_cast<std::int32_t>(d.col_idxs.size()));
+    }
+    const auto v = random_vector<double>(3 * d.nnz(), 11, 0.1, 1.0);
+    d.values = v;
+    for (std::size_t s = 0; s < 3; ++s)
+        for (int i = 0; i < 40; ++i) d.values[s * d.nnz() + d.row_ptrs[i] + (i > 0 ? 1 : 0)] += 3.0;
+    d.rhs = random_vector<double>(3 * 40, 12);
+    const batch::BatchMatrix<double> A(exec, d, Format::csr);
+    const auto b = rhs_of<double>(exec, d);
+    Array<double> x(exec, 3 * 40);
+    batch::Settings st;
+    st.solver = Solver::gmres;
+    st.precond = Precond::ilu0;
+    st.tolerance = 1e-12;
+    const auto res = batch::solve(A, b, x, st);
+    for (std::size_t s = 0; s < 3; ++s) {
+        EXPECT_EQ(res.reason[s], Reason::converged);
+        EXPECT_EQ(res.iterations[s], 1);
+    }
+}
+
+TEST_F(BatchTest, BlockJacobiIsExactOnBlockDiagonalSystemsThatNeedPivoting) {
+    // two 4 x 4 blocks per system, full, with tiny diagonals (the inversion must pivot): block
+    // Jacobi with blocks of 4 is the exact inverse, so GMRES takes one iteration
+    BatchData d;
+    d.num_systems = 4;
+    d.n = 8;
+    d.row_ptrs.push_back(0);
+    for (int i = 0; i < 8; ++i) {
+        for (int j = i / 4 * 4; j < i / 4 * 4 + 4; ++j) d.col_idxs.push_back(j);
+        d.row_ptrs.push_back(static_cast<std::int32_t>(d.col_idxs.size()));
+    }
+    d.values = random_vector<double>(4 * d.nnz(), 14, 0.5, 2.0);
+    for (std::size_t s = 0; s < 4; ++s)
+        for (int i = 0; i < 8; ++i) d.values[s * d.nnz() + d.row_ptrs[i] + i % 4] = 1e-3;
+    d.rhs = random_vector<double>(4 * 8, 15);
+    for (auto f : {Format::csr, Format::ell, Format::dense}) {
+        const batch::BatchMatrix<double> A(exec, d, f);
+        const auto b = rhs_of<double>(exec, d);
+        Array<double> x(exec, 4 * 8);
+        batch::Settings st;
+        st.solver = Solver::gmres;
+        st.precond = Precond::block_jacobi;
+        st.block_size = 4;
+        st.tolerance = 1e-12;
+        const auto res = batch::solve(A, b, x, st);
+        const auto xh = to_double(x.to_host());
+        for (std::size_t s = 0; s < 4; ++s) {
+            EXPECT_EQ(res.reason[s], Reason::converged);
+            EXPECT_EQ(res.iterations[s], 1) << batch::to_string(f) << " system " << s;
+            EXPECT_LE(host_relative_residual(d, s, xh), 1e-12);
+        }
+    }
+}
+
+TEST_F(BatchTest, BadArgumentsAreRejected) {
+    const auto d = grid_batch(4, 2, true, 13);
+    const batch::BatchMatrix<double> A(exec, d, Format::dense);
+    const auto b = rhs_of<double>(exec, d);
+    Array<double> x(exec, d.num_systems * d.n), short_x(exec, 3);
+    batch::Settings st;
+    EXPECT_THROW(batch::solve(A, b, short_x, st), DimensionMismatch);
+    st.precond = Precond::ilu0;
+    EXPECT_THROW(batch::solve(A, b, x, st), BadInput);  // ilu0 needs csr
+    st.precond = Precond::block_jacobi;
+    st.block_size = 33;
+    EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
+    st.precond = Precond::none;
+    st.solver = Solver::gmres;
+    st.restart = 0;
+    EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
+    st.restart = 30;
+    st.tolerance = -1;
+    EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
+    EXPECT_THROW(batch::parse_solver("lu"), BadInput);
+    EXPECT_THROW(batch::parse_precond("ilu"), BadInput);
+}
+
+}  // namespace
+}  // namespace portla::test
