@@ -13,7 +13,8 @@ export PORTLA_COMMIT=${PORTLA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null |
 BUILD=${BUILD:-build-gpu}
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
-step() { echo "== $* ($(date -u +%H:%M:%S))"; }
+# Each step re-tars what exists, so a call cut off at its time limit still returns results.
+step() { tar czf "$FINAL_OUT/gemm.tgz" -C "$OUT" . 2>/dev/null; echo "== $* ($(date -u +%H:%M:%S))"; }
 
 step "device"
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/device.txt"
