@@ -17,9 +17,9 @@
 //             float: FFMA on a TM x TN register tile of 4 x 4 sub-tiles.
 //             double: the FP64 tensor cores (DMMA, through nvcuda::wmma m8n8k4, IEEE double
 //             fused multiply-adds), each warp 4 x 4 tiles of 8 x 8.
-//             Two tile shapes per precision; the large one when it fills the GPU with one
-//             block per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
-//             forces one, for measurements).
+//             float: two tile shapes, the large one when it fills the GPU with one block
+//             per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
+//             forces one, for measurements); double: one tile, the faster at every size.
 //   vendor    cublasGemmEx with CUBLAS_COMPUTE_32F_PEDANTIC / 64F_PEDANTIC (no TF32), on the
 //             row-major operands read as column-major: C^T = B^T A^T.
 //
@@ -313,10 +313,12 @@ struct DmmaTile {
                   "each thread loads whole double2s of the tiles");
     static_assert(BM * A_LD >= 64 * WARPS_M * WARPS_N, "epilogue scratch fits in the A buffers");
 };
-// 128 x 128, 16 warps (512 threads, one block per multiprocessor).
-using DmmaLarge = DmmaTile<128, 128, 4, 4>;
-// 64 x 64, 4 warps: four times the blocks, for shapes the large tile does not fill.
-using DmmaSmall = DmmaTile<64, 64, 2, 2>;
+// 64 x 64, 4 warps: the one double tile. A 128 x 128 tile of 16 warps (one 512-thread block
+// per multiprocessor) was slower at every size measured: 10.8 / 22.4 / 22.8 TFLOP/s against
+// 19.9 / 24.7 / 26.6 at 1024 / 2048 / 4096 (H100, 2026-11-21, bench/results/h100-2026-11-21/
+// gemm_cuda_tiles.json): with 4-warp blocks several blocks share a multiprocessor and one
+// block's barrier leaves the tensor cores to the others.
+using DmmaTileChosen = DmmaTile<64, 64, 2, 2>;
 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads)
@@ -470,12 +472,9 @@ void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const flo
         launch_fast<SimtSmall>(m, n, k, alpha, a, b, beta, c);
 }
 
-void fast_gemm(const Executor& exec, int m, int n, int k, double alpha, const double* a,
+void fast_gemm(const Executor&, int m, int n, int k, double alpha, const double* a,
                const double* b, double beta, double* c) {
-    if (use_large_tile(exec, m, n, DmmaLarge::BM, DmmaLarge::BN))
-        launch_fast<DmmaLarge>(m, n, k, alpha, a, b, beta, c);
-    else
-        launch_fast<DmmaSmall>(m, n, k, alpha, a, b, beta, c);
+    launch_fast<DmmaTileChosen>(m, n, k, alpha, a, b, beta, c);
 }
 
 template <typename T>
