@@ -65,7 +65,9 @@ for prec in float double; do
   done
 done
 step "omp on $(nproc) cores vs OpenBLAS"
-export OMP_NUM_THREADS=$(nproc) OMP_PROC_BIND=close OMP_PLACES=cores
+# No OMP_PROC_BIND: it pinned the main thread, and OpenBLAS (pthreads) put its 16 threads on
+# that one core (163 GFLOP/s sgemm bound, 913 unbound; H100 host, 2026-11-21).
+export OMP_NUM_THREADS=$(nproc)
 for s in 256 512 1024 2048 4096; do
   "$P" gemm --backend omp --precision float --m $s --n $s --k $s --variant fast,vendor --reps 10 --json \
     > "$R/omp_float_$s.json" || status=1
