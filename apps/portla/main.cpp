@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
         portla::cli::add_bench);
     add("portability", "performance-portability metric from benchmark results",
         portla::cli::add_portability);
+    add("gemm", "time C = alpha A B + beta C (naive ... fast, vendor) and check it",
+        portla::cli::add_gemm);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

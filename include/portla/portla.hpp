@@ -15,3 +15,4 @@
 #include "portla/solver/bicgstab.hpp"
 #include "portla/solver/cg.hpp"
 #include "portla/solver/settings.hpp"
+#include "portla/gemm.hpp"

@@ -1,0 +1,542 @@
+// Matrix product kernels of the cuda backend, C = alpha A B + beta C on row-major storage, in
+// the steps from the naive kernel to near-cuBLAS (docs/performance.md explains each step):
+//
+//   naive     one thread per element of C; a warp reads 32 consecutive elements of a row of B
+//             (coalesced) and one element of A (broadcast) per step, all from L1/L2/DRAM.
+//   tiled     a work-group of 1 x B threads computes B consecutive elements of one row of C;
+//             it stages B elements of that row of A in shared memory (one load each), barrier,
+//             then every thread reads them from shared memory: A leaves global memory once
+//             per work-group instead of once per thread.
+//   subgroup  the same work split, but each lane loads one element of A's row tile into a
+//             register and the warp broadcasts it with __shfl_sync: no shared memory, no
+//             barriers, warps independent.
+//   fast      block tiles of BM x BN in shared memory (double-buffered: the next K-tile is
+//             loaded from global memory into registers while the current one is multiplied,
+//             then stored to the other buffer, one barrier per K-tile), 16-byte global and
+//             shared loads, each warp a WM x WN sub-tile, each thread a register tile.
+//             float: FFMA on a TM x TN register tile of 4 x 4 sub-tiles.
+//             double: the FP64 tensor cores (DMMA, through nvcuda::wmma m8n8k4, IEEE double
+//             fused multiply-adds), each warp 4 x 4 tiles of 8 x 8.
+//             float: two tile shapes, the large one when it fills the GPU with one block
+//             per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
+//             forces one, for measurements); double: one tile, the faster at every size.
+//   vendor    cublasGemmEx with CUBLAS_COMPUTE_32F_PEDANTIC / 64F_PEDANTIC (no TF32), on the
+//             row-major operands read as column-major: C^T = B^T A^T.
+//
+// Every kernel handles any m, n, k: loads outside A or B read zero, stores outside C are
+// skipped, and 16-byte accesses are used only where the row length is a multiple of the vector
+// and the pointer is 16-byte aligned (flags computed once per call). Grids are 1-D over tiles,
+// so no dimension meets the 65535 limit of gridDim.y.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/kernels/gemm_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+#include "cuda/vendor_handles.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// c = alpha acc + beta c, c not read when beta == 0.
+template <typename T>
+__device__ __forceinline__ void store_scaled(T* c, T value, T alpha, T beta) {
+    *c = beta == T(0) ? alpha * value : alpha * value + beta * *c;
+}
+
+// ---------------------------------------------------------------------------------- naive ----
+// Block 32 x 8 threads over a 8 x 32 patch of C, x along the columns (coalesced on B and C).
+constexpr int kNaiveX = 32, kNaiveY = 8;
+
+template <typename T>
+__global__ void gemm_naive_kernel(int m, int n, int k, T alpha, const T* __restrict__ a,
+                                  const T* __restrict__ b, T beta, T* __restrict__ c,
+                                  int col_blocks) {
+    const int bi = static_cast<int>(blockIdx.x / col_blocks), bj = static_cast<int>(blockIdx.x % col_blocks);
+    const int i = bi * kNaiveY + static_cast<int>(threadIdx.y);
+    const int j = bj * kNaiveX + static_cast<int>(threadIdx.x);
+    if (i >= m || j >= n) return;
+    const T* arow = a + static_cast<std::size_t>(i) * k;
+    T sum = T(0);
+    for (int l = 0; l < k; ++l) sum += arow[l] * b[static_cast<std::size_t>(l) * n + j];
+    store_scaled(c + static_cast<std::size_t>(i) * n + j, sum, alpha, beta);
+}
+
+// ---------------------------------------------------------------------------------- tiled ----
+// Work-group 1 x B (B = blockDim.x): row i of C, columns [j0, j0 + B). Shared: B values of A.
+template <typename T>
+__global__ void gemm_tiled_kernel(int m, int n, int k, T alpha, const T* __restrict__ a,
+                                  const T* __restrict__ b, T beta, T* __restrict__ c,
+                                  int col_blocks) {
+    extern __shared__ __align__(16) unsigned char tiled_smem[];
+    T* a_tile = reinterpret_cast<T*>(tiled_smem);
+    const int width = static_cast<int>(blockDim.x);
+    const int i = static_cast<int>(blockIdx.x / col_blocks);
+    const int j = static_cast<int>(blockIdx.x % col_blocks) * width + static_cast<int>(threadIdx.x);
+    const T* arow = a + static_cast<std::size_t>(i) * k;
+    T sum = T(0);
+    for (int l0 = 0; l0 < k; l0 += width) {
+        const int l = l0 + static_cast<int>(threadIdx.x);
+        a_tile[threadIdx.x] = l < k ? arow[l] : T(0);
+        __syncthreads();
+        const int len = min(width, k - l0);
+        if (j < n) {
+            const T* bcol = b + static_cast<std::size_t>(l0) * n + j;
+            for (int t = 0; t < len; ++t) sum += a_tile[t] * bcol[static_cast<std::size_t>(t) * n];
+        }
+        __syncthreads();
+    }
+    if (j < n && i < m) store_scaled(c + static_cast<std::size_t>(i) * n + j, sum, alpha, beta);
+}
+
+// ------------------------------------------------------------------------------- subgroup ----
+// Same work split as tiled; lane t of each warp holds A[i][l0 + t] and __shfl_sync hands it to
+// the warp. All lanes stay in the loop (full-mask shuffles); only the update is guarded.
+template <typename T>
+__global__ void gemm_subgroup_kernel(int m, int n, int k, T alpha, const T* __restrict__ a,
+                                     const T* __restrict__ b, T beta, T* __restrict__ c,
+                                     int col_blocks) {
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const int i = static_cast<int>(blockIdx.x / col_blocks);
+    const int j = static_cast<int>(blockIdx.x % col_blocks) * static_cast<int>(blockDim.x) +
+                  static_cast<int>(threadIdx.x);
+    const bool active = j < n;
+    const T* arow = a + static_cast<std::size_t>(i) * k;
+    T sum = T(0);
+    for (int l0 = 0; l0 < k; l0 += 32) {
+        const T mine = l0 + lane < k ? arow[l0 + lane] : T(0);
+        const T* bcol = b + static_cast<std::size_t>(l0) * n + j;
+        if (k - l0 >= 32) {
+#pragma unroll
+            for (int t = 0; t < 32; ++t) {
+                const T at = __shfl_sync(kFullMask, mine, t);
+                if (active) sum += at * bcol[static_cast<std::size_t>(t) * n];
+            }
+        } else {
+            for (int t = 0; t < k - l0; ++t) {
+                const T at = __shfl_sync(kFullMask, mine, t);
+                if (active) sum += at * bcol[static_cast<std::size_t>(t) * n];
+            }
+        }
+    }
+    if (active && i < m) store_scaled(c + static_cast<std::size_t>(i) * n + j, sum, alpha, beta);
+}
+
+// ------------------------------------------------------------------------------ fast tiles ----
+// Tile of C handled by block `pid`, in groups of kGroupRows tile rows walked column by column,
+// so blocks running at the same time share tiles of A and of B in L2.
+constexpr int kGroupRows = 8;
+
+__device__ __forceinline__ void tile_of_block(int pid, int tiles_m, int tiles_n, int& tm, int& tn) {
+    const int per_group = kGroupRows * tiles_n;
+    const int first = (pid / per_group) * kGroupRows;
+    const int rows = min(tiles_m - first, kGroupRows);
+    const int in_group = pid % per_group;
+    tm = first + in_group % rows;
+    tn = in_group / rows;
+}
+
+struct VectorFlags {
+    bool a, b, c;  // rows of A / B / C can be read with aligned 16-byte accesses
+};
+
+// ----------------------------------------------------------------------- fast, float (FFMA) --
+// Block BM x BN, K-tile BK, warps WARPS_M x WARPS_N; a warp's lanes form 8 (M) x 4 (N), each
+// lane SUB_M x SUB_N sub-tiles of 4 x 4 values, strided by the warp's lane span, so that one
+// 16-byte shared load gives four values and a warp's loads are conflict-free.
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int SUB_M_, int SUB_N_, int MIN_BLOCKS_>
+struct SimtTile {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int SUB_M = SUB_M_, SUB_N = SUB_N_, MIN_BLOCKS = MIN_BLOCKS_;
+    static constexpr int threads = WARPS_M * WARPS_N * 32;
+    static constexpr int WM = SUB_M * 32, WN = SUB_N * 16;  // 8 lanes x 4 rows, 4 lanes x 4 cols
+    static constexpr int TM = SUB_M * 4, TN = SUB_N * 4;
+    static constexpr int A_LD = BM + 4;  // transposed A: the pad puts the two K-halves of a
+                                         // warp's transposed stores in different banks
+    static constexpr int A_LOADS = BM * BK / 4 / threads, B_LOADS = BK * BN / 4 / threads;
+    static_assert(WM * WARPS_M == BM && WN * WARPS_N == BN, "warps must cover the block tile");
+    static_assert(A_LOADS * 4 * threads == BM * BK && B_LOADS * 4 * threads == BK * BN,
+                  "each thread loads whole float4s of the tiles");
+};
+// 128 x 128 x 8, 256 threads, 8 x 8 per thread: 64 FFMA per 4 shared loads of 16 bytes.
+using SimtLarge = SimtTile<128, 128, 8, 2, 4, 2, 2, 2>;
+// 64 x 64 x 16, 256 threads, 4 x 4 per thread: four times the blocks for the same C, for
+// shapes where 128 x 128 tiles leave multiprocessors idle (1024^2: 64 tiles on 132 SMs).
+using SimtSmall = SimtTile<64, 64, 16, 2, 4, 1, 1, 2>;
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
+    sgemm_fast_kernel(int m, int n, int k, float alpha, const float* __restrict__ a,
+                      const float* __restrict__ b, float beta, float* __restrict__ c, int tiles_m,
+                      int tiles_n, VectorFlags vec) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    __shared__ __align__(16) float as[2][BK][Cfg::A_LD];  // A transposed: as[k][m]
+    __shared__ __align__(16) float bs[2][BK][BN];
+
+    int tm, tn;
+    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int row_base = (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4;
+    const int col_base = (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4;
+
+    float4 a_reg[Cfg::A_LOADS], b_reg[Cfg::B_LOADS];
+    auto load_tiles = [&](int k0) {
+#pragma unroll
+        for (int r = 0; r < Cfg::A_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 4), col = (idx % (BK / 4)) * 4;
+            const int gr = m0 + row, gc = k0 + col;
+            const float* p = a + static_cast<std::size_t>(gr) * k + gc;
+            if (vec.a && gr < m && gc + 3 < k) {
+                a_reg[r] = __ldg(reinterpret_cast<const float4*>(p));
+            } else {
+                const bool in = gr < m;
+                a_reg[r] = make_float4(in && gc < k ? p[0] : 0.f, in && gc + 1 < k ? p[1] : 0.f,
+                                       in && gc + 2 < k ? p[2] : 0.f, in && gc + 3 < k ? p[3] : 0.f);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < Cfg::B_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
+            const int gr = k0 + row, gc = n0 + col;
+            const float* p = b + static_cast<std::size_t>(gr) * n + gc;
+            if (vec.b && gr < k && gc + 3 < n) {
+                b_reg[r] = __ldg(reinterpret_cast<const float4*>(p));
+            } else {
+                const bool in = gr < k;
+                b_reg[r] = make_float4(in && gc < n ? p[0] : 0.f, in && gc + 1 < n ? p[1] : 0.f,
+                                       in && gc + 2 < n ? p[2] : 0.f, in && gc + 3 < n ? p[3] : 0.f);
+            }
+        }
+    };
+    auto store_tiles = [&](int buf) {
+#pragma unroll
+        for (int r = 0; r < Cfg::A_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 4), col = (idx % (BK / 4)) * 4;
+            as[buf][col + 0][row] = a_reg[r].x;
+            as[buf][col + 1][row] = a_reg[r].y;
+            as[buf][col + 2][row] = a_reg[r].z;
+            as[buf][col + 3][row] = a_reg[r].w;
+        }
+#pragma unroll
+        for (int r = 0; r < Cfg::B_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
+            *reinterpret_cast<float4*>(&bs[buf][row][col]) = b_reg[r];
+        }
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+
+    const int tiles_k = (k + BK - 1) / BK;
+    load_tiles(0);
+    store_tiles(0);
+    __syncthreads();
+    for (int t = 0; t < tiles_k; ++t) {
+        const int cur = t & 1;
+        if (t + 1 < tiles_k) load_tiles((t + 1) * BK);  // in flight during the products below
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            float af[TM], bf[TN];
+#pragma unroll
+            for (int s = 0; s < Cfg::SUB_M; ++s) {
+                const float4 v = *reinterpret_cast<const float4*>(&as[cur][kk][row_base + s * 32]);
+                af[s * 4 + 0] = v.x, af[s * 4 + 1] = v.y, af[s * 4 + 2] = v.z, af[s * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int s = 0; s < Cfg::SUB_N; ++s) {
+                const float4 v = *reinterpret_cast<const float4*>(&bs[cur][kk][col_base + s * 16]);
+                bf[s * 4 + 0] = v.x, bf[s * 4 + 1] = v.y, bf[s * 4 + 2] = v.z, bf[s * 4 + 3] = v.w;
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+        }
+        if (t + 1 < tiles_k) store_tiles(cur ^ 1);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row_base + (i / 4) * 32 + i % 4;
+        if (row >= m) continue;
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            const int col = n0 + col_base + s * 16;
+            float* p = c + static_cast<std::size_t>(row) * n + col;
+            const float* v = &acc[i][s * 4];
+            if (vec.c && col + 3 < n) {
+                float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+                if (beta != 0.f) {
+                    const float4 old = *reinterpret_cast<const float4*>(p);
+                    out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
+                        out.w += beta * old.w;
+                }
+                *reinterpret_cast<float4*>(p) = out;
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (col + e < n) store_scaled(p + e, v[e], alpha, beta);
+            }
+        }
+    }
+}
+
+// -------------------------------------------------------------------- fast, double (DMMA) ----
+// Block BM x BN, K-tile 8, warps WARPS_M x WARPS_N of 32 x 32 (4 x 4 accumulators of 8 x 8).
+// Shared rows are padded by 4 doubles: the m8n8k4 fragment loads (8 rows x 4 columns of A,
+// 4 rows x 8 columns of B, 8 bytes per lane) then hit 32 distinct banks per half-warp, and
+// every fragment start stays 32-byte aligned as wmma requires.
+template <int BM_, int BN_, int WARPS_M_, int WARPS_N_>
+struct DmmaTile {
+    static constexpr int BM = BM_, BN = BN_, BK = 8, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
+    static constexpr int threads = WARPS_M * WARPS_N * 32;
+    static constexpr int A_LD = BK + 4, B_LD = BN + 4;
+    static constexpr int A_LOADS = BM * BK / 2 / threads, B_LOADS = BK * BN / 2 / threads;
+    static_assert(WARPS_M * 32 == BM && WARPS_N * 32 == BN, "warps must cover the block tile");
+    static_assert(A_LOADS * 2 * threads == BM * BK && B_LOADS * 2 * threads == BK * BN,
+                  "each thread loads whole double2s of the tiles");
+    static_assert(BM * A_LD >= 64 * WARPS_M * WARPS_N, "epilogue scratch fits in the A buffers");
+};
+// 64 x 64, 4 warps: the one double tile. A 128 x 128 tile of 16 warps (one 512-thread block
+// per multiprocessor) was slower at every size measured: 10.8 / 22.4 / 22.8 TFLOP/s against
+// 19.9 / 24.7 / 26.6 at 1024 / 2048 / 4096 (H100, 2026-11-21, bench/results/h100-2026-11-21/
+// gemm_cuda_tiles.json): with 4-warp blocks several blocks share a multiprocessor and one
+// block's barrier leaves the tensor cores to the others.
+using DmmaTileChosen = DmmaTile<64, 64, 2, 2>;
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads)
+    dgemm_fast_kernel(int m, int n, int k, double alpha, const double* __restrict__ a,
+                      const double* __restrict__ b, double beta, double* __restrict__ c,
+                      int tiles_m, int tiles_n, VectorFlags vec) {
+    using namespace nvcuda;
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK;
+    __shared__ __align__(128) double as[2][BM][Cfg::A_LD];
+    __shared__ __align__(128) double bs[2][BK][Cfg::B_LD];
+
+    int tm, tn;
+    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int wrow = (warp / Cfg::WARPS_N) * 32, wcol = (warp % Cfg::WARPS_N) * 32;
+
+    double2 a_reg[Cfg::A_LOADS], b_reg[Cfg::B_LOADS];
+    auto load_tiles = [&](int k0) {
+#pragma unroll
+        for (int r = 0; r < Cfg::A_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 2), col = (idx % (BK / 2)) * 2;
+            const int gr = m0 + row, gc = k0 + col;
+            const double* p = a + static_cast<std::size_t>(gr) * k + gc;
+            if (vec.a && gr < m && gc + 1 < k) {
+                a_reg[r] = __ldg(reinterpret_cast<const double2*>(p));
+            } else {
+                const bool in = gr < m;
+                a_reg[r] = make_double2(in && gc < k ? p[0] : 0.0, in && gc + 1 < k ? p[1] : 0.0);
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < Cfg::B_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 2), col = (idx % (BN / 2)) * 2;
+            const int gr = k0 + row, gc = n0 + col;
+            const double* p = b + static_cast<std::size_t>(gr) * n + gc;
+            if (vec.b && gr < k && gc + 1 < n) {
+                b_reg[r] = __ldg(reinterpret_cast<const double2*>(p));
+            } else {
+                const bool in = gr < k;
+                b_reg[r] = make_double2(in && gc < n ? p[0] : 0.0, in && gc + 1 < n ? p[1] : 0.0);
+            }
+        }
+    };
+    auto store_tiles = [&](int buf) {
+#pragma unroll
+        for (int r = 0; r < Cfg::A_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 2), col = (idx % (BK / 2)) * 2;
+            *reinterpret_cast<double2*>(&as[buf][row][col]) = a_reg[r];
+        }
+#pragma unroll
+        for (int r = 0; r < Cfg::B_LOADS; ++r) {
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 2), col = (idx % (BN / 2)) * 2;
+            *reinterpret_cast<double2*>(&bs[buf][row][col]) = b_reg[r];
+        }
+    };
+
+    wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0);
+
+    const int tiles_k = (k + BK - 1) / BK;
+    load_tiles(0);
+    store_tiles(0);
+    __syncthreads();
+    for (int t = 0; t < tiles_k; ++t) {
+        const int cur = t & 1;
+        if (t + 1 < tiles_k) load_tiles((t + 1) * BK);
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 4) {
+            wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> af[4];
+            wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> bf[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(af[i], &as[cur][wrow + i * 8][kk], Cfg::A_LD);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(bf[j], &bs[cur][kk][wcol + j * 8], Cfg::B_LD);
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], af[i], bf[j], acc[i][j]);
+        }
+        if (t + 1 < tiles_k) store_tiles(cur ^ 1);
+        __syncthreads();
+    }
+
+    // Epilogue through a per-warp 8 x 8 scratch in the (now idle) A buffers: each accumulator
+    // tile is stored row-major, then written to C with bounds checks, two elements per lane.
+    double* scratch = &as[0][0][0] + warp * 64;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            wmma::store_matrix_sync(scratch, acc[i][j], 8, wmma::mem_row_major);
+            __syncwarp();
+#pragma unroll
+            for (int e = lane; e < 64; e += 32) {
+                const int row = m0 + wrow + i * 8 + e / 8, col = n0 + wcol + j * 8 + e % 8;
+                if (row < m && col < n)
+                    store_scaled(c + static_cast<std::size_t>(row) * n + col, scratch[e], alpha, beta);
+            }
+            __syncwarp();
+        }
+}
+
+// --------------------------------------------------------------------------------- launch ----
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+template <typename T>
+VectorFlags vector_flags(int n, int k, const T* a, const T* b, const T* c) {
+    constexpr int width = 16 / sizeof(T);
+    return {k % width == 0 && aligned16(a), n % width == 0 && aligned16(b),
+            n % width == 0 && aligned16(c)};
+}
+
+// The large tile when its blocks cover every multiprocessor at least once, else the small one.
+// PORTLA_GEMM_FAST_TILE=large|small overrides the choice (measurements of the tuned set).
+bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n) {
+    if (const char* force = std::getenv("PORTLA_GEMM_FAST_TILE")) {
+        if (std::strcmp(force, "large") == 0) return true;
+        if (std::strcmp(force, "small") == 0) return false;
+    }
+    const long long tiles = static_cast<long long>((m + large_m - 1) / large_m) * ((n + large_n - 1) / large_n);
+    return tiles >= device_limits(exec.device_id()).multiprocessors;
+}
+
+template <class Cfg>
+void launch_fast(int m, int n, int k, float alpha, const float* a, const float* b, float beta,
+                 float* c) {
+    const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
+    sgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads>>>(
+        m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vector_flags(n, k, a, b, c));
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <class Cfg>
+void launch_fast(int m, int n, int k, double alpha, const double* a, const double* b,
+                 double beta, double* c) {
+    const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
+    dgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads>>>(
+        m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vector_flags(n, k, a, b, c));
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const float* a,
+               const float* b, float beta, float* c) {
+    if (use_large_tile(exec, m, n, SimtLarge::BM, SimtLarge::BN))
+        launch_fast<SimtLarge>(m, n, k, alpha, a, b, beta, c);
+    else
+        launch_fast<SimtSmall>(m, n, k, alpha, a, b, beta, c);
+}
+
+void fast_gemm(const Executor&, int m, int n, int k, double alpha, const double* a,
+               const double* b, double beta, double* c) {
+    launch_fast<DmmaTileChosen>(m, n, k, alpha, a, b, beta, c);
+}
+
+template <typename T>
+cudaDataType data_type() {
+    return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+}
+
+// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets (n, m, k), B first, ld n, k, n.
+template <typename T>
+void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a, const T* b,
+                 T beta, T* c) {
+    cublasHandle_t handle = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    const cublasComputeType_t compute =
+        sizeof(T) == 8 ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_32F_PEDANTIC;
+    PORTLA_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b,
+                                     data_type<T>(), n, a, data_type<T>(), k, &beta, c,
+                                     data_type<T>(), n, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+template <typename T>
+void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T alpha,
+               const T* a, const T* b, T beta, T* c) {
+    activate(exec.device_id());
+    const int width = exec.launch().work_group_size;  // tiled and subgroup: 1 x width groups
+    const int col_blocks = (n + width - 1) / width;
+    // Every grid is 1-D: refuse shapes whose blocks exceed gridDim.x (2^31 - 1), e.g. m ~ 2^31
+    // rows of a few columns, instead of launching a wrong grid.
+    if (static_cast<long long>(m) * col_blocks > INT_MAX ||
+        static_cast<long long>((m + kNaiveY - 1) / kNaiveY) * ((n + kNaiveX - 1) / kNaiveX) > INT_MAX)
+        throw Unsupported("gemm on cuda: " + std::to_string(m) + " x " + std::to_string(n) +
+                          " needs more than 2^31 - 1 thread blocks");
+    const unsigned row_groups = static_cast<unsigned>(m) * static_cast<unsigned>(col_blocks);
+    switch (variant) {
+    case GemmVariant::naive: {
+        const int naive_cols = (n + kNaiveX - 1) / kNaiveX;
+        const unsigned blocks = static_cast<unsigned>((m + kNaiveY - 1) / kNaiveY) * naive_cols;
+        gemm_naive_kernel<T><<<blocks, dim3(kNaiveX, kNaiveY)>>>(m, n, k, alpha, a, b, beta, c, naive_cols);
+        break;
+    }
+    case GemmVariant::tiled:
+        gemm_tiled_kernel<T><<<row_groups, width, width * sizeof(T)>>>(m, n, k, alpha, a, b, beta,
+                                                                       c, col_blocks);
+        break;
+    case GemmVariant::subgroup:
+        gemm_subgroup_kernel<T><<<row_groups, width>>>(m, n, k, alpha, a, b, beta, c, col_blocks);
+        break;
+    case GemmVariant::fast:
+        return fast_gemm(exec, m, n, k, alpha, a, b, beta, c);
+    case GemmVariant::vendor:
+        return vendor_gemm(exec, m, n, k, alpha, a, b, beta, c);
+    }
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+#define PORTLA_CUDA_GEMM(T)                                                                   \
+    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                           \
+        gemm_impl<T>(exec, variant, static_cast<int>(m), static_cast<int>(n),                 \
+                     static_cast<int>(k), alpha, a.data, b.data, beta, c.data);              \
+    }
+PORTLA_CUDA_GEMM(double)
+PORTLA_CUDA_GEMM(float)
+
+}  // namespace portla::kernels::cuda
