@@ -21,6 +21,8 @@ int main(int argc, char** argv) {
         portla::cli::add_bench);
     add("portability", "performance-portability metric from benchmark results",
         portla::cli::add_portability);
+    add("eig", "dominant eigenpair of a positive matrix (parallel similarity transformation)",
+        portla::cli::add_eig);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
