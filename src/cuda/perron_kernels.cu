@@ -34,6 +34,10 @@ namespace {
 using eigen::ReductionVariant;
 
 constexpr int kBatch = 8;  // loads in flight per thread in the row kernels
+// Every kernel launches with up to 1024 threads (LaunchConfig), so registers are capped at 64:
+// without the bound the double transform asked for more and a 1024-thread launch failed
+// (cudaErrorLaunchOutOfResources, H100, 2026-11-21).
+constexpr int kMaxThreads = 1024;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 // Sum: the row sums.
@@ -181,13 +185,13 @@ __device__ __forceinline__ void row_pass(std::size_t n, const Body& body, T* sum
 }
 
 template <ReductionVariant Variant, typename T>
-__global__ void row_sums_kernel(std::size_t n, const T* a, T* s) {
+__global__ void __launch_bounds__(kMaxThreads) row_sums_kernel(std::size_t n, const T* a, T* s) {
     const std::size_t i = blockIdx.x;
     row_pass<Variant>(n, RowSumBody<T>{a + i * n}, s + i);
 }
 
 template <ReductionVariant Variant, typename T>
-__global__ void weighted_row_sums_kernel(std::size_t n, const T* a, const T* v, T* s) {
+__global__ void __launch_bounds__(kMaxThreads) weighted_row_sums_kernel(std::size_t n, const T* a, const T* v, T* s) {
     const std::size_t i = blockIdx.x;
     row_pass<Variant>(n, WeightedRowSumBody<T>{a + i * n, v}, s + i);
     // Every atomic of this work-group on s[i] (and no other work-group's) is done after the
@@ -198,13 +202,13 @@ __global__ void weighted_row_sums_kernel(std::size_t n, const T* a, const T* v, 
 }
 
 template <ReductionVariant Variant, typename T>
-__global__ void fused_kernel(std::size_t n, const T* s, T* a, T* s_next) {
+__global__ void __launch_bounds__(kMaxThreads) fused_kernel(std::size_t n, const T* s, T* a, T* s_next) {
     const std::size_t i = blockIdx.x;
     row_pass<Variant>(n, TransformBody<T, true>{a + i * n, s, s[i]}, s_next + i);
 }
 
 template <typename T>
-__global__ void transform_kernel(std::size_t n, const T* s, T* a) {
+__global__ void __launch_bounds__(kMaxThreads) transform_kernel(std::size_t n, const T* s, T* a) {
     const std::size_t i = blockIdx.x;
     row_pass<ReductionVariant::local, T>(n, TransformBody<T, false>{a + i * n, s, s[i]}, nullptr);
 }
@@ -224,7 +228,7 @@ struct NeighbourDifference {
 };
 
 template <ReductionVariant Variant, typename T, typename F>
-__global__ void max_kernel(std::size_t n, F f, T* result) {
+__global__ void __launch_bounds__(kMaxThreads) max_kernel(std::size_t n, F f, T* result) {
     using Op = MaxOp<T>;
     Accumulator<Variant, Op> acc{reinterpret_cast<typename Op::Value*>(result)};
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
@@ -234,7 +238,7 @@ __global__ void max_kernel(std::size_t n, F f, T* result) {
 }
 
 template <typename T>
-__global__ void scale_kernel(std::size_t n, const T* s, const T* m, T* v) {
+__global__ void __launch_bounds__(kMaxThreads) scale_kernel(std::size_t n, const T* s, const T* m, T* v) {
     const T mv = *m;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x)
