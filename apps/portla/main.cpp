@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
         portla::cli::add_portability);
     add("gemm", "time C = alpha A B + beta C (naive ... fast, vendor) and check it",
         portla::cli::add_gemm);
+    add("eig", "dominant eigenpair of a positive matrix (parallel similarity transformation)",
+        portla::cli::add_eig);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
