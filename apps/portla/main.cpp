@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
         portla::cli::add_bench);
     add("portability", "performance-portability metric from benchmark results",
         portla::cli::add_portability);
+    add("batch", "solve a batch of small systems that share one sparsity pattern", portla::cli::add_batch);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -14,6 +14,7 @@ Runner add_info(CLI::App& app);
 Runner add_solve(CLI::App& app);
 Runner add_bench(CLI::App& app);
 Runner add_portability(CLI::App& app);
+Runner add_batch(CLI::App& app);
 
 /// Exit codes shared by every subcommand.
 inline constexpr int exit_ok = 0;
