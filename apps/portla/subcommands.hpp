@@ -16,6 +16,7 @@ Runner add_bench(CLI::App& app);
 Runner add_portability(CLI::App& app);
 Runner add_gemm(CLI::App& app);
 Runner add_eig(CLI::App& app);
+Runner add_batch(CLI::App& app);
 
 /// Exit codes shared by every subcommand.
 inline constexpr int exit_ok = 0;
