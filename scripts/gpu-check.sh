@@ -33,7 +33,7 @@ grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40
 grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
 
 step "compute-sanitizer memcheck on the cuda tests"
-for t in test_backend_cuda test_cg_device test_vendor test_core; do
+for t in test_backend_cuda test_cg_device test_vendor test_core test_batch_direct_cuda; do
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
     "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 || status=1
   echo "$t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
