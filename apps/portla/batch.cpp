@@ -295,15 +295,7 @@ Runner add_batch(CLI::App& app) {
     app.add_option("--precond", o->precond, "none, jacobi, block-jacobi or ilu0 (ilu0 needs --format csr)")
         ->check(CLI::IsMember({"none", "jacobi", "block-jacobi", "ilu0"}));
     app.add_option("--block-size", o->block_size, "block Jacobi: rows per diagonal block, 1 ... 32 (default 4)");
-    const CLI::Validator non_negative(
-        [](std::string& s) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(s.c_str(), &end);
-            if (end == s.c_str() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-                return "must be a finite number >= 0, got '" + s + "'";
-            return {};
-        },
-        "NUMBER >= 0");
+    const CLI::Validator non_negative = non_negative_number();
     auto* rtol = app.add_option("--rtol", o->rtol, "relative tolerance on ||b_s - A_s x_s|| / ||b_s|| (default 1e-6)")
                      ->check(non_negative);
     auto* atol = app.add_option("--atol", o->atol, "absolute tolerance on ||b_s - A_s x_s||")->check(non_negative);

@@ -283,7 +283,7 @@ Runner add_eig(CLI::App& app) {
     app.add_flag("--time-kernels", o->time_kernels, "also time every kernel in every variant");
     app.add_option("--bandwidth", o->bandwidth_gbs,
                    "GB/s of the memory floor (default: 3030 on cuda, none on CPUs)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(non_negative_number());
     return [o] { return o->precision == "float" ? run<float>(*o) : run<double>(*o); };
 }
 

@@ -1,11 +1,25 @@
 // portla: the command-line tool. Errors print one line on stderr and exit with status 1.
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <new>
 
 #include "portla/error.hpp"
 #include "subcommands.hpp"
+
+CLI::Validator portla::cli::non_negative_number() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            if (end == s.c_str() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+                return "must be a finite number >= 0, got '" + s + "'";
+            return {};
+        },
+        "NUMBER >= 0");
+}
 
 int main(int argc, char** argv) {
     CLI::App app{"portla: portable linear-algebra kernels and iterative solvers"};

@@ -149,15 +149,7 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::ExistingFile);
     app.add_option("--solver", o->solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}));
     app.add_option("--precond", o->precond, "none or jacobi")->check(CLI::IsMember({"none", "jacobi"}));
-    const CLI::Validator non_negative(
-        [](std::string& s) -> std::string {
-            char* end = nullptr;
-            const double v = std::strtod(s.c_str(), &end);
-            if (end == s.c_str() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-                return "must be a finite number >= 0, got '" + s + "'";
-            return {};
-        },
-        "NUMBER >= 0");
+    const CLI::Validator non_negative = non_negative_number();
     app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")->check(non_negative);
     app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(non_negative);
     app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(non_negative);

@@ -18,6 +18,9 @@ Runner add_gemm(CLI::App& app);
 Runner add_eig(CLI::App& app);
 Runner add_batch(CLI::App& app);
 
+/// Accepts a finite number >= 0 (tolerances): CLI11's NonNegativeNumber lets NaN and inf through.
+CLI::Validator non_negative_number();
+
 /// Exit codes shared by every subcommand.
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_error = 1;

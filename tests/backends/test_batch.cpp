@@ -83,12 +83,19 @@ double host_relative_residual(const BatchData& d, std::size_t s, const std::vect
     return bn > 0 ? std::sqrt(rn / bn) : std::sqrt(rn);
 }
 
+/// System s as a dense row-major matrix with `extra` zero columns after each row.
+std::vector<double> dense_of(const BatchData& d, std::size_t s, std::size_t extra = 0) {
+    const std::size_t n = d.n, nnz = d.nnz(), w = n + extra;
+    std::vector<double> a(n * w, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k) a[i * w + d.col_idxs[k]] = d.values[s * nnz + k];
+    return a;
+}
+
 /// Solution of system s by dense Gaussian elimination with partial pivoting (the test's own).
 std::vector<double> dense_solve(const BatchData& d, std::size_t s) {
-    const std::size_t n = d.n, nnz = d.nnz();
-    std::vector<double> a(n * n, 0.0), b(d.rhs.begin() + s * n, d.rhs.begin() + (s + 1) * n);
-    for (std::size_t i = 0; i < n; ++i)
-        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k) a[i * n + d.col_idxs[k]] = d.values[s * nnz + k];
+    const std::size_t n = d.n;
+    std::vector<double> a = dense_of(d, s), b(d.rhs.begin() + s * n, d.rhs.begin() + (s + 1) * n);
     for (std::size_t k = 0; k < n; ++k) {
         std::size_t p = k;
         for (std::size_t i = k + 1; i < n; ++i)
@@ -111,15 +118,12 @@ std::vector<double> dense_solve(const BatchData& d, std::size_t s) {
 
 /// cond_inf(A_s) = ||A_s||_inf ||A_s^-1||_inf, the inverse by Gauss-Jordan with partial pivoting.
 double condition_inf(const BatchData& d, std::size_t s) {
-    const std::size_t n = d.n, nnz = d.nnz();
-    std::vector<double> a(n * 2 * n, 0.0);  // [A | I]
+    const std::size_t n = d.n;
+    std::vector<double> a = dense_of(d, s, n);  // [A | I]
     double norm_a = 0;
     for (std::size_t i = 0; i < n; ++i) {
         double row = 0;
-        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k) {
-            a[i * 2 * n + d.col_idxs[k]] = d.values[s * nnz + k];
-            row += std::abs(d.values[s * nnz + k]);
-        }
+        for (std::size_t j = 0; j < n; ++j) row += std::abs(a[i * 2 * n + j]);
         norm_a = std::max(norm_a, row);
         a[i * 2 * n + n + i] = 1.0;
     }

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_checks.hpp"
 #include "cli/run_cli.hpp"
 #include "portla/portla.hpp"
 
@@ -18,6 +19,8 @@ namespace {
 using nlohmann::json;
 using portla::test::RunResult;
 using portla::test::run_portla;
+using portla::test::expect_cli_error;
+using portla::test::parse_json;
 
 std::string batch_dir(const std::string& name) {
     return std::string(PORTLA_TEST_DATA_DIR) + "/batch/" + name;
@@ -25,26 +28,8 @@ std::string batch_dir(const std::string& name) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-json parse_json(const RunResult& r) {
-    try {
-        return json::parse(r.out);
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "stdout is not valid JSON: " << e.what() << "\n" << r;
-        return json::object();
-    }
-}
-
-/// Exit 1, no signal, nothing on stdout, exactly one non-empty line on stderr containing `what`.
 void expect_error(const std::vector<std::string>& args, const std::string& what) {
-    std::vector<std::string> full{"batch"};
-    full.insert(full.end(), args.begin(), args.end());
-    const RunResult r = run_portla(full);
-    EXPECT_FALSE(r.signaled) << r;
-    EXPECT_EQ(r.exit_code, 1) << r;
-    EXPECT_EQ(r.out, "") << r;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r;
-    EXPECT_TRUE(!r.err.empty() && r.err.back() == '\n') << r;
-    EXPECT_TRUE(contains(r.err, what)) << "expected '" << what << "' in stderr\n" << r;
+    expect_cli_error("batch", args, what);
 }
 
 /// `portla batch ARGS --json`, expecting exit `expected_exit` and a clean stderr.

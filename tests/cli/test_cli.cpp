@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_checks.hpp"
 #include "cli/run_cli.hpp"
 #include "portla/portla.hpp"
 
@@ -33,6 +34,7 @@ using portla::test::RunResult;
 using portla::test::run_portla;
 using portla::test::temp_path;
 using portla::test::read_text;
+using portla::test::parse_json;
 
 std::string data(const std::string& name) { return std::string(PORTLA_TEST_DATA_DIR) + "/" + name; }
 
@@ -61,18 +63,6 @@ bool contains_any_ci(const std::string& haystack, std::initializer_list<const ch
     for (const char* n : needles)
         if (contains(h, lower(n))) return true;
     return false;
-}
-
-/// Parses stdout as one JSON object; a parse failure is a test failure.
-json parse_json(const RunResult& r) {
-    try {
-        json j = json::parse(r.out);
-        EXPECT_TRUE(j.is_object()) << r;
-        return j;
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "stdout is not valid JSON: " << e.what() << "\n" << r;
-        return json::object();
-    }
 }
 
 /// Exit 1, no signal, nothing on stdout, exactly one non-empty line on stderr.

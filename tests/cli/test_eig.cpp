@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_checks.hpp"
 #include "cli/run_cli.hpp"
 #include "portla/portla.hpp"
 
@@ -17,6 +18,8 @@ namespace {
 using nlohmann::json;
 using portla::test::RunResult;
 using portla::test::run_portla;
+using portla::test::expect_cli_error;
+using portla::test::parse_json;
 
 std::string data(const std::string& name) { return std::string(PORTLA_TEST_DATA_DIR) + "/" + name; }
 
@@ -31,24 +34,12 @@ json eig_json(std::vector<std::string> args, int expected_exit = 0) {
     EXPECT_FALSE(r.signaled) << r;
     EXPECT_EQ(r.exit_code, expected_exit) << r;
     EXPECT_EQ(r.err, "") << r;
-    try {
-        return json::parse(r.out);
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "stdout is not JSON: " << e.what() << "\n" << r;
-        return json::object();
-    }
+    return parse_json(r);
 }
 
 // Exit 1, nothing on stdout, one line on stderr that contains `needle`.
 void expect_error(const std::vector<std::string>& args, const std::string& needle) {
-    std::vector<std::string> full{"eig"};
-    full.insert(full.end(), args.begin(), args.end());
-    const RunResult r = run_portla(full);
-    EXPECT_FALSE(r.signaled) << r;
-    EXPECT_EQ(r.exit_code, 1) << r;
-    EXPECT_EQ(r.out, "") << r;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "'\n" << r;
+    expect_cli_error("eig", args, needle);
 }
 
 TEST(Eig, HilbertFloatTakesThePublishedRoundsWithEveryMethod) {
