@@ -34,13 +34,12 @@ PORTLA_SIMD_CLONES void pointwise_mul_serial(std::size_t n, const T* x, const T*
     for (std::size_t i = 0; i < n; ++i) z[i] = x[i] * y[i];  // z may alias x or y
 }
 // Reductions accumulate in double (free for memory-bound loops; float sums stay accurate).
-// Eight independent partial sums: one accumulator chains every add on the previous one (4-cycle
-// latency) and leaves too few loads in flight for one core to stream its share at 16 threads
-// (the single-accumulator `omp simd` version reached 0.56-0.98x OpenBLAS ddot on the GPU
-// machine's 16 cores, 2026-11-21). Not multi-versioned: on the 2-core VM its AVX2/AVX-512 clones
-// streamed 13-15 GB/s against the baseline's 17.
+// Eight independent partial sums, multi-versioned: one accumulator chains every add on the
+// previous one (4-cycle latency) and leaves too few loads in flight. The single-accumulator
+// `omp simd` version reached 0.83-0.98x OpenBLAS ddot on 2 cores and 0.56-0.98x on 16; eight sums
+// in the AVX-512 clone stream like OpenBLAS on 2 cores (bench/results/cpu2-2026-11-21/cpu2_dot*).
 template <typename T>
-double dot_serial(std::size_t n, const T* __restrict x, const T* __restrict y) {
+PORTLA_SIMD_CLONES double dot_serial(std::size_t n, const T* __restrict x, const T* __restrict y) {
     constexpr std::size_t lanes = 8;
     double s[lanes] = {};
     std::size_t i = 0;
