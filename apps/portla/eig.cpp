@@ -279,7 +279,8 @@ Runner add_eig(CLI::App& app) {
     app.add_flag("--json", o->json, "print one JSON object");
     app.add_option("--repeat", o->repeat, "solve this many times after a warm-up; report the median")
         ->check(CLI::Range(1, 1000));
-    app.add_option("--wg", o->wg, "work-group size of the cuda kernels (a multiple of 32, <= 1024)");
+    app.add_option("--wg", o->wg, "work-group size of the cuda kernels (a multiple of 32, <= 1024)")
+        ->check(CLI::Range(32, 1024));
     app.add_flag("--time-kernels", o->time_kernels, "also time every kernel in every variant");
     app.add_option("--bandwidth", o->bandwidth_gbs,
                    "GB/s of the memory floor (default: 3030 on cuda, none on CPUs)")

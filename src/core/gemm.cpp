@@ -53,7 +53,7 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
     if (m == 0 || n == 0) return;
     if (k == 0) {  // C = beta C; C is not read when beta == 0
         if (beta == T(0)) return blas::fill(exec, c, T(0));
-        return blas::axpby(exec, T(0), const_view<T>(c), beta, c);
+        return blas::axpby(exec, beta, const_view<T>(c), T(0), c);  // beta C, Inf stays Inf
     }
     PORTLA_RUN(exec, gemm, variant, m, n, k, alpha, a, b, beta, c);
 }

@@ -349,6 +349,34 @@ TEST_F(BatchTest, BadSystemsAreFlaggedAndTheOthersSolved) {
             EXPECT_LE(host_relative_residual(d, s, to_double(xh)), 1e-9);
         }
         EXPECT_EQ(res.num_converged(), 4u);
+        EXPECT_TRUE(std::isnan(res.max_relative_residual()));  // the NaN system is not hidden
+    }
+}
+
+TEST_F(BatchTest, ManyMoreSystemsThanResidentBlocks) {
+    // 20000 systems: on cuda every block solves many in turn (shared memory reused), with the
+    // initial guesses read from x; results equal the reference backend's
+    const auto d = grid_batch(4, 20000, true, 16);
+    batch::Settings st;
+    st.solver = Solver::cg;
+    st.precond = Precond::jacobi;
+    st.tolerance = 1e-10;
+    st.use_initial_guess = true;
+    const auto guess = random_vector<double>(d.num_systems * d.n, 17);
+    const batch::BatchMatrix<double> A(exec, d, Format::csr), Ar(ref, d, Format::csr);
+    const auto b = rhs_of<double>(exec, d);
+    const auto br = rhs_of<double>(ref, d);
+    Array<double> x(exec, guess), xr(ref, guess);
+    const auto res = batch::solve(A, b, x, st);
+    const auto rr = batch::solve(Ar, br, xr, st);
+    if (exec.backend() == Backend::cuda) {
+        EXPECT_LT(res.launch.grid_size, 20000);
+    }
+    EXPECT_EQ(res.num_converged(), d.num_systems);
+    const auto xh = to_double(x.to_host());
+    for (std::size_t s = 0; s < d.num_systems; s += 997) {
+        EXPECT_LE(host_relative_residual(d, s, xh), 1e-10) << "system " << s;
+        EXPECT_NEAR(res.iterations[s], rr.iterations[s], 2) << "system " << s;
     }
 }
 
@@ -520,6 +548,20 @@ TEST_F(BatchTest, BadArgumentsAreRejected) {
     st.tolerance = -1;
     EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
     EXPECT_THROW(batch::parse_solver("lu"), BadInput);
+    BatchData empty_systems = d;  // systems of size 0
+    empty_systems.n = 0;
+    empty_systems.row_ptrs = {0};
+    empty_systems.col_idxs.clear();
+    empty_systems.values.clear();
+    EXPECT_THROW(batch::BatchMatrix<double>(exec, empty_systems, Format::csr), BadInput);
+    // a dense batch larger than any memory: a clear OutOfMemory, not a killed process
+    BatchData huge;
+    huge.num_systems = 1;
+    huge.n = std::size_t{1} << 20;  // dense: 2^40 values
+    for (std::size_t i = 0; i <= huge.n; ++i) huge.row_ptrs.push_back(static_cast<std::int32_t>(i));
+    for (std::size_t i = 0; i < huge.n; ++i) huge.col_idxs.push_back(static_cast<std::int32_t>(i));
+    huge.values.assign(huge.n, 1.0);
+    EXPECT_THROW(batch::BatchMatrix<double>(exec, huge, Format::dense), OutOfMemory);
     EXPECT_THROW(batch::parse_precond("ilu"), BadInput);
 }
 

@@ -135,6 +135,11 @@ TYPED_TEST(Gemm, EmptyDimensions) {
     auto z = poisoned<T>(this->exec, 6);
     gemm<T>(this->exec, 2, 3, 0, T(2), a, b, T(0), z);
     for (auto v : z.to_host()) ASSERT_EQ(v, T(0));
+    // beta C with an infinite entry stays infinite (not 0 * Inf = NaN)
+    Array<T> inf(this->exec, std::vector<T>{std::numeric_limits<T>::infinity(), T(1)});
+    gemm<T>(this->exec, 1, 2, 0, T(1), a, b, T(2), inf);
+    EXPECT_EQ(inf.to_host()[0], std::numeric_limits<T>::infinity());
+    EXPECT_EQ(inf.to_host()[1], T(2));
     Array<T> none(this->exec, 0);
     gemm<T>(this->exec, 0, 3, 4, T(1), none, Array<T>(this->exec, std::vector<T>(12, T(1))), T(0), none);
 }

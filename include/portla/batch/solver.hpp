@@ -28,7 +28,10 @@ enum class Reason : std::uint8_t {
     max_iterations,          ///< the iteration limit came first
     breakdown,               ///< a recurrence scalar became zero (or p.Ap <= 0 in CG)
     non_finite,              ///< NaN or Inf in the system, its right-hand side or the iterates
-    singular_preconditioner, ///< zero diagonal (Jacobi), singular block, zero ILU(0) pivot
+                             ///< (found by the iteration; see singular_preconditioner)
+    singular_preconditioner, ///< zero or non-finite diagonal (Jacobi), singular or non-finite
+                             ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
+                             ///< NaN there is reported here rather than as non_finite
     stagnation,              ///< the recurrence residual met the test, the true one did not,
                              ///< several restarts from the true residual running
 };

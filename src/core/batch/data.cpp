@@ -53,6 +53,10 @@ void expect_size(const std::string& where, const char* what, std::size_t got, st
 }  // namespace
 
 void BatchData::validate(const std::string& where) const {
+    if (n == 0) throw BadInput(where + ": systems of size 0 (n must be >= 1)");
+    if (num_systems > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw BadInput(where + ": " + std::to_string(num_systems) +
+                       " systems is more than a batch holds (2^31 - 1)");
     expect_size(where, "row_ptrs", row_ptrs.size(), n + 1, "n + 1");
     const std::size_t max_index = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
     if (n > max_index || nnz() > max_index)

@@ -2,6 +2,9 @@
 #include "portla/batch/matrix.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "core/batch/batch_args.hpp"
 #include "core/dispatch.hpp"
@@ -10,40 +13,53 @@
 
 namespace portla::batch {
 
+namespace {
+
+/// a * b, or OutOfMemory when it overflows (no memory could hold it).
+std::size_t product(std::size_t a, std::size_t b, std::size_t bytes_each) {
+    if (b != 0 && a > std::numeric_limits<std::size_t>::max() / b / bytes_each)
+        throw OutOfMemory("batch matrix (" + std::to_string(a) + " x " + std::to_string(b) + " values)",
+                          std::numeric_limits<std::size_t>::max());
+    return a * b;
+}
+
+}  // namespace
+
 template <typename T>
 BatchMatrix<T>::BatchMatrix(const Executor& exec, const BatchData& data, Format format)
     : format_(format), num_systems_(data.num_systems), n_(data.n), nnz_(data.nnz()),
       host_row_ptrs_(data.row_ptrs), host_col_idxs_(data.col_idxs), values_(exec, 0) {
     data.validate("batch matrix");
     const std::size_t n = n_, nnz = nnz_, B = num_systems_;
-    std::vector<T> vals;
+    if (format == Format::ell)
+        for (std::size_t i = 0; i < n; ++i)
+            ell_width_ = std::max(ell_width_, static_cast<int>(data.row_ptrs[i + 1] - data.row_ptrs[i]));
+    stored_ = format == Format::dense ? product(n, n, sizeof(T))
+              : format == Format::csr ? nnz
+                                      : product(n, static_cast<std::size_t>(ell_width_), sizeof(T));
+    // Staged on the host through an Array: a batch larger than the available memory is an
+    // OutOfMemory error here, not a process killed later while the pages are filled.
+    Array<T> vals(Executor::reference(), product(B, stored_, sizeof(T)));
+    T* v = vals.data();
     if (format == Format::dense) {
-        stored_ = n * n;
-        vals.assign(B * stored_, T(0));
+        std::fill(v, v + vals.size(), T(0));
         for (std::size_t s = 0; s < B; ++s)
             for (std::size_t i = 0; i < n; ++i)
                 for (auto k = data.row_ptrs[i]; k < data.row_ptrs[i + 1]; ++k)
-                    vals[s * stored_ + i * n + data.col_idxs[k]] = static_cast<T>(data.values[s * nnz + k]);
+                    v[s * stored_ + i * n + data.col_idxs[k]] = static_cast<T>(data.values[s * nnz + k]);
     } else if (format == Format::csr) {
-        stored_ = nnz;
-        vals.resize(B * nnz);
-        std::transform(data.values.begin(), data.values.end(), vals.begin(),
-                       [](double v) { return static_cast<T>(v); });
+        std::transform(data.values.begin(), data.values.end(), v, [](double x) { return static_cast<T>(x); });
         row_ptrs_ = Array<std::int32_t>(exec, data.row_ptrs);
         col_idxs_ = Array<std::int32_t>(exec, data.col_idxs);
     } else {
-        for (std::size_t i = 0; i < n; ++i)
-            ell_width_ = std::max(ell_width_, static_cast<int>(data.row_ptrs[i + 1] - data.row_ptrs[i]));
-        const std::size_t w = static_cast<std::size_t>(ell_width_);
-        stored_ = n * w;
         std::vector<std::int32_t> cols(stored_, -1);
-        vals.assign(B * stored_, T(0));
+        std::fill(v, v + vals.size(), T(0));
         for (std::size_t i = 0; i < n; ++i)
             for (auto k = data.row_ptrs[i]; k < data.row_ptrs[i + 1]; ++k) {
                 const std::size_t slot = static_cast<std::size_t>(k - data.row_ptrs[i]) * n + i;
                 cols[slot] = data.col_idxs[k];
                 for (std::size_t s = 0; s < B; ++s)
-                    vals[s * stored_ + slot] = static_cast<T>(data.values[s * nnz + k]);
+                    v[s * stored_ + slot] = static_cast<T>(data.values[s * nnz + k]);
             }
         col_idxs_ = Array<std::int32_t>(exec, cols);
     }

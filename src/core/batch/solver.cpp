@@ -75,7 +75,8 @@ double Result::max_relative_residual() const {
     double worst = 0;
     for (std::size_t s = 0; s < residual_norm.size(); ++s) {
         const double r = rhs_norm[s] > 0 ? residual_norm[s] / rhs_norm[s] : residual_norm[s];
-        if (!(r <= worst)) worst = r;  // NaN wins
+        if (std::isnan(r)) return r;  // a NaN system is the worst, whatever follows it
+        if (r > worst) worst = r;
     }
     return worst;
 }
@@ -146,9 +147,10 @@ void check_vectors(const BatchMatrix<T>& A, const Array<T>& b, const Array<T>& x
     const std::size_t len = A.num_systems() * A.size();
     if (b.size() != len) throw DimensionMismatch(std::string(where) + " (b)", len, b.size());
     if (x.size() != len) throw DimensionMismatch(std::string(where) + " (x)", len, x.size());
-    if (b.executor().backend() != A.executor().backend() || x.executor().backend() != A.executor().backend())
-        throw BadInput(std::string(where) + ": b and x must live on the matrix's executor (" +
-                       A.executor().name() + ")");
+    if (b.executor() != A.executor() || x.executor() != A.executor())
+        throw BadInput(std::string(where) + ": b and x must live on the matrix's executor (A on " +
+                       A.executor().name() + ", b on " + b.executor().name() + ", x on " +
+                       x.executor().name() + ")");
 }
 
 }  // namespace
