@@ -23,6 +23,19 @@ inline nlohmann::json parse_json(const RunResult& r) {
     }
 }
 
+/// `portla SUBCOMMAND args... --json` with the expected exit status and a clean stderr; the
+/// parsed stdout.
+inline nlohmann::json run_json(const std::string& subcommand, std::vector<std::string> args,
+                               int expected_exit = 0) {
+    args.insert(args.begin(), subcommand);
+    args.push_back("--json");
+    const RunResult r = run_portla(args, 120);
+    EXPECT_FALSE(r.signaled) << r;
+    EXPECT_EQ(r.exit_code, expected_exit) << r;
+    EXPECT_EQ(r.err, "") << r;
+    return parse_json(r);
+}
+
 /// `portla SUBCOMMAND args...` exits 1, not by a signal, with nothing on stdout and exactly one
 /// newline-terminated line on stderr that contains `needle`.
 inline void expect_cli_error(const std::string& subcommand, const std::vector<std::string>& args,

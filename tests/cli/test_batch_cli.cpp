@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -34,13 +35,7 @@ void expect_error(const std::vector<std::string>& args, const std::string& what)
 
 /// `portla batch ARGS --json`, expecting exit `expected_exit` and a clean stderr.
 json batch_json(std::vector<std::string> args, int expected_exit = 0) {
-    args.insert(args.begin(), "batch");
-    args.push_back("--json");
-    const RunResult r = run_portla(args, 120);
-    EXPECT_FALSE(r.signaled) << r;
-    EXPECT_EQ(r.exit_code, expected_exit) << r;
-    EXPECT_EQ(r.err, "") << r;
-    return parse_json(r);
+    return portla::test::run_json("batch", std::move(args), expected_exit);
 }
 
 std::vector<std::string> cpu_backends() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -28,13 +29,7 @@ const char* cpu_backend() { return portla::omp_compiled() ? "omp" : "reference";
 
 // `portla eig ARGS --json` with the expected exit status; the parsed result.
 json eig_json(std::vector<std::string> args, int expected_exit = 0) {
-    args.insert(args.begin(), "eig");
-    args.push_back("--json");
-    const RunResult r = run_portla(args, 120);
-    EXPECT_FALSE(r.signaled) << r;
-    EXPECT_EQ(r.exit_code, expected_exit) << r;
-    EXPECT_EQ(r.err, "") << r;
-    return parse_json(r);
+    return portla::test::run_json("eig", std::move(args), expected_exit);
 }
 
 // Exit 1, nothing on stdout, one line on stderr that contains `needle`.
