@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole GPU check in one call (for the lent H100): build for sm_90, run every test, run the
 # cuda tests under compute-sanitizer memcheck, then the CG timings; logs and JSON go to $OUT.
-#   usage: OUT=/some/dir scripts/gpu-check.sh [--bench]
-# With --bench it also runs scripts/gpu-bench.sh. Everything ends up in $OUT/results.tgz (the
+#   usage: OUT=/some/dir scripts/gpu-check.sh [--bench|--bench-only] [SWEEP...]
+# With --bench it also runs the benchmarks (all, or the named sweeps: see below); --bench-only
+# skips the tests. Everything ends up in $OUT/results.tgz (the
 # device tool returns at most 8 files), with a summary printed last.
 set -uo pipefail
 FINAL_OUT=${OUT:-$PWD/gpu-out}
@@ -54,7 +55,36 @@ done
 fi
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   shift
-  OUT=$OUT BUILD=$BUILD TAR="$FINAL_OUT/results.tgz" scripts/gpu-bench.sh "$@" || status=1
+  # Sweep names: those of scripts/gpu-bench.sh (kernels, CG, CPU), plus `batch`
+  # (scripts/batch-bench.sh; carry data/pelelm), `eig` (scripts/bench-eig.py) and `gemm`
+  # (scripts/gemm-bench.sh). No name: everything, which takes longer than one 10-minute call.
+  kernel_sweeps=() others=()
+  for a in "$@"; do
+    case $a in batch|eig|gemm) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
+  done
+  everything=$(( $# == 0 ))
+  picked() { [ "$everything" = 1 ] || [[ " ${others[*]} " == *" $1 "* ]]; }
+  tar_all() { tar czf "$FINAL_OUT/results.tgz" -C "$OUT" .; }
+  if [ "$everything" = 1 ] || [ ${#kernel_sweeps[@]} -gt 0 ]; then
+    OUT=$OUT BUILD=$BUILD TAR="$FINAL_OUT/results.tgz" scripts/gpu-bench.sh "${kernel_sweeps[@]}" || status=1
+  fi
+  if picked batch; then
+    step "batched solvers"
+    OUT=$OUT/batch BUILD=$BUILD scripts/batch-bench.sh || status=1
+    tar_all
+  fi
+  if picked eig; then
+    step "dominant eigenpair, Hilbert float"
+    python3 scripts/bench-eig.py --bin "$BUILD/apps/portla/portla" --out "$OUT/eig_hilbert_float.json" \
+      --backends cuda,omp > "$OUT/eig_hilbert_float.txt" 2>&1 || status=1
+    tail -20 "$OUT/eig_hilbert_float.txt"
+    tar_all
+  fi
+  if picked gemm; then
+    step "matrix products"
+    OUT=$OUT/gemm BUILD=$BUILD scripts/gemm-bench.sh --no-tests || status=1
+    tar_all
+  fi
 fi
 tar czf "$FINAL_OUT/results.tgz" -C "$OUT" . && rm -rf "$OUT"
 echo "gpu-check status: $status"
