@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend_fixture.hpp"
@@ -66,6 +67,21 @@ BatchData grid_batch(int g, std::size_t systems, bool symmetric, unsigned seed) 
     }
     d.rhs.resize(systems * d.n);
     for (auto& b : d.rhs) b = rhs(gen);
+    return d;
+}
+
+/// A batch whose row i holds the columns [first, last] = columns(i); values and b left to fill.
+template <typename Columns>
+BatchData pattern_batch(std::size_t systems, int n, Columns columns) {
+    BatchData d;
+    d.num_systems = systems;
+    d.n = static_cast<std::size_t>(n);
+    d.row_ptrs.push_back(0);
+    for (int i = 0; i < n; ++i) {
+        const auto [first, last] = columns(i);
+        for (int j = first; j <= last; ++j) d.col_idxs.push_back(j);
+        d.row_ptrs.push_back(static_cast<std::int32_t>(d.col_idxs.size()));
+    }
     return d;
 }
 
@@ -423,14 +439,7 @@ TEST_F(BatchTest, AbsoluteToleranceInitialGuessAndIterationLimit) {
 
 TEST_F(BatchTest, IluIsExactOnTridiagonalSystems) {
     // ILU(0) of a tridiagonal matrix is its LU factorisation: one iteration
-    BatchData d;
-    d.num_systems = 3;
-    d.n = 40;
-    d.row_ptrs.push_back(0);
-    for (int i = 0; i < 40; ++i) {
-        for (int j = std::max(0, i - 1); j <= std::min(39, i + 1); ++j) d.col_idxs.push_back(j);
-        d.row_ptrs.push_back(static_cast<std::int32_t>(d.col_idxs.size()));
-    }
+    BatchData d = pattern_batch(3, 40, [](int i) { return std::pair{std::max(0, i - 1), std::min(39, i + 1)}; });
     const auto v = random_vector<double>(3 * d.nnz(), 11, 0.1, 1.0);
     d.values = v;
     for (std::size_t s = 0; s < 3; ++s)
@@ -453,14 +462,7 @@ TEST_F(BatchTest, IluIsExactOnTridiagonalSystems) {
 TEST_F(BatchTest, BlockJacobiIsExactOnBlockDiagonalSystemsThatNeedPivoting) {
     // two 4 x 4 blocks per system, full, with tiny diagonals (the inversion must pivot): block
     // Jacobi with blocks of 4 is the exact inverse, so GMRES takes one iteration
-    BatchData d;
-    d.num_systems = 4;
-    d.n = 8;
-    d.row_ptrs.push_back(0);
-    for (int i = 0; i < 8; ++i) {
-        for (int j = i / 4 * 4; j < i / 4 * 4 + 4; ++j) d.col_idxs.push_back(j);
-        d.row_ptrs.push_back(static_cast<std::int32_t>(d.col_idxs.size()));
-    }
+    BatchData d = pattern_batch(4, 8, [](int i) { return std::pair{i / 4 * 4, i / 4 * 4 + 3}; });
     d.values = random_vector<double>(4 * d.nnz(), 14, 0.5, 2.0);
     for (std::size_t s = 0; s < 4; ++s)
         for (int i = 0; i < 8; ++i) d.values[s * d.nnz() + d.row_ptrs[i] + i % 4] = 1e-3;
