@@ -18,21 +18,21 @@ struct CaseConfig {
     std::string precision;  ///< double or float
     std::size_t size = 0;   ///< vector length / unknowns; matrix elements for gemv and cg-dense
     LaunchConfig launch{};
-    int reps = 50;               ///< at most this many timed calls ...
-    double max_time_s = 1.0;     ///< ... and no more time than this (at least 5 calls)
-    bool flush_cache = false;    ///< CPU: evict the caches before every timed call
+    int reps = 50;             ///< at most this many timed calls ...
+    double max_time_s = 1.0;   ///< ... and no more time than this (at least 5 calls)
+    bool flush_cache = false;  ///< CPU: evict the caches before every timed call
 };
 
 /// One measured point. Times in seconds; the statistics are over the timed calls.
 struct Point {
     std::string kernel, backend, precision;
-    std::size_t n = 0;     ///< vector length / unknowns / matrix rows (dense)
-    int wg = 0, items = 0; ///< launch configuration (0 where the backend has none)
-    double bytes = 0;      ///< bytes one call must move (counted by hand per kernel)
-    double time_s = 0;     ///< median
+    std::size_t n = 0;      ///< vector length / unknowns / matrix rows (dense)
+    int wg = 0, items = 0;  ///< launch configuration (0 where the backend has none)
+    double bytes = 0;       ///< bytes one call must move (counted by hand per kernel)
+    double time_s = 0;      ///< median
     double time_min_s = 0, time_q1_s = 0, time_q3_s = 0, time_max_s = 0;
     int reps = 0;
-    int input_sets = 1;    ///< inputs rotated so that the working set exceeds the cache
+    int input_sets = 1;        ///< inputs rotated so that the working set exceeds the cache
     double bandwidth_gbs = 0;  ///< bytes / median time
     bool correct = false;      ///< the result matched an independent host computation
     double error = 0;          ///< the check's relative error

@@ -8,9 +8,9 @@
 namespace portla::bench::detail {
 
 struct Case {
-    double bytes = 0;         ///< bytes one call must move
-    std::size_t n = 0;        ///< the point's n
-    int sets = 1;             ///< input sets rotated between calls
+    double bytes = 0;                   ///< bytes one call must move
+    std::size_t n = 0;                  ///< the point's n
+    int sets = 1;                       ///< input sets rotated between calls
     std::function<void(int set)> call;  ///< the timed call on input set `set`
     /// Re-initialises set 0, calls once, and returns the relative error against an independent
     /// host computation.

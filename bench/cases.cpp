@@ -14,8 +14,8 @@
 namespace portla::bench {
 
 std::vector<std::string> kernel_names() {
-    return {"copy", "axpby", "dot", "dot-host", "norm2", "fused-cg", "unfused-cg", "gemv",
-            "spmv-csr", "stencil", "cg", "cg-host", "cg-dense"};
+    return {"copy", "axpby",    "dot",     "dot-host", "norm2",   "fused-cg", "unfused-cg",
+            "gemv", "spmv-csr", "stencil", "cg",       "cg-host", "cg-dense"};
 }
 
 std::vector<std::string> backends_for(const std::string& kernel) {
@@ -40,8 +40,8 @@ std::vector<std::string> backends_for(const std::string& kernel) {
 }
 
 bool has_launch_config(const std::string& kernel, const std::string& backend) {
-    static const std::vector<std::string> vector_kernels{"copy", "axpby", "dot", "dot-host",
-                                                         "norm2", "fused-cg", "unfused-cg"};
+    static const std::vector<std::string> vector_kernels{
+        "copy", "axpby", "dot", "dot-host", "norm2", "fused-cg", "unfused-cg"};
     return backend == "cuda" &&
            std::find(vector_kernels.begin(), vector_kernels.end(), kernel) != vector_kernels.end();
 }
@@ -143,7 +143,8 @@ VectorOps<T> vector_ops(const std::string& backend, const Executor& exec) {
             ob ? kernels::openblas::dot(exec, x, y, r) : kernels::cublas::dot(exec, x, y, r);
         };
         ops.dot_host = [=](const_view<T> x, const_view<T> y) {
-            return ob ? kernels::openblas::dot_host(exec, x, y) : kernels::cublas::dot_host(exec, x, y);
+            return ob ? kernels::openblas::dot_host(exec, x, y)
+                      : kernels::cublas::dot_host(exec, x, y);
         };
         ops.norm2 = [=](const_view<T> x, view<T> r) {
             ob ? kernels::openblas::nrm2(exec, x, r) : kernels::cublas::nrm2(exec, x, r);
@@ -178,7 +179,7 @@ Case vector_case(const CaseConfig& c, const Executor& exec) {
     const double w = sizeof(T);
     static const std::map<std::string, std::pair<int, double>> shape{
         // kernel: vectors per set, bytes per element in words
-        {"copy", {2, 2}}, {"axpby", {2, 3}}, {"dot", {2, 2}}, {"dot-host", {2, 2}},
+        {"copy", {2, 2}},  {"axpby", {2, 3}},    {"dot", {2, 2}},       {"dot-host", {2, 2}},
         {"norm2", {1, 1}}, {"fused-cg", {4, 6}}, {"unfused-cg", {4, 7}}};
     const auto [count, words] = shape.at(k);
     Case cs;
@@ -198,7 +199,8 @@ Case vector_case(const CaseConfig& c, const Executor& exec) {
             data->reset(0);
             ops.copy(data->at(0, 0), data->at(0, 1));
             const auto& x = data->initial[0];
-            return max_rel_error(to_double(data->at(0, 1)), std::vector<double>(x.begin(), x.end()));
+            return max_rel_error(to_double(data->at(0, 1)),
+                                 std::vector<double>(x.begin(), x.end()));
         };
     } else if (k == "axpby") {
         cs.call = [=](int s) { ops.axpby(a, data->at(s, 0), b, data->at(s, 1)); };
@@ -234,7 +236,8 @@ Case vector_case(const CaseConfig& c, const Executor& exec) {
                      : ops.dot(data->at(0, 0), data->at(0, 1), result->get_view());
                 got = result->to_host()[0];
             }
-            return std::isfinite(got) ? std::abs(got - want) / std::max(std::abs(want), 1e-300) : INFINITY;
+            return std::isfinite(got) ? std::abs(got - want) / std::max(std::abs(want), 1e-300)
+                                      : INFINITY;
         };
     } else {  // fused-cg, unfused-cg: x += alpha p; r -= alpha q; rr = r.r
         const bool fused = k == "fused-cg";
@@ -333,9 +336,13 @@ Case operator_case(const CaseConfig& c, const Executor& exec) {
     auto apply = [=](int s) {
         Set& set = (*sets)[s];
         if (k == "gemv" && backend == "openblas")
-            kernels::openblas::gemv(exec, rows, rows, static_cast<Dense<T>&>(*set.op).values().get_view(), set.x, set.y);
+            kernels::openblas::gemv(exec, rows, rows,
+                                    static_cast<Dense<T>&>(*set.op).values().get_view(), set.x,
+                                    set.y);
         else if (k == "gemv" && backend == "cublas")
-            kernels::cublas::gemv(exec, rows, rows, static_cast<Dense<T>&>(*set.op).values().get_view(), set.x, set.y);
+            kernels::cublas::gemv(exec, rows, rows,
+                                  static_cast<Dense<T>&>(*set.op).values().get_view(), set.x,
+                                  set.y);
         else if (k == "spmv-csr" && backend == "cusparse")
             kernels::cusparse::csr_spmv(exec, rows, rows, set.csr->row_ptrs(), set.csr->col_idxs(),
                                         set.csr->values(), set.x, set.y);
@@ -354,15 +361,19 @@ Case operator_case(const CaseConfig& c, const Executor& exec) {
         if (k == "gemv") {
             for (std::size_t i = 0; i < rows; ++i) {
                 long double s = 0;
-                for (std::size_t j = 0; j < rows; ++j) s += (long double)dense_values[i * rows + j] * xh[j];
+                for (std::size_t j = 0; j < rows; ++j)
+                    s += (long double)dense_values[i * rows + j] * xh[j];
                 want[i] = double(s);
             }
         } else {
-            const MatrixData d = k == "spmv-csr" ? data : Stencil<double>(Executor::reference(), 3, pts).assemble();
-            for (std::size_t e = 0; e < d.entries(); ++e) want[d.row_idx[e]] += d.values[e] * double(xh[d.col_idx[e]]);
+            const MatrixData d =
+                k == "spmv-csr" ? data : Stencil<double>(Executor::reference(), 3, pts).assemble();
+            for (std::size_t e = 0; e < d.entries(); ++e)
+                want[d.row_idx[e]] += d.values[e] * double(xh[d.col_idx[e]]);
             // Relative to the row's absolute sum: the stencil's rows nearly cancel.
             std::vector<double> scale(rows, 0.0);
-            for (std::size_t e = 0; e < d.entries(); ++e) scale[d.row_idx[e]] += std::abs(d.values[e] * double(xh[d.col_idx[e]]));
+            for (std::size_t e = 0; e < d.entries(); ++e)
+                scale[d.row_idx[e]] += std::abs(d.values[e] * double(xh[d.col_idx[e]]));
             const auto got = to_double(set.y);
             double err = 0;
             for (std::size_t i = 0; i < rows; ++i) {
@@ -383,7 +394,9 @@ Case cg_case(const CaseConfig& c, const Executor& exec) {
     Case cs;
     const std::string k = c.kernel, backend = c.backend;
     const bool dense = k == "cg-dense";
-    const std::size_t rows = dense ? square_rows(c.size) : cube_points(c.size) * cube_points(c.size) * cube_points(c.size);
+    const std::size_t rows = dense
+                                 ? square_rows(c.size)
+                                 : cube_points(c.size) * cube_points(c.size) * cube_points(c.size);
     const std::size_t pts = cube_points(c.size);
     const double w = sizeof(T);
     cs.n = rows;
@@ -430,8 +443,8 @@ Case cg_case(const CaseConfig& c, const Executor& exec) {
     for (auto& a : st->work) a = Array<T>(exec, rows);
     auto run = [=](int iters) {
         if (backend == "cusparse") {
-            kernels::cusparse::cg(exec, rows, st->csr->row_ptrs(), st->csr->col_idxs(), st->csr->values(),
-                                  st->b, st->x, 0.0, iters);
+            kernels::cusparse::cg(exec, rows, st->csr->row_ptrs(), st->csr->col_idxs(),
+                                  st->csr->values(), st->b, st->x, 0.0, iters);
             return;
         }
         if (backend == "openblas" || backend == "cublas") {
@@ -477,8 +490,12 @@ Case cg_case(const CaseConfig& c, const Executor& exec) {
     // residual norm itself need not fall monotonically.) A.x is recomputed with portla's apply.
     auto phi = [=] {
         auto& ax = st->work[3];
-        if (st->csr) st->csr->apply(st->x, ax); else st->op->apply(st->x, ax);
-        return 0.5 * double(blas::dot<T>(exec, st->x, ax)) - double(blas::dot<T>(exec, st->x, st->b));
+        if (st->csr)
+            st->csr->apply(st->x, ax);
+        else
+            st->op->apply(st->x, ax);
+        return 0.5 * double(blas::dot<T>(exec, st->x, ax)) -
+               double(blas::dot<T>(exec, st->x, st->b));
     };
     cs.verify = [=] {
         run(k1);
@@ -503,7 +520,8 @@ Case make_typed(const CaseConfig& c, const Executor& exec) {
 Case make_case(const CaseConfig& c, const Executor& exec) {
     const auto backends = backends_for(c.kernel);
     if (std::find(backends.begin(), backends.end(), c.backend) == backends.end())
-        throw BadInput("bench: kernel '" + c.kernel + "' has no '" + c.backend + "' implementation");
+        throw BadInput("bench: kernel '" + c.kernel + "' has no '" + c.backend +
+                       "' implementation");
     if (c.precision == "float") return make_typed<float>(c, exec);
     if (c.precision == "double") return make_typed<double>(c, exec);
     throw BadInput("bench: precision must be double or float, got '" + c.precision + "'");

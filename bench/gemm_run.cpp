@@ -28,7 +28,8 @@ std::vector<T> random_matrix(std::size_t count, std::uint64_t seed) {
     const auto n = static_cast<std::int64_t>(count);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < n; ++i)
-        v[i] = static_cast<T>(counter_uniform(seed * 0x100000000ull + static_cast<std::uint64_t>(i)));
+        v[i] =
+            static_cast<T>(counter_uniform(seed * 0x100000000ull + static_cast<std::uint64_t>(i)));
     return v;
 }
 
@@ -63,7 +64,8 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
     const Executor exec = Executor::create(gc.backend);
     for (auto v : gc.variants)
         if (!gemm_supported(exec.backend(), v))
-            throw Unsupported("gemm variant '" + to_string(v) + "' exists only on the cuda backend");
+            throw Unsupported("gemm variant '" + to_string(v) +
+                              "' exists only on the cuda backend");
     const std::size_t m = gc.m, n = gc.n, k = gc.k;
     const T alpha = static_cast<T>(gc.alpha), beta = static_cast<T>(gc.beta);
     const auto a_host = random_matrix<T>(m * k, 1), b_host = random_matrix<T>(k * n, 2);
@@ -79,7 +81,8 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
         Executor check_exec = small ? Executor::reference() : exec;
         if (!small && exec.backend() == Backend::reference) check_exec = Executor::omp();
         const GemmVariant check_variant =
-            small ? GemmVariant::naive : (v == GemmVariant::vendor ? GemmVariant::fast : GemmVariant::vendor);
+            small ? GemmVariant::naive
+                  : (v == GemmVariant::vendor ? GemmVariant::fast : GemmVariant::vendor);
         Array<T> ca(check_exec, a_host), cb(check_exec, b_host), cc(check_exec, c0);
         gemm<T>(check_exec, m, n, k, alpha, ca, cb, beta, cc, check_variant);
         return {small ? "reference" : to_string(check_variant), cc.to_host()};
@@ -114,9 +117,8 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
             double total = 0;
             while (static_cast<int>(times.size()) < std::max(gc.reps, 3) &&
                    (times.size() < 3 || total < gc.max_time_s)) {
-                times.push_back(time_call(exec, start, stop, [&] {
-                    gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v);
-                }));
+                times.push_back(time_call(
+                    exec, start, stop, [&] { gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v); }));
                 total += times.back();
             }
             std::sort(times.begin(), times.end());

@@ -20,7 +20,8 @@ std::size_t last_level_cache_bytes(const Executor& exec) {
     // The largest cache level of CPU 0, from sysfs ("32768K").
     std::size_t best = 0;
     for (int index = 0; index < 8; ++index) {
-        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) +
+                        "/size");
         std::string s;
         if (!(f >> s)) continue;
         std::size_t value = std::stoull(s);

@@ -35,7 +35,8 @@ void write_plot(const std::string& path, const std::vector<Point>& points,
     const int pw = W - left - right, ph = H - top - bottom;
     std::ostringstream svg;
     svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='"
-        << H * std::max<std::size_t>(1, by_kernel.size()) + 30 << "' font-family='sans-serif' font-size='12'>\n"
+        << H * std::max<std::size_t>(1, by_kernel.size()) + 30
+        << "' font-family='sans-serif' font-size='12'>\n"
         << "<rect width='100%' height='100%' fill='white'/>\n"
         << "<text x='10' y='20' font-size='15'>" << title << "</text>\n";
     int panel = 0;
@@ -56,8 +57,8 @@ void write_plot(const std::string& path, const std::vector<Point>& points,
             << "' height='" << ph << "' fill='none' stroke='black'/>\n";
         for (int i = 0; i <= 5; ++i) {  // y grid
             const double v = ymax * i / 5;
-            svg << "<line x1='" << left << "' x2='" << left + pw << "' y1='" << Y(v) << "' y2='" << Y(v)
-                << "' stroke='#ddd'/><text x='" << left - 8 << "' y='" << Y(v) + 4
+            svg << "<line x1='" << left << "' x2='" << left + pw << "' y1='" << Y(v) << "' y2='"
+                << Y(v) << "' stroke='#ddd'/><text x='" << left - 8 << "' y='" << Y(v) + 4
                 << "' text-anchor='end'>" << std::round(v) << "</text>\n";
         }
         const int step = std::max(1, int(std::ceil((xmax - xmin) / 8)));
@@ -70,7 +71,8 @@ void write_plot(const std::string& path, const std::vector<Point>& points,
             << y0 + top + ph / 2 << "' transform='rotate(-90 20 " << y0 + top + ph / 2
             << ")' text-anchor='middle'>effective bandwidth (GB/s)</text>\n";
         std::map<std::string, std::vector<const Point*>> series;
-        for (const Point* p : pts) series[label(p->backend, p->precision, p->wg, p->items)].push_back(p);
+        for (const Point* p : pts)
+            series[label(p->backend, p->precision, p->wg, p->items)].push_back(p);
         int s = 0;
         for (auto& [name, sp] : series) {
             std::sort(sp.begin(), sp.end(), [](auto a, auto b) { return a->n < b->n; });
@@ -84,7 +86,8 @@ void write_plot(const std::string& path, const std::vector<Point>& points,
                 svg << "<circle cx='" << X(double(p->n)) << "' cy='" << Y(p->bandwidth_gbs)
                     << "' r='2.5' fill='" << (p->correct ? colour : "black") << "'/>\n";
             for (const auto& f : fits) {
-                if (f.kernel != kernel || label(f.backend, f.precision, f.wg, f.items) != name) continue;
+                if (f.kernel != kernel || label(f.backend, f.precision, f.wg, f.items) != name)
+                    continue;
                 // Model bandwidth B / (T0 + B / W_a), bytes per n taken from the measured points.
                 const double bytes_per_n = sp.back()->bytes / double(sp.back()->n);
                 svg << "<polyline fill='none' stroke='" << colour
@@ -97,9 +100,10 @@ void write_plot(const std::string& path, const std::vector<Point>& points,
                 svg << "'/>\n";
             }
             svg << "<line x1='" << left + pw + 15 << "' x2='" << left + pw + 45 << "' y1='"
-                << y0 + top + 10 + 18 * s << "' y2='" << y0 + top + 10 + 18 * s << "' stroke='" << colour
-                << "' stroke-width='" << (vendor ? 3.5 : 1.5) << "'/><text x='" << left + pw + 50
-                << "' y='" << y0 + top + 14 + 18 * s << "'>" << name << "</text>\n";
+                << y0 + top + 10 + 18 * s << "' y2='" << y0 + top + 10 + 18 * s << "' stroke='"
+                << colour << "' stroke-width='" << (vendor ? 3.5 : 1.5) << "'/><text x='"
+                << left + pw + 50 << "' y='" << y0 + top + 14 + 18 * s << "'>" << name
+                << "</text>\n";
             ++s;
         }
         svg << "<text x='" << left + pw + 15 << "' y='" << y0 + top + 14 + 18 * s + 8

@@ -39,7 +39,7 @@ struct BatchOptions {
     std::string precond = "none";
     int block_size = 4;
     double rtol = 1e-6;
-    double atol = -1;  ///< < 0: not given
+    double atol = -1;          ///< < 0: not given
     long long max_iters = -1;  ///< -1: 2n
     std::string backend = "auto";
     std::string precision = "double";
@@ -52,18 +52,22 @@ constexpr long long default_generated_batch = 1024;
 // "stencil3pt:N" -> N >= 1. Throws BadInput.
 std::size_t parse_generate(const std::string& spec) {
     const std::string prefix = "stencil3pt:";
-    const std::string digits = spec.compare(0, prefix.size(), prefix) == 0 ? spec.substr(prefix.size()) : "";
-    const bool number = !digits.empty() && digits.size() <= 9 &&
-                        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const std::string digits =
+        spec.compare(0, prefix.size(), prefix) == 0 ? spec.substr(prefix.size()) : "";
+    const bool number =
+        !digits.empty() && digits.size() <= 9 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     const long long n = number ? std::stoll(digits) : 0;
     if (n < 1)
-        throw BadInput("--generate: expected stencil3pt:N with 1 <= N <= 999999999, got '" + spec + "'");
+        throw BadInput("--generate: expected stencil3pt:N with 1 <= N <= 999999999, got '" + spec +
+                       "'");
     return static_cast<std::size_t>(n);
 }
 
 double physical_memory_bytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? double(pages) * double(page) : std::numeric_limits<double>::infinity();
+    return pages > 0 && page > 0 ? double(pages) * double(page)
+                                 : std::numeric_limits<double>::infinity();
 }
 
 // Refuses a batch whose host arrays (values and right-hand sides in double) cannot fit in this
@@ -86,7 +90,8 @@ struct Input {
 
 Input load_input(const BatchOptions& o) {
     if (o.dir.empty() == o.generate.empty())
-        throw BadInput(o.dir.empty() ? "give a directory of systems (DIR/<i>/A.mtx, DIR/<i>/b.mtx) or --generate stencil3pt:N"
+        throw BadInput(o.dir.empty() ? "give a directory of systems (DIR/<i>/A.mtx, DIR/<i>/b.mtx) "
+                                       "or --generate stencil3pt:N"
                                      : "give either a directory or --generate, not both");
     if (o.batch_size == 0) throw BadInput("--batch-size must be >= 1");
     if (o.replicate_to == 0) throw BadInput("--replicate-to must be >= 1");
@@ -98,13 +103,16 @@ Input load_input(const BatchOptions& o) {
         in.data = batch::generate_stencil3pt(n, static_cast<std::size_t>(systems));
         in.source = o.generate;
     } else {
-        if (o.batch_size > 0) throw BadInput("--batch-size goes with --generate; use --replicate-to with a directory");
+        if (o.batch_size > 0)
+            throw BadInput(
+                "--batch-size goes with --generate; use --replicate-to with a directory");
         in.data = batch::read_directory(o.dir);
         in.source = o.dir;
     }
     in.unique = in.data.num_systems;
     if (o.replicate_to > 0) {
-        check_host_memory("--replicate-to", double(o.replicate_to), double(in.data.nnz()), double(in.data.n));
+        check_host_memory("--replicate-to", double(o.replicate_to), double(in.data.nnz()),
+                          double(in.data.n));
         in.data = batch::replicate(in.data, static_cast<std::size_t>(o.replicate_to));
     }
     return in;
@@ -132,9 +140,10 @@ std::string format_number(double v) {
 
 std::string describe_launch(const batch::LaunchInfo& l) {
     std::ostringstream os;
-    os << "block size " << l.block_size << ", grid " << l.grid_size << ", " << l.vectors_in_shared << " of "
-       << l.vectors_total << " vectors in shared memory, matrix in " << (l.matrix_in_shared ? "shared" : "global")
-       << " memory (" << l.shared_bytes << " bytes shared per block)";
+    os << "block size " << l.block_size << ", grid " << l.grid_size << ", " << l.vectors_in_shared
+       << " of " << l.vectors_total << " vectors in shared memory, matrix in "
+       << (l.matrix_in_shared ? "shared" : "global") << " memory (" << l.shared_bytes
+       << " bytes shared per block)";
     return os.str();
 }
 
@@ -145,12 +154,14 @@ int run(const BatchOptions& o) {
         throw BadInput("--solver direct needs --format dense (got --format " + o.format + ")");
     if (direct && o.precond != "none")
         throw BadInput("--solver direct takes no preconditioner (got --precond " + o.precond + ")");
-    const batch::Format format = batch::parse_format(o.format.empty() ? (direct ? "dense" : "csr") : o.format);
+    const batch::Format format =
+        batch::parse_format(o.format.empty() ? (direct ? "dense" : "csr") : o.format);
     if (o.restart < 1) throw BadInput("--restart must be >= 1, got " + std::to_string(o.restart));
     if (o.block_size < 1 || o.block_size > 32)
         throw BadInput("--block-size must be in [1, 32], got " + std::to_string(o.block_size));
     if (o.max_iters > std::numeric_limits<int>::max())
-        throw BadInput("--max-iters must be in [0, " + std::to_string(std::numeric_limits<int>::max()) + "]");
+        throw BadInput("--max-iters must be in [0, " +
+                       std::to_string(std::numeric_limits<int>::max()) + "]");
     const Executor exec = Executor::create(o.backend);
     const Input in = load_input(o);
     const batch::BatchData& d = in.data;
@@ -161,15 +172,18 @@ int run(const BatchOptions& o) {
     Array<T> x(exec, std::vector<T>(d.num_systems * d.n, T(0)));
 
     batch::Settings s;
-    const int max_iters = o.max_iters >= 0 ? static_cast<int>(o.max_iters)
-                                           : static_cast<int>(std::min<std::size_t>(2 * d.n, std::numeric_limits<int>::max()));
+    const int max_iters =
+        o.max_iters >= 0
+            ? static_cast<int>(o.max_iters)
+            : static_cast<int>(std::min<std::size_t>(2 * d.n, std::numeric_limits<int>::max()));
     batch::Result res;
     if (direct) {
         res = batch::direct_solve(A, b, x);
     } else {
         s.solver = batch::parse_solver(o.solver);
         s.precond = batch::parse_precond(o.precond);
-        s.tolerance_type = o.atol >= 0 ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
+        s.tolerance_type =
+            o.atol >= 0 ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
         s.tolerance = o.atol >= 0 ? o.atol : o.rtol;
         s.max_iters = max_iters;
         s.restart = o.restart;
@@ -191,7 +205,8 @@ int run(const BatchOptions& o) {
     const double worst = res.max_relative_residual();
     const double per_second = res.time_s > 0 ? double(B) / res.time_s : 0.0;
     const std::string solver_name =
-        direct ? (exec.backend() == Backend::cuda ? "direct (cuBLAS batched LU)" : "direct (LU with partial pivoting)")
+        direct ? (exec.backend() == Backend::cuda ? "direct (cuBLAS batched LU)"
+                                                  : "direct (LU with partial pivoting)")
                : o.solver;
 
     if (o.json) {
@@ -239,17 +254,22 @@ int run(const BatchOptions& o) {
         j["reason"] = reasons;
         std::cout << j.dump(2) << std::endl;
     } else {
-        std::cout << "batch " << solver_name << (direct ? "" : " (" + o.precond + ")") << " on " << exec.name()
-                  << " [" << exec.device_name() << "], " << o.precision << ", " << batch::to_string(format) << "\n"
-                  << "  systems     " << B << " (" << in.unique << " unique, from " << in.source << "), n = " << d.n
-                  << ", nnz = " << d.nnz() << " per system\n"
+        std::cout << "batch " << solver_name << (direct ? "" : " (" + o.precond + ")") << " on "
+                  << exec.name() << " [" << exec.device_name() << "], " << o.precision << ", "
+                  << batch::to_string(format) << "\n"
+                  << "  systems     " << B << " (" << in.unique << " unique, from " << in.source
+                  << "), n = " << d.n << ", nnz = " << d.nnz() << " per system\n"
                   << "  converged   " << converged << " of " << B << "\n"
-                  << "  iterations  min " << it_min << ", mean " << it_mean << ", max " << it_max << " (limit "
-                  << (direct ? 1 : max_iters) << ")\n"
-                  << "  residual    worst relative ||b - Ax|| / ||b|| = " << worst << " (true residual"
-                  << (direct ? std::string() : o.atol >= 0 ? ", atol " + format_number(o.atol) : ", rtol " + format_number(o.rtol))
+                  << "  iterations  min " << it_min << ", mean " << it_mean << ", max " << it_max
+                  << " (limit " << (direct ? 1 : max_iters) << ")\n"
+                  << "  residual    worst relative ||b - Ax|| / ||b|| = " << worst
+                  << " (true residual"
+                  << (direct        ? std::string()
+                      : o.atol >= 0 ? ", atol " + format_number(o.atol)
+                                    : ", rtol " + format_number(o.rtol))
                   << ")\n"
-                  << "  time        " << res.time_s << " s, " << per_second << " systems per second\n";
+                  << "  time        " << res.time_s << " s, " << per_second
+                  << " systems per second\n";
         if (exec.backend() == Backend::cuda && !direct)
             std::cout << "  launch      " << describe_launch(res.launch) << "\n";
         if (converged < B) {
@@ -258,10 +278,11 @@ int run(const BatchOptions& o) {
             std::size_t shown = 0;
             for (std::size_t i = 0; i < B && shown < 10; ++i)
                 if (!res.converged(i)) {
-                    std::cout << (shown++ ? ", " : " ") << "system " << i << " (" << batch::to_string(res.reason[i])
-                              << ")";
+                    std::cout << (shown++ ? ", " : " ") << "system " << i << " ("
+                              << batch::to_string(res.reason[i]) << ")";
                 }
-            std::cout << (B - converged > shown ? ", ..." : "") << " (" << B - converged << " in all)\n";
+            std::cout << (B - converged > shown ? ", ..." : "") << " (" << B - converged
+                      << " in all)\n";
         }
     }
     return converged == B ? exit_ok : exit_not_converged;
@@ -271,38 +292,51 @@ int run(const BatchOptions& o) {
 
 Runner add_batch(CLI::App& app) {
     auto o = std::make_shared<BatchOptions>();
-    app.add_option("dir", o->dir, "directory of systems DIR/<i>/A.mtx, DIR/<i>/b.mtx (i = 0, 1, ...)");
+    app.add_option("dir", o->dir,
+                   "directory of systems DIR/<i>/A.mtx, DIR/<i>/b.mtx (i = 0, 1, ...)");
     app.add_option("--generate", o->generate,
-                   "generated SPD tridiagonal systems stencil3pt:N (diagonal 2/h, h ~ N(0.5, 0.1); fixed seed)");
+                   "generated SPD tridiagonal systems stencil3pt:N (diagonal 2/h, h ~ N(0.5, 0.1); "
+                   "fixed seed)");
     const CLI::Validator count(
         [](std::string& s) -> std::string {
             char* end = nullptr;
             const long long v = std::strtoll(s.c_str(), &end, 10);
-            if (end == s.c_str() || *end != '\0' || v < 0) return "must be an integer >= 0, got '" + s + "'";
+            if (end == s.c_str() || *end != '\0' || v < 0)
+                return "must be an integer >= 0, got '" + s + "'";
             return {};
         },
         "INTEGER >= 0");
-    app.add_option("--batch-size", o->batch_size, "systems to generate with --generate (default 1024)")->check(count);
+    app.add_option("--batch-size", o->batch_size,
+                   "systems to generate with --generate (default 1024)")
+        ->check(count);
     app.add_option("--replicate-to", o->replicate_to,
                    "repeat the unique systems in order up to this many (or take the first ones)")
         ->check(count);
-    app.add_option("--format", o->format, "dense, csr or ell (default csr; dense with --solver direct)")
+    app.add_option("--format", o->format,
+                   "dense, csr or ell (default csr; dense with --solver direct)")
         ->check(CLI::IsMember({"dense", "csr", "ell"}));
     app.add_option("--solver", o->solver,
-                   "cg, bicgstab, gmres, or direct (dense LU: cuBLAS batched LU on cuda, portla's own on CPUs)")
+                   "cg, bicgstab, gmres, or direct (dense LU: cuBLAS batched LU on cuda, portla's "
+                   "own on CPUs)")
         ->check(CLI::IsMember({"cg", "bicgstab", "gmres", "direct"}));
     app.add_option("--restart", o->restart, "GMRES restart length (default 30)");
-    app.add_option("--precond", o->precond, "none, jacobi, block-jacobi or ilu0 (ilu0 needs --format csr)")
+    app.add_option("--precond", o->precond,
+                   "none, jacobi, block-jacobi or ilu0 (ilu0 needs --format csr)")
         ->check(CLI::IsMember({"none", "jacobi", "block-jacobi", "ilu0"}));
-    app.add_option("--block-size", o->block_size, "block Jacobi: rows per diagonal block, 1 ... 32 (default 4)");
+    app.add_option("--block-size", o->block_size,
+                   "block Jacobi: rows per diagonal block, 1 ... 32 (default 4)");
     const CLI::Validator non_negative = non_negative_number();
-    auto* rtol = app.add_option("--rtol", o->rtol, "relative tolerance on ||b_s - A_s x_s|| / ||b_s|| (default 1e-6)")
+    auto* rtol = app.add_option("--rtol", o->rtol,
+                                "relative tolerance on ||b_s - A_s x_s|| / ||b_s|| (default 1e-6)")
                      ->check(non_negative);
-    auto* atol = app.add_option("--atol", o->atol, "absolute tolerance on ||b_s - A_s x_s||")->check(non_negative);
+    auto* atol = app.add_option("--atol", o->atol, "absolute tolerance on ||b_s - A_s x_s||")
+                     ->check(non_negative);
     rtol->excludes(atol);
-    app.add_option("--max-iters", o->max_iters, "iteration limit per system (default 2n)")->check(count);
+    app.add_option("--max-iters", o->max_iters, "iteration limit per system (default 2n)")
+        ->check(count);
     app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
-    app.add_option("--precision", o->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+    app.add_option("--precision", o->precision, "double or float")
+        ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--global-memory", o->global_memory,
                  "cuda: keep every work vector and the matrix in global memory (no shared memory)");
     app.add_flag("--json", o->json, "print one JSON object with the per-system arrays");

@@ -71,7 +71,8 @@ std::vector<std::size_t> parse_sizes(const std::string& spec) {
             sizes.push_back(parse_size(part));
             continue;
         }
-        const std::size_t lo = parse_size(part.substr(0, colon)), hi = parse_size(part.substr(colon + 1));
+        const std::size_t lo = parse_size(part.substr(0, colon)),
+                          hi = parse_size(part.substr(colon + 1));
         if (hi < lo) throw BadInput("bench: empty size range '" + part + "'");
         for (std::size_t s = lo; s <= hi; s *= 2) sizes.push_back(s);
     }
@@ -133,8 +134,9 @@ int run(const BenchOptions& o) {
     std::vector<bench::Point> points;
     for (const auto& kernel : kernels) {
         for (const auto& backend : bench::backends_for(kernel)) {
-            if (o.backends.empty() ? !backend_runs_here(backend)
-                                   : std::find(o.backends.begin(), o.backends.end(), backend) == o.backends.end())
+            if (o.backends.empty()
+                    ? !backend_runs_here(backend)
+                    : std::find(o.backends.begin(), o.backends.end(), backend) == o.backends.end())
                 continue;
             const bool launch = bench::has_launch_config(kernel, backend);
             for (int wg : launch ? wgs : std::vector<int>{0})
@@ -154,9 +156,12 @@ int run(const BenchOptions& o) {
                             points.push_back(p);
                             if (!o.quiet)
                                 std::cerr << "  " << kernel << " " << backend << " n=" << p.n
-                                          << (launch ? " wg=" + std::to_string(wg) + " items=" + std::to_string(it) : "")
-                                          << ": " << std::setprecision(4) << p.time_s * 1e6 << " us, "
-                                          << p.bandwidth_gbs << " GB/s" << (p.correct ? "" : "  WRONG RESULT") << "\n";
+                                          << (launch ? " wg=" + std::to_string(wg) +
+                                                           " items=" + std::to_string(it)
+                                                     : "")
+                                          << ": " << std::setprecision(4) << p.time_s * 1e6
+                                          << " us, " << p.bandwidth_gbs << " GB/s"
+                                          << (p.correct ? "" : "  WRONG RESULT") << "\n";
                         } catch (const OutOfMemory& e) {
                             std::cerr << "  " << kernel << " " << backend << " size " << size
                                       << ": skipped, does not fit (" << e.what() << ")\n";
@@ -165,7 +170,8 @@ int run(const BenchOptions& o) {
                     }
         }
     }
-    if (points.empty()) throw BadInput("bench: nothing to measure (no backend of these kernels runs here)");
+    if (points.empty())
+        throw BadInput("bench: nothing to measure (no backend of these kernels runs here)");
 
     // The model: GPU points all count (inputs rotate past L2); CPU points only past 2x the LLC
     // unless caches were flushed.
@@ -176,25 +182,30 @@ int run(const BenchOptions& o) {
     const double cpu_min = o.flush_cache ? 0 : 2.0 * bench::last_level_cache_bytes(Executor::omp());
     for (const auto& f : bench::fit_model(cpu_points, cpu_min)) fits.push_back(f);
 
-    std::cout << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend" << std::setw(7)
-              << "prec" << std::right << std::setw(6) << "wg" << std::setw(6) << "items" << std::setw(12)
-              << "n" << std::setw(12) << "time_us" << std::setw(10) << "GB/s" << "  check\n";
+    std::cout << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
+              << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
+              << "items" << std::setw(12) << "n" << std::setw(12) << "time_us" << std::setw(10)
+              << "GB/s"
+              << "  check\n";
     for (const auto& p : points)
-        std::cout << std::left << std::setw(11) << p.kernel << std::setw(10) << p.backend << std::setw(7)
-                  << p.precision << std::right << std::setw(6) << p.wg << std::setw(6) << p.items
-                  << std::setw(12) << p.n << std::setw(12) << std::fixed << std::setprecision(2)
-                  << p.time_s * 1e6 << std::setw(10) << std::setprecision(1) << p.bandwidth_gbs
-                  << "  " << (p.correct ? "ok" : "WRONG") << std::defaultfloat << "\n";
+        std::cout << std::left << std::setw(11) << p.kernel << std::setw(10) << p.backend
+                  << std::setw(7) << p.precision << std::right << std::setw(6) << p.wg
+                  << std::setw(6) << p.items << std::setw(12) << p.n << std::setw(12) << std::fixed
+                  << std::setprecision(2) << p.time_s * 1e6 << std::setw(10) << std::setprecision(1)
+                  << p.bandwidth_gbs << "  " << (p.correct ? "ok" : "WRONG") << std::defaultfloat
+                  << "\n";
     std::cout << "\nmodel T = T0 + bytes / W_a\n"
-              << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend" << std::setw(7)
-              << "prec" << std::right << std::setw(6) << "wg" << std::setw(6) << "items" << std::setw(10)
-              << "T0_us" << std::setw(10) << "W_a_GB/s" << std::setw(8) << "R^2" << std::setw(7) << "pts\n";
+              << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
+              << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
+              << "items" << std::setw(10) << "T0_us" << std::setw(10) << "W_a_GB/s" << std::setw(8)
+              << "R^2" << std::setw(7) << "pts\n";
     for (const auto& f : fits)
-        std::cout << std::left << std::setw(11) << f.kernel << std::setw(10) << f.backend << std::setw(7)
-                  << f.precision << std::right << std::setw(6) << f.wg << std::setw(6) << f.items
-                  << std::setw(10) << std::fixed << std::setprecision(2) << f.t0_us << std::setw(10)
-                  << std::setprecision(1) << f.wa_gbs << std::setw(8) << std::setprecision(4) << f.r2
-                  << std::setw(6) << f.points << std::defaultfloat << "\n";
+        std::cout << std::left << std::setw(11) << f.kernel << std::setw(10) << f.backend
+                  << std::setw(7) << f.precision << std::right << std::setw(6) << f.wg
+                  << std::setw(6) << f.items << std::setw(10) << std::fixed << std::setprecision(2)
+                  << f.t0_us << std::setw(10) << std::setprecision(1) << f.wa_gbs << std::setw(8)
+                  << std::setprecision(4) << f.r2 << std::setw(6) << f.points << std::defaultfloat
+                  << "\n";
 
     const char* env_commit = std::getenv("PORTLA_COMMIT");
     const std::string commit = env_commit && *env_commit ? env_commit : PORTLA_GIT_COMMIT;
@@ -204,7 +215,9 @@ int run(const BenchOptions& o) {
     gethostname(host, sizeof host - 1);
     if (!o.json.empty()) {
         nlohmann::json j;
-        j["device"] = !gpu_points.empty() ? gpu : cpu_model() + " (" + std::to_string(omp_max_threads()) + " threads)";
+        j["device"] = !gpu_points.empty()
+                          ? gpu
+                          : cpu_model() + " (" + std::to_string(omp_max_threads()) + " threads)";
         j["gpu"] = gpu;
         j["cpu"] = cpu_model();
         j["cpu_threads"] = omp_max_threads();
@@ -215,38 +228,59 @@ int run(const BenchOptions& o) {
         j["flush_cache"] = o.flush_cache;
         j["points"] = nlohmann::json::array();
         for (const auto& p : points)
-            j["points"].push_back({{"kernel", p.kernel}, {"backend", p.backend}, {"precision", p.precision},
-                                   {"n", p.n}, {"wg", p.wg}, {"items", p.items}, {"bytes", p.bytes},
-                                   {"time_s", p.time_s}, {"time_min_s", p.time_min_s},
-                                   {"time_q1_s", p.time_q1_s}, {"time_q3_s", p.time_q3_s},
-                                   {"time_max_s", p.time_max_s}, {"reps", p.reps},
-                                   {"input_sets", p.input_sets}, {"bandwidth_gbs", p.bandwidth_gbs},
-                                   {"correct", p.correct}, {"check_error", p.error}});
+            j["points"].push_back({{"kernel", p.kernel},
+                                   {"backend", p.backend},
+                                   {"precision", p.precision},
+                                   {"n", p.n},
+                                   {"wg", p.wg},
+                                   {"items", p.items},
+                                   {"bytes", p.bytes},
+                                   {"time_s", p.time_s},
+                                   {"time_min_s", p.time_min_s},
+                                   {"time_q1_s", p.time_q1_s},
+                                   {"time_q3_s", p.time_q3_s},
+                                   {"time_max_s", p.time_max_s},
+                                   {"reps", p.reps},
+                                   {"input_sets", p.input_sets},
+                                   {"bandwidth_gbs", p.bandwidth_gbs},
+                                   {"correct", p.correct},
+                                   {"check_error", p.error}});
         j["fits"] = nlohmann::json::array();
         for (const auto& f : fits)
-            j["fits"].push_back({{"kernel", f.kernel}, {"backend", f.backend}, {"precision", f.precision},
-                                 {"wg", f.wg}, {"items", f.items}, {"t0_us", f.t0_us}, {"wa_gbs", f.wa_gbs},
-                                 {"r2", f.r2}, {"points", f.points}, {"n_min", f.n_min}, {"n_max", f.n_max}});
+            j["fits"].push_back({{"kernel", f.kernel},
+                                 {"backend", f.backend},
+                                 {"precision", f.precision},
+                                 {"wg", f.wg},
+                                 {"items", f.items},
+                                 {"t0_us", f.t0_us},
+                                 {"wa_gbs", f.wa_gbs},
+                                 {"r2", f.r2},
+                                 {"points", f.points},
+                                 {"n_min", f.n_min},
+                                 {"n_max", f.n_max}});
         std::ofstream out(o.json);
         if (!(out << j.dump(1) << "\n")) throw BadInput(o.json, 0, "cannot write file");
     }
     if (!o.csv.empty()) {
         std::ofstream out(o.csv);
-        out << "kernel,backend,precision,n,wg,items,bytes,time_s,time_min_s,time_max_s,reps,bandwidth_gbs,correct\n";
+        out << "kernel,backend,precision,n,wg,items,bytes,time_s,time_min_s,time_max_s,reps,"
+               "bandwidth_gbs,correct\n";
         for (const auto& p : points)
-            out << p.kernel << "," << p.backend << "," << p.precision << "," << p.n << "," << p.wg << ","
-                << p.items << "," << p.bytes << "," << p.time_s << "," << p.time_min_s << ","
-                << p.time_max_s << "," << p.reps << "," << p.bandwidth_gbs << "," << p.correct << "\n";
+            out << p.kernel << "," << p.backend << "," << p.precision << "," << p.n << "," << p.wg
+                << "," << p.items << "," << p.bytes << "," << p.time_s << "," << p.time_min_s << ","
+                << p.time_max_s << "," << p.reps << "," << p.bandwidth_gbs << "," << p.correct
+                << "\n";
         if (!out) throw BadInput(o.csv, 0, "cannot write file");
     }
     if (!o.plot.empty())
         bench::write_plot(o.plot, points, fits,
-                          "portla bench, " + (gpu.empty() ? cpu_model() : gpu) + ", " + o.precision +
-                              ", " + now_utc().substr(0, 10) + ", commit " + commit);
+                          "portla bench, " + (gpu.empty() ? cpu_model() : gpu) + ", " +
+                              o.precision + ", " + now_utc().substr(0, 10) + ", commit " + commit);
     for (const auto& p : points)
         if (!p.correct) {
-            std::cerr << "portla: error: bench: " << p.kernel << " on " << p.backend << " at n = " << p.n
-                      << " gave a wrong result (relative error " << p.error << ")\n";
+            std::cerr << "portla: error: bench: " << p.kernel << " on " << p.backend
+                      << " at n = " << p.n << " gave a wrong result (relative error " << p.error
+                      << ")\n";
             return exit_error;
         }
     return exit_ok;
@@ -256,21 +290,26 @@ int run(const BenchOptions& o) {
 
 Runner add_bench(CLI::App& app) {
     auto o = std::make_shared<BenchOptions>();
-    app.add_option("kernel", o->kernels,
-                   "kernels: copy axpby dot dot-host norm2 fused-cg unfused-cg gemv spmv-csr stencil "
-                   "cg cg-host cg-dense, or all")
+    app.add_option(
+           "kernel", o->kernels,
+           "kernels: copy axpby dot dot-host norm2 fused-cg unfused-cg gemv spmv-csr stencil "
+           "cg cg-host cg-dense, or all")
         ->required();
-    app.add_option("--backend", o->backends,
-                   "reference, omp, cuda, openblas, cublas, cusparse (default: every one that runs here)")
+    app.add_option(
+           "--backend", o->backends,
+           "reference, omp, cuda, openblas, cublas, cusparse (default: every one that runs here)")
         ->delimiter(',');
     app.add_option("--sizes", o->sizes,
                    "sizes: 2^10:2^30 doubles through the range, or a list (vector length; "
                    "unknowns for spmv/stencil/cg; matrix elements for gemv/cg-dense)");
-    app.add_option("--wg", o->wg, "work-group sizes of the cuda vector kernels, e.g. 32,64,128,256");
+    app.add_option("--wg", o->wg,
+                   "work-group sizes of the cuda vector kernels, e.g. 32,64,128,256");
     app.add_option("--items", o->items, "items per thread of the cuda vector kernels, e.g. 1,4,16");
     app.add_option("--reps", o->reps, "timed calls per point (at most)");
-    app.add_option("--max-time", o->max_time, "seconds per point after which repetitions stop (at least 5 run)");
-    app.add_option("--precision", o->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+    app.add_option("--max-time", o->max_time,
+                   "seconds per point after which repetitions stop (at least 5 run)");
+    app.add_option("--precision", o->precision, "double or float")
+        ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--flush-cache", o->flush_cache, "CPU: evict the caches before every timed call");
     app.add_option("--json", o->json, "write points and fits as JSON");
     app.add_option("--csv", o->csv, "write points as CSV");

@@ -31,7 +31,7 @@ struct EigOptions {
     bool json = false;
     int repeat = 1;
     bool time_kernels = false;
-    int wg = 0;  // work-group size on cuda (0: the executor's default)
+    int wg = 0;                 // work-group size on cuda (0: the executor's default)
     double bandwidth_gbs = -1;  // < 0: 3030 on cuda (H100 copy, PERFORMANCE.md), unknown on CPUs
 };
 
@@ -80,10 +80,11 @@ std::vector<T> load_matrix(const EigOptions& o, std::size_t& n, std::string& des
         dense[d.row_idx[k] * n + d.col_idx[k]] += d.values[k];
     eigen::check_positive(n, dense.data(), o.file);
     for (double x : dense)
-        if (std::is_same<T, float>::value && (x > std::numeric_limits<float>::max() ||
-                                             x < std::numeric_limits<float>::min()))
-            throw BadInput(o.file + ": value " + std::to_string(x) +
-                           " is outside the normal single-precision range (use --precision double)");
+        if (std::is_same<T, float>::value &&
+            (x > std::numeric_limits<float>::max() || x < std::numeric_limits<float>::min()))
+            throw BadInput(
+                o.file + ": value " + std::to_string(x) +
+                " is outside the normal single-precision range (use --precision double)");
     return std::vector<T>(dense.begin(), dense.end());
 }
 
@@ -101,9 +102,12 @@ double kernel_values(const std::string& kernel, double n) {
 // transform one read and one write of A (similarity: plus a separate read for the row sums).
 double solve_values(eigen::PerronMethod method, double n, int k) {
     switch (method) {
-    case eigen::PerronMethod::similarity: return (k + 1) * n * n + 2.0 * k * n * n;
-    case eigen::PerronMethod::fused: return n * n + 2.0 * k * n * n;
-    case eigen::PerronMethod::power: return (k + 1) * n * n;
+        case eigen::PerronMethod::similarity:
+            return (k + 1) * n * n + 2.0 * k * n * n;
+        case eigen::PerronMethod::fused:
+            return n * n + 2.0 * k * n * n;
+        case eigen::PerronMethod::power:
+            return (k + 1) * n * n;
     }
     return 0;
 }
@@ -147,9 +151,11 @@ nlohmann::json time_kernels(const Executor& exec, std::size_t n, const Array<T>&
     nlohmann::json out = nlohmann::json::array();
     auto add = [&](const std::string& kernel, const std::string& variant, double seconds) {
         const double bytes = kernel_values(kernel, double(n)) * sizeof(T);
-        nlohmann::json k{{"kernel", kernel}, {"variant", variant}, {"n", n}, {"time_s", seconds},
-                         {"bytes", bytes}, {"bandwidth_gbs", bytes / seconds / 1e9}};
-        k["floor_s"] = bandwidth_gbs > 0 ? nlohmann::json(bytes / (bandwidth_gbs * 1e9)) : nlohmann::json();
+        nlohmann::json k{{"kernel", kernel}, {"variant", variant},
+                         {"n", n},           {"time_s", seconds},
+                         {"bytes", bytes},   {"bandwidth_gbs", bytes / seconds / 1e9}};
+        k["floor_s"] =
+            bandwidth_gbs > 0 ? nlohmann::json(bytes / (bandwidth_gbs * 1e9)) : nlohmann::json();
         out.push_back(k);
     };
     for (auto variant : {eigen::ReductionVariant::atomic, eigen::ReductionVariant::subgroup,
@@ -238,13 +244,14 @@ int run(const EigOptions& o) {
                   << exec.device_name() << "], " << o.precision << "\n"
                   << "  problem     " << description << ": n = " << n << "\n"
                   << "  eigenvalue  " << std::setprecision(12) << res.eigenvalue << "\n"
-                  << std::setprecision(6)
-                  << "  iterations  " << res.iterations << " (" << solver::to_string(res.reason)
-                  << ", max |s_i - s_i+1| = " << res.max_difference << ", eps " << o.eps << ")\n"
+                  << std::setprecision(6) << "  iterations  " << res.iterations << " ("
+                  << solver::to_string(res.reason) << ", max |s_i - s_i+1| = " << res.max_difference
+                  << ", eps " << o.eps << ")\n"
                   << "  converged   " << (res.converged ? "yes" : "no") << "\n"
                   << "  residual    ||A v - lambda v|| / ||lambda v|| = " << residual << "\n"
                   << "  time        " << time_s << " s (" << time_s / per << " s per iteration";
-        if (bandwidth > 0) std::cout << ", " << time_s / (bytes / (bandwidth * 1e9)) << "x the memory floor";
+        if (bandwidth > 0)
+            std::cout << ", " << time_s / (bytes / (bandwidth * 1e9)) << "x the memory floor";
         std::cout << ")\n";
         if (o.time_kernels)
             for (const auto& k : j["kernels"])
@@ -263,7 +270,8 @@ Runner add_eig(CLI::App& app) {
     auto o = std::make_shared<EigOptions>();
     app.add_option("file", o->file, "positive square matrix in Matrix Market format")
         ->check(CLI::ExistingFile);
-    app.add_option("--generate", o->generate, "generated matrix: hilbert:N (a_ij = 1 / (i + j - 1))");
+    app.add_option("--generate", o->generate,
+                   "generated matrix: hilbert:N (a_ij = 1 / (i + j - 1))");
     app.add_option("--method", o->method, "similarity, fused or power")
         ->check(CLI::IsMember({"similarity", "fused", "power"}));
     app.add_option("--variant", o->variant, "reduction on cuda: atomic, subgroup or local")
@@ -277,7 +285,8 @@ Runner add_eig(CLI::App& app) {
     app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
     app.add_option("--out", o->out, "write the eigenvector v to this Matrix Market file");
     app.add_flag("--json", o->json, "print one JSON object");
-    app.add_option("--repeat", o->repeat, "solve this many times after a warm-up; report the median")
+    app.add_option("--repeat", o->repeat,
+                   "solve this many times after a warm-up; report the median")
         ->check(CLI::Range(1, 1000));
     app.add_option("--wg", o->wg, "work-group size of the cuda kernels (a multiple of 32, <= 1024)")
         ->check(CLI::Range(32, 1024));

@@ -46,7 +46,8 @@ std::vector<GemmVariant> parse_variants(const std::string& spec, Backend backend
     return out;
 }
 
-nlohmann::json to_json(const bench::GemmResult& r, const std::string& date, const std::string& commit) {
+nlohmann::json to_json(const bench::GemmResult& r, const std::string& date,
+                       const std::string& commit) {
     return {{"m", r.m},
             {"n", r.n},
             {"k", r.k},

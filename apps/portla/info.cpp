@@ -33,8 +33,7 @@ Runner add_info(CLI::App& app) {
                   << "  reference  yes (sequential)\n"
                   << "  omp        " << (omp_compiled() ? "yes" : "no") << " (" << omp_max_threads()
                   << " CPU threads)\n"
-                  << "  cuda       "
-                  << (cuda_compiled() ? "yes" : "no (not compiled)") << "\n";
+                  << "  cuda       " << (cuda_compiled() ? "yes" : "no (not compiled)") << "\n";
         if (cuda_compiled()) {
             const auto devices = cuda_devices();
             if (devices.empty()) std::cout << "CUDA devices: none found\n";

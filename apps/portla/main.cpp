@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
         portla::cli::add_gemm);
     add("eig", "dominant eigenpair of a positive matrix (parallel similarity transformation)",
         portla::cli::add_eig);
-    add("batch", "solve a batch of small systems that share one sparsity pattern", portla::cli::add_batch);
+    add("batch", "solve a batch of small systems that share one sparsity pattern",
+        portla::cli::add_batch);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -10,7 +10,8 @@ std::pair<int, std::size_t> parse_generator(const std::string& spec) {
     static const std::regex re(R"(poisson([123])d:([0-9]{1,9}))");
     std::smatch m;
     if (!std::regex_match(spec, m, re))
-        throw BadInput("--generate: expected poisson1d:N, poisson2d:N or poisson3d:N, got '" + spec + "'");
+        throw BadInput("--generate: expected poisson1d:N, poisson2d:N or poisson3d:N, got '" +
+                       spec + "'");
     const int dim = std::stoi(m[1]);
     const auto points = std::stoull(m[2]);
     if (points < 1) throw BadInput("--generate: N must be >= 1 in '" + spec + "'");
@@ -39,8 +40,7 @@ Problem load_problem(const ProblemSpec& spec) {
     const auto [dim, points] = parse_generator(spec.generate);
     p.description = spec.generate;
     p.matrix_free = !spec.assembled;
-    if (spec.assembled)
-        p.data = Stencil<double>(Executor::reference(), dim, points).assemble();
+    if (spec.assembled) p.data = Stencil<double>(Executor::reference(), dim, points).assemble();
     return p;
 }
 
@@ -51,7 +51,8 @@ std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const Pro
         const auto [dim, points] = parse_generator(spec.generate);
         return std::make_unique<Stencil<T>>(exec, dim, points);
     }
-    if (spec.format == "ell") return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data));
+    if (spec.format == "ell")
+        return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data));
     if (spec.format == "dense") {
         if (double(problem.data.rows) * double(problem.data.cols) > 1.0e9)
             throw BadInput("--format dense: " + std::to_string(problem.data.rows) + " x " +
@@ -79,9 +80,9 @@ Array<T> make_rhs(const Executor& exec, const ProblemSpec& spec, const LinearOpe
     return b;
 }
 
-#define PORTLA_INSTANTIATE_PROBLEM(T)                                                            \
-    template std::unique_ptr<LinearOperator<T>> make_operator<T>(const Executor&,                \
-                                                                 const ProblemSpec&, const Problem&); \
+#define PORTLA_INSTANTIATE_PROBLEM(T)                             \
+    template std::unique_ptr<LinearOperator<T>> make_operator<T>( \
+        const Executor&, const ProblemSpec&, const Problem&);     \
     template Array<T> make_rhs<T>(const Executor&, const ProblemSpec&, const LinearOperator<T>&)
 PORTLA_INSTANTIATE_PROBLEM(double);
 PORTLA_INSTANTIATE_PROBLEM(float);

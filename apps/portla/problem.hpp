@@ -22,7 +22,7 @@ struct ProblemSpec {
 std::pair<int, std::size_t> parse_generator(const std::string& spec);
 
 struct Problem {
-    MatrixData data;          ///< the assembled matrix (empty for a matrix-free operator)
+    MatrixData data;  ///< the assembled matrix (empty for a matrix-free operator)
     bool matrix_free = false;
     std::string description;  ///< file name or generator spec
 };

@@ -42,8 +42,8 @@ void check_spd_candidate(const Problem& problem) {
         if (s.row_idx[k] == s.col_idx[k]) diag[s.row_idx[k]] = s.values[k];
     for (std::size_t i = 0; i < diag.size(); ++i)
         if (!(diag[i] > 0))
-            throw BadInput(problem.description + ": diagonal entry " + std::to_string(i + 1) + " is " +
-                           std::to_string(diag[i]) +
+            throw BadInput(problem.description + ": diagonal entry " + std::to_string(i + 1) +
+                           " is " + std::to_string(diag[i]) +
                            " <= 0, so the matrix is not positive definite, which CG needs "
                            "(use --solver bicgstab)");
 }
@@ -81,10 +81,11 @@ int run(const SolveOptions& o) {
 
     exec.synchronize();
     const auto t0 = std::chrono::steady_clock::now();
-    const solver::Result res = o.solver == "cg" ? solver::cg<T>(*A, b, x, s)
-                                                : solver::bicgstab<T>(*A, b, x, s);
+    const solver::Result res =
+        o.solver == "cg" ? solver::cg<T>(*A, b, x, s) : solver::bicgstab<T>(*A, b, x, s);
     exec.synchronize();
-    const double time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double time_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     if (!o.out.empty()) {
         const auto xh = x.to_host();
@@ -115,21 +116,22 @@ int run(const SolveOptions& o) {
     if (o.json) {
         std::cout << j.dump(2) << std::endl;
     } else {
-        std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " [" << exec.device_name()
-                  << "], " << o.precision << ", " << A->format() << "\n"
+        std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " ["
+                  << exec.device_name() << "], " << o.precision << ", " << A->format() << "\n"
                   << "  problem     " << problem.description << ": n = " << A->rows()
                   << ", nnz = " << A->nnz() << "\n"
-                  << "  result      " << solver::to_string(res.reason) << " after " << res.iterations
-                  << " iterations\n"
+                  << "  result      " << solver::to_string(res.reason) << " after "
+                  << res.iterations << " iterations\n"
                   << "  residual    ||b - Ax|| = " << res.residual_norm << ", relative "
                   << res.relative_residual() << "\n"
                   << "  time        " << time_s << " s (" << time_s / std::max(1, res.iterations)
                   << " s per iteration)\n";
     }
     if (res.reason == solver::StopReason::indefinite) {
-        std::cerr << "portla: error: " << problem.description << ": CG found p.Ap <= 0 at iteration "
-                  << res.iterations + 1
-                  << ": the matrix (or preconditioner) is not positive definite (use --solver bicgstab)\n";
+        std::cerr << "portla: error: " << problem.description
+                  << ": CG found p.Ap <= 0 at iteration " << res.iterations + 1
+                  << ": the matrix (or preconditioner) is not positive definite (use --solver "
+                     "bicgstab)\n";
         return exit_error;
     }
     return res.converged ? exit_ok : exit_not_converged;
@@ -139,22 +141,30 @@ int run(const SolveOptions& o) {
 
 Runner add_solve(CLI::App& app) {
     auto o = std::make_shared<SolveOptions>();
-    app.add_option("file", o->problem.file, "matrix in Matrix Market format")->check(CLI::ExistingFile);
+    app.add_option("file", o->problem.file, "matrix in Matrix Market format")
+        ->check(CLI::ExistingFile);
     app.add_option("--generate", o->problem.generate,
-                   "generated Poisson problem: poisson1d:N, poisson2d:N or poisson3d:N (N points per dimension)");
-    app.add_flag("--assembled", o->problem.assembled, "store the generated operator as a CSR matrix");
+                   "generated Poisson problem: poisson1d:N, poisson2d:N or poisson3d:N (N points "
+                   "per dimension)");
+    app.add_flag("--assembled", o->problem.assembled,
+                 "store the generated operator as a CSR matrix");
     app.add_option("--format", o->problem.format, "stored format of a matrix: csr, ell or dense")
         ->check(CLI::IsMember({"csr", "ell", "dense"}));
-    app.add_option("--rhs", o->problem.rhs, "right-hand side (Matrix Market vector); default b = A 1")
+    app.add_option("--rhs", o->problem.rhs,
+                   "right-hand side (Matrix Market vector); default b = A 1")
         ->check(CLI::ExistingFile);
-    app.add_option("--solver", o->solver, "cg or bicgstab")->check(CLI::IsMember({"cg", "bicgstab"}));
-    app.add_option("--precond", o->precond, "none or jacobi")->check(CLI::IsMember({"none", "jacobi"}));
+    app.add_option("--solver", o->solver, "cg or bicgstab")
+        ->check(CLI::IsMember({"cg", "bicgstab"}));
+    app.add_option("--precond", o->precond, "none or jacobi")
+        ->check(CLI::IsMember({"none", "jacobi"}));
     const CLI::Validator non_negative = non_negative_number();
-    app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")->check(non_negative);
+    app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")
+        ->check(non_negative);
     app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(non_negative);
     app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(non_negative);
     app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
-    app.add_option("--precision", o->precision, "double or float")->check(CLI::IsMember({"double", "float"}));
+    app.add_option("--precision", o->precision, "double or float")
+        ->check(CLI::IsMember({"double", "float"}));
     app.add_option("--out", o->out, "write the solution x to this Matrix Market file");
     app.add_flag("--monitor", o->monitor, "print the residual norm of every iteration");
     app.add_flag("--json", o->json, "print one JSON object");

@@ -52,7 +52,8 @@ public:
     Array(const Array&) = delete;
     Array& operator=(const Array&) = delete;
     Array(Array&& other) noexcept
-        : exec_(other.exec_), data_(std::exchange(other.data_, nullptr)),
+        : exec_(other.exec_),
+          data_(std::exchange(other.data_, nullptr)),
           size_(std::exchange(other.size_, 0)) {}
     Array& operator=(Array&& other) noexcept {
         if (this != &other) {
@@ -84,7 +85,8 @@ public:
     }
     /// Overwrites the contents with host data of the same size (blocks).
     void copy_from_host(const std::vector<T>& host) {
-        if (host.size() != size_) throw DimensionMismatch("Array::copy_from_host", size_, host.size());
+        if (host.size() != size_)
+            throw DimensionMismatch("Array::copy_from_host", size_, host.size());
         Executor::copy_bytes(exec_, data_, Executor::reference(), host.data(), size_ * sizeof(T));
     }
     /// Overwrites the contents with those of another array of the same size, on any executor.

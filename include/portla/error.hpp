@@ -21,7 +21,8 @@ public:
     explicit BadInput(const std::string& what) : Error(what) {}
     BadInput(const std::string& file, long line, const std::string& what)
         : Error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " + what),
-          file_(file), line_(line) {}
+          file_(file),
+          line_(line) {}
     const std::string& file() const { return file_; }
     long line() const { return line_; }
 

@@ -44,7 +44,10 @@ public:
 
     CallbackOperator(const Executor& exec, std::size_t rows, std::size_t cols, ApplyFn apply,
                      DiagonalFn diagonal = {})
-        : exec_(exec), rows_(rows), cols_(cols), apply_(std::move(apply)),
+        : exec_(exec),
+          rows_(rows),
+          cols_(cols),
+          apply_(std::move(apply)),
           diagonal_(std::move(diagonal)) {}
 
     std::size_t rows() const override { return rows_; }

@@ -46,8 +46,14 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
     if (!progress.record(0, rnorm)) {
         for (int it = 1; it <= settings.max_iters; ++it) {
             const double rho = dot(r_hat, r);  // rho = r_hat . r
-            if (!std::isfinite(rho)) { progress.stop(StopReason::non_finite); break; }
-            if (rho == 0) { progress.stop(StopReason::breakdown); break; }
+            if (!std::isfinite(rho)) {
+                progress.stop(StopReason::non_finite);
+                break;
+            }
+            if (rho == 0) {
+                progress.stop(StopReason::breakdown);
+                break;
+            }
             if (restart) {
                 restart = false;
                 blas::copy<T>(exec, r, p);  // p = r
@@ -59,8 +65,14 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
             const const_view<T> ph = precondition(p, p_hat);  // p_hat = M^-1 p
             A.apply(ph, v);                                   // v = A p_hat
             const double rv = dot(r_hat, v);
-            if (!std::isfinite(rv)) { progress.stop(StopReason::non_finite); break; }
-            if (rv == 0) { progress.stop(StopReason::breakdown); break; }
+            if (!std::isfinite(rv)) {
+                progress.stop(StopReason::non_finite);
+                break;
+            }
+            if (rv == 0) {
+                progress.stop(StopReason::breakdown);
+                break;
+            }
             alpha = rho / rv;
             blas::copy<T>(exec, r, s);
             blas::axpby<T>(exec, static_cast<T>(-alpha), v, T{1}, s);  // s = r - alpha v
@@ -73,9 +85,15 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
             const const_view<T> sh = precondition(s, s_hat);  // s_hat = M^-1 s
             A.apply(sh, t);                                   // t = A s_hat
             const double tt = dot(t, t);
-            if (!std::isfinite(tt)) { progress.stop(StopReason::non_finite); break; }
-            if (tt == 0) { progress.stop(StopReason::breakdown); break; }
-            omega = dot(t, s) / tt;  // omega = t.s / t.t
+            if (!std::isfinite(tt)) {
+                progress.stop(StopReason::non_finite);
+                break;
+            }
+            if (tt == 0) {
+                progress.stop(StopReason::breakdown);
+                break;
+            }
+            omega = dot(t, s) / tt;                                    // omega = t.s / t.t
             blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
             blas::axpby<T>(exec, static_cast<T>(omega), sh, T{1}, x);  // x += omega s_hat
             blas::copy<T>(exec, s, r);
@@ -85,7 +103,10 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
             rnorm = blas::norm2<T>(exec, r);
             if (replace && progress.replaced(it, rnorm)) break;
             if (progress.record(it, rnorm) && confirmed()) break;
-            if (omega == 0) { progress.stop(StopReason::breakdown); break; }
+            if (omega == 0) {
+                progress.stop(StopReason::breakdown);
+                break;
+            }
             rho_old = rho;
         }
     }

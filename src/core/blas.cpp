@@ -13,8 +13,8 @@ void check_size(const char* where, std::size_t expected, std::size_t got) {
 }
 
 template <typename T>
-T reduce_to_host(const Executor& exec, void (*reduce)(const Executor&, const_view<T>,
-                                                       const_view<T>, view<T>),
+T reduce_to_host(const Executor& exec,
+                 void (*reduce)(const Executor&, const_view<T>, const_view<T>, view<T>),
                  const_view<T> x, const_view<T> y) {
     if (exec.is_host()) {
         T result{};
@@ -66,8 +66,9 @@ void dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result)
 template <typename T>
 T dot(const Executor& exec, const_view<T> x, const_view<T> y) {
     return reduce_to_host<T>(
-        exec, [](const Executor& e, const_view<T> a, const_view<T> b, view<T> r) { dot(e, a, b, r); },
-        x, y);
+        exec,
+        [](const Executor& e, const_view<T> a, const_view<T> b, view<T> r) { dot(e, a, b, r); }, x,
+        y);
 }
 
 template <typename T>
@@ -93,15 +94,15 @@ void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<
     PORTLA_RUN(exec, fused_cg_update, alpha, p, q, x, r, rr);
 }
 
-#define PORTLA_INSTANTIATE_BLAS(T)                                                             \
-    template void fill<T>(const Executor&, view<T>, T);                                        \
-    template void copy<T>(const Executor&, const_view<T>, view<T>);                            \
-    template void axpby<T>(const Executor&, T, const_view<T>, T, view<T>);                     \
-    template void pointwise_mul<T>(const Executor&, const_view<T>, const_view<T>, view<T>);    \
-    template void dot<T>(const Executor&, const_view<T>, const_view<T>, view<T>);              \
-    template T dot<T>(const Executor&, const_view<T>, const_view<T>);                          \
-    template void norm2<T>(const Executor&, const_view<T>, view<T>);                           \
-    template T norm2<T>(const Executor&, const_view<T>);                                       \
+#define PORTLA_INSTANTIATE_BLAS(T)                                                              \
+    template void fill<T>(const Executor&, view<T>, T);                                         \
+    template void copy<T>(const Executor&, const_view<T>, view<T>);                             \
+    template void axpby<T>(const Executor&, T, const_view<T>, T, view<T>);                      \
+    template void pointwise_mul<T>(const Executor&, const_view<T>, const_view<T>, view<T>);     \
+    template void dot<T>(const Executor&, const_view<T>, const_view<T>, view<T>);               \
+    template T dot<T>(const Executor&, const_view<T>, const_view<T>);                           \
+    template void norm2<T>(const Executor&, const_view<T>, view<T>);                            \
+    template T norm2<T>(const Executor&, const_view<T>);                                        \
     template void fused_cg_update<T>(const Executor&, T, const_view<T>, const_view<T>, view<T>, \
                                      view<T>, view<T>)
 PORTLA_INSTANTIATE_BLAS(double);

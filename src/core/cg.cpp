@@ -19,12 +19,18 @@ bool device_loop_applies(const LinearOperator<T>& A, const Settings& s) {
 StopReason to_reason(kernels::cuda::CgStop stop) {
     using kernels::cuda::CgStop;
     switch (stop) {
-    case CgStop::breakdown: return StopReason::breakdown;
-    case CgStop::non_finite: return StopReason::non_finite;
-    case CgStop::indefinite: return StopReason::indefinite;
-    case CgStop::stagnation: return StopReason::stagnation;
-    case CgStop::converged: return StopReason::converged;
-    default: return StopReason::max_iterations;
+        case CgStop::breakdown:
+            return StopReason::breakdown;
+        case CgStop::non_finite:
+            return StopReason::non_finite;
+        case CgStop::indefinite:
+            return StopReason::indefinite;
+        case CgStop::stagnation:
+            return StopReason::stagnation;
+        case CgStop::converged:
+            return StopReason::converged;
+        default:
+            return StopReason::max_iterations;
     }
 }
 
@@ -33,8 +39,9 @@ StopReason to_reason(kernels::cuda::CgStop stop) {
 // confirms a claimed convergence with the true residual, resuming the device loop from the true
 // residual when it does not hold.
 template <typename T>
-void cg_device_loop(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings,
-                    const Array<T>& inv_diag, double bnorm, Result& result) {
+void cg_device_loop(const LinearOperator<T>& A, const_view<T> b, view<T> x,
+                    const Settings& settings, const Array<T>& inv_diag, double bnorm,
+                    Result& result) {
     const auto& exec = A.executor();
     const std::size_t n = A.rows();
     Array<T> r(exec, n);
@@ -122,17 +129,23 @@ Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings
         double rho = precondition(rr);
         blas::copy<T>(exec, zv, p);  // p = z
         for (int it = 1; it <= settings.max_iters; ++it) {
-            A.apply(p, q);                             // q = A p
-            blas::dot<T>(exec, p, q, scalar.get());    // pq = p . q
+            A.apply(p, q);                           // q = A p
+            blas::dot<T>(exec, p, q, scalar.get());  // pq = p . q
             const double pq = scalar.read();
-            if (!std::isfinite(pq)) { progress.stop(StopReason::non_finite); break; }
-            if (pq <= 0) { progress.stop(StopReason::indefinite); break; }
+            if (!std::isfinite(pq)) {
+                progress.stop(StopReason::non_finite);
+                break;
+            }
+            if (pq <= 0) {
+                progress.stop(StopReason::indefinite);
+                break;
+            }
             const T alpha = static_cast<T>(rho / pq);
             // x += alpha p;  r -= alpha q;  rr = r . r   (one pass)
             blas::fused_cg_update<T>(exec, alpha, p, q, x, r, scalar.get());
             rr = scalar.read();
             if (progress.replace_now(it)) {
-                detail::residual<T>(A, b, x, r);       // r = b - A x, against drift
+                detail::residual<T>(A, b, x, r);  // r = b - A x, against drift
                 blas::dot<T>(exec, r, r, scalar.get());
                 rr = scalar.read();
                 if (progress.replaced(it, std::sqrt(rr))) break;
@@ -145,8 +158,14 @@ Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings
                 if (progress.confirm(std::sqrt(rr))) break;
             }
             const double rho_new = precondition(rr);  // z = M^-1 r; rho = r . z
-            if (rho_new == 0) { progress.stop(StopReason::breakdown); break; }
-            if (rho_new < 0) { progress.stop(StopReason::indefinite); break; }
+            if (rho_new == 0) {
+                progress.stop(StopReason::breakdown);
+                break;
+            }
+            if (rho_new < 0) {
+                progress.stop(StopReason::indefinite);
+                break;
+            }
             blas::axpby<T>(exec, T{1}, zv, static_cast<T>(rho_new / rho), p);  // p = z + beta p
             rho = rho_new;
         }

@@ -25,7 +25,8 @@ void check_structure(std::size_t rows, std::size_t cols, const std::vector<std::
 
 template <typename T>
 std::vector<T> diagonal_of(std::size_t rows, const std::vector<std::int32_t>& row_ptrs,
-                           const std::vector<std::int32_t>& col_idxs, const std::vector<T>& values) {
+                           const std::vector<std::int32_t>& col_idxs,
+                           const std::vector<T>& values) {
     std::vector<T> d(rows, T{0});
     for (std::size_t i = 0; i < rows; ++i)
         for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
@@ -39,8 +40,10 @@ template <typename T>
 Csr<T>::Csr(const Executor& exec, std::size_t rows, std::size_t cols,
             const std::vector<std::int32_t>& row_ptrs, const std::vector<std::int32_t>& col_idxs,
             const std::vector<T>& values)
-    : rows_(rows), cols_(cols),
-      row_ptrs_((check_structure(rows, cols, row_ptrs, col_idxs), Array<std::int32_t>(exec, row_ptrs))),
+    : rows_(rows),
+      cols_(cols),
+      row_ptrs_(
+          (check_structure(rows, cols, row_ptrs, col_idxs), Array<std::int32_t>(exec, row_ptrs))),
       col_idxs_(exec, col_idxs),
       values_(values.size() == col_idxs.size()
                   ? Array<T>(exec, values)

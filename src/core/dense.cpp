@@ -19,16 +19,18 @@ std::vector<T> diagonal_of(std::size_t rows, std::size_t cols, const std::vector
 template <typename T>
 Dense<T>::Dense(const Executor& exec, std::size_t rows, std::size_t cols,
                 const std::vector<T>& values)
-    : rows_(rows), cols_(cols), values_((values.size() == rows * cols)
-                                            ? Array<T>(exec, values)
-                                            : throw DimensionMismatch("Dense values", rows * cols,
-                                                                      values.size())),
+    : rows_(rows),
+      cols_(cols),
+      values_((values.size() == rows * cols)
+                  ? Array<T>(exec, values)
+                  : throw DimensionMismatch("Dense values", rows * cols, values.size())),
       diag_(exec, diagonal_of(rows, cols, values)) {}
 
 template <typename T>
 Dense<T> Dense<T>::from_data(const Executor& exec, const MatrixData& data) {
     detail::check_int32_dims("dense", data);
-    const auto rows = static_cast<std::size_t>(data.rows), cols = static_cast<std::size_t>(data.cols);
+    const auto rows = static_cast<std::size_t>(data.rows),
+               cols = static_cast<std::size_t>(data.cols);
     std::vector<T> values(rows * cols, T{0});
     for (std::size_t k = 0; k < data.entries(); ++k)
         values[data.row_idx[k] * cols + data.col_idx[k]] += static_cast<T>(data.values[k]);

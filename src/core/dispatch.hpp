@@ -11,15 +11,15 @@ namespace portla {
 #define PORTLA_RUN(exec, kernel, ...)                                      \
     do {                                                                   \
         switch ((exec).backend()) {                                        \
-        case ::portla::Backend::reference:                                 \
-            ::portla::kernels::reference::kernel((exec), __VA_ARGS__);     \
-            break;                                                         \
-        case ::portla::Backend::omp:                                       \
-            ::portla::kernels::omp::kernel((exec), __VA_ARGS__);           \
-            break;                                                         \
-        case ::portla::Backend::cuda:                                      \
-            ::portla::kernels::cuda::kernel((exec), __VA_ARGS__);          \
-            break;                                                         \
+            case ::portla::Backend::reference:                             \
+                ::portla::kernels::reference::kernel((exec), __VA_ARGS__); \
+                break;                                                     \
+            case ::portla::Backend::omp:                                   \
+                ::portla::kernels::omp::kernel((exec), __VA_ARGS__);       \
+                break;                                                     \
+            case ::portla::Backend::cuda:                                  \
+                ::portla::kernels::cuda::kernel((exec), __VA_ARGS__);      \
+                break;                                                     \
         }                                                                  \
     } while (false)
 

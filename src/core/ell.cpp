@@ -12,8 +12,13 @@ template <typename T>
 Ell<T>::Ell(const Executor& exec, std::size_t rows, std::size_t cols, std::size_t width,
             std::size_t nnz, const std::vector<std::int32_t>& cols_cm,
             const std::vector<T>& vals_cm, const std::vector<T>& diag)
-    : rows_(rows), cols_(cols), max_row_nnz_(width), nnz_(nnz), col_idxs_(exec, cols_cm),
-      values_(exec, vals_cm), diag_(exec, diag) {}
+    : rows_(rows),
+      cols_(cols),
+      max_row_nnz_(width),
+      nnz_(nnz),
+      col_idxs_(exec, cols_cm),
+      values_(exec, vals_cm),
+      diag_(exec, diag) {}
 
 template <typename T>
 Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
@@ -43,8 +48,8 @@ template <typename T>
 void Ell<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     if (max_row_nnz_ == 0) return blas::fill(executor(), y, T{0});
-    PORTLA_RUN(executor(), ell_apply, rows_, max_row_nnz_, col_idxs_.get_view(),
-               values_.get_view(), x, y);
+    PORTLA_RUN(executor(), ell_apply, rows_, max_row_nnz_, col_idxs_.get_view(), values_.get_view(),
+               x, y);
 }
 
 template <typename T>

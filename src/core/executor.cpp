@@ -17,9 +17,12 @@ namespace portla {
 
 std::string to_string(Backend backend) {
     switch (backend) {
-    case Backend::reference: return "reference";
-    case Backend::omp: return "omp";
-    case Backend::cuda: return "cuda";
+        case Backend::reference:
+            return "reference";
+        case Backend::omp:
+            return "omp";
+        case Backend::cuda:
+            return "cuda";
     }
     return "unknown";
 }
@@ -86,7 +89,8 @@ Executor Executor::create(const std::string& name) {
         const long id = std::strtol(name.c_str() + 5, &end, 10);
         if (end != name.c_str() + 5 && *end == '\0') return cuda(static_cast<int>(id));
     }
-    throw BadInput("unknown backend '" + name + "' (expected auto, reference, omp, cuda or cuda:N)");
+    throw BadInput("unknown backend '" + name +
+                   "' (expected auto, reference, omp, cuda or cuda:N)");
 }
 
 std::string Executor::device_name() const {

@@ -48,8 +48,9 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
     check_size("gemm B (k n elements)", k * n, b.size);
     check_size("gemm C (m n elements)", m * n, c.size);
     if (!gemm_supported(exec.backend(), variant))
-        throw Unsupported("gemm variant '" + to_string(variant) + "' exists only on the cuda backend (" +
-                          exec.name() + " has naive, fast and vendor)");
+        throw Unsupported("gemm variant '" + to_string(variant) +
+                          "' exists only on the cuda backend (" + exec.name() +
+                          " has naive, fast and vendor)");
     if (m == 0 || n == 0) return;
     if (k == 0) {  // C = beta C; C is not read when beta == 0
         if (beta == T(0)) return blas::fill(exec, c, T(0));
@@ -60,17 +61,18 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
 
 template <typename T>
 void gemm(T alpha, const Dense<T>& a, const Dense<T>& b, T beta, view<T> c, GemmVariant variant) {
-    if (a.cols() != b.rows()) throw DimensionMismatch("gemm: A columns vs B rows", a.cols(), b.rows());
+    if (a.cols() != b.rows())
+        throw DimensionMismatch("gemm: A columns vs B rows", a.cols(), b.rows());
     if (a.executor() != b.executor())
-        throw BadInput("gemm: A and B live on different executors (" + a.executor().name() +
-                       ", " + b.executor().name() + ")");
+        throw BadInput("gemm: A and B live on different executors (" + a.executor().name() + ", " +
+                       b.executor().name() + ")");
     gemm(a.executor(), a.rows(), b.cols(), a.cols(), alpha, a.values().get_view(),
          b.values().get_view(), beta, c, variant);
 }
 
-#define PORTLA_INSTANTIATE_GEMM(T)                                                             \
-    template void gemm<T>(const Executor&, std::size_t, std::size_t, std::size_t, T,           \
-                          const_view<T>, const_view<T>, T, view<T>, GemmVariant);              \
+#define PORTLA_INSTANTIATE_GEMM(T)                                                   \
+    template void gemm<T>(const Executor&, std::size_t, std::size_t, std::size_t, T, \
+                          const_view<T>, const_view<T>, T, view<T>, GemmVariant);    \
     template void gemm<T>(T, const Dense<T>&, const Dense<T>&, T, view<T>, GemmVariant)
 PORTLA_INSTANTIATE_GEMM(double);
 PORTLA_INSTANTIATE_GEMM(float);

@@ -14,9 +14,12 @@ namespace portla::eigen {
 
 std::string to_string(PerronMethod method) {
     switch (method) {
-    case PerronMethod::similarity: return "similarity";
-    case PerronMethod::fused: return "fused";
-    case PerronMethod::power: return "power";
+        case PerronMethod::similarity:
+            return "similarity";
+        case PerronMethod::fused:
+            return "fused";
+        case PerronMethod::power:
+            return "power";
     }
     return "?";
 }
@@ -29,9 +32,12 @@ PerronMethod parse_perron_method(const std::string& name) {
 
 std::string to_string(ReductionVariant variant) {
     switch (variant) {
-    case ReductionVariant::atomic: return "atomic";
-    case ReductionVariant::subgroup: return "subgroup";
-    case ReductionVariant::local: return "local";
+        case ReductionVariant::atomic:
+            return "atomic";
+        case ReductionVariant::subgroup:
+            return "subgroup";
+        case ReductionVariant::local:
+            return "local";
     }
     return "?";
 }
@@ -258,24 +264,23 @@ PerronResult perron(const Dense<T>& A, view<T> v, const PerronSettings& settings
     return res;
 }
 
-#define PORTLA_INSTANTIATE_PERRON(T)                                                           \
-    template PerronResult perron_in_place<T>(const Executor&, std::size_t, view<T>, view<T>,   \
-                                             const PerronSettings&);                           \
-    template PerronResult perron<T>(const Dense<T>&, view<T>, const PerronSettings&);          \
-    template void check_positive<T>(std::size_t, const T*, const std::string&);               \
-    template double relative_residual<T>(std::size_t, const T*, const T*, double);             \
-    template void kernels::row_sums<T>(const Executor&, ReductionVariant, std::size_t,         \
-                                       const_view<T>, view<T>);                                \
+#define PORTLA_INSTANTIATE_PERRON(T)                                                            \
+    template PerronResult perron_in_place<T>(const Executor&, std::size_t, view<T>, view<T>,    \
+                                             const PerronSettings&);                            \
+    template PerronResult perron<T>(const Dense<T>&, view<T>, const PerronSettings&);           \
+    template void check_positive<T>(std::size_t, const T*, const std::string&);                 \
+    template double relative_residual<T>(std::size_t, const T*, const T*, double);              \
+    template void kernels::row_sums<T>(const Executor&, ReductionVariant, std::size_t,          \
+                                       const_view<T>, view<T>);                                 \
     template void kernels::weighted_row_sums<T>(const Executor&, ReductionVariant, std::size_t, \
-                                                const_view<T>, const_view<T>, view<T>);        \
-    template void kernels::max<T>(const Executor&, ReductionVariant, const_view<T>, view<T>);  \
-    template void kernels::scale<T>(const Executor&, const_view<T>, const_view<T>, view<T>);   \
-    template void kernels::transform<T>(const Executor&, std::size_t, const_view<T>, view<T>); \
-    template void kernels::stop_test<T>(const Executor&, ReductionVariant, const_view<T>,      \
-                                        view<T>);                                              \
-    template void kernels::fused_transform_row_sums<T>(const Executor&, ReductionVariant,      \
-                                                       std::size_t, const_view<T>, view<T>,    \
-                                                       view<T>)
+                                                const_view<T>, const_view<T>, view<T>);         \
+    template void kernels::max<T>(const Executor&, ReductionVariant, const_view<T>, view<T>);   \
+    template void kernels::scale<T>(const Executor&, const_view<T>, const_view<T>, view<T>);    \
+    template void kernels::transform<T>(const Executor&, std::size_t, const_view<T>, view<T>);  \
+    template void kernels::stop_test<T>(const Executor&, ReductionVariant, const_view<T>,       \
+                                        view<T>);                                               \
+    template void kernels::fused_transform_row_sums<T>(                                         \
+        const Executor&, ReductionVariant, std::size_t, const_view<T>, view<T>, view<T>)
 PORTLA_INSTANTIATE_PERRON(double);
 PORTLA_INSTANTIATE_PERRON(float);
 

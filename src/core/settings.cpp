@@ -6,8 +6,10 @@ namespace portla::solver {
 
 std::string to_string(Preconditioner p) {
     switch (p) {
-    case Preconditioner::none: return "none";
-    case Preconditioner::jacobi: return "jacobi";
+        case Preconditioner::none:
+            return "none";
+        case Preconditioner::jacobi:
+            return "jacobi";
     }
     return "unknown";
 }
@@ -20,12 +22,18 @@ Preconditioner parse_preconditioner(const std::string& name) {
 
 std::string to_string(StopReason reason) {
     switch (reason) {
-    case StopReason::converged: return "converged";
-    case StopReason::max_iterations: return "max_iterations";
-    case StopReason::breakdown: return "breakdown";
-    case StopReason::non_finite: return "non_finite";
-    case StopReason::indefinite: return "indefinite";
-    case StopReason::stagnation: return "stagnation";
+        case StopReason::converged:
+            return "converged";
+        case StopReason::max_iterations:
+            return "max_iterations";
+        case StopReason::breakdown:
+            return "breakdown";
+        case StopReason::non_finite:
+            return "non_finite";
+        case StopReason::indefinite:
+            return "indefinite";
+        case StopReason::stagnation:
+            return "stagnation";
     }
     return "unknown";
 }

@@ -70,17 +70,20 @@ Array<T> jacobi_inverse(const char* solver, const LinearOperator<T>& A, const Se
     const auto& exec = A.executor();
     if (s.precond == Preconditioner::none) return Array<T>(exec, 0);
     if (!A.has_diagonal())
-        throw BadInput(std::string(solver) + ": Jacobi preconditioning needs the diagonal, which the " +
-                       A.format() + " operator does not provide");
+        throw BadInput(std::string(solver) +
+                       ": Jacobi preconditioning needs the diagonal, which the " + A.format() +
+                       " operator does not provide");
     Array<T> d(exec, A.rows());
     A.diagonal(d.get_view());
     auto host = d.to_host();
     for (std::size_t i = 0; i < host.size(); ++i) {
         if (host[i] == T{0})
-            throw BadInput(std::string(solver) + ": Jacobi preconditioner: zero diagonal entry at row " +
+            throw BadInput(std::string(solver) +
+                           ": Jacobi preconditioner: zero diagonal entry at row " +
                            std::to_string(i + 1));
         if (!std::isfinite(double(host[i])))
-            throw BadInput(std::string(solver) + ": Jacobi preconditioner: non-finite diagonal entry at row " +
+            throw BadInput(std::string(solver) +
+                           ": Jacobi preconditioner: non-finite diagonal entry at row " +
                            std::to_string(i + 1));
         host[i] = T{1} / host[i];
     }
@@ -117,7 +120,8 @@ public:
     /// false when the solve must go on from the true residual.
     bool confirm(double true_rnorm) {
         if (true_rnorm <= threshold_) return true;
-        if (last_false_ >= 0 && !(true_rnorm <= 0.5 * last_false_)) return stop(StopReason::stagnation);
+        if (last_false_ >= 0 && !(true_rnorm <= 0.5 * last_false_))
+            return stop(StopReason::stagnation);
         last_false_ = true_rnorm;
         result_.reason = StopReason::max_iterations;
         result_.converged = false;
@@ -135,8 +139,7 @@ public:
             stale_ = 0;
             return false;
         }
-        return ++stale_ >= 4 && iteration - best_iteration_ >= 200 &&
-               stop(StopReason::stagnation);
+        return ++stale_ >= 4 && iteration - best_iteration_ >= 200 && stop(StopReason::stagnation);
     }
     /// Whether a residual norm meets the stopping test (without recording it).
     bool reached(double rnorm) const { return rnorm <= threshold_; }
@@ -146,7 +149,8 @@ public:
         return true;
     }
     bool replace_now(int iteration) const {
-        return settings_.residual_replacement > 0 && iteration % settings_.residual_replacement == 0;
+        return settings_.residual_replacement > 0 &&
+               iteration % settings_.residual_replacement == 0;
     }
 
 private:

@@ -9,7 +9,8 @@ namespace portla {
 template <typename T>
 Stencil<T>::Stencil(const Executor& exec, int dim, std::size_t points)
     : exec_(exec), dim_(dim), points_(points), size_(1) {
-    if (dim < 1 || dim > 3) throw BadInput("stencil dimension must be 1, 2 or 3, got " + std::to_string(dim));
+    if (dim < 1 || dim > 3)
+        throw BadInput("stencil dimension must be 1, 2 or 3, got " + std::to_string(dim));
     if (points < 1) throw BadInput("stencil needs at least 1 point per dimension");
     for (int d = 0; d < dim; ++d) {
         if (size_ > (std::size_t{1} << 40) / points)

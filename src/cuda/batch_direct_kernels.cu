@@ -57,8 +57,8 @@ private:
 // flag[s] = 1 when A_s or b_s holds a NaN or Inf (one block per system, grid-stride over
 // systems). cuBLAS would factor such a system without complaint.
 template <typename T>
-__global__ void find_non_finite(std::size_t num_systems, std::size_t n, const T* values,
-                                const T* b, int* flag) {
+__global__ void find_non_finite(std::size_t num_systems, std::size_t n, const T* values, const T* b,
+                                int* flag) {
     for (std::size_t s = blockIdx.x; s < num_systems; s += gridDim.x) {
         const T* a = values + s * n * n;
         bool bad = false;
@@ -145,8 +145,8 @@ void lu_solve_impl(const Executor& exec, std::size_t num_systems, std::size_t n,
         std::min<std::size_t>(num_systems, std::size_t{resident_blocks(device, 128)}));
     find_non_finite<T><<<blocks, 128>>>(num_systems, n, values.data, b.data, non_finite.as<int>());
     PORTLA_CUDA_CHECK_LAUNCH();
-    set_pointers<T><<<blocks, 128>>>(num_systems, n, lu.as<T>(), x.data, a_ptrs.as<T*>(),
-                                     x_ptrs.as<T*>());
+    set_pointers<T>
+        <<<blocks, 128>>>(num_systems, n, lu.as<T>(), x.data, a_ptrs.as<T*>(), x_ptrs.as<T*>());
     PORTLA_CUDA_CHECK_LAUNCH();
 
     cublasHandle_t handle = cublas_handle(device, CUBLAS_POINTER_MODE_HOST);
@@ -178,9 +178,9 @@ void lu_solve_impl(const Executor& exec, std::size_t num_systems, std::size_t n,
 
 }  // namespace
 
-#define PORTLA_CUDA_BATCH_LU_SOLVE(T)                                           \
-    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                                   \
-        lu_solve_impl<T>(exec, num_systems, n, values, b, x, info, time_s);     \
+#define PORTLA_CUDA_BATCH_LU_SOLVE(T)                                       \
+    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                               \
+        lu_solve_impl<T>(exec, num_systems, n, values, b, x, info, time_s); \
     }
 
 PORTLA_CUDA_BATCH_LU_SOLVE(double)

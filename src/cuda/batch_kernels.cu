@@ -84,8 +84,9 @@ struct BlockGroup {
 struct Layout {
     int slots = 0;
     bool shared[kMaxSlots + 3] = {};
-    long long offset[kMaxSlots + 3] = {};  ///< in elements, in shared memory or in the block's region
-    long long global_elems = 0;            ///< per block
+    long long offset[kMaxSlots + 3] =
+        {};                      ///< in elements, in shared memory or in the block's region
+    long long global_elems = 0;  ///< per block
     long long shared_elems = 0;
 };
 constexpr int item_precond(int slots) { return slots; }
@@ -113,7 +114,8 @@ __device__ double* shared_scratch() {
 }
 
 template <typename T, int S>
-__global__ void __launch_bounds__(kMaxThreads) batch_solve_kernel(BatchArgs<T> a, Layout lay, T* workspace) {
+__global__ void __launch_bounds__(kMaxThreads)
+    batch_solve_kernel(BatchArgs<T> a, Layout lay, T* workspace) {
     BlockGroup g{shared_scratch()};
     T* sh = shared_values<T>();
     T* gl = workspace + blockIdx.x * lay.global_elems;
@@ -131,8 +133,10 @@ __global__ void __launch_bounds__(kMaxThreads) batch_solve_kernel(BatchArgs<T> a
             block_copy(A.values, m, a.stored);
             A.values = m;
         }
-        if (!x_shared) w.vec[xs] = x;
-        else if (a.options.use_initial_guess) block_copy<T>(x, w.vec[xs], a.n);
+        if (!x_shared)
+            w.vec[xs] = x;
+        else if (a.options.use_initial_guess)
+            block_copy<T>(x, w.vec[xs], a.n);
         __syncthreads();
         const Outcome out =
             solve_system_with<S>(g, A, a.b + static_cast<long long>(s) * a.n, a.options, a.ilu, w);
@@ -147,7 +151,8 @@ __global__ void __launch_bounds__(kMaxThreads) batch_solve_kernel(BatchArgs<T> a
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kMaxThreads) batch_residual_kernel(BatchArgs<T> a, double* res, double* bnorm) {
+__global__ void __launch_bounds__(kMaxThreads)
+    batch_residual_kernel(BatchArgs<T> a, double* res, double* bnorm) {
     BlockGroup g{shared_scratch()};
     for (int s = blockIdx.x; s < a.num_systems; s += gridDim.x) {
         const long long off = static_cast<long long>(s) * a.n;
@@ -156,7 +161,8 @@ __global__ void __launch_bounds__(kMaxThreads) batch_residual_kernel(BatchArgs<T
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kMaxThreads) batch_apply_kernel(BatchArgs<T> a, const T* x, T* y) {
+__global__ void __launch_bounds__(kMaxThreads)
+    batch_apply_kernel(BatchArgs<T> a, const T* x, T* y) {
     BlockGroup g{shared_scratch()};
     for (int s = blockIdx.x; s < a.num_systems; s += gridDim.x) {
         const long long off = static_cast<long long>(s) * a.n;
@@ -166,15 +172,19 @@ __global__ void __launch_bounds__(kMaxThreads) batch_apply_kernel(BatchArgs<T> a
 
 int threads_for(int n) { return std::min(kMaxThreads, std::max(32, (n + 31) / 32 * 32)); }
 
-/// Blocks for a grid-stride loop over systems: what the device holds at once, at most one per system.
+/// Blocks for a grid-stride loop over systems: what the device holds at once, at most one per
+/// system.
 template <typename Kernel>
 int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem, int systems) {
     int per_sm = 0;
-    PORTLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    PORTLA_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
     if (per_sm < 1)
-        throw DeviceError("batch kernel: no block of " + std::to_string(threads) + " threads with " +
-                          std::to_string(smem) + " bytes of shared memory fits on the device");
-    const long long blocks = static_cast<long long>(per_sm) * device_limits(exec.device_id()).multiprocessors;
+        throw DeviceError("batch kernel: no block of " + std::to_string(threads) +
+                          " threads with " + std::to_string(smem) +
+                          " bytes of shared memory fits on the device");
+    const long long blocks =
+        static_cast<long long>(per_sm) * device_limits(exec.device_id()).multiprocessors;
     return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, systems)));
 }
 
@@ -195,7 +205,9 @@ Layout plan(const BatchArgs<T>& a, int S, std::size_t limit_bytes) {
     lay.slots = slots_needed(S, o.restart);
     const long long n = round4(a.n);  // every vector starts 4-element aligned (16/32 bytes)
     const long long capacity =
-        a.shared_memory ? static_cast<long long>((limit_bytes - kScratch * sizeof(double)) / sizeof(T)) : 0;
+        a.shared_memory
+            ? static_cast<long long>((limit_bytes - kScratch * sizeof(double)) / sizeof(T))
+            : 0;
     long long used = 0;
     // in shared memory when allowed and it fits; else in the block's global region, or (in
     // place) nowhere for x and the matrix values
@@ -215,7 +227,8 @@ Layout plan(const BatchArgs<T>& a, int S, std::size_t limit_bytes) {
     bool room = true;  // once a vector misses, the later ones (used later) go to global memory
     for (int k = 0; k < lay.slots; ++k)
         if (!unused_slot(S, o.precond, k)) room = put(k, n, room, k == x_slot(S)) && room;
-    put(item_precond(lay.slots), round4(precond_elems(o.precond, a.n, o.block_size, a.nnz)), true, false);
+    put(item_precond(lay.slots), round4(precond_elems(o.precond, a.n, o.block_size, a.nnz)), true,
+        false);
     put(item_matrix(lay.slots), a.stored, true, true);
     lay.shared_elems = used;
     return lay;
@@ -248,20 +261,25 @@ private:
 };
 
 template <typename T, int S>
-void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info, double& time_s) {
+void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info,
+                  double& time_s) {
     info = {};
     time_s = 0;
     if (a.num_systems == 0 || a.n == 0) return;
     activate(exec.device_id());
     int optin = 0;
-    PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
+    PORTLA_CUDA_CHECK(
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
     const Layout lay = plan(a, S, static_cast<std::size_t>(optin));
     const int threads = threads_for(a.n);
-    const std::size_t smem = kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
+    const std::size_t smem =
+        kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
     const auto kernel = batch_solve_kernel<T, S>;
-    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
     const int grid = grid_for(exec, kernel, threads, smem, a.num_systems);
-    Array<T> workspace(exec, static_cast<std::size_t>(grid) * static_cast<std::size_t>(lay.global_elems));
+    Array<T> workspace(exec,
+                       static_cast<std::size_t>(grid) * static_cast<std::size_t>(lay.global_elems));
     EventTimer timer;
     kernel<<<grid, threads, smem>>>(a, lay, workspace.data());
     PORTLA_CUDA_CHECK_LAUNCH();
@@ -280,9 +298,12 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo
 template <typename T>
 void solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info, double& time_s) {
     switch (a.options.solver) {
-    case solver_cg: return launch_solve<T, solver_cg>(exec, a, info, time_s);
-    case solver_bicgstab: return launch_solve<T, solver_bicgstab>(exec, a, info, time_s);
-    default: return launch_solve<T, solver_gmres>(exec, a, info, time_s);
+        case solver_cg:
+            return launch_solve<T, solver_cg>(exec, a, info, time_s);
+        case solver_bicgstab:
+            return launch_solve<T, solver_bicgstab>(exec, a, info, time_s);
+        default:
+            return launch_solve<T, solver_gmres>(exec, a, info, time_s);
     }
 }
 
@@ -311,9 +332,9 @@ void apply(const Executor& exec, const BatchArgs<T>& a, const T* x, T* y) {
 
 }  // namespace
 
-#define PORTLA_CUDA_BATCH(T)                                                                     \
-    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) { solve<T>(exec, args, info, time_s); }                 \
-    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) { residual_norms<T>(exec, args, res, bnorm); }       \
+#define PORTLA_CUDA_BATCH(T)                                                               \
+    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) { solve<T>(exec, args, info, time_s); }           \
+    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) { residual_norms<T>(exec, args, res, bnorm); } \
     PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) { apply<T>(exec, args, x, y); }
 
 PORTLA_CUDA_BATCH(double)

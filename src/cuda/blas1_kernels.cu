@@ -342,15 +342,15 @@ void fused_cg_update_impl(const Executor& exec, T alpha, const_view<T> p, const_
 
 }  // namespace
 
-#define PORTLA_CUDA_BLAS1_KERNELS(T)                                                       \
-    PORTLA_DECLARE_FILL_KERNEL(T) { fill_impl<T>(exec, x, value); }                        \
-    PORTLA_DECLARE_COPY_KERNEL(T) { copy_impl<T>(exec, x, y); }                            \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) { axpby_impl<T>(exec, a, x, b, y); }                    \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) { pointwise_mul_impl<T>(exec, x, y, z); }       \
-    PORTLA_DECLARE_DOT_KERNEL(T) { dot_impl<T>(exec, x, y, result); }                      \
-    PORTLA_DECLARE_NORM2_KERNEL(T) { norm2_impl<T>(exec, x, result); }                     \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                             \
-        fused_cg_update_impl<T>(exec, alpha, p, q, x, r, rr);                              \
+#define PORTLA_CUDA_BLAS1_KERNELS(T)                                                 \
+    PORTLA_DECLARE_FILL_KERNEL(T) { fill_impl<T>(exec, x, value); }                  \
+    PORTLA_DECLARE_COPY_KERNEL(T) { copy_impl<T>(exec, x, y); }                      \
+    PORTLA_DECLARE_AXPBY_KERNEL(T) { axpby_impl<T>(exec, a, x, b, y); }              \
+    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) { pointwise_mul_impl<T>(exec, x, y, z); } \
+    PORTLA_DECLARE_DOT_KERNEL(T) { dot_impl<T>(exec, x, y, result); }                \
+    PORTLA_DECLARE_NORM2_KERNEL(T) { norm2_impl<T>(exec, x, result); }               \
+    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                       \
+        fused_cg_update_impl<T>(exec, alpha, p, q, x, r, rr);                        \
     }
 
 PORTLA_CUDA_BLAS1_KERNELS(double)

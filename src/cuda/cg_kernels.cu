@@ -9,8 +9,9 @@
 //              last block: ||r|| into the history, the stopping test, rho = rz (or rr),
 //              beta = rho_new / rho, breakdown tests, iteration limit
 //   replace:   a no-op unless it + 1 is a multiple of residual_replacement (decided by the
-//              direction kernel's last block, in the state); then the update above only moves x, and this kernel computes r = b - A x, [z], rr, [rz] and does
-//              the last-block work (after the stagnation test of detail::Progress::replaced).
+//              direction kernel's last block, in the state); then the update above only moves x,
+//              and this kernel computes r = b - A x, [z], rr, [rz] and does the last-block work
+//              (after the stagnation test of detail::Progress::replaced).
 // Every kernel first reads the stop code and returns at once when it is set, so the graph's
 // launches after the stopping iteration cost a launch each and change nothing.
 //
@@ -62,33 +63,33 @@ constexpr int kStagnation = static_cast<int>(CgStop::stagnation);
 // The solve's scalars, in device memory; read back whole after each batch.
 template <typename T>
 struct CgState {
-    double rho;                   // r . z of the current residual (double, as on the host)
-    double best_replaced;         // smallest true residual at a replacement so far
-    double history[kHistory];     // ||r|| of iteration i at i % kHistory
+    double rho;                // r . z of the current residual (double, as on the host)
+    double best_replaced;      // smallest true residual at a replacement so far
+    double history[kHistory];  // ||r|| of iteration i at i % kHistory
     T alpha;
     T beta;
-    int iteration;                // iterations done
-    int done;                     // a CgStop
-    int best_iteration;           // iteration of best_replaced
-    int stale;                    // replacements since the last new minimum
-    int replace_now;              // this iteration ends with r = b - A x (set by direction)
+    int iteration;       // iterations done
+    int done;            // a CgStop
+    int best_iteration;  // iteration of best_replaced
+    int stale;           // replacements since the last new minimum
+    int replace_now;     // this iteration ends with r = b - A x (set by direction)
 };
 
 template <typename T>
 struct CgArgs {
     CgState<T>* state;
-    T* partials;           // 2 * gridDim.x used by each reduction
+    T* partials;            // 2 * gridDim.x used by each reduction
     unsigned int* counter;  // zero between reductions
     const T* b;
     T* x;
     T* r;
-    T* z;                  // nullptr without preconditioning (then z is r)
+    T* z;  // nullptr without preconditioning (then z is r)
     const T* inv_diag;
     T* p0;
     T* p1;
     T* q;
     std::size_t n;
-    int dim;               // stencil dimension, 0 for CSR
+    int dim;  // stencil dimension, 0 for CSR
     const std::int32_t* row_ptrs;
     const std::int32_t* col_idxs;
     const T* values;
@@ -97,8 +98,12 @@ struct CgArgs {
     int replacement;
 };
 
-__device__ __forceinline__ double fused_madd(double a, double b, double c) { return __fma_rn(a, b, c); }
-__device__ __forceinline__ float fused_madd(float a, float b, float c) { return __fmaf_rn(a, b, c); }
+__device__ __forceinline__ double fused_madd(double a, double b, double c) {
+    return __fma_rn(a, b, c);
+}
+__device__ __forceinline__ float fused_madd(float a, float b, float c) {
+    return __fmaf_rn(a, b, c);
+}
 
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v) {
@@ -480,7 +485,7 @@ struct CgLoop<T>::Impl {
     CgArgs<T> args{};
     CgState<T> host{};
     std::size_t points = 0;
-    int group = 0;            // CSR lanes per row; 0 for the stencil
+    int group = 0;  // CSR lanes per row; 0 for the stencil
     unsigned threads = 0;
     unsigned operator_blocks = 0;
     unsigned vector_blocks = 0;
@@ -523,15 +528,19 @@ struct CgLoop<T>::Impl {
             if (args.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
                 const auto pts = static_cast<std::uint32_t>(points);
                 if (direction)
-                    stencil_direction_kernel<std::uint32_t, T><<<operator_blocks, threads, 0, stream>>>(args, pts);
+                    stencil_direction_kernel<std::uint32_t, T>
+                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
                 else
-                    stencil_replace_kernel<std::uint32_t, T><<<operator_blocks, threads, 0, stream>>>(args, pts);
+                    stencil_replace_kernel<std::uint32_t, T>
+                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
             } else {
                 const auto pts = static_cast<std::uint64_t>(points);
                 if (direction)
-                    stencil_direction_kernel<std::uint64_t, T><<<operator_blocks, threads, 0, stream>>>(args, pts);
+                    stencil_direction_kernel<std::uint64_t, T>
+                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
                 else
-                    stencil_replace_kernel<std::uint64_t, T><<<operator_blocks, threads, 0, stream>>>(args, pts);
+                    stencil_replace_kernel<std::uint64_t, T>
+                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
             }
         } else if (group == 4) {
             launch_csr<4>(direction);
@@ -634,8 +643,8 @@ CgLoop<T>::CgLoop(const Executor& exec, const CgProblem<T>& pb) : impl_(std::mak
     PORTLA_CUDA_CHECK(cudaMemsetAsync(a.counter, 0, sizeof(unsigned int), m.stream));
     // p_old of the first iteration is multiplied by beta = 0: zero, never garbage (0 * NaN).
     PORTLA_CUDA_CHECK(cudaMemsetAsync(vec, 0, 2 * stride, m.stream));
-    PORTLA_CUDA_CHECK(cudaMemcpyAsync(a.state, &m.host, sizeof(CgState<T>),
-                                      cudaMemcpyHostToDevice, m.stream));
+    PORTLA_CUDA_CHECK(
+        cudaMemcpyAsync(a.state, &m.host, sizeof(CgState<T>), cudaMemcpyHostToDevice, m.stream));
     m.after_default_stream();
     m.launch_precondition(Finish::initial);  // z = M^-1 r; rho = r . z; beta = 0
     m.capture();

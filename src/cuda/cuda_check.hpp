@@ -21,12 +21,12 @@ namespace portla::kernels::cuda {
 
 }  // namespace portla::kernels::cuda
 
-#define PORTLA_CUDA_CHECK(call)                                                           \
-    do {                                                                                  \
-        const cudaError_t portla_cuda_err_ = (call);                                      \
-        if (portla_cuda_err_ != cudaSuccess)                                              \
-            ::portla::kernels::cuda::throw_cuda_error(portla_cuda_err_, #call, __FILE__,  \
-                                                      __LINE__);                          \
+#define PORTLA_CUDA_CHECK(call)                                                          \
+    do {                                                                                 \
+        const cudaError_t portla_cuda_err_ = (call);                                     \
+        if (portla_cuda_err_ != cudaSuccess)                                             \
+            ::portla::kernels::cuda::throw_cuda_error(portla_cuda_err_, #call, __FILE__, \
+                                                      __LINE__);                         \
     } while (false)
 
 // After every <<<...>>>: a bad configuration shows up here, a fault in the kernel at the next

@@ -63,7 +63,8 @@ template <typename T>
 __global__ void gemm_naive_kernel(int m, int n, int k, T alpha, const T* __restrict__ a,
                                   const T* __restrict__ b, T beta, T* __restrict__ c,
                                   int col_blocks) {
-    const int bi = static_cast<int>(blockIdx.x / col_blocks), bj = static_cast<int>(blockIdx.x % col_blocks);
+    const int bi = static_cast<int>(blockIdx.x / col_blocks),
+              bj = static_cast<int>(blockIdx.x % col_blocks);
     const int i = bi * kNaiveY + static_cast<int>(threadIdx.y);
     const int j = bj * kNaiveX + static_cast<int>(threadIdx.x);
     if (i >= m || j >= n) return;
@@ -155,7 +156,8 @@ struct VectorFlags {
 // Block BM x BN, K-tile BK, warps WARPS_M x WARPS_N; a warp's lanes form 8 (M) x 4 (N), each
 // lane SUB_M x SUB_N sub-tiles of 4 x 4 values, strided by the warp's lane span, so that one
 // 16-byte shared load gives four values and a warp's loads are conflict-free.
-template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int SUB_M_, int SUB_N_, int MIN_BLOCKS_>
+template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int SUB_M_, int SUB_N_,
+          int MIN_BLOCKS_>
 struct SimtTile {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int SUB_M = SUB_M_, SUB_N = SUB_N_, MIN_BLOCKS = MIN_BLOCKS_;
@@ -195,35 +197,40 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     auto load_tiles = [&](int k0) {
 #pragma unroll
         for (int r = 0; r < Cfg::A_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BK / 4), col = (idx % (BK / 4)) * 4;
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 4),
+                      col = (idx % (BK / 4)) * 4;
             const int gr = m0 + row, gc = k0 + col;
             const float* p = a + static_cast<std::size_t>(gr) * k + gc;
             if (vec.a && gr < m && gc + 3 < k) {
                 a_reg[r] = __ldg(reinterpret_cast<const float4*>(p));
             } else {
                 const bool in = gr < m;
-                a_reg[r] = make_float4(in && gc < k ? p[0] : 0.f, in && gc + 1 < k ? p[1] : 0.f,
-                                       in && gc + 2 < k ? p[2] : 0.f, in && gc + 3 < k ? p[3] : 0.f);
+                a_reg[r] =
+                    make_float4(in && gc < k ? p[0] : 0.f, in && gc + 1 < k ? p[1] : 0.f,
+                                in && gc + 2 < k ? p[2] : 0.f, in && gc + 3 < k ? p[3] : 0.f);
             }
         }
 #pragma unroll
         for (int r = 0; r < Cfg::B_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 4),
+                      col = (idx % (BN / 4)) * 4;
             const int gr = k0 + row, gc = n0 + col;
             const float* p = b + static_cast<std::size_t>(gr) * n + gc;
             if (vec.b && gr < k && gc + 3 < n) {
                 b_reg[r] = __ldg(reinterpret_cast<const float4*>(p));
             } else {
                 const bool in = gr < k;
-                b_reg[r] = make_float4(in && gc < n ? p[0] : 0.f, in && gc + 1 < n ? p[1] : 0.f,
-                                       in && gc + 2 < n ? p[2] : 0.f, in && gc + 3 < n ? p[3] : 0.f);
+                b_reg[r] =
+                    make_float4(in && gc < n ? p[0] : 0.f, in && gc + 1 < n ? p[1] : 0.f,
+                                in && gc + 2 < n ? p[2] : 0.f, in && gc + 3 < n ? p[3] : 0.f);
             }
         }
     };
     auto store_tiles = [&](int buf) {
 #pragma unroll
         for (int r = 0; r < Cfg::A_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BK / 4), col = (idx % (BK / 4)) * 4;
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 4),
+                      col = (idx % (BK / 4)) * 4;
             as[buf][col + 0][row] = a_reg[r].x;
             as[buf][col + 1][row] = a_reg[r].y;
             as[buf][col + 2][row] = a_reg[r].z;
@@ -231,7 +238,8 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
         }
 #pragma unroll
         for (int r = 0; r < Cfg::B_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BN / 4), col = (idx % (BN / 4)) * 4;
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 4),
+                      col = (idx % (BN / 4)) * 4;
             *reinterpret_cast<float4*>(&bs[buf][row][col]) = b_reg[r];
         }
     };
@@ -340,7 +348,8 @@ __global__ void __launch_bounds__(Cfg::threads)
     auto load_tiles = [&](int k0) {
 #pragma unroll
         for (int r = 0; r < Cfg::A_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BK / 2), col = (idx % (BK / 2)) * 2;
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 2),
+                      col = (idx % (BK / 2)) * 2;
             const int gr = m0 + row, gc = k0 + col;
             const double* p = a + static_cast<std::size_t>(gr) * k + gc;
             if (vec.a && gr < m && gc + 1 < k) {
@@ -352,7 +361,8 @@ __global__ void __launch_bounds__(Cfg::threads)
         }
 #pragma unroll
         for (int r = 0; r < Cfg::B_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BN / 2), col = (idx % (BN / 2)) * 2;
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 2),
+                      col = (idx % (BN / 2)) * 2;
             const int gr = k0 + row, gc = n0 + col;
             const double* p = b + static_cast<std::size_t>(gr) * n + gc;
             if (vec.b && gr < k && gc + 1 < n) {
@@ -366,12 +376,14 @@ __global__ void __launch_bounds__(Cfg::threads)
     auto store_tiles = [&](int buf) {
 #pragma unroll
         for (int r = 0; r < Cfg::A_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BK / 2), col = (idx % (BK / 2)) * 2;
+            const int idx = tid + r * Cfg::threads, row = idx / (BK / 2),
+                      col = (idx % (BK / 2)) * 2;
             *reinterpret_cast<double2*>(&as[buf][row][col]) = a_reg[r];
         }
 #pragma unroll
         for (int r = 0; r < Cfg::B_LOADS; ++r) {
-            const int idx = tid + r * Cfg::threads, row = idx / (BN / 2), col = (idx % (BN / 2)) * 2;
+            const int idx = tid + r * Cfg::threads, row = idx / (BN / 2),
+                      col = (idx % (BN / 2)) * 2;
             *reinterpret_cast<double2*>(&bs[buf][row][col]) = b_reg[r];
         }
     };
@@ -394,9 +406,11 @@ __global__ void __launch_bounds__(Cfg::threads)
             wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> af[4];
             wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> bf[4];
 #pragma unroll
-            for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(af[i], &as[cur][wrow + i * 8][kk], Cfg::A_LD);
+            for (int i = 0; i < 4; ++i)
+                wmma::load_matrix_sync(af[i], &as[cur][wrow + i * 8][kk], Cfg::A_LD);
 #pragma unroll
-            for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(bf[j], &bs[cur][kk][wcol + j * 8], Cfg::B_LD);
+            for (int j = 0; j < 4; ++j)
+                wmma::load_matrix_sync(bf[j], &bs[cur][kk][wcol + j * 8], Cfg::B_LD);
 #pragma unroll
             for (int i = 0; i < 4; ++i)
 #pragma unroll
@@ -419,7 +433,8 @@ __global__ void __launch_bounds__(Cfg::threads)
             for (int e = lane; e < 64; e += 32) {
                 const int row = m0 + wrow + i * 8 + e / 8, col = n0 + wcol + j * 8 + e % 8;
                 if (row < m && col < n)
-                    store_scaled(c + static_cast<std::size_t>(row) * n + col, scratch[e], alpha, beta);
+                    store_scaled(c + static_cast<std::size_t>(row) * n + col, scratch[e], alpha,
+                                 beta);
             }
             __syncwarp();
         }
@@ -442,7 +457,8 @@ bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n
         if (std::strcmp(force, "large") == 0) return true;
         if (std::strcmp(force, "small") == 0) return false;
     }
-    const long long tiles = static_cast<long long>((m + large_m - 1) / large_m) * ((n + large_n - 1) / large_n);
+    const long long tiles =
+        static_cast<long long>((m + large_m - 1) / large_m) * ((n + large_n - 1) / large_n);
     return tiles >= device_limits(exec.device_id()).multiprocessors;
 }
 
@@ -456,8 +472,8 @@ void launch_fast(int m, int n, int k, float alpha, const float* a, const float* 
 }
 
 template <class Cfg>
-void launch_fast(int m, int n, int k, double alpha, const double* a, const double* b,
-                 double beta, double* c) {
+void launch_fast(int m, int n, int k, double alpha, const double* a, const double* b, double beta,
+                 double* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
     dgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads>>>(
         m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vector_flags(n, k, a, b, c));
@@ -472,8 +488,8 @@ void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const flo
         launch_fast<SimtSmall>(m, n, k, alpha, a, b, beta, c);
 }
 
-void fast_gemm(const Executor&, int m, int n, int k, double alpha, const double* a,
-               const double* b, double beta, double* c) {
+void fast_gemm(const Executor&, int m, int n, int k, double alpha, const double* a, const double* b,
+               double beta, double* c) {
     launch_fast<DmmaTileChosen>(m, n, k, alpha, a, b, beta, c);
 }
 
@@ -484,8 +500,8 @@ cudaDataType data_type() {
 
 // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets (n, m, k), B first, ld n, k, n.
 template <typename T>
-void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a, const T* b,
-                 T beta, T* c) {
+void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a, const T* b, T beta,
+                 T* c) {
     cublasHandle_t handle = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
     const cublasComputeType_t compute =
         sizeof(T) == 8 ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_32F_PEDANTIC;
@@ -495,46 +511,49 @@ void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a,
 }
 
 template <typename T>
-void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T alpha,
-               const T* a, const T* b, T beta, T* c) {
+void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T alpha, const T* a,
+               const T* b, T beta, T* c) {
     activate(exec.device_id());
     const int width = exec.launch().work_group_size;  // tiled and subgroup: 1 x width groups
     const int col_blocks = (n + width - 1) / width;
     // Every grid is 1-D: refuse shapes whose blocks exceed gridDim.x (2^31 - 1), e.g. m ~ 2^31
     // rows of a few columns, instead of launching a wrong grid.
     if (static_cast<long long>(m) * col_blocks > INT_MAX ||
-        static_cast<long long>((m + kNaiveY - 1) / kNaiveY) * ((n + kNaiveX - 1) / kNaiveX) > INT_MAX)
+        static_cast<long long>((m + kNaiveY - 1) / kNaiveY) * ((n + kNaiveX - 1) / kNaiveX) >
+            INT_MAX)
         throw Unsupported("gemm on cuda: " + std::to_string(m) + " x " + std::to_string(n) +
                           " needs more than 2^31 - 1 thread blocks");
     const unsigned row_groups = static_cast<unsigned>(m) * static_cast<unsigned>(col_blocks);
     switch (variant) {
-    case GemmVariant::naive: {
-        const int naive_cols = (n + kNaiveX - 1) / kNaiveX;
-        const unsigned blocks = static_cast<unsigned>((m + kNaiveY - 1) / kNaiveY) * naive_cols;
-        gemm_naive_kernel<T><<<blocks, dim3(kNaiveX, kNaiveY)>>>(m, n, k, alpha, a, b, beta, c, naive_cols);
-        break;
-    }
-    case GemmVariant::tiled:
-        gemm_tiled_kernel<T><<<row_groups, width, width * sizeof(T)>>>(m, n, k, alpha, a, b, beta,
-                                                                       c, col_blocks);
-        break;
-    case GemmVariant::subgroup:
-        gemm_subgroup_kernel<T><<<row_groups, width>>>(m, n, k, alpha, a, b, beta, c, col_blocks);
-        break;
-    case GemmVariant::fast:
-        return fast_gemm(exec, m, n, k, alpha, a, b, beta, c);
-    case GemmVariant::vendor:
-        return vendor_gemm(exec, m, n, k, alpha, a, b, beta, c);
+        case GemmVariant::naive: {
+            const int naive_cols = (n + kNaiveX - 1) / kNaiveX;
+            const unsigned blocks = static_cast<unsigned>((m + kNaiveY - 1) / kNaiveY) * naive_cols;
+            gemm_naive_kernel<T>
+                <<<blocks, dim3(kNaiveX, kNaiveY)>>>(m, n, k, alpha, a, b, beta, c, naive_cols);
+            break;
+        }
+        case GemmVariant::tiled:
+            gemm_tiled_kernel<T><<<row_groups, width, width * sizeof(T)>>>(m, n, k, alpha, a, b,
+                                                                           beta, c, col_blocks);
+            break;
+        case GemmVariant::subgroup:
+            gemm_subgroup_kernel<T>
+                <<<row_groups, width>>>(m, n, k, alpha, a, b, beta, c, col_blocks);
+            break;
+        case GemmVariant::fast:
+            return fast_gemm(exec, m, n, k, alpha, a, b, beta, c);
+        case GemmVariant::vendor:
+            return vendor_gemm(exec, m, n, k, alpha, a, b, beta, c);
     }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-#define PORTLA_CUDA_GEMM(T)                                                                   \
-    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                           \
-        gemm_impl<T>(exec, variant, static_cast<int>(m), static_cast<int>(n),                 \
-                     static_cast<int>(k), alpha, a.data, b.data, beta, c.data);              \
+#define PORTLA_CUDA_GEMM(T)                                                                        \
+    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                                \
+        gemm_impl<T>(exec, variant, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), \
+                     alpha, a.data, b.data, beta, c.data);                                         \
     }
 PORTLA_CUDA_GEMM(double)
 PORTLA_CUDA_GEMM(float)

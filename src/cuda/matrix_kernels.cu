@@ -28,9 +28,8 @@ unsigned blocks_for(const Executor& exec, std::size_t work_threads, unsigned thr
 // Dense row-major gemv: one warp per row, lanes stride over the columns (coalesced), warp
 // shuffle sum. The loop bound is warp-uniform, so full-mask shuffles are safe.
 template <typename T>
-__global__ void dense_apply_kernel(std::size_t rows, std::size_t cols,
-                                   const T* __restrict__ values, const T* __restrict__ x,
-                                   T* __restrict__ y) {
+__global__ void dense_apply_kernel(std::size_t rows, std::size_t cols, const T* __restrict__ values,
+                                   const T* __restrict__ x, T* __restrict__ y) {
     const unsigned lane = threadIdx.x & 31u;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
     for (std::size_t row = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -100,8 +99,8 @@ __global__ void ell_apply_kernel(std::size_t rows, std::size_t width,
 // uint32 when the grid has < 2^31 points (cheap division), else uint64; with < 2^31 points,
 // i + grid stride (< 2^31) cannot wrap in 32 bits.
 template <typename Index, typename T>
-__global__ void stencil_apply_kernel(int dim, Index points, Index total,
-                                     const T* __restrict__ x, T* __restrict__ y) {
+__global__ void stencil_apply_kernel(int dim, Index points, Index total, const T* __restrict__ x,
+                                     T* __restrict__ y) {
     const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
     const T diagonal = static_cast<T>(2 * dim);
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
@@ -180,8 +179,8 @@ void ell_apply_impl(const Executor& exec, std::size_t rows, std::size_t width,
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const unsigned blocks = blocks_for(exec, rows, threads);
-    ell_apply_kernel<T><<<blocks, threads>>>(rows, width, col_idxs.data, values.data, x.data,
-                                             y.data);
+    ell_apply_kernel<T>
+        <<<blocks, threads>>>(rows, width, col_idxs.data, values.data, x.data, y.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -195,29 +194,27 @@ void stencil_apply_impl(const Executor& exec, int dim, std::size_t points, const
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const unsigned blocks = blocks_for(exec, total, threads);
     if (total <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        stencil_apply_kernel<std::uint32_t, T><<<blocks, threads>>>(
-            dim, static_cast<std::uint32_t>(points), static_cast<std::uint32_t>(total), x.data,
-            y.data);
+        stencil_apply_kernel<std::uint32_t, T>
+            <<<blocks, threads>>>(dim, static_cast<std::uint32_t>(points),
+                                  static_cast<std::uint32_t>(total), x.data, y.data);
     } else {
-        stencil_apply_kernel<std::uint64_t, T><<<blocks, threads>>>(
-            dim, static_cast<std::uint64_t>(points), static_cast<std::uint64_t>(total), x.data,
-            y.data);
+        stencil_apply_kernel<std::uint64_t, T>
+            <<<blocks, threads>>>(dim, static_cast<std::uint64_t>(points),
+                                  static_cast<std::uint64_t>(total), x.data, y.data);
     }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-#define PORTLA_CUDA_MATRIX_KERNELS(T)                                                      \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) {                                                 \
-        dense_apply_impl<T>(exec, rows, cols, values, x, y);                               \
-    }                                                                                      \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                                   \
-        csr_apply_impl<T>(exec, rows, row_ptrs, col_idxs, values, x, y);                   \
-    }                                                                                      \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                                   \
-        ell_apply_impl<T>(exec, rows, width, col_idxs, values, x, y);                      \
-    }                                                                                      \
+#define PORTLA_CUDA_MATRIX_KERNELS(T)                                                             \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { dense_apply_impl<T>(exec, rows, cols, values, x, y); } \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                                          \
+        csr_apply_impl<T>(exec, rows, row_ptrs, col_idxs, values, x, y);                          \
+    }                                                                                             \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                                          \
+        ell_apply_impl<T>(exec, rows, width, col_idxs, values, x, y);                             \
+    }                                                                                             \
     PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil_apply_impl<T>(exec, dim, points, x, y); }
 
 PORTLA_CUDA_MATRIX_KERNELS(double)

@@ -34,17 +34,17 @@ void event_destroy(void*) noexcept {}
 void event_record(int device, void* event) { throw NotCompiled("cuda"); }
 double event_elapsed_s(void* start, void* stop) { throw NotCompiled("cuda"); }
 
-#define PORTLA_NOT_COMPILED_KERNELS(T)                                        \
-    PORTLA_DECLARE_FILL_KERNEL(T) { throw NotCompiled("cuda"); }              \
-    PORTLA_DECLARE_COPY_KERNEL(T) { throw NotCompiled("cuda"); }              \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) { throw NotCompiled("cuda"); }             \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) { throw NotCompiled("cuda"); }     \
-    PORTLA_DECLARE_DOT_KERNEL(T) { throw NotCompiled("cuda"); }               \
-    PORTLA_DECLARE_NORM2_KERNEL(T) { throw NotCompiled("cuda"); }             \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) { throw NotCompiled("cuda"); }   \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }       \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }         \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }         \
+#define PORTLA_NOT_COMPILED_KERNELS(T)                                      \
+    PORTLA_DECLARE_FILL_KERNEL(T) { throw NotCompiled("cuda"); }            \
+    PORTLA_DECLARE_COPY_KERNEL(T) { throw NotCompiled("cuda"); }            \
+    PORTLA_DECLARE_AXPBY_KERNEL(T) { throw NotCompiled("cuda"); }           \
+    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) { throw NotCompiled("cuda"); }   \
+    PORTLA_DECLARE_DOT_KERNEL(T) { throw NotCompiled("cuda"); }             \
+    PORTLA_DECLARE_NORM2_KERNEL(T) { throw NotCompiled("cuda"); }           \
+    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) { throw NotCompiled("cuda"); } \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }     \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }       \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }       \
     PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { throw NotCompiled("cuda"); }
 
 PORTLA_NOT_COMPILED_KERNELS(double)

@@ -7,13 +7,13 @@
 
 namespace portla::kernels::cuda {
 
-#define PORTLA_NOT_COMPILED_PERRON(T)                                             \
-    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) { throw NotCompiled("cuda"); }       \
+#define PORTLA_NOT_COMPILED_PERRON(T)                                                \
+    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) { throw NotCompiled("cuda"); }          \
     PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) { throw NotCompiled("cuda"); } \
-    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) { throw NotCompiled("cuda"); }            \
-    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) { throw NotCompiled("cuda"); }          \
-    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) { throw NotCompiled("cuda"); }      \
-    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) { throw NotCompiled("cuda"); }      \
+    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) { throw NotCompiled("cuda"); }               \
+    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) { throw NotCompiled("cuda"); }             \
+    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) { throw NotCompiled("cuda"); }         \
+    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) { throw NotCompiled("cuda"); }         \
     PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) { throw NotCompiled("cuda"); }
 
 PORTLA_NOT_COMPILED_PERRON(double)

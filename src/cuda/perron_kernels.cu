@@ -70,7 +70,9 @@ template <typename T>
 struct MaxOp {
     using Value = typename Bits<T>::type;
     __device__ static Value identity() { return 0; }
-    __device__ static Value key(T x) { return x != x ? Bits<T>::nan : (x > T(0) ? Bits<T>::of(x) : 0); }
+    __device__ static Value key(T x) {
+        return x != x ? Bits<T>::nan : (x > T(0) ? Bits<T>::of(x) : 0);
+    }
     __device__ static Value combine(Value a, Value b) { return a > b ? a : b; }
     __device__ static void atomic(Value* target, Value v) { atomicMax(target, v); }
 };
@@ -140,7 +142,10 @@ struct WeightedRowSumBody {  // (A v)_i; divided by v_i at the end
     static constexpr bool reduces = true;
     const T* row;
     const T* v;
-    __device__ void load(std::size_t j, T& a, T& w) const { a = row[j]; w = __ldg(v + j); }
+    __device__ void load(std::size_t j, T& a, T& w) const {
+        a = row[j];
+        w = __ldg(v + j);
+    }
     __device__ T term(std::size_t, T a, T w) const { return a * w; }
 };
 
@@ -150,7 +155,10 @@ struct TransformBody {  // a_ij = a_ij * s_j / s_i (and its sum, fused)
     T* row;
     const T* s;
     T si;
-    __device__ void load(std::size_t j, T& a, T& w) const { a = row[j]; w = __ldg(s + j); }
+    __device__ void load(std::size_t j, T& a, T& w) const {
+        a = row[j];
+        w = __ldg(s + j);
+    }
     __device__ T term(std::size_t j, T a, T w) const {
         const T x = a * w / si;
         row[j] = x;
@@ -191,7 +199,8 @@ __global__ void __launch_bounds__(kMaxThreads) row_sums_kernel(std::size_t n, co
 }
 
 template <ReductionVariant Variant, typename T>
-__global__ void __launch_bounds__(kMaxThreads) weighted_row_sums_kernel(std::size_t n, const T* a, const T* v, T* s) {
+__global__ void __launch_bounds__(kMaxThreads)
+    weighted_row_sums_kernel(std::size_t n, const T* a, const T* v, T* s) {
     const std::size_t i = blockIdx.x;
     row_pass<Variant>(n, WeightedRowSumBody<T>{a + i * n, v}, s + i);
     // Every atomic of this work-group on s[i] (and no other work-group's) is done after the
@@ -202,7 +211,8 @@ __global__ void __launch_bounds__(kMaxThreads) weighted_row_sums_kernel(std::siz
 }
 
 template <ReductionVariant Variant, typename T>
-__global__ void __launch_bounds__(kMaxThreads) fused_kernel(std::size_t n, const T* s, T* a, T* s_next) {
+__global__ void __launch_bounds__(kMaxThreads)
+    fused_kernel(std::size_t n, const T* s, T* a, T* s_next) {
     const std::size_t i = blockIdx.x;
     row_pass<Variant>(n, TransformBody<T, true>{a + i * n, s, s[i]}, s_next + i);
 }
@@ -238,7 +248,8 @@ __global__ void __launch_bounds__(kMaxThreads) max_kernel(std::size_t n, F f, T*
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kMaxThreads) scale_kernel(std::size_t n, const T* s, const T* m, T* v) {
+__global__ void __launch_bounds__(kMaxThreads)
+    scale_kernel(std::size_t n, const T* s, const T* m, T* v) {
     const T mv = *m;
     for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
          i += std::size_t(gridDim.x) * blockDim.x)
@@ -249,12 +260,12 @@ __global__ void __launch_bounds__(kMaxThreads) scale_kernel(std::size_t n, const
 template <typename Launch>
 void with_variant(ReductionVariant variant, Launch launch) {
     switch (variant) {
-    case ReductionVariant::atomic:
-        return launch(std::integral_constant<ReductionVariant, ReductionVariant::atomic>{});
-    case ReductionVariant::subgroup:
-        return launch(std::integral_constant<ReductionVariant, ReductionVariant::subgroup>{});
-    case ReductionVariant::local:
-        return launch(std::integral_constant<ReductionVariant, ReductionVariant::local>{});
+        case ReductionVariant::atomic:
+            return launch(std::integral_constant<ReductionVariant, ReductionVariant::atomic>{});
+        case ReductionVariant::subgroup:
+            return launch(std::integral_constant<ReductionVariant, ReductionVariant::subgroup>{});
+        case ReductionVariant::local:
+            return launch(std::integral_constant<ReductionVariant, ReductionVariant::local>{});
     }
 }
 
@@ -277,7 +288,8 @@ Launch vector_launch(const Executor& exec, std::size_t n) {
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(threads));
-    const std::size_t blocks = std::max<std::size_t>(1, std::min((n + threads - 1) / threads, wave));
+    const std::size_t blocks =
+        std::max<std::size_t>(1, std::min((n + threads - 1) / threads, wave));
     return {static_cast<unsigned>(blocks), threads, (threads / 32) * sizeof(T)};
 }
 
@@ -287,12 +299,13 @@ void zero(T* p, std::size_t n) {
 }
 
 template <typename T>
-void row_sums_impl(const Executor& exec, ReductionVariant variant, std::size_t n,
-                   const_view<T> a, view<T> s) {
+void row_sums_impl(const Executor& exec, ReductionVariant variant, std::size_t n, const_view<T> a,
+                   view<T> s) {
     const Launch l = row_launch<T>(exec, n);
     zero(s.data, n);
     with_variant(variant, [&](auto v) {
-        row_sums_kernel<decltype(v)::value, T><<<l.blocks, l.threads, l.shared_bytes>>>(n, a.data, s.data);
+        row_sums_kernel<decltype(v)::value, T>
+            <<<l.blocks, l.threads, l.shared_bytes>>>(n, a.data, s.data);
     });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -348,19 +361,19 @@ void scale_impl(const Executor& exec, const_view<T> s, const_view<T> m, view<T> 
 
 }  // namespace
 
-#define PORTLA_CUDA_PERRON(T)                                                               \
-    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) { row_sums_impl<T>(exec, variant, n, a, s); }  \
-    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                     \
-        weighted_row_sums_impl<T>(exec, variant, n, a, v, s);                               \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                   \
-        max_impl<T>(exec, variant, x.size, Identity<T>{x.data}, result.data);               \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) { scale_impl<T>(exec, s, m, v); }                 \
-    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) { transform_impl<T>(exec, n, s, a); }         \
-    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                             \
-        max_impl<T>(exec, variant, s.size, NeighbourDifference<T>{s.data}, result.data);    \
-    }                                                                                       \
+#define PORTLA_CUDA_PERRON(T)                                                              \
+    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) { row_sums_impl<T>(exec, variant, n, a, s); } \
+    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                    \
+        weighted_row_sums_impl<T>(exec, variant, n, a, v, s);                              \
+    }                                                                                      \
+    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                  \
+        max_impl<T>(exec, variant, x.size, Identity<T>{x.data}, result.data);              \
+    }                                                                                      \
+    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) { scale_impl<T>(exec, s, m, v); }                \
+    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) { transform_impl<T>(exec, n, s, a); }        \
+    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                            \
+        max_impl<T>(exec, variant, s.size, NeighbourDifference<T>{s.data}, result.data);   \
+    }                                                                                      \
     PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) { fused_impl<T>(exec, variant, n, s, a, s_next); }
 
 PORTLA_CUDA_PERRON(double)

@@ -150,9 +150,9 @@ const DeviceLimits& limits_locked(int device) {
 }
 
 unsigned resident_blocks(const DeviceLimits& l, int block_size) {
-    const int per_sm = std::max(
-        1, std::min(l.max_threads_per_multiprocessor / std::max(block_size, 1),
-                    l.max_blocks_per_multiprocessor));
+    const int per_sm =
+        std::max(1, std::min(l.max_threads_per_multiprocessor / std::max(block_size, 1),
+                             l.max_blocks_per_multiprocessor));
     return static_cast<unsigned>(l.multiprocessors) * static_cast<unsigned>(per_sm);
 }
 

@@ -21,20 +21,20 @@ void lu_solve_batch(std::size_t num_systems, std::size_t n, const T* values, con
 #pragma omp for schedule(dynamic, 16)
         for (long long s = 0; s < count; ++s) {
             const std::size_t i = static_cast<std::size_t>(s);
-            info[i] = batch::detail::lu_solve(n, values + i * n * n, b + i * n, lu.data(),
-                                              x + i * n);
+            info[i] =
+                batch::detail::lu_solve(n, values + i * n * n, b + i * n, lu.data(), x + i * n);
         }
     }
 }
 
 }  // namespace
 
-#define PORTLA_OMP_BATCH_LU_SOLVE(T)                                                         \
-    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                                                \
-        (void)exec;                                                                          \
-        info.assign(num_systems, 0);                                                         \
-        const auto start = std::chrono::steady_clock::now();                                 \
-        lu_solve_batch(num_systems, n, values.data, b.data, x.data, info.data());            \
+#define PORTLA_OMP_BATCH_LU_SOLVE(T)                                                              \
+    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                                                     \
+        (void)exec;                                                                               \
+        info.assign(num_systems, 0);                                                              \
+        const auto start = std::chrono::steady_clock::now();                                      \
+        lu_solve_batch(num_systems, n, values.data, b.data, x.data, info.data());                 \
         time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
     }
 

@@ -7,28 +7,27 @@
 
 namespace portla::kernels::omp {
 
-#define PORTLA_OMP_BATCH(T)                                                                 \
-    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) {                                                  \
-        (void)exec;                                                                         \
-        info = {};                                                                          \
-        const auto start = std::chrono::steady_clock::now();                                \
-        _Pragma("omp parallel") {                                                           \
-            batch::detail::CpuWorkspace<T> work(args);                                      \
-            _Pragma("omp for schedule(dynamic, 8)")                                         \
-            for (int s = 0; s < args.num_systems; ++s) work.solve(args, s);                 \
-        }                                                                                   \
+#define PORTLA_OMP_BATCH(T)                                                                       \
+    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) {                                                        \
+        (void)exec;                                                                               \
+        info = {};                                                                                \
+        const auto start = std::chrono::steady_clock::now();                                      \
+        _Pragma("omp parallel") {                                                                 \
+            batch::detail::CpuWorkspace<T> work(args);                                            \
+            _Pragma("omp for schedule(dynamic, 8)") for (int s = 0; s < args.num_systems; ++s)    \
+                work.solve(args, s);                                                              \
+        }                                                                                         \
         time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
-    }                                                                                       \
-    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) {                                               \
-        (void)exec;                                                                         \
-        _Pragma("omp parallel for schedule(static)")                                        \
-        for (int s = 0; s < args.num_systems; ++s)                                          \
-            batch::detail::residual_norm_of(args, s, res, bnorm);                           \
-    }                                                                                       \
-    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) {                                                  \
-        (void)exec;                                                                         \
-        _Pragma("omp parallel for schedule(static)")                                        \
-        for (int s = 0; s < args.num_systems; ++s) batch::detail::apply_of(args, s, x, y);  \
+    }                                                                                             \
+    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) {                                                     \
+        (void)exec;                                                                               \
+        _Pragma("omp parallel for schedule(static)") for (int s = 0; s < args.num_systems; ++s)   \
+            batch::detail::residual_norm_of(args, s, res, bnorm);                                 \
+    }                                                                                             \
+    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) {                                                        \
+        (void)exec;                                                                               \
+        _Pragma("omp parallel for schedule(static)") for (int s = 0; s < args.num_systems; ++s)   \
+            batch::detail::apply_of(args, s, x, y);                                               \
     }
 
 PORTLA_OMP_BATCH(double)

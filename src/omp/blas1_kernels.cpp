@@ -110,34 +110,35 @@ double sum_of_products(const_view<T> x, const_view<T> y) {
 
 }  // namespace
 
-#define PORTLA_OMP_BLAS1(T)                                                                    \
-    PORTLA_DECLARE_FILL_KERNEL(T) {                                                            \
-        for_chunks(x.size, [&](std::size_t b, std::size_t e) { fill_serial(e - b, x.data + b, value); }); \
-    }                                                                                          \
-    PORTLA_DECLARE_COPY_KERNEL(T) {                                                            \
-        for_chunks(x.size, [&](std::size_t b, std::size_t e) {                                 \
-            copy_serial(e - b, x.data + b, y.data + b);                                        \
-        });                                                                                    \
-    }                                                                                          \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) {                                                           \
-        for_chunks(x.size, [&](std::size_t b_, std::size_t e) {                                \
-            axpby_serial(e - b_, a, x.data + b_, b, y.data + b_);                              \
-        });                                                                                    \
-    }                                                                                          \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) {                                                   \
-        for_chunks(x.size, [&](std::size_t b, std::size_t e) {                                 \
-            pointwise_mul_serial(e - b, x.data + b, y.data + b, z.data + b);                   \
-        });                                                                                    \
-    }                                                                                          \
-    PORTLA_DECLARE_DOT_KERNEL(T) { result[0] = static_cast<T>(sum_of_products(x, y)); }        \
-    PORTLA_DECLARE_NORM2_KERNEL(T) {                                                           \
-        result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));                          \
-    }                                                                                          \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                                 \
-        rr[0] = static_cast<T>(sum_chunks(r.size, [&](std::size_t b, std::size_t e) {          \
-            return fused_cg_update_serial(e - b, alpha, p.data + b, q.data + b, x.data + b,    \
-                                          r.data + b);                                         \
-        }));                                                                                   \
+#define PORTLA_OMP_BLAS1(T)                                                                       \
+    PORTLA_DECLARE_FILL_KERNEL(T) {                                                               \
+        for_chunks(x.size,                                                                        \
+                   [&](std::size_t b, std::size_t e) { fill_serial(e - b, x.data + b, value); }); \
+    }                                                                                             \
+    PORTLA_DECLARE_COPY_KERNEL(T) {                                                               \
+        for_chunks(x.size, [&](std::size_t b, std::size_t e) {                                    \
+            copy_serial(e - b, x.data + b, y.data + b);                                           \
+        });                                                                                       \
+    }                                                                                             \
+    PORTLA_DECLARE_AXPBY_KERNEL(T) {                                                              \
+        for_chunks(x.size, [&](std::size_t b_, std::size_t e) {                                   \
+            axpby_serial(e - b_, a, x.data + b_, b, y.data + b_);                                 \
+        });                                                                                       \
+    }                                                                                             \
+    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) {                                                      \
+        for_chunks(x.size, [&](std::size_t b, std::size_t e) {                                    \
+            pointwise_mul_serial(e - b, x.data + b, y.data + b, z.data + b);                      \
+        });                                                                                       \
+    }                                                                                             \
+    PORTLA_DECLARE_DOT_KERNEL(T) { result[0] = static_cast<T>(sum_of_products(x, y)); }           \
+    PORTLA_DECLARE_NORM2_KERNEL(T) {                                                              \
+        result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));                             \
+    }                                                                                             \
+    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                                    \
+        rr[0] = static_cast<T>(sum_chunks(r.size, [&](std::size_t b, std::size_t e) {             \
+            return fused_cg_update_serial(e - b, alpha, p.data + b, q.data + b, x.data + b,       \
+                                          r.data + b);                                            \
+        }));                                                                                      \
     }
 
 PORTLA_OMP_BLAS1(double)

@@ -22,9 +22,9 @@
 namespace portla::kernels::omp {
 namespace {
 
-constexpr std::size_t kMR = 8;     // rows of the register tile
-constexpr std::size_t kKC = 256;   // depth of a packed slab
-constexpr std::size_t kMC = 128;   // rows of C per work item (multiple of kMR)
+constexpr std::size_t kMR = 8;    // rows of the register tile
+constexpr std::size_t kKC = 256;  // depth of a packed slab
+constexpr std::size_t kMC = 128;  // rows of C per work item (multiple of kMR)
 
 template <typename T>
 constexpr std::size_t lanes() {
@@ -37,8 +37,8 @@ constexpr std::size_t nr() {
 
 // Panels: ceil(rows / MR) panels of kc x MR (A) and ceil(cols / NR) panels of kc x NR (B).
 template <typename T>
-void pack_a_panel(std::size_t m, std::size_t k, const T* a, T alpha, std::size_t pc,
-                  std::size_t kc, std::size_t panel, T* out) {
+void pack_a_panel(std::size_t m, std::size_t k, const T* a, T alpha, std::size_t pc, std::size_t kc,
+                  std::size_t panel, T* out) {
     const std::size_t i0 = panel * kMR;
     for (std::size_t p = 0; p < kc; ++p)
         for (std::size_t i = 0; i < kMR; ++i)
@@ -65,8 +65,8 @@ namespace simd {
 // C[i0:i0+rows, j0:j0+cols] += packed A panels x packed B panels, rows <= MC.
 template <typename T>
 PORTLA_SIMD_CLONES void gemm_block(std::size_t kc, const T* __restrict ap, const T* __restrict bp,
-                                   std::size_t n, T* __restrict c, std::size_t i0,
-                                   std::size_t rows, std::size_t j0, std::size_t cols) {
+                                   std::size_t n, T* __restrict c, std::size_t i0, std::size_t rows,
+                                   std::size_t j0, std::size_t cols) {
     constexpr std::size_t NR = nr<T>(), L = lanes<T>();
     typedef T vec __attribute__((vector_size(64)));
     for (std::size_t jr = 0; jr < cols; jr += NR) {
@@ -166,7 +166,7 @@ void gemm_blocked(std::size_t m, std::size_t n, std::size_t k, T alpha, const T*
 #pragma omp for schedule(static)
             for (std::size_t panel = 0; panel < a_panels; ++panel)
                 pack_a_panel(m, k, a, alpha, pc, kc, panel, ap.data() + panel * kc * kMR);
-            // (the implicit barriers also order the beta pass before the first update)
+                // (the implicit barriers also order the beta pass before the first update)
 #pragma omp for collapse(2) schedule(static)
             for (std::size_t rb = 0; rb < row_blocks; ++rb)
                 for (std::size_t cb = 0; cb < col_blocks; ++cb) {
@@ -179,8 +179,8 @@ void gemm_blocked(std::size_t m, std::size_t n, std::size_t k, T alpha, const T*
 }
 
 // OpenBLAS: row-major, no transposes, leading dimensions k, n, n.
-void vendor_gemm(int m, int n, int k, double alpha, const double* a, const double* b,
-                 double beta, double* c) {
+void vendor_gemm(int m, int n, int k, double alpha, const double* a, const double* b, double beta,
+                 double* c) {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, k, b, n, beta, c, n);
 }
 void vendor_gemm(int m, int n, int k, float alpha, const float* a, const float* b, float beta,
@@ -190,17 +190,17 @@ void vendor_gemm(int m, int n, int k, float alpha, const float* a, const float* 
 
 }  // namespace
 
-#define PORTLA_OMP_GEMM(T)                                                                    \
-    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                           \
-        switch (variant) {                                                                    \
-        case GemmVariant::naive:                                                              \
-            return gemm_naive<T>(m, n, k, alpha, a.data, b.data, beta, c.data);              \
-        case GemmVariant::vendor:                                                             \
-            return vendor_gemm(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), \
-                               alpha, a.data, b.data, beta, c.data);                          \
-        default: /* fast; tiled and subgroup are refused in core */                           \
-            return gemm_blocked<T>(m, n, k, alpha, a.data, b.data, beta, c.data);            \
-        }                                                                                     \
+#define PORTLA_OMP_GEMM(T)                                                                        \
+    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                               \
+        switch (variant) {                                                                        \
+            case GemmVariant::naive:                                                              \
+                return gemm_naive<T>(m, n, k, alpha, a.data, b.data, beta, c.data);               \
+            case GemmVariant::vendor:                                                             \
+                return vendor_gemm(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), \
+                                   alpha, a.data, b.data, beta, c.data);                          \
+            default: /* fast; tiled and subgroup are refused in core */                           \
+                return gemm_blocked<T>(m, n, k, alpha, a.data, b.data, beta, c.data);             \
+        }                                                                                         \
     }
 PORTLA_OMP_GEMM(double)
 PORTLA_OMP_GEMM(float)

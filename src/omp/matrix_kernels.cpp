@@ -61,8 +61,7 @@ void dense_impl(std::size_t rows, std::size_t cols, const_view<T> values, const_
 
 template <typename T>
 void csr_impl(std::size_t rows, const_view<std::int32_t> row_ptrs,
-              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-              view<T> y) {
+              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
     const bool parallel = values.size + rows >= parallel_threshold();
 #pragma omp parallel for schedule(static) if (parallel)
     for (std::size_t i = 0; i < rows; ++i) {
@@ -122,9 +121,9 @@ void stencil_impl(int dim, std::size_t n, const_view<T> x, view<T> y) {
 }  // namespace
 
 #define PORTLA_OMP_MATRIX(T)                                                                 \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { dense_impl(rows, cols, values, x, y); }            \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) { csr_impl(rows, row_ptrs, col_idxs, values, x, y); }  \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) { ell_impl(rows, width, col_idxs, values, x, y); }     \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { dense_impl(rows, cols, values, x, y); }           \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) { csr_impl(rows, row_ptrs, col_idxs, values, x, y); } \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) { ell_impl(rows, width, col_idxs, values, x, y); }    \
     PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil_impl(dim, points, x, y); }
 
 PORTLA_OMP_MATRIX(double)

@@ -73,37 +73,38 @@ T max_of(std::size_t n, F f) {
 
 }  // namespace
 
-#define PORTLA_OMP_PERRON(T)                                                                \
-    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) {                                              \
-        for_rows(n, [&](std::size_t i) { s[i] = T(perron_row_sum(n, a.data + i * n)); });   \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                     \
-        for_rows(n, [&](std::size_t i) {                                                    \
-            s[i] = T(perron_weighted_row_sum(n, a.data + i * n, v.data) / double(v[i]));    \
-        });                                                                                 \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                   \
-        result[0] = max_of<T>(x.size, [&](std::size_t i) { return x[i]; });                 \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) {                                                 \
-        const T mv = m[0];                                                                  \
-        const bool parallel = v.size >= parallel_threshold();                               \
-        _Pragma("omp parallel for simd schedule(static) if (parallel)")                     \
-        for (std::size_t i = 0; i < v.size; ++i) v[i] = v[i] * (s[i] / mv);                 \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) {                                             \
-        for_rows(n, [&](std::size_t i) { perron_transform_row(n, a.data + i * n, s.data, s[i]); }); \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                             \
-        const std::size_t n = s.size;                                                       \
-        result[0] = max_of<T>(n, [&](std::size_t i) {                                       \
-            return std::abs(s[i] - s[i + 1 == n ? 0 : i + 1]);                              \
-        });                                                                                 \
-    }                                                                                       \
-    PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) {                                                 \
-        for_rows(n, [&](std::size_t i) {                                                    \
-            s_next[i] = T(perron_transform_row(n, a.data + i * n, s.data, s[i]));           \
-        });                                                                                 \
+#define PORTLA_OMP_PERRON(T)                                                                     \
+    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) {                                                   \
+        for_rows(n, [&](std::size_t i) { s[i] = T(perron_row_sum(n, a.data + i * n)); });        \
+    }                                                                                            \
+    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                          \
+        for_rows(n, [&](std::size_t i) {                                                         \
+            s[i] = T(perron_weighted_row_sum(n, a.data + i * n, v.data) / double(v[i]));         \
+        });                                                                                      \
+    }                                                                                            \
+    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                        \
+        result[0] = max_of<T>(x.size, [&](std::size_t i) { return x[i]; });                      \
+    }                                                                                            \
+    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) {                                                      \
+        const T mv = m[0];                                                                       \
+        const bool parallel = v.size >= parallel_threshold();                                    \
+        _Pragma("omp parallel for simd schedule(static) if (parallel)") for (std::size_t i = 0;  \
+                                                                             i < v.size; ++i)    \
+            v[i] = v[i] * (s[i] / mv);                                                           \
+    }                                                                                            \
+    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) {                                                  \
+        for_rows(n,                                                                              \
+                 [&](std::size_t i) { perron_transform_row(n, a.data + i * n, s.data, s[i]); }); \
+    }                                                                                            \
+    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                                  \
+        const std::size_t n = s.size;                                                            \
+        result[0] = max_of<T>(                                                                   \
+            n, [&](std::size_t i) { return std::abs(s[i] - s[i + 1 == n ? 0 : i + 1]); });       \
+    }                                                                                            \
+    PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) {                                                      \
+        for_rows(n, [&](std::size_t i) {                                                         \
+            s_next[i] = T(perron_transform_row(n, a.data + i * n, s.data, s[i]));                \
+        });                                                                                      \
     }
 
 PORTLA_OMP_PERRON(double)

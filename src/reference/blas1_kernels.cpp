@@ -22,30 +22,30 @@ double sum_of_products(const_view<T> x, const_view<T> y) {
 
 }  // namespace
 
-#define PORTLA_REFERENCE_BLAS1(T)                                                         \
-    PORTLA_DECLARE_FILL_KERNEL(T) {                                                       \
-        for (auto& v : x) v = value;                                                      \
-    }                                                                                     \
-    PORTLA_DECLARE_COPY_KERNEL(T) {                                                       \
-        for (std::size_t i = 0; i < x.size; ++i) y[i] = x[i];                             \
-    }                                                                                     \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) {                                                      \
-        /* b == 0 never reads y (the BLAS convention): y may hold garbage */           \
+#define PORTLA_REFERENCE_BLAS1(T)                                                                 \
+    PORTLA_DECLARE_FILL_KERNEL(T) {                                                               \
+        for (auto& v : x) v = value;                                                              \
+    }                                                                                             \
+    PORTLA_DECLARE_COPY_KERNEL(T) {                                                               \
+        for (std::size_t i = 0; i < x.size; ++i) y[i] = x[i];                                     \
+    }                                                                                             \
+    PORTLA_DECLARE_AXPBY_KERNEL(T) {                                                              \
+        /* b == 0 never reads y (the BLAS convention): y may hold garbage */                      \
         for (std::size_t i = 0; i < x.size; ++i) y[i] = a * x[i] + (b == T{0} ? T{0} : b * y[i]); \
-    }                                                                                     \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) {                                              \
-        for (std::size_t i = 0; i < x.size; ++i) z[i] = x[i] * y[i];                      \
-    }                                                                                     \
-    PORTLA_DECLARE_DOT_KERNEL(T) { result[0] = static_cast<T>(sum_of_products(x, y)); }   \
-    PORTLA_DECLARE_NORM2_KERNEL(T) {                                                      \
-        result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));                     \
-    }                                                                                     \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                            \
-        for (std::size_t i = 0; i < r.size; ++i) {                                        \
-            x[i] += alpha * p[i];                                                         \
-            r[i] -= alpha * q[i];                                                         \
-        }                                                                                 \
-        rr[0] = static_cast<T>(sum_of_products<T>(r, r));                                 \
+    }                                                                                             \
+    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) {                                                      \
+        for (std::size_t i = 0; i < x.size; ++i) z[i] = x[i] * y[i];                              \
+    }                                                                                             \
+    PORTLA_DECLARE_DOT_KERNEL(T) { result[0] = static_cast<T>(sum_of_products(x, y)); }           \
+    PORTLA_DECLARE_NORM2_KERNEL(T) {                                                              \
+        result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));                             \
+    }                                                                                             \
+    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                                    \
+        for (std::size_t i = 0; i < r.size; ++i) {                                                \
+            x[i] += alpha * p[i];                                                                 \
+            r[i] -= alpha * q[i];                                                                 \
+        }                                                                                         \
+        rr[0] = static_cast<T>(sum_of_products<T>(r, r));                                         \
     }
 
 PORTLA_REFERENCE_BLAS1(double)

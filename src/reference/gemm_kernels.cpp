@@ -10,8 +10,8 @@ namespace portla::kernels::reference {
 
 // Row by row: sum[j] accumulates a[i][l] b[l][j] for l = 0, 1, ... (B read along its rows).
 template <typename T>
-void gemm_impl(std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a, const T* b,
-               T beta, T* c) {
+void gemm_impl(std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a, const T* b, T beta,
+               T* c) {
     std::vector<double> sum(n);
     for (std::size_t i = 0; i < m; ++i) {
         std::fill(sum.begin(), sum.end(), 0.0);
@@ -21,16 +21,16 @@ void gemm_impl(std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a,
         }
         for (std::size_t j = 0; j < n; ++j) {
             const double scaled = double(alpha) * sum[j];
-            c[i * n + j] = static_cast<T>(beta == T(0) ? scaled
-                                                       : scaled + double(beta) * double(c[i * n + j]));
+            c[i * n + j] = static_cast<T>(
+                beta == T(0) ? scaled : scaled + double(beta) * double(c[i * n + j]));
         }
     }
 }
 
-#define PORTLA_REFERENCE_GEMM(T)                                                  \
-    PORTLA_DECLARE_GEMM_KERNEL(T) {                                               \
-        (void)variant;                                                            \
-        gemm_impl<T>(m, n, k, alpha, a.data, b.data, beta, c.data);              \
+#define PORTLA_REFERENCE_GEMM(T)                                    \
+    PORTLA_DECLARE_GEMM_KERNEL(T) {                                 \
+        (void)variant;                                              \
+        gemm_impl<T>(m, n, k, alpha, a.data, b.data, beta, c.data); \
     }
 PORTLA_REFERENCE_GEMM(double)
 PORTLA_REFERENCE_GEMM(float)

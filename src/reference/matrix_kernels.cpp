@@ -25,32 +25,32 @@ void stencil(int dim, std::size_t n, const_view<T> x, view<T> y) {
 
 }  // namespace
 
-#define PORTLA_REFERENCE_MATRIX(T)                                                      \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) {                                              \
-        for (std::size_t i = 0; i < rows; ++i) {                                        \
-            T sum = 0;                                                                  \
-            for (std::size_t j = 0; j < cols; ++j) sum += values[i * cols + j] * x[j];  \
-            y[i] = sum;                                                                 \
-        }                                                                               \
-    }                                                                                   \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                                \
-        for (std::size_t i = 0; i < rows; ++i) {                                        \
-            T sum = 0;                                                                  \
-            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)                        \
-                sum += values[k] * x[col_idxs[k]];                                      \
-            y[i] = sum;                                                                 \
-        }                                                                               \
-    }                                                                                   \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                                \
-        for (std::size_t i = 0; i < rows; ++i) {                                        \
-            T sum = 0;                                                                  \
-            for (std::size_t k = 0; k < width; ++k) {                                   \
-                const auto c = col_idxs[k * rows + i];                                  \
-                if (c >= 0) sum += values[k * rows + i] * x[c];                         \
-            }                                                                           \
-            y[i] = sum;                                                                 \
-        }                                                                               \
-    }                                                                                   \
+#define PORTLA_REFERENCE_MATRIX(T)                                                     \
+    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) {                                             \
+        for (std::size_t i = 0; i < rows; ++i) {                                       \
+            T sum = 0;                                                                 \
+            for (std::size_t j = 0; j < cols; ++j) sum += values[i * cols + j] * x[j]; \
+            y[i] = sum;                                                                \
+        }                                                                              \
+    }                                                                                  \
+    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                               \
+        for (std::size_t i = 0; i < rows; ++i) {                                       \
+            T sum = 0;                                                                 \
+            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)                       \
+                sum += values[k] * x[col_idxs[k]];                                     \
+            y[i] = sum;                                                                \
+        }                                                                              \
+    }                                                                                  \
+    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                               \
+        for (std::size_t i = 0; i < rows; ++i) {                                       \
+            T sum = 0;                                                                 \
+            for (std::size_t k = 0; k < width; ++k) {                                  \
+                const auto c = col_idxs[k * rows + i];                                 \
+                if (c >= 0) sum += values[k * rows + i] * x[c];                        \
+            }                                                                          \
+            y[i] = sum;                                                                \
+        }                                                                              \
+    }                                                                                  \
     PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil<T>(dim, points, x, y); }
 
 PORTLA_REFERENCE_MATRIX(double)

@@ -16,8 +16,8 @@ namespace portla::test {
 
 /// Sizes every vector kernel is tested at: empty, one, around a warp, around a work-group,
 /// a prime above 10^4, and one above 10^6 that no work-group size divides.
-inline const std::vector<std::size_t> vector_sizes{0, 1, 31, 32, 33, 255, 256, 257, 1025, 10007,
-                                                   1048583};
+inline const std::vector<std::size_t> vector_sizes{0,   1,   31,   32,    33,     255,
+                                                   256, 257, 1025, 10007, 1048583};
 
 /// Sets `exec` to the backend under test, or skips (with the reason) when it cannot run here.
 class BackendTest : public ::testing::Test {
@@ -26,7 +26,8 @@ protected:
         const std::string name = PORTLA_TEST_BACKEND;
         if (name == "cuda") {
             if (!cuda_compiled()) GTEST_SKIP() << "cuda backend not compiled into this build";
-            if (cuda_device_count() == 0) GTEST_SKIP() << "cuda backend: no GPU present on this machine";
+            if (cuda_device_count() == 0)
+                GTEST_SKIP() << "cuda backend: no GPU present on this machine";
         }
         exec = Executor::create(name);
     }
@@ -52,7 +53,8 @@ Array<T> poisoned(const Executor& exec, std::size_t n) {
 /// ||b - A x|| / ||b|| computed in double on the host from the coordinate data: an
 /// independent check of a solver's answer.
 template <typename T>
-double true_relative_residual(const MatrixData& d, const std::vector<T>& x, const std::vector<T>& b) {
+double true_relative_residual(const MatrixData& d, const std::vector<T>& x,
+                              const std::vector<T>& b) {
     std::vector<double> r(b.begin(), b.end());
     for (std::size_t k = 0; k < d.entries(); ++k)
         r[d.row_idx[k]] -= d.values[k] * double(x[d.col_idx[k]]);

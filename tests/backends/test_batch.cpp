@@ -51,7 +51,8 @@ BatchData grid_batch(int g, std::size_t systems, bool symmetric, unsigned seed) 
                 if (symmetric && j < i) {  // mirror the entry above the diagonal
                     const auto* first = d.col_idxs.data() + d.row_ptrs[j];
                     const auto* last = d.col_idxs.data() + d.row_ptrs[j + 1];
-                    v[k] = v[d.row_ptrs[j] + (std::lower_bound(first, last, std::int32_t(i)) - first)];
+                    v[k] =
+                        v[d.row_ptrs[j] + (std::lower_bound(first, last, std::int32_t(i)) - first)];
                 } else {
                     v[k] = -u(gen) * (symmetric ? 1.0 : (j > i ? 1.3 : 0.7));
                 }
@@ -60,8 +61,10 @@ BatchData grid_batch(int g, std::size_t systems, bool symmetric, unsigned seed) 
             double off = 0;
             std::size_t diag = 0;
             for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
-                if (static_cast<std::size_t>(d.col_idxs[k]) == i) diag = k;
-                else off += std::abs(v[k]);
+                if (static_cast<std::size_t>(d.col_idxs[k]) == i)
+                    diag = k;
+                else
+                    off += std::abs(v[k]);
             v[diag] = off + 0.2 * u(gen);
         }
     }
@@ -104,7 +107,8 @@ std::vector<double> dense_of(const BatchData& d, std::size_t s, std::size_t extr
     const std::size_t n = d.n, nnz = d.nnz(), w = n + extra;
     std::vector<double> a(n * w, 0.0);
     for (std::size_t i = 0; i < n; ++i)
-        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k) a[i * w + d.col_idxs[k]] = d.values[s * nnz + k];
+        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
+            a[i * w + d.col_idxs[k]] = d.values[s * nnz + k];
     return a;
 }
 
@@ -182,7 +186,8 @@ struct Case {
 };
 
 std::string name_of(const Case& c) {
-    return batch::to_string(c.solver) + "/" + batch::to_string(c.precond) + "/" + batch::to_string(c.format);
+    return batch::to_string(c.solver) + "/" + batch::to_string(c.precond) + "/" +
+           batch::to_string(c.format);
 }
 
 /// Every solver with every preconditioner and format it supports.
@@ -207,7 +212,8 @@ protected:
     /// host's, the solution near the dense direct one, and the iteration counts near the
     /// reference backend's.
     template <typename T>
-    void check_all(const BatchData& d, const std::vector<Case>& cases, double rtol, double sol_tol) {
+    void check_all(const BatchData& d, const std::vector<Case>& cases, double rtol,
+                   double sol_tol) {
         std::vector<std::vector<double>> direct(d.num_systems);
         for (std::size_t s = 0; s < d.num_systems; ++s) direct[s] = dense_solve(d, s);
         for (const auto& c : cases) {
@@ -237,7 +243,8 @@ protected:
                 EXPECT_EQ(res.reason[s], Reason::converged) << batch::to_string(res.reason[s]);
                 const double host = host_relative_residual(d, s, xh);
                 EXPECT_LE(host, rtol);
-                EXPECT_NEAR(res.residual_norm[s] / res.rhs_norm[s], host, 1e-3 * rtol + 50 * eps<T>());
+                EXPECT_NEAR(res.residual_norm[s] / res.rhs_norm[s], host,
+                            1e-3 * rtol + 50 * eps<T>());
                 double err = 0, scale = 0;
                 for (std::size_t i = 0; i < d.n; ++i) {
                     err = std::max(err, std::abs(xh[s * d.n + i] - direct[s][i]));
@@ -288,7 +295,9 @@ TEST_F(BatchTest, NonsymmetricBatchFloat) {
 TEST_F(BatchTest, LargerSystemsSpillToGlobalMemory) {
     // n = 1024 with GMRES(60): 64 work vectors do not fit in shared memory on any GPU
     const auto d = grid_batch(32, 3, false, 6);
-    check_all<double>(d, {{Solver::gmres, Precond::jacobi, Format::csr}, {Solver::bicgstab, Precond::ilu0, Format::csr}},
+    check_all<double>(d,
+                      {{Solver::gmres, Precond::jacobi, Format::csr},
+                       {Solver::bicgstab, Precond::ilu0, Format::csr}},
                       1e-9, 1e-6);
     batch::Settings st;
     st.solver = Solver::gmres;
@@ -340,7 +349,7 @@ TEST_F(BatchTest, BadSystemsAreFlaggedAndTheOthersSolved) {
     auto d = grid_batch(5, 6, true, 8);
     const std::size_t nnz = d.nnz();
     d.values[2 * nnz + 7] = std::numeric_limits<double>::quiet_NaN();  // system 2: NaN entry
-    for (std::size_t i = 0; i < d.n; ++i)                                // system 4: zero diagonal
+    for (std::size_t i = 0; i < d.n; ++i)                              // system 4: zero diagonal
         for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
             if (i == 3 && d.col_idxs[k] == 3) d.values[4 * nnz + k] = 0.0;
     std::fill(d.rhs.begin() + 5 * d.n, d.rhs.begin() + 6 * d.n, 0.0);  // system 5: b = 0
@@ -439,7 +448,9 @@ TEST_F(BatchTest, AbsoluteToleranceInitialGuessAndIterationLimit) {
 
 TEST_F(BatchTest, IluIsExactOnTridiagonalSystems) {
     // ILU(0) of a tridiagonal matrix is its LU factorisation: one iteration
-    BatchData d = pattern_batch(3, 40, [](int i) { return std::pair{std::max(0, i - 1), std::min(39, i + 1)}; });
+    BatchData d = pattern_batch(3, 40, [](int i) {
+        return std::pair{std::max(0, i - 1), std::min(39, i + 1)};
+    });
     const auto v = random_vector<double>(3 * d.nnz(), 11, 0.1, 1.0);
     d.values = v;
     for (std::size_t s = 0; s < 3; ++s)

@@ -139,11 +139,13 @@ TYPED_TEST(BatchDirect, KnownSolutionsAndReferenceBackend) {
                     bnorm += double(T(k.data.rhs[s * n + i])) * double(T(k.data.rhs[s * n + i]));
                 }
                 EXPECT_LE(std::sqrt(err / norm), tol) << "system " << s << ": forward error";
-                EXPECT_LE(std::sqrt(err_ref / norm), 2 * tol) << "system " << s << ": vs reference backend";
+                EXPECT_LE(std::sqrt(err_ref / norm), 2 * tol)
+                    << "system " << s << ": vs reference backend";
                 // The library's residual (recomputed after the solve) against ours; both are
                 // rounding-level, so they agree to a few eps ||b||.
                 EXPECT_LE(resid[s], tol * std::sqrt(bnorm) * 3) << "system " << s;
-                EXPECT_NEAR(res.residual_norm[s], resid[s], tol * std::sqrt(bnorm) * 3) << "system " << s;
+                EXPECT_NEAR(res.residual_norm[s], resid[s], tol * std::sqrt(bnorm) * 3)
+                    << "system " << s;
                 EXPECT_NEAR(res.rhs_norm[s], std::sqrt(bnorm), 4 * eps<T>() * std::sqrt(bnorm));
             }
             EXPECT_EQ(res.num_converged(), systems);
@@ -154,7 +156,8 @@ TYPED_TEST(BatchDirect, KnownSolutionsAndReferenceBackend) {
 
 TYPED_TEST(BatchDirect, FlagsSingularAndNonFiniteSystemsAndSolvesTheOthers) {
     using T = TypeParam;
-    const BatchData d = batch::read_directory(std::string(PORTLA_TEST_DATA_DIR) + "/batch/nan_singular");
+    const BatchData d =
+        batch::read_directory(std::string(PORTLA_TEST_DATA_DIR) + "/batch/nan_singular");
     ASSERT_EQ(d.num_systems, 4u);
     // Repeated so that the failures sit among many good systems (and several per thread/block).
     const BatchData r = batch::replicate(d, 41);
@@ -167,18 +170,18 @@ TYPED_TEST(BatchDirect, FlagsSingularAndNonFiniteSystemsAndSolvesTheOthers) {
     for (std::size_t s = 0; s < 41; ++s) {
         SCOPED_TRACE("system " + std::to_string(s));
         switch (s % 4) {
-        case 1:
-            EXPECT_EQ(res.reason[s], Reason::non_finite);
-            EXPECT_EQ(res.iterations[s], 0);
-            break;
-        case 2:
-            EXPECT_EQ(res.reason[s], Reason::breakdown);  // row 3 is all zero
-            EXPECT_EQ(res.iterations[s], 0);
-            break;
-        default:
-            EXPECT_EQ(res.reason[s], Reason::converged);
-            EXPECT_EQ(res.iterations[s], 1);
-            EXPECT_LE(resid[s], 100 * eps<T>() * res.rhs_norm[s]);
+            case 1:
+                EXPECT_EQ(res.reason[s], Reason::non_finite);
+                EXPECT_EQ(res.iterations[s], 0);
+                break;
+            case 2:
+                EXPECT_EQ(res.reason[s], Reason::breakdown);  // row 3 is all zero
+                EXPECT_EQ(res.iterations[s], 0);
+                break;
+            default:
+                EXPECT_EQ(res.reason[s], Reason::converged);
+                EXPECT_EQ(res.iterations[s], 1);
+                EXPECT_LE(resid[s], 100 * eps<T>() * res.rhs_norm[s]);
         }
     }
     EXPECT_EQ(res.num_converged(), 21u);  // 0 and 3 of every 4: 11 + 10

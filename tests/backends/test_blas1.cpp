@@ -42,7 +42,8 @@ TYPED_TEST(Blas1, FillAndCopy) {
     for (auto cfg : this->configs()) {
         this->exec.set_launch(cfg);
         for (auto n : vector_sizes) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            SCOPED_TRACE("n = " + std::to_string(n) +
+                         ", wg = " + std::to_string(cfg.work_group_size));
             auto y = poisoned<T>(this->exec, n);
             blas::fill<T>(this->exec, y, T(0.375));
             for (auto v : y.to_host()) ASSERT_EQ(v, T(0.375));
@@ -61,7 +62,8 @@ TYPED_TEST(Blas1, Axpby) {
     for (auto cfg : this->configs()) {
         this->exec.set_launch(cfg);
         for (auto n : vector_sizes) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            SCOPED_TRACE("n = " + std::to_string(n) +
+                         ", wg = " + std::to_string(cfg.work_group_size));
             const auto xh = random_vector<T>(n, 2 * n + 1), yh = random_vector<T>(n, 2 * n + 2);
             Array<T> x(this->exec, xh), y(this->exec, yh);
             Array<T> xr(this->ref, xh), yr(this->ref, yh);
@@ -107,7 +109,8 @@ TYPED_TEST(Blas1, DotAndNorm2) {
     for (auto cfg : this->configs()) {
         this->exec.set_launch(cfg);
         for (auto n : vector_sizes) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            SCOPED_TRACE("n = " + std::to_string(n) +
+                         ", wg = " + std::to_string(cfg.work_group_size));
             const auto xh = random_vector<T>(n, 5 * n + 1), yh = random_vector<T>(n, 5 * n + 2);
             Array<T> x(this->exec, xh), y(this->exec, yh);
             double abs_xy = 0, abs_xx = 0;
@@ -136,7 +139,8 @@ TYPED_TEST(Blas1, FusedCgUpdate) {
     for (auto cfg : this->configs()) {
         this->exec.set_launch(cfg);
         for (auto n : vector_sizes) {
-            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(cfg.work_group_size));
+            SCOPED_TRACE("n = " + std::to_string(n) +
+                         ", wg = " + std::to_string(cfg.work_group_size));
             const auto ph = random_vector<T>(n, 7 * n + 1), qh = random_vector<T>(n, 7 * n + 2);
             const auto xh = random_vector<T>(n, 7 * n + 3), rh = random_vector<T>(n, 7 * n + 4);
             Array<T> p(this->exec, ph), q(this->exec, qh), x(this->exec, xh), r(this->exec, rh);
@@ -148,8 +152,10 @@ TYPED_TEST(Blas1, FusedCgUpdate) {
             const auto gx = x.to_host(), gr = r.to_host(), wx = xr.to_host(), wr = rr_.to_host();
             double abs_rr = 0;
             for (std::size_t i = 0; i < n; ++i) {
-                ASSERT_NEAR(gx[i], wx[i], this->elem_tol(std::abs(xh[i]) + std::abs(alpha * ph[i])));
-                ASSERT_NEAR(gr[i], wr[i], this->elem_tol(std::abs(rh[i]) + std::abs(alpha * qh[i])));
+                ASSERT_NEAR(gx[i], wx[i],
+                            this->elem_tol(std::abs(xh[i]) + std::abs(alpha * ph[i])));
+                ASSERT_NEAR(gr[i], wr[i],
+                            this->elem_tol(std::abs(rh[i]) + std::abs(alpha * qh[i])));
                 abs_rr += double(wr[i]) * wr[i];
             }
             // The backend's r may differ from the reference's by elem_tol per entry, and the

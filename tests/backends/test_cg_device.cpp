@@ -19,7 +19,6 @@ using solver::StopReason;
 using solver_defaults::default_settings;
 using solver_defaults::slack;
 
-
 template <typename T>
 using MakeOp = std::function<std::unique_ptr<LinearOperator<T>>(const Executor&)>;
 
@@ -43,8 +42,8 @@ template <typename T>
 class CgDevice : public BackendTest {
 protected:
     // One solve on the executor under test; x starts from `guess` when given.
-    Outcome<T> solve(const LinearOperator<T>& A, const std::vector<T>& bh, Settings s, bool device_loop,
-                 const std::vector<T>* guess = nullptr) {
+    Outcome<T> solve(const LinearOperator<T>& A, const std::vector<T>& bh, Settings s,
+                     bool device_loop, const std::vector<T>* guess = nullptr) {
         Outcome<T> run;
         s.device_loop = device_loop;
         s.record_history = true;
@@ -113,11 +112,13 @@ TYPED_TEST(CgDevice, CsrMatchesHostLoop) {
     using T = TypeParam;
     for (auto [dim, pts] : std::vector<std::pair<int, int>>{{1, 37}, {2, 40}, {3, 14}})
         for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
-            SCOPED_TRACE("assembled dim " + std::to_string(dim) + " precond " + solver::to_string(p));
+            SCOPED_TRACE("assembled dim " + std::to_string(dim) + " precond " +
+                         solver::to_string(p));
             const MatrixData d = Stencil<T>(this->ref, dim, pts).assemble();
             this->compare(d, csr_op<T>(d), default_settings<T>(p));
         }
-    const MatrixData f = io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/spd_fem_2d.mtx");
+    const MatrixData f =
+        io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/spd_fem_2d.mtx");
     for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
         SCOPED_TRACE("spd_fem_2d.mtx precond " + solver::to_string(p));
         auto s = default_settings<T>(p);
@@ -136,7 +137,8 @@ TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
         d.rows = d.cols = n;
         for (std::int64_t i = 0; i < n; ++i)
             for (std::int64_t k = -half_width; k <= half_width; ++k)
-                if (i + k >= 0 && i + k < n) d.add(i, i + k, k == 0 ? 30.0 : -1.0 / (1 + std::abs(k)));
+                if (i + k >= 0 && i + k < n)
+                    d.add(i, i + k, k == 0 ? 30.0 : -1.0 / (1 + std::abs(k)));
         return d;
     };
     for (int wg : {32, 1024}) {
@@ -199,7 +201,8 @@ TYPED_TEST(CgDevice, IndefiniteMatrixIsReported) {
     this->check_record(dev);
     const auto N = Csr<T>::from_data(this->exec, neg);
     for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
-        const auto run = this->solve(N, random_vector<T>(400, 10, 0.5, 1.5), default_settings<T>(p), true);
+        const auto run =
+            this->solve(N, random_vector<T>(400, 10, 0.5, 1.5), default_settings<T>(p), true);
         EXPECT_EQ(run.res.reason, StopReason::indefinite) << solver::to_string(run.res.reason);
         EXPECT_EQ(run.res.iterations, 0);
     }
@@ -301,12 +304,13 @@ TYPED_TEST(CgDevice, DISABLED_TimePerIteration) {
             };
             seconds(20);  // warm-up
             double best = 1e30;
-            for (int rep = 0; rep < 3; ++rep) best = std::min(best, (seconds(300) - seconds(100)) / 200);
+            for (int rep = 0; rep < 3; ++rep)
+                best = std::min(best, (seconds(300) - seconds(100)) / 200);
             const double floor = 80.0 * n / 3.03e12;
-            std::cout << "poisson3d:" << points << " n " << n << (device_loop ? " device" : " host  ")
-                      << " loop: " << best * 1e6 << " us/iteration, floor " << floor * 1e6
-                      << " us (80 n B at 3.03 TB/s), " << 80.0 * n / best / 1e9
-                      << " GB/s effective at 80 n B\n";
+            std::cout << "poisson3d:" << points << " n " << n
+                      << (device_loop ? " device" : " host  ") << " loop: " << best * 1e6
+                      << " us/iteration, floor " << floor * 1e6 << " us (80 n B at 3.03 TB/s), "
+                      << 80.0 * n / best / 1e9 << " GB/s effective at 80 n B\n";
         }
     }
 }

@@ -14,9 +14,9 @@ struct Shape {
 // Odd shapes (no dimension a multiple of a tile), tile edges of the fast kernels (64, 128,
 // K-tiles of 8 and 16), a long K, a single column and row, and one large enough that the
 // fast kernel picks its large tile on its own (144 tiles of 128 x 128 >= 132 multiprocessors).
-const std::vector<Shape> shapes{{1, 1, 1},      {33, 17, 65},  {257, 300, 129}, {64, 64, 16},
-                                {128, 128, 8},  {129, 127, 17}, {5, 3, 1031},   {1, 200, 7},
-                                {300, 1, 9},    {1537, 1543, 70}};
+const std::vector<Shape> shapes{{1, 1, 1},     {33, 17, 65},    {257, 300, 129}, {64, 64, 16},
+                                {128, 128, 8}, {129, 127, 17},  {5, 3, 1031},    {1, 200, 7},
+                                {300, 1, 9},   {1537, 1543, 70}};
 
 std::vector<GemmVariant> variants_of(Backend backend) {
     std::vector<GemmVariant> out;
@@ -35,10 +35,11 @@ protected:
     // (k roundings of the products and sums in any order, one each for alpha and beta). The
     // reference sums in double, so its own error is far below this bound.
     void check(const Shape& s, GemmVariant variant, T alpha, T beta, unsigned seed) {
-        SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " + std::to_string(s.k) +
-                     ", " + to_string(variant) + ", alpha " + std::to_string(alpha) + ", beta " +
-                     std::to_string(beta));
-        const auto ah = random_vector<T>(s.m * s.k, seed), bh = random_vector<T>(s.k * s.n, seed + 1);
+        SCOPED_TRACE(std::to_string(s.m) + " x " + std::to_string(s.n) + " x " +
+                     std::to_string(s.k) + ", " + to_string(variant) + ", alpha " +
+                     std::to_string(alpha) + ", beta " + std::to_string(beta));
+        const auto ah = random_vector<T>(s.m * s.k, seed),
+                   bh = random_vector<T>(s.k * s.n, seed + 1);
         const auto ch = random_vector<T>(s.m * s.n, seed + 2);
         Array<T> a(exec, ah), b(exec, bh);
         Array<T> c = beta == T(0) ? poisoned<T>(exec, s.m * s.n) : Array<T>(exec, ch);
@@ -54,9 +55,9 @@ protected:
                     abs_sum[j] += std::abs(double(ah[i * s.k + l]) * double(bh[l * s.n + j]));
             for (std::size_t j = 0; j < s.n; ++j) {
                 const std::size_t e = i * s.n + j;
-                const double bound = double(s.k + 2) * eps<T>() *
-                                     (std::abs(double(alpha)) * abs_sum[j] +
-                                      std::abs(double(beta) * double(ch[e])));
+                const double bound =
+                    double(s.k + 2) * eps<T>() *
+                    (std::abs(double(alpha)) * abs_sum[j] + std::abs(double(beta) * double(ch[e])));
                 ASSERT_LE(std::abs(double(got[e]) - double(want[e])), bound)
                     << "C[" << i << "][" << j << "] = " << got[e] << ", reference " << want[e];
             }
@@ -81,7 +82,8 @@ TYPED_TEST(Gemm, EveryVariantMatchesTheReference) {
 // a non-power of two and the largest.
 TYPED_TEST(Gemm, WorkGroupWidths) {
     using T = TypeParam;
-    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "launch configurations apply to cuda only";
+    if (this->exec.backend() != Backend::cuda)
+        GTEST_SKIP() << "launch configurations apply to cuda only";
     for (int width : {32, 96, 1024}) {
         this->exec.set_launch({width, 1});
         SCOPED_TRACE("work-group width " + std::to_string(width));
@@ -94,7 +96,8 @@ TYPED_TEST(Gemm, WorkGroupWidths) {
 // Both tiles of the fast kernel on every shape, whatever the automatic choice would be.
 TYPED_TEST(Gemm, FastKernelBothTiles) {
     using T = TypeParam;
-    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "the tile choice applies to cuda only";
+    if (this->exec.backend() != Backend::cuda)
+        GTEST_SKIP() << "the tile choice applies to cuda only";
     for (const char* tile : {"large", "small"}) {
         SCOPED_TRACE(std::string("PORTLA_GEMM_FAST_TILE=") + tile);
         ::setenv("PORTLA_GEMM_FAST_TILE", tile, 1);
@@ -141,7 +144,8 @@ TYPED_TEST(Gemm, EmptyDimensions) {
     EXPECT_EQ(inf.to_host()[0], std::numeric_limits<T>::infinity());
     EXPECT_EQ(inf.to_host()[1], T(2));
     Array<T> none(this->exec, 0);
-    gemm<T>(this->exec, 0, 3, 4, T(1), none, Array<T>(this->exec, std::vector<T>(12, T(1))), T(0), none);
+    gemm<T>(this->exec, 0, 3, 4, T(1), none, Array<T>(this->exec, std::vector<T>(12, T(1))), T(0),
+            none);
 }
 
 TYPED_TEST(Gemm, DenseOperands) {
@@ -155,21 +159,27 @@ TYPED_TEST(Gemm, DenseOperands) {
     gemm<T>(T(1), a, b, T(0), c.get_view());
     gemm<T>(T(1), ar, br, T(0), cr.get_view());
     const auto got = c.to_host(), want = cr.to_host();
-    for (std::size_t e = 0; e < m * n; ++e) ASSERT_NEAR(got[e], want[e], double(k + 2) * eps<T>() * k);
+    for (std::size_t e = 0; e < m * n; ++e)
+        ASSERT_NEAR(got[e], want[e], double(k + 2) * eps<T>() * k);
     EXPECT_THROW(gemm<T>(T(1), a, a, T(0), c.get_view()), DimensionMismatch);
 }
 
 TYPED_TEST(Gemm, BadInput) {
     using T = TypeParam;
     Array<T> a(this->exec, 6), b(this->exec, 6), c(this->exec, 4), c5(this->exec, 5);
-    EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c5), DimensionMismatch);  // C: 5 != 2 x 2
-    EXPECT_THROW(gemm<T>(this->exec, 2, 3, 3, T(1), a, b, T(0), c), DimensionMismatch);   // B: 6 != 3 x 3
-    EXPECT_THROW(gemm<T>(this->exec, 2, 2, 4, T(1), a, b, T(0), c), DimensionMismatch);   // A: 6 != 2 x 4
+    EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c5),
+                 DimensionMismatch);  // C: 5 != 2 x 2
+    EXPECT_THROW(gemm<T>(this->exec, 2, 3, 3, T(1), a, b, T(0), c),
+                 DimensionMismatch);  // B: 6 != 3 x 3
+    EXPECT_THROW(gemm<T>(this->exec, 2, 2, 4, T(1), a, b, T(0), c),
+                 DimensionMismatch);  // A: 6 != 2 x 4
     EXPECT_THROW(gemm<T>(this->exec, std::size_t{1} << 31, 1, 1, T(1), a, b, T(0), c), BadInput);
     EXPECT_THROW(parse_gemm_variant("blocked"), BadInput);
     if (this->exec.backend() == Backend::omp) {
-        EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::tiled), Unsupported);
-        EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::subgroup), Unsupported);
+        EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::tiled),
+                     Unsupported);
+        EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::subgroup),
+                     Unsupported);
     }
 }
 

@@ -67,12 +67,14 @@ void check_format(const Executor& exec, const Executor& ref, std::int64_t rows, 
 }
 
 TYPED_TEST(Matrix, CsrApply) {
-    for (auto [r, c] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})
+    for (auto [r, c] : std::vector<std::pair<int, int>>{
+             {0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})
         check_format<TypeParam, Csr<TypeParam>>(this->exec, this->ref, r, c, 11 + r);
 }
 
 TYPED_TEST(Matrix, EllApply) {
-    for (auto [r, c] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})
+    for (auto [r, c] : std::vector<std::pair<int, int>>{
+             {0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})
         check_format<TypeParam, Ell<TypeParam>>(this->exec, this->ref, r, c, 13 + r);
 }
 
@@ -104,7 +106,8 @@ TYPED_TEST(Matrix, CsrApplyAllRowLengths) {
 
 TYPED_TEST(Matrix, DenseApply) {
     using T = TypeParam;
-    for (auto [r, c] : std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {5, 0}, {31, 33}, {33, 1025}, {257, 129}, {1025, 1100}}) {
+    for (auto [r, c] : std::vector<std::pair<int, int>>{
+             {0, 0}, {1, 1}, {5, 0}, {31, 33}, {33, 1025}, {257, 129}, {1025, 1100}}) {
         SCOPED_TRACE(std::to_string(r) + " x " + std::to_string(c));
         const auto vals = random_vector<T>(std::size_t(r) * c, r * 31 + c);
         const Dense<T> A(this->exec, r, c, vals), Aref(this->ref, r, c, vals);
@@ -116,7 +119,8 @@ TYPED_TEST(Matrix, DenseApply) {
         Aref.apply(xr, yr);
         std::vector<double> abs_row(r, 0.0), len(r, double(c));
         for (int i = 0; i < r; ++i)
-            for (int j = 0; j < c; ++j) abs_row[i] += std::abs(double(vals[std::size_t(i) * c + j]) * xh[j]);
+            for (int j = 0; j < c; ++j)
+                abs_row[i] += std::abs(double(vals[std::size_t(i) * c + j]) * xh[j]);
         expect_rows_near(y.to_host(), yr.to_host(), abs_row, len);
     }
 }
@@ -124,8 +128,8 @@ TYPED_TEST(Matrix, DenseApply) {
 TYPED_TEST(Matrix, StencilApplyMatchesAssembledMatrix) {
     using T = TypeParam;
     const std::vector<std::pair<int, std::size_t>> cases{
-        {1, 1}, {1, 2}, {1, 33}, {1, 1048583}, {2, 1}, {2, 2}, {2, 31}, {2, 1025},
-        {3, 1}, {3, 2}, {3, 7}, {3, 33}, {3, 101}};
+        {1, 1},    {1, 2}, {1, 33}, {1, 1048583}, {2, 1},  {2, 2},  {2, 31},
+        {2, 1025}, {3, 1}, {3, 2},  {3, 7},       {3, 33}, {3, 101}};
     for (auto [dim, pts] : cases) {
         SCOPED_TRACE("dim " + std::to_string(dim) + ", points " + std::to_string(pts));
         const Stencil<T> S(this->exec, dim, pts);
@@ -163,7 +167,8 @@ TYPED_TEST(Matrix, DiagonalOfEveryFormat) {
         auto diag = poisoned<T>(this->exec, 300);
         A.diagonal(diag);
         const auto got = diag.to_host();
-        for (std::size_t i = 0; i < 300; ++i) ASSERT_NEAR(got[i], want[i], 4 * eps<T>() * std::abs(want[i]));
+        for (std::size_t i = 0; i < 300; ++i)
+            ASSERT_NEAR(got[i], want[i], 4 * eps<T>() * std::abs(want[i]));
     };
     check(Csr<T>::from_data(this->exec, d));
     check(Ell<T>::from_data(this->exec, d));

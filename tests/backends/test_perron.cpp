@@ -97,7 +97,8 @@ TYPED_TEST(Perron, RowSumsAndWeightedRowSums) {
         for (auto n : orders) {
             const auto ah = random_vector<T>(n * n, unsigned(7 * n + 1), 0.5, 1.5);
             const auto vh = random_vector<T>(n, unsigned(7 * n + 2), 0.25, 2.0);
-            const Array<T> a(this->exec, ah), v(this->exec, vh), ar(this->ref, ah), vr(this->ref, vh);
+            const Array<T> a(this->exec, ah), v(this->exec, vh), ar(this->ref, ah),
+                vr(this->ref, vh);
             Array<T> want(this->ref, n), want_w(this->ref, n);
             ek::row_sums<T>(this->ref, ReductionVariant::local, n, ar, want);
             ek::weighted_row_sums<T>(this->ref, ReductionVariant::local, n, ar, vr, want_w);
@@ -212,7 +213,8 @@ TYPED_TEST(Perron, EigenvalueMatchesLapack) {
     const double rel_tol = is_float ? 1e-3 : 1e-8;
     const std::size_t n = 60;
     for (const auto& [name, ah] : test_matrices<T>(n)) {
-        const double lambda = lapack_dominant_eigenvalue(n, std::vector<double>(ah.begin(), ah.end()));
+        const double lambda =
+            lapack_dominant_eigenvalue(n, std::vector<double>(ah.begin(), ah.end()));
         // The stop test compares neighbouring row sums absolutely: well below lambda's accuracy,
         // above the rounding of a row sum (float: about 60 terms * 6e-8 * lambda).
         eigen::PerronSettings s;
@@ -227,7 +229,8 @@ TYPED_TEST(Perron, EigenvalueMatchesLapack) {
         const auto want_v = vr.to_host();
         for (auto method : methods)
             for (auto variant : variants) {
-                SCOPED_TRACE(name + ", " + eigen::to_string(method) + ", " + eigen::to_string(variant));
+                SCOPED_TRACE(name + ", " + eigen::to_string(method) + ", " +
+                             eigen::to_string(variant));
                 s.method = method;
                 s.variant = variant;
                 auto v = poisoned<T>(this->exec, n);

@@ -51,7 +51,8 @@ protected:
         const double rel = true_relative_residual(d, x, bh);
         EXPECT_LE(rel, 2 * s.rtol);
         EXPECT_NEAR(res.relative_residual(), rel, 0.05 * rel + 100 * eps<T>());
-        EXPECT_NEAR(res.iterations, res_ref.iterations, slack) << "reference took " << res_ref.iterations;
+        EXPECT_NEAR(res.iterations, res_ref.iterations, slack)
+            << "reference took " << res_ref.iterations;
     }
 };
 using ValueTypes = ::testing::Types<double, float>;
@@ -83,12 +84,21 @@ TYPED_TEST(Solvers, CgOnStencilsMatrixFreeAndAssembled) {
             SCOPED_TRACE("dim " + std::to_string(dim) + " precond " + solver::to_string(p));
             const MatrixData d = Stencil<T>(this->ref, dim, pts).assemble();
             const int n_iters = dim == 1 ? 100 : 60;
-            this->check(d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, dim, pts); },
-                        cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
-            this->check(d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
-                        cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
-            this->check(d, [&](const Executor& e) { return std::make_unique<Ell<T>>(Ell<T>::from_data(e, d)); },
-                        cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
+            this->check(
+                d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, dim, pts); },
+                cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
+            this->check(
+                d,
+                [&](const Executor& e) {
+                    return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d));
+                },
+                cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
+            this->check(
+                d,
+                [&](const Executor& e) {
+                    return std::make_unique<Ell<T>>(Ell<T>::from_data(e, d));
+                },
+                cg_fn<T>(), default_settings<T>(p), slack<T>(n_iters));
         }
     }
 }
@@ -96,21 +106,24 @@ TYPED_TEST(Solvers, CgOnStencilsMatrixFreeAndAssembled) {
 TYPED_TEST(Solvers, CgOnDense) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 12).assemble();
-    this->check(d, [&](const Executor& e) { return std::make_unique<Dense<T>>(Dense<T>::from_data(e, d)); },
-                cg_fn<T>(), default_settings<T>(Preconditioner::jacobi), slack<T>(40));
+    this->check(
+        d, [&](const Executor& e) { return std::make_unique<Dense<T>>(Dense<T>::from_data(e, d)); },
+        cg_fn<T>(), default_settings<T>(Preconditioner::jacobi), slack<T>(40));
 }
 
 TYPED_TEST(Solvers, CgOnRealSpdMatrixMarketFile) {
     using T = TypeParam;
-    const MatrixData d = io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/spd_fem_2d.mtx");
+    const MatrixData d =
+        io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/spd_fem_2d.mtx");
     ASSERT_TRUE(d.is_symmetric());
     for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
         auto s = default_settings<T>(p);
         // Stiffness (~1) plus mass (~h^2 = 7e-3) terms: float attains only about 1e-4 here
         // (measured 1.1e-4 for b in [0.5, 1.5]), so ask float for 1e-3.
         if (std::is_same<T, float>::value) s.rtol = 1e-3;
-        this->check(d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
-                    cg_fn<T>(), s, slack<T>(60));
+        this->check(
+            d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
+            cg_fn<T>(), s, slack<T>(60));
     }
 }
 
@@ -123,7 +136,8 @@ TYPED_TEST(Solvers, UnattainableToleranceEndsInStagnation) {
     auto s = default_settings<T>();
     s.rtol = std::is_same<T, double>::value ? 1e-17 : 1e-9;
     s.max_iters = 5000;
-    using Solve = std::function<solver::Result(const LinearOperator<T>&, Array<T>&, Array<T>&, const Settings&)>;
+    using Solve = std::function<solver::Result(const LinearOperator<T>&, Array<T>&, Array<T>&,
+                                               const Settings&)>;
     for (const Solve& solve : {Solve(cg_fn<T>()), Solve(bicgstab_fn<T>())}) {
         const auto res = solve(S, b, x, s);
         EXPECT_FALSE(res.converged);
@@ -137,18 +151,22 @@ TYPED_TEST(Solvers, BicgstabOnNonSymmetric) {
     const MatrixData d = convection_diffusion(30, 0.8);
     ASSERT_FALSE(d.is_symmetric());
     for (auto p : {Preconditioner::none, Preconditioner::jacobi})
-        this->check(d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
-                    bicgstab_fn<T>(), default_settings<T>(p), bicgstab_slack(80));
-    const MatrixData f = io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/nonsym_small.mtx");
-    this->check(f, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, f)); },
-                bicgstab_fn<T>(), default_settings<T>(Preconditioner::jacobi), bicgstab_slack(10));
+        this->check(
+            d, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d)); },
+            bicgstab_fn<T>(), default_settings<T>(p), bicgstab_slack(80));
+    const MatrixData f =
+        io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/nonsym_small.mtx");
+    this->check(
+        f, [&](const Executor& e) { return std::make_unique<Csr<T>>(Csr<T>::from_data(e, f)); },
+        bicgstab_fn<T>(), default_settings<T>(Preconditioner::jacobi), bicgstab_slack(10));
 }
 
 TYPED_TEST(Solvers, BicgstabOnSpdStencil) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 30).assemble();
-    this->check(d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, 2, 30); },
-                bicgstab_fn<T>(), default_settings<T>(), bicgstab_slack(80));
+    this->check(
+        d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, 2, 30); },
+        bicgstab_fn<T>(), default_settings<T>(), bicgstab_slack(80));
 }
 
 TYPED_TEST(Solvers, CallbackOperatorSolvesLikeTheOperatorItWraps) {
@@ -194,7 +212,8 @@ TYPED_TEST(Solvers, BadInputsAreRejected) {
     const auto A = Csr<T>::from_data(this->exec, d);
     Array<T> b(this->exec, random_vector<T>(20, 1)), x(this->exec, 20), short_b(this->exec, 19);
     EXPECT_THROW(solver::cg<T>(A, b, x, default_settings<T>(Preconditioner::jacobi)), BadInput);
-    EXPECT_THROW(solver::bicgstab<T>(A, b, x, default_settings<T>(Preconditioner::jacobi)), BadInput);
+    EXPECT_THROW(solver::bicgstab<T>(A, b, x, default_settings<T>(Preconditioner::jacobi)),
+                 BadInput);
     EXPECT_THROW(solver::cg<T>(A, short_b, x, default_settings<T>()), DimensionMismatch);
     auto bh = random_vector<T>(20, 1);
     bh[7] = std::numeric_limits<T>::quiet_NaN();
@@ -261,8 +280,9 @@ TYPED_TEST(Solvers, ResidualReplacementKeepsTrueResidualClose) {
         SCOPED_TRACE("replacement every " + std::to_string(every));
         auto s = default_settings<T>();
         s.residual_replacement = every;
-        this->check(d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, 2, 40); },
-                    cg_fn<T>(), s, slack<T>(80) + (every == 1 ? 5 : 0));
+        this->check(
+            d, [&](const Executor& e) { return std::make_unique<Stencil<T>>(e, 2, 40); },
+            cg_fn<T>(), s, slack<T>(80) + (every == 1 ? 5 : 0));
     }
 }
 

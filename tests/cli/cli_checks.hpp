@@ -48,7 +48,8 @@ inline void expect_cli_error(const std::string& subcommand, const std::vector<st
     EXPECT_EQ(r.out, "") << r;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r;
     EXPECT_TRUE(!r.err.empty() && r.err.back() == '\n') << r;
-    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in stderr\n" << r;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in stderr\n"
+                                                     << r;
 }
 
 }  // namespace portla::test

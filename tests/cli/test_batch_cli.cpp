@@ -18,16 +18,18 @@
 namespace {
 
 using nlohmann::json;
-using portla::test::RunResult;
-using portla::test::run_portla;
 using portla::test::expect_cli_error;
 using portla::test::parse_json;
+using portla::test::run_portla;
+using portla::test::RunResult;
 
 std::string batch_dir(const std::string& name) {
     return std::string(PORTLA_TEST_DATA_DIR) + "/batch/" + name;
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
 
 void expect_error(const std::vector<std::string>& args, const std::string& what) {
     expect_cli_error("batch", args, what);
@@ -46,14 +48,36 @@ std::vector<std::string> cpu_backends() {
 
 /// Every summary key, the per-system arrays, and that the summary agrees with the arrays.
 void check_batch_json(const json& j, std::size_t systems, double rtol) {
-    for (const char* key :
-         {"solver", "precond", "format", "backend", "device", "precision", "source", "num_systems", "unique_systems",
-          "n", "nnz_per_system", "tolerance_type", "tolerance", "max_iters", "num_converged", "iterations_min",
-          "iterations_mean", "iterations_max", "max_relative_residual", "time_s", "systems_per_second", "launch",
-          "iterations", "residual_norm", "rhs_norm", "converged", "reason"})
+    for (const char* key : {"solver",
+                            "precond",
+                            "format",
+                            "backend",
+                            "device",
+                            "precision",
+                            "source",
+                            "num_systems",
+                            "unique_systems",
+                            "n",
+                            "nnz_per_system",
+                            "tolerance_type",
+                            "tolerance",
+                            "max_iters",
+                            "num_converged",
+                            "iterations_min",
+                            "iterations_mean",
+                            "iterations_max",
+                            "max_relative_residual",
+                            "time_s",
+                            "systems_per_second",
+                            "launch",
+                            "iterations",
+                            "residual_norm",
+                            "rhs_norm",
+                            "converged",
+                            "reason"})
         ASSERT_TRUE(j.contains(key)) << "missing key '" << key << "' in\n" << j.dump(2);
-    for (const char* key : {"block_size", "grid_size", "vectors_total", "vectors_in_shared", "matrix_in_shared",
-                            "shared_bytes"})
+    for (const char* key : {"block_size", "grid_size", "vectors_total", "vectors_in_shared",
+                            "matrix_in_shared", "shared_bytes"})
         EXPECT_TRUE(j["launch"].contains(key)) << key;
     ASSERT_EQ(j["num_systems"].get<std::size_t>(), systems);
     for (const char* key : {"iterations", "residual_norm", "rhs_norm", "converged", "reason"}) {
@@ -93,8 +117,8 @@ TEST(CliBatch, GeneratedStencilConverges) {
     for (const auto& backend : cpu_backends())
         for (const char* solver : {"cg", "bicgstab", "gmres"}) {
             SCOPED_TRACE(backend + " " + solver);
-            const json j = batch_json({"--generate", "stencil3pt:40", "--batch-size", "300", "--solver", solver,
-                                       "--backend", backend});
+            const json j = batch_json({"--generate", "stencil3pt:40", "--batch-size", "300",
+                                       "--solver", solver, "--backend", backend});
             check_batch_json(j, 300, 1e-6);
             EXPECT_EQ(j["num_converged"], 300);
             EXPECT_EQ(j["n"], 40);
@@ -107,12 +131,12 @@ TEST(CliBatch, GeneratedStencilConverges) {
 }
 
 TEST(CliBatch, TextSummary) {
-    const RunResult r = run_portla({"batch", "--generate", "stencil3pt:16", "--batch-size", "64", "--backend",
-                                    "reference", "--precond", "jacobi"});
+    const RunResult r = run_portla({"batch", "--generate", "stencil3pt:16", "--batch-size", "64",
+                                    "--backend", "reference", "--precond", "jacobi"});
     EXPECT_EQ(r.exit_code, 0) << r;
     EXPECT_EQ(r.err, "") << r;
-    for (const char* part : {"systems     64", "converged   64 of 64", "iterations  min", "mean", "max",
-                             "worst relative", "true residual", "systems per second"})
+    for (const char* part : {"systems     64", "converged   64 of 64", "iterations  min", "mean",
+                             "max", "worst relative", "true residual", "systems per second"})
         EXPECT_TRUE(contains(r.out, part)) << part << "\n" << r;
 }
 
@@ -120,34 +144,36 @@ TEST(CliBatch, DirectoryWithReplicationFormatsAndPreconditioners) {
     for (const char* format : {"dense", "csr", "ell"})
         for (const char* precond : {"none", "jacobi", "block-jacobi"}) {
             SCOPED_TRACE(std::string(format) + " " + precond);
-            const json j = batch_json({batch_dir("good"), "--replicate-to", "10", "--format", format, "--precond",
-                                       precond, "--backend", "reference"});
+            const json j = batch_json({batch_dir("good"), "--replicate-to", "10", "--format",
+                                       format, "--precond", precond, "--backend", "reference"});
             check_batch_json(j, 10, 1e-6);
             EXPECT_EQ(j["unique_systems"], 4);
             EXPECT_EQ(j["num_converged"], 10);
         }
-    const json ilu = batch_json({batch_dir("good"), "--precond", "ilu0", "--rtol", "1e-10", "--backend", "reference"});
+    const json ilu = batch_json(
+        {batch_dir("good"), "--precond", "ilu0", "--rtol", "1e-10", "--backend", "reference"});
     check_batch_json(ilu, 4, 1e-10);
 }
 
 TEST(CliBatch, ReplicateToFewerTakesTheFirstSystems) {
-    const json j = batch_json({batch_dir("good"), "--replicate-to", "3", "--solver", "direct", "--backend", "reference"});
+    const json j = batch_json(
+        {batch_dir("good"), "--replicate-to", "3", "--solver", "direct", "--backend", "reference"});
     check_batch_json(j, 3, 1e-12);
     EXPECT_EQ(j["unique_systems"], 4);
 }
 
 TEST(CliBatch, AbsoluteToleranceFloatAndIterationLimit) {
-    const json a = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--atol", "1e-9", "--backend",
-                               "reference"});
+    const json a = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--atol",
+                               "1e-9", "--backend", "reference"});
     EXPECT_EQ(a["tolerance_type"], "absolute");
     for (const auto& r : a["residual_norm"]) EXPECT_LE(r.get<double>(), 1e-9);
-    const json f = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--precision", "float", "--rtol",
-                               "1e-4", "--backend", "reference"});
+    const json f = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--precision",
+                               "float", "--rtol", "1e-4", "--backend", "reference"});
     check_batch_json(f, 20, 1e-4);
     EXPECT_EQ(f["precision"], "float");
     // One iteration cannot reach 1e-12: exit 2, every system reported as max_iterations.
-    const json m = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--max-iters", "1", "--rtol",
-                               "1e-12", "--backend", "reference"},
+    const json m = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--max-iters",
+                               "1", "--rtol", "1e-12", "--backend", "reference"},
                               2);
     EXPECT_EQ(m["num_converged"], 0);
     for (const auto& r : m["reason"]) EXPECT_EQ(r, "max_iterations");
@@ -163,18 +189,21 @@ TEST(CliBatch, DirectSolveOnTheCpu) {
 }
 
 TEST(CliBatch, FailedSystemsAreReportedNeverHidden) {
-    const json j = batch_json({batch_dir("nan_singular"), "--solver", "direct", "--backend", "reference"}, 2);
+    const json j =
+        batch_json({batch_dir("nan_singular"), "--solver", "direct", "--backend", "reference"}, 2);
     ASSERT_EQ(j["reason"].size(), 4u);
     EXPECT_EQ(j["reason"][0], "converged");
     EXPECT_EQ(j["reason"][1], "non_finite");
     EXPECT_EQ(j["reason"][2], "breakdown");
     EXPECT_EQ(j["reason"][3], "converged");
     EXPECT_EQ(j["num_converged"], 2);
-    const RunResult r = run_portla({"batch", batch_dir("nan_singular"), "--solver", "direct", "--backend", "reference"});
+    const RunResult r = run_portla(
+        {"batch", batch_dir("nan_singular"), "--solver", "direct", "--backend", "reference"});
     EXPECT_EQ(r.exit_code, 2) << r;
     EXPECT_TRUE(contains(r.out, "system 1 (non_finite), system 2 (breakdown) (2 in all)")) << r;
     // The iterative solvers flag the NaN system and solve the others.
-    const json it = batch_json({batch_dir("nan_singular"), "--solver", "bicgstab", "--backend", "reference"}, 2);
+    const json it = batch_json(
+        {batch_dir("nan_singular"), "--solver", "bicgstab", "--backend", "reference"}, 2);
     EXPECT_EQ(it["reason"][0], "converged");
     EXPECT_EQ(it["reason"][1], "non_finite");
     EXPECT_NE(it["reason"][2], "converged");
@@ -186,16 +215,17 @@ TEST(CliBatch, CudaRunsOrSaysWhyNot) {
         expect_error({"--generate", "stencil3pt:8", "--backend", "cuda"}, "cuda");
         GTEST_SKIP() << "no GPU present: checked only that --backend cuda fails with one line";
     }
-    const json j = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend", "cuda"});
+    const json j =
+        batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend", "cuda"});
     check_batch_json(j, 1000, 1e-6);
     EXPECT_GT(j["launch"]["block_size"].get<int>(), 0);
-    const json g = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend", "cuda",
-                               "--global-memory"});
+    const json g = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend",
+                               "cuda", "--global-memory"});
     check_batch_json(g, 1000, 1e-6);
     EXPECT_EQ(g["launch"]["vectors_in_shared"], 0);
     EXPECT_EQ(g["launch"]["matrix_in_shared"], false);
-    const json d = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend", "cuda",
-                               "--solver", "direct"});
+    const json d = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend",
+                               "cuda", "--solver", "direct"});
     check_batch_json(d, 1000, 1e-12);
 }
 
@@ -208,7 +238,8 @@ TEST(CliBatchErrors, Input) {
     expect_error({batch_dir("good"), "--generate", "stencil3pt:4"}, "not both");
     expect_error({batch_dir("does_not_exist")}, "does_not_exist: no such directory");
     expect_error({batch_dir("no_systems")}, "no numbered system directories");
-    expect_error({batch_dir("pattern_differs")}, "pattern_differs/1/A.mtx: sparsity pattern differs from system 0");
+    expect_error({batch_dir("pattern_differs")},
+                 "pattern_differs/1/A.mtx: sparsity pattern differs from system 0");
     expect_error({batch_dir("size_differs")}, "size_differs/1/A.mtx");
     expect_error({batch_dir("malformed")}, "malformed/1/A.mtx:5");
     expect_error({batch_dir("bad_rhs")}, "bad_rhs/0/b.mtx");
@@ -217,8 +248,9 @@ TEST(CliBatchErrors, Input) {
 }
 
 TEST(CliBatchErrors, GenerateAndSizes) {
-    for (const char* spec : {"stencil3pt", "stencil3pt:", "stencil3pt:0", "stencil3pt:-4", "stencil3pt:4x",
-                             "poisson1d:8", "stencil5pt:8", "stencil3pt:99999999999"})
+    for (const char* spec :
+         {"stencil3pt", "stencil3pt:", "stencil3pt:0", "stencil3pt:-4", "stencil3pt:4x",
+          "poisson1d:8", "stencil5pt:8", "stencil3pt:99999999999"})
         expect_error({"--generate", spec}, "--generate");
     expect_error({"--generate", "stencil3pt:8", "--batch-size", "0"}, "--batch-size");
     expect_error({"--generate", "stencil3pt:8", "--batch-size", "-3"}, "--batch-size");
@@ -229,7 +261,8 @@ TEST(CliBatchErrors, GenerateAndSizes) {
 }
 
 TEST(CliBatchErrors, SolverSettings) {
-    const std::vector<std::string> gen{"--generate", "stencil3pt:8", "--batch-size", "4", "--backend", "reference"};
+    const std::vector<std::string> gen{"--generate", "stencil3pt:8", "--batch-size",
+                                       "4",          "--backend",    "reference"};
     auto with = [&](std::vector<std::string> extra) {
         std::vector<std::string> a = gen;
         a.insert(a.end(), extra.begin(), extra.end());

@@ -30,11 +30,11 @@
 namespace {
 
 using nlohmann::json;
-using portla::test::RunResult;
-using portla::test::run_portla;
-using portla::test::temp_path;
-using portla::test::read_text;
 using portla::test::parse_json;
+using portla::test::read_text;
+using portla::test::run_portla;
+using portla::test::RunResult;
+using portla::test::temp_path;
 
 std::string data(const std::string& name) { return std::string(PORTLA_TEST_DATA_DIR) + "/" + name; }
 
@@ -66,22 +66,23 @@ bool contains_any_ci(const std::string& haystack, std::initializer_list<const ch
 }
 
 /// Exit 1, no signal, nothing on stdout, exactly one non-empty line on stderr.
-#define EXPECT_CLI_ERROR(r)                                                                  \
-    do {                                                                                     \
-        EXPECT_FALSE((r).signaled) << (r);                                                   \
-        EXPECT_EQ((r).exit_code, 1) << (r);                                                  \
-        EXPECT_EQ((r).out, "") << (r);                                                       \
-        EXPECT_EQ(count_char((r).err, '\n'), 1u) << "expected exactly one line on stderr\n" << (r); \
-        EXPECT_FALSE((r).err.empty() || (r).err.back() != '\n') << (r);                      \
-        EXPECT_GT((r).err.size(), 1u) << "stderr line is empty\n" << (r);                    \
+#define EXPECT_CLI_ERROR(r)                                                                 \
+    do {                                                                                    \
+        EXPECT_FALSE((r).signaled) << (r);                                                  \
+        EXPECT_EQ((r).exit_code, 1) << (r);                                                 \
+        EXPECT_EQ((r).out, "") << (r);                                                      \
+        EXPECT_EQ(count_char((r).err, '\n'), 1u) << "expected exactly one line on stderr\n" \
+                                                 << (r);                                    \
+        EXPECT_FALSE((r).err.empty() || (r).err.back() != '\n') << (r);                     \
+        EXPECT_GT((r).err.size(), 1u) << "stderr line is empty\n" << (r);                   \
     } while (0)
 
 /// Exit 0, no signal, nothing on stderr.
-#define EXPECT_CLI_OK(r)                                  \
-    do {                                                  \
-        EXPECT_FALSE((r).signaled) << (r);                \
-        EXPECT_EQ((r).exit_code, 0) << (r);               \
-        EXPECT_EQ((r).err, "") << (r);                    \
+#define EXPECT_CLI_OK(r)                    \
+    do {                                    \
+        EXPECT_FALSE((r).signaled) << (r);  \
+        EXPECT_EQ((r).exit_code, 0) << (r); \
+        EXPECT_EQ((r).err, "") << (r);      \
     } while (0)
 
 /// `portla info --json`, run once.
@@ -149,7 +150,8 @@ void check_solve_json(const json& j, double rtol = 1e-8) {
 std::vector<double> multiply(const portla::MatrixData& A, const std::vector<double>& x) {
     std::vector<double> y(static_cast<std::size_t>(A.rows), 0.0);
     for (std::size_t k = 0; k < A.entries(); ++k)
-        y[static_cast<std::size_t>(A.row_idx[k])] += A.values[k] * x[static_cast<std::size_t>(A.col_idx[k])];
+        y[static_cast<std::size_t>(A.row_idx[k])] +=
+            A.values[k] * x[static_cast<std::size_t>(A.col_idx[k])];
     return y;
 }
 
@@ -220,7 +222,8 @@ TEST_P(CliSolveBackend, CgJacobiOnFem2dJson) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, CliSolveBackend,
-                         ::testing::Values(std::string(), std::string("reference"), std::string("omp")),
+                         ::testing::Values(std::string(), std::string("reference"),
+                                           std::string("omp")),
                          [](const ::testing::TestParamInfo<std::string>& p) {
                              return p.param.empty() ? std::string("default") : p.param;
                          });
@@ -252,9 +255,10 @@ TEST(CliSolve, GeneratedMatrixFreeEqualsAssembled) {
             // Single precision cannot attain the default rtol of 1e-8 (eps * cond(A) is far
             // above it; see StagnationIsReportedInFloat): ask for 1e-5 there.
             const std::string rtol_arg = std::string(precision) == "double" ? "1e-8" : "1e-5";
-            const json mf = solve_json({"--generate", gen, "--precision", precision, "--rtol", rtol_arg});
-            const json as = solve_json({"--generate", gen, "--assembled", "--precision", precision,
-                                        "--rtol", rtol_arg});
+            const json mf =
+                solve_json({"--generate", gen, "--precision", precision, "--rtol", rtol_arg});
+            const json as = solve_json(
+                {"--generate", gen, "--assembled", "--precision", precision, "--rtol", rtol_arg});
             const double rtol = std::stod(rtol_arg);
             check_solve_json(mf, rtol);
             check_solve_json(as, rtol);
@@ -284,7 +288,8 @@ TEST(CliSolve, BicgstabOnNonsymmetric) {
 }
 
 TEST(CliSolve, BicgstabJacobiOnNonsymmetric) {
-    const json j = solve_json({data("nonsym_small.mtx"), "--solver", "bicgstab", "--precond", "jacobi"});
+    const json j =
+        solve_json({data("nonsym_small.mtx"), "--solver", "bicgstab", "--precond", "jacobi"});
     check_solve_json(j);
     EXPECT_EQ(j["precond"], "jacobi");
 }
@@ -292,9 +297,12 @@ TEST(CliSolve, BicgstabJacobiOnNonsymmetric) {
 TEST(CliSolve, FormatsGiveSameIterations) {
     for (const char* precond : {"none", "jacobi"}) {
         SCOPED_TRACE(precond);
-        const json csr = solve_json({data("spd_fem_2d.mtx"), "--precond", precond, "--format", "csr"});
-        const json ell = solve_json({data("spd_fem_2d.mtx"), "--precond", precond, "--format", "ell"});
-        const json dense = solve_json({data("spd_fem_2d.mtx"), "--precond", precond, "--format", "dense"});
+        const json csr =
+            solve_json({data("spd_fem_2d.mtx"), "--precond", precond, "--format", "csr"});
+        const json ell =
+            solve_json({data("spd_fem_2d.mtx"), "--precond", precond, "--format", "ell"});
+        const json dense =
+            solve_json({data("spd_fem_2d.mtx"), "--precond", precond, "--format", "dense"});
         check_solve_json(csr);
         check_solve_json(ell);
         check_solve_json(dense);
@@ -308,7 +316,8 @@ TEST(CliSolve, FormatsGiveSameIterations) {
 
 TEST(CliSolve, OutWritesSolution) {
     const portla::MatrixData A = portla::io::read_matrix_market(data("spd_fem_2d.mtx"));
-    const std::vector<double> b = multiply(A, std::vector<double>(static_cast<std::size_t>(A.cols), 1.0));
+    const std::vector<double> b =
+        multiply(A, std::vector<double>(static_cast<std::size_t>(A.cols), 1.0));
     for (const char* format : {"csr", "ell"}) {
         SCOPED_TRACE(format);
         const std::string out = temp_path("x.mtx");
@@ -330,7 +339,8 @@ TEST(CliSolve, RhsFile) {
     const std::string rhs = temp_path("b.mtx");
     portla::io::write_vector(rhs, b);
     const std::string out = temp_path("x.mtx");
-    const json j = solve_json({data("spd_fem_2d.mtx"), "--rhs", rhs, "--precond", "jacobi", "--out", out});
+    const json j =
+        solve_json({data("spd_fem_2d.mtx"), "--rhs", rhs, "--precond", "jacobi", "--out", out});
     check_solve_json(j);
     EXPECT_NEAR(j["rhs_norm"].get<double>(), norm2(b), 1e-12 * norm2(b));
     const std::vector<double> x = portla::io::read_vector(out);
@@ -506,7 +516,8 @@ TEST(CliErrors, RhsNaN) {
 }
 
 TEST(CliErrors, RhsMissing) {
-    const RunResult r = run_portla({"solve", data("spd_small.mtx"), "--rhs", data("no_such_rhs.mtx")});
+    const RunResult r =
+        run_portla({"solve", data("spd_small.mtx"), "--rhs", data("no_such_rhs.mtx")});
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "no_such_rhs.mtx")) << r;
 }
@@ -583,9 +594,8 @@ TEST(CliErrors, BogusBackend) {
 
 TEST(CliErrors, BadOptionValues) {
     const std::vector<std::vector<std::string>> cases{
-        {"--rtol", "-1"},          {"--atol", "-1"},          {"--rtol", "abc"},
-        {"--max-iters", "-3"},     {"--solver", "gmres"},     {"--precond", "ilu"},
-        {"--format", "coo"},       {"--precision", "half"},
+        {"--rtol", "-1"},      {"--atol", "-1"},     {"--rtol", "abc"},   {"--max-iters", "-3"},
+        {"--solver", "gmres"}, {"--precond", "ilu"}, {"--format", "coo"}, {"--precision", "half"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);

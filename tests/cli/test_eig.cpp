@@ -17,10 +17,10 @@
 namespace {
 
 using nlohmann::json;
-using portla::test::RunResult;
-using portla::test::run_portla;
 using portla::test::expect_cli_error;
 using portla::test::parse_json;
+using portla::test::run_portla;
+using portla::test::RunResult;
 
 std::string data(const std::string& name) { return std::string(PORTLA_TEST_DATA_DIR) + "/" + name; }
 
@@ -41,8 +41,8 @@ TEST(Eig, HilbertFloatTakesThePublishedRoundsWithEveryMethod) {
     double lambda = 0;
     for (const char* method : {"similarity", "fused", "power"}) {
         SCOPED_TRACE(method);
-        const json j = eig_json({"--generate", "hilbert:128", "--precision", "float", "--eps", "1e-3",
-                                 "--method", method, "--backend", cpu_backend()});
+        const json j = eig_json({"--generate", "hilbert:128", "--precision", "float", "--eps",
+                                 "1e-3", "--method", method, "--backend", cpu_backend()});
         for (const char* key : {"eigenvalue", "iterations", "converged", "time_s",
                                 "time_per_iteration_s", "n", "method", "variant", "residual"})
             EXPECT_TRUE(j.contains(key)) << key << " missing in\n" << j.dump(2);
@@ -92,9 +92,8 @@ TEST(Eig, EigenvectorWrittenToFileSatisfiesAvEqualsLambdaV) {
 }
 
 TEST(Eig, NotConvergedExitsTwoWithTheResult) {
-    const json j = eig_json({"--generate", "hilbert:256", "--max-iters", "2", "--backend",
-                             cpu_backend()},
-                            2);
+    const json j =
+        eig_json({"--generate", "hilbert:256", "--max-iters", "2", "--backend", cpu_backend()}, 2);
     EXPECT_FALSE(j.value("converged", true));
     EXPECT_EQ(j.value("iterations", -1), 2);
     EXPECT_EQ(j.value("reason", ""), "max_iterations");
@@ -123,10 +122,10 @@ TEST(Eig, TimesEveryKernelInEveryVariant) {
 }
 
 TEST(Eig, BadInputIsOneLineAndExitOne) {
-    expect_error({data("spd_small.mtx")}, "positive");           // zeros and negative entries
+    expect_error({data("spd_small.mtx")}, "positive");  // zeros and negative entries
     expect_error({"--generate", "hilbert:0"}, "hilbert");
     expect_error({"--generate", "poisson2d:8"}, "hilbert:N");
-    expect_error({}, "--generate");                             // neither a file nor a generator
+    expect_error({}, "--generate");  // neither a file nor a generator
     expect_error({data("positive_small.mtx"), "--generate", "hilbert:4"}, "exactly one");
     expect_error({"--generate", "hilbert:8", "--eps", "-1"}, "eps");
     expect_error({"--generate", "hilbert:8", "--method", "qr"}, "method");
@@ -139,8 +138,9 @@ TEST(Eig, CudaTakesThePublishedRoundsInEveryVariant) {
     for (const char* method : {"similarity", "fused", "power"})
         for (const char* variant : {"atomic", "subgroup", "local"}) {
             SCOPED_TRACE(std::string(method) + " " + variant);
-            const json j = eig_json({"--generate", "hilbert:256", "--precision", "float", "--method",
-                                     method, "--variant", variant, "--backend", "cuda"});
+            const json j =
+                eig_json({"--generate", "hilbert:256", "--precision", "float", "--method", method,
+                          "--variant", variant, "--backend", "cuda"});
             EXPECT_EQ(j.value("iterations", -1), 10);
             EXPECT_EQ(j.value("variant", ""), variant);
             EXPECT_EQ(j.value("backend", ""), "cuda");
@@ -148,7 +148,8 @@ TEST(Eig, CudaTakesThePublishedRoundsInEveryVariant) {
 }
 
 TEST(Eig, CudaBackendWithoutAGpuIsAClearError) {
-    if (portla::cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present: the error cannot happen";
+    if (portla::cuda_device_count() > 0)
+        GTEST_SKIP() << "a GPU is present: the error cannot happen";
     expect_error({"--generate", "hilbert:8", "--backend", "cuda"}, "cuda");
 }
 

@@ -14,10 +14,12 @@
 namespace {
 
 using nlohmann::json;
-using portla::test::RunResult;
 using portla::test::run_portla;
+using portla::test::RunResult;
 
-std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+std::size_t lines(const std::string& s) {
+    return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 
 void expect_result(const json& j, const std::string& variant, const std::string& precision,
                    const std::string& backend, double max_error) {
@@ -38,9 +40,10 @@ void expect_result(const json& j, const std::string& variant, const std::string&
 }
 
 TEST(GemmCli, OneVariantPrintsOneJsonObject) {
-    const RunResult r = run_portla({"gemm", "--m", "33", "--n", "17", "--k", "65", "--backend", "omp",
-                                    "--variant", "fast", "--precision", "double", "--alpha", "0.5",
-                                    "--beta", "-2", "--reps", "3", "--json"});
+    const RunResult r = run_portla({"gemm",   "--m",         "33",        "--n",     "17",
+                                    "--k",    "65",          "--backend", "omp",     "--variant",
+                                    "fast",   "--precision", "double",    "--alpha", "0.5",
+                                    "--beta", "-2",          "--reps",    "3",       "--json"});
     ASSERT_EQ(r.exit_code, 0) << r;
     const json j = json::parse(r.out);
     ASSERT_TRUE(j.is_object()) << r.out;
@@ -49,28 +52,31 @@ TEST(GemmCli, OneVariantPrintsOneJsonObject) {
 }
 
 TEST(GemmCli, AllVariantsOnOmpPrintAnArray) {
-    const RunResult r = run_portla({"gemm", "--m", "33", "--n", "17", "--k", "65", "--backend", "omp",
-                                    "--variant", "all", "--precision", "float", "--json"});
+    const RunResult r = run_portla({"gemm", "--m", "33", "--n", "17", "--k", "65", "--backend",
+                                    "omp", "--variant", "all", "--precision", "float", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r;
     const json j = json::parse(r.out);
     ASSERT_TRUE(j.is_array()) << r.out;
     ASSERT_EQ(j.size(), 3u);  // naive, fast, vendor: tiled and subgroup are cuda-only
     const char* expected[] = {"naive", "fast", "vendor"};
-    for (std::size_t i = 0; i < 3; ++i) expect_result(j[i], expected[i], "float", "omp", 67 * 1.2e-7);
+    for (std::size_t i = 0; i < 3; ++i)
+        expect_result(j[i], expected[i], "float", "omp", 67 * 1.2e-7);
 }
 
 TEST(GemmCli, EveryVariantOnCuda) {
     if (!portla::cuda_compiled() || portla::cuda_device_count() == 0)
         GTEST_SKIP() << "cuda backend: no GPU present on this machine";
     for (const char* precision : {"float", "double"}) {
-        const RunResult r = run_portla({"gemm", "--m", "33", "--n", "17", "--k", "65", "--backend",
-                                        "cuda", "--variant", "all", "--precision", precision, "--json"});
+        const RunResult r =
+            run_portla({"gemm", "--m", "33", "--n", "17", "--k", "65", "--backend", "cuda",
+                        "--variant", "all", "--precision", precision, "--json"});
         ASSERT_EQ(r.exit_code, 0) << r;
         const json j = json::parse(r.out);
         ASSERT_EQ(j.size(), 5u) << r.out;
         const char* expected[] = {"naive", "tiled", "subgroup", "fast", "vendor"};
         const double tol = std::string(precision) == "float" ? 67 * 1.2e-7 : 1.5e-14;
-        for (std::size_t i = 0; i < 5; ++i) expect_result(j[i], expected[i], precision, "cuda", tol);
+        for (std::size_t i = 0; i < 5; ++i)
+            expect_result(j[i], expected[i], precision, "cuda", tol);
     }
 }
 

@@ -45,11 +45,10 @@
 namespace {
 
 using nlohmann::json;
-using portla::test::RunResult;
-using portla::test::run_portla;
-using portla::test::temp_path;
 using portla::test::read_text;
-
+using portla::test::run_portla;
+using portla::test::RunResult;
+using portla::test::temp_path;
 
 bool contains(const std::string& haystack, const std::string& needle) {
     return haystack.find(needle) != std::string::npos;

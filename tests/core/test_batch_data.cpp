@@ -34,7 +34,9 @@ std::string bad_input_message(F&& f) {
     return {};
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
 
 // Value of entry (i, j) of system s (0-based), NaN when (i, j) is not in the pattern.
 double entry(const BatchData& d, std::size_t s, std::size_t i, std::int32_t j) {
@@ -61,7 +63,8 @@ TEST(BatchReadDirectory, ReadsNumberedSystemsInNumericOrder) {
     ASSERT_EQ(d.names.size(), 4u);
     const char* last[] = {"/0", "/1", "/2", "/10"};
     for (std::size_t s = 0; s < 4; ++s)
-        EXPECT_EQ(d.names[s].substr(d.names[s].size() - std::string(last[s]).size()), last[s]) << d.names[s];
+        EXPECT_EQ(d.names[s].substr(d.names[s].size() - std::string(last[s]).size()), last[s])
+            << d.names[s];
     // System 1 lists its entries shuffled in the file: sorted into the shared pattern.
     EXPECT_EQ(entry(d, 1, 0, 0), 5.181);
     EXPECT_EQ(entry(d, 1, 0, 1), -0.207);
@@ -75,25 +78,34 @@ TEST(BatchReadDirectory, ReadsNumberedSystemsInNumericOrder) {
 }
 
 TEST(BatchReadDirectory, PatternThatDiffersNamesTheFile) {
-    const std::string msg = bad_input_message([] { portla::batch::read_directory(batch_dir("pattern_differs")); });
-    EXPECT_TRUE(contains(msg, "pattern_differs/1/A.mtx: sparsity pattern differs from system 0 (")) << msg;
+    const std::string msg =
+        bad_input_message([] { portla::batch::read_directory(batch_dir("pattern_differs")); });
+    EXPECT_TRUE(contains(msg, "pattern_differs/1/A.mtx: sparsity pattern differs from system 0 ("))
+        << msg;
     EXPECT_TRUE(contains(msg, "(1, 3)")) << msg;
-    const std::string nnz = bad_input_message([] { portla::batch::read_directory(batch_dir("nnz_differs")); });
-    EXPECT_TRUE(contains(nnz, "nnz_differs/1/A.mtx: sparsity pattern differs from system 0 (9 entries")) << nnz;
+    const std::string nnz =
+        bad_input_message([] { portla::batch::read_directory(batch_dir("nnz_differs")); });
+    EXPECT_TRUE(
+        contains(nnz, "nnz_differs/1/A.mtx: sparsity pattern differs from system 0 (9 entries"))
+        << nnz;
 }
 
 TEST(BatchReadDirectory, SizeThatDiffersNamesTheFile) {
-    const std::string msg = bad_input_message([] { portla::batch::read_directory(batch_dir("size_differs")); });
-    EXPECT_TRUE(contains(msg, "size_differs/1/A.mtx: size 3 x 3 differs from system 0 (4 x 4)")) << msg;
+    const std::string msg =
+        bad_input_message([] { portla::batch::read_directory(batch_dir("size_differs")); });
+    EXPECT_TRUE(contains(msg, "size_differs/1/A.mtx: size 3 x 3 differs from system 0 (4 x 4)"))
+        << msg;
 }
 
 TEST(BatchReadDirectory, MalformedFileNamesFileAndLine) {
-    const std::string msg = bad_input_message([] { portla::batch::read_directory(batch_dir("malformed")); });
+    const std::string msg =
+        bad_input_message([] { portla::batch::read_directory(batch_dir("malformed")); });
     EXPECT_TRUE(contains(msg, "malformed/1/A.mtx:5")) << msg;
 }
 
 TEST(BatchReadDirectory, BadRightHandSides) {
-    std::string msg = bad_input_message([] { portla::batch::read_directory(batch_dir("bad_rhs")); });
+    std::string msg =
+        bad_input_message([] { portla::batch::read_directory(batch_dir("bad_rhs")); });
     EXPECT_TRUE(contains(msg, "bad_rhs/0/b.mtx: right-hand side is 3 x 1, expected 4 x 1")) << msg;
     msg = bad_input_message([] { portla::batch::read_directory(batch_dir("rhs_matrix")); });
     EXPECT_TRUE(contains(msg, "rhs_matrix/0/b.mtx: right-hand side is 4 x 2")) << msg;
@@ -102,7 +114,8 @@ TEST(BatchReadDirectory, BadRightHandSides) {
 }
 
 TEST(BatchReadDirectory, RefusesWhatIsNotABatch) {
-    std::string msg = bad_input_message([] { portla::batch::read_directory(batch_dir("not_square")); });
+    std::string msg =
+        bad_input_message([] { portla::batch::read_directory(batch_dir("not_square")); });
     EXPECT_TRUE(contains(msg, "not_square/0/A.mtx: matrix is 4 x 3, expected square")) << msg;
     msg = bad_input_message([] { portla::batch::read_directory(batch_dir("no_systems")); });
     EXPECT_TRUE(contains(msg, "no numbered system directories")) << msg;
@@ -130,7 +143,8 @@ TEST(BatchDataValidate, RejectsInconsistentArrays) {
     EXPECT_TRUE(contains(broken([](BatchData& d) { d.row_ptrs[0] = 1; }), "row_ptrs[0]"));
     EXPECT_TRUE(contains(broken([](BatchData& d) { d.row_ptrs[2] = 1; }), "not monotone"));
     EXPECT_TRUE(contains(broken([](BatchData& d) { d.row_ptrs[4] = 9; }), "row_ptrs[n]"));
-    EXPECT_TRUE(contains(broken([](BatchData& d) { std::swap(d.col_idxs[0], d.col_idxs[1]); }), "ascending"));
+    EXPECT_TRUE(contains(broken([](BatchData& d) { std::swap(d.col_idxs[0], d.col_idxs[1]); }),
+                         "ascending"));
     EXPECT_TRUE(contains(broken([](BatchData& d) { d.col_idxs[1] = 0; }), "ascending"));
     EXPECT_TRUE(contains(broken([](BatchData& d) { d.col_idxs[9] = 4; }), "outside [0, 4)"));
     EXPECT_TRUE(contains(broken([](BatchData& d) { d.col_idxs[8] = -1; }), "outside"));
@@ -209,7 +223,8 @@ TEST(BatchStencil3pt, DeterministicAndIndependentOfBatchSize) {
     // Systems differ from each other.
     EXPECT_NE(std::vector<double>(a.values.begin(), a.values.begin() + a.nnz()),
               std::vector<double>(a.values.begin() + a.nnz(), a.values.begin() + 2 * a.nnz()));
-    EXPECT_TRUE(contains(bad_input_message([] { portla::batch::generate_stencil3pt(0, 3); }), "n must be >= 1"));
+    EXPECT_TRUE(contains(bad_input_message([] { portla::batch::generate_stencil3pt(0, 3); }),
+                         "n must be >= 1"));
     EXPECT_EQ(portla::batch::generate_stencil3pt(5, 0).values.size(), 0u);
 }
 
@@ -223,7 +238,8 @@ TEST(BatchReplicate, RepeatsInOrderOrTakesTheFirst) {
     for (std::size_t s = 0; s < 10; ++s) {
         for (std::size_t k = 0; k < d.nnz(); ++k)
             EXPECT_EQ(r.values[s * d.nnz() + k], d.values[(s % 4) * d.nnz() + k]);
-        for (std::size_t i = 0; i < d.n; ++i) EXPECT_EQ(r.rhs[s * d.n + i], d.rhs[(s % 4) * d.n + i]);
+        for (std::size_t i = 0; i < d.n; ++i)
+            EXPECT_EQ(r.rhs[s * d.n + i], d.rhs[(s % 4) * d.n + i]);
         EXPECT_EQ(r.names[s], d.names[s % 4]);
     }
     const BatchData first = portla::batch::replicate(d, 2);
@@ -234,7 +250,8 @@ TEST(BatchReplicate, RepeatsInOrderOrTakesTheFirst) {
     empty.values.clear();
     empty.rhs.clear();
     empty.names.clear();
-    EXPECT_TRUE(contains(bad_input_message([&] { portla::batch::replicate(empty, 3); }), "no systems"));
+    EXPECT_TRUE(
+        contains(bad_input_message([&] { portla::batch::replicate(empty, 3); }), "no systems"));
 }
 
 }  // namespace

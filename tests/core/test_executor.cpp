@@ -20,7 +20,8 @@ TEST(Executor, CreatesByName) {
 }
 
 TEST(Executor, CudaWithoutGpuIsAClearError) {
-    if (cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present: this test covers machines without one";
+    if (cuda_device_count() > 0)
+        GTEST_SKIP() << "a GPU is present: this test covers machines without one";
     if (cuda_compiled())
         EXPECT_THROW(Executor::create("cuda"), DeviceError);
     else

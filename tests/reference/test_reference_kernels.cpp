@@ -13,9 +13,9 @@ const Executor ref = Executor::reference();
 TEST(ReferenceBlas1, HandComputed) {
     Array<double> x(ref, std::vector<double>{1, 2, 3, 4, 5});
     Array<double> y(ref, std::vector<double>{5, -4, 3, -2, 1});
-    EXPECT_EQ(blas::dot<double>(ref, x, y), 5 - 8 + 9 - 8 + 5);           // 3
+    EXPECT_EQ(blas::dot<double>(ref, x, y), 5 - 8 + 9 - 8 + 5);                // 3
     EXPECT_EQ(blas::norm2<double>(ref, y), std::sqrt(25.0 + 16 + 9 + 4 + 1));  // sqrt(55)
-    blas::axpby<double>(ref, 2.0, x, -1.0, y);                            // y = 2x - y
+    blas::axpby<double>(ref, 2.0, x, -1.0, y);                                 // y = 2x - y
     EXPECT_EQ(y.to_host(), (std::vector<double>{-3, 8, 3, 10, 9}));
     Array<double> p(ref, std::vector<double>{1, 0, -1, 0, 2});
     Array<double> q(ref, std::vector<double>{2, 2, 2, 2, 2});
@@ -35,8 +35,8 @@ TEST(ReferenceMatrix, HandComputed5x5) {
     //     [ 0  0  0  0  5 ]  (last row: 1 in column 0 too: 1*1 + 5*5 = 26)
     MatrixData d;
     d.rows = d.cols = 5;
-    const double dense[5][5] = {{4, -1, 0, 0, 1}, {-1, 4, -1, 0, 0}, {0, -1, 4, -1, 0},
-                                {0, 0, -1, 4, -1}, {1, 0, 0, 0, 5}};
+    const double dense[5][5] = {
+        {4, -1, 0, 0, 1}, {-1, 4, -1, 0, 0}, {0, -1, 4, -1, 0}, {0, 0, -1, 4, -1}, {1, 0, 0, 0, 5}};
     for (int i = 0; i < 5; ++i)
         for (int j = 0; j < 5; ++j)
             if (dense[i][j] != 0) d.add(i, j, dense[i][j]);

@@ -50,7 +50,8 @@ BatchData read_directory(const std::string& dir);
 /// SPD tridiagonal systems: diagonal 2 / h_i with h_i ~ Normal(0.5, 0.1) drawn per row and
 /// system (h_i clamped to [0.05, 1]), off-diagonals -1, right-hand side constant per system
 /// (drawn from [0.5, 1.5]); a fixed seed gives the same batch every time.
-BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint64_t seed = 20231112);
+BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems,
+                              std::uint64_t seed = 20231112);
 
 /// The systems of `data` repeated in order until there are num_systems of them.
 BatchData replicate(const BatchData& data, std::size_t num_systems);

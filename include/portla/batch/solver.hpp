@@ -24,16 +24,16 @@ Precond parse_precond(const std::string& name);
 
 /// Why one system's solve stopped.
 enum class Reason : std::uint8_t {
-    converged,               ///< ||b - A x|| (recomputed) <= the tolerance
-    max_iterations,          ///< the iteration limit came first
-    breakdown,               ///< a recurrence scalar became zero (or p.Ap <= 0 in CG)
-    non_finite,              ///< NaN or Inf in the system, its right-hand side or the iterates
-                             ///< (found by the iteration; see singular_preconditioner)
-    singular_preconditioner, ///< zero or non-finite diagonal (Jacobi), singular or non-finite
-                             ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
-                             ///< NaN there is reported here rather than as non_finite
-    stagnation,              ///< the recurrence residual met the test, the true one did not,
-                             ///< several restarts from the true residual running
+    converged,                ///< ||b - A x|| (recomputed) <= the tolerance
+    max_iterations,           ///< the iteration limit came first
+    breakdown,                ///< a recurrence scalar became zero (or p.Ap <= 0 in CG)
+    non_finite,               ///< NaN or Inf in the system, its right-hand side or the iterates
+                              ///< (found by the iteration; see singular_preconditioner)
+    singular_preconditioner,  ///< zero or non-finite diagonal (Jacobi), singular or non-finite
+                              ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
+                              ///< NaN there is reported here rather than as non_finite
+    stagnation,               ///< the recurrence residual met the test, the true one did not,
+                              ///< several restarts from the true residual running
 };
 std::string to_string(Reason r);
 
@@ -43,8 +43,8 @@ struct Settings {
     ToleranceType tolerance_type = ToleranceType::relative;
     double tolerance = 1e-6;  ///< relative to ||b_s|| or absolute
     int max_iters = 500;
-    int restart = 30;         ///< GMRES restart length (Krylov vectors per cycle)
-    int block_size = 4;       ///< block Jacobi: rows per diagonal block (1 ... 32)
+    int restart = 30;                ///< GMRES restart length (Krylov vectors per cycle)
+    int block_size = 4;              ///< block Jacobi: rows per diagonal block (1 ... 32)
     bool use_initial_guess = false;  ///< x holds the initial guesses; otherwise x = 0 first
     /// cuda: keep work vectors (and the matrix when it fits) in shared memory. false puts
     /// everything in global memory (the comparison the shared-memory design is measured by).
@@ -53,10 +53,10 @@ struct Settings {
 
 /// How the cuda kernel was laid out (zeros on the CPU backends).
 struct LaunchInfo {
-    int block_size = 0;          ///< threads per block
-    int grid_size = 0;           ///< blocks (each loops over systems)
-    int vectors_total = 0;       ///< work vectors per system
-    int vectors_in_shared = 0;   ///< of those, in shared memory
+    int block_size = 0;         ///< threads per block
+    int grid_size = 0;          ///< blocks (each loops over systems)
+    int vectors_total = 0;      ///< work vectors per system
+    int vectors_in_shared = 0;  ///< of those, in shared memory
     bool matrix_in_shared = false;
     std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
 };

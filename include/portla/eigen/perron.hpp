@@ -38,7 +38,7 @@ std::string to_string(ReductionVariant variant);
 ReductionVariant parse_reduction_variant(const std::string& name);
 
 struct PerronSettings {
-    double eps = 1e-3;  ///< stop when every pair of neighbouring row sums differs by less
+    double eps = 1e-3;     ///< stop when every pair of neighbouring row sums differs by less
     int max_iters = 1000;  ///< at most this many transforms (max_iters + 1 row-sum rounds)
     PerronMethod method = PerronMethod::power;
     ReductionVariant variant = ReductionVariant::local;

@@ -26,8 +26,8 @@ enum class StopReason {
 std::string to_string(StopReason reason);
 
 struct Settings {
-    double rtol = 1e-8;      ///< relative to ||b||
-    double atol = 0.0;       ///< absolute
+    double rtol = 1e-8;  ///< relative to ||b||
+    double atol = 0.0;   ///< absolute
     int max_iters = 1000;
     /// Recompute r = b - A x every this many iterations (0: never).
     int residual_replacement = 50;
@@ -54,7 +54,9 @@ struct Result {
     double rhs_norm = 0.0;       ///< ||b||
     /// Recurrence residual norm per iteration (entry 0: the initial residual), on request.
     std::vector<double> history;
-    double relative_residual() const { return rhs_norm > 0 ? residual_norm / rhs_norm : residual_norm; }
+    double relative_residual() const {
+        return rhs_norm > 0 ? residual_norm / rhs_norm : residual_norm;
+    }
 };
 
 }  // namespace portla::solver

@@ -17,7 +17,8 @@ public:
         slots_ = slots_needed(o.solver, o.restart);
         const long long nnz = a.nnz;
         storage_.resize(static_cast<std::size_t>(slots_) * a.n +
-                        precond_elems(o.precond, a.n, o.block_size, nnz) + scalar_elems(o.solver, o.restart));
+                        precond_elems(o.precond, a.n, o.block_size, nnz) +
+                        scalar_elems(o.solver, o.restart));
         T* next = storage_.data();
         for (int k = 0; k < slots_; ++k, next += a.n) w_.vec[k] = next;
         w_.precond = next;
@@ -28,7 +29,8 @@ public:
     void solve(const BatchArgs<T>& a, int s) {
         SerialGroup g;
         w_.vec[x_slot_] = a.x + static_cast<long long>(s) * a.n;
-        const Outcome out = solve_system(g, a.system(s), a.b + static_cast<long long>(s) * a.n, a.options, a.ilu, w_);
+        const Outcome out = solve_system(g, a.system(s), a.b + static_cast<long long>(s) * a.n,
+                                         a.options, a.ilu, w_);
         a.iterations[s] = out.iterations;
         a.reasons[s] = out.reason;
     }

@@ -19,9 +19,12 @@ namespace portla::batch {
 
 std::string to_string(Format f) {
     switch (f) {
-    case Format::dense: return "dense";
-    case Format::csr: return "csr";
-    case Format::ell: return "ell";
+        case Format::dense:
+            return "dense";
+        case Format::csr:
+            return "csr";
+        case Format::ell:
+            return "ell";
     }
     return "unknown";
 }
@@ -58,7 +61,8 @@ void BatchData::validate(const std::string& where) const {
         throw BadInput(where + ": " + std::to_string(num_systems) +
                        " systems is more than a batch holds (2^31 - 1)");
     expect_size(where, "row_ptrs", row_ptrs.size(), n + 1, "n + 1");
-    const std::size_t max_index = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+    const std::size_t max_index =
+        static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
     if (n > max_index || nnz() > max_index)
         throw BadInput(where + ": n = " + std::to_string(n) + ", nnz = " + std::to_string(nnz()) +
                        " do not fit 32-bit indices");
@@ -105,8 +109,8 @@ std::vector<std::filesystem::path> numbered_subdirectories(const std::string& di
     for (; it != end; it.increment(ec)) {
         if (ec) throw BadInput(dir, 0, "cannot read directory: " + ec.message());
         const std::string name = it->path().filename().string();
-        if (name.empty() || !std::all_of(name.begin(), name.end(),
-                                         [](char c) { return c >= '0' && c <= '9'; }))
+        if (name.empty() ||
+            !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
             continue;
         if (!it->is_directory(ec)) continue;
         const std::size_t first = std::min(name.find_first_not_of('0'), name.size() - 1);
@@ -219,8 +223,8 @@ double uniform_open0(std::mt19937_64& gen) {
 }  // namespace
 
 BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint64_t seed) {
-    const std::string where = "generate_stencil3pt(" + std::to_string(n) + ", " +
-                              std::to_string(num_systems) + ")";
+    const std::string where =
+        "generate_stencil3pt(" + std::to_string(n) + ", " + std::to_string(num_systems) + ")";
     if (n == 0) throw BadInput(where + ": n must be >= 1");
     if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() / 3))
         throw BadInput(where + ": n too large for 32-bit indices");

@@ -18,8 +18,10 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
         throw BadInput(where + ": the matrix must be in dense format, got " +
                        to_string(A.format()));
     const std::size_t num_systems = A.num_systems(), n = A.size();
-    if (b.size() != num_systems * n) throw DimensionMismatch(where + ": b", num_systems * n, b.size());
-    if (x.size() != num_systems * n) throw DimensionMismatch(where + ": x", num_systems * n, x.size());
+    if (b.size() != num_systems * n)
+        throw DimensionMismatch(where + ": b", num_systems * n, b.size());
+    if (x.size() != num_systems * n)
+        throw DimensionMismatch(where + ": x", num_systems * n, x.size());
     const Executor& exec = A.executor();
     if (b.executor() != exec || x.executor() != exec)
         throw BadInput(where + ": A, b and x must live on the same executor (A on " + exec.name() +

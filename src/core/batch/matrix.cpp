@@ -18,8 +18,9 @@ namespace {
 /// a * b, or OutOfMemory when it overflows (no memory could hold it).
 std::size_t product(std::size_t a, std::size_t b, std::size_t bytes_each) {
     if (b != 0 && a > std::numeric_limits<std::size_t>::max() / b / bytes_each)
-        throw OutOfMemory("batch matrix (" + std::to_string(a) + " x " + std::to_string(b) + " values)",
-                          std::numeric_limits<std::size_t>::max());
+        throw OutOfMemory(
+            "batch matrix (" + std::to_string(a) + " x " + std::to_string(b) + " values)",
+            std::numeric_limits<std::size_t>::max());
     return a * b;
 }
 
@@ -27,13 +28,19 @@ std::size_t product(std::size_t a, std::size_t b, std::size_t bytes_each) {
 
 template <typename T>
 BatchMatrix<T>::BatchMatrix(const Executor& exec, const BatchData& data, Format format)
-    : format_(format), num_systems_(data.num_systems), n_(data.n), nnz_(data.nnz()),
-      host_row_ptrs_(data.row_ptrs), host_col_idxs_(data.col_idxs), values_(exec, 0) {
+    : format_(format),
+      num_systems_(data.num_systems),
+      n_(data.n),
+      nnz_(data.nnz()),
+      host_row_ptrs_(data.row_ptrs),
+      host_col_idxs_(data.col_idxs),
+      values_(exec, 0) {
     data.validate("batch matrix");
     const std::size_t n = n_, nnz = nnz_, B = num_systems_;
     if (format == Format::ell)
         for (std::size_t i = 0; i < n; ++i)
-            ell_width_ = std::max(ell_width_, static_cast<int>(data.row_ptrs[i + 1] - data.row_ptrs[i]));
+            ell_width_ =
+                std::max(ell_width_, static_cast<int>(data.row_ptrs[i + 1] - data.row_ptrs[i]));
     stored_ = format == Format::dense ? product(n, n, sizeof(T))
               : format == Format::csr ? nnz
                                       : product(n, static_cast<std::size_t>(ell_width_), sizeof(T));
@@ -46,9 +53,11 @@ BatchMatrix<T>::BatchMatrix(const Executor& exec, const BatchData& data, Format 
         for (std::size_t s = 0; s < B; ++s)
             for (std::size_t i = 0; i < n; ++i)
                 for (auto k = data.row_ptrs[i]; k < data.row_ptrs[i + 1]; ++k)
-                    v[s * stored_ + i * n + data.col_idxs[k]] = static_cast<T>(data.values[s * nnz + k]);
+                    v[s * stored_ + i * n + data.col_idxs[k]] =
+                        static_cast<T>(data.values[s * nnz + k]);
     } else if (format == Format::csr) {
-        std::transform(data.values.begin(), data.values.end(), v, [](double x) { return static_cast<T>(x); });
+        std::transform(data.values.begin(), data.values.end(), v,
+                       [](double x) { return static_cast<T>(x); });
         row_ptrs_ = Array<std::int32_t>(exec, data.row_ptrs);
         col_idxs_ = Array<std::int32_t>(exec, data.col_idxs);
     } else {

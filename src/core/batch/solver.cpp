@@ -20,39 +20,54 @@ static_assert(int(Reason::converged) == detail::reason_converged &&
                   int(Reason::singular_preconditioner) == detail::reason_singular_preconditioner &&
                   int(Reason::stagnation) == detail::reason_stagnation,
               "Reason and ReasonCode must agree");
-static_assert(int(Solver::cg) == detail::solver_cg && int(Solver::bicgstab) == detail::solver_bicgstab &&
+static_assert(int(Solver::cg) == detail::solver_cg &&
+                  int(Solver::bicgstab) == detail::solver_bicgstab &&
                   int(Solver::gmres) == detail::solver_gmres,
               "Solver and SolverCode must agree");
-static_assert(int(Precond::none) == detail::prec_none && int(Precond::jacobi) == detail::prec_jacobi &&
+static_assert(int(Precond::none) == detail::prec_none &&
+                  int(Precond::jacobi) == detail::prec_jacobi &&
                   int(Precond::block_jacobi) == detail::prec_block_jacobi &&
                   int(Precond::ilu0) == detail::prec_ilu0,
               "Precond and PrecondCode must agree");
 
 std::string to_string(Solver s) {
     switch (s) {
-    case Solver::cg: return "cg";
-    case Solver::bicgstab: return "bicgstab";
-    case Solver::gmres: return "gmres";
+        case Solver::cg:
+            return "cg";
+        case Solver::bicgstab:
+            return "bicgstab";
+        case Solver::gmres:
+            return "gmres";
     }
     return "?";
 }
 std::string to_string(Precond p) {
     switch (p) {
-    case Precond::none: return "none";
-    case Precond::jacobi: return "jacobi";
-    case Precond::block_jacobi: return "block-jacobi";
-    case Precond::ilu0: return "ilu0";
+        case Precond::none:
+            return "none";
+        case Precond::jacobi:
+            return "jacobi";
+        case Precond::block_jacobi:
+            return "block-jacobi";
+        case Precond::ilu0:
+            return "ilu0";
     }
     return "?";
 }
 std::string to_string(Reason r) {
     switch (r) {
-    case Reason::converged: return "converged";
-    case Reason::max_iterations: return "max_iterations";
-    case Reason::breakdown: return "breakdown";
-    case Reason::non_finite: return "non_finite";
-    case Reason::singular_preconditioner: return "singular_preconditioner";
-    case Reason::stagnation: return "stagnation";
+        case Reason::converged:
+            return "converged";
+        case Reason::max_iterations:
+            return "max_iterations";
+        case Reason::breakdown:
+            return "breakdown";
+        case Reason::non_finite:
+            return "non_finite";
+        case Reason::singular_preconditioner:
+            return "singular_preconditioner";
+        case Reason::stagnation:
+            return "stagnation";
     }
     return "?";
 }
@@ -127,23 +142,31 @@ IluArrays ilu_arrays(const BatchMatrix<T>& A) {
     for (int i = 0; i < n; ++i) {
         const auto it = std::lower_bound(ci.begin() + rp[i], ci.begin() + rp[i + 1], i);
         if (it == ci.begin() + rp[i + 1] || *it != i)
-            throw BadInput("ilu0: row " + std::to_string(i) +
-                           " has no diagonal entry in the sparsity pattern (ILU(0) needs all of them)");
+            throw BadInput(
+                "ilu0: row " + std::to_string(i) +
+                " has no diagonal entry in the sparsity pattern (ILU(0) needs all of them)");
         diag[i] = static_cast<std::int32_t>(it - ci.begin());
     }
     std::vector<std::int32_t> lp, lr, up, ur;
     levels(rp, ci, diag, true, lp, lr);
     levels(rp, ci, diag, false, up, ur);
     const Executor& exec = A.executor();
-    IluArrays a{Array<std::int32_t>(exec, diag), Array<std::int32_t>(exec, lp), Array<std::int32_t>(exec, lr),
-                Array<std::int32_t>(exec, up), Array<std::int32_t>(exec, ur), {}};
-    a.pattern = {a.diag.data(), a.lower_ptrs.data(), a.lower_rows.data(), static_cast<int>(lp.size()) - 1,
-                 a.upper_ptrs.data(), a.upper_rows.data(), static_cast<int>(up.size()) - 1};
+    IluArrays a{Array<std::int32_t>(exec, diag), Array<std::int32_t>(exec, lp),
+                Array<std::int32_t>(exec, lr),   Array<std::int32_t>(exec, up),
+                Array<std::int32_t>(exec, ur),   {}};
+    a.pattern = {a.diag.data(),
+                 a.lower_ptrs.data(),
+                 a.lower_rows.data(),
+                 static_cast<int>(lp.size()) - 1,
+                 a.upper_ptrs.data(),
+                 a.upper_rows.data(),
+                 static_cast<int>(up.size()) - 1};
     return a;
 }
 
 template <typename T>
-void check_vectors(const BatchMatrix<T>& A, const Array<T>& b, const Array<T>& x, const char* where) {
+void check_vectors(const BatchMatrix<T>& A, const Array<T>& b, const Array<T>& x,
+                   const char* where) {
     const std::size_t len = A.num_systems() * A.size();
     if (b.size() != len) throw DimensionMismatch(std::string(where) + " (b)", len, b.size());
     if (x.size() != len) throw DimensionMismatch(std::string(where) + " (x)", len, x.size());
@@ -172,16 +195,20 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     check_vectors(A, b, x, "batch::solve");
     const Settings& s = settings;
     if (!(s.tolerance >= 0) || !std::isfinite(s.tolerance))
-        throw BadInput("batch::solve: tolerance must be finite and >= 0 (got " + std::to_string(s.tolerance) + ")");
+        throw BadInput("batch::solve: tolerance must be finite and >= 0 (got " +
+                       std::to_string(s.tolerance) + ")");
     if (s.max_iters < 0) throw BadInput("batch::solve: max_iters must be >= 0");
     if (s.solver == Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
-        throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) + "] (got " +
-                       std::to_string(s.restart) + ")");
-    if (s.precond == Precond::block_jacobi && (s.block_size < 1 || s.block_size > detail::kMaxBlockSize))
+        throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) +
+                       "] (got " + std::to_string(s.restart) + ")");
+    if (s.precond == Precond::block_jacobi &&
+        (s.block_size < 1 || s.block_size > detail::kMaxBlockSize))
         throw BadInput("batch::solve: block Jacobi block size must be in [1, " +
-                       std::to_string(detail::kMaxBlockSize) + "] (got " + std::to_string(s.block_size) + ")");
+                       std::to_string(detail::kMaxBlockSize) + "] (got " +
+                       std::to_string(s.block_size) + ")");
     if (s.precond == Precond::ilu0 && A.format() != Format::csr)
-        throw BadInput("batch::solve: ilu0 needs the csr format (got " + to_string(A.format()) + ")");
+        throw BadInput("batch::solve: ilu0 needs the csr format (got " + to_string(A.format()) +
+                       ")");
 
     const Executor& exec = A.executor();
     const std::size_t B = A.num_systems();
@@ -219,9 +246,10 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     return result;
 }
 
-#define PORTLA_INSTANTIATE_BATCH_SOLVE(T)                                                          \
-    template Result solve(const BatchMatrix<T>&, const Array<T>&, Array<T>&, const Settings&);   \
-    template std::vector<double> residual_norms(const BatchMatrix<T>&, const Array<T>&, const Array<T>&)
+#define PORTLA_INSTANTIATE_BATCH_SOLVE(T)                                                      \
+    template Result solve(const BatchMatrix<T>&, const Array<T>&, Array<T>&, const Settings&); \
+    template std::vector<double> residual_norms(const BatchMatrix<T>&, const Array<T>&,        \
+                                                const Array<T>&)
 PORTLA_INSTANTIATE_BATCH_SOLVE(double);
 PORTLA_INSTANTIATE_BATCH_SOLVE(float);
 

@@ -36,7 +36,7 @@ enum ReasonCode : int {
     reason_stagnation = 5,
 };
 
-constexpr int kMaxBlockSize = 32;      ///< block Jacobi
+constexpr int kMaxBlockSize = 32;        ///< block Jacobi
 constexpr int kMaxFalseConvergence = 3;  ///< restarts from the true residual before stagnation
 
 template <typename T>
@@ -54,10 +54,10 @@ template <typename T>
 struct SystemMatrix {
     int format = fmt_csr;
     int n = 0;
-    int width = 0;                       ///< ell
+    int width = 0;                           ///< ell
     const std::int32_t* row_ptrs = nullptr;  ///< csr
     const std::int32_t* col_idxs = nullptr;  ///< csr, ell
-    const T* values = nullptr;           ///< this system's
+    const T* values = nullptr;               ///< this system's
 
     /// f(column, value) for every stored entry of row i (ell padding skipped).
     template <typename F>
@@ -110,9 +110,23 @@ struct Options {
 /// memory). Which slots a solver uses: see slots_needed().
 enum Slot : int {
     // CG: r z p q x; BiCGSTAB: r r_hat p v p_hat s_hat t x; GMRES: w z x, then the basis.
-    slot_r = 0, slot_z, slot_p, slot_q, slot_x,
-    slot_bi_r = 0, slot_bi_rhat, slot_bi_p, slot_bi_v, slot_bi_phat, slot_bi_shat, slot_bi_t, slot_bi_x,
-    slot_gm_w = 0, slot_gm_z, slot_gm_x, slot_gm_basis,
+    slot_r = 0,
+    slot_z,
+    slot_p,
+    slot_q,
+    slot_x,
+    slot_bi_r = 0,
+    slot_bi_rhat,
+    slot_bi_p,
+    slot_bi_v,
+    slot_bi_phat,
+    slot_bi_shat,
+    slot_bi_t,
+    slot_bi_x,
+    slot_gm_w = 0,
+    slot_gm_z,
+    slot_gm_x,
+    slot_gm_basis,
 };
 constexpr int kMaxSlots = 72;
 
@@ -132,7 +146,9 @@ PORTLA_HD long long precond_elems(int precond, int n, int block_size, long long 
 }
 /// Elements of GMRES's small dense arrays: H ((m + 1) x m), cs, sn, g, y.
 PORTLA_HD long long scalar_elems(int solver, int restart) {
-    return solver == solver_gmres ? static_cast<long long>(restart + 1) * restart + 4LL * restart + 1 : 0;
+    return solver == solver_gmres
+               ? static_cast<long long>(restart + 1) * restart + 4LL * restart + 1
+               : 0;
 }
 
 template <typename T>
@@ -162,7 +178,8 @@ PORTLA_HD double norm2(G& g, int n, const T* x) {
 /// y = A x (no barrier after: the caller syncs, usually through the next sum()).
 template <typename G, typename T>
 PORTLA_HD void spmv(G& g, const SystemMatrix<T>& A, const T* x, T* y) {
-    for (int i = g.rank(); i < A.n; i += g.size()) y[i] = static_cast<T>(A.template row_dot<T>(i, x));
+    for (int i = g.rank(); i < A.n; i += g.size())
+        y[i] = static_cast<T>(A.template row_dot<T>(i, x));
 }
 /// r = b - A x, returns ||r||.
 template <typename G, typename T>
@@ -188,14 +205,16 @@ PORTLA_HD void fill(G& g, int n, T* y, T v) {
 
 /// Set-up for this system; returns false (for the whole group) when it is singular.
 template <typename G, typename T>
-PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o, const IluPattern& ilu,
-                             T* P) {
+PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
+                             const IluPattern& ilu, T* P) {
     const int n = A.n;
     double bad = 0;
     if (o.precond == prec_jacobi) {
         for (int i = g.rank(); i < n; i += g.size()) {
             T d = 0;
-            A.for_row(i, [&](int c, T v) { if (c == i) d += v; });
+            A.for_row(i, [&](int c, T v) {
+                if (c == i) d += v;
+            });
             if (d == T(0) || !finite(d)) bad += 1;
             P[i] = d == T(0) ? T(0) : T(1) / d;
         }
@@ -279,9 +298,12 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o, c
                     const int end_k = A.row_ptrs[k + 1];
                     while (a < end_i && b < end_k) {
                         const int ca = A.col_idxs[a], cb = A.col_idxs[b];
-                        if (ca == cb) P[a++] -= lik * P[b++];
-                        else if (ca < cb) ++a;
-                        else ++b;
+                        if (ca == cb)
+                            P[a++] -= lik * P[b++];
+                        else if (ca < cb)
+                            ++a;
+                        else
+                            ++b;
                     }
                 }
             }
@@ -297,8 +319,8 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o, c
 
 /// z = M^-1 r (z != r).
 template <typename G, typename T>
-PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o, const IluPattern& ilu,
-                             const T* P, const T* r, T* z) {
+PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o,
+                             const IluPattern& ilu, const T* P, const T* r, T* z) {
     const int n = A.n;
     if (o.precond == prec_jacobi) {
         for (int i = g.rank(); i < n; i += g.size()) z[i] = P[i] * r[i];
@@ -328,7 +350,8 @@ PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o, c
             for (int t = first + g.rank(); t < last; t += g.size()) {
                 const int i = ilu.upper_rows[t];
                 T s = z[i];
-                for (int k = ilu.diag[i] + 1; k < A.row_ptrs[i + 1]; ++k) s -= P[k] * z[A.col_idxs[k]];
+                for (int k = ilu.diag[i] + 1; k < A.row_ptrs[i + 1]; ++k)
+                    s -= P[k] * z[A.col_idxs[k]];
                 z[i] = s / P[ilu.diag[i]];
             }
             g.sync();
@@ -345,8 +368,8 @@ PORTLA_HD double threshold(const Options& o, double bnorm) {
 
 /// Preconditioned CG. x (slot_x) holds the initial guess (or zero) on entry.
 template <typename G, typename T>
-PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& o, const IluPattern& ilu,
-                     Workspace<T>& w) {
+PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
+                     const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n;
     T *r = w.vec[slot_r], *p = w.vec[slot_p], *q = w.vec[slot_q], *x = w.vec[slot_x];
     const bool pre = o.precond != prec_none;
@@ -380,7 +403,8 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
         if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv)
             const double true_norm = residual(g, A, b, x, q);
             if (true_norm <= tau) return {out.iterations, reason_converged};
-            if (++false_convergence > kMaxFalseConvergence) return {out.iterations, reason_stagnation};
+            if (++false_convergence > kMaxFalseConvergence)
+                return {out.iterations, reason_stagnation};
             copy(g, n, q, r);
             restart = true;
             g.sync();
@@ -401,8 +425,8 @@ template <typename G, typename T>
 PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                            const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n;
-    T *r = w.vec[slot_bi_r], *rhat = w.vec[slot_bi_rhat], *p = w.vec[slot_bi_p], *v = w.vec[slot_bi_v],
-      *t = w.vec[slot_bi_t], *x = w.vec[slot_bi_x];
+    T *r = w.vec[slot_bi_r], *rhat = w.vec[slot_bi_rhat], *p = w.vec[slot_bi_p],
+      *v = w.vec[slot_bi_v], *t = w.vec[slot_bi_t], *x = w.vec[slot_bi_x];
     const bool pre = o.precond != prec_none;
     T* phat = pre ? w.vec[slot_bi_phat] : p;
     T* shat = pre ? w.vec[slot_bi_shat] : r;  // s overwrites r
@@ -505,16 +529,16 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
 /// Restarted GMRES(m), right-preconditioned (its residual estimate is that of the
 /// unpreconditioned system), modified Gram-Schmidt, Givens rotations.
 template <typename G, typename T>
-PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Options& o, const IluPattern& ilu,
-                        Workspace<T>& w) {
+PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
+                        const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n, m = o.restart;
     T *wv = w.vec[slot_gm_w], *z = w.vec[slot_gm_z], *x = w.vec[slot_gm_x];
     T** V = w.vec + slot_gm_basis;
-    T* H = w.scalars;            // (m + 1) x m, column j at H + j * (m + 1)
-    T* cs = H + (m + 1) * m;     // m
-    T* sn = cs + m;              // m
-    T* gv = sn + m;              // m + 1
-    T* y = gv + m + 1;           // m
+    T* H = w.scalars;         // (m + 1) x m, column j at H + j * (m + 1)
+    T* cs = H + (m + 1) * m;  // m
+    T* sn = cs + m;           // m
+    T* gv = sn + m;           // m + 1
+    T* y = gv + m + 1;        // m
     const bool pre = o.precond != prec_none;
     Outcome out;
     const double tau = threshold(o, norm2(g, n, b));
@@ -554,7 +578,8 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
             }
             const double hnext = norm2(g, n, wv);
             if (!finite(hnext)) return {out.iterations, reason_non_finite};
-            for (int l = g.rank(); l < n; l += g.size()) V[k + 1][l] = hnext > 0 ? T(wv[l] / hnext) : T(0);
+            for (int l = g.rank(); l < n; l += g.size())
+                V[k + 1][l] = hnext > 0 ? T(wv[l] / hnext) : T(0);
             g.single([&] {
                 h[k + 1] = T(hnext);
                 for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
@@ -616,9 +641,12 @@ PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, 
     g.sync();
     if (o.precond != prec_none && !precond_setup(g, A, o, ilu, w.precond))
         return {0, reason_singular_preconditioner};
-    if constexpr (S == solver_cg) return cg(g, A, b, o, ilu, w);
-    else if constexpr (S == solver_bicgstab) return bicgstab(g, A, b, o, ilu, w);
-    else return gmres(g, A, b, o, ilu, w);
+    if constexpr (S == solver_cg)
+        return cg(g, A, b, o, ilu, w);
+    else if constexpr (S == solver_bicgstab)
+        return bicgstab(g, A, b, o, ilu, w);
+    else
+        return gmres(g, A, b, o, ilu, w);
 }
 
 /// solve_system_with for the solver named in o.

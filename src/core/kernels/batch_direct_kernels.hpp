@@ -14,9 +14,9 @@
 // num_systems) is 0 when system s was factored and solved, k > 0 when the k-th pivot (1-based)
 // was exactly zero (x_s is then unspecified), -1 when A_s or b_s holds a NaN or Inf. time_s:
 // seconds of the factorisation and the solves alone (device events on cuda).
-#define PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T)                                                  \
-    void batch_lu_solve(const ::portla::Executor& exec, std::size_t num_systems, std::size_t n,   \
-                        ::portla::const_view<T> values, ::portla::const_view<T> b,               \
+#define PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T)                                                 \
+    void batch_lu_solve(const ::portla::Executor& exec, std::size_t num_systems, std::size_t n, \
+                        ::portla::const_view<T> values, ::portla::const_view<T> b,              \
                         ::portla::view<T> x, std::vector<int>& info, double& time_s)
 
 namespace portla::kernels {

@@ -46,11 +46,11 @@ struct CgProblem {
     std::size_t n = 0;
     const T* inv_diag = nullptr;  ///< Jacobi: 1 / diag(A); nullptr without preconditioning
     const T* b = nullptr;
-    T* x = nullptr;               ///< updated in place
-    T* r = nullptr;               ///< on construction r = b - A x; the recurrence residual after
-    double threshold = 0;         ///< stop when ||r|| <= threshold
-    int max_iters = 0;            ///< >= 1
-    int residual_replacement = 0; ///< r = b - A x every this many iterations (0: never)
+    T* x = nullptr;                ///< updated in place
+    T* r = nullptr;                ///< on construction r = b - A x; the recurrence residual after
+    double threshold = 0;          ///< stop when ||r|| <= threshold
+    int max_iters = 0;             ///< >= 1
+    int residual_replacement = 0;  ///< r = b - A x every this many iterations (0: never)
 };
 
 template <typename T>

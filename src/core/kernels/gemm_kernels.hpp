@@ -12,7 +12,7 @@
 
 // C = alpha A B + beta C, row-major; C not read when beta == 0
 #define PORTLA_DECLARE_GEMM_KERNEL(T)                                                          \
-    void gemm([[maybe_unused]] const ::portla::Executor& exec, ::portla::GemmVariant variant,   \
+    void gemm([[maybe_unused]] const ::portla::Executor& exec, ::portla::GemmVariant variant,  \
               std::size_t m, std::size_t n, std::size_t k, T alpha, ::portla::const_view<T> a, \
               ::portla::const_view<T> b, T beta, ::portla::view<T> c)
 
