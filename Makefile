@@ -6,7 +6,7 @@ CMAKE_ARGS ?=
 # CUDA is built when nvcc is found; look where the toolkit installs it too.
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all setup configure build test demo gpu-check clean
+.PHONY: all setup configure build test demo gpu-check clean format format-check
 
 all: build
 
@@ -25,6 +25,12 @@ test: build
 demo: build
 	$(BUILD)/apps/portla/portla info
 	$(BUILD)/apps/portla/portla solve --generate poisson3d:64 --solver cg --backend auto
+
+format-check: setup
+	scripts/check-format.sh
+
+format:
+	scripts/check-format.sh --fix
 
 clean:
 	rm -rf $(BUILD)

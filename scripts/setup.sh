@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages portla needs to build and test, if any are missing.
 # Run as root (or with sudo available); otherwise it prints the command to run and fails.
 set -euo pipefail
-packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev)
+packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev clang-format-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
