@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/kernels/runtime.hpp"
+#include "portla/timer.hpp"
 #include "portla/error.hpp"
 
 namespace portla::bench {
@@ -45,18 +45,13 @@ double relative_error(const std::vector<T>& got, const std::vector<T>& want) {
     return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
-// Seconds of one call: device events around it on cuda, a steady clock around it otherwise.
+// Seconds of one call, through the executor's timer (device events on a GPU).
 template <typename Fn>
-double time_call(const Executor& exec, void* start, void* stop, Fn&& fn) {
-    if (exec.backend() == Backend::cuda) {
-        kernels::cuda::event_record(exec.device_id(), start);
-        fn();
-        kernels::cuda::event_record(exec.device_id(), stop);
-        return kernels::cuda::event_elapsed_s(start, stop);
-    }
-    const auto t0 = std::chrono::steady_clock::now();
+double time_call(Timer& timer, Fn&& fn) {
+    timer.start();
     fn();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    timer.stop();
+    return timer.seconds();
 }
 
 template <typename T>
@@ -89,14 +84,9 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
     };
     std::vector<std::pair<std::string, std::vector<T>>> checks;  // [0]: vendor/reference, [1]: fast
 
-    void* start = nullptr;
-    void* stop = nullptr;
-    if (exec.backend() == Backend::cuda) {
-        start = kernels::cuda::event_create(exec.device_id());
-        stop = kernels::cuda::event_create(exec.device_id());
-    }
+    Timer timer(exec);
     std::vector<GemmResult> results;
-    try {
+    {
         for (auto v : gc.variants) {
             GemmResult r;
             r.variant = v;
@@ -117,8 +107,8 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
             double total = 0;
             while (static_cast<int>(times.size()) < std::max(gc.reps, 3) &&
                    (times.size() < 3 || total < gc.max_time_s)) {
-                times.push_back(time_call(
-                    exec, start, stop, [&] { gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v); }));
+                times.push_back(
+                    time_call(timer, [&] { gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v); }));
                 total += times.back();
             }
             std::sort(times.begin(), times.end());
@@ -129,13 +119,7 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
             r.gflops = 2.0 * double(m) * double(n) * double(k) / r.time_s / 1e9;
             results.push_back(r);
         }
-    } catch (...) {
-        kernels::cuda::event_destroy(start);
-        kernels::cuda::event_destroy(stop);
-        throw;
     }
-    kernels::cuda::event_destroy(start);
-    kernels::cuda::event_destroy(stop);
     return results;
 }
 

@@ -7,14 +7,14 @@
 #include <vector>
 
 #include "bench/case.hpp"
-#include "core/kernels/runtime.hpp"
 #include "portla/error.hpp"
+#include "portla/timer.hpp"
 
 namespace portla::bench {
 
 std::size_t last_level_cache_bytes(const Executor& exec) {
-    if (exec.backend() == Backend::cuda) {
-        const auto info = kernels::cuda::device_info(exec.device_id());
+    if (!exec.is_host()) {
+        const auto info = exec.device_info();
         return info.l2_bytes > 0 ? info.l2_bytes : (std::size_t{50} << 20);
     }
     // The largest cache level of CPU 0, from sysfs ("32768K").
@@ -41,18 +41,9 @@ int rotation_sets(std::size_t set_bytes, std::size_t cache_bytes) {
 }
 
 void check_fits(const Executor& exec, double bytes) {
-    double available = 0;
-    if (exec.backend() == Backend::cuda) {
-        std::size_t free_bytes = 0, total = 0;
-        kernels::cuda::memory_info(exec.device_id(), free_bytes, total);
-        available = double(free_bytes);
-    } else {
-        std::ifstream meminfo("/proc/meminfo");
-        std::string key, unit;
-        double kib = 0;
-        while (meminfo >> key >> kib >> unit)
-            if (key == "MemAvailable:") available = kib * 1024;
-    }
+    std::size_t free_bytes = 0, total = 0;
+    exec.memory_info(free_bytes, total);
+    const double available = double(free_bytes);
     if (available > 0 && bytes > 0.8 * available)
         throw OutOfMemory("bench inputs (" + std::to_string(bytes / 1e9) + " GB, " +
                               std::to_string(available / 1e9) + " GB free)",
@@ -72,41 +63,32 @@ void flush_cache(std::size_t cache_bytes) {
     }
 }
 
-class Timer {
+// Seconds of one call: the executor's timer (device events on a GPU), or with `host_clock` a
+// steady clock between two synchronisations (for cases that time host-driven loops).
+class CallTimer {
 public:
-    explicit Timer(const Executor& exec, bool host_clock)
-        : exec_(exec), device_(exec.backend() == Backend::cuda && !host_clock) {
-        if (device_) {
-            start_ = kernels::cuda::event_create(exec.device_id());
-            stop_ = kernels::cuda::event_create(exec.device_id());
-        }
-    }
-    ~Timer() {
-        kernels::cuda::event_destroy(start_);
-        kernels::cuda::event_destroy(stop_);
-    }
+    CallTimer(const Executor& exec, bool host_clock)
+        : exec_(exec), host_clock_(host_clock), timer_(exec) {}
     template <typename Fn>
     double time(Fn&& fn) {
-        if (device_) {
-            kernels::cuda::event_record(exec_.device_id(), start_);
+        if (host_clock_) {
+            exec_.synchronize();
+            const auto t0 = std::chrono::steady_clock::now();
             fn();
-            kernels::cuda::event_record(exec_.device_id(), stop_);
-            return kernels::cuda::event_elapsed_s(start_, stop_);
+            exec_.synchronize();
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         }
-        exec_.synchronize();
-        const auto t0 = std::chrono::steady_clock::now();
+        timer_.start();
         fn();
-        exec_.synchronize();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        timer_.stop();
+        return timer_.seconds();
     }
 
 private:
     Executor exec_;
-    bool device_;
-    void* start_ = nullptr;
-    void* stop_ = nullptr;
+    bool host_clock_;
+    portla::Timer timer_;
 };
-
 double quantile(const std::vector<double>& sorted, double q) {
     const double pos = q * double(sorted.size() - 1);
     const auto lo = static_cast<std::size_t>(pos);
@@ -122,7 +104,7 @@ Point measure(const CaseConfig& config) {
     if (has_launch_config(config.kernel, config.backend)) exec.set_launch(config.launch);
     detail::Case cs = detail::make_case(config, exec);
     const std::size_t cache = last_level_cache_bytes(exec);
-    detail::Timer timer(exec, cs.host_timed);
+    detail::CallTimer timer(exec, cs.host_timed);
 
     // Warm-up: module load, handle creation, first touch of every input set.
     for (int s = 0; s < cs.sets; ++s) cs.call(s);

@@ -4,11 +4,27 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "portla/backend_list.hpp"
 
 namespace portla {
 
-enum class Backend { reference, omp, cuda };
+namespace detail {
+class Runtime;
+}
+
+#define PORTLA_BACKEND_ENUMERATOR(name) name,
+/// The backends of include/portla/backend_list.hpp: reference, omp, cuda.
+enum class Backend { PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_ENUMERATOR) };
+#undef PORTLA_BACKEND_ENUMERATOR
+/// Every backend of the list, in its order.
+const std::vector<Backend>& all_backends();
+/// Whether `backend` was compiled into this build.
+bool compiled(Backend backend);
+/// Devices `backend` can run on now (0 when it is not compiled or, for cuda, no GPU is present).
+int device_count(Backend backend);
 
 /// "reference", "omp" or "cuda".
 std::string to_string(Backend backend);
@@ -43,17 +59,21 @@ bool omp_compiled();
 /// Threads the omp backend uses (1 when it is not compiled).
 int omp_max_threads();
 
-/// An executor is a cheap value: copies share the same device context.
-/// Memory allocated through one executor may only be used by kernels of the same executor,
-/// or copied to another executor with `copy_bytes`.
+/// An executor is a cheap value: copies, and every executor of the same backend and device,
+/// share one runtime (on cuda: one stream, on which every kernel and copy of that device runs
+/// in order). Memory allocated through one executor may only be used by kernels of the same
+/// executor, or copied to another executor with `copy_bytes`.
 class Executor {
 public:
     static Executor reference();
     static Executor omp();
     /// Throws NotCompiled when cuda is off, DeviceError when no GPU has this id.
     static Executor cuda(int device = 0);
-    /// "auto" (cuda when a GPU is present, else omp, else reference), "reference", "omp",
-    /// "cuda" or "cuda:N". Throws BadInput for an unknown name.
+    /// Device `device` of `backend`. Throws NotCompiled when the backend is off, DeviceError
+    /// when it has no such device.
+    static Executor create(Backend backend, int device = 0);
+    /// "auto" (cuda when a GPU is present, else omp, else reference), a backend's name, or
+    /// "name:N" for device N of it ("cuda:1"). Throws BadInput for an unknown name.
     static Executor create(const std::string& name);
 
     Backend backend() const { return backend_; }
@@ -63,7 +83,11 @@ public:
     /// Human-readable device: the GPU's name, or "CPU (N threads)".
     std::string device_name() const;
     /// True when the memory of this executor is ordinary host memory.
-    bool is_host() const { return backend_ != Backend::cuda; }
+    bool is_host() const;
+    /// Properties of the device (for a CPU backend: its threads and the host's memory).
+    DeviceInfo device_info() const;
+    /// Free and total memory of the device in bytes (host: MemAvailable and MemTotal).
+    void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) const;
 
     const LaunchConfig& launch() const { return launch_; }
     /// Throws BadInput for a work-group size that is not a multiple of 32 in [32, 1024], or
@@ -85,10 +109,15 @@ public:
     }
     bool operator!=(const Executor& other) const { return !(*this == other); }
 
+    /// The backend's runtime behind this executor (memory, copies, stream, events); internal.
+    const detail::Runtime& runtime() const { return *runtime_; }
+
 private:
-    Executor(Backend backend, int device) : backend_(backend), device_(device) {}
+    Executor(Backend backend, int device, std::shared_ptr<const detail::Runtime> runtime)
+        : backend_(backend), device_(device), runtime_(std::move(runtime)) {}
     Backend backend_;
     int device_ = 0;
+    std::shared_ptr<const detail::Runtime> runtime_;
     LaunchConfig launch_{};
 };
 

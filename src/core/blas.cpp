@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/dispatch.hpp"
+#include "core/kernels/blas1_kernels.hpp"
 #include "portla/error.hpp"
 
 namespace portla::blas {
@@ -31,21 +31,21 @@ T reduce_to_host(const Executor& exec,
 template <typename T>
 void fill(const Executor& exec, view<T> x, T value) {
     if (x.size == 0) return;
-    PORTLA_RUN(exec, fill, x, value);
+    dispatch(exec, [&](auto backend) { fill(backend, exec, x, value); });
 }
 
 template <typename T>
 void copy(const Executor& exec, const_view<T> x, view<T> y) {
     check_size("copy", x.size, y.size);
     if (x.size == 0) return;
-    PORTLA_RUN(exec, copy, x, y);
+    dispatch(exec, [&](auto backend) { copy(backend, exec, x, y); });
 }
 
 template <typename T>
 void axpby(const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
     check_size("axpby", x.size, y.size);
     if (x.size == 0) return;
-    PORTLA_RUN(exec, axpby, a, x, b, y);
+    dispatch(exec, [&](auto backend) { axpby(backend, exec, a, x, b, y); });
 }
 
 template <typename T>
@@ -53,14 +53,14 @@ void pointwise_mul(const Executor& exec, const_view<T> x, const_view<T> y, view<
     check_size("pointwise_mul", x.size, y.size);
     check_size("pointwise_mul", x.size, z.size);
     if (x.size == 0) return;
-    PORTLA_RUN(exec, pointwise_mul, x, y, z);
+    dispatch(exec, [&](auto backend) { pointwise_mul(backend, exec, x, y, z); });
 }
 
 template <typename T>
 void dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
     check_size("dot", x.size, y.size);
     check_size("dot result", 1, result.size);
-    PORTLA_RUN(exec, dot, x, y, result);
+    dispatch(exec, [&](auto backend) { dot(backend, exec, x, y, result); });
 }
 
 template <typename T>
@@ -74,7 +74,7 @@ T dot(const Executor& exec, const_view<T> x, const_view<T> y) {
 template <typename T>
 void norm2(const Executor& exec, const_view<T> x, view<T> result) {
     check_size("norm2 result", 1, result.size);
-    PORTLA_RUN(exec, norm2, x, result);
+    dispatch(exec, [&](auto backend) { norm2(backend, exec, x, result); });
 }
 
 template <typename T>
@@ -91,7 +91,7 @@ void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<
     check_size("fused_cg_update q", r.size, q.size);
     check_size("fused_cg_update x", r.size, x.size);
     check_size("fused_cg_update result", 1, rr.size);
-    PORTLA_RUN(exec, fused_cg_update, alpha, p, q, x, r, rr);
+    dispatch(exec, [&](auto backend) { fused_cg_update(backend, exec, alpha, p, q, x, r, rr); });
 }
 
 #define PORTLA_INSTANTIATE_BLAS(T)                                                              \

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
@@ -48,7 +48,7 @@ template <typename T>
 void Ell<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     if (max_row_nnz_ == 0) return blas::fill(executor(), y, T{0});
-    PORTLA_RUN(executor(), ell_apply, rows_, max_row_nnz_, col_idxs_.get_view(), values_.get_view(),
+    PORTLA_LEGACY_RUN(executor(), ell_apply, rows_, max_row_nnz_, col_idxs_.get_view(), values_.get_view(),
                x, y);
 }
 

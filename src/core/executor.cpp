@@ -1,13 +1,12 @@
 #include "portla/executor.hpp"
 
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <limits>
-#include <new>
+#include <map>
+#include <mutex>
 
-#include "core/kernels/runtime.hpp"
+#include "core/runtime.hpp"
 #include "portla/error.hpp"
+#include "portla/timer.hpp"
 
 #if PORTLA_WITH_OMP
 #include <omp.h>
@@ -16,26 +15,39 @@
 namespace portla {
 
 std::string to_string(Backend backend) {
-    switch (backend) {
-        case Backend::reference:
-            return "reference";
-        case Backend::omp:
-            return "omp";
-        case Backend::cuda:
-            return "cuda";
-    }
-    return "unknown";
+    return dispatch(backend, [](auto tag) { return std::string(decltype(tag)::name_string); });
 }
 
-int cuda_device_count() { return kernels::cuda::device_count(); }
+const std::vector<Backend>& all_backends() {
+#define PORTLA_BACKEND_VALUE(name) Backend::name,
+    static const std::vector<Backend> list{PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_VALUE)};
+#undef PORTLA_BACKEND_VALUE
+    return list;
+}
+
+bool compiled(Backend backend) {
+    try {
+        return dispatch(backend, [](auto) { return true; });
+    } catch (const NotCompiled&) {
+        return false;
+    }
+}
+
+int device_count(Backend backend) {
+    if (!compiled(backend)) return 0;
+    return dispatch(backend, [](auto tag) { return device_count(tag); });
+}
+
+int cuda_device_count() { return device_count(Backend::cuda); }
 
 std::vector<DeviceInfo> cuda_devices() {
     std::vector<DeviceInfo> out;
-    for (int i = 0; i < cuda_device_count(); ++i) out.push_back(kernels::cuda::device_info(i));
+    for (int i = 0; i < cuda_device_count(); ++i)
+        out.push_back(detail::runtime_of(Backend::cuda, i)->device_info());
     return out;
 }
 
-bool cuda_compiled() { return kernels::cuda::compiled(); }
+bool cuda_compiled() { return compiled(Backend::cuda); }
 bool omp_compiled() { return PORTLA_WITH_OMP != 0; }
 
 int omp_max_threads() {
@@ -46,57 +58,71 @@ int omp_max_threads() {
 #endif
 }
 
-namespace {
+namespace detail {
 
-// Bytes the kernel says can be allocated without swapping (MemAvailable), or 0 when unknown.
-// Linux over-commits: a huge allocation succeeds and the process is killed when it touches the
-// pages, so large host allocations are checked against this first.
-std::size_t host_memory_available() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::size_t kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit)
-        if (key == "MemAvailable:") return kib * 1024;
-    return 0;
+std::unique_ptr<Graph> Runtime::capture(std::function<void()> work) const {
+    struct HostGraph final : Graph {
+        std::function<void()> work;
+        void launch() override { work(); }
+    };
+    auto graph = std::make_unique<HostGraph>();
+    graph->work = std::move(work);
+    return graph;
 }
 
-}  // namespace
+std::shared_ptr<const Runtime> runtime_of(Backend backend, int device) {
+    static std::mutex mutex;
+    static std::map<std::pair<Backend, int>, std::shared_ptr<const Runtime>> runtimes;
+    std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = runtimes[{backend, device}];
+    if (!slot) slot = dispatch(backend, [&](auto tag) { return make_runtime(tag, device); });
+    return slot;
+}
 
-Executor Executor::reference() { return Executor(Backend::reference, 0); }
-Executor Executor::omp() { return Executor(Backend::omp, 0); }
+}  // namespace detail
 
-Executor Executor::cuda(int device) {
-    if (!kernels::cuda::compiled()) throw NotCompiled("cuda");
-    const int count = kernels::cuda::device_count();
-    if (count == 0) throw DeviceError("cuda: no CUDA-capable GPU found");
+Executor Executor::reference() { return create(Backend::reference, 0); }
+Executor Executor::omp() { return create(Backend::omp, 0); }
+Executor Executor::cuda(int device) { return create(Backend::cuda, device); }
+
+Executor Executor::create(Backend backend, int device) {
+    if (!compiled(backend)) throw NotCompiled(to_string(backend));
+    const int count = device_count(backend);
+    if (count == 0 && backend == Backend::cuda)
+        throw DeviceError("cuda: no CUDA-capable GPU found");
     if (device < 0 || device >= count)
-        throw DeviceError("cuda: no GPU with id " + std::to_string(device) + " (" +
-                          std::to_string(count) + " found)");
-    return Executor(Backend::cuda, device);
+        throw DeviceError(to_string(backend) + ": no device with id " + std::to_string(device) +
+                          " (" + std::to_string(count) + " found)");
+    return Executor(backend, device, detail::runtime_of(backend, device));
 }
 
 Executor Executor::create(const std::string& name) {
     if (name == "auto") {
-        if (kernels::cuda::compiled() && kernels::cuda::device_count() > 0) return cuda(0);
+        if (device_count(Backend::cuda) > 0) return cuda(0);
         return omp_compiled() ? omp() : reference();
     }
-    if (name == "reference") return reference();
-    if (name == "omp") return omp();
-    if (name == "cuda") return cuda(0);
-    if (name.rfind("cuda:", 0) == 0) {
-        char* end = nullptr;
-        const long id = std::strtol(name.c_str() + 5, &end, 10);
-        if (end != name.c_str() + 5 && *end == '\0') return cuda(static_cast<int>(id));
+    std::string names;
+    for (Backend b : all_backends()) {
+        const std::string n = to_string(b);
+        names += n + ", ";
+        if (name == n) return create(b, 0);
+        if (name.rfind(n + ":", 0) == 0) {
+            const char* digits = name.c_str() + n.size() + 1;
+            char* end = nullptr;
+            const long id = std::strtol(digits, &end, 10);
+            if (end != digits && *end == '\0' && id >= 0 && id <= 1 << 20)
+                return create(b, static_cast<int>(id));
+        }
     }
-    throw BadInput("unknown backend '" + name +
-                   "' (expected auto, reference, omp, cuda or cuda:N)");
+    throw BadInput("unknown backend '" + name + "' (expected auto, " + names +
+                   "or name:N for device N)");
 }
 
-std::string Executor::device_name() const {
-    if (backend_ == Backend::cuda) return kernels::cuda::device_info(device_).name;
-    const int threads = backend_ == Backend::omp ? omp_max_threads() : 1;
-    return "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)");
+std::string Executor::device_name() const { return runtime_->device_name(); }
+bool Executor::is_host() const { return runtime_->is_host(); }
+DeviceInfo Executor::device_info() const { return runtime_->device_info(); }
+void Executor::memory_info(std::size_t& free_bytes, std::size_t& total_bytes) const {
+    runtime_->memory_info(free_bytes, total_bytes);
 }
 
 void Executor::set_launch(const LaunchConfig& config) {
@@ -110,49 +136,37 @@ void Executor::set_launch(const LaunchConfig& config) {
     launch_ = config;
 }
 
-void Executor::synchronize() const {
-    if (backend_ == Backend::cuda) kernels::cuda::synchronize(device_);
-}
+void Executor::synchronize() const { runtime_->synchronize(); }
 
-void* Executor::allocate(std::size_t bytes) const {
-    if (bytes == 0) return nullptr;
-    if (backend_ == Backend::cuda) return kernels::cuda::allocate(device_, bytes);
-    // 64-byte alignment: whole cache lines, full-width vector loads.
-    if (bytes >= (std::size_t{256} << 20)) {
-        const std::size_t available = host_memory_available();
-        if (available > 0 && bytes > available) throw OutOfMemory("host", bytes);
-    }
-    if (bytes > std::numeric_limits<std::size_t>::max() - 64) throw OutOfMemory("host", bytes);
-    const std::size_t rounded = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, rounded);
-    if (!p) throw OutOfMemory("host", bytes);
-    return p;
-}
+void* Executor::allocate(std::size_t bytes) const { return runtime_->allocate(bytes); }
 
-void Executor::deallocate(void* ptr) const noexcept {
-    if (!ptr) return;
-    if (backend_ == Backend::cuda)
-        kernels::cuda::deallocate(device_, ptr);
-    else
-        std::free(ptr);
-}
+void Executor::deallocate(void* ptr) const noexcept { runtime_->deallocate(ptr); }
 
 void Executor::copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec,
                           const void* src, std::size_t bytes) {
     if (bytes == 0) return;
-    const bool dst_dev = dst_exec.backend_ == Backend::cuda;
-    const bool src_dev = src_exec.backend_ == Backend::cuda;
-    if (!dst_dev && !src_dev) {
-        std::memcpy(dst, src, bytes);
-    } else if (dst_dev && !src_dev) {
-        kernels::cuda::copy_to_device(dst_exec.device_, dst, src, bytes);
-    } else if (!dst_dev && src_dev) {
-        kernels::cuda::copy_to_host(src_exec.device_, dst, src, bytes);
+    const bool dst_host = dst_exec.is_host(), src_host = src_exec.is_host();
+    if (dst_host && src_host) {
+        src_exec.synchronize();
+        dst_exec.runtime_->copy_from_host(dst, src, bytes);
+    } else if (src_host) {
+        dst_exec.runtime_->copy_from_host(dst, src, bytes);
+    } else if (dst_host) {
+        src_exec.runtime_->copy_to_host(dst, src, bytes);
     } else {
-        if (dst_exec.device_ != src_exec.device_)
-            throw DeviceError("copies between two different GPUs are not supported");
-        kernels::cuda::copy_device_to_device(dst_exec.device_, dst, src, bytes);
+        if (dst_exec.backend_ != src_exec.backend_ || dst_exec.device_ != src_exec.device_)
+            throw DeviceError("copies between two different devices are not supported");
+        dst_exec.runtime_->copy_within(dst, src, bytes);
     }
 }
+
+Timer::Timer(const Executor& exec)
+    : start_(exec.runtime().make_event()), stop_(exec.runtime().make_event()) {}
+Timer::~Timer() = default;
+Timer::Timer(Timer&&) noexcept = default;
+Timer& Timer::operator=(Timer&&) noexcept = default;
+void Timer::start() { start_->record(); }
+void Timer::stop() { stop_->record(); }
+double Timer::seconds() const { return stop_->seconds_since(*start_); }
 
 }  // namespace portla

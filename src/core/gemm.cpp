@@ -2,7 +2,7 @@
 
 #include <climits>
 
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -56,7 +56,7 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
         if (beta == T(0)) return blas::fill(exec, c, T(0));
         return blas::axpby(exec, beta, const_view<T>(c), T(0), c);  // beta C, Inf stays Inf
     }
-    PORTLA_RUN(exec, gemm, variant, m, n, k, alpha, a, b, beta, c);
+    PORTLA_LEGACY_RUN(exec, gemm, variant, m, n, k, alpha, a, b, beta, c);
 }
 
 template <typename T>

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "core/kernels/perron_kernels.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -64,7 +64,7 @@ void row_sums(const Executor& exec, ReductionVariant variant, std::size_t n, con
     check_size("perron row_sums a", n * n, a.size);
     check_size("perron row_sums s", n, s.size);
     if (n == 0) return;
-    PORTLA_RUN(exec, perron_row_sums, variant, n, a, s);
+    PORTLA_LEGACY_RUN(exec, perron_row_sums, variant, n, a, s);
 }
 
 template <typename T>
@@ -74,13 +74,13 @@ void weighted_row_sums(const Executor& exec, ReductionVariant variant, std::size
     check_size("perron weighted_row_sums v", n, v.size);
     check_size("perron weighted_row_sums s", n, s.size);
     if (n == 0) return;
-    PORTLA_RUN(exec, perron_weighted_row_sums, variant, n, a, v, s);
+    PORTLA_LEGACY_RUN(exec, perron_weighted_row_sums, variant, n, a, v, s);
 }
 
 template <typename T>
 void max(const Executor& exec, ReductionVariant variant, const_view<T> x, view<T> result) {
     check_size("perron max result", 1, result.size);
-    PORTLA_RUN(exec, perron_max, variant, x, result);
+    PORTLA_LEGACY_RUN(exec, perron_max, variant, x, result);
 }
 
 template <typename T>
@@ -88,7 +88,7 @@ void scale(const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
     check_size("perron scale s", v.size, s.size);
     check_size("perron scale m", 1, m.size);
     if (v.size == 0) return;
-    PORTLA_RUN(exec, perron_scale, s, m, v);
+    PORTLA_LEGACY_RUN(exec, perron_scale, s, m, v);
 }
 
 template <typename T>
@@ -96,13 +96,13 @@ void transform(const Executor& exec, std::size_t n, const_view<T> s, view<T> a) 
     check_size("perron transform a", n * n, a.size);
     check_size("perron transform s", n, s.size);
     if (n == 0) return;
-    PORTLA_RUN(exec, perron_transform, n, s, a);
+    PORTLA_LEGACY_RUN(exec, perron_transform, n, s, a);
 }
 
 template <typename T>
 void stop_test(const Executor& exec, ReductionVariant variant, const_view<T> s, view<T> result) {
     check_size("perron stop_test result", 1, result.size);
-    PORTLA_RUN(exec, perron_stop_test, variant, s, result);
+    PORTLA_LEGACY_RUN(exec, perron_stop_test, variant, s, result);
 }
 
 template <typename T>
@@ -112,7 +112,7 @@ void fused_transform_row_sums(const Executor& exec, ReductionVariant variant, st
     check_size("perron fused s", n, s.size);
     check_size("perron fused s_next", n, s_next.size);
     if (n == 0) return;
-    PORTLA_RUN(exec, perron_fused_transform_row_sums, variant, n, s, a, s_next);
+    PORTLA_LEGACY_RUN(exec, perron_fused_transform_row_sums, variant, n, s, a, s_next);
 }
 
 }  // namespace kernels

@@ -1,6 +1,6 @@
 #include "portla/matrix/stencil.hpp"
 
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
 
@@ -29,7 +29,7 @@ std::size_t Stencil<T>::nnz() const {
 
 template <typename T>
 void Stencil<T>::apply(const_view<T> x, view<T> y) const {
-    PORTLA_RUN(exec_, stencil_apply, dim_, points_, x, y);
+    PORTLA_LEGACY_RUN(exec_, stencil_apply, dim_, points_, x, y);
 }
 
 template <typename T>

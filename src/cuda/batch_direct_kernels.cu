@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/kernels/batch_direct_kernels.hpp"
-#include "core/kernels/runtime.hpp"
+#include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
 #include "cuda/vendor_handles.hpp"
@@ -27,18 +27,18 @@ namespace {
 // Device memory released on every path out of the solve.
 class DeviceBuffer {
 public:
-    DeviceBuffer(int device, std::size_t bytes)
-        : device_(device), ptr_(bytes ? allocate(device, bytes) : nullptr) {}
+    DeviceBuffer(const Executor& exec, std::size_t bytes)
+        : exec_(exec), ptr_(exec.allocate(bytes)) {}
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() { deallocate(device_, ptr_); }
+    ~DeviceBuffer() { exec_.deallocate(ptr_); }
     template <typename U>
     U* as() const {
         return static_cast<U*>(ptr_);
     }
 
 private:
-    int device_;
+    Executor exec_;
     void* ptr_;
 };
 
@@ -125,18 +125,18 @@ void lu_solve_impl(const Executor& exec, std::size_t num_systems, std::size_t n,
     const std::size_t ptr_bytes = bytes_of(num_systems, 2 * sizeof(T*));
     const std::size_t total = bytes_of(1, lu_bytes, bytes_of(1, int_bytes, ptr_bytes));
     std::size_t free_bytes = 0, total_bytes = 0;
-    memory_info(device, free_bytes, total_bytes);
+    exec.runtime().memory_info(free_bytes, total_bytes);
     if (total > free_bytes)
         throw OutOfMemory(where + ": the LU factors need a copy of the B n^2 matrix values (" +
                               std::to_string(free_bytes) + " bytes free on the device)",
                           total);
 
-    DeviceBuffer lu(device, lu_bytes);
-    DeviceBuffer pivots(device, bytes_of(num_systems, n * sizeof(int)));
-    DeviceBuffer getrf_info(device, num_systems * sizeof(int));
-    DeviceBuffer non_finite(device, num_systems * sizeof(int));
-    DeviceBuffer a_ptrs(device, num_systems * sizeof(T*));
-    DeviceBuffer x_ptrs(device, num_systems * sizeof(T*));
+    DeviceBuffer lu(exec, lu_bytes);
+    DeviceBuffer pivots(exec, bytes_of(num_systems, n * sizeof(int)));
+    DeviceBuffer getrf_info(exec, num_systems * sizeof(int));
+    DeviceBuffer non_finite(exec, num_systems * sizeof(int));
+    DeviceBuffer a_ptrs(exec, num_systems * sizeof(T*));
+    DeviceBuffer x_ptrs(exec, num_systems * sizeof(T*));
 
     PORTLA_CUDA_CHECK(cudaMemcpy(lu.as<T>(), values.data, lu_bytes, cudaMemcpyDeviceToDevice));
     PORTLA_CUDA_CHECK(

@@ -1,5 +1,5 @@
 // Vector kernels of the cuda backend. Block size and items per thread come from
-// exec.launch() at run time; everything runs on the default stream of exec.device_id().
+// exec.launch() at run time; everything runs on the stream of exec's device (stream_of).
 //
 // Access pattern (all kernels): the vector is cut into tiles of blockDim * items_per_thread
 // elements; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile, thread t
@@ -283,7 +283,7 @@ void launch_elementwise(const Executor& exec, std::size_t n, Op op) {
     if (n == 0) return;
     activate(exec.device_id());
     const Grid g = make_grid(exec, n);
-    elementwise_kernel<<<g.blocks, g.threads>>>(n, g.items_per_thread, op);
+    elementwise_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(n, g.items_per_thread, op);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -291,71 +291,58 @@ template <typename T, typename Op>
 void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
     activate(exec.device_id());
     if (n == 0) {
-        // All-zero bits are +0.0 (IEEE 754); ordered on the default stream like a kernel.
-        PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T)));
+        // All-zero bits are +0.0 (IEEE 754); ordered on the stream like a kernel.
+        PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream_of(exec)));
         return;
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
     const Grid g = make_grid(exec, n, scratch.capacity);
     const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
-    reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes>>>(
+    reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
         n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 template <typename T>
-void fill_impl(const Executor& exec, view<T> x, T value) {
+void fill(tag, const Executor& exec, view<T> x, T value) {
     launch_elementwise(exec, x.size, FillOp<T>{value, x.data});
 }
 
 template <typename T>
-void copy_impl(const Executor& exec, const_view<T> x, view<T> y) {
+void copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
     launch_elementwise(exec, y.size, CopyOp<T>{x.data, y.data});
 }
 
 template <typename T>
-void axpby_impl(const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
+void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
     launch_elementwise(exec, y.size, AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
 }
 
 template <typename T>
-void pointwise_mul_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
+void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
     launch_elementwise(exec, z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
 }
 
 template <typename T>
-void dot_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
     launch_reduction(exec, x.size, DotOp<T>{x.data, y.data, T(0)}, result.data);
 }
 
 template <typename T>
-void norm2_impl(const Executor& exec, const_view<T> x, view<T> result) {
+void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
     launch_reduction(exec, x.size, Norm2Op<T>{x.data, T(0)}, result.data);
 }
 
 template <typename T>
-void fused_cg_update_impl(const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
-                          view<T> x, view<T> r, view<T> rr) {
+void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
+                     view<T> x, view<T> r, view<T> rr) {
     launch_reduction(exec, r.size, FusedCgOp<T>{alpha, p.data, q.data, x.data, r.data, T(0)},
                      rr.data);
 }
 
-}  // namespace
-
-#define PORTLA_CUDA_BLAS1_KERNELS(T)                                                 \
-    PORTLA_DECLARE_FILL_KERNEL(T) { fill_impl<T>(exec, x, value); }                  \
-    PORTLA_DECLARE_COPY_KERNEL(T) { copy_impl<T>(exec, x, y); }                      \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) { axpby_impl<T>(exec, a, x, b, y); }              \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) { pointwise_mul_impl<T>(exec, x, y, z); } \
-    PORTLA_DECLARE_DOT_KERNEL(T) { dot_impl<T>(exec, x, y, result); }                \
-    PORTLA_DECLARE_NORM2_KERNEL(T) { norm2_impl<T>(exec, x, result); }               \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                       \
-        fused_cg_update_impl<T>(exec, alpha, p, q, x, r, rr);                        \
-    }
-
-PORTLA_CUDA_BLAS1_KERNELS(double)
-PORTLA_CUDA_BLAS1_KERNELS(float)
-
-#undef PORTLA_CUDA_BLAS1_KERNELS
+PORTLA_INSTANTIATE_BLAS1_KERNELS(double);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

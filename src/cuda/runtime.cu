@@ -1,22 +1,19 @@
-// Device runtime of the cuda backend: device queries, memory, blocking copies, and the
-// per-device state behind scratch.hpp.
-#include "core/kernels/runtime.hpp"
-
+// Runtime of the cuda backend: device queries, memory, copies and events on the device's one
+// stream, CUDA graphs, and the per-device state behind scratch.hpp.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <map>
 #include <mutex>
 
+#include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
 #include "portla/error.hpp"
 
 namespace portla::kernels::cuda {
 
-bool compiled() { return true; }
-
-int device_count() {
+int device_count(tag) {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
         (void)cudaGetLastError();  // no driver or no GPU: not an error for a query
@@ -25,93 +22,162 @@ int device_count() {
     return count;
 }
 
-DeviceInfo device_info(int device) {
-    cudaDeviceProp prop{};
-    PORTLA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    DeviceInfo info;
-    info.id = device;
-    info.name = prop.name;
-    info.memory_bytes = prop.totalGlobalMem;
-    info.multiprocessors = prop.multiProcessorCount;
-    info.compute_major = prop.major;
-    info.compute_minor = prop.minor;
-    info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
-    info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
-    return info;
-}
-
 void activate(int device) {
     int current = -1;
     PORTLA_CUDA_CHECK(cudaGetDevice(&current));
     if (current != device) PORTLA_CUDA_CHECK(cudaSetDevice(device));
 }
 
-void* allocate(int device, std::size_t bytes) {
-    activate(device);
-    void* ptr = nullptr;
-    const cudaError_t err = cudaMalloc(&ptr, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw OutOfMemory("cuda:" + std::to_string(device), bytes);
+namespace {
+
+class CudaEvent final : public detail::Event {
+public:
+    CudaEvent(int device, cudaStream_t stream) : device_(device), stream_(stream) {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaEventCreate(&event_));
     }
-    PORTLA_CUDA_CHECK(err);
-    return ptr;
-}
+    ~CudaEvent() override { (void)cudaEventDestroy(event_); }
+    void record() override {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaEventRecord(event_, stream_));
+    }
+    double seconds_since(const detail::Event& start) const override {
+        PORTLA_CUDA_CHECK(cudaEventSynchronize(event_));
+        float ms = 0;
+        PORTLA_CUDA_CHECK(
+            cudaEventElapsedTime(&ms, static_cast<const CudaEvent&>(start).event_, event_));
+        return ms * 1e-3;
+    }
 
-void deallocate(int device, void* ptr) noexcept {
-    if (!ptr) return;
-    // Errors are dropped: this runs in destructors, possibly while the runtime shuts down.
-    if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(ptr);
-    (void)cudaGetLastError();
-}
+private:
+    int device_;
+    cudaStream_t stream_;
+    cudaEvent_t event_ = nullptr;
+};
 
-void copy_to_device(int device, void* dst, const void* src, std::size_t bytes) {
-    activate(device);
-    PORTLA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
-}
+class CudaGraph final : public detail::Graph {
+public:
+    CudaGraph(int device, cudaStream_t stream, const std::function<void()>& work)
+        : device_(device), stream_(stream) {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        try {
+            work();
+        } catch (...) {
+            cudaGraph_t broken = nullptr;
+            (void)cudaStreamEndCapture(stream_, &broken);
+            if (broken) (void)cudaGraphDestroy(broken);
+            (void)cudaGetLastError();
+            throw;
+        }
+        cudaGraph_t graph = nullptr;
+        PORTLA_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+        const cudaError_t err = cudaGraphInstantiate(&exec_, graph, 0);
+        (void)cudaGraphDestroy(graph);
+        PORTLA_CUDA_CHECK(err);
+    }
+    ~CudaGraph() override {
+        if (exec_) (void)cudaGraphExecDestroy(exec_);
+    }
+    void launch() override {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+    }
 
-void copy_to_host(int device, void* dst, const void* src, std::size_t bytes) {
-    activate(device);
-    PORTLA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
-}
+private:
+    int device_;
+    cudaStream_t stream_;
+    cudaGraphExec_t exec_ = nullptr;
+};
 
-void copy_device_to_device(int device, void* dst, const void* src, std::size_t bytes) {
-    activate(device);
-    PORTLA_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-}
+// One per device for the process: every kernel, copy and event of the device goes to its stream,
+// so work of different executors of one device (and the shared reduction scratch) stays in
+// order. The stream is a blocking one: it also waits for, and is waited for by, work on the
+// legacy default stream (a vendor library left on it stays ordered).
+class CudaRuntime final : public detail::Runtime {
+public:
+    explicit CudaRuntime(int device) : device_(device) {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault));
+    }
+    // The stream is left to the process's end: executors may outlive static destructors' order.
 
-void memory_info(int device, std::size_t& free_bytes, std::size_t& total_bytes) {
-    activate(device);
-    PORTLA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-}
+    std::string device_name() const override { return device_info().name; }
+    DeviceInfo device_info() const override {
+        cudaDeviceProp prop{};
+        PORTLA_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
+        DeviceInfo info;
+        info.id = device_;
+        info.name = prop.name;
+        info.memory_bytes = prop.totalGlobalMem;
+        info.multiprocessors = prop.multiProcessorCount;
+        info.compute_major = prop.major;
+        info.compute_minor = prop.minor;
+        info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
+        info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
+        return info;
+    }
+    void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) const override {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    }
+    bool is_host() const override { return false; }
 
-void* event_create(int device) {
-    activate(device);
-    cudaEvent_t ev = nullptr;
-    PORTLA_CUDA_CHECK(cudaEventCreate(&ev));
-    return ev;
-}
+    void* allocate(std::size_t bytes) const override {
+        if (bytes == 0) return nullptr;
+        activate(device_);
+        void* ptr = nullptr;
+        const cudaError_t err = cudaMalloc(&ptr, bytes);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            throw OutOfMemory("cuda:" + std::to_string(device_), bytes);
+        }
+        PORTLA_CUDA_CHECK(err);
+        return ptr;
+    }
+    void deallocate(void* ptr) const noexcept override {
+        if (!ptr) return;
+        // Errors are dropped: this runs in destructors, possibly while the runtime shuts down.
+        if (cudaSetDevice(device_) == cudaSuccess) (void)cudaFree(ptr);
+        (void)cudaGetLastError();
+    }
+    void copy_from_host(void* dst, const void* src, std::size_t bytes) const override {
+        copy(dst, src, bytes, cudaMemcpyHostToDevice);
+    }
+    void copy_to_host(void* dst, const void* src, std::size_t bytes) const override {
+        copy(dst, src, bytes, cudaMemcpyDeviceToHost);
+    }
+    void copy_within(void* dst, const void* src, std::size_t bytes) const override {
+        copy(dst, src, bytes, cudaMemcpyDeviceToDevice);
+    }
+    void synchronize() const override {
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    void* stream() const override { return stream_; }
+    std::unique_ptr<detail::Event> make_event() const override {
+        return std::make_unique<CudaEvent>(device_, stream_);
+    }
+    std::unique_ptr<detail::Graph> capture(std::function<void()> work) const override {
+        return std::make_unique<CudaGraph>(device_, stream_, work);
+    }
 
-void event_destroy(void* event) noexcept {
-    if (event) (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
-}
+private:
+    void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) const {
+        if (bytes == 0) return;
+        activate(device_);
+        PORTLA_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream_));
+        PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
 
-void event_record(int device, void* event) {
-    activate(device);
-    PORTLA_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event), 0));
-}
+    int device_;
+    cudaStream_t stream_ = nullptr;
+};
 
-double event_elapsed_s(void* start, void* stop) {
-    PORTLA_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(stop)));
-    float ms = 0;
-    PORTLA_CUDA_CHECK(
-        cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
-    return ms * 1e-3;
-}
+}  // namespace
 
-void synchronize(int device) {
-    activate(device);
-    PORTLA_CUDA_CHECK(cudaDeviceSynchronize());
+std::shared_ptr<const detail::Runtime> make_runtime(tag, int device) {
+    return std::make_shared<CudaRuntime>(device);
 }
 
 namespace {

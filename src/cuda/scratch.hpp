@@ -2,9 +2,19 @@
 // memory of the one-launch reductions. Internal to src/cuda.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 
+#include "core/runtime.hpp"
+#include "portla/executor.hpp"
+
 namespace portla::kernels::cuda {
+
+/// The stream of the executor's device: every kernel and copy of the cuda backend runs on it.
+inline cudaStream_t stream_of(const Executor& exec) {
+    return static_cast<cudaStream_t>(exec.runtime().stream());
+}
 
 /// Makes `device` the current device (calls cudaSetDevice only when it is not already).
 void activate(int device);
@@ -26,7 +36,7 @@ unsigned resident_blocks(int device, int block_size);
 /// counter that is zero between launches (zeroed once at allocation; the last block of each
 /// reduction leaves it at zero). capacity >= resident_blocks(device, 32).
 /// Allocated on first use, freed at exit. Shared by every reduction on the device: reductions
-/// must be ordered (they all run on the legacy default stream).
+/// must be ordered (they all run on the device's one stream, stream_of).
 struct ReductionScratch {
     void* partials = nullptr;
     unsigned int* counter = nullptr;

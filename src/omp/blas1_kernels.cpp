@@ -110,38 +110,51 @@ double sum_of_products(const_view<T> x, const_view<T> y) {
 
 }  // namespace
 
-#define PORTLA_OMP_BLAS1(T)                                                                       \
-    PORTLA_DECLARE_FILL_KERNEL(T) {                                                               \
-        for_chunks(x.size,                                                                        \
-                   [&](std::size_t b, std::size_t e) { fill_serial(e - b, x.data + b, value); }); \
-    }                                                                                             \
-    PORTLA_DECLARE_COPY_KERNEL(T) {                                                               \
-        for_chunks(x.size, [&](std::size_t b, std::size_t e) {                                    \
-            copy_serial(e - b, x.data + b, y.data + b);                                           \
-        });                                                                                       \
-    }                                                                                             \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) {                                                              \
-        for_chunks(x.size, [&](std::size_t b_, std::size_t e) {                                   \
-            axpby_serial(e - b_, a, x.data + b_, b, y.data + b_);                                 \
-        });                                                                                       \
-    }                                                                                             \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) {                                                      \
-        for_chunks(x.size, [&](std::size_t b, std::size_t e) {                                    \
-            pointwise_mul_serial(e - b, x.data + b, y.data + b, z.data + b);                      \
-        });                                                                                       \
-    }                                                                                             \
-    PORTLA_DECLARE_DOT_KERNEL(T) { result[0] = static_cast<T>(sum_of_products(x, y)); }           \
-    PORTLA_DECLARE_NORM2_KERNEL(T) {                                                              \
-        result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));                             \
-    }                                                                                             \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                                    \
-        rr[0] = static_cast<T>(sum_chunks(r.size, [&](std::size_t b, std::size_t e) {             \
-            return fused_cg_update_serial(e - b, alpha, p.data + b, q.data + b, x.data + b,       \
-                                          r.data + b);                                            \
-        }));                                                                                      \
-    }
+template <typename T>
+void fill(tag, const Executor&, view<T> x, T value) {
+    for_chunks(x.size,
+               [&](std::size_t b, std::size_t e) { fill_serial(e - b, x.data + b, value); });
+}
 
-PORTLA_OMP_BLAS1(double)
-PORTLA_OMP_BLAS1(float)
+template <typename T>
+void copy(tag, const Executor&, const_view<T> x, view<T> y) {
+    for_chunks(x.size,
+               [&](std::size_t b, std::size_t e) { copy_serial(e - b, x.data + b, y.data + b); });
+}
+
+template <typename T>
+void axpby(tag, const Executor&, T a, const_view<T> x, T b, view<T> y) {
+    for_chunks(x.size, [&](std::size_t b_, std::size_t e) {
+        axpby_serial(e - b_, a, x.data + b_, b, y.data + b_);
+    });
+}
+
+template <typename T>
+void pointwise_mul(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> z) {
+    for_chunks(x.size, [&](std::size_t b, std::size_t e) {
+        pointwise_mul_serial(e - b, x.data + b, y.data + b, z.data + b);
+    });
+}
+
+template <typename T>
+void dot(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> result) {
+    result[0] = static_cast<T>(sum_of_products(x, y));
+}
+
+template <typename T>
+void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
+    result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));
+}
+
+template <typename T>
+void fused_cg_update(tag, const Executor&, T alpha, const_view<T> p, const_view<T> q, view<T> x,
+                     view<T> r, view<T> rr) {
+    rr[0] = static_cast<T>(sum_chunks(r.size, [&](std::size_t b, std::size_t e) {
+        return fused_cg_update_serial(e - b, alpha, p.data + b, q.data + b, x.data + b, r.data + b);
+    }));
+}
+
+PORTLA_INSTANTIATE_BLAS1_KERNELS(double);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(float);
 
 }  // namespace portla::kernels::omp

@@ -22,33 +22,48 @@ double sum_of_products(const_view<T> x, const_view<T> y) {
 
 }  // namespace
 
-#define PORTLA_REFERENCE_BLAS1(T)                                                                 \
-    PORTLA_DECLARE_FILL_KERNEL(T) {                                                               \
-        for (auto& v : x) v = value;                                                              \
-    }                                                                                             \
-    PORTLA_DECLARE_COPY_KERNEL(T) {                                                               \
-        for (std::size_t i = 0; i < x.size; ++i) y[i] = x[i];                                     \
-    }                                                                                             \
-    PORTLA_DECLARE_AXPBY_KERNEL(T) {                                                              \
-        /* b == 0 never reads y (the BLAS convention): y may hold garbage */                      \
-        for (std::size_t i = 0; i < x.size; ++i) y[i] = a * x[i] + (b == T{0} ? T{0} : b * y[i]); \
-    }                                                                                             \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T) {                                                      \
-        for (std::size_t i = 0; i < x.size; ++i) z[i] = x[i] * y[i];                              \
-    }                                                                                             \
-    PORTLA_DECLARE_DOT_KERNEL(T) { result[0] = static_cast<T>(sum_of_products(x, y)); }           \
-    PORTLA_DECLARE_NORM2_KERNEL(T) {                                                              \
-        result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));                             \
-    }                                                                                             \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T) {                                                    \
-        for (std::size_t i = 0; i < r.size; ++i) {                                                \
-            x[i] += alpha * p[i];                                                                 \
-            r[i] -= alpha * q[i];                                                                 \
-        }                                                                                         \
-        rr[0] = static_cast<T>(sum_of_products<T>(r, r));                                         \
-    }
+template <typename T>
+void fill(tag, const Executor&, view<T> x, T value) {
+    for (auto& v : x) v = value;
+}
 
-PORTLA_REFERENCE_BLAS1(double)
-PORTLA_REFERENCE_BLAS1(float)
+template <typename T>
+void copy(tag, const Executor&, const_view<T> x, view<T> y) {
+    for (std::size_t i = 0; i < x.size; ++i) y[i] = x[i];
+}
+
+template <typename T>
+void axpby(tag, const Executor&, T a, const_view<T> x, T b, view<T> y) {
+    // b == 0 never reads y (the BLAS convention): y may hold garbage
+    for (std::size_t i = 0; i < x.size; ++i) y[i] = a * x[i] + (b == T{0} ? T{0} : b * y[i]);
+}
+
+template <typename T>
+void pointwise_mul(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> z) {
+    for (std::size_t i = 0; i < x.size; ++i) z[i] = x[i] * y[i];
+}
+
+template <typename T>
+void dot(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> result) {
+    result[0] = static_cast<T>(sum_of_products(x, y));
+}
+
+template <typename T>
+void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
+    result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));
+}
+
+template <typename T>
+void fused_cg_update(tag, const Executor&, T alpha, const_view<T> p, const_view<T> q, view<T> x,
+                     view<T> r, view<T> rr) {
+    for (std::size_t i = 0; i < r.size; ++i) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * q[i];
+    }
+    rr[0] = static_cast<T>(sum_of_products<T>(r, r));
+}
+
+PORTLA_INSTANTIATE_BLAS1_KERNELS(double);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(float);
 
 }  // namespace portla::kernels::reference

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "core/kernels/batch_direct_kernels.hpp"
 #include "portla/batch/solver.hpp"
 #include "portla/error.hpp"
@@ -29,7 +29,7 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
 
     Result res;
     std::vector<int> info;
-    PORTLA_RUN(exec, batch_lu_solve, num_systems, n, A.values().get_view(), b.get_view(),
+    PORTLA_LEGACY_RUN(exec, batch_lu_solve, num_systems, n, A.values().get_view(), b.get_view(),
                x.get_view(), info, res.time_s);
 
     res.residual_norm = residual_norms(A, b, x);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/batch/batch_args.hpp"
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "portla/error.hpp"
 
@@ -83,7 +83,7 @@ void BatchMatrix<T>::apply(const Array<T>& x, Array<T>& y) const {
     if (x.size() != len) throw DimensionMismatch("BatchMatrix::apply (x)", len, x.size());
     if (y.size() != len) throw DimensionMismatch("BatchMatrix::apply (y)", len, y.size());
     const auto args = detail::matrix_args(*this);
-    PORTLA_RUN(executor(), batch_apply, args, x.data(), y.data());
+    PORTLA_LEGACY_RUN(executor(), batch_apply, args, x.data(), y.data());
 }
 
 template class BatchMatrix<double>;

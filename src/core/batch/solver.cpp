@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/batch/batch_args.hpp"
-#include "core/dispatch.hpp"
+#include "core/legacy_dispatch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "portla/error.hpp"
 
@@ -186,7 +186,7 @@ std::vector<double> residual_norms(const BatchMatrix<T>& A, const Array<T>& b, c
     args.x = const_cast<T*>(x.data());  // read only by this kernel
     const Executor& exec = A.executor();
     Array<double> res(exec, A.num_systems()), bnorm(exec, A.num_systems());
-    PORTLA_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
+    PORTLA_LEGACY_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
     return res.to_host();
 }
 
@@ -234,13 +234,13 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     args.reasons = reasons.data();
 
     Result result;
-    PORTLA_RUN(exec, batch_solve, args, result.launch, result.time_s);
+    PORTLA_LEGACY_RUN(exec, batch_solve, args, result.launch, result.time_s);
     result.iterations = iterations.to_host();
     const auto codes = reasons.to_host();
     result.reason.resize(B);
     for (std::size_t i = 0; i < B; ++i) result.reason[i] = static_cast<Reason>(codes[i]);
     Array<double> res(exec, B), bnorm(exec, B);
-    PORTLA_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
+    PORTLA_LEGACY_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
     result.residual_norm = res.to_host();
     result.rhs_norm = bnorm.to_host();
     return result;

@@ -1,60 +1,49 @@
-// Declarations of the vector kernels, stamped into every backend namespace. Each backend
-// defines them in its own blas1_kernels.{cpp,cu} and instantiates them through the same macros,
-// so a signature that drifts fails the build. Kernels assume valid input (sizes checked in core).
+// The vector kernels, declared once for every backend of the list (see core/dispatch.hpp). Each
+// backend defines them as templates in src/<name>/blas1_kernels.{cpp,cu} and instantiates them
+// with PORTLA_INSTANTIATE_BLAS1_KERNELS, so a definition whose signature drifts fails the build.
+// Kernels assume valid input (sizes are checked in core).
 #pragma once
 
+#include "core/dispatch.hpp"
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
 
-// x[i] = value
-#define PORTLA_DECLARE_FILL_KERNEL(T) \
-    void fill([[maybe_unused]] const ::portla::Executor& exec, ::portla::view<T> x, T value)
-// y = x
-#define PORTLA_DECLARE_COPY_KERNEL(T)                                                     \
-    void copy([[maybe_unused]] const ::portla::Executor& exec, ::portla::const_view<T> x, \
-              ::portla::view<T> y)
-// y = a x + b y
-#define PORTLA_DECLARE_AXPBY_KERNEL(T)                                                          \
-    void axpby([[maybe_unused]] const ::portla::Executor& exec, T a, ::portla::const_view<T> x, \
-               T b, ::portla::view<T> y)
-// z = x .* y
-#define PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T)                                                     \
-    void pointwise_mul([[maybe_unused]] const ::portla::Executor& exec, ::portla::const_view<T> x, \
-                       ::portla::const_view<T> y, ::portla::view<T> z)
-// result[0] = x . y  (result in the executor's memory)
-#define PORTLA_DECLARE_DOT_KERNEL(T)                                                     \
-    void dot([[maybe_unused]] const ::portla::Executor& exec, ::portla::const_view<T> x, \
-             ::portla::const_view<T> y, ::portla::view<T> result)
-// result[0] = ||x||_2  (result in the executor's memory)
-#define PORTLA_DECLARE_NORM2_KERNEL(T)                                                     \
-    void norm2([[maybe_unused]] const ::portla::Executor& exec, ::portla::const_view<T> x, \
-               ::portla::view<T> result)
-// x += alpha p; r -= alpha q; rr[0] = r . r   (one pass)
-#define PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T)                                   \
-    void fused_cg_update([[maybe_unused]] const ::portla::Executor& exec, T alpha, \
-                         ::portla::const_view<T> p, ::portla::const_view<T> q,     \
-                         ::portla::view<T> x, ::portla::view<T> r, ::portla::view<T> rr)
+#define PORTLA_DECLARE_BLAS1_KERNELS(backend)                                                   \
+    namespace backend {                                                                         \
+    /* x[i] = value */                                                                          \
+    template <typename T>                                                                       \
+    void fill(tag, const Executor& exec, view<T> x, T value);                                   \
+    /* y = x */                                                                                 \
+    template <typename T>                                                                       \
+    void copy(tag, const Executor& exec, const_view<T> x, view<T> y);                           \
+    /* y = a x + b y (y is not read when b = 0) */                                              \
+    template <typename T>                                                                       \
+    void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y);                \
+    /* z = x .* y (z may alias x or y) */                                                       \
+    template <typename T>                                                                       \
+    void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> z); \
+    /* result[0] = x . y, in the executor's memory */                                           \
+    template <typename T>                                                                       \
+    void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result);      \
+    /* result[0] = ||x||_2, in the executor's memory */                                         \
+    template <typename T>                                                                       \
+    void norm2(tag, const Executor& exec, const_view<T> x, view<T> result);                     \
+    /* x += alpha p; r -= alpha q; rr[0] = r . r   (one pass) */                                \
+    template <typename T>                                                                       \
+    void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,  \
+                         view<T> x, view<T> r, view<T> rr);                                     \
+    }
 
-#define PORTLA_DECLARE_BLAS1_KERNELS(T)     \
-    PORTLA_DECLARE_FILL_KERNEL(T);          \
-    PORTLA_DECLARE_COPY_KERNEL(T);          \
-    PORTLA_DECLARE_AXPBY_KERNEL(T);         \
-    PORTLA_DECLARE_POINTWISE_MUL_KERNEL(T); \
-    PORTLA_DECLARE_DOT_KERNEL(T);           \
-    PORTLA_DECLARE_NORM2_KERNEL(T);         \
-    PORTLA_DECLARE_FUSED_CG_UPDATE_KERNEL(T)
+#define PORTLA_INSTANTIATE_BLAS1_KERNELS(T)                                                      \
+    template void fill<T>(tag, const Executor&, view<T>, T);                                     \
+    template void copy<T>(tag, const Executor&, const_view<T>, view<T>);                         \
+    template void axpby<T>(tag, const Executor&, T, const_view<T>, T, view<T>);                  \
+    template void pointwise_mul<T>(tag, const Executor&, const_view<T>, const_view<T>, view<T>); \
+    template void dot<T>(tag, const Executor&, const_view<T>, const_view<T>, view<T>);           \
+    template void norm2<T>(tag, const Executor&, const_view<T>, view<T>);                        \
+    template void fused_cg_update<T>(tag, const Executor&, T, const_view<T>, const_view<T>,      \
+                                     view<T>, view<T>, view<T>)
 
 namespace portla::kernels {
-namespace reference {
-PORTLA_DECLARE_BLAS1_KERNELS(double);
-PORTLA_DECLARE_BLAS1_KERNELS(float);
-}  // namespace reference
-namespace omp {
-PORTLA_DECLARE_BLAS1_KERNELS(double);
-PORTLA_DECLARE_BLAS1_KERNELS(float);
-}  // namespace omp
-namespace cuda {
-PORTLA_DECLARE_BLAS1_KERNELS(double);
-PORTLA_DECLARE_BLAS1_KERNELS(float);
-}  // namespace cuda
+PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_BLAS1_KERNELS)
 }  // namespace portla::kernels

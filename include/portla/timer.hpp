@@ -1,0 +1,33 @@
+// Timing work on an executor: device events on a GPU's stream, a steady clock after
+// synchronising on the CPU. Every benchmark and the command-line tool time through it.
+#pragma once
+
+#include <memory>
+
+#include "portla/executor.hpp"
+
+namespace portla {
+
+namespace detail {
+class Event;
+}
+
+class Timer {
+public:
+    explicit Timer(const Executor& exec);
+    ~Timer();
+    Timer(Timer&&) noexcept;
+    Timer& operator=(Timer&&) noexcept;
+
+    /// Marks the start: a point in the executor's order of work (does not block on a GPU).
+    void start();
+    /// Marks the end (does not block on a GPU).
+    void stop();
+    /// Seconds between the last start() and stop(); blocks until the work before stop() is done.
+    double seconds() const;
+
+private:
+    std::unique_ptr<detail::Event> start_, stop_;
+};
+
+}  // namespace portla

@@ -1,0 +1,73 @@
+// The warp, block and grid sums of the cuda backend, written once for every kernel family.
+//
+// grid_sum is the one-launch deterministic reduction: each block reduces its values (warp
+// shuffles, then one partial per warp in shared memory), thread 0 stores the block's partial in
+// `partials`, __threadfence, and takes a ticket with atomicInc. The block that draws the last
+// ticket sums the partials in a fixed order (same grid, same result) and returns true.
+// atomicInc(counter, grid - 1) wraps to 0 on the last ticket, so the counter is zero again for
+// the next reduction.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace portla::kernels::cuda {
+
+constexpr unsigned kFullWarpMask = 0xffffffffu;
+
+/// Sum over the `Width` lanes of a (sub-)warp group, valid in the group's first lane.
+template <int Width = 32, typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+    for (int offset = Width / 2; offset > 0; offset /= 2)
+        v += __shfl_down_sync(kFullWarpMask, v, offset, Width);
+    return v;
+}
+
+/// Sums v[k] over the block into warp 0's v[k] (valid in thread 0). warp_sums: NV x 32 shared.
+/// Callers that reuse warp_sums afterwards must pass a __syncthreads() first.
+template <int NV, typename T>
+__device__ __forceinline__ void block_sum(T (&v)[NV], T (*warp_sums)[32]) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int k = 0; k < NV; ++k) {
+        const T s = warp_sum(v[k]);
+        if (lane == 0) warp_sums[k][warp] = s;
+    }
+    __syncthreads();
+    if (warp == 0) {
+#pragma unroll
+        for (int k = 0; k < NV; ++k)
+            v[k] = warp_sum(lane < (blockDim.x >> 5) ? warp_sums[k][lane] : T(0));
+    }
+}
+
+/// Sums v[k] over the whole grid in one launch, in a fixed order. Returns true in the block that
+/// finished last (every thread of it); the totals are then in thread 0's v[k]. Every thread of
+/// every block must call it. partials: NV * gridDim.x entries; counter: zero between calls.
+template <int NV, typename T>
+__device__ bool grid_sum(T (&v)[NV], T* partials, unsigned int* counter) {
+    __shared__ T warp_sums[NV][32];
+    __shared__ bool is_last;
+    block_sum(v, warp_sums);
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < NV; ++k) partials[k * gridDim.x + blockIdx.x] = v[k];
+        __threadfence();  // the partials are visible device-wide before the ticket is taken
+        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;  // wraps to 0 on the last
+    }
+    __syncthreads();  // also orders warp 0's reads of warp_sums before their reuse below
+    if (!is_last) return false;
+    __threadfence();
+#pragma unroll
+    for (int k = 0; k < NV; ++k) {
+        T total = T(0);
+        for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+            total += __ldcg(partials + k * gridDim.x + b);  // L2, never a stale L1 line
+        v[k] = total;
+    }
+    block_sum(v, warp_sums);
+    return true;
+}
+
+}  // namespace portla::kernels::cuda

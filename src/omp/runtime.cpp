@@ -1,0 +1,20 @@
+// Runtime of the omp backend: host memory, every OpenMP thread.
+#include "common/host_runtime.hpp"
+
+#if PORTLA_WITH_OMP
+#include <omp.h>
+#endif
+
+namespace portla::kernels::omp {
+
+int device_count(tag) { return 1; }
+
+std::shared_ptr<const detail::Runtime> make_runtime(tag, int) {
+#if PORTLA_WITH_OMP
+    return std::make_shared<common::HostRuntime>(omp_get_max_threads());
+#else
+    return std::make_shared<common::HostRuntime>(1);
+#endif
+}
+
+}  // namespace portla::kernels::omp
