@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -9,6 +10,21 @@
 #include "portla/executor.hpp"
 
 namespace portla {
+
+/// How the solvers' fused kernels may read an operator directly instead of calling apply():
+/// the dim-D Poisson stencil on `points` per dimension, or CSR with int32 indices. `none` for
+/// every other operator (the solvers then call apply()).
+template <typename T>
+struct FusedOperator {
+    enum class Kind { none, stencil, csr };
+    Kind kind = Kind::none;
+    int dim = 0;
+    std::size_t points = 0;
+    const std::int32_t* row_ptrs = nullptr;
+    const std::int32_t* col_idxs = nullptr;
+    const T* values = nullptr;
+    std::size_t nnz = 0;
+};
 
 template <typename T>
 class LinearOperator {
@@ -29,6 +45,9 @@ public:
     virtual bool has_diagonal() const { return false; }
     /// d = diag(A), in the executor's memory. Throws BadInput when not available.
     virtual void diagonal(view<T> d) const;
+
+    /// The operator's structure for fused solver kernels (device pointers of executor()).
+    virtual FusedOperator<T> fused() const { return {}; }
 
     /// apply() with the sizes checked (DimensionMismatch).
     void checked_apply(const_view<T> x, view<T> y) const;

@@ -94,6 +94,16 @@ void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<
     dispatch(exec, [&](auto backend) { fused_cg_update(backend, exec, alpha, p, q, x, r, rr); });
 }
 
+template <typename T>
+std::size_t invert_diagonal(const Executor& exec, view<T> d) {
+    if (d.size == 0) return 0;
+    const unsigned long long none = ~0ull;
+    Array<unsigned long long> first_bad(exec, std::vector<unsigned long long>{none});
+    dispatch(exec, [&](auto backend) { invert_diagonal(backend, exec, d, first_bad.get_view()); });
+    const unsigned long long bad = first_bad.to_host()[0];
+    return bad == none ? d.size : static_cast<std::size_t>(bad);
+}
+
 #define PORTLA_INSTANTIATE_BLAS(T)                                                              \
     template void fill<T>(const Executor&, view<T>, T);                                         \
     template void copy<T>(const Executor&, const_view<T>, view<T>);                             \
@@ -103,6 +113,7 @@ void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<
     template T dot<T>(const Executor&, const_view<T>, const_view<T>);                           \
     template void norm2<T>(const Executor&, const_view<T>, view<T>);                            \
     template T norm2<T>(const Executor&, const_view<T>);                                        \
+    template std::size_t invert_diagonal<T>(const Executor&, view<T>);                          \
     template void fused_cg_update<T>(const Executor&, T, const_view<T>, const_view<T>, view<T>, \
                                      view<T>, view<T>)
 PORTLA_INSTANTIATE_BLAS(double);

@@ -1,100 +1,120 @@
+// The conjugate gradient method, written once for every backend and operator: a sequence of
+// steps (core/kernels/cg_kernels.hpp) over scalars that stay in the executor's memory, whose
+// decisions are src/common/cg_step.hpp's. The host reads the state back every `batch`
+// iterations: 16 for operators the steps read directly (stencil, CSR; Settings::device_loop),
+// replayed as a captured graph where the runtime has graphs (cuda); every iteration for other
+// operators, or with device_loop off, where the operator's apply() runs between the steps. The host records the residual norms (history, monitor) in order and
+// confirms a claimed convergence with the true residual, resuming from it when it does not hold.
 #include "portla/solver/cg.hpp"
 
+#include <memory>
+
+#include "common/cg_step.hpp"
 #include "core/kernels/cg_kernels.hpp"
+#include "core/runtime.hpp"
 #include "core/solver_common.hpp"
-#include "portla/matrix/csr.hpp"
-#include "portla/matrix/stencil.hpp"
 
 namespace portla::solver {
 namespace {
 
-// The device loop (kernels/cg_kernels.hpp) runs on cuda for the operators it knows: the
-// matrix-free stencil and CSR.
 template <typename T>
-bool device_loop_applies(const LinearOperator<T>& A, const Settings& s) {
-    return s.device_loop && A.executor().backend() == Backend::cuda && A.rows() > 0 &&
-           (dynamic_cast<const Stencil<T>*>(&A) || dynamic_cast<const Csr<T>*>(&A));
-}
+class CgSolve {
+public:
+    CgSolve(const LinearOperator<T>& A, const_view<T> b, view<T> x, view<T> r,
+            const Array<T>& inv_diag, const Settings& settings, double threshold)
+        : A_(A),
+          exec_(A.executor()),
+          n_(A.rows()),
+          fused_(settings.device_loop && A.fused().kind != FusedOperator<T>::Kind::none),
+          batch_(fused_ ? common::kCgHistory : 1),
+          p_(exec_, 2 * n_),
+          q_(exec_, n_),
+          z_(exec_, inv_diag.empty() ? 0 : n_),
+          ax_(exec_, fused_ ? 0 : n_),
+          state_(exec_, 1) {
+        common::CgState<T> initial{};
+        initial.best_replaced = std::numeric_limits<double>::infinity();
+        state_.copy_from_host({initial});
+        // p_old of the first iteration is multiplied by beta = 0: zero, never garbage (0 * NaN).
+        blas::fill<T>(exec_, p_.get_view(), T{0});
 
-StopReason to_reason(kernels::cuda::CgStop stop) {
-    using kernels::cuda::CgStop;
-    switch (stop) {
-        case CgStop::breakdown:
-            return StopReason::breakdown;
-        case CgStop::non_finite:
-            return StopReason::non_finite;
-        case CgStop::indefinite:
-            return StopReason::indefinite;
-        case CgStop::stagnation:
-            return StopReason::stagnation;
-        case CgStop::converged:
-            return StopReason::converged;
-        default:
-            return StopReason::max_iterations;
+        args_.state = state_.data();
+        args_.control.threshold = threshold;
+        args_.control.max_iters = settings.max_iters;
+        args_.control.replacement = settings.residual_replacement;
+        args_.control.preconditioned = !inv_diag.empty();
+        args_.n = n_;
+        args_.b = b.data;
+        args_.x = x.data;
+        args_.r = r.data;
+        args_.z = inv_diag.empty() ? nullptr : z_.data();
+        args_.inv_diag = inv_diag.empty() ? nullptr : inv_diag.data();
+        args_.p0 = p_.data();
+        args_.p1 = p_.data() + n_;
+        args_.q = q_.data();
+        args_.ax = fused_ ? nullptr : ax_.data();
+        args_.op = A.fused();
+        // z = M^-1 r; rho = r . z; beta = 0
+        initialize(common::CgFinish::initial);
     }
-}
 
-// CG with the iteration on the device: the same decisions as the host loop in cg() below, taken
-// by the kernels; the host records each batch's residual norms (history, monitor) in order and
-// confirms a claimed convergence with the true residual, resuming the device loop from the true
-// residual when it does not hold.
-template <typename T>
-void cg_device_loop(const LinearOperator<T>& A, const_view<T> b, view<T> x,
-                    const Settings& settings, const Array<T>& inv_diag, double bnorm,
-                    Result& result) {
-    const auto& exec = A.executor();
-    const std::size_t n = A.rows();
-    Array<T> r(exec, n);
-    detail::DeviceScalar<T> scalar(exec);
-    detail::Progress progress(settings, bnorm, result);
+    // From the true residual in r after a false convergence: z, rho, and the stop cleared.
+    void resume() { initialize(common::CgFinish::resume); }
 
-    detail::residual<T>(A, b, x, r);  // r = b - A x
-    const double rr = std::pow(double(blas::norm2<T>(exec, r)), 2);
-    if (!progress.record(0, std::sqrt(rr)) && settings.max_iters > 0) {
-        kernels::cuda::CgProblem<T> problem;
-        if (const auto* S = dynamic_cast<const Stencil<T>*>(&A)) {
-            problem.stencil_dim = S->dim();
-            problem.points = S->points();
+    // Runs up to `batch_` iterations (fewer when the solve stops) and reads the state back.
+    const common::CgState<T>& run_batch() {
+        if (batch_ > 1) {
+            if (!graph_)
+                graph_ = exec_.runtime().capture([this] {
+                    for (int k = 0; k < batch_; ++k) iterate(false);
+                });
+            graph_->launch();
         } else {
-            const auto& C = dynamic_cast<const Csr<T>&>(A);
-            problem.row_ptrs = C.row_ptrs().data();
-            problem.col_idxs = C.col_idxs().data();
-            problem.values = C.values().data();
-            problem.nnz = C.nnz();
+            iterate(common::cg_replace_at(args_.control.replacement, host_.iteration + 1));
         }
-        problem.n = n;
-        problem.inv_diag = inv_diag.empty() ? nullptr : inv_diag.data();
-        problem.b = b.data;
-        problem.x = x.data;
-        problem.r = r.data();
-        problem.threshold = std::max(settings.rtol * bnorm, settings.atol);  // as in Progress
-        problem.max_iters = settings.max_iters;
-        problem.residual_replacement = settings.residual_replacement;
-
-        using kernels::cuda::CgStop;
-        kernels::cuda::CgLoop<T> loop(exec, problem);
-        int recorded = 0;
-        for (;;) {
-            loop.run_batch();  // up to CgLoop::batch iterations; one host synchronisation
-            for (int it = recorded + 1; it <= loop.iterations(); ++it)
-                progress.record(it, loop.residual_norm(it));
-            recorded = loop.iterations();
-            const CgStop stop = loop.stop();
-            if (stop == CgStop::running) continue;
-            if (stop == CgStop::converged) {
-                detail::residual<T>(A, b, x, r);  // confirm with the true residual r = b - A x
-                blas::dot<T>(exec, r, r, scalar.get());
-                if (progress.confirm(std::sqrt(scalar.read()))) break;
-                loop.resume();  // go on from the true residual
-                continue;
-            }
-            // record() already stopped on a non-finite norm; the iteration limit is the default.
-            if (stop != CgStop::max_iterations) progress.stop(to_reason(stop));
-            break;
-        }
+        host_ = state_.to_host()[0];
+        return host_;
     }
-    detail::finish<T>(A, b, x, r, result);
-}
+
+private:
+    void initialize(common::CgFinish mode) {
+        dispatch(exec_, [&](auto backend) { cg_initialize(backend, exec_, args_, mode); });
+    }
+
+    // One iteration. With an operator the steps cannot read, apply() runs between them and the
+    // host decides the replacement (batch 1: it knows the iteration).
+    void iterate(bool replace) {
+        dispatch(exec_, [&](auto backend) {
+            if (fused_) {
+                cg_direction(backend, exec_, args_);  // p = z + beta p; q = A p; p.q
+                cg_update(backend, exec_, args_);     // x += alpha p; r -= alpha q; ...
+                if (args_.control.replacement > 0)
+                    cg_replace(backend, exec_, args_);  // r = b - A x, when due
+                return;
+            }
+            cg_form_direction(backend, exec_, args_);  // p = z + beta p
+            const bool odd = host_.iteration & 1;
+            A_.apply(const_view<T>(odd ? args_.p0 : args_.p1, n_), view<T>(args_.q, n_));
+            cg_direction_dot(backend, exec_, args_);  // p.q -> alpha
+            cg_update(backend, exec_, args_);
+            if (replace) {
+                A_.apply(const_view<T>(args_.x, n_), view<T>(args_.ax, n_));
+                cg_replace_from_ax(backend, exec_, args_);  // r = b - A x
+            }
+        });
+    }
+
+    const LinearOperator<T>& A_;
+    Executor exec_;
+    std::size_t n_;
+    bool fused_;
+    int batch_;
+    Array<T> p_, q_, z_, ax_;
+    Array<common::CgState<T>> state_;
+    common::CgState<T> host_{};
+    kernels::CgArgs<T> args_;
+    std::unique_ptr<portla::detail::Graph> graph_;
+};
 
 }  // namespace
 
@@ -103,74 +123,33 @@ Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings
     Result result;
     const double bnorm = detail::check_inputs("cg", A, b, x, settings);
     const auto& exec = A.executor();
-    const std::size_t n = A.rows();
     const Array<T> inv_diag = detail::jacobi_inverse("cg", A, settings);
-    const bool precond = !inv_diag.empty();
-    if (device_loop_applies(A, settings)) {
-        cg_device_loop<T>(A, b, x, settings, inv_diag, bnorm, result);
-        return result;
-    }
-
-    Array<T> r(exec, n), p(exec, n), q(exec, n), z(exec, precond ? n : 0);
-    detail::DeviceScalar<T> scalar(exec);
+    Array<T> r(exec, A.rows());
     detail::Progress progress(settings, bnorm, result);
-    // z = M^-1 r; returns rho = r . z (z is r itself without preconditioning)
-    auto precondition = [&](double rr) -> double {
-        if (!precond) return rr;
-        blas::pointwise_mul<T>(exec, inv_diag, r, z);
-        blas::dot<T>(exec, r, z, scalar.get());
-        return scalar.read();
-    };
-    const_view<T> zv = precond ? z.get_view() : r.get_view();
 
     detail::residual<T>(A, b, x, r);  // r = b - A x
-    double rr = std::pow(double(blas::norm2<T>(exec, r)), 2);
-    if (!progress.record(0, std::sqrt(rr)) && settings.max_iters > 0) {
-        double rho = precondition(rr);
-        blas::copy<T>(exec, zv, p);  // p = z
-        for (int it = 1; it <= settings.max_iters; ++it) {
-            A.apply(p, q);                           // q = A p
-            blas::dot<T>(exec, p, q, scalar.get());  // pq = p . q
-            const double pq = scalar.read();
-            if (!std::isfinite(pq)) {
-                progress.stop(StopReason::non_finite);
-                break;
-            }
-            if (pq <= 0) {
-                progress.stop(StopReason::indefinite);
-                break;
-            }
-            const T alpha = static_cast<T>(rho / pq);
-            // x += alpha p;  r -= alpha q;  rr = r . r   (one pass)
-            blas::fused_cg_update<T>(exec, alpha, p, q, x, r, scalar.get());
-            rr = scalar.read();
-            if (progress.replace_now(it)) {
-                detail::residual<T>(A, b, x, r);  // r = b - A x, against drift
-                blas::dot<T>(exec, r, r, scalar.get());
-                rr = scalar.read();
-                if (progress.replaced(it, std::sqrt(rr))) break;
-            }
-            if (progress.record(it, std::sqrt(rr))) {
-                if (!result.converged) break;
+    if (!progress.record(0, blas::norm2<T>(exec, r)) && settings.max_iters > 0) {
+        CgSolve<T> solve(A, b, x, r, inv_diag, settings, progress.threshold());
+        int recorded = 0;
+        for (;;) {
+            const auto& state = solve.run_batch();
+            for (int it = recorded + 1; it <= state.iteration; ++it)
+                progress.record(it, state.history[it % common::kCgHistory]);
+            recorded = state.iteration;
+            if (!state.stopped) continue;
+            const auto reason = static_cast<StopReason>(state.reason);
+            if (reason == StopReason::converged) {
                 detail::residual<T>(A, b, x, r);  // confirm with the true residual r = b - A x
-                blas::dot<T>(exec, r, r, scalar.get());
-                rr = scalar.read();
-                if (progress.confirm(std::sqrt(rr))) break;
+                if (progress.confirm(blas::norm2<T>(exec, r))) break;
+                solve.resume();  // go on from the true residual
+                continue;
             }
-            const double rho_new = precondition(rr);  // z = M^-1 r; rho = r . z
-            if (rho_new == 0) {
-                progress.stop(StopReason::breakdown);
-                break;
-            }
-            if (rho_new < 0) {
-                progress.stop(StopReason::indefinite);
-                break;
-            }
-            blas::axpby<T>(exec, T{1}, zv, static_cast<T>(rho_new / rho), p);  // p = z + beta p
-            rho = rho_new;
+            // record() already stopped on a non-finite norm; the iteration limit is the default.
+            if (reason != StopReason::max_iterations) progress.stop(reason);
+            break;
         }
     }
-    detail::finish<T>(A, b, x, q, result);
+    detail::finish<T>(A, b, x, r, result);
     return result;
 }
 

@@ -15,7 +15,14 @@
 namespace portla {
 
 std::string to_string(Backend backend) {
-    return dispatch(backend, [](auto tag) { return std::string(decltype(tag)::name_string); });
+    switch (backend) {
+#define PORTLA_BACKEND_NAME(name) \
+    case Backend::name:           \
+        return #name;
+        PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_NAME)
+#undef PORTLA_BACKEND_NAME
+    }
+    return "unknown";
 }
 
 const std::vector<Backend>& all_backends() {

@@ -63,8 +63,9 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
     return bnorm;
 }
 
-/// The inverse diagonal for Jacobi, or an empty array without preconditioning.
-/// Throws BadInput when the diagonal is unavailable, zero or not finite.
+/// The inverse diagonal for Jacobi, or an empty array without preconditioning: computed and
+/// inverted in the executor's memory; one index comes back. Throws BadInput when the diagonal is
+/// unavailable, zero or not finite.
 template <typename T>
 Array<T> jacobi_inverse(const char* solver, const LinearOperator<T>& A, const Settings& s) {
     const auto& exec = A.executor();
@@ -75,19 +76,14 @@ Array<T> jacobi_inverse(const char* solver, const LinearOperator<T>& A, const Se
                        " operator does not provide");
     Array<T> d(exec, A.rows());
     A.diagonal(d.get_view());
-    auto host = d.to_host();
-    for (std::size_t i = 0; i < host.size(); ++i) {
-        if (host[i] == T{0})
-            throw BadInput(std::string(solver) +
-                           ": Jacobi preconditioner: zero diagonal entry at row " +
-                           std::to_string(i + 1));
-        if (!std::isfinite(double(host[i])))
-            throw BadInput(std::string(solver) +
-                           ": Jacobi preconditioner: non-finite diagonal entry at row " +
-                           std::to_string(i + 1));
-        host[i] = T{1} / host[i];
+    const auto row = blas::invert_diagonal<T>(exec, d.get_view());
+    if (row < A.rows()) {
+        T value{};
+        Executor::copy_bytes(Executor::reference(), &value, exec, d.data() + row, sizeof(T));
+        throw BadInput(std::string(solver) +
+                       ": Jacobi preconditioner: " + (value == T{0} ? "zero" : "non-finite") +
+                       " diagonal entry at row " + std::to_string(row + 1));
     }
-    d.copy_from_host(host);
     return d;
 }
 
@@ -141,6 +137,8 @@ public:
         }
         return ++stale_ >= 4 && iteration - best_iteration_ >= 200 && stop(StopReason::stagnation);
     }
+    /// max(rtol ||b||, atol)
+    double threshold() const { return threshold_; }
     /// Whether a residual norm meets the stopping test (without recording it).
     bool reached(double rnorm) const { return rnorm <= threshold_; }
     bool stop(StopReason reason) {

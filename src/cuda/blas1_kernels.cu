@@ -303,7 +303,29 @@ void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+template <typename T>
+__global__ void invert_diagonal_kernel(std::size_t n, T* d, unsigned long long* first_bad) {
+    for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        const T v = d[i];
+        if (v == T(0) || !isfinite(v))
+            atomicMin(first_bad, static_cast<unsigned long long>(i));
+        else
+            d[i] = T(1) / v;
+    }
+}
+
 }  // namespace
+
+template <typename T>
+void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long long> first_bad) {
+    if (d.size == 0) return;
+    activate(exec.device_id());
+    const Grid g = make_grid(exec, d.size);
+    invert_diagonal_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(d.size, d.data,
+                                                                        first_bad.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
 
 template <typename T>
 void fill(tag, const Executor& exec, view<T> x, T value) {

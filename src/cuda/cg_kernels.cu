@@ -1,101 +1,45 @@
-// The device-resident CG of the cuda backend (see core/kernels/cg_kernels.hpp).
+// The CG steps of the cuda backend (core/kernels/cg_kernels.hpp): each step is one launch on the
+// device's stream with a one-launch deterministic reduction (cuda/reduction.cuh), and the
+// decisions of src/common/cg_step.hpp run in the last block to finish.
 //
-// Per iteration (it = iterations done so far; p ping-pongs between two buffers by it's parity):
-//   direction: p_new = z + beta p_old, computed on the fly at every point the operator reads
-//              (z = r without preconditioning), q = A p_new, pq = p_new . q;
-//              last block: alpha = rho / pq, or stop (pq not finite: non_finite; pq <= 0:
-//              indefinite)
-//   update:    x += alpha p_new; r -= alpha q; [z = inv_diag .* r]; rr = r . r; [rz = r . z];
-//              last block: ||r|| into the history, the stopping test, rho = rz (or rr),
-//              beta = rho_new / rho, breakdown tests, iteration limit
-//   replace:   a no-op unless it + 1 is a multiple of residual_replacement (decided by the
-//              direction kernel's last block, in the state); then the update above only moves x,
-//              and this kernel computes r = b - A x, [z], rr, [rz] and does the last-block work
-//              (after the stagnation test of detail::Progress::replaced).
-// Every kernel first reads the stop code and returns at once when it is set, so the graph's
-// launches after the stopping iteration cost a launch each and change nothing.
-//
-// Bytes per iteration, double, stencil, no preconditioner: direction reads r, p_old and writes
-// p_new, q (32 n: the neighbours' reads hit L1/L2); update reads p_new, q, x, r and writes x, r
-// (48 n): 80 n, against 104 n for the host loop's apply, dot, fused update and axpby. Jacobi
-// adds 16 n (inv_diag read and z written in the update). CSR reads row_ptrs, col_idxs and values
+// Fused steps: the direction p_new = z + beta p_old is formed on the fly at every point the
+// operator reads (one rounding, the same at every point), so direction reads r, p_old and writes
+// p_new, q (32 n bytes for the double stencil: the neighbours' reads hit L1/L2); update reads
+// p_new, q, x, r and writes x, r (48 n): 80 n per iteration, against 104 n for a host loop of
+// apply, dot, fused update and axpby. Jacobi adds 16 n. CSR reads row_ptrs, col_idxs and values
 // (4 n + 12 nnz) in the direction kernel in place of the stencil's arithmetic.
 // Measured 2026-11 (H100 80GB HBM3, double, 3-D stencil, per iteration, test_cg_device
 // DISABLED_TimePerIteration): 128^3: 78 us (host loop 106 us, floor 80 n B / 3.03 TB/s = 55 us);
-// 464^3: 3.56 ms (host loop 3.69 ms, floor 2.64 ms). The gap at 464^3 is in the kernels, not in
-// launches or synchronisation: not yet profiled (suspects: the direction kernel's 14 loads and
-// 4 integer divisions per point; grids sized for theoretical rather than achieved occupancy).
+// 464^3: 3.56 ms (host loop 3.69 ms, floor 2.64 ms).
 //
-// Reductions are deterministic: per-block partials in this solve's own scratch, then the last
-// block to take a ticket sums them in a fixed order (as in blas1_kernels.cu). Everything runs
-// on a stream of this solve; work the caller queued on the legacy default stream is waited for
-// through an event before each batch.
-#include "core/kernels/cg_kernels.hpp"
-
+// Every kernel first reads the stop flag and returns at once when it is set, so a graph's
+// launches after the stopping iteration cost a launch each and change nothing.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <string>
 
+#include "core/kernels/cg_kernels.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
-#include "portla/error.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
 
-constexpr int kHistory = CgLoop<double>::batch;  // residual norms kept per batch, by it % batch
-constexpr int kItems = 4;                        // elements per thread per step of the update
-constexpr unsigned kFullMask = 0xffffffffu;
+using common::CgFinish;
+using common::CgState;
 
-constexpr int kRunning = static_cast<int>(CgStop::running);
-constexpr int kConverged = static_cast<int>(CgStop::converged);
-constexpr int kMaxIterations = static_cast<int>(CgStop::max_iterations);
-constexpr int kBreakdown = static_cast<int>(CgStop::breakdown);
-constexpr int kNonFinite = static_cast<int>(CgStop::non_finite);
-constexpr int kIndefinite = static_cast<int>(CgStop::indefinite);
-constexpr int kStagnation = static_cast<int>(CgStop::stagnation);
+constexpr int kItems = 4;  // elements per thread per step of the update
 
-// The solve's scalars, in device memory; read back whole after each batch.
+// The reduction scratch of the device (shared by every reduction; all run in order on the
+// device's stream): room for two sums per block.
 template <typename T>
-struct CgState {
-    double rho;                // r . z of the current residual (double, as on the host)
-    double best_replaced;      // smallest true residual at a replacement so far
-    double history[kHistory];  // ||r|| of iteration i at i % kHistory
-    T alpha;
-    T beta;
-    int iteration;       // iterations done
-    int done;            // a CgStop
-    int best_iteration;  // iteration of best_replaced
-    int stale;           // replacements since the last new minimum
-    int replace_now;     // this iteration ends with r = b - A x (set by direction)
-};
-
-template <typename T>
-struct CgArgs {
-    CgState<T>* state;
-    T* partials;            // 2 * gridDim.x used by each reduction
-    unsigned int* counter;  // zero between reductions
-    const T* b;
-    T* x;
-    T* r;
-    T* z;  // nullptr without preconditioning (then z is r)
-    const T* inv_diag;
-    T* p0;
-    T* p1;
-    T* q;
-    std::size_t n;
-    int dim;  // stencil dimension, 0 for CSR
-    const std::int32_t* row_ptrs;
-    const std::int32_t* col_idxs;
-    const T* values;
-    double threshold;
-    int max_iters;
-    int replacement;
+struct Reduce {
+    T* partials;
+    unsigned int* counter;
 };
 
 __device__ __forceinline__ double fused_madd(double a, double b, double c) {
@@ -103,133 +47,6 @@ __device__ __forceinline__ double fused_madd(double a, double b, double c) {
 }
 __device__ __forceinline__ float fused_madd(float a, float b, float c) {
     return __fmaf_rn(a, b, c);
-}
-
-template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
-    return v;
-}
-
-// Sums v[k] over the block into warp 0's v[k] (valid in thread 0).
-template <int NV, typename T>
-__device__ __forceinline__ void block_sum(T (&v)[NV], T (*warp_sums)[32]) {
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int k = 0; k < NV; ++k) {
-        const T s = warp_sum(v[k]);
-        if (lane == 0) warp_sums[k][warp] = s;
-    }
-    __syncthreads();
-    if (warp == 0) {
-#pragma unroll
-        for (int k = 0; k < NV; ++k)
-            v[k] = warp_sum(lane < (blockDim.x >> 5) ? warp_sums[k][lane] : T(0));
-    }
-}
-
-// Sums v[k] over the whole grid in one launch, in a fixed order. Returns true in the block that
-// finished last (every thread of it); the totals are then in thread 0's v[k]. Every thread of
-// every block must call it.
-template <int NV, typename T>
-__device__ bool grid_sum(T (&v)[NV], T* partials, unsigned int* counter) {
-    __shared__ T warp_sums[NV][32];
-    __shared__ bool is_last;
-    block_sum(v, warp_sums);
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int k = 0; k < NV; ++k) partials[k * gridDim.x + blockIdx.x] = v[k];
-        __threadfence();  // the partials are visible device-wide before the ticket is taken
-        is_last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;  // wraps to 0 on the last
-    }
-    __syncthreads();  // also orders warp 0's reads of warp_sums before their reuse below
-    if (!is_last) return false;
-    __threadfence();
-#pragma unroll
-    for (int k = 0; k < NV; ++k) {
-        T total = T(0);
-        for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-            total += __ldcg(partials + k * gridDim.x + b);  // L2, never a stale L1 line
-        v[k] = total;
-    }
-    block_sum(v, warp_sums);
-    return true;
-}
-
-__device__ __forceinline__ bool replace_at(int replacement, int iteration) {
-    return replacement > 0 && iteration % replacement == 0;
-}
-
-enum class Finish { initial, resume, record, replaced };
-
-// The last block's scalar work after the residual (and z) of an iteration are known, in the
-// order of the host loop in src/core/cg.cpp. One thread.
-template <typename T>
-__device__ void finish_residual(const CgArgs<T>& a, T rr_sum, T rz_sum, Finish mode) {
-    CgState<T>* s = a.state;
-    const double rr = rr_sum;
-    const double rho_new = a.z ? static_cast<double>(rz_sum) : rr;
-    if (mode == Finish::initial) {
-        s->rho = rho_new;
-        s->beta = T(0);
-        return;
-    }
-    int it = s->iteration;
-    if (mode == Finish::resume) {
-        s->done = kRunning;
-    } else {
-        ++it;
-        const double rnorm = sqrt(rr);
-        if (mode == Finish::replaced) {  // detail::Progress::replaced
-            s->replace_now = 0;
-            if (rnorm < 0.99 * s->best_replaced) {
-                s->best_replaced = rnorm;
-                s->best_iteration = it;
-                s->stale = 0;
-            } else if (++s->stale >= 4 && it - s->best_iteration >= 200) {
-                s->done = kStagnation;
-                return;
-            }
-        }
-        s->history[it % kHistory] = rnorm;
-        s->iteration = it;
-        if (!isfinite(rnorm)) {
-            s->done = kNonFinite;
-            return;
-        }
-        if (rnorm <= a.threshold) {
-            s->done = kConverged;
-            return;
-        }
-    }
-    if (rho_new == 0) {
-        s->done = kBreakdown;
-        return;
-    }
-    if (rho_new < 0) {
-        s->done = kIndefinite;
-        return;
-    }
-    s->beta = static_cast<T>(rho_new / s->rho);
-    s->rho = rho_new;
-    if (it >= a.max_iters) s->done = kMaxIterations;
-}
-
-// alpha = rho / pq, or stop; and whether this iteration replaces the residual (decided here,
-// before the update may advance the iteration count, so that update and replace agree).
-template <typename T>
-__device__ void finish_direction(const CgArgs<T>& a, T pq_sum) {
-    CgState<T>* s = a.state;
-    s->replace_now = replace_at(a.replacement, s->iteration + 1);
-    const double pq = pq_sum;
-    if (!isfinite(pq))
-        s->done = kNonFinite;
-    else if (pq <= 0)
-        s->done = kIndefinite;
-    else
-        s->alpha = static_cast<T>(s->rho / pq);
 }
 
 // r_i (given), z_i = inv_diag_i r_i, and their contributions to rr and rz.
@@ -243,8 +60,8 @@ __device__ __forceinline__ void store_z(const CgArgs<T>& a, std::size_t i, T ri,
     }
 }
 
-// The vector the operator is applied to: p_new = z + beta p_old, formed wherever it is read
-// (one rounding, the same at every point that reads it), or x.
+// The vector the operator is applied to: p_new = z + beta p_old, formed wherever it is read,
+// or x.
 template <typename T>
 struct Direction {
     const T* z;
@@ -283,47 +100,66 @@ __device__ __forceinline__ T stencil_row(int dim, Index points, Index i, const S
 }
 
 template <typename T>
-struct IterationView {
-    const T* p_old;
-    T* p_new;
-};
-
+__device__ __forceinline__ const T* p_old(const CgArgs<T>& a, int iteration) {
+    return (iteration & 1) ? a.p1 : a.p0;
+}
 template <typename T>
-__device__ __forceinline__ IterationView<T> buffers(const CgArgs<T>& a, int iteration) {
-    return (iteration & 1) ? IterationView<T>{a.p1, a.p0} : IterationView<T>{a.p0, a.p1};
+__device__ __forceinline__ T* p_new(const CgArgs<T>& a, int iteration) {
+    return (iteration & 1) ? a.p0 : a.p1;
 }
 
-// ---- direction: p_new = z + beta p_old; q = A p_new; pq = p_new . q ------------------------
+// Sums over the grid, then the last block's thread 0 runs `finish(sums)`.
+template <int NV, typename T, typename Finish>
+__device__ __forceinline__ void reduce_then(T (&sums)[NV], const Reduce<T>& red, Finish finish) {
+    if (grid_sum(sums, red.partials, red.counter) && threadIdx.x == 0) finish(sums);
+}
+
+// ---- fused direction: p_new = z + beta p_old; q = A p_new; pq = p_new . q ------------------
 
 // One thread per grid point. Index: uint32 when the grid has < 2^31 points (cheap division).
 template <typename Index, typename T>
-__global__ void stencil_direction_kernel(CgArgs<T> a, Index points) {
+__global__ void stencil_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
-    if (s->done != kRunning) return;
-    const IterationView<T> p = buffers(a, s->iteration);
-    const Direction<T> v{a.z ? a.z : a.r, p.p_old, s->beta};
+    if (s->stopped) return;
+    const int it = s->iteration;
+    const Direction<T> v{a.z ? a.z : a.r, p_old(a, it), s->beta};
+    T* fresh = p_new(a, it);
+    const Index points = static_cast<Index>(a.op.points);
     const Index total = static_cast<Index>(a.n);
     const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
     T sum[1] = {T(0)};
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += threads) {
         const T pi = v(i);
-        const T qi = stencil_row(a.dim, points, i, v, pi);
-        p.p_new[i] = pi;
+        const T qi = stencil_row(a.op.dim, points, i, v, pi);
+        fresh[i] = pi;
         a.q[i] = qi;
         sum[0] += pi * qi;
     }
-    if (grid_sum(sum, a.partials, a.counter) && threadIdx.x == 0) finish_direction(a, sum[0]);
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // A group of G lanes per row (as csr_apply_kernel in matrix_kernels.cu); lane 0 of the group
 // forms the row's own p_new and the product. The loop bound is warp-uniform.
+template <int G, typename T, typename Src>
+__device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, unsigned member,
+                                           const Src& v) {
+    T acc = T(0);
+    if (row < a.n) {
+        const std::int64_t end = a.op.row_ptrs[row + 1];
+        for (std::int64_t k = a.op.row_ptrs[row] + member; k < end; k += G)
+            acc += a.op.values[k] * v(static_cast<std::size_t>(a.op.col_idxs[k]));
+    }
+    return warp_sum<G>(acc);
+}
+
 template <int G, typename T>
-__global__ void csr_direction_kernel(CgArgs<T> a) {
+__global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
-    if (s->done != kRunning) return;
-    const IterationView<T> p = buffers(a, s->iteration);
-    const Direction<T> v{a.z ? a.z : a.r, p.p_old, s->beta};
+    if (s->stopped) return;
+    const int it = s->iteration;
+    const Direction<T> v{a.z ? a.z : a.r, p_old(a, it), s->beta};
+    T* fresh = p_new(a, it);
     constexpr unsigned rows_per_warp = 32 / G;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned member = lane % G;
@@ -332,34 +168,53 @@ __global__ void csr_direction_kernel(CgArgs<T> a) {
     T sum[1] = {T(0)};
     for (std::size_t first = warp * rows_per_warp; first < a.n; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
-        T acc = T(0);
-        if (row < a.n) {
-            const std::int64_t end = a.row_ptrs[row + 1];
-            for (std::int64_t k = a.row_ptrs[row] + member; k < end; k += G)
-                acc += a.values[k] * v(static_cast<std::size_t>(a.col_idxs[k]));
-        }
-#pragma unroll
-        for (int offset = G / 2; offset > 0; offset /= 2)
-            acc += __shfl_down_sync(kFullMask, acc, offset, G);
+        const T acc = csr_row_group<G>(a, row, member, v);
         if (row < a.n && member == 0) {
             const T pi = v(row);
-            p.p_new[row] = pi;
+            fresh[row] = pi;
             a.q[row] = acc;
             sum[0] += pi * acc;
         }
     }
-    if (grid_sum(sum, a.partials, a.counter) && threadIdx.x == 0) finish_direction(a, sum[0]);
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+}
+
+// ---- composite direction (any operator): p_new = z + beta p_old, then pq after q = A p_new --
+
+template <typename T>
+__global__ void form_direction_kernel(CgArgs<T> a) {
+    CgState<T>* s = a.state;
+    if (s->stopped) return;
+    const int it = s->iteration;
+    const Direction<T> v{a.z ? a.z : a.r, p_old(a, it), s->beta};
+    T* fresh = p_new(a, it);
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride)
+        fresh[i] = v(i);
+}
+
+template <typename T>
+__global__ void direction_dot_kernel(CgArgs<T> a, Reduce<T> red) {
+    CgState<T>* s = a.state;
+    if (s->stopped) return;
+    const T* p = p_new(a, s->iteration);
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    T sum[1] = {T(0)};
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride)
+        sum[0] += p[i] * a.q[i];
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // ---- update: x += alpha p; r -= alpha q; [z = inv_diag .* r]; rr; [rz] ----------------------
 
 template <typename T>
-__global__ void update_kernel(CgArgs<T> a) {
+__global__ void update_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
-    if (s->done != kRunning) return;
-    const int it = s->iteration;
+    if (s->stopped) return;
     const T alpha = s->alpha;
-    const T* p = buffers(a, it).p_new;
+    const T* p = p_new(a, s->iteration);
     // At a replacement the replace kernel recomputes r (and z): only x moves here.
     const bool replace = s->replace_now != 0;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -390,34 +245,37 @@ __global__ void update_kernel(CgArgs<T> a) {
         }
     }
     if (replace) return;
-    if (grid_sum(sums, a.partials, a.counter) && threadIdx.x == 0)
-        finish_residual(a, sums[0], sums[1], Finish::record);
+    reduce_then(sums, red, [&](T(&t)[2]) {
+        common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::record);
+    });
 }
 
-// ---- replace: r = b - A x; [z]; rr; [rz] (only every `replacement` iterations) ---------------
+// ---- replace: r = b - A x; [z]; rr; [rz] (only when the direction step set replace_now) -----
 
 template <typename Index, typename T>
-__global__ void stencil_replace_kernel(CgArgs<T> a, Index points) {
+__global__ void stencil_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
-    if (s->done != kRunning || s->replace_now == 0) return;
+    if (s->stopped || s->replace_now == 0) return;
     const Plain<T> v{a.x};
+    const Index points = static_cast<Index>(a.op.points);
     const Index total = static_cast<Index>(a.n);
     const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
     T sums[2] = {T(0), T(0)};
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += threads) {
-        const T ri = a.b[i] - stencil_row(a.dim, points, i, v, v(i));
+        const T ri = a.b[i] - stencil_row(a.op.dim, points, i, v, v(i));
         a.r[i] = ri;
         store_z(a, i, ri, sums);
     }
-    if (grid_sum(sums, a.partials, a.counter) && threadIdx.x == 0)
-        finish_residual(a, sums[0], sums[1], Finish::replaced);
+    reduce_then(sums, red, [&](T(&t)[2]) {
+        common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::replaced);
+    });
 }
 
 template <int G, typename T>
-__global__ void csr_replace_kernel(CgArgs<T> a) {
+__global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
-    if (s->done != kRunning || s->replace_now == 0) return;
+    if (s->stopped || s->replace_now == 0) return;
     const Plain<T> v{a.x};
     constexpr unsigned rows_per_warp = 32 / G;
     const unsigned lane = threadIdx.x & 31u;
@@ -427,267 +285,172 @@ __global__ void csr_replace_kernel(CgArgs<T> a) {
     T sums[2] = {T(0), T(0)};
     for (std::size_t first = warp * rows_per_warp; first < a.n; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
-        T acc = T(0);
-        if (row < a.n) {
-            const std::int64_t end = a.row_ptrs[row + 1];
-            for (std::int64_t k = a.row_ptrs[row] + member; k < end; k += G)
-                acc += a.values[k] * v(static_cast<std::size_t>(a.col_idxs[k]));
-        }
-#pragma unroll
-        for (int offset = G / 2; offset > 0; offset /= 2)
-            acc += __shfl_down_sync(kFullMask, acc, offset, G);
+        const T acc = csr_row_group<G>(a, row, member, v);
         if (row < a.n && member == 0) {
             const T ri = a.b[row] - acc;
             a.r[row] = ri;
             store_z(a, row, ri, sums);
         }
     }
-    if (grid_sum(sums, a.partials, a.counter) && threadIdx.x == 0)
-        finish_residual(a, sums[0], sums[1], Finish::replaced);
+    reduce_then(sums, red, [&](T(&t)[2]) {
+        common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::replaced);
+    });
 }
 
-// ---- from a given r: [z = inv_diag .* r]; rr; [rz]; then rho (initial) or resume -----------
-
+// From a given residual: r = b - ax (replace_from_ax) or r as it is (initialize); [z]; rr; [rz].
 template <typename T>
-__global__ void precondition_kernel(CgArgs<T> a, Finish mode) {
+__global__ void residual_kernel(CgArgs<T> a, Reduce<T> red, CgFinish mode, bool from_ax) {
+    CgState<T>* s = a.state;
+    if (from_ax && (s->stopped || s->replace_now == 0)) return;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     T sums[2] = {T(0), T(0)};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
-         i += stride)
-        store_z(a, i, a.r[i], sums);
-    if (grid_sum(sums, a.partials, a.counter) && threadIdx.x == 0)
-        finish_residual(a, sums[0], sums[1], mode);
+         i += stride) {
+        T ri = a.r[i];
+        if (from_ax) {
+            ri = a.b[i] - a.ax[i];
+            a.r[i] = ri;
+        }
+        store_z(a, i, ri, sums);
+    }
+    reduce_then(sums, red,
+                [&](T(&t)[2]) { common::cg_finish_residual(s, a.control, t[0], t[1], mode); });
 }
 
-std::size_t round_up(std::size_t bytes, std::size_t to) { return (bytes + to - 1) / to * to; }
-
-void* device_malloc(int device, std::size_t bytes, const char* what) {
-    void* ptr = nullptr;
-    const cudaError_t err = cudaMalloc(&ptr, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw OutOfMemory("cuda:" + std::to_string(device) + ": " + what, bytes);
+// Launch geometry of one step: one wave of resident blocks at most (the kernels loop
+// grid-stride), and at most half the reduction scratch (two sums per block).
+struct Launch {
+    cudaStream_t stream;
+    unsigned threads;
+    unsigned wave;
+    int device;
+    unsigned blocks(std::size_t work_threads) const {
+        const std::size_t needed = (work_threads + threads - 1) / threads;
+        return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(needed, wave)));
     }
-    PORTLA_CUDA_CHECK(err);
-    return ptr;
+};
+
+template <typename T>
+Launch launch_of(const Executor& exec, Reduce<T>& red) {
+    Launch l;
+    l.device = exec.device_id();
+    activate(l.device);
+    l.stream = stream_of(exec);
+    l.threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const ReductionScratch scratch = reduction_scratch(l.device);
+    red.partials = static_cast<T*>(scratch.partials);
+    red.counter = scratch.counter;
+    l.wave = static_cast<unsigned>(std::min<std::size_t>(
+        resident_blocks(l.device, static_cast<int>(l.threads)), scratch.capacity / 2));
+    return l;
+}
+
+// The smallest group of lanes that covers an average CSR row in one pass.
+template <typename T>
+int csr_group(const CgArgs<T>& a) {
+    const std::size_t avg = (a.op.nnz + a.n - 1) / std::max<std::size_t>(a.n, 1);
+    return avg <= 4 ? 4 : avg <= 8 ? 8 : avg <= 16 ? 16 : 32;
+}
+
+// The fused operator kernels: direction (true) or replace (false).
+template <typename T>
+void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    if (a.op.kind == FusedOperator<T>::Kind::stencil) {
+        const unsigned blocks = l.blocks(a.n);
+        if (a.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+            if (direction)
+                stencil_direction_kernel<std::uint32_t, T>
+                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
+            else
+                stencil_replace_kernel<std::uint32_t, T>
+                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
+        } else {
+            if (direction)
+                stencil_direction_kernel<std::uint64_t, T>
+                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
+            else
+                stencil_replace_kernel<std::uint64_t, T>
+                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
+        }
+    } else {
+        const int g = csr_group(a);
+        const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
+        const unsigned blocks = l.blocks((a.n + rows_per_warp - 1) / rows_per_warp * 32);
+        auto run = [&](auto group) {
+            constexpr int G = decltype(group)::value;
+            if (direction)
+                csr_direction_kernel<G, T><<<blocks, l.threads, 0, l.stream>>>(a, red);
+            else
+                csr_replace_kernel<G, T><<<blocks, l.threads, 0, l.stream>>>(a, red);
+        };
+        if (g == 4)
+            run(std::integral_constant<int, 4>{});
+        else if (g == 8)
+            run(std::integral_constant<int, 8>{});
+        else if (g == 16)
+            run(std::integral_constant<int, 16>{});
+        else
+            run(std::integral_constant<int, 32>{});
+    }
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 template <typename T>
-struct CgLoop<T>::Impl {
-    int device = 0;
-    cudaStream_t stream = nullptr;
-    cudaEvent_t ready = nullptr;
-    cudaGraphExec_t graph = nullptr;
-    void* scalars = nullptr;  // counter, state, partials
-    void* vectors = nullptr;  // p0, p1, q, [z]
-    CgArgs<T> args{};
-    CgState<T> host{};
-    std::size_t points = 0;
-    int group = 0;  // CSR lanes per row; 0 for the stencil
-    unsigned threads = 0;
-    unsigned operator_blocks = 0;
-    unsigned vector_blocks = 0;
-
-    ~Impl() {
-        // Errors are dropped: this runs in a destructor, possibly during unwinding. cudaFree
-        // waits for the kernels still using the memory.
-        (void)cudaSetDevice(device);
-        if (graph) (void)cudaGraphExecDestroy(graph);
-        if (stream) (void)cudaStreamSynchronize(stream);
-        if (vectors) (void)cudaFree(vectors);
-        if (scalars) (void)cudaFree(scalars);
-        if (ready) (void)cudaEventDestroy(ready);
-        if (stream) (void)cudaStreamDestroy(stream);
-        (void)cudaGetLastError();
-    }
-
-    // The caller's work on the legacy default stream (r = b - A x, the true residual) comes
-    // first.
-    void after_default_stream() {
-        PORTLA_CUDA_CHECK(cudaEventRecord(ready, cudaStreamLegacy));
-        PORTLA_CUDA_CHECK(cudaStreamWaitEvent(stream, ready, 0));
-    }
-
-    void launch_precondition(Finish mode) {
-        precondition_kernel<T><<<vector_blocks, threads, 0, stream>>>(args, mode);
-        PORTLA_CUDA_CHECK_LAUNCH();
-    }
-
-    template <int G>
-    void launch_csr(bool direction) {
-        if (direction)
-            csr_direction_kernel<G, T><<<operator_blocks, threads, 0, stream>>>(args);
-        else
-            csr_replace_kernel<G, T><<<operator_blocks, threads, 0, stream>>>(args);
-    }
-
-    void launch_operator(bool direction) {
-        if (group == 0) {
-            if (args.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-                const auto pts = static_cast<std::uint32_t>(points);
-                if (direction)
-                    stencil_direction_kernel<std::uint32_t, T>
-                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
-                else
-                    stencil_replace_kernel<std::uint32_t, T>
-                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
-            } else {
-                const auto pts = static_cast<std::uint64_t>(points);
-                if (direction)
-                    stencil_direction_kernel<std::uint64_t, T>
-                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
-                else
-                    stencil_replace_kernel<std::uint64_t, T>
-                        <<<operator_blocks, threads, 0, stream>>>(args, pts);
-            }
-        } else if (group == 4) {
-            launch_csr<4>(direction);
-        } else if (group == 8) {
-            launch_csr<8>(direction);
-        } else if (group == 16) {
-            launch_csr<16>(direction);
-        } else {
-            launch_csr<32>(direction);
-        }
-    }
-
-    // `batch` iterations, captured once: direction, update, [replace] per iteration.
-    void capture() {
-        PORTLA_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-        for (int k = 0; k < CgLoop<T>::batch; ++k) {
-            launch_operator(true);
-            update_kernel<T><<<vector_blocks, threads, 0, stream>>>(args);
-            if (args.replacement > 0) launch_operator(false);
-        }
-        const cudaError_t launch_err = cudaGetLastError();
-        cudaGraph_t captured = nullptr;
-        const cudaError_t end_err = cudaStreamEndCapture(stream, &captured);
-        if (launch_err != cudaSuccess || end_err != cudaSuccess) {
-            if (captured) (void)cudaGraphDestroy(captured);
-            PORTLA_CUDA_CHECK(launch_err);
-            PORTLA_CUDA_CHECK(end_err);
-        }
-        const cudaError_t inst_err = cudaGraphInstantiate(&graph, captured, 0);
-        (void)cudaGraphDestroy(captured);
-        PORTLA_CUDA_CHECK(inst_err);
-    }
-};
-
-template <typename T>
-CgLoop<T>::CgLoop(const Executor& exec, const CgProblem<T>& pb) : impl_(std::make_unique<Impl>()) {
-    Impl& m = *impl_;
-    m.device = exec.device_id();
-    activate(m.device);
-    const std::size_t n = pb.n;
-    const bool precond = pb.inv_diag != nullptr;
-
-    // Grids: one wave of resident blocks at most (the kernels loop grid-stride).
-    m.threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const std::size_t wave = resident_blocks(m.device, static_cast<int>(m.threads));
-    auto blocks = [&](std::size_t work_threads) {
-        const std::size_t needed = (work_threads + m.threads - 1) / m.threads;
-        return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-    };
-    m.points = pb.points;
-    if (pb.stencil_dim > 0) {
-        m.group = 0;
-        m.operator_blocks = blocks(n);
-    } else {
-        // The smallest group of lanes that covers an average row in one pass.
-        const std::size_t avg = (pb.nnz + n - 1) / n;
-        m.group = avg <= 4 ? 4 : avg <= 8 ? 8 : avg <= 16 ? 16 : 32;
-        const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(m.group);
-        m.operator_blocks = blocks((n + rows_per_warp - 1) / rows_per_warp * 32);
-    }
-    m.vector_blocks = blocks((n + kItems - 1) / kItems);
-
-    PORTLA_CUDA_CHECK(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking));
-    PORTLA_CUDA_CHECK(cudaEventCreateWithFlags(&m.ready, cudaEventDisableTiming));
-
-    const std::size_t state_offset = 256;  // after the counter
-    const std::size_t partials_offset = state_offset + round_up(sizeof(CgState<T>), 256);
-    const std::size_t partials_bytes = 2 * wave * sizeof(T);
-    m.scalars = device_malloc(m.device, partials_offset + partials_bytes, "CG scalars");
-    const std::size_t vector_count = precond ? 4 : 3;
-    const std::size_t stride = round_up(n * sizeof(T), 256);
-    m.vectors = device_malloc(m.device, vector_count * stride, "CG work vectors");
-
-    auto* base = static_cast<unsigned char*>(m.scalars);
-    auto* vec = static_cast<unsigned char*>(m.vectors);
-    CgArgs<T>& a = m.args;
-    a.counter = reinterpret_cast<unsigned int*>(base);
-    a.state = reinterpret_cast<CgState<T>*>(base + state_offset);
-    a.partials = reinterpret_cast<T*>(base + partials_offset);
-    a.b = pb.b;
-    a.x = pb.x;
-    a.r = pb.r;
-    a.p0 = reinterpret_cast<T*>(vec);
-    a.p1 = reinterpret_cast<T*>(vec + stride);
-    a.q = reinterpret_cast<T*>(vec + 2 * stride);
-    a.z = precond ? reinterpret_cast<T*>(vec + 3 * stride) : nullptr;
-    a.inv_diag = pb.inv_diag;
-    a.n = n;
-    a.dim = pb.stencil_dim;
-    a.row_ptrs = pb.row_ptrs;
-    a.col_idxs = pb.col_idxs;
-    a.values = pb.values;
-    a.threshold = pb.threshold;
-    a.max_iters = pb.max_iters;
-    a.replacement = pb.residual_replacement;
-
-    m.host = CgState<T>{};
-    m.host.best_replaced = std::numeric_limits<double>::infinity();
-    m.host.done = kRunning;
-    PORTLA_CUDA_CHECK(cudaMemsetAsync(a.counter, 0, sizeof(unsigned int), m.stream));
-    // p_old of the first iteration is multiplied by beta = 0: zero, never garbage (0 * NaN).
-    PORTLA_CUDA_CHECK(cudaMemsetAsync(vec, 0, 2 * stride, m.stream));
-    PORTLA_CUDA_CHECK(
-        cudaMemcpyAsync(a.state, &m.host, sizeof(CgState<T>), cudaMemcpyHostToDevice, m.stream));
-    m.after_default_stream();
-    m.launch_precondition(Finish::initial);  // z = M^-1 r; rho = r . z; beta = 0
-    m.capture();
+void cg_initialize(tag, const Executor& exec, const CgArgs<T>& a, common::CgFinish mode) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    residual_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red, mode, false);
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-CgLoop<T>::~CgLoop() = default;
-
-template <typename T>
-void CgLoop<T>::run_batch() {
-    Impl& m = *impl_;
-    activate(m.device);
-    m.after_default_stream();
-    PORTLA_CUDA_CHECK(cudaGraphLaunch(m.graph, m.stream));
-    PORTLA_CUDA_CHECK(cudaMemcpyAsync(&m.host, m.args.state, sizeof(CgState<T>),
-                                      cudaMemcpyDeviceToHost, m.stream));
-    PORTLA_CUDA_CHECK(cudaStreamSynchronize(m.stream));
+void cg_direction(tag, const Executor& exec, const CgArgs<T>& a) {
+    launch_fused(exec, a, true);
 }
 
 template <typename T>
-int CgLoop<T>::iterations() const {
-    return impl_->host.iteration;
+void cg_form_direction(tag, const Executor& exec, const CgArgs<T>& a) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    form_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a);
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-CgStop CgLoop<T>::stop() const {
-    return static_cast<CgStop>(impl_->host.done);
+void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& a) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    direction_dot_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-double CgLoop<T>::residual_norm(int iteration) const {
-    return impl_->host.history[iteration % kHistory];
+void cg_update(tag, const Executor& exec, const CgArgs<T>& a) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    update_kernel<T><<<l.blocks((a.n + kItems - 1) / kItems), l.threads, 0, l.stream>>>(a, red);
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void CgLoop<T>::resume() {
-    Impl& m = *impl_;
-    activate(m.device);
-    m.after_default_stream();
-    m.launch_precondition(Finish::resume);
+void cg_replace(tag, const Executor& exec, const CgArgs<T>& a) {
+    launch_fused(exec, a, false);
 }
 
-template class CgLoop<double>;
-template class CgLoop<float>;
+template <typename T>
+void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& a) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    residual_kernel<T>
+        <<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red, common::CgFinish::replaced, true);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+PORTLA_INSTANTIATE_CG_KERNELS(double);
+PORTLA_INSTANTIATE_CG_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

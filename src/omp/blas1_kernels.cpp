@@ -2,6 +2,7 @@
 // split): 23-24 GB/s for axpby on this 2-core VM where `parallel for simd` over a lambda body
 // reached 16 GB/s (2026-11-21, 2^25 doubles; OpenBLAS daxpy 21-23 GB/s in the same runs).
 // Below `parallel_threshold()` elements the loops run serially outside any OpenMP construct.
+#include <algorithm>
 #include <cmath>
 
 #include "core/kernels/blas1_kernels.hpp"
@@ -144,6 +145,20 @@ void dot(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> result)
 template <typename T>
 void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
     result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));
+}
+
+template <typename T>
+void invert_diagonal(tag, const Executor&, view<T> d, view<unsigned long long> first_bad) {
+    unsigned long long bad = ~0ull;
+    const bool parallel = d.size >= parallel_threshold();
+#pragma omp parallel for schedule(static) reduction(min : bad) if (parallel)
+    for (std::size_t i = 0; i < d.size; ++i) {
+        if (d[i] == T{0} || !std::isfinite(d[i]))
+            bad = std::min<unsigned long long>(bad, i);
+        else
+            d[i] = T{1} / d[i];
+    }
+    if (bad != ~0ull) first_bad[0] = bad;
 }
 
 template <typename T>

@@ -54,6 +54,17 @@ void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
 }
 
 template <typename T>
+void invert_diagonal(tag, const Executor&, view<T> d, view<unsigned long long> first_bad) {
+    for (std::size_t i = 0; i < d.size; ++i) {
+        if (d[i] == T{0} || !std::isfinite(d[i])) {
+            first_bad[0] = i;
+            return;
+        }
+        d[i] = T{1} / d[i];
+    }
+}
+
+template <typename T>
 void fused_cg_update(tag, const Executor&, T alpha, const_view<T> p, const_view<T> q, view<T> x,
                      view<T> r, view<T> rr) {
     for (std::size_t i = 0; i < r.size; ++i) {

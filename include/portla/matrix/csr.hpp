@@ -28,6 +28,15 @@ public:
     std::string format() const override { return "csr"; }
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
+    FusedOperator<T> fused() const override {
+        FusedOperator<T> f;
+        f.kind = FusedOperator<T>::Kind::csr;
+        f.row_ptrs = row_ptrs_.data();
+        f.col_idxs = col_idxs_.data();
+        f.values = values_.data();
+        f.nnz = values_.size();
+        return f;
+    }
 
     const Array<std::int32_t>& row_ptrs() const { return row_ptrs_; }
     const Array<std::int32_t>& col_idxs() const { return col_idxs_; }

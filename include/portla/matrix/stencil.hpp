@@ -25,6 +25,13 @@ public:
     std::string format() const override { return "stencil"; }
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
+    FusedOperator<T> fused() const override {
+        FusedOperator<T> f;
+        f.kind = FusedOperator<T>::Kind::stencil;
+        f.dim = dim_;
+        f.points = points_;
+        return f;
+    }
 
     int dim() const { return dim_; }
     std::size_t points() const { return points_; }

@@ -35,9 +35,9 @@ struct Settings {
     /// Use x as the initial guess; otherwise x is set to zero first.
     bool use_initial_guess = false;
     bool record_history = false;
-    /// On cuda, run the whole iteration on the device (scalars in device memory, fused
-    /// kernels, CUDA graphs; the host checks convergence every few iterations) where the
-    /// operator allows it. false: the host-driven loop that reads scalars every iteration.
+    /// CG: fuse the operator into the solver's steps where the operator allows it (stencil,
+    /// CSR) and read the state back every 16 iterations, replayed as a CUDA graph on cuda.
+    /// false: the steps call the operator's apply() and the state is read every iteration.
     bool device_loop = true;
     /// Called with (iteration, recurrence residual norm) after each iteration and once at 0.
     std::function<void(int, double)> monitor;

@@ -1,0 +1,174 @@
+// The CG steps of core/kernels/cg_kernels.hpp for the CPU backends, written once over a loop
+// policy: `Policy::for_each(n, f)` calls f(i) for every i < n, `Policy::sum(n, f, s0, s1)` calls
+// f(i, s0, s1) accumulating two sums in double (reference: in order; omp: over threads). The
+// decisions are src/common/cg_step.hpp's, as on cuda. A fused step on the CPU is two passes (the
+// direction is formed before the operator reads it at neighbouring rows).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/cg_step.hpp"
+#include "core/kernels/cg_kernels.hpp"
+
+namespace portla::common {
+
+template <typename Policy, typename T>
+struct HostCgSteps {
+    using Args = kernels::CgArgs<T>;
+
+    static T* p_old(const Args& a) { return (a.state->iteration & 1) ? a.p1 : a.p0; }
+    static T* p_new(const Args& a) { return (a.state->iteration & 1) ? a.p0 : a.p1; }
+
+    // (A v)_i for the operator of a fused step.
+    static T row(const FusedOperator<T>& op, std::size_t i, const T* v) {
+        if (op.kind == FusedOperator<T>::Kind::csr) {
+            T acc = T(0);
+            for (std::int64_t k = op.row_ptrs[i]; k < op.row_ptrs[i + 1]; ++k)
+                acc += op.values[k] * v[op.col_idxs[k]];
+            return acc;
+        }
+        const std::size_t points = op.points;
+        T neighbours = T(0);
+        const std::size_t ix = i % points;
+        if (ix > 0) neighbours += v[i - 1];
+        if (ix + 1 < points) neighbours += v[i + 1];
+        if (op.dim >= 2) {
+            const std::size_t line = i / points, iy = line % points;
+            if (iy > 0) neighbours += v[i - points];
+            if (iy + 1 < points) neighbours += v[i + points];
+            if (op.dim == 3) {
+                const std::size_t plane = points * points, iz = line / points;
+                if (iz > 0) neighbours += v[i - plane];
+                if (iz + 1 < points) neighbours += v[i + plane];
+            }
+        }
+        return static_cast<T>(2 * op.dim) * v[i] - neighbours;
+    }
+
+    // r_i given: z_i and the contributions to rr and rz.
+    static void store_z(const Args& a, std::size_t i, T ri, double& rr, double& rz) {
+        rr += double(ri) * double(ri);
+        if (a.z) {
+            const T zi = a.inv_diag[i] * ri;
+            a.z[i] = zi;
+            rz += double(ri) * double(zi);
+        }
+    }
+
+    static void initialize(const Args& a, CgFinish mode) {
+        double rr = 0, rz = 0;
+        Policy::sum(
+            a.n, [&](std::size_t i, double& s0, double& s1) { store_z(a, i, a.r[i], s0, s1); }, rr,
+            rz);
+        cg_finish_residual(a.state, a.control, rr, rz, mode);
+    }
+
+    static void form_direction(const Args& a) {
+        if (a.state->stopped) return;
+        const T* z = a.z ? a.z : a.r;
+        const T* old = p_old(a);
+        T* fresh = p_new(a);
+        const T beta = a.state->beta;
+        Policy::for_each(a.n, [&](std::size_t i) { fresh[i] = beta * old[i] + z[i]; });
+    }
+
+    static void direction_dot(const Args& a) {
+        if (a.state->stopped) return;
+        const T* p = p_new(a);
+        double pq = 0, unused = 0;
+        Policy::sum(
+            a.n, [&](std::size_t i, double& s0, double&) { s0 += double(p[i]) * double(a.q[i]); },
+            pq, unused);
+        cg_finish_direction(a.state, a.control, pq);
+    }
+
+    static void direction(const Args& a) {
+        if (a.state->stopped) return;
+        form_direction(a);
+        const T* p = p_new(a);
+        double pq = 0, unused = 0;
+        Policy::sum(
+            a.n,
+            [&](std::size_t i, double& s0, double&) {
+                const T qi = row(a.op, i, p);
+                a.q[i] = qi;
+                s0 += double(p[i]) * double(qi);
+            },
+            pq, unused);
+        cg_finish_direction(a.state, a.control, pq);
+    }
+
+    static void update(const Args& a) {
+        if (a.state->stopped) return;
+        const T alpha = a.state->alpha;
+        const T* p = p_new(a);
+        if (a.state->replace_now) {  // the replacement recomputes r (and z): only x moves
+            Policy::for_each(a.n, [&](std::size_t i) { a.x[i] += alpha * p[i]; });
+            return;
+        }
+        double rr = 0, rz = 0;
+        Policy::sum(
+            a.n,
+            [&](std::size_t i, double& s0, double& s1) {
+                a.x[i] += alpha * p[i];
+                const T ri = a.r[i] - alpha * a.q[i];
+                a.r[i] = ri;
+                store_z(a, i, ri, s0, s1);
+            },
+            rr, rz);
+        cg_finish_residual(a.state, a.control, rr, rz, CgFinish::record);
+    }
+
+    // r = b - (A x) with A x from `ax` (or computed row by row when ax is null).
+    static void replace_with(const Args& a, const T* ax) {
+        if (a.state->stopped || !a.state->replace_now) return;
+        double rr = 0, rz = 0;
+        Policy::sum(
+            a.n,
+            [&](std::size_t i, double& s0, double& s1) {
+                const T ri = a.b[i] - (ax ? ax[i] : row(a.op, i, a.x));
+                a.r[i] = ri;
+                store_z(a, i, ri, s0, s1);
+            },
+            rr, rz);
+        cg_finish_residual(a.state, a.control, rr, rz, CgFinish::replaced);
+    }
+    static void replace(const Args& a) { replace_with(a, nullptr); }
+    static void replace_from_ax(const Args& a) { replace_with(a, a.ax); }
+};
+
+}  // namespace portla::common
+
+/// Defines the CG kernels of one CPU backend (inside its namespace) through HostCgSteps.
+#define PORTLA_DEFINE_HOST_CG_KERNELS(Policy)                                             \
+    template <typename T>                                                                 \
+    void cg_initialize(tag, const Executor&, const CgArgs<T>& a, common::CgFinish mode) { \
+        common::HostCgSteps<Policy, T>::initialize(a, mode);                              \
+    }                                                                                     \
+    template <typename T>                                                                 \
+    void cg_direction(tag, const Executor&, const CgArgs<T>& a) {                         \
+        common::HostCgSteps<Policy, T>::direction(a);                                     \
+    }                                                                                     \
+    template <typename T>                                                                 \
+    void cg_form_direction(tag, const Executor&, const CgArgs<T>& a) {                    \
+        common::HostCgSteps<Policy, T>::form_direction(a);                                \
+    }                                                                                     \
+    template <typename T>                                                                 \
+    void cg_direction_dot(tag, const Executor&, const CgArgs<T>& a) {                     \
+        common::HostCgSteps<Policy, T>::direction_dot(a);                                 \
+    }                                                                                     \
+    template <typename T>                                                                 \
+    void cg_update(tag, const Executor&, const CgArgs<T>& a) {                            \
+        common::HostCgSteps<Policy, T>::update(a);                                        \
+    }                                                                                     \
+    template <typename T>                                                                 \
+    void cg_replace(tag, const Executor&, const CgArgs<T>& a) {                           \
+        common::HostCgSteps<Policy, T>::replace(a);                                       \
+    }                                                                                     \
+    template <typename T>                                                                 \
+    void cg_replace_from_ax(tag, const Executor&, const CgArgs<T>& a) {                   \
+        common::HostCgSteps<Policy, T>::replace_from_ax(a);                               \
+    }                                                                                     \
+    PORTLA_INSTANTIATE_CG_KERNELS(double);                                                \
+    PORTLA_INSTANTIATE_CG_KERNELS(float)

@@ -1,0 +1,142 @@
+// The decisions of one CG iteration, written once and compiled into every backend's CG steps
+// (host code on the CPU backends, device code on cuda): the scalars live in a CgState in the
+// executor's memory, and only the last block of a reduction (or the one CPU thread) runs these.
+//
+// Per iteration (it = iterations done; p ping-pongs between two buffers by it's parity):
+//   direction: p_new = z + beta p_old; q = A p_new; pq = p_new . q       -> finish_direction
+//   update:    x += alpha p_new; r -= alpha q; [z = M^-1 r]; rr; [rz]    -> finish_residual
+//   replace:   only when finish_direction set replace_now: the update moves x alone, then
+//              r = b - A x; [z]; rr; [rz]                                -> finish_residual
+// The stopping test is in double on sqrt(r.r) against max(rtol ||b||, atol); p.q not finite ->
+// non_finite, p.q <= 0 -> indefinite, rho = r.z = 0 -> breakdown, rho < 0 -> indefinite. A
+// residual replacement that brings no new minimum (by 1%) in 4 replacements and 200 iterations
+// stops with stagnation: the residual sits at the accuracy the precision attains.
+#pragma once
+
+#include <cmath>
+
+#include "portla/solver/settings.hpp"
+
+#if defined(__CUDACC__)
+#define PORTLA_HOST_DEVICE __host__ __device__
+#else
+#define PORTLA_HOST_DEVICE
+#endif
+
+namespace portla::common {
+
+/// Residual norms kept per read-back of the state (by iteration % kCgHistory).
+constexpr int kCgHistory = 16;
+
+/// The solve's scalars, in the executor's memory; read back whole by the host.
+template <typename T>
+struct CgState {
+    double rho;                  ///< r . z of the current residual
+    double best_replaced;        ///< smallest true residual at a replacement so far
+    double history[kCgHistory];  ///< ||r|| of iteration i at i % kCgHistory
+    T alpha;
+    T beta;
+    int iteration;       ///< iterations done
+    int stopped;         ///< 0 while running
+    int reason;          ///< a solver::StopReason once stopped
+    int best_iteration;  ///< iteration of best_replaced
+    int stale;           ///< replacements since the last new minimum
+    int replace_now;     ///< this iteration ends with r = b - A x (set by finish_direction)
+};
+
+/// What the decisions read besides the state.
+struct CgControl {
+    double threshold = 0;  ///< stop when ||r|| <= threshold
+    int max_iters = 0;     ///< >= 1
+    int replacement = 0;   ///< r = b - A x every this many iterations (0: never)
+    bool preconditioned = false;
+};
+
+/// What a residual's reductions are followed by.
+enum class CgFinish : int {
+    initial,   ///< the first residual: rho, beta = 0
+    resume,    ///< a true residual after a false convergence: clear the stop, go on
+    record,    ///< the recurrence residual of an iteration
+    replaced,  ///< a true residual replacing the recurrence one
+};
+
+PORTLA_HOST_DEVICE inline bool cg_finite(double v) {
+#if defined(__CUDA_ARCH__)
+    return ::isfinite(v);
+#else
+    return std::isfinite(v);
+#endif
+}
+
+PORTLA_HOST_DEVICE inline double cg_sqrt(double v) {
+#if defined(__CUDA_ARCH__)
+    return ::sqrt(v);
+#else
+    return std::sqrt(v);
+#endif
+}
+
+template <typename T>
+PORTLA_HOST_DEVICE inline void cg_stop(CgState<T>* s, solver::StopReason reason) {
+    s->stopped = 1;
+    s->reason = static_cast<int>(reason);
+}
+
+PORTLA_HOST_DEVICE inline bool cg_replace_at(int replacement, int iteration) {
+    return replacement > 0 && iteration % replacement == 0;
+}
+
+/// After p.q: alpha = rho / pq, or stop; and whether this iteration replaces the residual
+/// (decided here, before the update advances the iteration count, so update and replace agree).
+template <typename T>
+PORTLA_HOST_DEVICE void cg_finish_direction(CgState<T>* s, const CgControl& c, double pq) {
+    s->replace_now = cg_replace_at(c.replacement, s->iteration + 1);
+    if (!cg_finite(pq))
+        cg_stop(s, solver::StopReason::non_finite);
+    else if (pq <= 0)
+        cg_stop(s, solver::StopReason::indefinite);
+    else
+        s->alpha = static_cast<T>(s->rho / pq);
+}
+
+/// After r (and z) of an iteration are known: rr = r . r, rz = r . z (ignored without
+/// preconditioning, where z is r).
+template <typename T>
+PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, double rr, double rz,
+                                           CgFinish mode) {
+    using solver::StopReason;
+    const double rho_new = c.preconditioned ? rz : rr;
+    if (mode == CgFinish::initial) {
+        s->rho = rho_new;
+        s->beta = T(0);
+        return;
+    }
+    int it = s->iteration;
+    if (mode == CgFinish::resume) {
+        s->stopped = 0;
+    } else {
+        ++it;
+        const double rnorm = cg_sqrt(rr);
+        if (mode == CgFinish::replaced) {
+            s->replace_now = 0;
+            if (rnorm < 0.99 * s->best_replaced) {
+                s->best_replaced = rnorm;
+                s->best_iteration = it;
+                s->stale = 0;
+            } else if (++s->stale >= 4 && it - s->best_iteration >= 200) {
+                return cg_stop(s, StopReason::stagnation);
+            }
+        }
+        s->history[it % kCgHistory] = rnorm;
+        s->iteration = it;
+        if (!cg_finite(rnorm)) return cg_stop(s, StopReason::non_finite);
+        if (rnorm <= c.threshold) return cg_stop(s, StopReason::converged);
+    }
+    if (rho_new == 0) return cg_stop(s, StopReason::breakdown);
+    if (rho_new < 0) return cg_stop(s, StopReason::indefinite);
+    s->beta = static_cast<T>(rho_new / s->rho);
+    s->rho = rho_new;
+    if (it >= c.max_iters) cg_stop(s, StopReason::max_iterations);
+}
+
+}  // namespace portla::common
