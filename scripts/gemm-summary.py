@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Collects the JSON of `portla gemm` runs (scripts/gemm-bench.sh) into the result files of
-bench/results: GFLOP/s and fraction of the vendor library per point, the targets of issue 6,
+docs/results: GFLOP/s and fraction of the vendor library per point, the targets of issue 6,
 and a text table.  usage: gemm-summary.py RESULTS_DIR OUT_DIR"""
 import glob
 import json
