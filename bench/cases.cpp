@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "bench/case.hpp"
-#include "core/kernels/vendor_kernels.hpp"
 #include "portla/portla.hpp"
+#include "portla/vendor.hpp"
 
 namespace portla::bench {
 
@@ -131,24 +131,17 @@ template <typename T>
 VectorOps<T> vector_ops(const std::string& backend, const Executor& exec) {
     VectorOps<T> ops;
     if (backend == "openblas" || backend == "cublas") {
-        const bool ob = backend == "openblas";
+        // The vendor library of exec's backend: OpenBLAS on omp, cuBLAS on cuda.
         ops.axpby_is_axpy = true;
-        ops.axpby = [=](T a, const_view<T> x, T, view<T> y) {
-            ob ? kernels::openblas::axpy(exec, a, x, y) : kernels::cublas::axpy(exec, a, x, y);
-        };
-        ops.copy = [=](const_view<T> x, view<T> y) {
-            ob ? kernels::openblas::copy(exec, x, y) : kernels::cublas::copy(exec, x, y);
-        };
+        ops.axpby = [=](T a, const_view<T> x, T, view<T> y) { vendor::axpy<T>(exec, a, x, y); };
+        ops.copy = [=](const_view<T> x, view<T> y) { vendor::copy<T>(exec, x, y); };
         ops.dot = [=](const_view<T> x, const_view<T> y, view<T> r) {
-            ob ? kernels::openblas::dot(exec, x, y, r) : kernels::cublas::dot(exec, x, y, r);
+            vendor::dot<T>(exec, x, y, r);
         };
         ops.dot_host = [=](const_view<T> x, const_view<T> y) {
-            return ob ? kernels::openblas::dot_host(exec, x, y)
-                      : kernels::cublas::dot_host(exec, x, y);
+            return vendor::dot_host<T>(exec, x, y);
         };
-        ops.norm2 = [=](const_view<T> x, view<T> r) {
-            ob ? kernels::openblas::nrm2(exec, x, r) : kernels::cublas::nrm2(exec, x, r);
-        };
+        ops.norm2 = [=](const_view<T> x, view<T> r) { vendor::nrm2<T>(exec, x, r); };
         return ops;
     }
     ops.axpby = [=](T a, const_view<T> x, T b, view<T> y) { blas::axpby<T>(exec, a, x, b, y); };
@@ -335,17 +328,12 @@ Case operator_case(const CaseConfig& c, const Executor& exec) {
     const std::string backend = c.backend;
     auto apply = [=](int s) {
         Set& set = (*sets)[s];
-        if (k == "gemv" && backend == "openblas")
-            kernels::openblas::gemv(exec, rows, rows,
-                                    static_cast<Dense<T>&>(*set.op).values().get_view(), set.x,
-                                    set.y);
-        else if (k == "gemv" && backend == "cublas")
-            kernels::cublas::gemv(exec, rows, rows,
-                                  static_cast<Dense<T>&>(*set.op).values().get_view(), set.x,
-                                  set.y);
+        if (k == "gemv" && (backend == "openblas" || backend == "cublas"))
+            vendor::gemv<T>(exec, rows, rows, static_cast<Dense<T>&>(*set.op).values().get_view(),
+                            set.x, set.y);
         else if (k == "spmv-csr" && backend == "cusparse")
-            kernels::cusparse::csr_spmv(exec, rows, rows, set.csr->row_ptrs(), set.csr->col_idxs(),
-                                        set.csr->values(), set.x, set.y);
+            vendor::csr_spmv<T>(exec, rows, rows, set.csr->row_ptrs(), set.csr->col_idxs(),
+                                set.csr->values(), set.x, set.y);
         else if (k == "spmv-csr")
             set.csr->apply(set.x, set.y);
         else
@@ -443,8 +431,8 @@ Case cg_case(const CaseConfig& c, const Executor& exec) {
     for (auto& a : st->work) a = Array<T>(exec, rows);
     auto run = [=](int iters) {
         if (backend == "cusparse") {
-            kernels::cusparse::cg(exec, rows, st->csr->row_ptrs(), st->csr->col_idxs(),
-                                  st->csr->values(), st->b, st->x, 0.0, iters);
+            vendor::cg<T>(exec, rows, st->csr->row_ptrs(), st->csr->col_idxs(), st->csr->values(),
+                          st->b, st->x, 0.0, iters);
             return;
         }
         if (backend == "openblas" || backend == "cublas") {
@@ -457,8 +445,7 @@ Case cg_case(const CaseConfig& c, const Executor& exec) {
             ops.copy(r, p);
             double rr = ops.dot_host(r, r);
             for (int it = 0; it < iters; ++it) {
-                backend == "openblas" ? kernels::openblas::gemv(exec, rows, rows, A.values(), p, q)
-                                      : kernels::cublas::gemv(exec, rows, rows, A.values(), p, q);
+                vendor::gemv<T>(exec, rows, rows, A.values(), p, q);
                 const double alpha = rr / double(ops.dot_host(p, q));
                 ops.axpby(T(alpha), p, T(1), st->x);
                 ops.axpby(T(-alpha), q, T(1), r);

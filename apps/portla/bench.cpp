@@ -94,10 +94,31 @@ std::vector<int> parse_ints(const std::string& spec, const char* what) {
     return out;
 }
 
+// The vendor libraries `portla bench` measures, and the backend whose memory and device each
+// runs on (portla::vendor picks the library from the executor's backend).
+struct VendorBackend {
+    const char* name;
+    Backend backend;
+};
+constexpr VendorBackend kVendorBackends[] = {
+    {"openblas", Backend::omp}, {"cublas", Backend::cuda}, {"cusparse", Backend::cuda}};
+
+// Whether a device of the backend that `backend` (a portla backend or a vendor library) runs on
+// is present; unknown names are left to the kernel/backend check.
 bool backend_runs_here(const std::string& backend) {
-    if (backend == "cuda" || backend == "cublas" || backend == "cusparse")
-        return cuda_compiled() && cuda_device_count() > 0;
+    for (const auto& v : kVendorBackends)
+        if (backend == v.name) return device_count(v.backend) > 0;
+    for (Backend b : all_backends())
+        if (backend == to_string(b)) return device_count(b) > 0;
     return true;
+}
+
+// "reference, omp, cuda, openblas, cublas, cusparse", from the backend list.
+std::string backend_help() {
+    std::string help;
+    for (Backend b : all_backends()) help += (help.empty() ? "" : ", ") + to_string(b);
+    for (const auto& v : kVendorBackends) help += std::string(", ") + v.name;
+    return help + " (default: every one that runs here)";
 }
 
 std::string cpu_model() {
@@ -295,10 +316,7 @@ Runner add_bench(CLI::App& app) {
            "kernels: copy axpby dot dot-host norm2 fused-cg unfused-cg gemv spmv-csr stencil "
            "cg cg-host cg-dense, or all")
         ->required();
-    app.add_option(
-           "--backend", o->backends,
-           "reference, omp, cuda, openblas, cublas, cusparse (default: every one that runs here)")
-        ->delimiter(',');
+    app.add_option("--backend", o->backends, backend_help())->delimiter(',');
     app.add_option("--sizes", o->sizes,
                    "sizes: 2^10:2^30 doubles through the range, or a list (vector length; "
                    "unknowns for spmv/stencil/cg; matrix elements for gemv/cg-dense)");

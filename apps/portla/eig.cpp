@@ -3,7 +3,6 @@
 // request, every kernel in every reduction variant timed on its own.
 // Exit 0 when converged, 2 when not (result printed), 1 on errors.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -17,6 +16,18 @@
 
 namespace portla::cli {
 namespace {
+
+// The default memory floor on a GPU (an executor whose memory is not host memory): the copy
+// bandwidth measured on the H100 (PERFORMANCE.md), in GB/s. --bandwidth overrides it; CPUs have
+// no default.
+constexpr double kGpuBandwidthGBs = 3030.0;
+
+// "auto, reference, omp, cuda or <backend>:N", from the backend list.
+std::string backend_help() {
+    std::string help = "auto";
+    for (Backend b : all_backends()) help += ", " + to_string(b);
+    return help + " or <backend>:N (device N)";
+}
 
 struct EigOptions {
     std::string file;
@@ -32,7 +43,7 @@ struct EigOptions {
     int repeat = 1;
     bool time_kernels = false;
     int wg = 0;                 // work-group size on cuda (0: the executor's default)
-    double bandwidth_gbs = -1;  // < 0: 3030 on cuda (H100 copy, PERFORMANCE.md), unknown on CPUs
+    double bandwidth_gbs = -1;  // < 0: kGpuBandwidthGBs on a GPU, unknown on CPUs
 };
 
 // Dense matrices larger than this are refused before allocating (4 GiB of floats).
@@ -118,16 +129,16 @@ double median(std::vector<double> x) {
     return x.size() % 2 ? x[m] : 0.5 * (x[m - 1] + x[m]);
 }
 
-// Seconds per call: r back-to-back calls between two synchronisations (r sized for about
+// Seconds per call: r back-to-back calls between two marks of a Timer (r sized for about
 // 20 ms per batch after one warm-up call), median of 5 batches.
 template <typename Fn>
 double time_per_call(const Executor& exec, Fn call) {
+    Timer timer(exec);
     auto batch = [&](int r) {
-        exec.synchronize();
-        const auto t0 = std::chrono::steady_clock::now();
+        timer.start();
         for (int i = 0; i < r; ++i) call();
-        exec.synchronize();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / r;
+        timer.stop();
+        return timer.seconds() / r;
     };
     const double first = batch(1);
     const int r = static_cast<int>(std::clamp(0.02 / std::max(first, 1e-9), 1.0, 50.0));
@@ -192,7 +203,7 @@ int run(const EigOptions& o) {
     std::string description;
     const std::vector<T> host = load_matrix<T>(o, n, description);
     const double bandwidth =
-        o.bandwidth_gbs >= 0 ? o.bandwidth_gbs : (exec.backend() == Backend::cuda ? 3030.0 : 0.0);
+        o.bandwidth_gbs >= 0 ? o.bandwidth_gbs : (!exec.is_host() ? kGpuBandwidthGBs : 0.0);
 
     const Array<T> a0(exec, host);
     Array<T> a(exec, n * n), v(exec, n);
@@ -282,7 +293,7 @@ Runner add_eig(CLI::App& app) {
         ->check(CLI::Range(1, 1000000));
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
-    app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
+    app.add_option("--backend", o->backend, backend_help());
     app.add_option("--out", o->out, "write the eigenvector v to this Matrix Market file");
     app.add_flag("--json", o->json, "print one JSON object");
     app.add_option("--repeat", o->repeat,
@@ -292,7 +303,8 @@ Runner add_eig(CLI::App& app) {
         ->check(CLI::Range(32, 1024));
     app.add_flag("--time-kernels", o->time_kernels, "also time every kernel in every variant");
     app.add_option("--bandwidth", o->bandwidth_gbs,
-                   "GB/s of the memory floor (default: 3030 on cuda, none on CPUs)")
+                   "GB/s of the memory floor (default: " + std::to_string(int(kGpuBandwidthGBs)) +
+                       " on a GPU, none on CPUs)")
         ->check(non_negative_number());
     return [o] { return o->precision == "float" ? run<float>(*o) : run<double>(*o); };
 }

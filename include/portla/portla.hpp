@@ -16,4 +16,6 @@
 #include "portla/solver/bicgstab.hpp"
 #include "portla/solver/cg.hpp"
 #include "portla/solver/settings.hpp"
+#include "portla/timer.hpp"
+#include "portla/vendor.hpp"
 #include "portla/gemm.hpp"

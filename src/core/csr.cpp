@@ -1,6 +1,6 @@
 #include "portla/matrix/csr.hpp"
 
-#include "core/legacy_dispatch.hpp"
+#include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
@@ -70,8 +70,11 @@ Csr<T> Csr<T>::from_data(const Executor& exec, const MatrixData& input) {
 template <typename T>
 void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
-    PORTLA_LEGACY_RUN(executor(), csr_apply, rows_, row_ptrs_.get_view(), col_idxs_.get_view(),
-               values_.get_view(), x, y);
+    const auto& exec = executor();
+    dispatch(exec, [&](auto backend) {
+        csr_apply(backend, exec, rows_, row_ptrs_.get_view(), col_idxs_.get_view(),
+                  values_.get_view(), x, y);
+    });
 }
 
 template <typename T>

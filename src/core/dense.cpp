@@ -1,6 +1,6 @@
 #include "portla/matrix/dense.hpp"
 
-#include "core/legacy_dispatch.hpp"
+#include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
@@ -41,7 +41,10 @@ template <typename T>
 void Dense<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     if (cols_ == 0) return blas::fill(executor(), y, T{0});
-    PORTLA_LEGACY_RUN(executor(), dense_apply, rows_, cols_, values_.get_view(), x, y);
+    const auto& exec = executor();
+    dispatch(exec, [&](auto backend) {
+        dense_apply(backend, exec, rows_, cols_, values_.get_view(), x, y);
+    });
 }
 
 template <typename T>

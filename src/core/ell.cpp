@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/legacy_dispatch.hpp"
+#include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
@@ -48,8 +48,11 @@ template <typename T>
 void Ell<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     if (max_row_nnz_ == 0) return blas::fill(executor(), y, T{0});
-    PORTLA_LEGACY_RUN(executor(), ell_apply, rows_, max_row_nnz_, col_idxs_.get_view(), values_.get_view(),
-               x, y);
+    const auto& exec = executor();
+    dispatch(exec, [&](auto backend) {
+        ell_apply(backend, exec, rows_, max_row_nnz_, col_idxs_.get_view(), values_.get_view(), x,
+                  y);
+    });
 }
 
 template <typename T>

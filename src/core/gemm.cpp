@@ -2,7 +2,6 @@
 
 #include <climits>
 
-#include "core/legacy_dispatch.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -56,7 +55,8 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
         if (beta == T(0)) return blas::fill(exec, c, T(0));
         return blas::axpby(exec, beta, const_view<T>(c), T(0), c);  // beta C, Inf stays Inf
     }
-    PORTLA_LEGACY_RUN(exec, gemm, variant, m, n, k, alpha, a, b, beta, c);
+    dispatch(exec,
+             [&](auto backend) { gemm(backend, exec, variant, m, n, k, alpha, a, b, beta, c); });
 }
 
 template <typename T>

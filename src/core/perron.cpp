@@ -1,14 +1,13 @@
 #include "portla/eigen/perron.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <utility>
 #include <vector>
 
-#include "core/legacy_dispatch.hpp"
 #include "core/kernels/perron_kernels.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
+#include "portla/timer.hpp"
 
 namespace portla::eigen {
 
@@ -64,7 +63,7 @@ void row_sums(const Executor& exec, ReductionVariant variant, std::size_t n, con
     check_size("perron row_sums a", n * n, a.size);
     check_size("perron row_sums s", n, s.size);
     if (n == 0) return;
-    PORTLA_LEGACY_RUN(exec, perron_row_sums, variant, n, a, s);
+    dispatch(exec, [&](auto backend) { perron_row_sums(backend, exec, variant, n, a, s); });
 }
 
 template <typename T>
@@ -74,13 +73,14 @@ void weighted_row_sums(const Executor& exec, ReductionVariant variant, std::size
     check_size("perron weighted_row_sums v", n, v.size);
     check_size("perron weighted_row_sums s", n, s.size);
     if (n == 0) return;
-    PORTLA_LEGACY_RUN(exec, perron_weighted_row_sums, variant, n, a, v, s);
+    dispatch(exec,
+             [&](auto backend) { perron_weighted_row_sums(backend, exec, variant, n, a, v, s); });
 }
 
 template <typename T>
 void max(const Executor& exec, ReductionVariant variant, const_view<T> x, view<T> result) {
     check_size("perron max result", 1, result.size);
-    PORTLA_LEGACY_RUN(exec, perron_max, variant, x, result);
+    dispatch(exec, [&](auto backend) { perron_max(backend, exec, variant, x, result); });
 }
 
 template <typename T>
@@ -88,7 +88,7 @@ void scale(const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
     check_size("perron scale s", v.size, s.size);
     check_size("perron scale m", 1, m.size);
     if (v.size == 0) return;
-    PORTLA_LEGACY_RUN(exec, perron_scale, s, m, v);
+    dispatch(exec, [&](auto backend) { perron_scale(backend, exec, s, m, v); });
 }
 
 template <typename T>
@@ -96,13 +96,13 @@ void transform(const Executor& exec, std::size_t n, const_view<T> s, view<T> a) 
     check_size("perron transform a", n * n, a.size);
     check_size("perron transform s", n, s.size);
     if (n == 0) return;
-    PORTLA_LEGACY_RUN(exec, perron_transform, n, s, a);
+    dispatch(exec, [&](auto backend) { perron_transform(backend, exec, n, s, a); });
 }
 
 template <typename T>
 void stop_test(const Executor& exec, ReductionVariant variant, const_view<T> s, view<T> result) {
     check_size("perron stop_test result", 1, result.size);
-    PORTLA_LEGACY_RUN(exec, perron_stop_test, variant, s, result);
+    dispatch(exec, [&](auto backend) { perron_stop_test(backend, exec, variant, s, result); });
 }
 
 template <typename T>
@@ -112,7 +112,9 @@ void fused_transform_row_sums(const Executor& exec, ReductionVariant variant, st
     check_size("perron fused s", n, s.size);
     check_size("perron fused s_next", n, s_next.size);
     if (n == 0) return;
-    PORTLA_LEGACY_RUN(exec, perron_fused_transform_row_sums, variant, n, s, a, s_next);
+    dispatch(exec, [&](auto backend) {
+        perron_fused_transform_row_sums(backend, exec, variant, n, s, a, s_next);
+    });
 }
 
 }  // namespace kernels
@@ -168,8 +170,8 @@ PerronResult iterate(const Executor& exec, std::size_t n, view<T> a, view<T> v,
     const auto variant = settings.variant;
     const auto method = settings.method;
     PerronResult res;
-    exec.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
+    Timer timer(exec);
+    timer.start();
 
     Array<T> s(exec, n), s_next(exec, method == PerronMethod::fused ? n : 0);
     Array<T> scalars(exec, 2);  // [0] = max s, [1] = max |s_i - s_{i+1}|
@@ -208,8 +210,8 @@ PerronResult iterate(const Executor& exec, std::size_t n, view<T> a, view<T> v,
             std::swap(s, s_next);
         }
     }
-    exec.synchronize();
-    res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    timer.stop();
+    res.time_s = timer.seconds();
     return res;
 }
 
@@ -248,11 +250,12 @@ PerronResult perron(const Dense<T>& A, view<T> v, const PerronSettings& settings
         const view<T> a(const_cast<T*>(A.values().data()), n * n);
         res = iterate(exec, n, a, v, settings);
     } else {
-        exec.synchronize();
-        const auto t0 = std::chrono::steady_clock::now();
+        Timer timer(exec);  // includes the copy of A
+        timer.start();
         Array<T> work(exec, A.values());
         res = iterate<T>(exec, n, work, v, settings);
-        res.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        timer.stop();
+        res.time_s = timer.seconds();
     }
     // ||A v - lambda v|| / ||lambda v|| with y = A v on the executor, the rest on the host
     Array<T> y(exec, n);

@@ -1,6 +1,6 @@
 #include "portla/matrix/stencil.hpp"
 
-#include "core/legacy_dispatch.hpp"
+#include "core/kernels/matrix_kernels.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
 
@@ -29,7 +29,7 @@ std::size_t Stencil<T>::nnz() const {
 
 template <typename T>
 void Stencil<T>::apply(const_view<T> x, view<T> y) const {
-    PORTLA_LEGACY_RUN(exec_, stencil_apply, dim_, points_, x, y);
+    dispatch(exec_, [&](auto backend) { stencil_apply(backend, exec_, dim_, points_, x, y); });
 }
 
 template <typename T>

@@ -463,19 +463,19 @@ bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n
 }
 
 template <class Cfg>
-void launch_fast(int m, int n, int k, float alpha, const float* a, const float* b, float beta,
-                 float* c) {
+void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
+                 const float* b, float beta, float* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
-    sgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads>>>(
+    sgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads, 0, stream>>>(
         m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vector_flags(n, k, a, b, c));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <class Cfg>
-void launch_fast(int m, int n, int k, double alpha, const double* a, const double* b, double beta,
-                 double* c) {
+void launch_fast(cudaStream_t stream, int m, int n, int k, double alpha, const double* a,
+                 const double* b, double beta, double* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
-    dgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads>>>(
+    dgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads, 0, stream>>>(
         m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vector_flags(n, k, a, b, c));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -483,14 +483,14 @@ void launch_fast(int m, int n, int k, double alpha, const double* a, const doubl
 void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const float* a,
                const float* b, float beta, float* c) {
     if (use_large_tile(exec, m, n, SimtLarge::BM, SimtLarge::BN))
-        launch_fast<SimtLarge>(m, n, k, alpha, a, b, beta, c);
+        launch_fast<SimtLarge>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
     else
-        launch_fast<SimtSmall>(m, n, k, alpha, a, b, beta, c);
+        launch_fast<SimtSmall>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
 }
 
-void fast_gemm(const Executor&, int m, int n, int k, double alpha, const double* a, const double* b,
-               double beta, double* c) {
-    launch_fast<DmmaTileChosen>(m, n, k, alpha, a, b, beta, c);
+void fast_gemm(const Executor& exec, int m, int n, int k, double alpha, const double* a,
+               const double* b, double beta, double* c) {
+    launch_fast<DmmaTileChosen>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
 }
 
 template <typename T>
@@ -502,7 +502,7 @@ cudaDataType data_type() {
 template <typename T>
 void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a, const T* b, T beta,
                  T* c) {
-    cublasHandle_t handle = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    cublasHandle_t handle = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     const cublasComputeType_t compute =
         sizeof(T) == 8 ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_32F_PEDANTIC;
     PORTLA_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b,
@@ -528,17 +528,17 @@ void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T
         case GemmVariant::naive: {
             const int naive_cols = (n + kNaiveX - 1) / kNaiveX;
             const unsigned blocks = static_cast<unsigned>((m + kNaiveY - 1) / kNaiveY) * naive_cols;
-            gemm_naive_kernel<T>
-                <<<blocks, dim3(kNaiveX, kNaiveY)>>>(m, n, k, alpha, a, b, beta, c, naive_cols);
+            gemm_naive_kernel<T><<<blocks, dim3(kNaiveX, kNaiveY), 0, stream_of(exec)>>>(
+                m, n, k, alpha, a, b, beta, c, naive_cols);
             break;
         }
         case GemmVariant::tiled:
-            gemm_tiled_kernel<T><<<row_groups, width, width * sizeof(T)>>>(m, n, k, alpha, a, b,
-                                                                           beta, c, col_blocks);
+            gemm_tiled_kernel<T><<<row_groups, width, width * sizeof(T), stream_of(exec)>>>(
+                m, n, k, alpha, a, b, beta, c, col_blocks);
             break;
         case GemmVariant::subgroup:
-            gemm_subgroup_kernel<T>
-                <<<row_groups, width>>>(m, n, k, alpha, a, b, beta, c, col_blocks);
+            gemm_subgroup_kernel<T><<<row_groups, width, 0, stream_of(exec)>>>(m, n, k, alpha, a, b,
+                                                                               beta, c, col_blocks);
             break;
         case GemmVariant::fast:
             return fast_gemm(exec, m, n, k, alpha, a, b, beta, c);
@@ -550,12 +550,14 @@ void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T
 
 }  // namespace
 
-#define PORTLA_CUDA_GEMM(T)                                                                        \
-    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                                \
-        gemm_impl<T>(exec, variant, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), \
-                     alpha, a.data, b.data, beta, c.data);                                         \
-    }
-PORTLA_CUDA_GEMM(double)
-PORTLA_CUDA_GEMM(float)
+template <typename T>
+void gemm(tag, const Executor& exec, GemmVariant variant, std::size_t m, std::size_t n,
+          std::size_t k, T alpha, const_view<T> a, const_view<T> b, T beta, view<T> c) {
+    gemm_impl<T>(exec, variant, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
+                 alpha, a.data, b.data, beta, c.data);
+}
+
+PORTLA_INSTANTIATE_GEMM_KERNELS(double);
+PORTLA_INSTANTIATE_GEMM_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

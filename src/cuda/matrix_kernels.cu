@@ -11,12 +11,11 @@
 
 #include "core/kernels/matrix_kernels.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
-
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // Blocks of `threads` threads needed for `work_threads` threads of work, at most one wave.
 unsigned blocks_for(const Executor& exec, std::size_t work_threads, unsigned threads) {
@@ -26,7 +25,7 @@ unsigned blocks_for(const Executor& exec, std::size_t work_threads, unsigned thr
 }
 
 // Dense row-major gemv: one warp per row, lanes stride over the columns (coalesced), warp
-// shuffle sum. The loop bound is warp-uniform, so full-mask shuffles are safe.
+// shuffle sum (warp_sum). The loop bound is warp-uniform, so full-mask shuffles are safe.
 template <typename T>
 __global__ void dense_apply_kernel(std::size_t rows, std::size_t cols, const T* __restrict__ values,
                                    const T* __restrict__ x, T* __restrict__ y) {
@@ -38,9 +37,7 @@ __global__ void dense_apply_kernel(std::size_t rows, std::size_t cols, const T* 
         T sum = T(0);
 #pragma unroll 4
         for (std::size_t c = lane; c < cols; c += 32) sum += a[c] * x[c];
-#pragma unroll
-        for (int offset = 16; offset > 0; offset /= 2)
-            sum += __shfl_down_sync(kFullMask, sum, offset);
+        sum = warp_sum(sum);
         if (lane == 0) y[row] = sum;
     }
 }
@@ -67,9 +64,7 @@ __global__ void csr_apply_kernel(std::size_t rows, const std::int32_t* __restric
             for (std::int64_t k = begin + member; k < end; k += G)
                 sum += values[k] * x[col_idxs[k]];
         }
-#pragma unroll
-        for (int offset = G / 2; offset > 0; offset /= 2)
-            sum += __shfl_down_sync(kFullMask, sum, offset, G);
+        sum = warp_sum<G>(sum);
         if (row < rows && member == 0) y[row] = sum;
     }
 }
@@ -132,7 +127,8 @@ void dense_apply_impl(const Executor& exec, std::size_t rows, std::size_t cols,
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const unsigned blocks = blocks_for(exec, rows * 32, threads);
-    dense_apply_kernel<T><<<blocks, threads>>>(rows, cols, values.data, x.data, y.data);
+    dense_apply_kernel<T>
+        <<<blocks, threads, 0, stream_of(exec)>>>(rows, cols, values.data, x.data, y.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -142,7 +138,8 @@ void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
     const unsigned blocks = blocks_for(exec, warps * 32, threads);
-    csr_apply_kernel<G, T><<<blocks, threads>>>(rows, row_ptrs, col_idxs, values, x, y);
+    csr_apply_kernel<G, T>
+        <<<blocks, threads, 0, stream_of(exec)>>>(rows, row_ptrs, col_idxs, values, x, y);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -179,8 +176,8 @@ void ell_apply_impl(const Executor& exec, std::size_t rows, std::size_t width,
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const unsigned blocks = blocks_for(exec, rows, threads);
-    ell_apply_kernel<T>
-        <<<blocks, threads>>>(rows, width, col_idxs.data, values.data, x.data, y.data);
+    ell_apply_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(rows, width, col_idxs.data,
+                                                                 values.data, x.data, y.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -194,32 +191,46 @@ void stencil_apply_impl(const Executor& exec, int dim, std::size_t points, const
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const unsigned blocks = blocks_for(exec, total, threads);
     if (total <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        stencil_apply_kernel<std::uint32_t, T>
-            <<<blocks, threads>>>(dim, static_cast<std::uint32_t>(points),
-                                  static_cast<std::uint32_t>(total), x.data, y.data);
+        stencil_apply_kernel<std::uint32_t, T><<<blocks, threads, 0, stream_of(exec)>>>(
+            dim, static_cast<std::uint32_t>(points), static_cast<std::uint32_t>(total), x.data,
+            y.data);
     } else {
-        stencil_apply_kernel<std::uint64_t, T>
-            <<<blocks, threads>>>(dim, static_cast<std::uint64_t>(points),
-                                  static_cast<std::uint64_t>(total), x.data, y.data);
+        stencil_apply_kernel<std::uint64_t, T><<<blocks, threads, 0, stream_of(exec)>>>(
+            dim, static_cast<std::uint64_t>(points), static_cast<std::uint64_t>(total), x.data,
+            y.data);
     }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-#define PORTLA_CUDA_MATRIX_KERNELS(T)                                                             \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { dense_apply_impl<T>(exec, rows, cols, values, x, y); } \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                                          \
-        csr_apply_impl<T>(exec, rows, row_ptrs, col_idxs, values, x, y);                          \
-    }                                                                                             \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                                          \
-        ell_apply_impl<T>(exec, rows, width, col_idxs, values, x, y);                             \
-    }                                                                                             \
-    PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil_apply_impl<T>(exec, dim, points, x, y); }
+template <typename T>
+void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                 const_view<T> values, const_view<T> x, view<T> y) {
+    dense_apply_impl<T>(exec, rows, cols, values, x, y);
+}
 
-PORTLA_CUDA_MATRIX_KERNELS(double)
-PORTLA_CUDA_MATRIX_KERNELS(float)
+template <typename T>
+void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
+    csr_apply_impl<T>(exec, rows, row_ptrs, col_idxs, values, x, y);
+}
 
-#undef PORTLA_CUDA_MATRIX_KERNELS
+template <typename T>
+void ell_apply(tag, const Executor& exec, std::size_t rows, std::size_t width,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
+    ell_apply_impl<T>(exec, rows, width, col_idxs, values, x, y);
+}
+
+template <typename T>
+void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const_view<T> x,
+                   view<T> y) {
+    stencil_apply_impl<T>(exec, dim, points, x, y);
+}
+
+PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
+PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

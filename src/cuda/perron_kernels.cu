@@ -294,18 +294,19 @@ Launch vector_launch(const Executor& exec, std::size_t n) {
 }
 
 template <typename T>
-void zero(T* p, std::size_t n) {
-    PORTLA_CUDA_CHECK(cudaMemsetAsync(p, 0, n * sizeof(T)));  // all-zero bits: +0.0
+void zero(const Executor& exec, T* p, std::size_t n) {
+    PORTLA_CUDA_CHECK(
+        cudaMemsetAsync(p, 0, n * sizeof(T), stream_of(exec)));  // all-zero bits: +0.0
 }
 
 template <typename T>
 void row_sums_impl(const Executor& exec, ReductionVariant variant, std::size_t n, const_view<T> a,
                    view<T> s) {
     const Launch l = row_launch<T>(exec, n);
-    zero(s.data, n);
+    zero(exec, s.data, n);
     with_variant(variant, [&](auto v) {
         row_sums_kernel<decltype(v)::value, T>
-            <<<l.blocks, l.threads, l.shared_bytes>>>(n, a.data, s.data);
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, a.data, s.data);
     });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -314,10 +315,10 @@ template <typename T>
 void weighted_row_sums_impl(const Executor& exec, ReductionVariant variant, std::size_t n,
                             const_view<T> a, const_view<T> v, view<T> s) {
     const Launch l = row_launch<T>(exec, n);
-    zero(s.data, n);
+    zero(exec, s.data, n);
     with_variant(variant, [&](auto var) {
         weighted_row_sums_kernel<decltype(var)::value, T>
-            <<<l.blocks, l.threads, l.shared_bytes>>>(n, a.data, v.data, s.data);
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, a.data, v.data, s.data);
     });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -326,10 +327,11 @@ template <typename T>
 void fused_impl(const Executor& exec, ReductionVariant variant, std::size_t n, const_view<T> s,
                 view<T> a, view<T> s_next) {
     const Launch l = row_launch<T>(exec, n);
-    zero(s_next.data, n);
+    zero(exec, s_next.data, n);
     with_variant(variant, [&](auto v) {
         fused_kernel<decltype(v)::value, T>
-            <<<l.blocks, l.threads, l.shared_bytes>>>(n, s.data, a.data, s_next.data);
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, s.data, a.data,
+                                                                       s_next.data);
     });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -337,17 +339,18 @@ void fused_impl(const Executor& exec, ReductionVariant variant, std::size_t n, c
 template <typename T>
 void transform_impl(const Executor& exec, std::size_t n, const_view<T> s, view<T> a) {
     const Launch l = row_launch<T>(exec, n);
-    transform_kernel<T><<<l.blocks, l.threads>>>(n, s.data, a.data);
+    transform_kernel<T><<<l.blocks, l.threads, 0, stream_of(exec)>>>(n, s.data, a.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, typename F>
 void max_impl(const Executor& exec, ReductionVariant variant, std::size_t n, F f, T* result) {
     const Launch l = vector_launch<T>(exec, n);
-    zero(result, 1);
+    zero(exec, result, 1);
     if (n == 0) return;
     with_variant(variant, [&](auto v) {
-        max_kernel<decltype(v)::value, T><<<l.blocks, l.threads, l.shared_bytes>>>(n, f, result);
+        max_kernel<decltype(v)::value, T>
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, f, result);
     });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -355,30 +358,53 @@ void max_impl(const Executor& exec, ReductionVariant variant, std::size_t n, F f
 template <typename T>
 void scale_impl(const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
     const Launch l = vector_launch<T>(exec, v.size);
-    scale_kernel<T><<<l.blocks, l.threads>>>(v.size, s.data, m.data, v.data);
+    scale_kernel<T><<<l.blocks, l.threads, 0, stream_of(exec)>>>(v.size, s.data, m.data, v.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
-#define PORTLA_CUDA_PERRON(T)                                                              \
-    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) { row_sums_impl<T>(exec, variant, n, a, s); } \
-    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                    \
-        weighted_row_sums_impl<T>(exec, variant, n, a, v, s);                              \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                  \
-        max_impl<T>(exec, variant, x.size, Identity<T>{x.data}, result.data);              \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) { scale_impl<T>(exec, s, m, v); }                \
-    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) { transform_impl<T>(exec, n, s, a); }        \
-    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                            \
-        max_impl<T>(exec, variant, s.size, NeighbourDifference<T>{s.data}, result.data);   \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) { fused_impl<T>(exec, variant, n, s, a, s_next); }
+template <typename T>
+void perron_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant, std::size_t n,
+                     const_view<T> a, view<T> s) {
+    row_sums_impl<T>(exec, variant, n, a, s);
+}
 
-PORTLA_CUDA_PERRON(double)
-PORTLA_CUDA_PERRON(float)
+template <typename T>
+void perron_weighted_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant,
+                              std::size_t n, const_view<T> a, const_view<T> v, view<T> s) {
+    weighted_row_sums_impl<T>(exec, variant, n, a, v, s);
+}
 
-#undef PORTLA_CUDA_PERRON
+template <typename T>
+void perron_max(tag, const Executor& exec, eigen::ReductionVariant variant, const_view<T> x,
+                view<T> result) {
+    max_impl<T>(exec, variant, x.size, Identity<T>{x.data}, result.data);
+}
+
+template <typename T>
+void perron_scale(tag, const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
+    scale_impl<T>(exec, s, m, v);
+}
+
+template <typename T>
+void perron_transform(tag, const Executor& exec, std::size_t n, const_view<T> s, view<T> a) {
+    transform_impl<T>(exec, n, s, a);
+}
+
+template <typename T>
+void perron_stop_test(tag, const Executor& exec, eigen::ReductionVariant variant, const_view<T> s,
+                      view<T> result) {
+    max_impl<T>(exec, variant, s.size, NeighbourDifference<T>{s.data}, result.data);
+}
+
+template <typename T>
+void perron_fused_transform_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant,
+                                     std::size_t n, const_view<T> s, view<T> a, view<T> s_next) {
+    fused_impl<T>(exec, variant, n, s, a, s_next);
+}
+
+PORTLA_INSTANTIATE_PERRON_KERNELS(double);
+PORTLA_INSTANTIATE_PERRON_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

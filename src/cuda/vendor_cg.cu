@@ -17,7 +17,7 @@
 #include "cuda/scratch.hpp"
 #include "cuda/vendor_handles.hpp"
 
-namespace portla::kernels {
+namespace portla::kernels::cuda {
 namespace {
 
 template <typename T>
@@ -95,8 +95,9 @@ int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row
     if (rows == 0) return 0;
     const int device = exec.device_id();
     const std::int64_t n = static_cast<std::int64_t>(rows);
-    cublasHandle_t blas = cuda::cublas_handle(device, CUBLAS_POINTER_MODE_HOST);
-    cusparseHandle_t sparse = cuda::cusparse_handle(device);  // both leave `device` current
+    // Both on the stream of exec's device, and both leave `device` current.
+    cublasHandle_t blas = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
+    cusparseHandle_t sparse = cusparse_handle(exec);
 
     CgResources res(device);
     res.vectors = device_malloc(3 * rows * sizeof(T), device);
@@ -118,7 +119,7 @@ int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row
     if (buffer_bytes > 0) res.spmv_buffer = device_malloc(buffer_bytes, device);
 
     // x = 0 (all-zero bits are +0.0);  r = b;  p = r;  rr = r . r
-    PORTLA_CUDA_CHECK(cudaMemsetAsync(x.data, 0, rows * sizeof(T)));
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(x.data, 0, rows * sizeof(T), stream_of(exec)));
     PORTLA_CUBLAS_CHECK(call_copy(blas, n, b.data, r));
     PORTLA_CUBLAS_CHECK(call_copy(blas, n, r, p));
     T rr{};
@@ -158,16 +159,14 @@ int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row
 
 }  // namespace
 
-#define PORTLA_VENDOR_CG(T)                                                                     \
-    int cusparse::cg(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs, \
-                     const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b,  \
-                     view<T> x, double rtol, int max_iters) {                                   \
-        return cg_impl<T>(exec, rows, row_ptrs, col_idxs, values, b, x, rtol, max_iters);       \
-    }
+template <typename T>
+int vendor_cg(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b, view<T> x,
+              double rtol, int max_iters) {
+    return cg_impl<T>(exec, rows, row_ptrs, col_idxs, values, b, x, rtol, max_iters);
+}
 
-PORTLA_VENDOR_CG(double)
-PORTLA_VENDOR_CG(float)
+PORTLA_INSTANTIATE_VENDOR_CG_KERNEL(double);
+PORTLA_INSTANTIATE_VENDOR_CG_KERNEL(float);
 
-#undef PORTLA_VENDOR_CG
-
-}  // namespace portla::kernels
+}  // namespace portla::kernels::cuda

@@ -2,7 +2,8 @@
 //
 // Handles: per device, created on first use and cached until exit; two cuBLAS handles, one in
 // host and one in device pointer mode, so no call ever switches the mode of a shared handle.
-// Everything runs on the default stream, ordered with the backend's own kernels. The _64
+// Every call runs on the stream of the executor's device (stream_of; the handle's stream is set
+// before each use), ordered with the backend's own kernels. The _64
 // interfaces take 64-bit sizes, so vectors longer than 2^31 need no splitting.
 //
 // SpMV plans: the CSR descriptor and the external buffer of cusparseSpMV are created once per
@@ -131,12 +132,7 @@ cusparseHandle_t cusparse_handle(int device) {
     return h.sparse;
 }
 
-}  // namespace cuda
-
 namespace {
-
-using cuda::cublas_handle;
-using cuda::cusparse_handle;
 
 std::int64_t n64(std::size_t n) { return static_cast<std::int64_t>(n); }
 
@@ -187,31 +183,31 @@ cublasStatus_t call_gemv(cublasHandle_t h, std::int64_t rows, std::int64_t cols,
     return cublasSgemv_64(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1, &zero, y, 1);
 }
 
-// result[0] = 0 (all-zero bits are +0.0), ordered on the default stream like a kernel.
+// data[0, n) = 0 (all-zero bits are +0.0), on the stream of exec's device like a kernel.
 template <typename T>
-void zero_device(int device, T* data, std::size_t n) {
-    cuda::activate(device);
-    PORTLA_CUDA_CHECK(cudaMemsetAsync(data, 0, n * sizeof(T)));
+void zero_device(const Executor& exec, T* data, std::size_t n) {
+    activate(exec.device_id());
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(data, 0, n * sizeof(T), stream_of(exec)));
 }
 
 template <typename T>
 void axpy_impl(const Executor& exec, T a, const_view<T> x, view<T> y) {
     if (y.size == 0) return;
-    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     PORTLA_CUBLAS_CHECK(call_axpy(h, n64(y.size), &a, x.data, y.data));
 }
 
 template <typename T>
 void copy_impl(const Executor& exec, const_view<T> x, view<T> y) {
     if (y.size == 0) return;
-    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     PORTLA_CUBLAS_CHECK(call_copy(h, n64(y.size), x.data, y.data));
 }
 
 template <typename T>
 void dot_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
-    if (x.size == 0) return zero_device(exec.device_id(), result.data, 1);
-    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_DEVICE);
+    if (x.size == 0) return zero_device(exec, result.data, 1);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_DEVICE);
     PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, result.data));
 }
 
@@ -219,7 +215,7 @@ void dot_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> re
 template <typename T>
 T dot_host_impl(const Executor& exec, const_view<T> x, const_view<T> y) {
     if (x.size == 0) return T(0);
-    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     T result{};
     PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, &result));
     return result;
@@ -227,8 +223,8 @@ T dot_host_impl(const Executor& exec, const_view<T> x, const_view<T> y) {
 
 template <typename T>
 void nrm2_impl(const Executor& exec, const_view<T> x, view<T> result) {
-    if (x.size == 0) return zero_device(exec.device_id(), result.data, 1);
-    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_DEVICE);
+    if (x.size == 0) return zero_device(exec, result.data, 1);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_DEVICE);
     PORTLA_CUBLAS_CHECK(call_nrm2(h, n64(x.size), x.data, result.data));
 }
 
@@ -237,8 +233,8 @@ void gemv_impl(const Executor& exec, std::size_t rows, std::size_t cols, const_v
                const_view<T> x, view<T> y) {
     if (rows == 0) return;
     // gemv quick-returns for cols == 0 without writing y, where y = A x = 0.
-    if (cols == 0) return zero_device(exec.device_id(), y.data, rows);
-    cublasHandle_t h = cublas_handle(exec.device_id(), CUBLAS_POINTER_MODE_HOST);
+    if (cols == 0) return zero_device(exec, y.data, rows);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     PORTLA_CUBLAS_CHECK(call_gemv(h, n64(rows), n64(cols), values.data, x.data, y.data));
 }
 
@@ -258,22 +254,22 @@ struct DenseVectors {
 constexpr cusparseSpMVAlg_t kSpmvAlg = CUSPARSE_SPMV_CSR_ALG1;
 
 // The cached plan of `key`, moved to the front, or a new one (evicting the least recently used).
-// Caller holds cuda::spmv_mutex.
+// Caller holds spmv_mutex.
 template <typename T>
-const cuda::SpmvPlan& spmv_plan(cusparseHandle_t handle, const cuda::SpmvKey& key,
-                                const DenseVectors& v, const T* one, const T* zero) {
-    auto& plans = cuda::spmv_plans;
+const SpmvPlan& spmv_plan(cusparseHandle_t handle, const SpmvKey& key, const DenseVectors& v,
+                          const T* one, const T* zero) {
+    auto& plans = spmv_plans;
     for (auto it = plans.begin(); it != plans.end(); ++it)
         if (it->key == key) {
             plans.splice(plans.begin(), plans, it);
             return plans.front();
         }
-    if (plans.size() >= cuda::kSpmvPlans) {
-        cuda::destroy_plan(plans.back());
+    if (plans.size() >= kSpmvPlans) {
+        destroy_plan(plans.back());
         plans.pop_back();
     }
-    cuda::activate(key.device);  // destroy_plan may have switched the device
-    cuda::SpmvPlan plan;
+    activate(key.device);  // destroy_plan may have switched the device
+    SpmvPlan plan;
     plan.key = key;
     PORTLA_CUSPARSE_CHECK(cusparseCreateConstCsr(
         &plan.matrix, n64(key.rows), n64(key.cols), n64(key.nnz), key.row_ptrs, key.col_idxs,
@@ -285,7 +281,7 @@ const cuda::SpmvPlan& spmv_plan(cusparseHandle_t handle, const cuda::SpmvKey& ke
                                                       kSpmvAlg, &bytes));
         if (bytes > 0) PORTLA_CUDA_CHECK(cudaMalloc(&plan.buffer, bytes));
     } catch (...) {
-        cuda::destroy_plan(plan);  // leaves key.device current
+        destroy_plan(plan);  // leaves key.device current
         throw;
     }
     plans.push_front(plan);
@@ -298,17 +294,17 @@ void csr_spmv_impl(const Executor& exec, std::size_t rows, std::size_t cols,
                    const_view<T> values, const_view<T> x, view<T> y) {
     if (rows == 0) return;
     const int device = exec.device_id();
-    if (values.size == 0 || cols == 0) return zero_device(device, y.data, rows);
+    if (values.size == 0 || cols == 0) return zero_device(exec, y.data, rows);
 
-    std::lock_guard<std::mutex> lock(cuda::spmv_mutex);
-    cusparseHandle_t handle = cusparse_handle(device);
+    std::lock_guard<std::mutex> lock(spmv_mutex);
+    cusparseHandle_t handle = cusparse_handle(exec);
     DenseVectors v;
     PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&v.x, n64(cols), x.data, data_type<T>()));
     PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&v.y, n64(rows), y.data, data_type<T>()));
     const T one = 1, zero = 0;
-    const cuda::SpmvKey key{device, row_ptrs.data, col_idxs.data, values.data,
-                            rows,   cols,          values.size,   data_type<T>()};
-    const cuda::SpmvPlan& plan = spmv_plan<T>(handle, key, v, &one, &zero);
+    const SpmvKey key{device, row_ptrs.data, col_idxs.data, values.data,
+                      rows,   cols,          values.size,   data_type<T>()};
+    const SpmvPlan& plan = spmv_plan<T>(handle, key, v, &one, &zero);
     // y = 1 A x + 0 y (beta = 0: y is not read)
     PORTLA_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan.matrix,
                                        v.x, &zero, v.y, data_type<T>(), kSpmvAlg, plan.buffer));
@@ -316,39 +312,47 @@ void csr_spmv_impl(const Executor& exec, std::size_t rows, std::size_t cols,
 
 }  // namespace
 
-// Defined with qualified names, so a signature that drifts from the declaration fails to compile.
-bool cublas::available() { return true; }
-bool cusparse::available() { return true; }
+template <typename T>
+void vendor_axpy(tag, const Executor& exec, T a, const_view<T> x, view<T> y) {
+    axpy_impl<T>(exec, a, x, y);
+}
 
-#define PORTLA_CUBLAS_KERNELS(T)                                                                  \
-    void cublas::axpy(const Executor& exec, T a, const_view<T> x, view<T> y) {                    \
-        axpy_impl<T>(exec, a, x, y);                                                              \
-    }                                                                                             \
-    void cublas::copy(const Executor& exec, const_view<T> x, view<T> y) {                         \
-        copy_impl<T>(exec, x, y);                                                                 \
-    }                                                                                             \
-    void cublas::dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {    \
-        dot_impl<T>(exec, x, y, result);                                                          \
-    }                                                                                             \
-    T cublas::dot_host(const Executor& exec, const_view<T> x, const_view<T> y) {                  \
-        return dot_host_impl<T>(exec, x, y);                                                      \
-    }                                                                                             \
-    void cublas::nrm2(const Executor& exec, const_view<T> x, view<T> result) {                    \
-        nrm2_impl<T>(exec, x, result);                                                            \
-    }                                                                                             \
-    void cublas::gemv(const Executor& exec, std::size_t rows, std::size_t cols,                   \
-                      const_view<T> values, const_view<T> x, view<T> y) {                         \
-        gemv_impl<T>(exec, rows, cols, values, x, y);                                             \
-    }                                                                                             \
-    void cusparse::csr_spmv(const Executor& exec, std::size_t rows, std::size_t cols,             \
-                            const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs, \
-                            const_view<T> values, const_view<T> x, view<T> y) {                   \
-        csr_spmv_impl<T>(exec, rows, cols, row_ptrs, col_idxs, values, x, y);                     \
-    }
+template <typename T>
+void vendor_copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
+    copy_impl<T>(exec, x, y);
+}
 
-PORTLA_CUBLAS_KERNELS(double)
-PORTLA_CUBLAS_KERNELS(float)
+template <typename T>
+void vendor_dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+    dot_impl<T>(exec, x, y, result);
+}
 
-#undef PORTLA_CUBLAS_KERNELS
+template <typename T>
+T vendor_dot_host(tag, const Executor& exec, const_view<T> x, const_view<T> y) {
+    return dot_host_impl<T>(exec, x, y);
+}
 
+template <typename T>
+void vendor_nrm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
+    nrm2_impl<T>(exec, x, result);
+}
+
+template <typename T>
+void vendor_gemv(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                 const_view<T> values, const_view<T> x, view<T> y) {
+    gemv_impl<T>(exec, rows, cols, values, x, y);
+}
+
+template <typename T>
+void vendor_csr_spmv(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                     const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                     const_view<T> values, const_view<T> x, view<T> y) {
+    csr_spmv_impl<T>(exec, rows, cols, row_ptrs, col_idxs, values, x, y);
+}
+
+// vendor_cg: src/cuda/vendor_cg.cu.
+PORTLA_INSTANTIATE_VENDOR_BLAS_KERNELS(double);
+PORTLA_INSTANTIATE_VENDOR_BLAS_KERNELS(float);
+
+}  // namespace cuda
 }  // namespace portla::kernels

@@ -190,19 +190,21 @@ void vendor_gemm(int m, int n, int k, float alpha, const float* a, const float* 
 
 }  // namespace
 
-#define PORTLA_OMP_GEMM(T)                                                                        \
-    PORTLA_DECLARE_GEMM_KERNEL(T) {                                                               \
-        switch (variant) {                                                                        \
-            case GemmVariant::naive:                                                              \
-                return gemm_naive<T>(m, n, k, alpha, a.data, b.data, beta, c.data);               \
-            case GemmVariant::vendor:                                                             \
-                return vendor_gemm(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), \
-                                   alpha, a.data, b.data, beta, c.data);                          \
-            default: /* fast; tiled and subgroup are refused in core */                           \
-                return gemm_blocked<T>(m, n, k, alpha, a.data, b.data, beta, c.data);             \
-        }                                                                                         \
+template <typename T>
+void gemm(tag, const Executor&, GemmVariant variant, std::size_t m, std::size_t n, std::size_t k,
+          T alpha, const_view<T> a, const_view<T> b, T beta, view<T> c) {
+    switch (variant) {
+        case GemmVariant::naive:
+            return gemm_naive<T>(m, n, k, alpha, a.data, b.data, beta, c.data);
+        case GemmVariant::vendor:
+            return vendor_gemm(static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha,
+                               a.data, b.data, beta, c.data);
+        default:  // fast; tiled and subgroup are refused in core
+            return gemm_blocked<T>(m, n, k, alpha, a.data, b.data, beta, c.data);
     }
-PORTLA_OMP_GEMM(double)
-PORTLA_OMP_GEMM(float)
+}
+
+PORTLA_INSTANTIATE_GEMM_KERNELS(double);
+PORTLA_INSTANTIATE_GEMM_KERNELS(float);
 
 }  // namespace portla::kernels::omp

@@ -120,13 +120,32 @@ void stencil_impl(int dim, std::size_t n, const_view<T> x, view<T> y) {
 
 }  // namespace
 
-#define PORTLA_OMP_MATRIX(T)                                                                 \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) { dense_impl(rows, cols, values, x, y); }           \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) { csr_impl(rows, row_ptrs, col_idxs, values, x, y); } \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) { ell_impl(rows, width, col_idxs, values, x, y); }    \
-    PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil_impl(dim, points, x, y); }
+template <typename T>
+void dense_apply(tag, const Executor&, std::size_t rows, std::size_t cols, const_view<T> values,
+                 const_view<T> x, view<T> y) {
+    dense_impl(rows, cols, values, x, y);
+}
 
-PORTLA_OMP_MATRIX(double)
-PORTLA_OMP_MATRIX(float)
+template <typename T>
+void csr_apply(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
+    csr_impl(rows, row_ptrs, col_idxs, values, x, y);
+}
+
+template <typename T>
+void ell_apply(tag, const Executor&, std::size_t rows, std::size_t width,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
+    ell_impl(rows, width, col_idxs, values, x, y);
+}
+
+template <typename T>
+void stencil_apply(tag, const Executor&, int dim, std::size_t points, const_view<T> x, view<T> y) {
+    stencil_impl(dim, points, x, y);
+}
+
+PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
+PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
 
 }  // namespace portla::kernels::omp

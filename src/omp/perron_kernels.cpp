@@ -73,41 +73,55 @@ T max_of(std::size_t n, F f) {
 
 }  // namespace
 
-#define PORTLA_OMP_PERRON(T)                                                                     \
-    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) {                                                   \
-        for_rows(n, [&](std::size_t i) { s[i] = T(perron_row_sum(n, a.data + i * n)); });        \
-    }                                                                                            \
-    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                          \
-        for_rows(n, [&](std::size_t i) {                                                         \
-            s[i] = T(perron_weighted_row_sum(n, a.data + i * n, v.data) / double(v[i]));         \
-        });                                                                                      \
-    }                                                                                            \
-    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                        \
-        result[0] = max_of<T>(x.size, [&](std::size_t i) { return x[i]; });                      \
-    }                                                                                            \
-    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) {                                                      \
-        const T mv = m[0];                                                                       \
-        const bool parallel = v.size >= parallel_threshold();                                    \
-        _Pragma("omp parallel for simd schedule(static) if (parallel)") for (std::size_t i = 0;  \
-                                                                             i < v.size; ++i)    \
-            v[i] = v[i] * (s[i] / mv);                                                           \
-    }                                                                                            \
-    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) {                                                  \
-        for_rows(n,                                                                              \
-                 [&](std::size_t i) { perron_transform_row(n, a.data + i * n, s.data, s[i]); }); \
-    }                                                                                            \
-    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                                  \
-        const std::size_t n = s.size;                                                            \
-        result[0] = max_of<T>(                                                                   \
-            n, [&](std::size_t i) { return std::abs(s[i] - s[i + 1 == n ? 0 : i + 1]); });       \
-    }                                                                                            \
-    PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) {                                                      \
-        for_rows(n, [&](std::size_t i) {                                                         \
-            s_next[i] = T(perron_transform_row(n, a.data + i * n, s.data, s[i]));                \
-        });                                                                                      \
-    }
+template <typename T>
+void perron_row_sums(tag, const Executor&, eigen::ReductionVariant, std::size_t n, const_view<T> a,
+                     view<T> s) {
+    for_rows(n, [&](std::size_t i) { s[i] = T(perron_row_sum(n, a.data + i * n)); });
+}
 
-PORTLA_OMP_PERRON(double)
-PORTLA_OMP_PERRON(float)
+template <typename T>
+void perron_weighted_row_sums(tag, const Executor&, eigen::ReductionVariant, std::size_t n,
+                              const_view<T> a, const_view<T> v, view<T> s) {
+    for_rows(n, [&](std::size_t i) {
+        s[i] = T(perron_weighted_row_sum(n, a.data + i * n, v.data) / double(v[i]));
+    });
+}
+
+template <typename T>
+void perron_max(tag, const Executor&, eigen::ReductionVariant, const_view<T> x, view<T> result) {
+    result[0] = max_of<T>(x.size, [&](std::size_t i) { return x[i]; });
+}
+
+template <typename T>
+void perron_scale(tag, const Executor&, const_view<T> s, const_view<T> m, view<T> v) {
+    const T mv = m[0];
+    const bool parallel = v.size >= parallel_threshold();
+#pragma omp parallel for simd schedule(static) if (parallel)
+    for (std::size_t i = 0; i < v.size; ++i) v[i] = v[i] * (s[i] / mv);
+}
+
+template <typename T>
+void perron_transform(tag, const Executor&, std::size_t n, const_view<T> s, view<T> a) {
+    for_rows(n, [&](std::size_t i) { perron_transform_row(n, a.data + i * n, s.data, s[i]); });
+}
+
+template <typename T>
+void perron_stop_test(tag, const Executor&, eigen::ReductionVariant, const_view<T> s,
+                      view<T> result) {
+    const std::size_t n = s.size;
+    result[0] =
+        max_of<T>(n, [&](std::size_t i) { return std::abs(s[i] - s[i + 1 == n ? 0 : i + 1]); });
+}
+
+template <typename T>
+void perron_fused_transform_row_sums(tag, const Executor&, eigen::ReductionVariant, std::size_t n,
+                                     const_view<T> s, view<T> a, view<T> s_next) {
+    for_rows(n, [&](std::size_t i) {
+        s_next[i] = T(perron_transform_row(n, a.data + i * n, s.data, s[i]));
+    });
+}
+
+PORTLA_INSTANTIATE_PERRON_KERNELS(double);
+PORTLA_INSTANTIATE_PERRON_KERNELS(float);
 
 }  // namespace portla::kernels::omp

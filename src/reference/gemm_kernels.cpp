@@ -27,12 +27,13 @@ void gemm_impl(std::size_t m, std::size_t n, std::size_t k, T alpha, const T* a,
     }
 }
 
-#define PORTLA_REFERENCE_GEMM(T)                                    \
-    PORTLA_DECLARE_GEMM_KERNEL(T) {                                 \
-        (void)variant;                                              \
-        gemm_impl<T>(m, n, k, alpha, a.data, b.data, beta, c.data); \
-    }
-PORTLA_REFERENCE_GEMM(double)
-PORTLA_REFERENCE_GEMM(float)
+template <typename T>
+void gemm(tag, const Executor&, GemmVariant, std::size_t m, std::size_t n, std::size_t k, T alpha,
+          const_view<T> a, const_view<T> b, T beta, view<T> c) {
+    gemm_impl<T>(m, n, k, alpha, a.data, b.data, beta, c.data);
+}
+
+PORTLA_INSTANTIATE_GEMM_KERNELS(double);
+PORTLA_INSTANTIATE_GEMM_KERNELS(float);
 
 }  // namespace portla::kernels::reference

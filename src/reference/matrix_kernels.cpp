@@ -25,35 +25,47 @@ void stencil(int dim, std::size_t n, const_view<T> x, view<T> y) {
 
 }  // namespace
 
-#define PORTLA_REFERENCE_MATRIX(T)                                                     \
-    PORTLA_DECLARE_DENSE_APPLY_KERNEL(T) {                                             \
-        for (std::size_t i = 0; i < rows; ++i) {                                       \
-            T sum = 0;                                                                 \
-            for (std::size_t j = 0; j < cols; ++j) sum += values[i * cols + j] * x[j]; \
-            y[i] = sum;                                                                \
-        }                                                                              \
-    }                                                                                  \
-    PORTLA_DECLARE_CSR_APPLY_KERNEL(T) {                                               \
-        for (std::size_t i = 0; i < rows; ++i) {                                       \
-            T sum = 0;                                                                 \
-            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)                       \
-                sum += values[k] * x[col_idxs[k]];                                     \
-            y[i] = sum;                                                                \
-        }                                                                              \
-    }                                                                                  \
-    PORTLA_DECLARE_ELL_APPLY_KERNEL(T) {                                               \
-        for (std::size_t i = 0; i < rows; ++i) {                                       \
-            T sum = 0;                                                                 \
-            for (std::size_t k = 0; k < width; ++k) {                                  \
-                const auto c = col_idxs[k * rows + i];                                 \
-                if (c >= 0) sum += values[k * rows + i] * x[c];                        \
-            }                                                                          \
-            y[i] = sum;                                                                \
-        }                                                                              \
-    }                                                                                  \
-    PORTLA_DECLARE_STENCIL_APPLY_KERNEL(T) { stencil<T>(dim, points, x, y); }
+template <typename T>
+void dense_apply(tag, const Executor&, std::size_t rows, std::size_t cols, const_view<T> values,
+                 const_view<T> x, view<T> y) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        T sum = 0;
+        for (std::size_t j = 0; j < cols; ++j) sum += values[i * cols + j] * x[j];
+        y[i] = sum;
+    }
+}
 
-PORTLA_REFERENCE_MATRIX(double)
-PORTLA_REFERENCE_MATRIX(float)
+template <typename T>
+void csr_apply(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        T sum = 0;
+        for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) sum += values[k] * x[col_idxs[k]];
+        y[i] = sum;
+    }
+}
+
+template <typename T>
+void ell_apply(tag, const Executor&, std::size_t rows, std::size_t width,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
+    for (std::size_t i = 0; i < rows; ++i) {
+        T sum = 0;
+        for (std::size_t k = 0; k < width; ++k) {
+            const auto c = col_idxs[k * rows + i];
+            if (c >= 0) sum += values[k * rows + i] * x[c];
+        }
+        y[i] = sum;
+    }
+}
+
+template <typename T>
+void stencil_apply(tag, const Executor&, int dim, std::size_t points, const_view<T> x, view<T> y) {
+    stencil<T>(dim, points, x, y);
+}
+
+PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
+PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
 
 }  // namespace portla::kernels::reference

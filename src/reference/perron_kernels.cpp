@@ -36,39 +36,55 @@ T max_of(std::size_t n, F f) {
 
 }  // namespace
 
-#define PORTLA_REFERENCE_PERRON(T)                                                         \
-    PORTLA_DECLARE_PERRON_ROW_SUMS_KERNEL(T) {                                             \
-        for (std::size_t i = 0; i < n; ++i)                                                \
-            s[i] = static_cast<T>(compensated_sum<T>(n, a.data + i * n, nullptr));         \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_WEIGHTED_ROW_SUMS_KERNEL(T) {                                    \
-        for (std::size_t i = 0; i < n; ++i)                                                \
-            s[i] = static_cast<T>(compensated_sum<T>(n, a.data + i * n, v.data) / v[i]);   \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_MAX_KERNEL(T) {                                                  \
-        result[0] = max_of<T>(x.size, [&](std::size_t i) { return x[i]; });                \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_SCALE_KERNEL(T) {                                                \
-        for (std::size_t i = 0; i < v.size; ++i) v[i] = v[i] * (s[i] / m[0]);              \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_TRANSFORM_KERNEL(T) {                                            \
-        for (std::size_t i = 0; i < n; ++i)                                                \
-            for (std::size_t j = 0; j < n; ++j) a[i * n + j] = a[i * n + j] * s[j] / s[i]; \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_STOP_TEST_KERNEL(T) {                                            \
-        const std::size_t n = s.size;                                                      \
-        result[0] = max_of<T>(                                                             \
-            n, [&](std::size_t i) { return std::abs(s[i] - s[i + 1 == n ? 0 : i + 1]); }); \
-    }                                                                                      \
-    PORTLA_DECLARE_PERRON_FUSED_KERNEL(T) {                                                \
-        for (std::size_t i = 0; i < n; ++i) {                                              \
-            T* row = a.data + i * n;                                                       \
-            for (std::size_t j = 0; j < n; ++j) row[j] = row[j] * s[j] / s[i];             \
-            s_next[i] = static_cast<T>(compensated_sum<T>(n, row, nullptr));               \
-        }                                                                                  \
-    }
+template <typename T>
+void perron_row_sums(tag, const Executor&, eigen::ReductionVariant, std::size_t n, const_view<T> a,
+                     view<T> s) {
+    for (std::size_t i = 0; i < n; ++i)
+        s[i] = static_cast<T>(compensated_sum<T>(n, a.data + i * n, nullptr));
+}
 
-PORTLA_REFERENCE_PERRON(double)
-PORTLA_REFERENCE_PERRON(float)
+template <typename T>
+void perron_weighted_row_sums(tag, const Executor&, eigen::ReductionVariant, std::size_t n,
+                              const_view<T> a, const_view<T> v, view<T> s) {
+    for (std::size_t i = 0; i < n; ++i)
+        s[i] = static_cast<T>(compensated_sum<T>(n, a.data + i * n, v.data) / v[i]);
+}
+
+template <typename T>
+void perron_max(tag, const Executor&, eigen::ReductionVariant, const_view<T> x, view<T> result) {
+    result[0] = max_of<T>(x.size, [&](std::size_t i) { return x[i]; });
+}
+
+template <typename T>
+void perron_scale(tag, const Executor&, const_view<T> s, const_view<T> m, view<T> v) {
+    for (std::size_t i = 0; i < v.size; ++i) v[i] = v[i] * (s[i] / m[0]);
+}
+
+template <typename T>
+void perron_transform(tag, const Executor&, std::size_t n, const_view<T> s, view<T> a) {
+    for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) a[i * n + j] = a[i * n + j] * s[j] / s[i];
+}
+
+template <typename T>
+void perron_stop_test(tag, const Executor&, eigen::ReductionVariant, const_view<T> s,
+                      view<T> result) {
+    const std::size_t n = s.size;
+    result[0] =
+        max_of<T>(n, [&](std::size_t i) { return std::abs(s[i] - s[i + 1 == n ? 0 : i + 1]); });
+}
+
+template <typename T>
+void perron_fused_transform_row_sums(tag, const Executor&, eigen::ReductionVariant, std::size_t n,
+                                     const_view<T> s, view<T> a, view<T> s_next) {
+    for (std::size_t i = 0; i < n; ++i) {
+        T* row = a.data + i * n;
+        for (std::size_t j = 0; j < n; ++j) row[j] = row[j] * s[j] / s[i];
+        s_next[i] = static_cast<T>(compensated_sum<T>(n, row, nullptr));
+    }
+}
+
+PORTLA_INSTANTIATE_PERRON_KERNELS(double);
+PORTLA_INSTANTIATE_PERRON_KERNELS(float);
 
 }  // namespace portla::kernels::reference

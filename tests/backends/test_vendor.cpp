@@ -18,12 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/kernels/vendor_kernels.hpp"
+#include "portla/vendor.hpp"
 
 namespace portla::test {
 namespace {
-
-namespace vk = portla::kernels;
 
 // Empty, one, around a warp, around a work-group, a prime above 10^4, one above 10^6 that no
 // work-group size divides.
@@ -31,7 +29,8 @@ const std::vector<std::size_t> sizes{0, 1, 33, 1025, 10007, 1048583};
 
 // Skip reason of the cuda paths, empty when they can run here.
 std::string cuda_skip_reason() {
-    if (!cuda_compiled() || !vk::cublas::available() || !vk::cusparse::available())
+    if (!cuda_compiled() || !vendor::available(Backend::cuda) ||
+        !vendor::sparse_available(Backend::cuda))
         return "cuda backend not compiled into this build";
     if (cuda_device_count() == 0) return "no GPU present";
     return {};
@@ -63,34 +62,34 @@ double row_tol(std::size_t k, double abs_sum) {
     return 2 * double(k + 1) * eps<T>() * abs_sum + 1e-300;
 }
 
-// The BLAS paths under test: the vendor namespace and the executor its memory belongs to.
+// The BLAS paths under test: the executor whose vendor library (portla::vendor) is tested.
 struct OpenblasPath {
     static std::string skip_reason() { return {}; }
     static Executor executor() { return Executor::omp(); }  // host memory; exec is not used
     template <typename T>
     static void axpy(const Executor& e, T a, const_view<T> x, view<T> y) {
-        vk::openblas::axpy(e, a, x, y);
+        vendor::axpy<T>(e, a, x, y);
     }
     template <typename T>
     static void copy(const Executor& e, const_view<T> x, view<T> y) {
-        vk::openblas::copy(e, x, y);
+        vendor::copy<T>(e, x, y);
     }
     template <typename T>
     static void dot(const Executor& e, const_view<T> x, const_view<T> y, view<T> r) {
-        vk::openblas::dot(e, x, y, r);
+        vendor::dot<T>(e, x, y, r);
     }
     template <typename T>
     static T dot_host(const Executor& e, const_view<T> x, const_view<T> y) {
-        return vk::openblas::dot_host(e, x, y);
+        return vendor::dot_host<T>(e, x, y);
     }
     template <typename T>
     static void nrm2(const Executor& e, const_view<T> x, view<T> r) {
-        vk::openblas::nrm2(e, x, r);
+        vendor::nrm2<T>(e, x, r);
     }
     template <typename T>
     static void gemv(const Executor& e, std::size_t m, std::size_t n, const_view<T> a,
                      const_view<T> x, view<T> y) {
-        vk::openblas::gemv(e, m, n, a, x, y);
+        vendor::gemv<T>(e, m, n, a, x, y);
     }
 };
 
@@ -99,28 +98,28 @@ struct CublasPath {
     static Executor executor() { return Executor::cuda(0); }
     template <typename T>
     static void axpy(const Executor& e, T a, const_view<T> x, view<T> y) {
-        vk::cublas::axpy(e, a, x, y);
+        vendor::axpy<T>(e, a, x, y);
     }
     template <typename T>
     static void copy(const Executor& e, const_view<T> x, view<T> y) {
-        vk::cublas::copy(e, x, y);
+        vendor::copy<T>(e, x, y);
     }
     template <typename T>
     static void dot(const Executor& e, const_view<T> x, const_view<T> y, view<T> r) {
-        vk::cublas::dot(e, x, y, r);
+        vendor::dot<T>(e, x, y, r);
     }
     template <typename T>
     static T dot_host(const Executor& e, const_view<T> x, const_view<T> y) {
-        return vk::cublas::dot_host(e, x, y);
+        return vendor::dot_host<T>(e, x, y);
     }
     template <typename T>
     static void nrm2(const Executor& e, const_view<T> x, view<T> r) {
-        vk::cublas::nrm2(e, x, r);
+        vendor::nrm2<T>(e, x, r);
     }
     template <typename T>
     static void gemv(const Executor& e, std::size_t m, std::size_t n, const_view<T> a,
                      const_view<T> x, view<T> y) {
-        vk::cublas::gemv(e, m, n, a, x, y);
+        vendor::gemv<T>(e, m, n, a, x, y);
     }
 };
 
@@ -306,8 +305,8 @@ TYPED_TEST(VendorSparse, CsrSpmv) {
             const auto xh = random_vector<T>(cols, 11 * n + 2 + round);
             Array<T> x(this->exec, xh), xr(this->ref, xh);
             auto y = poisoned<T>(this->exec, rows);
-            vk::cusparse::csr_spmv(this->exec, rows, cols, a.row_ptrs(), a.col_idxs(), a.values(),
-                                   x.get_view(), y.get_view());
+            vendor::csr_spmv<T>(this->exec, rows, cols, a.row_ptrs(), a.col_idxs(), a.values(),
+                                x.get_view(), y.get_view());
             auto yr = poisoned<T>(this->ref, rows);
             a_ref.apply(xr, yr);
             const auto got = y.to_host(), want = yr.to_host();
@@ -343,8 +342,8 @@ TYPED_TEST(VendorSparse, CgConvergesLikePortlaCg) {
     const auto a = Csr<T>::from_data(this->exec, data);
     Array<T> b(this->exec, bh);
     auto x = poisoned<T>(this->exec, n);  // x0 = 0 is the solver's job
-    const int iterations = vk::cusparse::cg(this->exec, n, a.row_ptrs(), a.col_idxs(), a.values(),
-                                            b.get_view(), x.get_view(), rtol, 1000);
+    const int iterations = vendor::cg<T>(this->exec, n, a.row_ptrs(), a.col_idxs(), a.values(),
+                                         b.get_view(), x.get_view(), rtol, 1000);
     // The same recurrences in a different summation order: the counts may differ by rounding.
     EXPECT_LE(std::abs(iterations - want.iterations), 2)
         << "vendor " << iterations << ", portla " << want.iterations;
@@ -369,24 +368,45 @@ TYPED_TEST(VendorSparse, CgConvergesLikePortlaCg) {
 // ---- availability ----
 
 TEST(VendorAvailability, MatchesTheBuild) {
-    EXPECT_TRUE(vk::openblas::available());
-    EXPECT_EQ(vk::cublas::available(), cuda_compiled());
-    EXPECT_EQ(vk::cusparse::available(), cuda_compiled());
+    EXPECT_TRUE(vendor::available(Backend::omp));
+    EXPECT_EQ(vendor::available(Backend::cuda), cuda_compiled());
+    EXPECT_EQ(vendor::sparse_available(Backend::cuda), cuda_compiled());
     if (cuda_compiled()) return;
-    const Executor host = Executor::reference();
+    // The cuda paths of a build without cuda: reaching them (here through the executor) throws
+    // NotCompiled.
     std::vector<double> v(4, 0.5);
     const const_view<double> x(v.data(), v.size());
-    EXPECT_THROW(vk::cublas::dot_host(host, x, x), NotCompiled);
-    EXPECT_THROW(vk::cublas::axpy(host, 1.0, x, view<double>(v.data(), v.size())), NotCompiled);
+    EXPECT_THROW(vendor::dot_host<double>(Executor::cuda(), x, x), NotCompiled);
+    EXPECT_THROW(vendor::axpy<double>(Executor::cuda(), 1.0, x, view<double>(v.data(), v.size())),
+                 NotCompiled);
     const std::vector<std::int32_t> rp{0, 1}, ci{0};
     const const_view<std::int32_t> rpv(rp.data(), rp.size()), civ(ci.data(), ci.size());
-    EXPECT_THROW(vk::cusparse::csr_spmv(host, 1, 1, rpv, civ, const_view<double>(v.data(), 1), x,
-                                        view<double>(v.data(), 1)),
-                 NotCompiled);
     EXPECT_THROW(
-        vk::cusparse::cg(host, 1, rpv, civ, const_view<double>(v.data(), 1),
-                         const_view<double>(v.data(), 1), view<double>(v.data(), 1), 1e-8, 10),
+        vendor::csr_spmv<double>(Executor::cuda(), 1, 1, rpv, civ, const_view<double>(v.data(), 1),
+                                 const_view<double>(v.data(), 1), view<double>(v.data(), 1)),
         NotCompiled);
+    EXPECT_THROW(
+        vendor::cg<double>(Executor::cuda(), 1, rpv, civ, const_view<double>(v.data(), 1),
+                           const_view<double>(v.data(), 1), view<double>(v.data(), 1), 1e-8, 10),
+        NotCompiled);
+}
+
+// The CPU backends have OpenBLAS but no sparse vendor library.
+TEST(VendorAvailability, SparseIsCudaOnly) {
+    std::vector<double> v(1, 0.5);
+    const std::vector<std::int32_t> rp{0, 1}, ci{0};
+    const const_view<std::int32_t> rpv(rp.data(), rp.size()), civ(ci.data(), ci.size());
+    const const_view<double> cv(v.data(), 1);
+    for (const auto& exec : {Executor::reference(), Executor::omp()}) {
+        EXPECT_TRUE(vendor::available(exec));
+        EXPECT_FALSE(vendor::sparse_available(exec));
+        EXPECT_THROW(
+            vendor::csr_spmv<double>(exec, 1, 1, rpv, civ, cv, cv, view<double>(v.data(), 1)),
+            Unsupported);
+        EXPECT_THROW(
+            vendor::cg<double>(exec, 1, rpv, civ, cv, cv, view<double>(v.data(), 1), 1e-8, 10),
+            Unsupported);
+    }
 }
 
 }  // namespace
