@@ -21,7 +21,7 @@
 
 #include "portla/array.hpp"
 
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"

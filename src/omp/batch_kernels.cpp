@@ -2,7 +2,7 @@
 // systems of one batch may take very different iteration counts), one workspace per thread.
 #include <chrono>
 
-#include "core/batch/cpu_batch.hpp"
+#include "common/batch/cpu_batch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 
 namespace portla::kernels::omp {

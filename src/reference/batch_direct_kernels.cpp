@@ -2,7 +2,7 @@
 #include <chrono>
 #include <vector>
 
-#include "core/batch/dense_lu.hpp"
+#include "common/batch/dense_lu.hpp"
 #include "core/kernels/batch_direct_kernels.hpp"
 
 namespace portla::kernels::reference {

@@ -1,7 +1,7 @@
 // Batch kernels of the reference backend: the systems one after another.
 #include <chrono>
 
-#include "core/batch/cpu_batch.hpp"
+#include "common/batch/cpu_batch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 
 namespace portla::kernels::reference {

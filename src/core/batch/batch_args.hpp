@@ -1,7 +1,7 @@
 // BatchArgs from a BatchMatrix (the matrix part; the solver fills in the rest).
 #pragma once
 
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
 #include "portla/batch/matrix.hpp"
 
 namespace portla::batch::detail {

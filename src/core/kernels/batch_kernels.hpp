@@ -1,7 +1,7 @@
 // Declarations of the batch kernels, stamped into every backend namespace.
 #pragma once
 
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
 #include "portla/batch/solver.hpp"
 #include "portla/executor.hpp"
 
