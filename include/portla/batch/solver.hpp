@@ -44,9 +44,9 @@ struct LaunchInfo {
 struct Result {
     std::vector<int> iterations;
     std::vector<solver::StopReason> reason;  ///< why each system stopped
-    std::vector<double> residual_norm;  ///< true ||b_s - A_s x_s||, recomputed after the solve
-    std::vector<double> rhs_norm;       ///< ||b_s||
-    double time_s = 0;                  ///< the solve itself (device time on cuda)
+    std::vector<double> residual_norm;       ///< true ||b_s - A_s x_s||, recomputed after the solve
+    std::vector<double> rhs_norm;            ///< ||b_s||
+    double time_s = 0;                       ///< the solve itself (device time on cuda)
     LaunchInfo launch;
 
     std::size_t size() const { return iterations.size(); }
