@@ -23,6 +23,8 @@
 #include "portla/batch/solver.hpp"
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
+#include "portla/matrix/format.hpp"
+#include "portla/solver/types.hpp"
 #include "subcommands.hpp"
 
 namespace portla::cli {
@@ -48,6 +50,13 @@ struct BatchOptions {
 };
 
 constexpr long long default_generated_batch = 1024;
+
+// "auto, reference, omp, cuda or NAME:N": the backends of this build's list.
+std::string backend_help() {
+    std::string help = "auto";
+    for (const Backend b : all_backends()) help += ", " + to_string(b);
+    return help + " or NAME:N (device N of a GPU backend, e.g. cuda:1)";
+}
 
 // "stencil3pt:N" -> N >= 1. Throws BadInput.
 std::size_t parse_generate(const std::string& spec) {
@@ -154,8 +163,7 @@ int run(const BatchOptions& o) {
         throw BadInput("--solver direct needs --format dense (got --format " + o.format + ")");
     if (direct && o.precond != "none")
         throw BadInput("--solver direct takes no preconditioner (got --precond " + o.precond + ")");
-    const batch::Format format =
-        batch::parse_format(o.format.empty() ? (direct ? "dense" : "csr") : o.format);
+    const Format format = parse_format(o.format.empty() ? (direct ? "dense" : "csr") : o.format);
     if (o.restart < 1) throw BadInput("--restart must be >= 1, got " + std::to_string(o.restart));
     if (o.block_size < 1 || o.block_size > 32)
         throw BadInput("--block-size must be in [1, 32], got " + std::to_string(o.block_size));
@@ -180,8 +188,8 @@ int run(const BatchOptions& o) {
     if (direct) {
         res = batch::direct_solve(A, b, x);
     } else {
-        s.solver = batch::parse_solver(o.solver);
-        s.precond = batch::parse_precond(o.precond);
+        s.solver = solver::parse_solver(o.solver);
+        s.precond = solver::parse_preconditioner(o.precond);
         s.tolerance_type =
             o.atol >= 0 ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
         s.tolerance = o.atol >= 0 ? o.atol : o.rtol;
@@ -204,16 +212,15 @@ int run(const BatchOptions& o) {
     const std::size_t converged = res.num_converged();
     const double worst = res.max_relative_residual();
     const double per_second = res.time_s > 0 ? double(B) / res.time_s : 0.0;
-    const std::string solver_name =
-        direct ? (exec.backend() == Backend::cuda ? "direct (cuBLAS batched LU)"
-                                                  : "direct (LU with partial pivoting)")
-               : o.solver;
+    const std::string solver_name = direct ? (!exec.is_host() ? "direct (cuBLAS batched LU)"
+                                                              : "direct (LU with partial pivoting)")
+                                           : o.solver;
 
     if (o.json) {
         nlohmann::json j;
         j["solver"] = o.solver;
         j["precond"] = o.precond;
-        j["format"] = batch::to_string(format);
+        j["format"] = to_string(format);
         j["backend"] = exec.name();
         j["device"] = exec.device_name();
         j["precision"] = o.precision;
@@ -248,7 +255,7 @@ int run(const BatchOptions& o) {
         std::vector<std::string> reasons(B);
         for (std::size_t i = 0; i < B; ++i) {
             conv[i] = res.converged(i);
-            reasons[i] = batch::to_string(res.reason[i]);
+            reasons[i] = solver::to_string(res.reason[i]);
         }
         j["converged"] = conv;
         j["reason"] = reasons;
@@ -256,7 +263,7 @@ int run(const BatchOptions& o) {
     } else {
         std::cout << "batch " << solver_name << (direct ? "" : " (" + o.precond + ")") << " on "
                   << exec.name() << " [" << exec.device_name() << "], " << o.precision << ", "
-                  << batch::to_string(format) << "\n"
+                  << to_string(format) << "\n"
                   << "  systems     " << B << " (" << in.unique << " unique, from " << in.source
                   << "), n = " << d.n << ", nnz = " << d.nnz() << " per system\n"
                   << "  converged   " << converged << " of " << B << "\n"
@@ -270,7 +277,7 @@ int run(const BatchOptions& o) {
                   << ")\n"
                   << "  time        " << res.time_s << " s, " << per_second
                   << " systems per second\n";
-        if (exec.backend() == Backend::cuda && !direct)
+        if (!exec.is_host() && !direct)
             std::cout << "  launch      " << describe_launch(res.launch) << "\n";
         if (converged < B) {
             // Never hidden: the first failures by index, and how many there are.
@@ -279,7 +286,7 @@ int run(const BatchOptions& o) {
             for (std::size_t i = 0; i < B && shown < 10; ++i)
                 if (!res.converged(i)) {
                     std::cout << (shown++ ? ", " : " ") << "system " << i << " ("
-                              << batch::to_string(res.reason[i]) << ")";
+                              << solver::to_string(res.reason[i]) << ")";
                 }
             std::cout << (B - converged > shown ? ", ..." : "") << " (" << B - converged
                       << " in all)\n";
@@ -314,15 +321,20 @@ Runner add_batch(CLI::App& app) {
         ->check(count);
     app.add_option("--format", o->format,
                    "dense, csr or ell (default csr; dense with --solver direct)")
-        ->check(CLI::IsMember({"dense", "csr", "ell"}));
+        ->check(CLI::IsMember(
+            {to_string(Format::dense), to_string(Format::csr), to_string(Format::ell)}));
     app.add_option("--solver", o->solver,
                    "cg, bicgstab, gmres, or direct (dense LU: cuBLAS batched LU on cuda, portla's "
                    "own on CPUs)")
-        ->check(CLI::IsMember({"cg", "bicgstab", "gmres", "direct"}));
+        ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
+                               to_string(solver::Solver::gmres), std::string("direct")}));
     app.add_option("--restart", o->restart, "GMRES restart length (default 30)");
     app.add_option("--precond", o->precond,
                    "none, jacobi, block-jacobi or ilu0 (ilu0 needs --format csr)")
-        ->check(CLI::IsMember({"none", "jacobi", "block-jacobi", "ilu0"}));
+        ->check(CLI::IsMember({to_string(solver::Preconditioner::none),
+                               to_string(solver::Preconditioner::jacobi),
+                               to_string(solver::Preconditioner::block_jacobi),
+                               to_string(solver::Preconditioner::ilu0)}));
     app.add_option("--block-size", o->block_size,
                    "block Jacobi: rows per diagonal block, 1 ... 32 (default 4)");
     const CLI::Validator non_negative = non_negative_number();
@@ -334,7 +346,7 @@ Runner add_batch(CLI::App& app) {
     rtol->excludes(atol);
     app.add_option("--max-iters", o->max_iters, "iteration limit per system (default 2n)")
         ->check(count);
-    app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
+    app.add_option("--backend", o->backend, backend_help());
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--global-memory", o->global_memory,

@@ -7,13 +7,21 @@
 #include "subcommands.hpp"
 
 namespace portla::cli {
+namespace {
+
+// Whether a backend runs as designed here: compiled in, and for omp with OpenMP (without it
+// the omp backend is compiled but runs serially).
+bool available(Backend b) { return b == Backend::omp ? omp_compiled() : compiled(b); }
+
+}  // namespace
 
 Runner add_info(CLI::App& app) {
     auto json = std::make_shared<bool>(false);
     app.add_flag("--json", *json, "print one JSON object");
     return [json] {
         nlohmann::json out;
-        out["backends"] = {{"reference", true}, {"omp", omp_compiled()}, {"cuda", cuda_compiled()}};
+        out["backends"] = nlohmann::json::object();
+        for (const Backend b : all_backends()) out["backends"][to_string(b)] = available(b);
         out["cpu_threads"] = omp_max_threads();
         out["devices"] = nlohmann::json::array();
         for (const auto& d : cuda_devices())
@@ -31,9 +39,10 @@ Runner add_info(CLI::App& app) {
         }
         std::cout << "portla backends\n"
                   << "  reference  yes (sequential)\n"
-                  << "  omp        " << (omp_compiled() ? "yes" : "no") << " (" << omp_max_threads()
-                  << " CPU threads)\n"
-                  << "  cuda       " << (cuda_compiled() ? "yes" : "no (not compiled)") << "\n";
+                  << "  omp        " << (available(Backend::omp) ? "yes" : "no") << " ("
+                  << omp_max_threads() << " CPU threads)\n"
+                  << "  cuda       " << (available(Backend::cuda) ? "yes" : "no (not compiled)")
+                  << "\n";
         if (cuda_compiled()) {
             const auto devices = cuda_devices();
             if (devices.empty()) std::cout << "CUDA devices: none found\n";

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <regex>
 
+#include "portla/matrix/format.hpp"
+
 namespace portla::cli {
 
 std::pair<int, std::size_t> parse_generator(const std::string& spec) {
@@ -51,9 +53,10 @@ std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const Pro
         const auto [dim, points] = parse_generator(spec.generate);
         return std::make_unique<Stencil<T>>(exec, dim, points);
     }
-    if (spec.format == "ell")
+    const Format format = parse_format(spec.format);
+    if (format == Format::ell)
         return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data));
-    if (spec.format == "dense") {
+    if (format == Format::dense) {
         if (double(problem.data.rows) * double(problem.data.cols) > 1.0e9)
             throw BadInput("--format dense: " + std::to_string(problem.data.rows) + " x " +
                            std::to_string(problem.data.cols) + " is too large for a dense matrix");

@@ -13,6 +13,13 @@
 namespace portla::cli {
 namespace {
 
+// "auto, reference, omp, cuda or NAME:N": the backends of this build's list.
+std::string backend_help() {
+    std::string help = "auto";
+    for (const Backend b : all_backends()) help += ", " + to_string(b);
+    return help + " or NAME:N (device N of a GPU backend, e.g. cuda:1)";
+}
+
 struct SolveOptions {
     ProblemSpec problem;
     std::string solver = "cg";
@@ -52,12 +59,13 @@ template <typename T>
 int run(const SolveOptions& o) {
     const Executor exec = Executor::create(o.backend);
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
-    if (o.solver != "cg" && o.solver != "bicgstab")
+    const solver::Solver method = solver::parse_solver(o.solver);
+    if (method != solver::Solver::cg && method != solver::Solver::bicgstab)
         throw BadInput("--solver must be cg or bicgstab, got '" + o.solver + "'");
     const Problem problem = load_problem(o.problem);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
-    if (o.solver == "cg") check_spd_candidate(problem);
+    if (method == solver::Solver::cg) check_spd_candidate(problem);
     if (std::is_same<T, float>::value)
         for (double v : problem.data.values)
             if (std::abs(v) > std::numeric_limits<float>::max())
@@ -81,8 +89,8 @@ int run(const SolveOptions& o) {
 
     exec.synchronize();
     const auto t0 = std::chrono::steady_clock::now();
-    const solver::Result res =
-        o.solver == "cg" ? solver::cg<T>(*A, b, x, s) : solver::bicgstab<T>(*A, b, x, s);
+    const solver::Result res = method == solver::Solver::cg ? solver::cg<T>(*A, b, x, s)
+                                                            : solver::bicgstab<T>(*A, b, x, s);
     exec.synchronize();
     const double time_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -149,20 +157,23 @@ Runner add_solve(CLI::App& app) {
     app.add_flag("--assembled", o->problem.assembled,
                  "store the generated operator as a CSR matrix");
     app.add_option("--format", o->problem.format, "stored format of a matrix: csr, ell or dense")
-        ->check(CLI::IsMember({"csr", "ell", "dense"}));
+        ->check(CLI::IsMember(
+            {to_string(Format::csr), to_string(Format::ell), to_string(Format::dense)}));
     app.add_option("--rhs", o->problem.rhs,
                    "right-hand side (Matrix Market vector); default b = A 1")
         ->check(CLI::ExistingFile);
     app.add_option("--solver", o->solver, "cg or bicgstab")
-        ->check(CLI::IsMember({"cg", "bicgstab"}));
+        ->check(
+            CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab)}));
     app.add_option("--precond", o->precond, "none or jacobi")
-        ->check(CLI::IsMember({"none", "jacobi"}));
+        ->check(CLI::IsMember(
+            {to_string(solver::Preconditioner::none), to_string(solver::Preconditioner::jacobi)}));
     const CLI::Validator non_negative = non_negative_number();
     app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")
         ->check(non_negative);
     app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(non_negative);
     app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(non_negative);
-    app.add_option("--backend", o->backend, "auto, reference, omp, cuda or cuda:N");
+    app.add_option("--backend", o->backend, backend_help());
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_option("--out", o->out, "write the solution x to this Matrix Market file");

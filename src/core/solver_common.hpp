@@ -51,6 +51,10 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
         throw BadInput(name + ": atol must be finite and >= 0");
     if (s.max_iters < 0) throw BadInput(name + ": max_iters must be >= 0");
     if (s.residual_replacement < 0) throw BadInput(name + ": residual_replacement must be >= 0");
+    if (s.precond != Preconditioner::none && s.precond != Preconditioner::jacobi)
+        throw Unsupported(name + ": the " + to_string(s.precond) +
+                          " preconditioner is not supported (none or jacobi; block-jacobi and "
+                          "ilu0 are for the batched solvers, batch::solve)");
     const auto& exec = A.executor();
     const double bnorm = blas::norm2(exec, b);
     if (!std::isfinite(bnorm)) throw BadInput(name + ": right-hand side contains NaN or Inf");

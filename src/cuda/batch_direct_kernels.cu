@@ -42,18 +42,6 @@ private:
     void* ptr_;
 };
 
-class Event {
-public:
-    Event() { PORTLA_CUDA_CHECK(cudaEventCreate(&event_)); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    ~Event() { (void)cudaEventDestroy(event_); }
-    cudaEvent_t get() const { return event_; }
-
-private:
-    cudaEvent_t event_ = nullptr;
-};
-
 // flag[s] = 1 when A_s or b_s holds a NaN or Inf (one block per system, grid-stride over
 // systems). cuBLAS would factor such a system without complaint.
 template <typename T>
@@ -103,12 +91,12 @@ std::size_t bytes_of(std::size_t a, std::size_t b, std::size_t c = 0) {
     return a * b + c;
 }
 
+}  // namespace
+
 template <typename T>
-void lu_solve_impl(const Executor& exec, std::size_t num_systems, std::size_t n,
-                   const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info,
-                   double& time_s) {
+void batch_lu_solve(tag, const Executor& exec, std::size_t num_systems, std::size_t n,
+                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info) {
     info.assign(num_systems, 0);
-    time_s = 0;
     if (num_systems == 0 || n == 0) return;
     const std::string where = "batch::direct_solve on cuda (" + std::to_string(num_systems) +
                               " systems of " + std::to_string(n) + " x " + std::to_string(n) + ")";
@@ -138,54 +126,41 @@ void lu_solve_impl(const Executor& exec, std::size_t num_systems, std::size_t n,
     DeviceBuffer a_ptrs(exec, num_systems * sizeof(T*));
     DeviceBuffer x_ptrs(exec, num_systems * sizeof(T*));
 
-    PORTLA_CUDA_CHECK(cudaMemcpy(lu.as<T>(), values.data, lu_bytes, cudaMemcpyDeviceToDevice));
+    const cudaStream_t stream = stream_of(exec);
     PORTLA_CUDA_CHECK(
-        cudaMemcpy(x.data, b.data, num_systems * n * sizeof(T), cudaMemcpyDeviceToDevice));
+        cudaMemcpyAsync(lu.as<T>(), values.data, lu_bytes, cudaMemcpyDeviceToDevice, stream));
+    PORTLA_CUDA_CHECK(cudaMemcpyAsync(x.data, b.data, num_systems * n * sizeof(T),
+                                      cudaMemcpyDeviceToDevice, stream));
     const unsigned blocks = static_cast<unsigned>(
         std::min<std::size_t>(num_systems, std::size_t{resident_blocks(device, 128)}));
-    find_non_finite<T><<<blocks, 128>>>(num_systems, n, values.data, b.data, non_finite.as<int>());
+    find_non_finite<T>
+        <<<blocks, 128, 0, stream>>>(num_systems, n, values.data, b.data, non_finite.as<int>());
     PORTLA_CUDA_CHECK_LAUNCH();
-    set_pointers<T>
-        <<<blocks, 128>>>(num_systems, n, lu.as<T>(), x.data, a_ptrs.as<T*>(), x_ptrs.as<T*>());
+    set_pointers<T><<<blocks, 128, 0, stream>>>(num_systems, n, lu.as<T>(), x.data, a_ptrs.as<T*>(),
+                                                x_ptrs.as<T*>());
     PORTLA_CUDA_CHECK_LAUNCH();
 
     cublasHandle_t handle = cublas_handle(device, CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(cublasSetStream(handle, stream));
     const int n_int = static_cast<int>(n), batch = static_cast<int>(num_systems);
     int getrs_info = 0;  // host: reports an invalid argument only
-    Event start, stop;
-    PORTLA_CUDA_CHECK(cudaEventRecord(start.get()));
     PORTLA_CUBLAS_CHECK(getrf_batched(handle, n_int, a_ptrs.as<T*>(), pivots.as<int>(),
                                       getrf_info.as<int>(), batch));
     PORTLA_CUBLAS_CHECK(getrs_batched(handle, n_int, a_ptrs.as<const T*>(), pivots.as<int>(),
                                       x_ptrs.as<T*>(), &getrs_info, batch));
-    PORTLA_CUDA_CHECK(cudaEventRecord(stop.get()));
-    PORTLA_CUDA_CHECK(cudaEventSynchronize(stop.get()));
     if (getrs_info != 0)
         throw DeviceError(where + ": cublas getrsBatched rejected argument " +
                           std::to_string(-getrs_info));
-    float ms = 0;
-    PORTLA_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    time_s = ms * 1e-3;
 
+    // Blocking copies after the work on the stream.
     std::vector<int> flags(num_systems);
-    PORTLA_CUDA_CHECK(cudaMemcpy(info.data(), getrf_info.as<int>(), num_systems * sizeof(int),
-                                 cudaMemcpyDeviceToHost));
-    PORTLA_CUDA_CHECK(cudaMemcpy(flags.data(), non_finite.as<int>(), num_systems * sizeof(int),
-                                 cudaMemcpyDeviceToHost));
+    exec.runtime().copy_to_host(info.data(), getrf_info.as<int>(), num_systems * sizeof(int));
+    exec.runtime().copy_to_host(flags.data(), non_finite.as<int>(), num_systems * sizeof(int));
     for (std::size_t s = 0; s < num_systems; ++s)
         if (flags[s]) info[s] = -1;
 }
 
-}  // namespace
-
-#define PORTLA_CUDA_BATCH_LU_SOLVE(T)                                       \
-    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                               \
-        lu_solve_impl<T>(exec, num_systems, n, values, b, x, info, time_s); \
-    }
-
-PORTLA_CUDA_BATCH_LU_SOLVE(double)
-PORTLA_CUDA_BATCH_LU_SOLVE(float)
-
-#undef PORTLA_CUDA_BATCH_LU_SOLVE
+PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

@@ -19,12 +19,12 @@
 #include <algorithm>
 #include <string>
 
-#include "portla/array.hpp"
-
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
+#include "portla/array.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -60,7 +60,7 @@ struct BlockGroup {
     /// partials in the same order (all get the same, deterministic total).
     __host__ __device__ double sum(double v) const {
 #ifdef __CUDA_ARCH__
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_down_sync(0xffffffffu, v, off);
+        v = warp_sum(v);  // cuda/reduction.cuh: valid in lane 0 of each warp
         const int warps = (blockDim.x + 31) / 32;
         if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32] = v;
         __syncthreads();
@@ -113,7 +113,7 @@ __device__ double* shared_scratch() {
     return portla_batch_smem;
 }
 
-template <typename T, int S>
+template <typename T, Solver S>
 __global__ void __launch_bounds__(kMaxThreads)
     batch_solve_kernel(BatchArgs<T> a, Layout lay, T* workspace) {
     BlockGroup g{shared_scratch()};
@@ -191,15 +191,15 @@ int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem,
 constexpr long long round4(long long v) { return (v + 3) / 4 * 4; }
 
 /// Whether solver S leaves slot k unused (it aliases another vector without a preconditioner).
-bool unused_slot(int S, int precond, int k) {
-    if (precond != prec_none) return false;
-    return (S == solver_cg && k == slot_z) || (S == solver_gmres && k == slot_gm_z) ||
-           (S == solver_bicgstab && (k == slot_bi_phat || k == slot_bi_shat));
+bool unused_slot(Solver S, Preconditioner precond, int k) {
+    if (precond != Preconditioner::none) return false;
+    return (S == Solver::cg && k == slot_z) || (S == Solver::gmres && k == slot_gm_z) ||
+           (S == Solver::bicgstab && (k == slot_bi_phat || k == slot_bi_shat));
 }
 
 /// The placement (see the top of this file) within `limit_bytes` of shared memory.
 template <typename T>
-Layout plan(const BatchArgs<T>& a, int S, std::size_t limit_bytes) {
+Layout plan(const BatchArgs<T>& a, Solver S, std::size_t limit_bytes) {
     const Options& o = a.options;
     Layout lay;
     lay.slots = slots_needed(S, o.restart);
@@ -234,37 +234,9 @@ Layout plan(const BatchArgs<T>& a, int S, std::size_t limit_bytes) {
     return lay;
 }
 
-/// Elapsed device time of one launch.
-class EventTimer {
-public:
-    EventTimer() {
-        PORTLA_CUDA_CHECK(cudaEventCreate(&start_));
-        PORTLA_CUDA_CHECK(cudaEventCreate(&stop_));
-        PORTLA_CUDA_CHECK(cudaEventRecord(start_));
-    }
-    ~EventTimer() {
-        cudaEventDestroy(start_);
-        cudaEventDestroy(stop_);
-    }
-    EventTimer(const EventTimer&) = delete;
-    EventTimer& operator=(const EventTimer&) = delete;
-    double seconds() {
-        PORTLA_CUDA_CHECK(cudaEventRecord(stop_));
-        PORTLA_CUDA_CHECK(cudaEventSynchronize(stop_));
-        float ms = 0;
-        PORTLA_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-        return ms * 1e-3;
-    }
-
-private:
-    cudaEvent_t start_{}, stop_{};
-};
-
-template <typename T, int S>
-void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info,
-                  double& time_s) {
+template <typename T, Solver S>
+void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info) {
     info = {};
-    time_s = 0;
     if (a.num_systems == 0 || a.n == 0) return;
     activate(exec.device_id());
     int optin = 0;
@@ -280,10 +252,8 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo
     const int grid = grid_for(exec, kernel, threads, smem, a.num_systems);
     Array<T> workspace(exec,
                        static_cast<std::size_t>(grid) * static_cast<std::size_t>(lay.global_elems));
-    EventTimer timer;
-    kernel<<<grid, threads, smem>>>(a, lay, workspace.data());
+    kernel<<<grid, threads, smem, stream_of(exec)>>>(a, lay, workspace.data());
     PORTLA_CUDA_CHECK_LAUNCH();
-    time_s = timer.seconds();
     info.block_size = threads;
     info.grid_size = grid;
     info.shared_bytes = smem;
@@ -295,49 +265,45 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo
     }
 }
 
-template <typename T>
-void solve(const Executor& exec, const BatchArgs<T>& a, batch::LaunchInfo& info, double& time_s) {
-    switch (a.options.solver) {
-        case solver_cg:
-            return launch_solve<T, solver_cg>(exec, a, info, time_s);
-        case solver_bicgstab:
-            return launch_solve<T, solver_bicgstab>(exec, a, info, time_s);
-        default:
-            return launch_solve<T, solver_gmres>(exec, a, info, time_s);
-    }
-}
-
-template <typename T>
-void residual_norms(const Executor& exec, const BatchArgs<T>& a, double* res, double* bnorm) {
-    if (a.num_systems == 0) return;
-    activate(exec.device_id());
-    const int threads = threads_for(a.n);
-    const std::size_t smem = kScratch * sizeof(double);
-    const int grid = grid_for(exec, batch_residual_kernel<T>, threads, smem, a.num_systems);
-    batch_residual_kernel<T><<<grid, threads, smem>>>(a, res, bnorm);
-    PORTLA_CUDA_CHECK_LAUNCH();
-    PORTLA_CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-template <typename T>
-void apply(const Executor& exec, const BatchArgs<T>& a, const T* x, T* y) {
-    if (a.num_systems == 0) return;
-    activate(exec.device_id());
-    const int threads = threads_for(a.n);
-    const std::size_t smem = kScratch * sizeof(double);
-    const int grid = grid_for(exec, batch_apply_kernel<T>, threads, smem, a.num_systems);
-    batch_apply_kernel<T><<<grid, threads, smem>>>(a, x, y);
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
-#define PORTLA_CUDA_BATCH(T)                                                               \
-    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) { solve<T>(exec, args, info, time_s); }           \
-    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) { residual_norms<T>(exec, args, res, bnorm); } \
-    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) { apply<T>(exec, args, x, y); }
+template <typename T>
+void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, batch::LaunchInfo& info) {
+    switch (args.options.solver) {
+        case Solver::cg:
+            return launch_solve<T, Solver::cg>(exec, args, info);
+        case Solver::bicgstab:
+            return launch_solve<T, Solver::bicgstab>(exec, args, info);
+        case Solver::gmres:
+            break;
+    }
+    return launch_solve<T, Solver::gmres>(exec, args, info);
+}
 
-PORTLA_CUDA_BATCH(double)
-PORTLA_CUDA_BATCH(float)
+template <typename T>
+void batch_residual_norms(tag, const Executor& exec, const BatchArgs<T>& args, double* res,
+                          double* bnorm) {
+    if (args.num_systems == 0) return;
+    activate(exec.device_id());
+    const int threads = threads_for(args.n);
+    const std::size_t smem = kScratch * sizeof(double);
+    const int grid = grid_for(exec, batch_residual_kernel<T>, threads, smem, args.num_systems);
+    batch_residual_kernel<T><<<grid, threads, smem, stream_of(exec)>>>(args, res, bnorm);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void batch_apply(tag, const Executor& exec, const BatchArgs<T>& args, const T* x, T* y) {
+    if (args.num_systems == 0) return;
+    activate(exec.device_id());
+    const int threads = threads_for(args.n);
+    const std::size_t smem = kScratch * sizeof(double);
+    const int grid = grid_for(exec, batch_apply_kernel<T>, threads, smem, args.num_systems);
+    batch_apply_kernel<T><<<grid, threads, smem, stream_of(exec)>>>(args, x, y);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+PORTLA_INSTANTIATE_BATCH_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_KERNELS(float);
 
 }  // namespace portla::kernels::cuda

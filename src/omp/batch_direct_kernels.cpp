@@ -1,9 +1,8 @@
 // Batched dense direct solve on OpenMP: systems split over the threads, each thread with its
 // own n x n scratch for the factors.
-#include <chrono>
 #include <vector>
 
-#include "core/batch/dense_lu.hpp"
+#include "common/batch/dense_lu.hpp"
 #include "core/kernels/batch_direct_kernels.hpp"
 #include "omp/parallel.hpp"
 
@@ -29,18 +28,14 @@ void lu_solve_batch(std::size_t num_systems, std::size_t n, const T* values, con
 
 }  // namespace
 
-#define PORTLA_OMP_BATCH_LU_SOLVE(T)                                                              \
-    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                                                     \
-        (void)exec;                                                                               \
-        info.assign(num_systems, 0);                                                              \
-        const auto start = std::chrono::steady_clock::now();                                      \
-        lu_solve_batch(num_systems, n, values.data, b.data, x.data, info.data());                 \
-        time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
-    }
+template <typename T>
+void batch_lu_solve(tag, const Executor&, std::size_t num_systems, std::size_t n,
+                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info) {
+    info.assign(num_systems, 0);
+    lu_solve_batch(num_systems, n, values.data, b.data, x.data, info.data());
+}
 
-PORTLA_OMP_BATCH_LU_SOLVE(double)
-PORTLA_OMP_BATCH_LU_SOLVE(float)
-
-#undef PORTLA_OMP_BATCH_LU_SOLVE
+PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(float);
 
 }  // namespace portla::kernels::omp

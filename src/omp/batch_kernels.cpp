@@ -1,36 +1,36 @@
 // Batch kernels of the omp backend: systems shared out to the threads (dynamic schedule, since
 // systems of one batch may take very different iteration counts), one workspace per thread.
-#include <chrono>
-
-#include "core/batch/cpu_batch.hpp"
+#include "common/batch/cpu_batch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 
 namespace portla::kernels::omp {
 
-#define PORTLA_OMP_BATCH(T)                                                                       \
-    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) {                                                        \
-        (void)exec;                                                                               \
-        info = {};                                                                                \
-        const auto start = std::chrono::steady_clock::now();                                      \
-        _Pragma("omp parallel") {                                                                 \
-            batch::detail::CpuWorkspace<T> work(args);                                            \
-            _Pragma("omp for schedule(dynamic, 8)") for (int s = 0; s < args.num_systems; ++s)    \
-                work.solve(args, s);                                                              \
-        }                                                                                         \
-        time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
-    }                                                                                             \
-    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) {                                                     \
-        (void)exec;                                                                               \
-        _Pragma("omp parallel for schedule(static)") for (int s = 0; s < args.num_systems; ++s)   \
-            batch::detail::residual_norm_of(args, s, res, bnorm);                                 \
-    }                                                                                             \
-    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) {                                                        \
-        (void)exec;                                                                               \
-        _Pragma("omp parallel for schedule(static)") for (int s = 0; s < args.num_systems; ++s)   \
-            batch::detail::apply_of(args, s, x, y);                                               \
+template <typename T>
+void batch_solve(tag, const Executor&, const batch::detail::BatchArgs<T>& args,
+                 batch::LaunchInfo& info) {
+    info = {};
+#pragma omp parallel
+    {
+        batch::detail::CpuWorkspace<T> work(args);
+#pragma omp for schedule(dynamic, 8)
+        for (int s = 0; s < args.num_systems; ++s) work.solve(args, s);
     }
+}
 
-PORTLA_OMP_BATCH(double)
-PORTLA_OMP_BATCH(float)
+template <typename T>
+void batch_residual_norms(tag, const Executor&, const batch::detail::BatchArgs<T>& args,
+                          double* res, double* bnorm) {
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < args.num_systems; ++s) batch::detail::residual_norm_of(args, s, res, bnorm);
+}
+
+template <typename T>
+void batch_apply(tag, const Executor&, const batch::detail::BatchArgs<T>& args, const T* x, T* y) {
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < args.num_systems; ++s) batch::detail::apply_of(args, s, x, y);
+}
+
+PORTLA_INSTANTIATE_BATCH_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_KERNELS(float);
 
 }  // namespace portla::kernels::omp

@@ -1,27 +1,22 @@
 // Batched dense direct solve, one system after another: the oracle of the batched solvers.
-#include <chrono>
 #include <vector>
 
-#include "core/batch/dense_lu.hpp"
+#include "common/batch/dense_lu.hpp"
 #include "core/kernels/batch_direct_kernels.hpp"
 
 namespace portla::kernels::reference {
 
-#define PORTLA_REFERENCE_BATCH_LU_SOLVE(T)                                                        \
-    PORTLA_DECLARE_BATCH_LU_SOLVE_KERNEL(T) {                                                     \
-        (void)exec;                                                                               \
-        info.assign(num_systems, 0);                                                              \
-        std::vector<T> lu(n* n);                                                                  \
-        const auto start = std::chrono::steady_clock::now();                                      \
-        for (std::size_t s = 0; s < num_systems; ++s)                                             \
-            info[s] = batch::detail::lu_solve(n, values.data + s * n * n, b.data + s * n,         \
-                                              lu.data(), x.data + s * n);                         \
-        time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
-    }
+template <typename T>
+void batch_lu_solve(tag, const Executor&, std::size_t num_systems, std::size_t n,
+                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info) {
+    info.assign(num_systems, 0);
+    std::vector<T> lu(n * n);
+    for (std::size_t s = 0; s < num_systems; ++s)
+        info[s] = batch::detail::lu_solve(n, values.data + s * n * n, b.data + s * n, lu.data(),
+                                          x.data + s * n);
+}
 
-PORTLA_REFERENCE_BATCH_LU_SOLVE(double)
-PORTLA_REFERENCE_BATCH_LU_SOLVE(float)
-
-#undef PORTLA_REFERENCE_BATCH_LU_SOLVE
+PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(float);
 
 }  // namespace portla::kernels::reference

@@ -1,31 +1,29 @@
 // Batch kernels of the reference backend: the systems one after another.
-#include <chrono>
-
-#include "core/batch/cpu_batch.hpp"
+#include "common/batch/cpu_batch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 
 namespace portla::kernels::reference {
 
-#define PORTLA_REFERENCE_BATCH(T)                                                                 \
-    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T) {                                                        \
-        (void)exec;                                                                               \
-        info = {};                                                                                \
-        const auto start = std::chrono::steady_clock::now();                                      \
-        batch::detail::CpuWorkspace<T> work(args);                                                \
-        for (int s = 0; s < args.num_systems; ++s) work.solve(args, s);                           \
-        time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); \
-    }                                                                                             \
-    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T) {                                                     \
-        (void)exec;                                                                               \
-        for (int s = 0; s < args.num_systems; ++s)                                                \
-            batch::detail::residual_norm_of(args, s, res, bnorm);                                 \
-    }                                                                                             \
-    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T) {                                                        \
-        (void)exec;                                                                               \
-        for (int s = 0; s < args.num_systems; ++s) batch::detail::apply_of(args, s, x, y);        \
-    }
+template <typename T>
+void batch_solve(tag, const Executor&, const batch::detail::BatchArgs<T>& args,
+                 batch::LaunchInfo& info) {
+    info = {};
+    batch::detail::CpuWorkspace<T> work(args);
+    for (int s = 0; s < args.num_systems; ++s) work.solve(args, s);
+}
 
-PORTLA_REFERENCE_BATCH(double)
-PORTLA_REFERENCE_BATCH(float)
+template <typename T>
+void batch_residual_norms(tag, const Executor&, const batch::detail::BatchArgs<T>& args,
+                          double* res, double* bnorm) {
+    for (int s = 0; s < args.num_systems; ++s) batch::detail::residual_norm_of(args, s, res, bnorm);
+}
+
+template <typename T>
+void batch_apply(tag, const Executor&, const batch::detail::BatchArgs<T>& args, const T* x, T* y) {
+    for (int s = 0; s < args.num_systems; ++s) batch::detail::apply_of(args, s, x, y);
+}
+
+PORTLA_INSTANTIATE_BATCH_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_KERNELS(float);
 
 }  // namespace portla::kernels::reference

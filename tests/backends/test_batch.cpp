@@ -16,10 +16,10 @@ namespace portla::test {
 namespace {
 
 using batch::BatchData;
-using batch::Format;
-using batch::Precond;
-using batch::Reason;
-using batch::Solver;
+using portla::Format;
+using solver::Preconditioner;
+using solver::Solver;
+using solver::StopReason;
 
 /// Random systems on a 2-D 5-point pattern (grid g x g): diagonally dominant, nonsymmetric
 /// unless `symmetric` (then SPD), per-system values, right-hand sides in [-1, 1].
@@ -181,13 +181,12 @@ Array<T> rhs_of(const Executor& exec, const BatchData& d) {
 
 struct Case {
     Solver solver;
-    Precond precond;
+    Preconditioner precond;
     Format format;
 };
 
 std::string name_of(const Case& c) {
-    return batch::to_string(c.solver) + "/" + batch::to_string(c.precond) + "/" +
-           batch::to_string(c.format);
+    return to_string(c.solver) + "/" + to_string(c.precond) + "/" + to_string(c.format);
 }
 
 /// Every solver with every preconditioner and format it supports.
@@ -195,10 +194,12 @@ std::vector<Case> all_cases(bool spd) {
     std::vector<Case> cases;
     for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
         if (s == Solver::cg && !spd) continue;
-        for (auto p : {Precond::none, Precond::jacobi, Precond::block_jacobi, Precond::ilu0})
+        for (auto p : {Preconditioner::none, Preconditioner::jacobi, Preconditioner::block_jacobi,
+                       Preconditioner::ilu0})
             for (auto f : {Format::csr, Format::ell, Format::dense}) {
-                if (p == Precond::ilu0 && f != Format::csr) continue;
-                if (s == Solver::cg && p == Precond::ilu0) continue;  // ILU(0) is not symmetric
+                if (p == Preconditioner::ilu0 && f != Format::csr) continue;
+                if (s == Solver::cg && p == Preconditioner::ilu0)
+                    continue;  // ILU(0) is not symmetric
                 cases.push_back({s, p, f});
             }
     }
@@ -240,7 +241,7 @@ protected:
             EXPECT_EQ(res.num_converged(), d.num_systems);
             for (std::size_t s = 0; s < d.num_systems; ++s) {
                 SCOPED_TRACE("system " + std::to_string(s));
-                EXPECT_EQ(res.reason[s], Reason::converged) << batch::to_string(res.reason[s]);
+                EXPECT_EQ(res.reason[s], StopReason::converged) << to_string(res.reason[s]);
                 const double host = host_relative_residual(d, s, xh);
                 EXPECT_LE(host, rtol);
                 EXPECT_NEAR(res.residual_norm[s] / res.rhs_norm[s], host,
@@ -262,7 +263,7 @@ TEST_F(BatchTest, ApplyMatchesHostProductInEveryFormat) {
     const auto d = grid_batch(7, 5, false, 1);
     const auto xs = random_vector<double>(d.num_systems * d.n, 2);
     for (auto f : {Format::csr, Format::ell, Format::dense}) {
-        SCOPED_TRACE(batch::to_string(f));
+        SCOPED_TRACE(to_string(f));
         const batch::BatchMatrix<double> A(exec, d, f);
         EXPECT_EQ(A.size(), d.n);
         EXPECT_EQ(A.num_systems(), d.num_systems);
@@ -296,8 +297,8 @@ TEST_F(BatchTest, LargerSystemsSpillToGlobalMemory) {
     // n = 1024 with GMRES(60): 64 work vectors do not fit in shared memory on any GPU
     const auto d = grid_batch(32, 3, false, 6);
     check_all<double>(d,
-                      {{Solver::gmres, Precond::jacobi, Format::csr},
-                       {Solver::bicgstab, Precond::ilu0, Format::csr}},
+                      {{Solver::gmres, Preconditioner::jacobi, Format::csr},
+                       {Solver::bicgstab, Preconditioner::ilu0, Format::csr}},
                       1e-9, 1e-6);
     batch::Settings st;
     st.solver = Solver::gmres;
@@ -319,10 +320,10 @@ TEST_F(BatchTest, LargerSystemsSpillToGlobalMemory) {
 TEST_F(BatchTest, SharedAndGlobalPlacementGiveTheSameAnswer) {
     const auto d = grid_batch(8, 9, true, 7);
     for (auto solver : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
-        SCOPED_TRACE(batch::to_string(solver));
+        SCOPED_TRACE(to_string(solver));
         batch::Settings st;
         st.solver = solver;
-        st.precond = Precond::jacobi;
+        st.precond = Preconditioner::jacobi;
         st.tolerance = 1e-10;
         std::vector<double> xs[2];
         std::vector<int> its[2];
@@ -354,23 +355,23 @@ TEST_F(BatchTest, BadSystemsAreFlaggedAndTheOthersSolved) {
             if (i == 3 && d.col_idxs[k] == 3) d.values[4 * nnz + k] = 0.0;
     std::fill(d.rhs.begin() + 5 * d.n, d.rhs.begin() + 6 * d.n, 0.0);  // system 5: b = 0
     for (auto solver : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
-        SCOPED_TRACE(batch::to_string(solver));
+        SCOPED_TRACE(to_string(solver));
         batch::Settings st;
         st.solver = solver;
-        st.precond = Precond::jacobi;
+        st.precond = Preconditioner::jacobi;
         st.tolerance = 1e-9;
         const batch::BatchMatrix<double> A(exec, d, Format::csr);
         const auto b = rhs_of<double>(exec, d);
         auto x = poisoned<double>(exec, d.num_systems * d.n);
         const auto res = batch::solve(A, b, x, st);
         const auto xh = x.to_host();
-        EXPECT_EQ(res.reason[2], Reason::non_finite);
-        EXPECT_EQ(res.reason[4], Reason::singular_preconditioner);
-        EXPECT_EQ(res.reason[5], Reason::converged);
+        EXPECT_EQ(res.reason[2], StopReason::non_finite);
+        EXPECT_EQ(res.reason[4], StopReason::singular_preconditioner);
+        EXPECT_EQ(res.reason[5], StopReason::converged);
         EXPECT_EQ(res.iterations[5], 0);
         for (std::size_t i = 0; i < d.n; ++i) EXPECT_EQ(xh[5 * d.n + i], 0.0);
         for (std::size_t s : {0, 1, 3}) {
-            EXPECT_EQ(res.reason[s], Reason::converged) << "system " << s;
+            EXPECT_EQ(res.reason[s], StopReason::converged) << "system " << s;
             EXPECT_LE(host_relative_residual(d, s, to_double(xh)), 1e-9);
         }
         EXPECT_EQ(res.num_converged(), 4u);
@@ -384,7 +385,7 @@ TEST_F(BatchTest, ManyMoreSystemsThanResidentBlocks) {
     const auto d = grid_batch(4, 20000, true, 16);
     batch::Settings st;
     st.solver = Solver::cg;
-    st.precond = Precond::jacobi;
+    st.precond = Preconditioner::jacobi;
     st.tolerance = 1e-10;
     st.use_initial_guess = true;
     const auto guess = random_vector<double>(d.num_systems * d.n, 17);
@@ -440,7 +441,7 @@ TEST_F(BatchTest, AbsoluteToleranceInitialGuessAndIterationLimit) {
     res = batch::solve(A, b, x, st);
     EXPECT_EQ(res.num_converged(), 0u);
     for (std::size_t s = 0; s < d.num_systems; ++s) {
-        EXPECT_EQ(res.reason[s], Reason::max_iterations);
+        EXPECT_EQ(res.reason[s], StopReason::max_iterations);
         EXPECT_EQ(res.iterations[s], 2);
         EXPECT_GT(res.residual_norm[s], 1e-12 * res.rhs_norm[s]);
     }
@@ -461,11 +462,11 @@ TEST_F(BatchTest, IluIsExactOnTridiagonalSystems) {
     Array<double> x(exec, 3 * 40);
     batch::Settings st;
     st.solver = Solver::gmres;
-    st.precond = Precond::ilu0;
+    st.precond = Preconditioner::ilu0;
     st.tolerance = 1e-12;
     const auto res = batch::solve(A, b, x, st);
     for (std::size_t s = 0; s < 3; ++s) {
-        EXPECT_EQ(res.reason[s], Reason::converged);
+        EXPECT_EQ(res.reason[s], StopReason::converged);
         EXPECT_EQ(res.iterations[s], 1);
     }
 }
@@ -484,14 +485,14 @@ TEST_F(BatchTest, BlockJacobiIsExactOnBlockDiagonalSystemsThatNeedPivoting) {
         Array<double> x(exec, 4 * 8);
         batch::Settings st;
         st.solver = Solver::gmres;
-        st.precond = Precond::block_jacobi;
+        st.precond = Preconditioner::block_jacobi;
         st.block_size = 4;
         st.tolerance = 1e-12;
         const auto res = batch::solve(A, b, x, st);
         const auto xh = to_double(x.to_host());
         for (std::size_t s = 0; s < 4; ++s) {
-            EXPECT_EQ(res.reason[s], Reason::converged);
-            EXPECT_EQ(res.iterations[s], 1) << batch::to_string(f) << " system " << s;
+            EXPECT_EQ(res.reason[s], StopReason::converged);
+            EXPECT_EQ(res.iterations[s], 1) << to_string(f) << " system " << s;
             EXPECT_LE(host_relative_residual(d, s, xh), 1e-12);
         }
     }
@@ -509,9 +510,10 @@ TEST_F(BatchTest, PeleLmSystemsMatchADenseSolve) {
         for (std::size_t s = 0; s < d.num_systems; ++s) cond[s] = condition_inf(d, s);
         for (int ones = 0; ones < 2; ++ones) {
             if (ones) std::fill(d.rhs.begin(), d.rhs.end(), 1.0);
-            for (const Case c : {Case{Solver::bicgstab, Precond::jacobi, Format::csr},
-                                 Case{Solver::gmres, Precond::ilu0, Format::csr},
-                                 Case{Solver::bicgstab, Precond::block_jacobi, Format::ell}}) {
+            for (const Case c :
+                 {Case{Solver::bicgstab, Preconditioner::jacobi, Format::csr},
+                  Case{Solver::gmres, Preconditioner::ilu0, Format::csr},
+                  Case{Solver::bicgstab, Preconditioner::block_jacobi, Format::ell}}) {
                 SCOPED_TRACE(std::string(cls) + (ones ? " b = 1 " : " given b ") + name_of(c));
                 batch::Settings st;
                 st.solver = c.solver;
@@ -524,7 +526,7 @@ TEST_F(BatchTest, PeleLmSystemsMatchADenseSolve) {
                 const auto res = batch::solve(A, b, x, st);
                 const auto xh = to_double(x.to_host());
                 for (std::size_t s = 0; s < d.num_systems; ++s) {
-                    EXPECT_EQ(res.reason[s], Reason::converged) << "system " << s;
+                    EXPECT_EQ(res.reason[s], StopReason::converged) << "system " << s;
                     const double rel = host_relative_residual(d, s, xh);
                     EXPECT_LE(rel, 1e-6);
                     const auto direct = dense_solve(d, s);
@@ -548,19 +550,19 @@ TEST_F(BatchTest, BadArgumentsAreRejected) {
     Array<double> x(exec, d.num_systems * d.n), short_x(exec, 3);
     batch::Settings st;
     EXPECT_THROW(batch::solve(A, b, short_x, st), DimensionMismatch);
-    st.precond = Precond::ilu0;
+    st.precond = Preconditioner::ilu0;
     EXPECT_THROW(batch::solve(A, b, x, st), BadInput);  // ilu0 needs csr
-    st.precond = Precond::block_jacobi;
+    st.precond = Preconditioner::block_jacobi;
     st.block_size = 33;
     EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
-    st.precond = Precond::none;
+    st.precond = Preconditioner::none;
     st.solver = Solver::gmres;
     st.restart = 0;
     EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
     st.restart = 30;
     st.tolerance = -1;
     EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
-    EXPECT_THROW(batch::parse_solver("lu"), BadInput);
+    EXPECT_THROW(solver::parse_solver("lu"), BadInput);
     BatchData empty_systems = d;  // systems of size 0
     empty_systems.n = 0;
     empty_systems.row_ptrs = {0};
@@ -575,7 +577,7 @@ TEST_F(BatchTest, BadArgumentsAreRejected) {
     for (std::size_t i = 0; i < huge.n; ++i) huge.col_idxs.push_back(static_cast<std::int32_t>(i));
     huge.values.assign(huge.n, 1.0);
     EXPECT_THROW(batch::BatchMatrix<double>(exec, huge, Format::dense), OutOfMemory);
-    EXPECT_THROW(batch::parse_precond("ilu"), BadInput);
+    EXPECT_THROW(solver::parse_preconditioner("ilu"), BadInput);
 }
 
 }  // namespace

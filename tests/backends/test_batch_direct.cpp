@@ -18,8 +18,8 @@ namespace portla::test {
 namespace {
 
 using batch::BatchData;
-using batch::Format;
-using batch::Reason;
+using portla::Format;
+using solver::StopReason;
 
 // Systems A_s = P_s D_s with D_s strictly diagonally dominant (|d_ii| >= 2 sum_j |d_ij|, so
 // cond_inf(A_s) <= 3) and P_s a random row permutation, so partial pivoting has to swap rows;
@@ -127,7 +127,7 @@ TYPED_TEST(BatchDirect, KnownSolutionsAndReferenceBackend) {
 
             const double tol = forward_tolerance<T>(n);
             for (std::size_t s = 0; s < systems; ++s) {
-                EXPECT_EQ(res.reason[s], Reason::converged) << "system " << s;
+                EXPECT_EQ(res.reason[s], StopReason::converged) << "system " << s;
                 EXPECT_EQ(res.iterations[s], 1);
                 double err = 0, err_ref = 0, norm = 0, bnorm = 0;
                 for (std::size_t i = 0; i < n; ++i) {
@@ -171,15 +171,15 @@ TYPED_TEST(BatchDirect, FlagsSingularAndNonFiniteSystemsAndSolvesTheOthers) {
         SCOPED_TRACE("system " + std::to_string(s));
         switch (s % 4) {
             case 1:
-                EXPECT_EQ(res.reason[s], Reason::non_finite);
+                EXPECT_EQ(res.reason[s], StopReason::non_finite);
                 EXPECT_EQ(res.iterations[s], 0);
                 break;
             case 2:
-                EXPECT_EQ(res.reason[s], Reason::breakdown);  // row 3 is all zero
+                EXPECT_EQ(res.reason[s], StopReason::breakdown);  // row 3 is all zero
                 EXPECT_EQ(res.iterations[s], 0);
                 break;
             default:
-                EXPECT_EQ(res.reason[s], Reason::converged);
+                EXPECT_EQ(res.reason[s], StopReason::converged);
                 EXPECT_EQ(res.iterations[s], 1);
                 EXPECT_LE(resid[s], 100 * eps<T>() * res.rhs_norm[s]);
         }

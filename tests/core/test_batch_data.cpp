@@ -46,11 +46,11 @@ double entry(const BatchData& d, std::size_t s, std::size_t i, std::int32_t j) {
 }
 
 TEST(BatchFormat, NamesRoundTrip) {
-    using portla::batch::Format;
+    using portla::Format;
     for (Format f : {Format::dense, Format::csr, Format::ell})
-        EXPECT_EQ(portla::batch::parse_format(portla::batch::to_string(f)), f);
-    EXPECT_EQ(portla::batch::to_string(Format::ell), "ell");
-    EXPECT_TRUE(contains(bad_input_message([] { portla::batch::parse_format("coo"); }), "coo"));
+        EXPECT_EQ(portla::parse_format(portla::to_string(f)), f);
+    EXPECT_EQ(portla::to_string(Format::ell), "ell");
+    EXPECT_TRUE(contains(bad_input_message([] { portla::parse_format("coo"); }), "coo"));
 }
 
 TEST(BatchReadDirectory, ReadsNumberedSystemsInNumericOrder) {

@@ -5,7 +5,8 @@
 //   csr    row_ptrs[n + 1], col_idxs[nnz] (shared); values[s * nnz + k]
 //   ell    col_idxs[k * n + i] for k < width (shared; -1 pads short rows);
 //          values[s * n * width + k * n + i]              (column-major per system)
-// Batch vectors are Arrays of num_systems * n entries, system after system.
+// (portla::Format, portla/matrix/format.hpp). Batch vectors are Arrays of num_systems * n
+// entries, system after system.
 #pragma once
 
 #include <cstddef>
@@ -15,13 +16,9 @@
 
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
+#include "portla/matrix/format.hpp"
 
 namespace portla::batch {
-
-enum class Format { dense, csr, ell };
-/// "dense", "csr", "ell"; parse throws BadInput for an unknown name.
-std::string to_string(Format f);
-Format parse_format(const std::string& name);
 
 /// A batch on the host in CSR form: the shared pattern, the values of every system, and
 /// (optionally) the right-hand sides. What readers and generators produce, and what a caller

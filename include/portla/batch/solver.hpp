@@ -1,5 +1,6 @@
 // Batched iterative solvers: every system of a batch solved by one kernel (one thread block
-// per system on cuda, one thread per system on omp), each with its own stopping test.
+// per system on cuda, one thread per system on omp), each with its own stopping test. The
+// solver, preconditioner and stop-reason names are the shared ones of portla/solver/types.hpp.
 #pragma once
 
 #include <cstddef>
@@ -9,37 +10,15 @@
 
 #include "portla/array.hpp"
 #include "portla/batch/matrix.hpp"
+#include "portla/solver/types.hpp"
 
 namespace portla::batch {
 
-enum class Solver { cg, bicgstab, gmres };
-enum class Precond { none, jacobi, block_jacobi, ilu0 };
 enum class ToleranceType { absolute, relative };
-/// Names as on the command line ("cg", "bicgstab", "gmres"; "none", "jacobi",
-/// "block-jacobi", "ilu0"); parse throws BadInput for an unknown name.
-std::string to_string(Solver s);
-std::string to_string(Precond p);
-Solver parse_solver(const std::string& name);
-Precond parse_precond(const std::string& name);
-
-/// Why one system's solve stopped.
-enum class Reason : std::uint8_t {
-    converged,                ///< ||b - A x|| (recomputed) <= the tolerance
-    max_iterations,           ///< the iteration limit came first
-    breakdown,                ///< a recurrence scalar became zero (or p.Ap <= 0 in CG)
-    non_finite,               ///< NaN or Inf in the system, its right-hand side or the iterates
-                              ///< (found by the iteration; see singular_preconditioner)
-    singular_preconditioner,  ///< zero or non-finite diagonal (Jacobi), singular or non-finite
-                              ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
-                              ///< NaN there is reported here rather than as non_finite
-    stagnation,               ///< the recurrence residual met the test, the true one did not,
-                              ///< several restarts from the true residual running
-};
-std::string to_string(Reason r);
 
 struct Settings {
-    Solver solver = Solver::bicgstab;
-    Precond precond = Precond::none;
+    solver::Solver solver = solver::Solver::bicgstab;
+    solver::Preconditioner precond = solver::Preconditioner::none;
     ToleranceType tolerance_type = ToleranceType::relative;
     double tolerance = 1e-6;  ///< relative to ||b_s|| or absolute
     int max_iters = 500;
@@ -64,14 +43,14 @@ struct LaunchInfo {
 /// Per-system results.
 struct Result {
     std::vector<int> iterations;
-    std::vector<Reason> reason;
-    std::vector<double> residual_norm;  ///< true ||b_s - A_s x_s||, recomputed after the solve
-    std::vector<double> rhs_norm;       ///< ||b_s||
-    double time_s = 0;                  ///< the solve itself (device time on cuda)
+    std::vector<solver::StopReason> reason;  ///< why each system stopped
+    std::vector<double> residual_norm;       ///< true ||b_s - A_s x_s||, recomputed after the solve
+    std::vector<double> rhs_norm;            ///< ||b_s||
+    double time_s = 0;                       ///< the solve itself (device time on cuda)
     LaunchInfo launch;
 
     std::size_t size() const { return iterations.size(); }
-    bool converged(std::size_t s) const { return reason[s] == Reason::converged; }
+    bool converged(std::size_t s) const { return reason[s] == solver::StopReason::converged; }
     std::size_t num_converged() const;
     /// max over systems of residual_norm / rhs_norm (residual_norm where rhs_norm = 0).
     double max_relative_residual() const;
@@ -90,7 +69,7 @@ std::vector<double> residual_norms(const BatchMatrix<T>& A, const Array<T>& b, c
 
 /// Direct solve by dense LU with partial pivoting, per system: the vendor reference. A must be
 /// in dense format. cuda: cuBLAS getrfBatched + getrsBatched; reference/omp: portla's own LU.
-/// A singular system (zero pivot) is flagged with Reason::breakdown, a NaN one with non_finite.
+/// A singular system (zero pivot) is flagged with StopReason::breakdown, a NaN one with non_finite.
 template <typename T>
 Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x);
 

@@ -5,25 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "portla/solver/types.hpp"
+
 namespace portla::solver {
-
-enum class Preconditioner { none, jacobi };
-/// "none", "jacobi"; parse throws BadInput for an unknown name.
-std::string to_string(Preconditioner p);
-Preconditioner parse_preconditioner(const std::string& name);
-
-/// Why a solve stopped.
-enum class StopReason {
-    converged,       ///< ||r|| <= max(rtol ||b||, atol)
-    max_iterations,  ///< the iteration limit was reached first
-    breakdown,       ///< a recurrence scalar became zero (rho = 0, omega = 0, r_hat.v = 0)
-    non_finite,      ///< a NaN or Inf appeared
-    indefinite,      ///< CG found p.Ap <= 0: the operator (or preconditioner) is not SPD
-    stagnation,      ///< the true residual stopped falling (no new minimum in 4 residual
-                     ///< replacements, or a false convergence twice without halving): the
-                     ///< tolerance is below the accuracy the precision attains
-};
-std::string to_string(StopReason reason);
 
 struct Settings {
     double rtol = 1e-8;  ///< relative to ||b||

@@ -1,7 +1,7 @@
 // BatchArgs from a BatchMatrix (the matrix part; the solver fills in the rest).
 #pragma once
 
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
 #include "portla/batch/matrix.hpp"
 
 namespace portla::batch::detail {
@@ -11,9 +11,7 @@ BatchArgs<T> matrix_args(const BatchMatrix<T>& A) {
     BatchArgs<T> a;
     a.num_systems = static_cast<int>(A.num_systems());
     a.n = static_cast<int>(A.size());
-    a.format = A.format() == Format::dense ? fmt_dense
-               : A.format() == Format::csr ? fmt_csr
-                                           : fmt_ell;
+    a.format = A.format();
     a.width = A.ell_width();
     a.stored = static_cast<long long>(A.stored_per_system());
     a.nnz = static_cast<long long>(A.nnz_per_system());

@@ -17,25 +17,6 @@
 
 namespace portla::batch {
 
-std::string to_string(Format f) {
-    switch (f) {
-        case Format::dense:
-            return "dense";
-        case Format::csr:
-            return "csr";
-        case Format::ell:
-            return "ell";
-    }
-    return "unknown";
-}
-
-Format parse_format(const std::string& name) {
-    if (name == "dense") return Format::dense;
-    if (name == "csr") return Format::csr;
-    if (name == "ell") return Format::ell;
-    throw BadInput("unknown batch format '" + name + "' (expected dense, csr or ell)");
-}
-
 namespace {
 
 // a * b, or BadInput naming `where` when it does not fit in size_t.

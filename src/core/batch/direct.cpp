@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "core/legacy_dispatch.hpp"
 #include "core/kernels/batch_direct_kernels.hpp"
 #include "portla/batch/solver.hpp"
 #include "portla/error.hpp"
+#include "portla/timer.hpp"
 
 namespace portla::batch {
 
@@ -29,8 +29,15 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
 
     Result res;
     std::vector<int> info;
-    PORTLA_LEGACY_RUN(exec, batch_lu_solve, num_systems, n, A.values().get_view(), b.get_view(),
-               x.get_view(), info, res.time_s);
+    // The factorisations and solves, timed on the executor (device events on a GPU).
+    Timer timer(exec);
+    timer.start();
+    dispatch(exec, [&](auto backend) {
+        batch_lu_solve(backend, exec, num_systems, n, A.values().get_view(), b.get_view(),
+                       x.get_view(), info);
+    });
+    timer.stop();
+    res.time_s = timer.seconds();
 
     res.residual_norm = residual_norms(A, b, x);
     const std::vector<T> bh = b.to_host();
@@ -44,12 +51,12 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
         // A factorisation whose residual overflowed met pivots that were zero in all but
         // rounding: numerically singular, a breakdown like an exact zero pivot.
         if (info[s] < 0)
-            res.reason[s] = Reason::non_finite;
+            res.reason[s] = solver::StopReason::non_finite;
         else if (info[s] > 0 || !std::isfinite(res.residual_norm[s]))
-            res.reason[s] = Reason::breakdown;
+            res.reason[s] = solver::StopReason::breakdown;
         else
-            res.reason[s] = Reason::converged;
-        res.iterations[s] = res.reason[s] == Reason::converged ? 1 : 0;
+            res.reason[s] = solver::StopReason::converged;
+        res.iterations[s] = res.reason[s] == solver::StopReason::converged ? 1 : 0;
     }
     return res;
 }

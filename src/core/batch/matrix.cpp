@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "core/batch/batch_args.hpp"
-#include "core/legacy_dispatch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "portla/error.hpp"
 
@@ -83,7 +82,8 @@ void BatchMatrix<T>::apply(const Array<T>& x, Array<T>& y) const {
     if (x.size() != len) throw DimensionMismatch("BatchMatrix::apply (x)", len, x.size());
     if (y.size() != len) throw DimensionMismatch("BatchMatrix::apply (y)", len, y.size());
     const auto args = detail::matrix_args(*this);
-    PORTLA_LEGACY_RUN(executor(), batch_apply, args, x.data(), y.data());
+    const Executor& exec = executor();
+    dispatch(exec, [&](auto backend) { batch_apply(backend, exec, args, x.data(), y.data()); });
 }
 
 template class BatchMatrix<double>;

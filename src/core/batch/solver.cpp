@@ -7,84 +7,15 @@
 #include <string>
 
 #include "core/batch/batch_args.hpp"
-#include "core/legacy_dispatch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "portla/error.hpp"
+#include "portla/timer.hpp"
 
 namespace portla::batch {
 
-static_assert(int(Reason::converged) == detail::reason_converged &&
-                  int(Reason::max_iterations) == detail::reason_max_iterations &&
-                  int(Reason::breakdown) == detail::reason_breakdown &&
-                  int(Reason::non_finite) == detail::reason_non_finite &&
-                  int(Reason::singular_preconditioner) == detail::reason_singular_preconditioner &&
-                  int(Reason::stagnation) == detail::reason_stagnation,
-              "Reason and ReasonCode must agree");
-static_assert(int(Solver::cg) == detail::solver_cg &&
-                  int(Solver::bicgstab) == detail::solver_bicgstab &&
-                  int(Solver::gmres) == detail::solver_gmres,
-              "Solver and SolverCode must agree");
-static_assert(int(Precond::none) == detail::prec_none &&
-                  int(Precond::jacobi) == detail::prec_jacobi &&
-                  int(Precond::block_jacobi) == detail::prec_block_jacobi &&
-                  int(Precond::ilu0) == detail::prec_ilu0,
-              "Precond and PrecondCode must agree");
-
-std::string to_string(Solver s) {
-    switch (s) {
-        case Solver::cg:
-            return "cg";
-        case Solver::bicgstab:
-            return "bicgstab";
-        case Solver::gmres:
-            return "gmres";
-    }
-    return "?";
-}
-std::string to_string(Precond p) {
-    switch (p) {
-        case Precond::none:
-            return "none";
-        case Precond::jacobi:
-            return "jacobi";
-        case Precond::block_jacobi:
-            return "block-jacobi";
-        case Precond::ilu0:
-            return "ilu0";
-    }
-    return "?";
-}
-std::string to_string(Reason r) {
-    switch (r) {
-        case Reason::converged:
-            return "converged";
-        case Reason::max_iterations:
-            return "max_iterations";
-        case Reason::breakdown:
-            return "breakdown";
-        case Reason::non_finite:
-            return "non_finite";
-        case Reason::singular_preconditioner:
-            return "singular_preconditioner";
-        case Reason::stagnation:
-            return "stagnation";
-    }
-    return "?";
-}
-Solver parse_solver(const std::string& name) {
-    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres})
-        if (name == to_string(s)) return s;
-    throw BadInput("unknown batch solver '" + name + "' (expected cg, bicgstab or gmres)");
-}
-Precond parse_precond(const std::string& name) {
-    for (auto p : {Precond::none, Precond::jacobi, Precond::block_jacobi, Precond::ilu0})
-        if (name == to_string(p)) return p;
-    throw BadInput("unknown batch preconditioner '" + name +
-                   "' (expected none, jacobi, block-jacobi or ilu0)");
-}
-
 std::size_t Result::num_converged() const {
-    return static_cast<std::size_t>(std::count(reason.begin(), reason.end(), Reason::converged));
+    return static_cast<std::size_t>(
+        std::count(reason.begin(), reason.end(), solver::StopReason::converged));
 }
 double Result::max_relative_residual() const {
     double worst = 0;
@@ -186,7 +117,9 @@ std::vector<double> residual_norms(const BatchMatrix<T>& A, const Array<T>& b, c
     args.x = const_cast<T*>(x.data());  // read only by this kernel
     const Executor& exec = A.executor();
     Array<double> res(exec, A.num_systems()), bnorm(exec, A.num_systems());
-    PORTLA_LEGACY_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
+    dispatch(exec, [&](auto backend) {
+        batch_residual_norms(backend, exec, args, res.data(), bnorm.data());
+    });
     return res.to_host();
 }
 
@@ -198,15 +131,15 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
         throw BadInput("batch::solve: tolerance must be finite and >= 0 (got " +
                        std::to_string(s.tolerance) + ")");
     if (s.max_iters < 0) throw BadInput("batch::solve: max_iters must be >= 0");
-    if (s.solver == Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
+    if (s.solver == solver::Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
         throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) +
                        "] (got " + std::to_string(s.restart) + ")");
-    if (s.precond == Precond::block_jacobi &&
+    if (s.precond == solver::Preconditioner::block_jacobi &&
         (s.block_size < 1 || s.block_size > detail::kMaxBlockSize))
         throw BadInput("batch::solve: block Jacobi block size must be in [1, " +
                        std::to_string(detail::kMaxBlockSize) + "] (got " +
                        std::to_string(s.block_size) + ")");
-    if (s.precond == Precond::ilu0 && A.format() != Format::csr)
+    if (s.precond == solver::Preconditioner::ilu0 && A.format() != Format::csr)
         throw BadInput("batch::solve: ilu0 needs the csr format (got " + to_string(A.format()) +
                        ")");
 
@@ -215,8 +148,8 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     auto args = detail::matrix_args(A);
     args.b = b.data();
     args.x = x.data();
-    args.options.solver = static_cast<int>(s.solver);
-    args.options.precond = static_cast<int>(s.precond);
+    args.options.solver = s.solver;
+    args.options.precond = s.precond;
     args.options.relative = s.tolerance_type == ToleranceType::relative;
     args.options.tolerance = s.tolerance;
     args.options.max_iters = s.max_iters;
@@ -225,22 +158,28 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     args.options.use_initial_guess = s.use_initial_guess;
     args.shared_memory = s.shared_memory;
     IluArrays ilu;
-    if (s.precond == Precond::ilu0) {
+    if (s.precond == solver::Preconditioner::ilu0) {
         ilu = ilu_arrays(A);
         args.ilu = ilu.pattern;
     }
-    Array<int> iterations(exec, B), reasons(exec, B);
+    Array<int> iterations(exec, B);
+    Array<solver::StopReason> reasons(exec, B);
     args.iterations = iterations.data();
     args.reasons = reasons.data();
 
     Result result;
-    PORTLA_LEGACY_RUN(exec, batch_solve, args, result.launch, result.time_s);
+    // The solve itself, timed on the executor (device events on a GPU).
+    Timer timer(exec);
+    timer.start();
+    dispatch(exec, [&](auto backend) { batch_solve(backend, exec, args, result.launch); });
+    timer.stop();
+    result.time_s = timer.seconds();
     result.iterations = iterations.to_host();
-    const auto codes = reasons.to_host();
-    result.reason.resize(B);
-    for (std::size_t i = 0; i < B; ++i) result.reason[i] = static_cast<Reason>(codes[i]);
+    result.reason = reasons.to_host();
     Array<double> res(exec, B), bnorm(exec, B);
-    PORTLA_LEGACY_RUN(exec, batch_residual_norms, args, res.data(), bnorm.data());
+    dispatch(exec, [&](auto backend) {
+        batch_residual_norms(backend, exec, args, res.data(), bnorm.data());
+    });
     result.residual_norm = res.to_host();
     result.rhs_norm = bnorm.to_host();
     return result;

@@ -1,42 +1,41 @@
-// Declarations of the batch kernels, stamped into every backend namespace.
+// The batch kernels, declared once for every backend of the list (see core/dispatch.hpp). Each
+// backend defines them as templates in src/<name>/batch_kernels.{cpp,cu} and instantiates them
+// with PORTLA_INSTANTIATE_BATCH_KERNELS, so a definition whose signature drifts fails the build.
+// Kernels assume valid input (checked in core/batch); the solve is timed in core (Timer).
 #pragma once
 
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
+#include "core/dispatch.hpp"
 #include "portla/batch/solver.hpp"
 #include "portla/executor.hpp"
 
-// Solves every system of args (outcomes into args.iterations / args.reasons); `time_s` gets
-// the time of the solve itself, `info` the launch layout (cuda).
-#define PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T)                            \
-    void batch_solve(const ::portla::Executor& exec,                    \
-                     const ::portla::batch::detail::BatchArgs<T>& args, \
-                     ::portla::batch::LaunchInfo& info, double& time_s)
-// res[s] = ||b_s - A_s x_s||, bnorm[s] = ||b_s|| (arrays of num_systems doubles in exec's memory)
-#define PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T)                                               \
-    void batch_residual_norms(const ::portla::Executor& exec,                                 \
-                              const ::portla::batch::detail::BatchArgs<T>& args, double* res, \
-                              double* bnorm)
-// y_s = A_s x_s (args.x is ignored; x and y have num_systems * n entries)
-#define PORTLA_DECLARE_BATCH_APPLY_KERNEL(T)         \
-    void batch_apply(const ::portla::Executor& exec, \
-                     const ::portla::batch::detail::BatchArgs<T>& args, const T* x, T* y)
+#define PORTLA_DECLARE_BATCH_KERNELS(backend)                                                      \
+    namespace backend {                                                                            \
+    /* Solves every system of args (outcomes into args.iterations / args.reasons); `info` gets     \
+       the launch layout (cuda; zeros elsewhere) */                                                \
+    template <typename T>                                                                          \
+    void batch_solve(tag, const Executor& exec, const ::portla::batch::detail::BatchArgs<T>& args, \
+                     ::portla::batch::LaunchInfo& info);                                           \
+    /* res[s] = ||b_s - A_s x_s||, bnorm[s] = ||b_s|| (num_systems doubles in exec's memory) */    \
+    template <typename T>                                                                          \
+    void batch_residual_norms(tag, const Executor& exec,                                           \
+                              const ::portla::batch::detail::BatchArgs<T>& args, double* res,      \
+                              double* bnorm);                                                      \
+    /* y_s = A_s x_s (args.x is ignored; x and y have num_systems * n entries) */                  \
+    template <typename T>                                                                          \
+    void batch_apply(tag, const Executor& exec, const ::portla::batch::detail::BatchArgs<T>& args, \
+                     const T* x, T* y);                                                            \
+    }
 
-#define PORTLA_DECLARE_BATCH_KERNELS(T)      \
-    PORTLA_DECLARE_BATCH_SOLVE_KERNEL(T);    \
-    PORTLA_DECLARE_BATCH_RESIDUAL_KERNEL(T); \
-    PORTLA_DECLARE_BATCH_APPLY_KERNEL(T)
+#define PORTLA_INSTANTIATE_BATCH_KERNELS(T)                                                    \
+    template void batch_solve<T>(tag, const Executor&,                                         \
+                                 const ::portla::batch::detail::BatchArgs<T>&,                 \
+                                 ::portla::batch::LaunchInfo&);                                \
+    template void batch_residual_norms<T>(                                                     \
+        tag, const Executor&, const ::portla::batch::detail::BatchArgs<T>&, double*, double*); \
+    template void batch_apply<T>(tag, const Executor&,                                         \
+                                 const ::portla::batch::detail::BatchArgs<T>&, const T*, T*)
 
 namespace portla::kernels {
-namespace reference {
-PORTLA_DECLARE_BATCH_KERNELS(double);
-PORTLA_DECLARE_BATCH_KERNELS(float);
-}  // namespace reference
-namespace omp {
-PORTLA_DECLARE_BATCH_KERNELS(double);
-PORTLA_DECLARE_BATCH_KERNELS(float);
-}  // namespace omp
-namespace cuda {
-PORTLA_DECLARE_BATCH_KERNELS(double);
-PORTLA_DECLARE_BATCH_KERNELS(float);
-}  // namespace cuda
+PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_BATCH_KERNELS)
 }  // namespace portla::kernels

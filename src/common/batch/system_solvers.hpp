@@ -15,6 +15,9 @@
 #include <cmath>
 #include <cstdint>
 
+#include "portla/matrix/format.hpp"
+#include "portla/solver/types.hpp"
+
 #if defined(__CUDACC__)
 #define PORTLA_HD __host__ __device__ __forceinline__
 #else
@@ -23,18 +26,11 @@
 
 namespace portla::batch::detail {
 
-// Codes shared with the public enums (static_asserts in solver.cpp keep them in step).
-enum FormatCode : int { fmt_dense = 0, fmt_csr = 1, fmt_ell = 2 };
-enum SolverCode : int { solver_cg = 0, solver_bicgstab = 1, solver_gmres = 2 };
-enum PrecondCode : int { prec_none = 0, prec_jacobi = 1, prec_block_jacobi = 2, prec_ilu0 = 3 };
-enum ReasonCode : int {
-    reason_converged = 0,
-    reason_max_iterations = 1,
-    reason_breakdown = 2,
-    reason_non_finite = 3,
-    reason_singular_preconditioner = 4,
-    reason_stagnation = 5,
-};
+// The public enums, used as they are (device code stores the StopReason of each system).
+using ::portla::Format;
+using ::portla::solver::Preconditioner;
+using ::portla::solver::Solver;
+using ::portla::solver::StopReason;
 
 constexpr int kMaxBlockSize = 32;        ///< block Jacobi
 constexpr int kMaxFalseConvergence = 3;  ///< restarts from the true residual before stagnation
@@ -52,7 +48,7 @@ PORTLA_HD T magnitude(T v) {
 /// One system of a batch (pattern shared, values of this system).
 template <typename T>
 struct SystemMatrix {
-    int format = fmt_csr;
+    Format format = Format::csr;
     int n = 0;
     int width = 0;                           ///< ell
     const std::int32_t* row_ptrs = nullptr;  ///< csr
@@ -62,9 +58,9 @@ struct SystemMatrix {
     /// f(column, value) for every stored entry of row i (ell padding skipped).
     template <typename F>
     PORTLA_HD void for_row(int i, F&& f) const {
-        if (format == fmt_csr) {
+        if (format == Format::csr) {
             for (int k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) f(col_idxs[k], values[k]);
-        } else if (format == fmt_ell) {
+        } else if (format == Format::ell) {
             for (int k = 0; k < width; ++k) {
                 const int c = col_idxs[k * n + i];
                 if (c >= 0) f(c, values[k * n + i]);
@@ -96,8 +92,8 @@ struct IluPattern {
 };
 
 struct Options {
-    int solver = solver_bicgstab;
-    int precond = prec_none;
+    Solver solver = Solver::bicgstab;
+    Preconditioner precond = Preconditioner::none;
     bool relative = true;
     double tolerance = 1e-6;
     int max_iters = 500;
@@ -131,22 +127,22 @@ enum Slot : int {
 constexpr int kMaxSlots = 72;
 
 /// Number of n-vectors a solve needs (GMRES: restart + 1 basis vectors after its 3).
-PORTLA_HD int slots_needed(int solver, int restart) {
-    return solver == solver_cg ? 5 : solver == solver_bicgstab ? 8 : slot_gm_basis + restart + 1;
+PORTLA_HD int slots_needed(Solver solver, int restart) {
+    return solver == Solver::cg ? 5 : solver == Solver::bicgstab ? 8 : slot_gm_basis + restart + 1;
 }
 /// Elements of the preconditioner storage.
-PORTLA_HD long long precond_elems(int precond, int n, int block_size, long long nnz) {
-    if (precond == prec_jacobi) return n;
-    if (precond == prec_block_jacobi) {
+PORTLA_HD long long precond_elems(Preconditioner precond, int n, int block_size, long long nnz) {
+    if (precond == Preconditioner::jacobi) return n;
+    if (precond == Preconditioner::block_jacobi) {
         const long long blocks = (n + block_size - 1) / block_size;
         return blocks * block_size * block_size;
     }
-    if (precond == prec_ilu0) return nnz;
+    if (precond == Preconditioner::ilu0) return nnz;
     return 0;
 }
 /// Elements of GMRES's small dense arrays: H ((m + 1) x m), cs, sn, g, y.
-PORTLA_HD long long scalar_elems(int solver, int restart) {
-    return solver == solver_gmres
+PORTLA_HD long long scalar_elems(Solver solver, int restart) {
+    return solver == Solver::gmres
                ? static_cast<long long>(restart + 1) * restart + 4LL * restart + 1
                : 0;
 }
@@ -160,7 +156,7 @@ struct Workspace {
 
 struct Outcome {
     int iterations = 0;
-    int reason = reason_max_iterations;
+    StopReason reason = StopReason::max_iterations;
 };
 
 // ---- group-wide vector operations -------------------------------------------------------
@@ -209,7 +205,7 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
                              const IluPattern& ilu, T* P) {
     const int n = A.n;
     double bad = 0;
-    if (o.precond == prec_jacobi) {
+    if (o.precond == Preconditioner::jacobi) {
         for (int i = g.rank(); i < n; i += g.size()) {
             T d = 0;
             A.for_row(i, [&](int c, T v) {
@@ -218,7 +214,7 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
             if (d == T(0) || !finite(d)) bad += 1;
             P[i] = d == T(0) ? T(0) : T(1) / d;
         }
-    } else if (o.precond == prec_block_jacobi) {
+    } else if (o.precond == Preconditioner::block_jacobi) {
         // Diagonal blocks of bs rows (the last one may be smaller, padded with the identity),
         // each inverted in place by Gauss-Jordan with partial pivoting, one block per member.
         const int bs = o.block_size;
@@ -276,7 +272,7 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
                         a[r * bs + piv[k]] = t;
                     }
         }
-    } else if (o.precond == prec_ilu0) {
+    } else if (o.precond == Preconditioner::ilu0) {
         // P holds this system's values in the csr pattern, factored in place into L (unit
         // diagonal, not stored) and U, row by row in level order (IKJ form).
         const int nnz = A.row_ptrs[n];
@@ -322,9 +318,9 @@ template <typename G, typename T>
 PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o,
                              const IluPattern& ilu, const T* P, const T* r, T* z) {
     const int n = A.n;
-    if (o.precond == prec_jacobi) {
+    if (o.precond == Preconditioner::jacobi) {
         for (int i = g.rank(); i < n; i += g.size()) z[i] = P[i] * r[i];
-    } else if (o.precond == prec_block_jacobi) {
+    } else if (o.precond == Preconditioner::block_jacobi) {
         const int bs = o.block_size;
         for (int i = g.rank(); i < n; i += g.size()) {
             const int blk = i / bs, start = blk * bs, rr = i - start;
@@ -333,7 +329,7 @@ PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o,
             for (int c = 0; c < bs && start + c < n; ++c) s += a[c] * r[start + c];
             z[i] = s;
         }
-    } else if (o.precond == prec_ilu0) {
+    } else if (o.precond == Preconditioner::ilu0) {
         // L y = r (unit lower), then U z = y in place
         for (int lvl = 0; lvl < ilu.lower_levels; ++lvl) {
             const int first = ilu.lower_level_ptrs[lvl], last = ilu.lower_level_ptrs[lvl + 1];
@@ -372,13 +368,13 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
                      const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n;
     T *r = w.vec[slot_r], *p = w.vec[slot_p], *q = w.vec[slot_q], *x = w.vec[slot_x];
-    const bool pre = o.precond != prec_none;
+    const bool pre = o.precond != Preconditioner::none;
     T* z = pre ? w.vec[slot_z] : r;
     Outcome out;
     const double tau = threshold(o, norm2(g, n, b));
     double rnorm = residual(g, A, b, x, r);
-    if (!finite(rnorm) || !finite(tau)) return {0, reason_non_finite};
-    if (rnorm <= tau) return {0, reason_converged};
+    if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
+    if (rnorm <= tau) return {0, StopReason::converged};
     if (pre) precond_apply(g, A, o, ilu, w.precond, r, z);
     g.sync();
     copy(g, n, z, p);
@@ -387,8 +383,8 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
     while (out.iterations < o.max_iters) {
         spmv(g, A, p, q);
         const double pq = dot(g, n, p, q);
-        if (!finite(pq)) return {out.iterations, reason_non_finite};
-        if (pq <= 0 || rho == 0) return {out.iterations, reason_breakdown};
+        if (!finite(pq)) return {out.iterations, StopReason::non_finite};
+        if (pq <= 0 || rho == 0) return {out.iterations, StopReason::breakdown};
         const T alpha = static_cast<T>(rho / pq);
         double s = 0;
         for (int i = g.rank(); i < n; i += g.size()) {
@@ -398,13 +394,13 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
         }
         ++out.iterations;
         rnorm = group_sqrt(g.sum(s));
-        if (!finite(rnorm)) return {out.iterations, reason_non_finite};
+        if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
         bool restart = false;
         if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv)
             const double true_norm = residual(g, A, b, x, q);
-            if (true_norm <= tau) return {out.iterations, reason_converged};
+            if (true_norm <= tau) return {out.iterations, StopReason::converged};
             if (++false_convergence > kMaxFalseConvergence)
-                return {out.iterations, reason_stagnation};
+                return {out.iterations, StopReason::stagnation};
             copy(g, n, q, r);
             restart = true;
             g.sync();
@@ -427,27 +423,27 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
     const int n = A.n;
     T *r = w.vec[slot_bi_r], *rhat = w.vec[slot_bi_rhat], *p = w.vec[slot_bi_p],
       *v = w.vec[slot_bi_v], *t = w.vec[slot_bi_t], *x = w.vec[slot_bi_x];
-    const bool pre = o.precond != prec_none;
+    const bool pre = o.precond != Preconditioner::none;
     T* phat = pre ? w.vec[slot_bi_phat] : p;
     T* shat = pre ? w.vec[slot_bi_shat] : r;  // s overwrites r
     Outcome out;
     const double tau = threshold(o, norm2(g, n, b));
     double rnorm = residual(g, A, b, x, r);
-    if (!finite(rnorm) || !finite(tau)) return {0, reason_non_finite};
-    if (rnorm <= tau) return {0, reason_converged};
+    if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
+    if (rnorm <= tau) return {0, StopReason::converged};
     int false_convergence = 0;
     bool fresh = true;  // (re)start the recurrences from r
     double rho_old = 1, alpha = 1, omega = 1;
     // After a convergence claim, check the true residual into t; true: converged; otherwise
     // restart from it (or give up after kMaxFalseConvergence).
-    auto confirm = [&](int& reason) {
+    auto confirm = [&](StopReason& reason) {
         const double true_norm = residual(g, A, b, x, t);
         if (true_norm <= tau) {
-            reason = reason_converged;
+            reason = StopReason::converged;
             return true;
         }
         if (++false_convergence > kMaxFalseConvergence) {
-            reason = reason_stagnation;
+            reason = StopReason::stagnation;
             return true;
         }
         copy(g, n, t, r);
@@ -465,8 +461,8 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             g.sync();
         }
         const double rho = dot(g, n, rhat, r);
-        if (!finite(rho)) return {out.iterations, reason_non_finite};
-        if (rho == 0) return {out.iterations, reason_breakdown};
+        if (!finite(rho)) return {out.iterations, StopReason::non_finite};
+        if (rho == 0) return {out.iterations, StopReason::breakdown};
         const T beta = static_cast<T>((rho / rho_old) * (alpha / omega));
         for (int i = g.rank(); i < n; i += g.size()) p[i] = r[i] + beta * (p[i] - T(omega) * v[i]);
         g.sync();
@@ -476,8 +472,8 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
         }
         spmv(g, A, phat, v);
         const double rv = dot(g, n, rhat, v);
-        if (!finite(rv)) return {out.iterations, reason_non_finite};
-        if (rv == 0) return {out.iterations, reason_breakdown};
+        if (!finite(rv)) return {out.iterations, StopReason::non_finite};
+        if (rv == 0) return {out.iterations, StopReason::breakdown};
         alpha = rho / rv;
         double s2 = 0;
         for (int i = g.rank(); i < n; i += g.size()) {
@@ -487,8 +483,8 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
         }
         ++out.iterations;
         const double snorm = group_sqrt(g.sum(s2));
-        if (!finite(snorm)) return {out.iterations, reason_non_finite};
-        int reason = 0;
+        if (!finite(snorm)) return {out.iterations, StopReason::non_finite};
+        StopReason reason = StopReason::converged;
         if (snorm <= tau) {
             if (confirm(reason)) return {out.iterations, reason};
             continue;
@@ -505,8 +501,8 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
         }
         ts = g.sum(ts);
         tt = g.sum(tt);
-        if (!finite(ts) || !finite(tt)) return {out.iterations, reason_non_finite};
-        if (tt == 0) return {out.iterations, reason_breakdown};
+        if (!finite(ts) || !finite(tt)) return {out.iterations, StopReason::non_finite};
+        if (tt == 0) return {out.iterations, StopReason::breakdown};
         omega = ts / tt;
         double r2 = 0;
         for (int i = g.rank(); i < n; i += g.size()) {
@@ -515,12 +511,12 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             r2 += double(r[i]) * double(r[i]);
         }
         rnorm = group_sqrt(g.sum(r2));
-        if (!finite(rnorm)) return {out.iterations, reason_non_finite};
+        if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
         if (rnorm <= tau) {
             if (confirm(reason)) return {out.iterations, reason};
             continue;
         }
-        if (omega == 0) return {out.iterations, reason_breakdown};
+        if (omega == 0) return {out.iterations, StopReason::breakdown};
         rho_old = rho;
     }
     return out;
@@ -539,20 +535,20 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
     T* sn = cs + m;           // m
     T* gv = sn + m;           // m + 1
     T* y = gv + m + 1;        // m
-    const bool pre = o.precond != prec_none;
+    const bool pre = o.precond != Preconditioner::none;
     Outcome out;
     const double tau = threshold(o, norm2(g, n, b));
-    if (!finite(tau)) return {0, reason_non_finite};
+    if (!finite(tau)) return {0, StopReason::non_finite};
     int false_convergence = 0;
     bool claimed = false;  // the last cycle's estimate met the test
     for (;;) {
         // the true residual: it confirms (or refutes) the last cycle's claim
         const double beta = residual(g, A, b, x, V[0]);
-        if (!finite(beta)) return {out.iterations, reason_non_finite};
-        if (beta <= tau) return {out.iterations, reason_converged};
+        if (!finite(beta)) return {out.iterations, StopReason::non_finite};
+        if (beta <= tau) return {out.iterations, StopReason::converged};
         if (claimed && ++false_convergence > kMaxFalseConvergence)
-            return {out.iterations, reason_stagnation};
-        if (out.iterations >= o.max_iters) return {out.iterations, reason_max_iterations};
+            return {out.iterations, StopReason::stagnation};
+        if (out.iterations >= o.max_iters) return {out.iterations, StopReason::max_iterations};
         for (int i = g.rank(); i < n; i += g.size()) V[0][i] = static_cast<T>(V[0][i] / beta);
         g.single([&] {
             gv[0] = static_cast<T>(beta);
@@ -577,7 +573,7 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
                 g.sync();
             }
             const double hnext = norm2(g, n, wv);
-            if (!finite(hnext)) return {out.iterations, reason_non_finite};
+            if (!finite(hnext)) return {out.iterations, StopReason::non_finite};
             for (int l = g.rank(); l < n; l += g.size())
                 V[k + 1][l] = hnext > 0 ? T(wv[l] / hnext) : T(0);
             g.single([&] {
@@ -628,22 +624,22 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
 }
 
 /// The slot of x in a solver's workspace.
-PORTLA_HD int x_slot(int solver) {
-    return solver == solver_cg ? slot_x : solver == solver_bicgstab ? slot_bi_x : slot_gm_x;
+PORTLA_HD int x_slot(Solver solver) {
+    return solver == Solver::cg ? slot_x : solver == Solver::bicgstab ? slot_bi_x : slot_gm_x;
 }
 
 /// The whole solve of one system with solver S: preconditioner set-up, then the iteration.
 /// x (its slot) must hold the initial guess, or anything when !o.use_initial_guess.
-template <int S, typename G, typename T>
+template <Solver S, typename G, typename T>
 PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                                     const IluPattern& ilu, Workspace<T>& w) {
     if (!o.use_initial_guess) fill(g, A.n, w.vec[x_slot(S)], T(0));
     g.sync();
-    if (o.precond != prec_none && !precond_setup(g, A, o, ilu, w.precond))
-        return {0, reason_singular_preconditioner};
-    if constexpr (S == solver_cg)
+    if (o.precond != Preconditioner::none && !precond_setup(g, A, o, ilu, w.precond))
+        return {0, StopReason::singular_preconditioner};
+    if constexpr (S == Solver::cg)
         return cg(g, A, b, o, ilu, w);
-    else if constexpr (S == solver_bicgstab)
+    else if constexpr (S == Solver::bicgstab)
         return bicgstab(g, A, b, o, ilu, w);
     else
         return gmres(g, A, b, o, ilu, w);
@@ -653,9 +649,10 @@ PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, 
 template <typename G, typename T>
 PORTLA_HD Outcome solve_system(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                                const IluPattern& ilu, Workspace<T>& w) {
-    if (o.solver == solver_cg) return solve_system_with<solver_cg>(g, A, b, o, ilu, w);
-    if (o.solver == solver_bicgstab) return solve_system_with<solver_bicgstab>(g, A, b, o, ilu, w);
-    return solve_system_with<solver_gmres>(g, A, b, o, ilu, w);
+    if (o.solver == Solver::cg) return solve_system_with<Solver::cg>(g, A, b, o, ilu, w);
+    if (o.solver == Solver::bicgstab)
+        return solve_system_with<Solver::bicgstab>(g, A, b, o, ilu, w);
+    return solve_system_with<Solver::gmres>(g, A, b, o, ilu, w);
 }
 
 /// ||b - A x|| of one system without storing the residual (double accumulation); also ||b||.
@@ -697,7 +694,7 @@ template <typename T>
 struct BatchArgs {
     int num_systems = 0;
     int n = 0;
-    int format = fmt_csr;
+    Format format = Format::csr;
     int width = 0;
     long long stored = 0;  ///< values per system
     long long nnz = 0;     ///< structural non-zeros per system (the csr pattern's)
@@ -708,9 +705,9 @@ struct BatchArgs {
     T* x = nullptr;
     Options options;
     IluPattern ilu;
-    int* iterations = nullptr;  ///< per system, out
-    int* reasons = nullptr;     ///< per system, out (ReasonCode)
-    bool shared_memory = true;  ///< cuda placement switch
+    int* iterations = nullptr;      ///< per system, out
+    StopReason* reasons = nullptr;  ///< per system, out (one byte each)
+    bool shared_memory = true;      ///< cuda placement switch
 
     PORTLA_HD SystemMatrix<T> system(int s) const {
         SystemMatrix<T> A;

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/batch/system_solvers.hpp"
+#include "common/batch/system_solvers.hpp"
 
 namespace portla::batch::detail {
 

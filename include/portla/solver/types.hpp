@@ -1,0 +1,47 @@
+// The names shared by every solver: the monolithic ones (solver::cg, solver::bicgstab), the
+// batched ones (batch::solve) and the command-line tool. One enum per concept; the names as on
+// the command line come from to_string / parse_* (src/core/settings.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace portla::solver {
+
+/// Why a solve (or one system of a batch) stopped. The underlying type is what device code
+/// stores per system.
+enum class StopReason : std::uint8_t {
+    converged,       ///< ||r|| <= max(rtol ||b||, atol) (recomputed true residual)
+    max_iterations,  ///< the iteration limit was reached first
+    breakdown,       ///< a recurrence scalar became zero (rho = 0, omega = 0, r_hat.v = 0; in the
+                     ///< batched CG also p.Ap <= 0; a zero pivot in the batched direct solve)
+    non_finite,      ///< a NaN or Inf appeared (in the system, its right-hand side or the
+                     ///< iterates; see singular_preconditioner)
+    indefinite,      ///< CG found p.Ap <= 0: the operator (or preconditioner) is not SPD
+    stagnation,      ///< the true residual stopped falling (no new minimum in 4 residual
+                     ///< replacements, or a false convergence twice without halving; batched:
+                     ///< the recurrence residual met the test, the true one did not, several
+                     ///< restarts from the true residual running): the tolerance is below the
+                     ///< accuracy the precision attains
+    singular_preconditioner,  ///< zero or non-finite diagonal (Jacobi), singular or non-finite
+                              ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
+                              ///< NaN there is reported here rather than as non_finite
+};
+/// "converged", "max_iterations", "breakdown", "non_finite", "indefinite", "stagnation",
+/// "singular_preconditioner".
+std::string to_string(StopReason reason);
+
+/// The monolithic solvers support none and jacobi (others throw Unsupported); the batched
+/// solvers all four (ilu0 on csr only).
+enum class Preconditioner { none, jacobi, block_jacobi, ilu0 };
+/// "none", "jacobi", "block-jacobi", "ilu0"; parse throws BadInput for an unknown name.
+std::string to_string(Preconditioner p);
+Preconditioner parse_preconditioner(const std::string& name);
+
+/// The Krylov methods (the monolithic solvers: cg and bicgstab).
+enum class Solver { cg, bicgstab, gmres };
+/// "cg", "bicgstab", "gmres"; parse throws BadInput for an unknown name.
+std::string to_string(Solver s);
+Solver parse_solver(const std::string& name);
+
+}  // namespace portla::solver
