@@ -5,7 +5,12 @@
 namespace portla::kernels::reference {
 
 template <typename T>
-void batch_solve(tag, const Executor&, const batch::detail::BatchArgs<T>& args,
+std::size_t batch_workspace_size(tag, const Executor&, const batch::detail::BatchArgs<T>&) {
+    return 0;  // each system's work vectors live in CpuWorkspace
+}
+
+template <typename T>
+void batch_solve(tag, const Executor&, const batch::detail::BatchArgs<T>& args, T*,
                  batch::LaunchInfo& info) {
     info = {};
     batch::detail::CpuWorkspace<T> work(args);

@@ -11,11 +11,15 @@
 
 #define PORTLA_DECLARE_BATCH_KERNELS(backend)                                                      \
     namespace backend {                                                                            \
-    /* Solves every system of args (outcomes into args.iterations / args.reasons); `info` gets     \
-       the launch layout (cuda; zeros elsewhere) */                                                \
+    /* Elements of the executor's memory batch_solve needs as its workspace (0 on the CPU) */      \
+    template <typename T>                                                                          \
+    std::size_t batch_workspace_size(tag, const Executor& exec,                                    \
+                                     const ::portla::batch::detail::BatchArgs<T>& args);           \
+    /* Solves every system of args (outcomes into args.iterations / args.reasons) with the         \
+       caller's workspace; `info` gets the launch layout (cuda; zeros elsewhere) */                \
     template <typename T>                                                                          \
     void batch_solve(tag, const Executor& exec, const ::portla::batch::detail::BatchArgs<T>& args, \
-                     ::portla::batch::LaunchInfo& info);                                           \
+                     T* workspace, ::portla::batch::LaunchInfo& info);                             \
     /* res[s] = ||b_s - A_s x_s||, bnorm[s] = ||b_s|| (num_systems doubles in exec's memory) */    \
     template <typename T>                                                                          \
     void batch_residual_norms(tag, const Executor& exec,                                           \
@@ -27,13 +31,15 @@
                      const T* x, T* y);                                                            \
     }
 
-#define PORTLA_INSTANTIATE_BATCH_KERNELS(T)                                                    \
-    template void batch_solve<T>(tag, const Executor&,                                         \
-                                 const ::portla::batch::detail::BatchArgs<T>&,                 \
-                                 ::portla::batch::LaunchInfo&);                                \
-    template void batch_residual_norms<T>(                                                     \
-        tag, const Executor&, const ::portla::batch::detail::BatchArgs<T>&, double*, double*); \
-    template void batch_apply<T>(tag, const Executor&,                                         \
+#define PORTLA_INSTANTIATE_BATCH_KERNELS(T)                                                     \
+    template std::size_t batch_workspace_size<T>(tag, const Executor&,                          \
+                                                 const ::portla::batch::detail::BatchArgs<T>&); \
+    template void batch_solve<T>(tag, const Executor&,                                          \
+                                 const ::portla::batch::detail::BatchArgs<T>&, T*,              \
+                                 ::portla::batch::LaunchInfo&);                                 \
+    template void batch_residual_norms<T>(                                                      \
+        tag, const Executor&, const ::portla::batch::detail::BatchArgs<T>&, double*, double*);  \
+    template void batch_apply<T>(tag, const Executor&,                                          \
                                  const ::portla::batch::detail::BatchArgs<T>&, const T*, T*)
 
 namespace portla::kernels {
