@@ -3,8 +3,9 @@
 // decisions are src/common/cg_step.hpp's. The host reads the state back every `batch`
 // iterations: 16 for operators the steps read directly (stencil, CSR; Settings::device_loop),
 // replayed as a captured graph where the runtime has graphs (cuda); every iteration for other
-// operators, or with device_loop off, where the operator's apply() runs between the steps. The host records the residual norms (history, monitor) in order and
-// confirms a claimed convergence with the true residual, resuming from it when it does not hold.
+// operators, or with device_loop off, where the operator's apply() runs between the steps. The host
+// records the residual norms (history, monitor) in order and confirms a claimed convergence with
+// the true residual, resuming from it when it does not hold.
 #include "portla/solver/cg.hpp"
 
 #include <memory>

@@ -10,7 +10,7 @@
 // up to 256 rows) and the placement are chosen at run time from the system size, so one
 // kernel per (precision, solver) serves every size and format.
 //
-// Measured (H100, 2026-11-21, bench/results/h100-2026-11-21/batch_shared_vs_global*.json): the
+// Measured (H100, 2026-11-21, docs/results/h100-2026-11-21/batch_shared_vs_global*.json): the
 // placement buys 1.01x (CG) / 1.04x (BiCGSTAB) at n = 64 and 1.20x at n = 1024 over the
 // all-global switch: on the H100 shared memory and L1 are one SRAM, a block's small global
 // workspace stays in L1, and this kernel is bound by instruction issue and barriers.

@@ -323,7 +323,7 @@ struct DmmaTile {
 };
 // 64 x 64, 4 warps: the one double tile. A 128 x 128 tile of 16 warps (one 512-thread block
 // per multiprocessor) was slower at every size measured: 10.8 / 22.4 / 22.8 TFLOP/s against
-// 19.9 / 24.7 / 26.6 at 1024 / 2048 / 4096 (H100, 2026-11-21, bench/results/h100-2026-11-21/
+// 19.9 / 24.7 / 26.6 at 1024 / 2048 / 4096 (H100, 2026-11-21, docs/results/h100-2026-11-21/
 // gemm_cuda_tiles.json): with 4-warp blocks several blocks share a multiprocessor and one
 // block's barrier leaves the tensor cores to the others.
 using DmmaTileChosen = DmmaTile<64, 64, 2, 2>;

@@ -27,7 +27,7 @@ inline std::size_t parallel_threshold() {
         const char* env = std::getenv("PORTLA_OMP_MIN_PARALLEL");
         if (env && *env) return static_cast<std::size_t>(std::strtoull(env, nullptr, 10));
         // Measured crossover, omp (2 threads, PORTLA_OMP_MIN_PARALLEL=0) vs the sequential
-        // reference, 2-core Xeon VM, 2026-11-21 (bench/results/cpu2-2026-11-21/omp_threshold):
+        // reference, 2-core Xeon VM, 2026-11-21 (docs/results/cpu2-2026-11-21/omp_threshold):
         // axpby 4096 (0.97x the serial time; 1.75x at 2048), dot 1024 (0.92x), fused CG
         // update 2048 (0.55x). 4096 keeps every kernel at or below its serial time.
         return std::size_t{4096};
