@@ -8,7 +8,7 @@ if [ -z "$cf" ]; then
   echo "check-format: clang-format not found (Debian: apt-get install clang-format-14)" >&2
   exit 1
 fi
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h')
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h' '*.inc')
 if [ "${1:-}" = "--fix" ]; then
   "$cf" -i "${files[@]}"
   exit 0

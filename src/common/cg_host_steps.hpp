@@ -139,36 +139,3 @@ struct HostCgSteps {
 };
 
 }  // namespace portla::common
-
-/// Defines the CG kernels of one CPU backend (inside its namespace) through HostCgSteps.
-#define PORTLA_DEFINE_HOST_CG_KERNELS(Policy)                                             \
-    template <typename T>                                                                 \
-    void cg_initialize(tag, const Executor&, const CgArgs<T>& a, common::CgFinish mode) { \
-        common::HostCgSteps<Policy, T>::initialize(a, mode);                              \
-    }                                                                                     \
-    template <typename T>                                                                 \
-    void cg_direction(tag, const Executor&, const CgArgs<T>& a) {                         \
-        common::HostCgSteps<Policy, T>::direction(a);                                     \
-    }                                                                                     \
-    template <typename T>                                                                 \
-    void cg_form_direction(tag, const Executor&, const CgArgs<T>& a) {                    \
-        common::HostCgSteps<Policy, T>::form_direction(a);                                \
-    }                                                                                     \
-    template <typename T>                                                                 \
-    void cg_direction_dot(tag, const Executor&, const CgArgs<T>& a) {                     \
-        common::HostCgSteps<Policy, T>::direction_dot(a);                                 \
-    }                                                                                     \
-    template <typename T>                                                                 \
-    void cg_update(tag, const Executor&, const CgArgs<T>& a) {                            \
-        common::HostCgSteps<Policy, T>::update(a);                                        \
-    }                                                                                     \
-    template <typename T>                                                                 \
-    void cg_replace(tag, const Executor&, const CgArgs<T>& a) {                           \
-        common::HostCgSteps<Policy, T>::replace(a);                                       \
-    }                                                                                     \
-    template <typename T>                                                                 \
-    void cg_replace_from_ax(tag, const Executor&, const CgArgs<T>& a) {                   \
-        common::HostCgSteps<Policy, T>::replace_from_ax(a);                               \
-    }                                                                                     \
-    PORTLA_INSTANTIATE_CG_KERNELS(double);                                                \
-    PORTLA_INSTANTIATE_CG_KERNELS(float)

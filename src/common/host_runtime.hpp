@@ -16,28 +16,22 @@
 
 namespace portla::common {
 
-/// Bytes the kernel says can be allocated without swapping (MemAvailable), or 0 when unknown.
-/// Linux over-commits: a huge allocation succeeds and the process is killed when it touches the
-/// pages, so large host allocations are checked against this first.
-inline std::size_t host_memory_available() {
+/// A /proc/meminfo entry ("MemAvailable:", "MemTotal:") in bytes, or 0 when unknown.
+inline std::size_t meminfo_bytes(const std::string& entry) {
     std::ifstream meminfo("/proc/meminfo");
     std::string key;
     std::size_t kib = 0;
     std::string unit;
     while (meminfo >> key >> kib >> unit)
-        if (key == "MemAvailable:") return kib * 1024;
+        if (key == entry) return kib * 1024;
     return 0;
 }
 
-inline std::size_t host_memory_total() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::size_t kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit)
-        if (key == "MemTotal:") return kib * 1024;
-    return 0;
-}
+/// Bytes the kernel says can be allocated without swapping. Linux over-commits: a huge
+/// allocation succeeds and the process is killed when it touches the pages, so large host
+/// allocations are checked against this first.
+inline std::size_t host_memory_available() { return meminfo_bytes("MemAvailable:"); }
+inline std::size_t host_memory_total() { return meminfo_bytes("MemTotal:"); }
 
 class HostEvent final : public detail::Event {
 public:

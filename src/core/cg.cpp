@@ -73,7 +73,7 @@ public:
         } else {
             iterate(common::cg_replace_at(args_.control.replacement, host_.iteration + 1));
         }
-        host_ = state_.to_host()[0];
+        Executor::copy_bytes(Executor::reference(), &host_, exec_, state_.data(), sizeof(host_));
         return host_;
     }
 

@@ -33,11 +33,14 @@ const std::vector<Backend>& all_backends() {
 }
 
 bool compiled(Backend backend) {
-    try {
-        return dispatch(backend, [](auto) { return true; });
-    } catch (const NotCompiled&) {
-        return false;
+    switch (backend) {
+#define PORTLA_BACKEND_ENABLED(name) \
+    case Backend::name:              \
+        return kernels::name::tag::enabled;
+        PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_ENABLED)
+#undef PORTLA_BACKEND_ENABLED
     }
+    return false;
 }
 
 int device_count(Backend backend) {
@@ -153,10 +156,7 @@ void Executor::copy_bytes(const Executor& dst_exec, void* dst, const Executor& s
                           const void* src, std::size_t bytes) {
     if (bytes == 0) return;
     const bool dst_host = dst_exec.is_host(), src_host = src_exec.is_host();
-    if (dst_host && src_host) {
-        src_exec.synchronize();
-        dst_exec.runtime_->copy_from_host(dst, src, bytes);
-    } else if (src_host) {
+    if (src_host) {
         dst_exec.runtime_->copy_from_host(dst, src, bytes);
     } else if (dst_host) {
         src_exec.runtime_->copy_to_host(dst, src, bytes);

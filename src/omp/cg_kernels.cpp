@@ -1,4 +1,4 @@
-// The CG steps of the omp backend: src/common/cg_host_steps.hpp over OpenMP loops (static
+// The CG steps of the omp backend: src/common/cg_host_kernels.inc over OpenMP loops (static
 // schedule; serial below parallel_threshold()).
 #include "common/cg_host_steps.hpp"
 #include "omp/parallel.hpp"
@@ -26,6 +26,7 @@ struct OmpLoops {
 
 }  // namespace
 
-PORTLA_DEFINE_HOST_CG_KERNELS(OmpLoops);
+using CgLoops = OmpLoops;
+#include "common/cg_host_kernels.inc"
 
 }  // namespace portla::kernels::omp

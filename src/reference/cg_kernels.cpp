@@ -1,4 +1,4 @@
-// The CG steps of the reference backend: src/common/cg_host_steps.hpp over plain loops in order.
+// The CG steps of the reference backend: src/common/cg_host_kernels.inc over plain loops in order.
 #include "common/cg_host_steps.hpp"
 
 namespace portla::kernels::reference {
@@ -17,6 +17,7 @@ struct SerialLoops {
 
 }  // namespace
 
-PORTLA_DEFINE_HOST_CG_KERNELS(SerialLoops);
+using CgLoops = SerialLoops;
+#include "common/cg_host_kernels.inc"
 
 }  // namespace portla::kernels::reference
