@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/cg_step.hpp"
+#include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 
 namespace portla::common {
@@ -28,22 +29,8 @@ struct HostCgSteps {
                 acc += op.values[k] * v[op.col_idxs[k]];
             return acc;
         }
-        const std::size_t points = op.points;
-        T neighbours = T(0);
-        const std::size_t ix = i % points;
-        if (ix > 0) neighbours += v[i - 1];
-        if (ix + 1 < points) neighbours += v[i + 1];
-        if (op.dim >= 2) {
-            const std::size_t line = i / points, iy = line % points;
-            if (iy > 0) neighbours += v[i - points];
-            if (iy + 1 < points) neighbours += v[i + points];
-            if (op.dim == 3) {
-                const std::size_t plane = points * points, iz = line / points;
-                if (iz > 0) neighbours += v[i - plane];
-                if (iz + 1 < points) neighbours += v[i + plane];
-            }
-        }
-        return static_cast<T>(2 * op.dim) * v[i] - neighbours;
+        const auto read = [v](std::size_t j) { return v[j]; };
+        return stencil_row<std::size_t>(op.dim, op.points, i, read, v[i]);
     }
 
     // r_i given: z_i and the contributions to rr and rz.

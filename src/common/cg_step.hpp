@@ -13,15 +13,8 @@
 // stops with stagnation: the residual sits at the accuracy the precision attains.
 #pragma once
 
-#include <cmath>
-
-#include "portla/solver/settings.hpp"
-
-#if defined(__CUDACC__)
-#define PORTLA_HOST_DEVICE __host__ __device__
-#else
-#define PORTLA_HOST_DEVICE
-#endif
+#include "common/stopping.hpp"
+#include "portla/solver/types.hpp"
 
 namespace portla::common {
 
@@ -32,16 +25,14 @@ constexpr int kCgHistory = 16;
 template <typename T>
 struct CgState {
     double rho;                  ///< r . z of the current residual
-    double best_replaced;        ///< smallest true residual at a replacement so far
     double history[kCgHistory];  ///< ||r|| of iteration i at i % kCgHistory
     T alpha;
     T beta;
-    int iteration;       ///< iterations done
-    int stopped;         ///< 0 while running
-    int reason;          ///< a solver::StopReason once stopped
-    int best_iteration;  ///< iteration of best_replaced
-    int stale;           ///< replacements since the last new minimum
-    int replace_now;     ///< this iteration ends with r = b - A x (set by finish_direction)
+    int iteration;           ///< iterations done
+    int stopped;             ///< 0 while running
+    int reason;              ///< a solver::StopReason once stopped
+    ReplacementWatch watch;  ///< the stagnation test at replacements
+    int replace_now;         ///< this iteration ends with r = b - A x (set by finish_direction)
 };
 
 /// What the decisions read besides the state.
@@ -60,38 +51,18 @@ enum class CgFinish : int {
     replaced,  ///< a true residual replacing the recurrence one
 };
 
-PORTLA_HOST_DEVICE inline bool cg_finite(double v) {
-#if defined(__CUDA_ARCH__)
-    return ::isfinite(v);
-#else
-    return std::isfinite(v);
-#endif
-}
-
-PORTLA_HOST_DEVICE inline double cg_sqrt(double v) {
-#if defined(__CUDA_ARCH__)
-    return ::sqrt(v);
-#else
-    return std::sqrt(v);
-#endif
-}
-
 template <typename T>
 PORTLA_HOST_DEVICE inline void cg_stop(CgState<T>* s, solver::StopReason reason) {
     s->stopped = 1;
     s->reason = static_cast<int>(reason);
 }
 
-PORTLA_HOST_DEVICE inline bool cg_replace_at(int replacement, int iteration) {
-    return replacement > 0 && iteration % replacement == 0;
-}
-
 /// After p.q: alpha = rho / pq, or stop; and whether this iteration replaces the residual
 /// (decided here, before the update advances the iteration count, so update and replace agree).
 template <typename T>
 PORTLA_HOST_DEVICE void cg_finish_direction(CgState<T>* s, const CgControl& c, double pq) {
-    s->replace_now = cg_replace_at(c.replacement, s->iteration + 1);
-    if (!cg_finite(pq))
+    s->replace_now = replace_at(c.replacement, s->iteration + 1);
+    if (!is_finite(pq))
         cg_stop(s, solver::StopReason::non_finite);
     else if (pq <= 0)
         cg_stop(s, solver::StopReason::indefinite);
@@ -116,20 +87,14 @@ PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, do
         s->stopped = 0;
     } else {
         ++it;
-        const double rnorm = cg_sqrt(rr);
+        const double rnorm = square_root(rr);
         if (mode == CgFinish::replaced) {
             s->replace_now = 0;
-            if (rnorm < 0.99 * s->best_replaced) {
-                s->best_replaced = rnorm;
-                s->best_iteration = it;
-                s->stale = 0;
-            } else if (++s->stale >= 4 && it - s->best_iteration >= 200) {
-                return cg_stop(s, StopReason::stagnation);
-            }
+            if (s->watch.stagnates(it, rnorm)) return cg_stop(s, StopReason::stagnation);
         }
         s->history[it % kCgHistory] = rnorm;
         s->iteration = it;
-        if (!cg_finite(rnorm)) return cg_stop(s, StopReason::non_finite);
+        if (!is_finite(rnorm)) return cg_stop(s, StopReason::non_finite);
         if (rnorm <= c.threshold) return cg_stop(s, StopReason::converged);
     }
     if (rho_new == 0) return cg_stop(s, StopReason::breakdown);

@@ -31,10 +31,10 @@ public:
           p_(exec_, 2 * n_),
           q_(exec_, n_),
           z_(exec_, inv_diag.empty() ? 0 : n_),
-          ax_(exec_, fused_ ? 0 : n_),
+          ax_(exec_, !fused_ && settings.residual_replacement > 0 ? n_ : 0),
           state_(exec_, 1) {
         common::CgState<T> initial{};
-        initial.best_replaced = std::numeric_limits<double>::infinity();
+        initial.watch = common::ReplacementWatch::fresh();
         state_.copy_from_host({initial});
         // p_old of the first iteration is multiplied by beta = 0: zero, never garbage (0 * NaN).
         blas::fill<T>(exec_, p_.get_view(), T{0});
@@ -71,7 +71,7 @@ public:
                 });
             graph_->launch();
         } else {
-            iterate(common::cg_replace_at(args_.control.replacement, host_.iteration + 1));
+            iterate(common::replace_at(args_.control.replacement, host_.iteration + 1));
         }
         Executor::copy_bytes(Executor::reference(), &host_, exec_, state_.data(), sizeof(host_));
         return host_;

@@ -1,5 +1,6 @@
 #include "portla/executor.hpp"
 
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -91,15 +92,19 @@ std::shared_ptr<const Runtime> runtime_of(Backend backend, int device) {
 
 }  // namespace detail
 
-Executor Executor::reference() { return create(Backend::reference, 0); }
+Executor Executor::reference() {
+    // Called wherever a value crosses to the host (Array copies, scalar reads): made once.
+    static const Executor reference = create(Backend::reference, 0);
+    return reference;
+}
 Executor Executor::omp() { return create(Backend::omp, 0); }
 Executor Executor::cuda(int device) { return create(Backend::cuda, device); }
 
 Executor Executor::create(Backend backend, int device) {
     if (!compiled(backend)) throw NotCompiled(to_string(backend));
     const int count = device_count(backend);
-    if (count == 0 && backend == Backend::cuda)
-        throw DeviceError("cuda: no CUDA-capable GPU found");
+    if (count == 0)  // cuda: no GPU, or no driver
+        throw DeviceError(to_string(backend) + ": no device found");
     if (device < 0 || device >= count)
         throw DeviceError(to_string(backend) + ": no device with id " + std::to_string(device) +
                           " (" + std::to_string(count) + " found)");
@@ -120,7 +125,7 @@ Executor Executor::create(const std::string& name) {
             const char* digits = name.c_str() + n.size() + 1;
             char* end = nullptr;
             const long id = std::strtol(digits, &end, 10);
-            if (end != digits && *end == '\0' && id >= 0 && id <= 1 << 20)
+            if (end != digits && *end == '\0' && id >= 0 && id <= INT_MAX)
                 return create(b, static_cast<int>(id));
         }
     }

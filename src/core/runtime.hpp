@@ -60,7 +60,9 @@ public:
     virtual void* stream() const { return nullptr; }
 
     virtual std::unique_ptr<Event> make_event() const = 0;
-    /// Captures the work `work` submits, for replay (on the host: keeps `work`).
+    /// Captures the work `work` submits, for replay (on the host: keeps `work`). On cuda the
+    /// capture takes the device's one stream: no other thread may submit work to an executor of
+    /// the same device while `work` runs.
     virtual std::unique_ptr<Graph> capture(std::function<void()> work) const;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/stopping.hpp"
 #include "portla/array.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -128,18 +129,9 @@ public:
         return false;
     }
     /// After a residual replacement at `iteration`: `true_rnorm` is the true residual. Returns
-    /// true (and stops with stagnation) when neither the last 4 replacements nor the last 200
-    /// iterations brought a new minimum (by 1%): the residual then sits at the accuracy the
-    /// precision attains, above the test. (CG's residual is not monotone: a window of one
-    /// replacement alone would stop healthy solves when replacing every iteration.)
+    /// true (and stops with stagnation) on common::ReplacementWatch's test.
     bool replaced(int iteration, double true_rnorm) {
-        if (true_rnorm < 0.99 * best_replaced_) {
-            best_replaced_ = true_rnorm;
-            best_iteration_ = iteration;
-            stale_ = 0;
-            return false;
-        }
-        return ++stale_ >= 4 && iteration - best_iteration_ >= 200 && stop(StopReason::stagnation);
+        return watch_.stagnates(iteration, true_rnorm) && stop(StopReason::stagnation);
     }
     /// max(rtol ||b||, atol)
     double threshold() const { return threshold_; }
@@ -151,8 +143,7 @@ public:
         return true;
     }
     bool replace_now(int iteration) const {
-        return settings_.residual_replacement > 0 &&
-               iteration % settings_.residual_replacement == 0;
+        return common::replace_at(settings_.residual_replacement, iteration);
     }
 
 private:
@@ -160,9 +151,7 @@ private:
     double threshold_;
     Result& result_;
     double last_false_ = -1;  ///< true residual at the last false convergence
-    double best_replaced_ = std::numeric_limits<double>::infinity();
-    int best_iteration_ = 0;
-    int stale_ = 0;
+    common::ReplacementWatch watch_ = common::ReplacementWatch::fresh();
 };
 
 /// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.

@@ -5,12 +5,13 @@
 // Fused steps: the direction p_new = z + beta p_old is formed on the fly at every point the
 // operator reads (one rounding, the same at every point), so direction reads r, p_old and writes
 // p_new, q (32 n bytes for the double stencil: the neighbours' reads hit L1/L2); update reads
-// p_new, q, x, r and writes x, r (48 n): 80 n per iteration, against 104 n for a host loop of
-// apply, dot, fused update and axpby. Jacobi adds 16 n. CSR reads row_ptrs, col_idxs and values
-// (4 n + 12 nnz) in the direction kernel in place of the stencil's arithmetic.
-// Measured 2026-11 (H100 80GB HBM3, double, 3-D stencil, per iteration, test_cg_device
-// DISABLED_TimePerIteration): 128^3: 78 us (host loop 106 us, floor 80 n B / 3.03 TB/s = 55 us);
-// 464^3: 3.56 ms (host loop 3.69 ms, floor 2.64 ms).
+// p_new, q, x, r and writes x, r (48 n): 80 n per iteration, against 104 n for the unfused steps
+// (form the direction, apply, p.q, update). Jacobi adds 16 n. CSR reads row_ptrs, col_idxs and
+// values (4 n + 12 nnz) in the direction kernel in place of the stencil's arithmetic.
+// Measured (H100 80GB HBM3, double, 3-D stencil, `portla bench cg` per iteration): 2^21 points
+// 75.3 us, 2^27 points 4.39 ms (2026-11-23, docs/results/h100-2026-11-23; floor 80 n B /
+// 3.03 TB/s = 55 us and 3.54 ms). Per-step launch state (grid, scratch) is looked up at each
+// launch: once per capture on the graph path, a few microseconds per iteration otherwise.
 //
 // Every kernel first reads the stop flag and returns at once when it is set, so a graph's
 // launches after the stopping iteration cost a launch each and change nothing.
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
@@ -77,27 +79,7 @@ struct Plain {
     __device__ __forceinline__ T operator()(std::size_t j) const { return __ldg(x + j); }
 };
 
-// (A v)_i for the dim-D Poisson stencil, v_i = center; neighbours outside the grid are zero.
-template <typename Index, typename T, typename Src>
-__device__ __forceinline__ T stencil_row(int dim, Index points, Index i, const Src& v, T center) {
-    T neighbours = T(0);
-    const Index ix = i % points;
-    if (ix > 0) neighbours += v(i - 1);
-    if (ix + 1 < points) neighbours += v(i + 1);
-    if (dim >= 2) {
-        const Index line = i / points;
-        const Index iy = line % points;
-        if (iy > 0) neighbours += v(i - points);
-        if (iy + 1 < points) neighbours += v(i + points);
-        if (dim == 3) {
-            const Index plane = points * points;
-            const Index iz = line / points;
-            if (iz > 0) neighbours += v(i - plane);
-            if (iz + 1 < points) neighbours += v(i + plane);
-        }
-    }
-    return static_cast<T>(2 * dim) * center - neighbours;
-}
+using common::stencil_row;
 
 template <typename T>
 __device__ __forceinline__ const T* p_old(const CgArgs<T>& a, int iteration) {

@@ -93,7 +93,7 @@ private:
 // One per device for the process: every kernel, copy and event of the device goes to its stream,
 // so work of different executors of one device (and the shared reduction scratch) stays in
 // order. The stream is a blocking one: it also waits for, and is waited for by, work on the
-// legacy default stream (a vendor library left on it stays ordered).
+// legacy default stream (whatever a library queues there stays ordered with portla's work).
 class CudaRuntime final : public detail::Runtime {
 public:
     explicit CudaRuntime(int device) : device_(device) {
@@ -266,8 +266,12 @@ ReductionScratch reduction_scratch(int device) {
         throw OutOfMemory("cuda:" + std::to_string(device) + ": reduction scratch", bytes);
     }
     PORTLA_CUDA_CHECK(err);
-    // Ordered before every later kernel on the default stream; the counter is zeroed only here.
-    const cudaError_t set_err = cudaMemset(base, 0, counter_bytes);
+    // Zeroed on the device's stream (every later reduction runs there), and waited for: the
+    // counter is zeroed only here.
+    const auto stream =
+        static_cast<cudaStream_t>(detail::runtime_of(Backend::cuda, device)->stream());
+    cudaError_t set_err = cudaMemsetAsync(base, 0, counter_bytes, stream);
+    if (set_err == cudaSuccess) set_err = cudaStreamSynchronize(stream);
     if (set_err != cudaSuccess) {
         (void)cudaFree(base);
         PORTLA_CUDA_CHECK(set_err);
