@@ -130,6 +130,8 @@ def measurements():
     ms.append(M("cg", "solve poisson3d:128 cuda --assembled CSR", "cg_solve_cuda_csr.r*.json", tpi, "time", "ms/it", 1e3, [
         Ref(H + "cg_poisson3d_128_cuda_csr.json", tpi, note="latest recorded run"),
         Ref("cg_poisson3d_128_cuda_csr_h100_2026-11-21.json", tpi, False, "b62eaa8, the doc's 0.212 ms")]))
+    # cg-host: the host-driven loop when recorded; since issue 11 CG with device_loop = false
+    # (unfused steps, state read every iteration): the same role, a different implementation.
     for kernel, n, doc in [("cg", 2097152, "76.6 us"), ("cg-host", 2097152, "104.7 us"),
                            ("cg", 134217728, "4.437 ms"), ("cg-host", 134217728, "5.002 ms")]:
         g = bench_point(kernel, "cuda", n, "time_s")
