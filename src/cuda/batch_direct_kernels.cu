@@ -19,28 +19,12 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
 #include "cuda/vendor_handles.hpp"
+#include "portla/array.hpp"
 #include "portla/error.hpp"
+#include "portla/timer.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
-
-// Device memory released on every path out of the solve.
-class DeviceBuffer {
-public:
-    DeviceBuffer(const Executor& exec, std::size_t bytes)
-        : exec_(exec), ptr_(exec.allocate(bytes)) {}
-    DeviceBuffer(const DeviceBuffer&) = delete;
-    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-    ~DeviceBuffer() { exec_.deallocate(ptr_); }
-    template <typename U>
-    U* as() const {
-        return static_cast<U*>(ptr_);
-    }
-
-private:
-    Executor exec_;
-    void* ptr_;
-};
 
 // flag[s] = 1 when A_s or b_s holds a NaN or Inf (one block per system, grid-stride over
 // systems). cuBLAS would factor such a system without complaint.
@@ -95,9 +79,14 @@ std::size_t bytes_of(std::size_t a, std::size_t b, std::size_t c = 0) {
 
 template <typename T>
 void batch_lu_solve(tag, const Executor& exec, std::size_t num_systems, std::size_t n,
-                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info) {
+                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info,
+                    Timer& timer) {
     info.assign(num_systems, 0);
-    if (num_systems == 0 || n == 0) return;
+    if (num_systems == 0 || n == 0) {
+        timer.start();  // nothing to time, but seconds() stays valid
+        timer.stop();
+        return;
+    }
     const std::string where = "batch::direct_solve on cuda (" + std::to_string(num_systems) +
                               " systems of " + std::to_string(n) + " x " + std::to_string(n) + ")";
     if (n > static_cast<std::size_t>(INT_MAX) || num_systems > static_cast<std::size_t>(INT_MAX))
@@ -107,7 +96,7 @@ void batch_lu_solve(tag, const Executor& exec, std::size_t num_systems, std::siz
 
     // The factors overwrite their input, so they go to a copy: B n^2 values more, plus pivots,
     // flags and pointer arrays. Checked against the free memory first, for a message that says
-    // what did not fit.
+    // what did not fit (and so that none of the sizes below overflows).
     const std::size_t lu_bytes = bytes_of(bytes_of(num_systems, n), n * sizeof(T));
     const std::size_t int_bytes = bytes_of(num_systems, (n + 2) * sizeof(int));
     const std::size_t ptr_bytes = bytes_of(num_systems, 2 * sizeof(T*));
@@ -119,43 +108,46 @@ void batch_lu_solve(tag, const Executor& exec, std::size_t num_systems, std::siz
                               std::to_string(free_bytes) + " bytes free on the device)",
                           total);
 
-    DeviceBuffer lu(exec, lu_bytes);
-    DeviceBuffer pivots(exec, bytes_of(num_systems, n * sizeof(int)));
-    DeviceBuffer getrf_info(exec, num_systems * sizeof(int));
-    DeviceBuffer non_finite(exec, num_systems * sizeof(int));
-    DeviceBuffer a_ptrs(exec, num_systems * sizeof(T*));
-    DeviceBuffer x_ptrs(exec, num_systems * sizeof(T*));
+    // Released on every path out of the solve.
+    Array<T> lu(exec, num_systems * n * n);
+    Array<int> pivots(exec, num_systems * n);
+    Array<int> getrf_info(exec, num_systems);
+    Array<int> non_finite(exec, num_systems);
+    Array<T*> a_ptrs(exec, num_systems);
+    Array<T*> x_ptrs(exec, num_systems);
 
     const cudaStream_t stream = stream_of(exec);
     PORTLA_CUDA_CHECK(
-        cudaMemcpyAsync(lu.as<T>(), values.data, lu_bytes, cudaMemcpyDeviceToDevice, stream));
+        cudaMemcpyAsync(lu.data(), values.data, lu_bytes, cudaMemcpyDeviceToDevice, stream));
     PORTLA_CUDA_CHECK(cudaMemcpyAsync(x.data, b.data, num_systems * n * sizeof(T),
                                       cudaMemcpyDeviceToDevice, stream));
     const unsigned blocks = static_cast<unsigned>(
         std::min<std::size_t>(num_systems, std::size_t{resident_blocks(device, 128)}));
     find_non_finite<T>
-        <<<blocks, 128, 0, stream>>>(num_systems, n, values.data, b.data, non_finite.as<int>());
+        <<<blocks, 128, 0, stream>>>(num_systems, n, values.data, b.data, non_finite.data());
     PORTLA_CUDA_CHECK_LAUNCH();
-    set_pointers<T><<<blocks, 128, 0, stream>>>(num_systems, n, lu.as<T>(), x.data, a_ptrs.as<T*>(),
-                                                x_ptrs.as<T*>());
+    set_pointers<T><<<blocks, 128, 0, stream>>>(num_systems, n, lu.data(), x.data, a_ptrs.data(),
+                                                x_ptrs.data());
     PORTLA_CUDA_CHECK_LAUNCH();
 
-    cublasHandle_t handle = cublas_handle(device, CUBLAS_POINTER_MODE_HOST);
-    PORTLA_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    // On the stream of exec's device, like the copies and kernels above.
+    cublasHandle_t handle = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     const int n_int = static_cast<int>(n), batch = static_cast<int>(num_systems);
     int getrs_info = 0;  // host: reports an invalid argument only
-    PORTLA_CUBLAS_CHECK(getrf_batched(handle, n_int, a_ptrs.as<T*>(), pivots.as<int>(),
-                                      getrf_info.as<int>(), batch));
-    PORTLA_CUBLAS_CHECK(getrs_batched(handle, n_int, a_ptrs.as<const T*>(), pivots.as<int>(),
-                                      x_ptrs.as<T*>(), &getrs_info, batch));
+    // Timed: the factorisations and the solves alone.
+    timer.start();
+    PORTLA_CUBLAS_CHECK(
+        getrf_batched(handle, n_int, a_ptrs.data(), pivots.data(), getrf_info.data(), batch));
+    PORTLA_CUBLAS_CHECK(getrs_batched(handle, n_int, a_ptrs.data(), pivots.data(), x_ptrs.data(),
+                                      &getrs_info, batch));
+    timer.stop();
     if (getrs_info != 0)
         throw DeviceError(where + ": cublas getrsBatched rejected argument " +
                           std::to_string(-getrs_info));
 
     // Blocking copies after the work on the stream.
-    std::vector<int> flags(num_systems);
-    exec.runtime().copy_to_host(info.data(), getrf_info.as<int>(), num_systems * sizeof(int));
-    exec.runtime().copy_to_host(flags.data(), non_finite.as<int>(), num_systems * sizeof(int));
+    info = getrf_info.to_host();
+    const std::vector<int> flags = non_finite.to_host();
     for (std::size_t s = 0; s < num_systems; ++s)
         if (flags[s]) info[s] = -1;
 }

@@ -25,6 +25,7 @@
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 #include "portla/array.hpp"
+#include "portla/timer.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -234,50 +235,38 @@ Layout plan(const BatchArgs<T>& a, Solver S, std::size_t limit_bytes) {
     return lay;
 }
 
-// The launch of one solve: layout, block size, shared memory, grid.
-struct Geometry {
-    Layout lay;
-    int threads = 0;
-    std::size_t smem = 0;
-    int grid = 0;
-};
-
+// The launch of one solve: layout (from the device's cached opt-in shared memory limit),
+// block size, shared memory, grid; the workspace is allocated before the timer starts, so
+// `timer` covers the kernel alone.
 template <typename T, Solver S>
-Geometry geometry(const Executor& exec, const BatchArgs<T>& a) {
-    Geometry g;
-    activate(exec.device_id());
-    int optin = 0;
-    PORTLA_CUDA_CHECK(
-        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, exec.device_id()));
-    g.lay = plan(a, S, static_cast<std::size_t>(optin));
-    g.threads = threads_for(a.n);
-    g.smem = kScratch * sizeof(double) + static_cast<std::size_t>(g.lay.shared_elems) * sizeof(T);
-    const auto kernel = batch_solve_kernel<T, S>;
-    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(g.smem)));
-    g.grid = grid_for(exec, kernel, g.threads, g.smem, a.num_systems);
-    return g;
-}
-
-template <typename T, Solver S>
-std::size_t workspace_elems(const Executor& exec, const BatchArgs<T>& a) {
-    if (a.num_systems == 0 || a.n == 0) return 0;
-    const Geometry g = geometry<T, S>(exec, a);
-    return static_cast<std::size_t>(g.grid) * static_cast<std::size_t>(g.lay.global_elems);
-}
-
-template <typename T, Solver S>
-void launch_solve(const Executor& exec, const BatchArgs<T>& a, T* workspace,
+void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
                   batch::LaunchInfo& info) {
     info = {};
-    if (a.num_systems == 0 || a.n == 0) return;
-    const Geometry g = geometry<T, S>(exec, a);
-    const Layout& lay = g.lay;
-    batch_solve_kernel<T, S><<<g.grid, g.threads, g.smem, stream_of(exec)>>>(a, lay, workspace);
+    if (a.num_systems == 0 || a.n == 0) {
+        timer.start();  // nothing to time, but seconds() stays valid
+        timer.stop();
+        return;
+    }
+    const int device = exec.device_id();
+    activate(device);
+    const Layout lay = plan(
+        a, S, static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin));
+    const int threads = threads_for(a.n);
+    const std::size_t smem =
+        kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
+    const auto kernel = batch_solve_kernel<T, S>;
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+    const int grid = grid_for(exec, kernel, threads, smem, a.num_systems);
+    Array<T> workspace(exec,
+                       static_cast<std::size_t>(grid) * static_cast<std::size_t>(lay.global_elems));
+    timer.start();
+    kernel<<<grid, threads, smem, stream_of(exec)>>>(a, lay, workspace.data());
+    timer.stop();
     PORTLA_CUDA_CHECK_LAUNCH();
-    info.block_size = g.threads;
-    info.grid_size = g.grid;
-    info.shared_bytes = g.smem;
+    info.block_size = threads;
+    info.grid_size = grid;
+    info.shared_bytes = smem;
     info.matrix_in_shared = lay.shared[item_matrix(lay.slots)];
     for (int k = 0; k < lay.slots; ++k) {
         if (unused_slot(S, a.options.precond, k)) continue;
@@ -289,30 +278,17 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, T* workspace,
 }  // namespace
 
 template <typename T>
-std::size_t batch_workspace_size(tag, const Executor& exec, const BatchArgs<T>& args) {
-    switch (args.options.solver) {
-        case Solver::cg:
-            return workspace_elems<T, Solver::cg>(exec, args);
-        case Solver::bicgstab:
-            return workspace_elems<T, Solver::bicgstab>(exec, args);
-        case Solver::gmres:
-            break;
-    }
-    return workspace_elems<T, Solver::gmres>(exec, args);
-}
-
-template <typename T>
-void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, T* workspace,
+void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, Timer& timer,
                  batch::LaunchInfo& info) {
     switch (args.options.solver) {
         case Solver::cg:
-            return launch_solve<T, Solver::cg>(exec, args, workspace, info);
+            return launch_solve<T, Solver::cg>(exec, args, timer, info);
         case Solver::bicgstab:
-            return launch_solve<T, Solver::bicgstab>(exec, args, workspace, info);
+            return launch_solve<T, Solver::bicgstab>(exec, args, timer, info);
         case Solver::gmres:
             break;
     }
-    return launch_solve<T, Solver::gmres>(exec, args, workspace, info);
+    return launch_solve<T, Solver::gmres>(exec, args, timer, info);
 }
 
 template <typename T>

@@ -493,11 +493,6 @@ void fast_gemm(const Executor& exec, int m, int n, int k, double alpha, const do
     launch_fast<DmmaTileChosen>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
 }
 
-template <typename T>
-cudaDataType data_type() {
-    return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
-}
-
 // Row-major C = A B is column-major C^T = B^T A^T: cuBLAS gets (n, m, k), B first, ld n, k, n.
 template <typename T>
 void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a, const T* b, T beta,
@@ -510,9 +505,17 @@ void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a,
                                      data_type<T>(), n, compute, CUBLAS_GEMM_DEFAULT));
 }
 
+}  // namespace
+
 template <typename T>
-void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T alpha, const T* a,
-               const T* b, T beta, T* c) {
+void gemm(tag, const Executor& exec, GemmVariant variant, std::size_t rows, std::size_t cols,
+          std::size_t depth, T alpha, const_view<T> a_view, const_view<T> b_view, T beta,
+          view<T> c_view) {
+    // m, n, k <= INT_MAX: checked in src/core/gemm.cpp
+    const int m = static_cast<int>(rows), n = static_cast<int>(cols), k = static_cast<int>(depth);
+    const T* a = a_view.data;
+    const T* b = b_view.data;
+    T* c = c_view.data;
     activate(exec.device_id());
     const int width = exec.launch().work_group_size;  // tiled and subgroup: 1 x width groups
     const int col_blocks = (n + width - 1) / width;
@@ -546,15 +549,6 @@ void gemm_impl(const Executor& exec, GemmVariant variant, int m, int n, int k, T
             return vendor_gemm(exec, m, n, k, alpha, a, b, beta, c);
     }
     PORTLA_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace
-
-template <typename T>
-void gemm(tag, const Executor& exec, GemmVariant variant, std::size_t m, std::size_t n,
-          std::size_t k, T alpha, const_view<T> a, const_view<T> b, T beta, view<T> c) {
-    gemm_impl<T>(exec, variant, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
-                 alpha, a.data, b.data, beta, c.data);
 }
 
 PORTLA_INSTANTIATE_GEMM_KERNELS(double);

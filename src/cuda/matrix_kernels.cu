@@ -120,18 +120,6 @@ __global__ void stencil_apply_kernel(int dim, Index points, Index total, const T
     }
 }
 
-template <typename T>
-void dense_apply_impl(const Executor& exec, std::size_t rows, std::size_t cols,
-                      const_view<T> values, const_view<T> x, view<T> y) {
-    if (rows == 0) return;
-    activate(exec.device_id());
-    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, rows * 32, threads);
-    dense_apply_kernel<T>
-        <<<blocks, threads, 0, stream_of(exec)>>>(rows, cols, values.data, x.data, y.data);
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
 template <int G, typename T>
 void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_ptrs,
                 const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
@@ -143,10 +131,24 @@ void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+}  // namespace
+
 template <typename T>
-void csr_apply_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-                    const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-                    view<T> y) {
+void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                 const_view<T> values, const_view<T> x, view<T> y) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const unsigned blocks = blocks_for(exec, rows * 32, threads);
+    dense_apply_kernel<T>
+        <<<blocks, threads, 0, stream_of(exec)>>>(rows, cols, values.data, x.data, y.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
     if (rows == 0) return;
     activate(exec.device_id());
     // Group size: the smallest power of two >= the average non-zeros per row (capped at a
@@ -169,9 +171,9 @@ void csr_apply_impl(const Executor& exec, std::size_t rows, const_view<std::int3
 }
 
 template <typename T>
-void ell_apply_impl(const Executor& exec, std::size_t rows, std::size_t width,
-                    const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-                    view<T> y) {
+void ell_apply(tag, const Executor& exec, std::size_t rows, std::size_t width,
+               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
+               view<T> y) {
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
@@ -182,8 +184,8 @@ void ell_apply_impl(const Executor& exec, std::size_t rows, std::size_t width,
 }
 
 template <typename T>
-void stencil_apply_impl(const Executor& exec, int dim, std::size_t points, const_view<T> x,
-                        view<T> y) {
+void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const_view<T> x,
+                   view<T> y) {
     std::size_t total = 1;
     for (int d = 0; d < dim; ++d) total *= points;
     if (points == 0 || total == 0) return;
@@ -200,34 +202,6 @@ void stencil_apply_impl(const Executor& exec, int dim, std::size_t points, const
             y.data);
     }
     PORTLA_CUDA_CHECK_LAUNCH();
-}
-
-}  // namespace
-
-template <typename T>
-void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
-                 const_view<T> values, const_view<T> x, view<T> y) {
-    dense_apply_impl<T>(exec, rows, cols, values, x, y);
-}
-
-template <typename T>
-void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-               view<T> y) {
-    csr_apply_impl<T>(exec, rows, row_ptrs, col_idxs, values, x, y);
-}
-
-template <typename T>
-void ell_apply(tag, const Executor& exec, std::size_t rows, std::size_t width,
-               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-               view<T> y) {
-    ell_apply_impl<T>(exec, rows, width, col_idxs, values, x, y);
-}
-
-template <typename T>
-void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const_view<T> x,
-                   view<T> y) {
-    stencil_apply_impl<T>(exec, dim, points, x, y);
 }
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);

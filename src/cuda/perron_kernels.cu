@@ -299,50 +299,6 @@ void zero(const Executor& exec, T* p, std::size_t n) {
         cudaMemsetAsync(p, 0, n * sizeof(T), stream_of(exec)));  // all-zero bits: +0.0
 }
 
-template <typename T>
-void row_sums_impl(const Executor& exec, ReductionVariant variant, std::size_t n, const_view<T> a,
-                   view<T> s) {
-    const Launch l = row_launch<T>(exec, n);
-    zero(exec, s.data, n);
-    with_variant(variant, [&](auto v) {
-        row_sums_kernel<decltype(v)::value, T>
-            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, a.data, s.data);
-    });
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
-template <typename T>
-void weighted_row_sums_impl(const Executor& exec, ReductionVariant variant, std::size_t n,
-                            const_view<T> a, const_view<T> v, view<T> s) {
-    const Launch l = row_launch<T>(exec, n);
-    zero(exec, s.data, n);
-    with_variant(variant, [&](auto var) {
-        weighted_row_sums_kernel<decltype(var)::value, T>
-            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, a.data, v.data, s.data);
-    });
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
-template <typename T>
-void fused_impl(const Executor& exec, ReductionVariant variant, std::size_t n, const_view<T> s,
-                view<T> a, view<T> s_next) {
-    const Launch l = row_launch<T>(exec, n);
-    zero(exec, s_next.data, n);
-    with_variant(variant, [&](auto v) {
-        fused_kernel<decltype(v)::value, T>
-            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, s.data, a.data,
-                                                                       s_next.data);
-    });
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
-template <typename T>
-void transform_impl(const Executor& exec, std::size_t n, const_view<T> s, view<T> a) {
-    const Launch l = row_launch<T>(exec, n);
-    transform_kernel<T><<<l.blocks, l.threads, 0, stream_of(exec)>>>(n, s.data, a.data);
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
 template <typename T, typename F>
 void max_impl(const Executor& exec, ReductionVariant variant, std::size_t n, F f, T* result) {
     const Launch l = vector_launch<T>(exec, n);
@@ -355,25 +311,57 @@ void max_impl(const Executor& exec, ReductionVariant variant, std::size_t n, F f
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
-void scale_impl(const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
-    const Launch l = vector_launch<T>(exec, v.size);
-    scale_kernel<T><<<l.blocks, l.threads, 0, stream_of(exec)>>>(v.size, s.data, m.data, v.data);
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
 template <typename T>
 void perron_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant, std::size_t n,
                      const_view<T> a, view<T> s) {
-    row_sums_impl<T>(exec, variant, n, a, s);
+    const Launch l = row_launch<T>(exec, n);
+    zero(exec, s.data, n);
+    with_variant(variant, [&](auto v) {
+        row_sums_kernel<decltype(v)::value, T>
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, a.data, s.data);
+    });
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
 void perron_weighted_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant,
                               std::size_t n, const_view<T> a, const_view<T> v, view<T> s) {
-    weighted_row_sums_impl<T>(exec, variant, n, a, v, s);
+    const Launch l = row_launch<T>(exec, n);
+    zero(exec, s.data, n);
+    with_variant(variant, [&](auto var) {
+        weighted_row_sums_kernel<decltype(var)::value, T>
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, a.data, v.data, s.data);
+    });
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void perron_fused_transform_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant,
+                                     std::size_t n, const_view<T> s, view<T> a, view<T> s_next) {
+    const Launch l = row_launch<T>(exec, n);
+    zero(exec, s_next.data, n);
+    with_variant(variant, [&](auto v) {
+        fused_kernel<decltype(v)::value, T>
+            <<<l.blocks, l.threads, l.shared_bytes, stream_of(exec)>>>(n, s.data, a.data,
+                                                                       s_next.data);
+    });
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void perron_transform(tag, const Executor& exec, std::size_t n, const_view<T> s, view<T> a) {
+    const Launch l = row_launch<T>(exec, n);
+    transform_kernel<T><<<l.blocks, l.threads, 0, stream_of(exec)>>>(n, s.data, a.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void perron_scale(tag, const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
+    const Launch l = vector_launch<T>(exec, v.size);
+    scale_kernel<T><<<l.blocks, l.threads, 0, stream_of(exec)>>>(v.size, s.data, m.data, v.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
@@ -383,25 +371,9 @@ void perron_max(tag, const Executor& exec, eigen::ReductionVariant variant, cons
 }
 
 template <typename T>
-void perron_scale(tag, const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
-    scale_impl<T>(exec, s, m, v);
-}
-
-template <typename T>
-void perron_transform(tag, const Executor& exec, std::size_t n, const_view<T> s, view<T> a) {
-    transform_impl<T>(exec, n, s, a);
-}
-
-template <typename T>
 void perron_stop_test(tag, const Executor& exec, eigen::ReductionVariant variant, const_view<T> s,
                       view<T> result) {
     max_impl<T>(exec, variant, s.size, NeighbourDifference<T>{s.data}, result.data);
-}
-
-template <typename T>
-void perron_fused_transform_row_sums(tag, const Executor& exec, eigen::ReductionVariant variant,
-                                     std::size_t n, const_view<T> s, view<T> a, view<T> s_next) {
-    fused_impl<T>(exec, variant, n, s, a, s_next);
 }
 
 PORTLA_INSTANTIATE_PERRON_KERNELS(double);

@@ -199,6 +199,8 @@ DeviceLimits query_limits(int device) {
                                              cudaDevAttrMaxThreadsPerMultiProcessor, device));
     PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&l.max_blocks_per_multiprocessor,
                                              cudaDevAttrMaxBlocksPerMultiprocessor, device));
+    PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&l.max_shared_memory_per_block_optin,
+                                             cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     l.multiprocessors = std::max(l.multiprocessors, 1);
     l.max_threads_per_multiprocessor = std::max(l.max_threads_per_multiprocessor, 32);
     l.max_blocks_per_multiprocessor = std::max(l.max_blocks_per_multiprocessor, 1);

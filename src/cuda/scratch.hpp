@@ -23,6 +23,8 @@ struct DeviceLimits {
     int multiprocessors = 1;
     int max_threads_per_multiprocessor = 2048;
     int max_blocks_per_multiprocessor = 32;
+    /// Dynamic shared memory a block may use after opting in (cudaFuncSetAttribute), bytes.
+    int max_shared_memory_per_block_optin = 48 * 1024;
 };
 
 /// Queried once per device, then cached. Thread-safe.

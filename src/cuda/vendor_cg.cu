@@ -10,7 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 
 #include "core/kernels/vendor_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -20,37 +19,12 @@
 namespace portla::kernels::cuda {
 namespace {
 
-template <typename T>
-constexpr cudaDataType data_type() {
-    return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
-}
-
-// The cuBLAS names, overloaded on the value type (all in host pointer mode).
-cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, double a, const double* x, double* y) {
-    return cublasDaxpy_64(h, n, &a, x, 1, y, 1);
-}
-cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, float a, const float* x, float* y) {
-    return cublasSaxpy_64(h, n, &a, x, 1, y, 1);
-}
+// cublas{D,S}scal, host pointer mode (axpy, copy and dot: vendor_handles.hpp).
 cublasStatus_t call_scal(cublasHandle_t h, std::int64_t n, double a, double* x) {
     return cublasDscal_64(h, n, &a, x, 1);
 }
 cublasStatus_t call_scal(cublasHandle_t h, std::int64_t n, float a, float* x) {
     return cublasSscal_64(h, n, &a, x, 1);
-}
-cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const double* x, double* y) {
-    return cublasDcopy_64(h, n, x, 1, y, 1);
-}
-cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const float* x, float* y) {
-    return cublasScopy_64(h, n, x, 1, y, 1);
-}
-cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const double* x, const double* y,
-                        double* result) {
-    return cublasDdot_64(h, n, x, 1, y, 1, result);
-}
-cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const float* x, const float* y,
-                        float* result) {
-    return cublasSdot_64(h, n, x, 1, y, 1, result);
 }
 
 // Everything one solve allocates, released on return and when a call throws.
@@ -88,10 +62,12 @@ void* device_malloc(std::size_t bytes, int device) {
     return ptr;
 }
 
+}  // namespace
+
 template <typename T>
-int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-            const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b, view<T> x,
-            double rtol, int max_iters) {
+int vendor_cg(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b, view<T> x,
+              double rtol, int max_iters) {
     if (rows == 0) return 0;
     const int device = exec.device_id();
     const std::int64_t n = static_cast<std::int64_t>(rows);
@@ -137,10 +113,10 @@ int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row
         // alpha = rr / (p . q)
         T pq{};
         PORTLA_CUBLAS_CHECK(call_dot(blas, n, p, q, &pq));
-        const T alpha = rr / pq;
+        const T alpha = rr / pq, minus_alpha = -alpha;
         // x += alpha p;  r -= alpha q;  rr_new = r . r
-        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, alpha, p, x.data));
-        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, -alpha, q, r));
+        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, &alpha, p, x.data));
+        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, &minus_alpha, q, r));
         T rr_new{};
         PORTLA_CUBLAS_CHECK(call_dot(blas, n, r, r, &rr_new));
         ++iterations;
@@ -151,19 +127,10 @@ int cg_impl(const Executor& exec, std::size_t rows, const_view<std::int32_t> row
             break;
         // p = r + beta p, beta = rr_new / rr:  p *= beta;  p += r
         PORTLA_CUBLAS_CHECK(call_scal(blas, n, rr_new / rr, p));
-        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, one, r, p));
+        PORTLA_CUBLAS_CHECK(call_axpy(blas, n, &one, r, p));
         rr = rr_new;
     }
     return iterations;
-}
-
-}  // namespace
-
-template <typename T>
-int vendor_cg(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b, view<T> x,
-              double rtol, int max_iters) {
-    return cg_impl<T>(exec, rows, row_ptrs, col_idxs, values, b, x, rtol, max_iters);
 }
 
 PORTLA_INSTANTIATE_VENDOR_CG_KERNEL(double);

@@ -1,11 +1,14 @@
-// cuBLAS and cuSPARSE handles and status checks of the vendor-library paths
-// (vendor_kernels.cu, vendor_cg.cu). Internal to src/cuda.
+// cuBLAS and cuSPARSE handles, status checks and the cuBLAS names shared by the vendor-library
+// paths (vendor_kernels.cu, vendor_cg.cu, gemm_kernels.cu, batch_direct_kernels.cu). Internal
+// to src/cuda.
 #pragma once
 
 #include <cublas_v2.h>
 #include <cusparse.h>
 
+#include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "cuda/scratch.hpp"
 #include "portla/error.hpp"
@@ -29,15 +32,15 @@ namespace portla::kernels::cuda {
                       cusparseGetErrorString(status));
 }
 
-/// The cuBLAS handle of `device` whose pointer mode is `mode` (one handle per mode, so the mode
-/// is never switched on a shared handle). Created on first use, cached until exit. Makes
-/// `device` current. Thread-safe. Throws DeviceError. Use the Executor overload below, which
-/// also sets the handle's stream.
-cublasHandle_t cublas_handle(int device, cublasPointerMode_t mode);
+/// The cuBLAS handle of exec's device whose pointer mode is `mode` (one handle per mode, so the
+/// mode is never switched on a shared handle). Created on first use, on the device's one stream
+/// (stream_of: set once at creation, so cuBLAS runs in order with the backend's own kernels),
+/// and cached until exit. Makes the device current. Thread-safe. Throws DeviceError.
+cublasHandle_t cublas_handle(const Executor& exec, cublasPointerMode_t mode);
 
-/// The cuSPARSE handle of `device` (host pointer mode), cached like cublas_handle. Makes
-/// `device` current. Thread-safe. Throws DeviceError. Use the Executor overload below.
-cusparseHandle_t cusparse_handle(int device);
+/// The cuSPARSE handle of exec's device (host pointer mode, the device's stream), cached like
+/// cublas_handle. Makes the device current. Thread-safe. Throws DeviceError.
+cusparseHandle_t cusparse_handle(const Executor& exec);
 
 }  // namespace portla::kernels::cuda
 
@@ -59,20 +62,37 @@ cusparseHandle_t cusparse_handle(int device);
 
 namespace portla::kernels::cuda {
 
-/// cublas_handle(exec.device_id(), mode), set to the stream of exec's device (stream_of), so
-/// cuBLAS runs in order with the backend's own kernels. Set before each use: the handle is
-/// shared by every executor of the device.
-inline cublasHandle_t cublas_handle(const Executor& exec, cublasPointerMode_t mode) {
-    cublasHandle_t handle = cublas_handle(exec.device_id(), mode);
-    PORTLA_CUBLAS_CHECK(cublasSetStream(handle, stream_of(exec)));
-    return handle;
+/// The CUDA data type of T (double or float).
+template <typename T>
+constexpr cudaDataType data_type() {
+    static_assert(std::is_same<T, double>::value || std::is_same<T, float>::value,
+                  "double or float");
+    return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
 }
 
-/// cusparse_handle(exec.device_id()), set to the stream of exec's device (stream_of).
-inline cusparseHandle_t cusparse_handle(const Executor& exec) {
-    cusparseHandle_t handle = cusparse_handle(exec.device_id());
-    PORTLA_CUSPARSE_CHECK(cusparseSetStream(handle, stream_of(exec)));
-    return handle;
+// The cuBLAS names, overloaded on the value type (unit strides; `a` and `result` in the
+// handle's pointer mode).
+inline cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const double* a, const double* x,
+                                double* y) {
+    return cublasDaxpy_64(h, n, a, x, 1, y, 1);
+}
+inline cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const float* a, const float* x,
+                                float* y) {
+    return cublasSaxpy_64(h, n, a, x, 1, y, 1);
+}
+inline cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const double* x, double* y) {
+    return cublasDcopy_64(h, n, x, 1, y, 1);
+}
+inline cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const float* x, float* y) {
+    return cublasScopy_64(h, n, x, 1, y, 1);
+}
+inline cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const double* x, const double* y,
+                               double* result) {
+    return cublasDdot_64(h, n, x, 1, y, 1, result);
+}
+inline cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const float* x, const float* y,
+                               float* result) {
+    return cublasSdot_64(h, n, x, 1, y, 1, result);
 }
 
 }  // namespace portla::kernels::cuda

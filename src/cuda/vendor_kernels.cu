@@ -2,8 +2,8 @@
 //
 // Handles: per device, created on first use and cached until exit; two cuBLAS handles, one in
 // host and one in device pointer mode, so no call ever switches the mode of a shared handle.
-// Every call runs on the stream of the executor's device (stream_of; the handle's stream is set
-// before each use), ordered with the backend's own kernels. The _64
+// Every call runs on the stream of the executor's device (stream_of; set once, when the handle
+// is created), ordered with the backend's own kernels. The _64
 // interfaces take 64-bit sizes, so vectors longer than 2^31 need no splitting.
 //
 // SpMV plans: the CSR descriptor and the external buffer of cusparseSpMV are created once per
@@ -21,7 +21,6 @@
 #include <list>
 #include <map>
 #include <mutex>
-#include <type_traits>
 
 #include "core/kernels/vendor_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -100,18 +99,26 @@ void register_releaser() { static VendorReleaser releaser; }
 
 }  // namespace
 
-cublasHandle_t cublas_handle(int device, cublasPointerMode_t mode) {
+// The stream is set once, at creation: the device has one stream (stream_of) for the process,
+// shared by every executor of the device, and cublasSetStream would also reset the workspace.
+cublasHandle_t cublas_handle(const Executor& exec, cublasPointerMode_t mode) {
+    const int device = exec.device_id();
     activate(device);
     std::lock_guard<std::mutex> lock(handles_mutex);
     DeviceHandles& h = handles[device];
     cublasHandle_t& slot = mode == CUBLAS_POINTER_MODE_DEVICE ? h.blas_device : h.blas_host;
     if (!slot) {
         cublasHandle_t created = nullptr;
-        PORTLA_CUBLAS_CHECK(cublasCreate(&created));  // on the current device, stream 0
-        const cublasStatus_t status = cublasSetPointerMode(created, mode);
+        PORTLA_CUBLAS_CHECK(cublasCreate(&created));  // on the current device
+        cublasStatus_t status = cublasSetPointerMode(created, mode);
+        const char* call = "cublasSetPointerMode";
+        if (status == CUBLAS_STATUS_SUCCESS) {
+            status = cublasSetStream(created, stream_of(exec));
+            call = "cublasSetStream";
+        }
         if (status != CUBLAS_STATUS_SUCCESS) {
             (void)cublasDestroy(created);
-            throw_cublas_error(status, "cublasSetPointerMode", __FILE__, __LINE__);
+            throw_cublas_error(status, call, __FILE__, __LINE__);
         }
         slot = created;
         register_releaser();
@@ -119,13 +126,19 @@ cublasHandle_t cublas_handle(int device, cublasPointerMode_t mode) {
     return slot;
 }
 
-cusparseHandle_t cusparse_handle(int device) {
+cusparseHandle_t cusparse_handle(const Executor& exec) {
+    const int device = exec.device_id();
     activate(device);
     std::lock_guard<std::mutex> lock(handles_mutex);
     DeviceHandles& h = handles[device];
     if (!h.sparse) {
         cusparseHandle_t created = nullptr;
-        PORTLA_CUSPARSE_CHECK(cusparseCreate(&created));  // host pointer mode, stream 0
+        PORTLA_CUSPARSE_CHECK(cusparseCreate(&created));  // host pointer mode
+        const cusparseStatus_t status = cusparseSetStream(created, stream_of(exec));
+        if (status != CUSPARSE_STATUS_SUCCESS) {
+            (void)cusparseDestroy(created);
+            throw_cusparse_error(status, "cusparseSetStream", __FILE__, __LINE__);
+        }
         h.sparse = created;
         register_releaser();
     }
@@ -136,34 +149,7 @@ namespace {
 
 std::int64_t n64(std::size_t n) { return static_cast<std::int64_t>(n); }
 
-template <typename T>
-constexpr cudaDataType data_type() {
-    return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
-}
-
-// The cuBLAS names, overloaded on the value type.
-cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const double* a, const double* x,
-                         double* y) {
-    return cublasDaxpy_64(h, n, a, x, 1, y, 1);
-}
-cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const float* a, const float* x,
-                         float* y) {
-    return cublasSaxpy_64(h, n, a, x, 1, y, 1);
-}
-cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const double* x, double* y) {
-    return cublasDcopy_64(h, n, x, 1, y, 1);
-}
-cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const float* x, float* y) {
-    return cublasScopy_64(h, n, x, 1, y, 1);
-}
-cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const double* x, const double* y,
-                        double* result) {
-    return cublasDdot_64(h, n, x, 1, y, 1, result);
-}
-cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const float* x, const float* y,
-                        float* result) {
-    return cublasSdot_64(h, n, x, 1, y, 1, result);
-}
+// The cuBLAS names not shared with vendor_cg.cu (those are in vendor_handles.hpp).
 cublasStatus_t call_nrm2(cublasHandle_t h, std::int64_t n, const double* x, double* result) {
     return cublasDnrm2_64(h, n, x, 1, result);
 }
@@ -188,54 +174,6 @@ template <typename T>
 void zero_device(const Executor& exec, T* data, std::size_t n) {
     activate(exec.device_id());
     PORTLA_CUDA_CHECK(cudaMemsetAsync(data, 0, n * sizeof(T), stream_of(exec)));
-}
-
-template <typename T>
-void axpy_impl(const Executor& exec, T a, const_view<T> x, view<T> y) {
-    if (y.size == 0) return;
-    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
-    PORTLA_CUBLAS_CHECK(call_axpy(h, n64(y.size), &a, x.data, y.data));
-}
-
-template <typename T>
-void copy_impl(const Executor& exec, const_view<T> x, view<T> y) {
-    if (y.size == 0) return;
-    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
-    PORTLA_CUBLAS_CHECK(call_copy(h, n64(y.size), x.data, y.data));
-}
-
-template <typename T>
-void dot_impl(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
-    if (x.size == 0) return zero_device(exec, result.data, 1);
-    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_DEVICE);
-    PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, result.data));
-}
-
-// Host pointer mode: cuBLAS returns once the value is in `result` (synchronising).
-template <typename T>
-T dot_host_impl(const Executor& exec, const_view<T> x, const_view<T> y) {
-    if (x.size == 0) return T(0);
-    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
-    T result{};
-    PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, &result));
-    return result;
-}
-
-template <typename T>
-void nrm2_impl(const Executor& exec, const_view<T> x, view<T> result) {
-    if (x.size == 0) return zero_device(exec, result.data, 1);
-    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_DEVICE);
-    PORTLA_CUBLAS_CHECK(call_nrm2(h, n64(x.size), x.data, result.data));
-}
-
-template <typename T>
-void gemv_impl(const Executor& exec, std::size_t rows, std::size_t cols, const_view<T> values,
-               const_view<T> x, view<T> y) {
-    if (rows == 0) return;
-    // gemv quick-returns for cols == 0 without writing y, where y = A x = 0.
-    if (cols == 0) return zero_device(exec, y.data, rows);
-    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
-    PORTLA_CUBLAS_CHECK(call_gemv(h, n64(rows), n64(cols), values.data, x.data, y.data));
 }
 
 // Destroys the dense-vector descriptors of one call, also when cuSPARSE throws.
@@ -288,10 +226,60 @@ const SpmvPlan& spmv_plan(cusparseHandle_t handle, const SpmvKey& key, const Den
     return plans.front();
 }
 
+}  // namespace
+
 template <typename T>
-void csr_spmv_impl(const Executor& exec, std::size_t rows, std::size_t cols,
-                   const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
-                   const_view<T> values, const_view<T> x, view<T> y) {
+void vendor_axpy(tag, const Executor& exec, T a, const_view<T> x, view<T> y) {
+    if (y.size == 0) return;
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(call_axpy(h, n64(y.size), &a, x.data, y.data));
+}
+
+template <typename T>
+void vendor_copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
+    if (y.size == 0) return;
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(call_copy(h, n64(y.size), x.data, y.data));
+}
+
+template <typename T>
+void vendor_dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+    if (x.size == 0) return zero_device(exec, result.data, 1);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_DEVICE);
+    PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, result.data));
+}
+
+// Host pointer mode: cuBLAS returns once the value is in `result` (synchronising).
+template <typename T>
+T vendor_dot_host(tag, const Executor& exec, const_view<T> x, const_view<T> y) {
+    if (x.size == 0) return T(0);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
+    T result{};
+    PORTLA_CUBLAS_CHECK(call_dot(h, n64(x.size), x.data, y.data, &result));
+    return result;
+}
+
+template <typename T>
+void vendor_nrm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
+    if (x.size == 0) return zero_device(exec, result.data, 1);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_DEVICE);
+    PORTLA_CUBLAS_CHECK(call_nrm2(h, n64(x.size), x.data, result.data));
+}
+
+template <typename T>
+void vendor_gemv(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                 const_view<T> values, const_view<T> x, view<T> y) {
+    if (rows == 0) return;
+    // gemv quick-returns for cols == 0 without writing y, where y = A x = 0.
+    if (cols == 0) return zero_device(exec, y.data, rows);
+    cublasHandle_t h = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
+    PORTLA_CUBLAS_CHECK(call_gemv(h, n64(rows), n64(cols), values.data, x.data, y.data));
+}
+
+template <typename T>
+void vendor_csr_spmv(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                     const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                     const_view<T> values, const_view<T> x, view<T> y) {
     if (rows == 0) return;
     const int device = exec.device_id();
     if (values.size == 0 || cols == 0) return zero_device(exec, y.data, rows);
@@ -308,46 +296,6 @@ void csr_spmv_impl(const Executor& exec, std::size_t rows, std::size_t cols,
     // y = 1 A x + 0 y (beta = 0: y is not read)
     PORTLA_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan.matrix,
                                        v.x, &zero, v.y, data_type<T>(), kSpmvAlg, plan.buffer));
-}
-
-}  // namespace
-
-template <typename T>
-void vendor_axpy(tag, const Executor& exec, T a, const_view<T> x, view<T> y) {
-    axpy_impl<T>(exec, a, x, y);
-}
-
-template <typename T>
-void vendor_copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
-    copy_impl<T>(exec, x, y);
-}
-
-template <typename T>
-void vendor_dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
-    dot_impl<T>(exec, x, y, result);
-}
-
-template <typename T>
-T vendor_dot_host(tag, const Executor& exec, const_view<T> x, const_view<T> y) {
-    return dot_host_impl<T>(exec, x, y);
-}
-
-template <typename T>
-void vendor_nrm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
-    nrm2_impl<T>(exec, x, result);
-}
-
-template <typename T>
-void vendor_gemv(tag, const Executor& exec, std::size_t rows, std::size_t cols,
-                 const_view<T> values, const_view<T> x, view<T> y) {
-    gemv_impl<T>(exec, rows, cols, values, x, y);
-}
-
-template <typename T>
-void vendor_csr_spmv(tag, const Executor& exec, std::size_t rows, std::size_t cols,
-                     const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
-                     const_view<T> values, const_view<T> x, view<T> y) {
-    csr_spmv_impl<T>(exec, rows, cols, row_ptrs, col_idxs, values, x, y);
 }
 
 // vendor_cg: src/cuda/vendor_cg.cu.

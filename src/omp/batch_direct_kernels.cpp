@@ -30,9 +30,12 @@ void lu_solve_batch(std::size_t num_systems, std::size_t n, const T* values, con
 
 template <typename T>
 void batch_lu_solve(tag, const Executor&, std::size_t num_systems, std::size_t n,
-                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info) {
+                    const_view<T> values, const_view<T> b, view<T> x, std::vector<int>& info,
+                    Timer& timer) {
     info.assign(num_systems, 0);
+    timer.start();
     lu_solve_batch(num_systems, n, values.data, b.data, x.data, info.data());
+    timer.stop();
 }
 
 PORTLA_INSTANTIATE_BATCH_DIRECT_KERNELS(double);

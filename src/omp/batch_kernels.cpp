@@ -6,20 +6,17 @@
 namespace portla::kernels::omp {
 
 template <typename T>
-std::size_t batch_workspace_size(tag, const Executor&, const batch::detail::BatchArgs<T>&) {
-    return 0;  // each system's work vectors live in CpuWorkspace
-}
-
-template <typename T>
-void batch_solve(tag, const Executor&, const batch::detail::BatchArgs<T>& args, T*,
+void batch_solve(tag, const Executor&, const batch::detail::BatchArgs<T>& args, Timer& timer,
                  batch::LaunchInfo& info) {
     info = {};
+    timer.start();  // the threads' workspaces are set up inside the parallel region, so timed
 #pragma omp parallel
     {
         batch::detail::CpuWorkspace<T> work(args);
 #pragma omp for schedule(dynamic, 8)
         for (int s = 0; s < args.num_systems; ++s) work.solve(args, s);
     }
+    timer.stop();
 }
 
 template <typename T>

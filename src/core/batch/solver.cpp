@@ -107,6 +107,20 @@ void check_vectors(const BatchMatrix<T>& A, const Array<T>& b, const Array<T>& x
                        x.executor().name() + ")");
 }
 
+/// ||b_s - A_s x_s|| of every system of `args` to the host, and ||b_s|| into `bnorm` when given
+/// (computed apart from any solver, in double).
+template <typename T>
+std::vector<double> residuals_of(const Executor& exec, const detail::BatchArgs<T>& args,
+                                 std::vector<double>* bnorm = nullptr) {
+    const std::size_t B = static_cast<std::size_t>(args.num_systems);
+    Array<double> res(exec, B), rhs(exec, B);
+    dispatch(exec, [&](auto backend) {
+        batch_residual_norms(backend, exec, args, res.data(), rhs.data());
+    });
+    if (bnorm) *bnorm = rhs.to_host();
+    return res.to_host();
+}
+
 }  // namespace
 
 template <typename T>
@@ -115,12 +129,7 @@ std::vector<double> residual_norms(const BatchMatrix<T>& A, const Array<T>& b, c
     auto args = detail::matrix_args(A);
     args.b = b.data();
     args.x = const_cast<T*>(x.data());  // read only by this kernel
-    const Executor& exec = A.executor();
-    Array<double> res(exec, A.num_systems()), bnorm(exec, A.num_systems());
-    dispatch(exec, [&](auto backend) {
-        batch_residual_norms(backend, exec, args, res.data(), bnorm.data());
-    });
-    return res.to_host();
+    return residuals_of(A.executor(), args);
 }
 
 template <typename T>
@@ -168,26 +177,14 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     args.reasons = reasons.data();
 
     Result result;
-    // The solve itself, timed on the executor (device events on a GPU); its workspace is
-    // allocated (and freed) outside the timed region.
-    Array<T> workspace(exec, dispatch(exec, [&](auto backend) {
-                           return batch_workspace_size(backend, exec, args);
-                       }));
+    // The solve itself, timed by the kernel on the executor (device events on a GPU); its launch
+    // set-up and workspace are outside the timed region.
     Timer timer(exec);
-    timer.start();
-    dispatch(exec, [&](auto backend) {
-        batch_solve(backend, exec, args, workspace.data(), result.launch);
-    });
-    timer.stop();
+    dispatch(exec, [&](auto backend) { batch_solve(backend, exec, args, timer, result.launch); });
     result.time_s = timer.seconds();
     result.iterations = iterations.to_host();
     result.reason = reasons.to_host();
-    Array<double> res(exec, B), bnorm(exec, B);
-    dispatch(exec, [&](auto backend) {
-        batch_residual_norms(backend, exec, args, res.data(), bnorm.data());
-    });
-    result.residual_norm = res.to_host();
-    result.rhs_norm = bnorm.to_host();
+    result.residual_norm = residuals_of(exec, args, &result.rhs_norm);
     return result;
 }
 
