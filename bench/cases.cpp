@@ -46,9 +46,15 @@ bool has_launch_config(const std::string& kernel, const std::string& backend) {
            std::find(vector_kernels.begin(), vector_kernels.end(), kernel) != vector_kernels.end();
 }
 
+const std::vector<VendorLibrary>& vendor_libraries() {
+    static const std::vector<VendorLibrary> libraries{
+        {"openblas", Backend::omp}, {"cublas", Backend::cuda}, {"cusparse", Backend::cuda}};
+    return libraries;
+}
+
 Executor executor_for(const std::string& backend) {
-    if (backend == "openblas") return Executor::omp();
-    if (backend == "cublas" || backend == "cusparse") return Executor::cuda();
+    for (const auto& v : vendor_libraries())
+        if (backend == v.name) return Executor::create(v.backend);
     return Executor::create(backend);
 }
 
