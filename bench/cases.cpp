@@ -382,7 +382,10 @@ Case operator_case(const CaseConfig& c, const Executor& exec) {
 }
 
 // One CG iteration: solves with a fixed number of iterations (rtol = 0) and times the
-// difference between two iteration counts, so set-up and the final residual cancel.
+// difference between two iteration counts, so set-up and the final residual cancel. cg runs
+// solver::cg with Settings::device_loop (the operator fused into the steps, the state read back
+// every 16 iterations); cg-host with device_loop = false (the steps call the operator's apply()
+// and the state is read back every iteration).
 template <typename T>
 Case cg_case(const CaseConfig& c, const Executor& exec) {
     Case cs;
