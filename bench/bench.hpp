@@ -52,7 +52,16 @@ std::vector<std::string> kernel_names();
 std::vector<std::string> backends_for(const std::string& kernel);
 /// Whether the backend takes a launch configuration (work-group size, items per thread).
 bool has_launch_config(const std::string& kernel, const std::string& backend);
-/// Executor a backend's data lives on (openblas: omp memory; cublas, cusparse: cuda).
+/// A vendor library `portla bench` measures, and the portla backend whose memory and device it
+/// runs on (portla::vendor picks the library from the executor's backend).
+struct VendorLibrary {
+    const char* name;
+    Backend backend;
+};
+/// openblas on omp; cublas and cusparse on cuda. The one vendor-to-backend mapping.
+const std::vector<VendorLibrary>& vendor_libraries();
+/// Executor a backend's data lives on (a portla backend, or a vendor library's: see
+/// vendor_libraries()).
 Executor executor_for(const std::string& backend);
 
 /// Measures one point. Throws BadInput for an unknown kernel/backend pair, OutOfMemory when the

@@ -46,9 +46,15 @@ bool has_launch_config(const std::string& kernel, const std::string& backend) {
            std::find(vector_kernels.begin(), vector_kernels.end(), kernel) != vector_kernels.end();
 }
 
+const std::vector<VendorLibrary>& vendor_libraries() {
+    static const std::vector<VendorLibrary> libraries{
+        {"openblas", Backend::omp}, {"cublas", Backend::cuda}, {"cusparse", Backend::cuda}};
+    return libraries;
+}
+
 Executor executor_for(const std::string& backend) {
-    if (backend == "openblas") return Executor::omp();
-    if (backend == "cublas" || backend == "cusparse") return Executor::cuda();
+    for (const auto& v : vendor_libraries())
+        if (backend == v.name) return Executor::create(v.backend);
     return Executor::create(backend);
 }
 
@@ -376,7 +382,10 @@ Case operator_case(const CaseConfig& c, const Executor& exec) {
 }
 
 // One CG iteration: solves with a fixed number of iterations (rtol = 0) and times the
-// difference between two iteration counts, so set-up and the final residual cancel.
+// difference between two iteration counts, so set-up and the final residual cancel. cg runs
+// solver::cg with Settings::device_loop (the operator fused into the steps, the state read back
+// every 16 iterations); cg-host with device_loop = false (the steps call the operator's apply()
+// and the state is read back every iteration).
 template <typename T>
 Case cg_case(const CaseConfig& c, const Executor& exec) {
     Case cs;

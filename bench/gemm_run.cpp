@@ -1,7 +1,6 @@
 #include "bench/gemm_run.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -86,39 +85,37 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
 
     Timer timer(exec);
     std::vector<GemmResult> results;
-    {
-        for (auto v : gc.variants) {
-            GemmResult r;
-            r.variant = v;
-            r.backend = exec.name();
-            r.precision = gc.precision;
-            r.device = exec.device_name();
-            r.m = m, r.n = n, r.k = k;
-            c.copy_from_host(c0);  // poisoned (NaN) when beta == 0: every element must be written
-            gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v);
-            const auto got = c.to_host();
-            const std::size_t slot = (!small && v == GemmVariant::vendor) ? 1 : 0;
-            if (checks.size() <= slot) checks.resize(slot + 1);
-            if (checks[slot].second.empty()) checks[slot] = check_for(v);
-            r.checked_against = checks[slot].first;
-            r.relative_error = relative_error(got, checks[slot].second);
+    for (auto v : gc.variants) {
+        GemmResult r;
+        r.variant = v;
+        r.backend = exec.name();
+        r.precision = gc.precision;
+        r.device = exec.device_name();
+        r.m = m, r.n = n, r.k = k;
+        c.copy_from_host(c0);  // poisoned (NaN) when beta == 0: every element must be written
+        gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v);
+        const auto got = c.to_host();
+        const std::size_t slot = (!small && v == GemmVariant::vendor) ? 1 : 0;
+        if (checks.size() <= slot) checks.resize(slot + 1);
+        if (checks[slot].second.empty()) checks[slot] = check_for(v);
+        r.checked_against = checks[slot].first;
+        r.relative_error = relative_error(got, checks[slot].second);
 
-            std::vector<double> times;
-            double total = 0;
-            while (static_cast<int>(times.size()) < std::max(gc.reps, 3) &&
-                   (times.size() < 3 || total < gc.max_time_s)) {
-                times.push_back(
-                    time_call(timer, [&] { gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v); }));
-                total += times.back();
-            }
-            std::sort(times.begin(), times.end());
-            r.reps = static_cast<int>(times.size());
-            r.time_s = times[times.size() / 2];
-            r.time_min_s = times.front();
-            r.time_max_s = times.back();
-            r.gflops = 2.0 * double(m) * double(n) * double(k) / r.time_s / 1e9;
-            results.push_back(r);
+        std::vector<double> times;
+        double total = 0;
+        while (static_cast<int>(times.size()) < std::max(gc.reps, 3) &&
+               (times.size() < 3 || total < gc.max_time_s)) {
+            times.push_back(
+                time_call(timer, [&] { gemm<T>(exec, m, n, k, alpha, a, b, beta, c, v); }));
+            total += times.back();
         }
+        std::sort(times.begin(), times.end());
+        r.reps = static_cast<int>(times.size());
+        r.time_s = times[times.size() / 2];
+        r.time_min_s = times.front();
+        r.time_max_s = times.back();
+        r.gflops = 2.0 * double(m) * double(n) * double(k) / r.time_s / 1e9;
+        results.push_back(r);
     }
     return results;
 }

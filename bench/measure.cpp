@@ -64,7 +64,8 @@ void flush_cache(std::size_t cache_bytes) {
 }
 
 // Seconds of one call: the executor's timer (device events on a GPU), or with `host_clock` a
-// steady clock between two synchronisations (for cases that time host-driven loops).
+// steady clock between two synchronisations (for calls that wait on the host themselves:
+// dot-host, and the CG solves, which read their state back).
 class CallTimer {
 public:
     CallTimer(const Executor& exec, bool host_clock)

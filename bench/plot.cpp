@@ -16,7 +16,9 @@ const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
                          "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
 
 bool is_vendor(const std::string& backend) {
-    return backend == "openblas" || backend == "cublas" || backend == "cusparse";
+    const auto& v = vendor_libraries();
+    return std::any_of(v.begin(), v.end(),
+                       [&](const VendorLibrary& l) { return backend == l.name; });
 }
 
 std::string label(const std::string& backend, const std::string& precision, int wg, int items) {

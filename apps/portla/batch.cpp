@@ -51,13 +51,6 @@ struct BatchOptions {
 
 constexpr long long default_generated_batch = 1024;
 
-// "auto, reference, omp, cuda or NAME:N": the backends of this build's list.
-std::string backend_help() {
-    std::string help = "auto";
-    for (const Backend b : all_backends()) help += ", " + to_string(b);
-    return help + " or NAME:N (device N of a GPU backend, e.g. cuda:1)";
-}
-
 // "stencil3pt:N" -> N >= 1. Throws BadInput.
 std::size_t parse_generate(const std::string& spec) {
     const std::string prefix = "stencil3pt:";
@@ -346,7 +339,7 @@ Runner add_batch(CLI::App& app) {
     rtol->excludes(atol);
     app.add_option("--max-iters", o->max_iters, "iteration limit per system (default 2n)")
         ->check(count);
-    app.add_option("--backend", o->backend, backend_help());
+    app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--global-memory", o->global_memory,

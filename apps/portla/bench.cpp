@@ -94,19 +94,10 @@ std::vector<int> parse_ints(const std::string& spec, const char* what) {
     return out;
 }
 
-// The vendor libraries `portla bench` measures, and the backend whose memory and device each
-// runs on (portla::vendor picks the library from the executor's backend).
-struct VendorBackend {
-    const char* name;
-    Backend backend;
-};
-constexpr VendorBackend kVendorBackends[] = {
-    {"openblas", Backend::omp}, {"cublas", Backend::cuda}, {"cusparse", Backend::cuda}};
-
 // Whether a device of the backend that `backend` (a portla backend or a vendor library) runs on
 // is present; unknown names are left to the kernel/backend check.
 bool backend_runs_here(const std::string& backend) {
-    for (const auto& v : kVendorBackends)
+    for (const auto& v : bench::vendor_libraries())
         if (backend == v.name) return device_count(v.backend) > 0;
     for (Backend b : all_backends())
         if (backend == to_string(b)) return device_count(b) > 0;
@@ -115,9 +106,8 @@ bool backend_runs_here(const std::string& backend) {
 
 // "reference, omp, cuda, openblas, cublas, cusparse", from the backend list.
 std::string backend_help() {
-    std::string help;
-    for (Backend b : all_backends()) help += (help.empty() ? "" : ", ") + to_string(b);
-    for (const auto& v : kVendorBackends) help += std::string(", ") + v.name;
+    std::string help = backend_names();
+    for (const auto& v : bench::vendor_libraries()) help += std::string(", ") + v.name;
     return help + " (default: every one that runs here)";
 }
 

@@ -22,13 +22,6 @@ namespace {
 // no default.
 constexpr double kGpuBandwidthGBs = 3030.0;
 
-// "auto, reference, omp, cuda or <backend>:N", from the backend list.
-std::string backend_help() {
-    std::string help = "auto";
-    for (Backend b : all_backends()) help += ", " + to_string(b);
-    return help + " or <backend>:N (device N)";
-}
-
 struct EigOptions {
     std::string file;
     std::string generate;
@@ -293,7 +286,7 @@ Runner add_eig(CLI::App& app) {
         ->check(CLI::Range(1, 1000000));
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
-    app.add_option("--backend", o->backend, backend_help());
+    app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--out", o->out, "write the eigenvector v to this Matrix Market file");
     app.add_flag("--json", o->json, "print one JSON object");
     app.add_option("--repeat", o->repeat,

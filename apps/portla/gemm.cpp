@@ -20,13 +20,6 @@
 namespace portla::cli {
 namespace {
 
-// "auto, reference, omp, cuda or <backend>:N", from the backend list.
-std::string backend_help() {
-    std::string help = "auto";
-    for (Backend b : all_backends()) help += ", " + to_string(b);
-    return help + " or <backend>:N (device N)";
-}
-
 struct GemmOptions {
     std::size_t m = 1024, n = 1024, k = 1024;
     std::string variants = "fast";
@@ -117,7 +110,7 @@ Runner add_gemm(CLI::App& app) {
                    "naive, tiled, subgroup, fast, vendor, a comma-separated list, or all");
     app.add_option("--precision", o->precision, "float or double")
         ->check(CLI::IsMember({"float", "double"}));
-    app.add_option("--backend", o->backend, backend_help());
+    app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--alpha", o->alpha, "C = alpha A B + beta C");
     app.add_option("--beta", o->beta, "C = alpha A B + beta C (0: C is not read)");
     app.add_option("--reps", o->reps, "timed calls per variant (at most; 2 s cap, at least 3)");

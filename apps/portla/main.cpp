@@ -7,6 +7,7 @@
 #include <new>
 
 #include "portla/error.hpp"
+#include "portla/executor.hpp"
 #include "subcommands.hpp"
 
 CLI::Validator portla::cli::non_negative_number() {
@@ -19,6 +20,16 @@ CLI::Validator portla::cli::non_negative_number() {
             return {};
         },
         "NUMBER >= 0");
+}
+
+std::string portla::cli::backend_names() {
+    std::string names;
+    for (const Backend b : all_backends()) names += (names.empty() ? "" : ", ") + to_string(b);
+    return names;
+}
+
+std::string portla::cli::executor_option_help() {
+    return "auto, " + backend_names() + " or NAME:N (device N of a GPU backend, e.g. cuda:1)";
 }
 
 int main(int argc, char** argv) {

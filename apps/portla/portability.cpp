@@ -29,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/bench.hpp"
 #include "portla/error.hpp"
 #include "subcommands.hpp"
 
@@ -56,7 +57,13 @@ std::string program_of(const std::string& backend) {
     return "";
 }
 
-bool gpu_backend(const std::string& b) { return b == "cuda" || b == "cublas" || b == "cusparse"; }
+/// Whether a backend (portla's or a vendor library's) runs on the GPU.
+bool gpu_backend(const std::string& b) {
+    if (b == to_string(Backend::cuda)) return true;
+    for (const auto& v : bench::vendor_libraries())
+        if (b == v.name) return v.backend == Backend::cuda;
+    return false;
+}
 
 /// FLOPs of one dense CG iteration at size N (thesis, Tables 7.3 and 7.4).
 double cg_dense_flops(double n) { return 51.0 / 25.0 * n * n + 224.0 / 25.0 * n + 1.0; }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -17,6 +18,12 @@ Runner add_portability(CLI::App& app);
 Runner add_gemm(CLI::App& app);
 Runner add_eig(CLI::App& app);
 Runner add_batch(CLI::App& app);
+
+/// "reference, omp, cuda": this build's backends (include/portla/backend_list.hpp), in order.
+std::string backend_names();
+/// The help of a --backend option that names an executor (Executor::create):
+/// "auto, reference, omp, cuda or NAME:N (device N of a GPU backend, e.g. cuda:1)".
+std::string executor_option_help();
 
 /// Accepts a finite number >= 0 (tolerances): CLI11's NonNegativeNumber lets NaN and inf through.
 CLI::Validator non_negative_number();

@@ -43,14 +43,14 @@ T norm2(const Executor& exec, const_view<T> x);
 /// The CG update in one pass over memory:
 ///   x += alpha p;  r -= alpha q;  rr[0] = r . r    (bytes: 6 n sizeof(T))
 /// rr is left in the executor's memory.
+template <typename T>
+void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<T> q, view<T> x,
+                     view<T> r, view<T> rr);
+
 /// d[i] = 1 / d[i] (the Jacobi preconditioner from a diagonal). Returns the first index whose
 /// entry is zero or not finite (that entry is left as it was, others may be inverted), or
 /// d.size when every entry was inverted. Blocks.
 template <typename T>
 std::size_t invert_diagonal(const Executor& exec, view<T> d);
-
-template <typename T>
-void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<T> q, view<T> x,
-                     view<T> r, view<T> rr);
 
 }  // namespace portla::blas

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
@@ -22,9 +21,6 @@ inline bool available(const Executor& exec) { return available(exec.backend()); 
 /// when compiled in; never on the CPU backends (they throw Unsupported).
 bool sparse_available(Backend backend);
 inline bool sparse_available(const Executor& exec) { return sparse_available(exec.backend()); }
-
-/// The vendor library behind `backend`: "cuBLAS/cuSPARSE" or "OpenBLAS".
-std::string library_name(Backend backend);
 
 /// y = a x + y
 template <typename T>

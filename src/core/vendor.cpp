@@ -28,22 +28,11 @@ void check_csr(const char* where, std::size_t rows, std::size_t cols,
 
 }  // namespace
 
-bool available(Backend backend) {
-    switch (backend) {
-#define PORTLA_VENDOR_AVAILABLE(name) \
-    case Backend::name:               \
-        return kernels::name::tag::enabled;
-        PORTLA_FOR_EACH_BACKEND(PORTLA_VENDOR_AVAILABLE)
-#undef PORTLA_VENDOR_AVAILABLE
-    }
-    return false;
-}
+// Every backend comes with its vendor library: OpenBLAS is required by the build (the CPU
+// backends), cuBLAS and cuSPARSE are linked with the cuda backend.
+bool available(Backend backend) { return compiled(backend); }
 
 bool sparse_available(Backend backend) { return backend == Backend::cuda && available(backend); }
-
-std::string library_name(Backend backend) {
-    return backend == Backend::cuda ? "cuBLAS/cuSPARSE" : "OpenBLAS";
-}
 
 template <typename T>
 void axpy(const Executor& exec, T a, const_view<T> x, view<T> y) {

@@ -165,6 +165,58 @@ TYPED_TEST(Blas1, FusedCgUpdate) {
     }
 }
 
+// Every entry of a diagonal without zeros or non-finite values is inverted exactly (1 / d is
+// one correctly rounded division), as on the reference, and the size is returned.
+TYPED_TEST(Blas1, InvertDiagonal) {
+    using T = TypeParam;
+    for (auto cfg : this->configs()) {
+        this->exec.set_launch(cfg);
+        for (const std::size_t n :
+             {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{10007}}) {
+            SCOPED_TRACE("n = " + std::to_string(n) +
+                         ", wg = " + std::to_string(cfg.work_group_size));
+            const auto dh = random_vector<T>(n, 11 * n + 5, 0.5, 1.5);
+            Array<T> d(this->exec, dh), dr(this->ref, dh);
+            EXPECT_EQ(blas::invert_diagonal<T>(this->exec, d), n);
+            EXPECT_EQ(blas::invert_diagonal<T>(this->ref, dr), n);
+            const auto got = d.to_host(), want = dr.to_host();
+            ASSERT_EQ(got.size(), n);
+            for (std::size_t i = 0; i < n; ++i) {
+                ASSERT_EQ(want[i], T(1) / dh[i]) << "reference, i = " << i;
+                ASSERT_EQ(got[i], want[i]) << "i = " << i;
+            }
+        }
+    }
+}
+
+// A zero at row 37 and a NaN at row 11: the smallest bad index is returned, on every backend as
+// on the reference, and that entry is left as it was.
+TYPED_TEST(Blas1, InvertDiagonalReportsTheFirstBadEntry) {
+    using T = TypeParam;
+    const std::size_t n = 1000;
+    auto dh = random_vector<T>(n, 77, 0.5, 1.5);
+    dh[37] = T(0);
+    dh[11] = std::numeric_limits<T>::quiet_NaN();
+    for (auto cfg : this->configs()) {
+        this->exec.set_launch(cfg);
+        SCOPED_TRACE("wg = " + std::to_string(cfg.work_group_size));
+        for (const Executor& e : {this->exec, this->ref}) {
+            SCOPED_TRACE(e.name());
+            Array<T> d(e, dh);
+            EXPECT_EQ(blas::invert_diagonal<T>(e, d), std::size_t{11});
+            EXPECT_TRUE(std::isnan(d.to_host()[11]));
+        }
+    }
+    // Infinity is bad too, and the smallest bad index wins across work-groups: infinity at 700,
+    // zero at 300.
+    dh = random_vector<T>(n, 78, 0.5, 1.5);
+    dh[700] = std::numeric_limits<T>::infinity();
+    dh[300] = T(0);
+    Array<T> d(this->exec, dh);
+    EXPECT_EQ(blas::invert_diagonal<T>(this->exec, d), std::size_t{300});
+    EXPECT_EQ(d.to_host()[300], T(0));
+}
+
 TYPED_TEST(Blas1, SizesAreChecked) {
     using T = TypeParam;
     Array<T> x(this->exec, 10), y(this->exec, 11);

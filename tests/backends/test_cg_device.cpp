@@ -1,8 +1,9 @@
-// The device-resident CG (settings.device_loop on cuda, stencil and CSR operators) against the
-// host-driven loop on the same executor (device_loop = false). Solutions are not compared value
-// by value: both must converge, the true residual ||b - A x|| / ||b|| is recomputed on the host
-// from the coordinate data, and iteration counts must agree within rounding (2 in double, 10%
-// in float, as in test_solvers.cpp).
+// The device-loop CG (settings.device_loop on cuda, stencil and CSR operators) against the
+// same solver with device_loop = false on the same executor (the steps call the operator's
+// apply() and the state is read back every iteration: the "host loop" below). Solutions are not
+// compared value by value: both must converge, the true residual ||b - A x|| / ||b|| is
+// recomputed on the host from the coordinate data, and iteration counts must agree within
+// rounding (2 in double, 10% in float, as in test_solvers.cpp).
 #include <chrono>
 #include <functional>
 #include <iostream>

@@ -224,6 +224,27 @@ TYPED_TEST(Solvers, BadInputsAreRejected) {
     EXPECT_THROW(solver::bicgstab<T>(A, b, x, s), BadInput);
 }
 
+// The monolithic solvers take none and jacobi only: block-jacobi and ilu0 (batched solvers
+// only) throw Unsupported on every operator, before any work (x keeps its contents).
+TYPED_TEST(Solvers, BatchOnlyPreconditionersAreUnsupported) {
+    using T = TypeParam;
+    const Stencil<T> S(this->exec, 2, 12);
+    const auto A = Csr<T>::from_data(this->exec, S.assemble());
+    const auto bh = random_vector<T>(S.rows(), 3, 0.5, 1.5);
+    const auto xh = random_vector<T>(S.rows(), 4);
+    Array<T> b(this->exec, bh);
+    for (const Preconditioner p : {Preconditioner::block_jacobi, Preconditioner::ilu0}) {
+        SCOPED_TRACE(solver::to_string(p));
+        for (const LinearOperator<T>* op : {static_cast<const LinearOperator<T>*>(&S),
+                                            static_cast<const LinearOperator<T>*>(&A)}) {
+            Array<T> x(this->exec, xh);
+            EXPECT_THROW(solver::cg<T>(*op, b, x, default_settings<T>(p)), Unsupported);
+            EXPECT_THROW(solver::bicgstab<T>(*op, b, x, default_settings<T>(p)), Unsupported);
+            EXPECT_EQ(x.to_host(), xh);
+        }
+    }
+}
+
 TYPED_TEST(Solvers, StoppingRules) {
     using T = TypeParam;
     const Stencil<T> S(this->exec, 2, 30);

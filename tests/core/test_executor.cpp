@@ -1,5 +1,10 @@
-// Executor creation, launch configuration and memory copies between executors.
+// Executor creation, launch configuration, memory copies between executors, and the Timer.
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <vector>
 
 #include "portla/portla.hpp"
 
@@ -66,6 +71,42 @@ TEST(Array, CopiesBetweenExecutors) {
 
 TEST(Array, HugeHostAllocationThrowsOutOfMemory) {
     EXPECT_THROW(Array<double>(Executor::reference(), std::size_t{1} << 60), OutOfMemory);
+}
+
+// Every backend that runs here: device events on a GPU, the steady clock on the CPU.
+TEST(Timer, TimesWorkOnEveryBackend) {
+    const std::size_t n = std::size_t{1} << 20;
+    for (const Backend b : all_backends()) {
+        if (device_count(b) == 0) continue;
+        const auto exec = Executor::create(b);
+        SCOPED_TRACE(exec.name());
+        Array<double> x(exec, std::vector<double>(n, 1.5)), y(exec, std::vector<double>(n, 2.0));
+        Timer timer(exec);
+        timer.start();
+        blas::axpby<double>(exec, 2.0, x, 0.5, y);
+        timer.stop();
+        const double s = timer.seconds();
+        EXPECT_GE(s, 0.0);
+        EXPECT_TRUE(std::isfinite(s)) << s;
+        const auto got = y.to_host();
+        EXPECT_EQ(got.front(), 4.0);
+        EXPECT_EQ(got.back(), 4.0);
+    }
+}
+
+// On the CPU the timer is a wall clock in seconds: a 20 ms sleep between start and stop.
+TEST(Timer, HostTimerMeasuresASleepInSeconds) {
+    for (const Backend b : {Backend::reference, Backend::omp}) {
+        if (device_count(b) == 0) continue;
+        const auto exec = Executor::create(b);
+        SCOPED_TRACE(exec.name());
+        Timer timer(exec);
+        timer.start();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        timer.stop();
+        EXPECT_GE(timer.seconds(), 0.019);
+        EXPECT_LT(timer.seconds(), 2.0);  // seconds, not milliseconds (a loaded machine: slack)
+    }
 }
 
 }  // namespace

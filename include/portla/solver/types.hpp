@@ -38,7 +38,7 @@ enum class Preconditioner { none, jacobi, block_jacobi, ilu0 };
 std::string to_string(Preconditioner p);
 Preconditioner parse_preconditioner(const std::string& name);
 
-/// The Krylov methods (the monolithic solvers: cg and bicgstab).
+/// The Krylov methods. The monolithic solvers are cg and bicgstab; gmres is batched only (for now).
 enum class Solver { cg, bicgstab, gmres };
 /// "cg", "bicgstab", "gmres"; parse throws BadInput for an unknown name.
 std::string to_string(Solver s);
