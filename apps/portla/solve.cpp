@@ -58,9 +58,7 @@ template <typename T>
 int run(const SolveOptions& o) {
     const Executor exec = Executor::create(o.backend);
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
-    const solver::Solver method = solver::parse_solver(o.solver);
-    if (method != solver::Solver::cg && method != solver::Solver::bicgstab)
-        throw BadInput("--solver must be cg or bicgstab, got '" + o.solver + "'");
+    const solver::Solver method = solver::parse_solver(o.solver);  // cg or bicgstab (IsMember)
     const Problem problem = load_problem(o.problem);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
