@@ -22,12 +22,15 @@ struct ProblemSpec {
 std::pair<int, std::size_t> parse_generator(const std::string& spec);
 
 struct Problem {
-    MatrixData data;  ///< the assembled matrix (empty for a matrix-free operator)
+    /// The assembled matrix (empty for a matrix-free operator), sorted by (row, col) without
+    /// duplicates: a file's entries are sorted and summed on loading, Stencil::assemble's come so.
+    MatrixData data;
+    Format format = Format::csr;  ///< spec.format, parsed
     bool matrix_free = false;
     std::string description;  ///< file name or generator spec
 };
 
-/// Reads or generates the matrix (without moving it to a device yet).
+/// Reads or generates the matrix (without moving it to a device yet). Throws BadInput.
 Problem load_problem(const ProblemSpec& spec);
 
 template <typename T>

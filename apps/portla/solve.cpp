@@ -1,6 +1,5 @@
 // portla solve: one linear solve with CG or BiCGSTAB, from a Matrix Market file or a generated
 // Poisson problem. Exit 0 when converged, 2 when not (result printed), 1 on errors.
-#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -59,9 +58,7 @@ template <typename T>
 int run(const SolveOptions& o) {
     const Executor exec = Executor::create(o.backend);
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
-    const solver::Solver method = solver::parse_solver(o.solver);
-    if (method != solver::Solver::cg && method != solver::Solver::bicgstab)
-        throw BadInput("--solver must be cg or bicgstab, got '" + o.solver + "'");
+    const solver::Solver method = solver::parse_solver(o.solver);  // cg or bicgstab (IsMember)
     const Problem problem = load_problem(o.problem);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
@@ -87,13 +84,12 @@ int run(const SolveOptions& o) {
                         << std::setprecision(6) << r << std::defaultfloat << "\n";
         };
 
-    exec.synchronize();
-    const auto t0 = std::chrono::steady_clock::now();
+    Timer timer(exec);
+    timer.start();
     const solver::Result res = method == solver::Solver::cg ? solver::cg<T>(*A, b, x, s)
                                                             : solver::bicgstab<T>(*A, b, x, s);
-    exec.synchronize();
-    const double time_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    timer.stop();
+    const double time_s = timer.seconds();
 
     if (!o.out.empty()) {
         const auto xh = x.to_host();

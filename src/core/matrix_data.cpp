@@ -11,7 +11,8 @@ namespace portla {
 
 namespace {
 
-using Order = detail::EntryOrderHint::Order;
+// A permutation of the entries: entry of rank k = order[k].
+using Order = std::vector<std::size_t>;
 
 void check_sizes(const MatrixData& data, const char* where) {
     if (data.row_idx.size() != data.values.size()) {
@@ -53,14 +54,15 @@ bool rows_bucketable(std::int64_t rows, const std::vector<std::int64_t>& row_idx
 // as a permutation (entry of rank k = order[k]); duplicates keep their input order, so summing
 // them in this order is deterministic and equal to the former std::stable_sort of the entries.
 // Counting sort by row (stable, O(entries + rows)), then each row's few entries by column with
-// the input position as tie-break. Measured on this 2-core VM (2026-11-23, other builds running,
-// load ~7, so CPU time, not wall time): `portla solve FILE --max-iters 0 --backend omp` on a
-// generated 1e6-row 7-point-stencil file (6.94e6 entries, column-major order) took 4.2 s user
-// CPU (wall 22-24 s) with the former four std::stable_sort of 24-byte entries (about 0.67 s
-// each: 2.15 s with --solver bicgstab, which sorts once), and 2.1 s user (wall 14-15 s) with this
-// one counting sort plus the hint reused by the CLI's sort and Csr::from_data (1.5 s with
-// --solver bicgstab).
-Order stable_order_by_sorting(const MatrixData& d) {
+// the input position as tie-break. portla solve sorts once, in load_problem right after reading;
+// is_symmetric, the CLI's own sort and Csr/Ell::from_data then take the O(entries) already-sorted
+// path. Measured on this 2-core VM (2026-11-23, other builds running, load ~3, so CPU time):
+// `portla solve FILE --max-iters 0 --json --backend omp` on a generated 1e6-row 7-point-stencil
+// file (6.94e6 entries, column-major order, in /tmp) took 4.2 s user CPU (load ~7) with the four
+// std::stable_sort of 24-byte entries, 1.55-1.94 s (3 runs) with this sort done by is_symmetric
+// and its order kept as a hint for the later sorts, and 1.30-1.48 s (5 runs) sorting once in
+// load_problem (1.24-1.54 s with --solver bicgstab).
+Order stable_order(const MatrixData& d) {
     const std::size_t n = d.entries();
     Order order(n);
     if (!rows_bucketable(d.rows, d.row_idx)) {
@@ -110,39 +112,6 @@ Order stable_order_by_sorting(const MatrixData& d) {
         order[k] = slots[k].entry;
     }
     return order;
-}
-
-// True when `order` is exactly the stable (row, col) order of d's current entries: a
-// permutation, keys non-decreasing, equal keys in input order. That order is unique, so a hint
-// passing this check gives the same result as sorting again.
-bool is_stable_order_of(const MatrixData& d, const Order& order) {
-    const std::size_t n = d.entries();
-    if (order.size() != n) {
-        return false;
-    }
-    std::vector<bool> seen(n, false);
-    for (std::size_t k = 0; k < n; ++k) {
-        const std::size_t p = order[k];
-        if (p >= n || seen[p]) {
-            return false;
-        }
-        seen[p] = true;
-        if (k > 0) {
-            const std::size_t q = order[k - 1];
-            if (key(d, p) < key(d, q) || (key(d, p) == key(d, q) && p < q)) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
-std::shared_ptr<const Order> stable_order(const MatrixData& d) {
-    std::shared_ptr<const Order> hint = d.order_hint.get();
-    if (hint != nullptr && is_stable_order_of(d, *hint)) {
-        return hint;
-    }
-    return std::make_shared<const Order>(stable_order_by_sorting(d));
 }
 
 // Entries in `order` with duplicates summed (in that order); explicit zeros, including sums that
@@ -222,16 +191,15 @@ bool sorted_is_symmetric(std::int64_t n, const std::vector<std::int64_t>& rows,
 
 void MatrixData::sort_and_sum_duplicates() {
     check_sizes(*this, "MatrixData::sort_and_sum_duplicates");
-    if (!strictly_sorted(*this)) {
-        const std::shared_ptr<const Order> order = stable_order(*this);
-        std::vector<std::int64_t> rows, cols;
-        std::vector<double> summed;
-        gather_summed(*this, *order, rows, cols, summed);
-        row_idx = std::move(rows);
-        col_idx = std::move(cols);
-        values = std::move(summed);
+    if (strictly_sorted(*this)) {
+        return;
     }
-    order_hint.set(nullptr);  // sorted now: the check above is the fast path
+    std::vector<std::int64_t> rows, cols;
+    std::vector<double> summed;
+    gather_summed(*this, stable_order(*this), rows, cols, summed);
+    row_idx = std::move(rows);
+    col_idx = std::move(cols);
+    values = std::move(summed);
 }
 
 bool MatrixData::is_symmetric() const {
@@ -242,13 +210,10 @@ bool MatrixData::is_symmetric() const {
     if (strictly_sorted(*this)) {
         return sorted_is_symmetric(rows, row_idx, col_idx, values);
     }
-    // One sort (or a still valid hint), kept as a hint for a later sort_and_sum_duplicates() of
-    // this data or of copies, such as Csr::from_data after the CLI's symmetry check.
-    const std::shared_ptr<const Order> order = stable_order(*this);
-    order_hint.set(order);
+    // Unsorted or with duplicates: one sort of a summed copy (this data stays as it is).
     std::vector<std::int64_t> r, c;
     std::vector<double> v;
-    gather_summed(*this, *order, r, c, v);
+    gather_summed(*this, stable_order(*this), r, c, v);
     return sorted_is_symmetric(rows, r, c, v);
 }
 

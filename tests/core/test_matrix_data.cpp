@@ -194,15 +194,15 @@ TEST(MatrixData, IsSymmetricOnDiagonalNaNAndZeroMirror) {
     EXPECT_FALSE(make(2, 2, {{0, 1, 2.0}, {1, 0, 0.0}}).is_symmetric());
 }
 
-TEST(MatrixData, IsSymmetricLeavesAHintThatSortingReusesOrIgnores) {
+TEST(MatrixData, SortAfterIsSymmetricSumsTheCurrentEntries) {
     MatrixData d = make(3, 3, {{2, 1, 1.5}, {0, 0, 1.0}, {1, 2, 1.5}, {2, 1, 0.5}, {1, 2, 0.5}});
     ASSERT_TRUE(d.is_symmetric());
-    MatrixData copy = d;  // shares the hint
+    MatrixData copy = d;
     copy.sort_and_sum_duplicates();
     EXPECT_EQ(copy.row_idx, (std::vector<std::int64_t>{0, 1, 2}));
     EXPECT_EQ(copy.col_idx, (std::vector<std::int64_t>{0, 2, 1}));
     EXPECT_EQ(copy.values, (std::vector<double>{1.0, 2.0, 2.0}));
-    // Entries changed behind the hint's back (same count): the stale hint must be ignored.
+    // Entries changed after the symmetry test (same count): sorted and summed as they are now.
     d.row_idx = {0, 2, 1, 1, 0};
     d.col_idx = {2, 2, 1, 1, 0};
     d.sort_and_sum_duplicates();
@@ -275,7 +275,7 @@ TEST(MatrixData, CsrFromDataMatchesIndependentConstruction) {
         EXPECT_EQ(csr.row_ptrs().to_host(), expected.row_ptrs);
         EXPECT_EQ(csr.col_idxs().to_host(), expected.col_idxs);
         EXPECT_EQ(csr.values().to_host(), expected.values);  // bitwise: same summation order
-        // After the symmetry test (which leaves an order hint): the same CSR.
+        // After the symmetry test (which leaves d as it is): the same CSR.
         (void)d.is_symmetric();
         const auto again = portla::Csr<double>::from_data(exec, d);
         EXPECT_EQ(again.col_idxs().to_host(), expected.col_idxs);
