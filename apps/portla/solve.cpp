@@ -12,13 +12,6 @@
 namespace portla::cli {
 namespace {
 
-// "auto, reference, omp, cuda or NAME:N": the backends of this build's list.
-std::string backend_help() {
-    std::string help = "auto";
-    for (const Backend b : all_backends()) help += ", " + to_string(b);
-    return help + " or NAME:N (device N of a GPU backend, e.g. cuda:1)";
-}
-
 struct SolveOptions {
     ProblemSpec problem;
     std::string solver = "cg";
@@ -169,7 +162,7 @@ Runner add_solve(CLI::App& app) {
         ->check(non_negative);
     app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(non_negative);
     app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(non_negative);
-    app.add_option("--backend", o->backend, backend_help());
+    app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_option("--out", o->out, "write the solution x to this Matrix Market file");
