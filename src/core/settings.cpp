@@ -37,16 +37,20 @@ std::string to_string(Preconditioner p) {
             return "block-jacobi";
         case Preconditioner::ilu0:
             return "ilu0";
+        case Preconditioner::ic0:
+            return "ic0";
+        case Preconditioner::chebyshev:
+            return "chebyshev";
     }
     return "unknown";
 }
 
 Preconditioner parse_preconditioner(const std::string& name) {
     for (auto p : {Preconditioner::none, Preconditioner::jacobi, Preconditioner::block_jacobi,
-                   Preconditioner::ilu0})
+                   Preconditioner::ilu0, Preconditioner::ic0, Preconditioner::chebyshev})
         if (name == to_string(p)) return p;
     throw BadInput("unknown preconditioner '" + name +
-                   "' (expected none, jacobi, block-jacobi or ilu0)");
+                   "' (expected none, jacobi, block-jacobi, ilu0, ic0 or chebyshev)");
 }
 
 std::string to_string(Solver s) {

@@ -16,6 +16,15 @@ struct Settings {
     /// Recompute r = b - A x every this many iterations (0: never).
     int residual_replacement = 50;
     Preconditioner precond = Preconditioner::none;
+    /// GMRES: Krylov vectors per cycle (restart length), >= 1.
+    int restart = 30;
+    /// GMRES: flexible (keeps the preconditioned vectors; for preconditioners that change between
+    /// iterations). Chosen by itself when the preconditioner says it is not fixed.
+    bool flexible = false;
+    /// block_jacobi: rows per diagonal block (1 ... 32).
+    int block_size = 4;
+    /// chebyshev: degree of the polynomial (operator applications per preconditioner apply), >= 1.
+    int chebyshev_degree = 4;
     /// Use x as the initial guess; otherwise x is set to zero first.
     bool use_initial_guess = false;
     bool record_history = false;
@@ -29,7 +38,8 @@ struct Settings {
 
 /// `converged` is only reported when the true residual ||b - A x||, recomputed, meets the test:
 /// when the recurrence residual meets it but the true one does not, the solver replaces the
-/// recurrence residual by the true one and goes on (or stops with `stagnation`).
+/// recurrence residual by the true one and goes on. A solve never stops early while it runs:
+/// it ends converged, at max_iters, or on breakdown, non_finite or indefinite.
 struct Result {
     bool converged = false;
     StopReason reason = StopReason::max_iterations;

@@ -31,14 +31,16 @@ enum class StopReason : std::uint8_t {
 /// "singular_preconditioner".
 std::string to_string(StopReason reason);
 
-/// The monolithic solvers support none and jacobi (others throw Unsupported); the batched
-/// solvers all four (ilu0 on csr only).
-enum class Preconditioner { none, jacobi, block_jacobi, ilu0 };
-/// "none", "jacobi", "block-jacobi", "ilu0"; parse throws BadInput for an unknown name.
+/// The monolithic solvers (cg, bicgstab, gmres) support all of them (block_jacobi, ilu0 and ic0
+/// on csr only; ic0 is for symmetric matrices); the batched solvers none, jacobi, block_jacobi
+/// and ilu0 (others throw Unsupported).
+enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev };
+/// "none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev"; parse throws BadInput for an
+/// unknown name.
 std::string to_string(Preconditioner p);
 Preconditioner parse_preconditioner(const std::string& name);
 
-/// The Krylov methods. The monolithic solvers are cg and bicgstab; gmres is batched only (for now).
+/// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres) and batched.
 enum class Solver { cg, bicgstab, gmres };
 /// "cg", "bicgstab", "gmres"; parse throws BadInput for an unknown name.
 std::string to_string(Solver s);

@@ -143,6 +143,10 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     if (s.solver == solver::Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
         throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) +
                        "] (got " + std::to_string(s.restart) + ")");
+    if (s.precond == solver::Preconditioner::ic0 || s.precond == solver::Preconditioner::chebyshev)
+        throw Unsupported("batch::solve: the " + solver::to_string(s.precond) +
+                          " preconditioner is for the monolithic solvers (batched: none, jacobi, "
+                          "block-jacobi or ilu0)");
     if (s.precond == solver::Preconditioner::block_jacobi &&
         (s.block_size < 1 || s.block_size > detail::kMaxBlockSize))
         throw BadInput("batch::solve: block Jacobi block size must be in [1, " +

@@ -1,0 +1,44 @@
+// Preconditioners for the monolithic solvers (solver::cg, solver::bicgstab, solver::gmres):
+// z = M^-1 r on the operator's executor. make_preconditioner builds the one Settings::precond
+// names; a caller may also pass its own (any class derived from PreconditionerOperator) to the
+// solvers' overloads that take one.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "portla/array.hpp"
+#include "portla/executor.hpp"
+#include "portla/operator.hpp"
+#include "portla/solver/settings.hpp"
+
+namespace portla::solver {
+
+/// z = M^-1 r, where M approximates A.
+template <typename T>
+class PreconditionerOperator {
+public:
+    virtual ~PreconditionerOperator() = default;
+    /// Rows (= columns) of M.
+    virtual std::size_t size() const = 0;
+    /// The executor whose memory r and z live in.
+    virtual const Executor& executor() const = 0;
+    /// z = M^-1 r. r and z must not alias; both of size(). Asynchronous on cuda.
+    virtual void apply(const_view<T> r, view<T> z) const = 0;
+    /// "jacobi", "block-jacobi", "ilu0", ...
+    virtual std::string name() const = 0;
+    /// Whether M is symmetric positive definite whenever A is (CG needs it).
+    virtual bool symmetric() const { return true; }
+    /// Whether apply() is the same linear map at every call (false: GMRES goes flexible).
+    virtual bool fixed() const { return true; }
+};
+
+/// The preconditioner settings.precond names for A (nullptr for none). Throws BadInput (a zero
+/// or non-finite diagonal entry or pivot, naming the row; settings out of range), Unsupported (a
+/// preconditioner the operator's format cannot provide, e.g. ilu0 on a matrix-free operator).
+template <typename T>
+std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOperator<T>& A,
+                                                               const Settings& settings);
+
+}  // namespace portla::solver
