@@ -1,8 +1,12 @@
-// portla solve: one linear solve with CG or BiCGSTAB, from a Matrix Market file or a generated
-// Poisson problem. Exit 0 when converged, 2 when not (result printed), 1 on errors.
+// portla solve: one linear solve with CG, BiCGSTAB or GMRES, from a Matrix Market file or a
+// generated Poisson problem. Exit 0 when converged, 2 when not (result printed), 1 on errors.
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -22,17 +26,61 @@ struct SolveOptions {
     std::string backend = "auto";
     std::string precision = "double";
     std::string out;
+    std::string x0;
+    std::string history;
+    int restart = 30;
+    int block_size = 4;
+    int degree = 4;
     bool monitor = false;
     bool json = false;
 };
+
+// Writes `contents` to `path` whole or not at all: a temporary file beside it, then a rename.
+void write_whole(const std::string& path, const std::string& contents) {
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) throw BadInput(path + ": cannot open for writing");
+        f << contents;
+        f.flush();
+        if (!f) {
+            std::remove(tmp.c_str());
+            throw BadInput(path + ": write failed");
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw BadInput(path + ": cannot replace the file");
+    }
+}
+
+// The residual history: JSON (an object with the solve's key facts and "residuals") when the
+// path ends in .json, otherwise CSV (iteration,residual_norm,relative_residual).
+void write_history(const std::string& path, const solver::Result& res, const nlohmann::json& info) {
+    const bool as_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+    std::ostringstream s;
+    s << std::setprecision(17);
+    const double scale = res.rhs_norm > 0 ? res.rhs_norm : 1.0;
+    if (as_json) {
+        nlohmann::json j = info;
+        j["residuals"] = res.history;
+        s << j.dump(1) << "\n";
+    } else {
+        s << "iteration,residual_norm,relative_residual\n";
+        for (std::size_t i = 0; i < res.history.size(); ++i)
+            s << i << "," << res.history[i] << "," << res.history[i] / scale << "\n";
+    }
+    write_whole(path, s.str());
+}
 
 // CG needs a symmetric positive definite matrix: refuse what visibly is not, before solving.
 void check_spd_candidate(const Problem& problem) {
     if (problem.matrix_free) return;  // the generated operators are SPD
     const auto& d = problem.data;
-    if (!d.is_symmetric())
+    if (!d.is_symmetric(MatrixData::rounding_symmetry))
         throw BadInput(problem.description +
-                       ": matrix is not symmetric; CG needs a symmetric positive definite matrix "
+                       ": matrix is not symmetric (|a_ij - a_ji| > 1e-12 max |a|); CG needs a "
+                       "symmetric positive definite matrix "
                        "(use --solver bicgstab)");
     MatrixData s = d;
     s.sort_and_sum_duplicates();
@@ -51,7 +99,7 @@ template <typename T>
 int run(const SolveOptions& o) {
     const Executor exec = Executor::create(o.backend);
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
-    const solver::Solver method = solver::parse_solver(o.solver);  // cg or bicgstab (IsMember)
+    const solver::Solver method = solver::parse_solver(o.solver);
     const Problem problem = load_problem(o.problem);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
@@ -70,6 +118,22 @@ int run(const SolveOptions& o) {
     s.atol = o.atol;
     s.max_iters = o.max_iters;
     s.precond = precond;
+    s.restart = o.restart;
+    s.block_size = o.block_size;
+    s.chebyshev_degree = o.degree;
+    s.record_history = !o.history.empty();
+    if (!o.x0.empty()) {
+        const auto values = io::read_vector(o.x0);
+        if (values.size() != A->cols())
+            throw BadInput(o.x0 + ": initial guess has " + std::to_string(values.size()) +
+                           " entries, the matrix has " + std::to_string(A->cols()) + " columns");
+        for (std::size_t i = 0; i < values.size(); ++i)
+            if (!std::isfinite(values[i]))
+                throw BadInput(o.x0 + ": initial guess entry " + std::to_string(i + 1) +
+                               " is not finite");
+        x.copy_from_host(std::vector<T>(values.begin(), values.end()));
+        s.use_initial_guess = true;
+    }
     std::ostream& monitor_out = o.json ? std::cerr : std::cout;
     if (o.monitor)
         s.monitor = [&monitor_out](int it, double r) {
@@ -79,8 +143,9 @@ int run(const SolveOptions& o) {
 
     Timer timer(exec);
     timer.start();
-    const solver::Result res = method == solver::Solver::cg ? solver::cg<T>(*A, b, x, s)
-                                                            : solver::bicgstab<T>(*A, b, x, s);
+    const solver::Result res = method == solver::Solver::cg      ? solver::cg<T>(*A, b, x, s)
+                               : method == solver::Solver::gmres ? solver::gmres<T>(*A, b, x, s)
+                                                                 : solver::bicgstab<T>(*A, b, x, s);
     timer.stop();
     const double time_s = timer.seconds();
 
@@ -110,6 +175,8 @@ int run(const SolveOptions& o) {
     j["max_iters"] = o.max_iters;
     j["time_s"] = time_s;
     j["time_per_iteration_s"] = time_s / std::max(1, res.iterations);
+    if (method == solver::Solver::gmres) j["restart"] = o.restart;
+    if (!o.history.empty()) write_history(o.history, res, j);
     if (o.json) {
         std::cout << j.dump(2) << std::endl;
     } else {
@@ -151,12 +218,27 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--rhs", o->problem.rhs,
                    "right-hand side (Matrix Market vector); default b = A 1")
         ->check(CLI::ExistingFile);
-    app.add_option("--solver", o->solver, "cg or bicgstab")
+    app.add_option("--solver", o->solver, "cg, bicgstab or gmres")
+        ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
+                               to_string(solver::Solver::gmres)}));
+    app.add_option("--restart", o->restart, "GMRES restart length (Krylov vectors per cycle)")
+        ->check(CLI::Range(1, 100000));
+    using solver::Preconditioner;
+    app.add_option("--precond", o->precond,
+                   "none, jacobi, block-jacobi, ilu0, ic0 (symmetric matrices) or chebyshev")
         ->check(
-            CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab)}));
-    app.add_option("--precond", o->precond, "none or jacobi")
-        ->check(CLI::IsMember(
-            {to_string(solver::Preconditioner::none), to_string(solver::Preconditioner::jacobi)}));
+            CLI::IsMember({to_string(Preconditioner::none), to_string(Preconditioner::jacobi),
+                           to_string(Preconditioner::block_jacobi), to_string(Preconditioner::ilu0),
+                           to_string(Preconditioner::ic0), to_string(Preconditioner::chebyshev)}));
+    app.add_option("--block-size", o->block_size, "block-jacobi: rows per diagonal block (1-32)")
+        ->check(CLI::Range(1, 32));
+    app.add_option("--degree", o->degree, "chebyshev: polynomial degree (1-64)")
+        ->check(CLI::Range(1, 64));
+    app.add_option("--x0", o->x0, "initial guess (Matrix Market vector); default x0 = 0")
+        ->check(CLI::ExistingFile);
+    app.add_option("--history", o->history,
+                   "write the residual norm of every iteration to this file (JSON when it ends in "
+                   ".json, CSV otherwise)");
     const CLI::Validator non_negative = non_negative_number();
     app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")
         ->check(non_negative);

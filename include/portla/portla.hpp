@@ -16,6 +16,8 @@
 #include "portla/operator.hpp"
 #include "portla/solver/bicgstab.hpp"
 #include "portla/solver/cg.hpp"
+#include "portla/solver/gmres.hpp"
+#include "portla/solver/preconditioner.hpp"
 #include "portla/solver/settings.hpp"
 #include "portla/solver/types.hpp"
 #include "portla/timer.hpp"

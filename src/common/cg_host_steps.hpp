@@ -36,7 +36,7 @@ struct HostCgSteps {
     // r_i given: z_i and the contributions to rr and rz.
     static void store_z(const Args& a, std::size_t i, T ri, double& rr, double& rz) {
         rr += double(ri) * double(ri);
-        if (a.z) {
+        if (a.inv_diag) {
             const T zi = a.inv_diag[i] * ri;
             a.z[i] = zi;
             rz += double(ri) * double(zi);
@@ -122,6 +122,16 @@ struct HostCgSteps {
         cg_finish_residual(a.state, a.control, rr, rz, CgFinish::replaced);
     }
     static void replace(const Args& a) { replace_with(a, nullptr); }
+
+    // Deferred preconditioning, after z = M^-1 r: rz -> the pending residual's decisions.
+    static void finish_preconditioned(const Args& a) {
+        if (a.state->pending_mode < 0) return;
+        double rz = 0, unused = 0;
+        Policy::sum(
+            a.n, [&](std::size_t i, double& s0, double&) { s0 += double(a.r[i]) * double(a.z[i]); },
+            rz, unused);
+        cg_finish_preconditioned(a.state, a.control, rz);
+    }
     static void replace_from_ax(const Args& a) { replace_with(a, a.ax); }
 };
 

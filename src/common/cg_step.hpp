@@ -8,9 +8,13 @@
 //   replace:   only when finish_direction set replace_now: the update moves x alone, then
 //              r = b - A x; [z]; rr; [rz]                                -> finish_residual
 // The stopping test is in double on sqrt(r.r) against max(rtol ||b||, atol); p.q not finite ->
-// non_finite, p.q <= 0 -> indefinite, rho = r.z = 0 -> breakdown, rho < 0 -> indefinite. A
-// residual replacement that brings no new minimum (by 1%) in 4 replacements and 200 iterations
-// stops with stagnation: the residual sits at the accuracy the precision attains.
+// non_finite, p.q <= 0 -> indefinite, rho = r.z = 0 -> breakdown, rho < 0 -> indefinite; nothing
+// else stops a solve early (src/common/stopping.hpp).
+//
+// A preconditioner applied from outside the steps (CgControl::deferred: any but Jacobi, which the
+// steps apply themselves) splits each residual's reductions: the step stores r.r and its mode
+// (pending_rr, pending_mode), the host applies z = M^-1 r, and cg_finish_preconditioned computes
+// r.z and takes the decisions.
 #pragma once
 
 #include "common/stopping.hpp"
@@ -28,11 +32,12 @@ struct CgState {
     double history[kCgHistory];  ///< ||r|| of iteration i at i % kCgHistory
     T alpha;
     T beta;
-    int iteration;           ///< iterations done
-    int stopped;             ///< 0 while running
-    int reason;              ///< a solver::StopReason once stopped
-    ReplacementWatch watch;  ///< the stagnation test at replacements
-    int replace_now;         ///< this iteration ends with r = b - A x (set by finish_direction)
+    int iteration;      ///< iterations done
+    int stopped;        ///< 0 while running
+    int reason;         ///< a solver::StopReason once stopped
+    int replace_now;    ///< this iteration ends with r = b - A x (set by finish_direction)
+    double pending_rr;  ///< deferred: r . r of the residual awaiting z = M^-1 r
+    int pending_mode;   ///< deferred: its CgFinish, -1 when none is pending
 };
 
 /// What the decisions read besides the state.
@@ -41,6 +46,7 @@ struct CgControl {
     int max_iters = 0;     ///< >= 1
     int replacement = 0;   ///< r = b - A x every this many iterations (0: never)
     bool preconditioned = false;
+    bool deferred = false;  ///< z = M^-1 r is computed outside the steps (see above)
 };
 
 /// What a residual's reductions are followed by.
@@ -71,11 +77,16 @@ PORTLA_HOST_DEVICE void cg_finish_direction(CgState<T>* s, const CgControl& c, d
 }
 
 /// After r (and z) of an iteration are known: rr = r . r, rz = r . z (ignored without
-/// preconditioning, where z is r).
+/// preconditioning, where z is r). Deferred preconditioning: stores rr and the mode only.
 template <typename T>
 PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, double rr, double rz,
-                                           CgFinish mode) {
+                                           CgFinish mode, bool pending = false) {
     using solver::StopReason;
+    if (c.deferred && !pending) {
+        s->pending_rr = rr;
+        s->pending_mode = static_cast<int>(mode);
+        return;
+    }
     const double rho_new = c.preconditioned ? rz : rr;
     if (mode == CgFinish::initial) {
         s->rho = rho_new;
@@ -88,10 +99,7 @@ PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, do
     } else {
         ++it;
         const double rnorm = square_root(rr);
-        if (mode == CgFinish::replaced) {
-            s->replace_now = 0;
-            if (s->watch.stagnates(it, rnorm)) return cg_stop(s, StopReason::stagnation);
-        }
+        if (mode == CgFinish::replaced) s->replace_now = 0;
         s->history[it % kCgHistory] = rnorm;
         s->iteration = it;
         if (!is_finite(rnorm)) return cg_stop(s, StopReason::non_finite);
@@ -102,6 +110,15 @@ PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, do
     s->beta = static_cast<T>(rho_new / s->rho);
     s->rho = rho_new;
     if (it >= c.max_iters) cg_stop(s, StopReason::max_iterations);
+}
+
+/// Deferred preconditioning, once z = M^-1 r is known: rz = r . z completes the residual whose
+/// r . r a step stored (pending_mode >= 0; -1 when none is pending).
+template <typename T>
+PORTLA_HOST_DEVICE void cg_finish_preconditioned(CgState<T>* s, const CgControl& c, double rz) {
+    const int mode = s->pending_mode;
+    s->pending_mode = -1;
+    cg_finish_residual(s, c, s->pending_rr, rz, static_cast<CgFinish>(mode), true);
 }
 
 }  // namespace portla::common

@@ -1,5 +1,8 @@
-// The stopping rules shared by every Krylov solver, on the host and on a device: when a residual
-// is replaced by the true one, and when replacements show stagnation.
+// The stopping rules shared by every Krylov solver, on the host and on a device: finiteness and
+// when a residual is replaced by the true one. There is no stagnation heuristic: a monolithic
+// solve ends converged (the true residual confirms it), at the iteration limit, or on breakdown,
+// non_finite or indefinite (issue 12: the CG residual of an ill-conditioned system rises and
+// falls for hundreds of iterations, and a window of iterations cannot tell that from a stall).
 #pragma once
 
 #include <cmath>
@@ -33,28 +36,5 @@ PORTLA_HOST_DEVICE inline double square_root(double v) {
 PORTLA_HOST_DEVICE inline bool replace_at(int replacement, int iteration) {
     return replacement > 0 && iteration % replacement == 0;
 }
-
-/// The stagnation test at residual replacements: stagnation when neither the last 4
-/// replacements nor the last 200 iterations brought a new minimum (by 1%) of the true residual;
-/// it then sits at the accuracy the precision attains. (CG's residual is not monotone: a window
-/// of one replacement alone would stop healthy solves when replacing every iteration.) A plain
-/// aggregate so that it can live in a device-side solver state; start from `fresh()`.
-struct ReplacementWatch {
-    double best;         ///< smallest true residual at a replacement so far
-    int best_iteration;  ///< iteration of `best`
-    int stale;           ///< replacements since the last new minimum
-
-    PORTLA_HOST_DEVICE static ReplacementWatch fresh() { return {HUGE_VAL, 0, 0}; }
-    /// After a replacement at `iteration` with true residual `rnorm`: true when stagnating.
-    PORTLA_HOST_DEVICE bool stagnates(int iteration, double rnorm) {
-        if (rnorm < 0.99 * best) {
-            best = rnorm;
-            best_iteration = iteration;
-            stale = 0;
-            return false;
-        }
-        return ++stale >= 4 && iteration - best_iteration >= 200;
-    }
-};
 
 }  // namespace portla::common

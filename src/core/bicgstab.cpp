@@ -4,14 +4,20 @@
 
 namespace portla::solver {
 
+namespace {
+
+// With the caller's preconditioner M, or (M null) the one settings.precond names.
 template <typename T>
-Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
+Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const_view<T> b,
+             view<T> x, const Settings& settings) {
     Result result;
-    const double bnorm = detail::check_inputs("bicgstab", A, b, x, settings);
+    const double bnorm = detail::check_inputs("bicgstab", A, b, x, settings, M);
     const auto& exec = A.executor();
     const std::size_t n = A.rows();
-    const Array<T> inv_diag = detail::jacobi_inverse("bicgstab", A, settings);
-    const bool precond = !inv_diag.empty();
+    std::unique_ptr<PreconditionerOperator<T>> built;
+    if (!M) M = (built = detail::preconditioner("bicgstab", A, settings)).get();
+    const bool precond = M != nullptr;
+    detail::start<T>(A, x, settings);
 
     Array<T> r(exec, n), r_hat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
     Array<T> p_hat(exec, precond ? n : 0), s_hat(exec, precond ? n : 0);
@@ -24,7 +30,7 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
     // y = M^-1 y_in (right preconditioning): returns the view to use
     auto precondition = [&](const Array<T>& in, Array<T>& out) -> const_view<T> {
         if (!precond) return in.get_view();
-        blas::pointwise_mul<T>(exec, inv_diag, in, out);
+        M->apply(in, out);
         return out.get_view();
     };
 
@@ -33,8 +39,8 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
     double rnorm = blas::norm2<T>(exec, r);
     double rho_old = 1, alpha = 1, omega = 1;
     bool restart = true;
-    // The recurrence residual met the test: true when the true residual confirms it (or the
-    // solve stagnates); otherwise r = b - A x and the iteration restarts from it.
+    // The recurrence residual met the test: true when the true residual confirms it; otherwise r =
+    // b - A x and the iteration restarts from it.
     auto confirmed = [&]() {
         if (!result.converged) return true;
         detail::residual<T>(A, b, x, r);
@@ -101,7 +107,6 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
             const bool replace = progress.replace_now(it);
             if (replace) detail::residual<T>(A, b, x, r);
             rnorm = blas::norm2<T>(exec, r);
-            if (replace && progress.replaced(it, rnorm)) break;
             if (progress.record(it, rnorm) && confirmed()) break;
             if (omega == 0) {
                 progress.stop(StopReason::breakdown);
@@ -114,9 +119,27 @@ Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Se
     return result;
 }
 
+}  // namespace
+
+template <typename T>
+Result bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
+    return solve<T>(A, nullptr, b, x, settings);
+}
+
+template <typename T>
+Result bicgstab(const LinearOperator<T>& A, const PreconditionerOperator<T>& M, const_view<T> b,
+                view<T> x, const Settings& settings) {
+    return solve<T>(A, &M, b, x, settings);
+}
+
 template Result bicgstab<double>(const LinearOperator<double>&, const_view<double>, view<double>,
                                  const Settings&);
 template Result bicgstab<float>(const LinearOperator<float>&, const_view<float>, view<float>,
                                 const Settings&);
+template Result bicgstab<double>(const LinearOperator<double>&,
+                                 const PreconditionerOperator<double>&, const_view<double>,
+                                 view<double>, const Settings&);
+template Result bicgstab<float>(const LinearOperator<float>&, const PreconditionerOperator<float>&,
+                                const_view<float>, view<float>, const Settings&);
 
 }  // namespace portla::solver

@@ -5,7 +5,9 @@
 // replayed as a captured graph where the runtime has graphs (cuda); every iteration for other
 // operators, or with device_loop off, where the operator's apply() runs between the steps. The host
 // records the residual norms (history, monitor) in order and confirms a claimed convergence with
-// the true residual, resuming from it when it does not hold.
+// the true residual, resuming from it when it does not hold. Jacobi is applied inside the steps;
+// any other preconditioner M runs between them (z = M^-1 r, then cg_finish_preconditioned), read
+// back every iteration.
 #include "portla/solver/cg.hpp"
 
 #include <memory>
@@ -22,19 +24,21 @@ template <typename T>
 class CgSolve {
 public:
     CgSolve(const LinearOperator<T>& A, const_view<T> b, view<T> x, view<T> r,
-            const Array<T>& inv_diag, const Settings& settings, double threshold)
+            const Array<T>& inv_diag, const PreconditionerOperator<T>* M, const Settings& settings,
+            double threshold)
         : A_(A),
+          M_(M),
           exec_(A.executor()),
           n_(A.rows()),
           fused_(settings.device_loop && A.fused().kind != FusedOperator<T>::Kind::none),
-          batch_(fused_ ? common::kCgHistory : 1),
+          batch_(fused_ && !M ? common::kCgHistory : 1),
           p_(exec_, 2 * n_),
           q_(exec_, n_),
-          z_(exec_, inv_diag.empty() ? 0 : n_),
+          z_(exec_, inv_diag.empty() && !M ? 0 : n_),
           ax_(exec_, !fused_ && settings.residual_replacement > 0 ? n_ : 0),
           state_(exec_, 1) {
         common::CgState<T> initial{};
-        initial.watch = common::ReplacementWatch::fresh();
+        initial.pending_mode = -1;
         state_.copy_from_host({initial});
         // p_old of the first iteration is multiplied by beta = 0: zero, never garbage (0 * NaN).
         blas::fill<T>(exec_, p_.get_view(), T{0});
@@ -43,12 +47,13 @@ public:
         args_.control.threshold = threshold;
         args_.control.max_iters = settings.max_iters;
         args_.control.replacement = settings.residual_replacement;
-        args_.control.preconditioned = !inv_diag.empty();
+        args_.control.preconditioned = !inv_diag.empty() || M;
+        args_.control.deferred = M != nullptr;
         args_.n = n_;
         args_.b = b.data;
         args_.x = x.data;
         args_.r = r.data;
-        args_.z = inv_diag.empty() ? nullptr : z_.data();
+        args_.z = z_.empty() ? nullptr : z_.data();
         args_.inv_diag = inv_diag.empty() ? nullptr : inv_diag.data();
         args_.p0 = p_.data();
         args_.p1 = p_.data() + n_;
@@ -79,7 +84,18 @@ public:
 
 private:
     void initialize(common::CgFinish mode) {
-        dispatch(exec_, [&](auto backend) { cg_initialize(backend, exec_, args_, mode); });
+        dispatch(exec_, [&](auto backend) {
+            cg_initialize(backend, exec_, args_, mode);
+            precondition(backend);
+        });
+    }
+
+    // Deferred preconditioning: z = M^-1 r, then r.z completes the residual's decisions.
+    template <typename Backend>
+    void precondition(Backend backend) {
+        if (!M_) return;
+        M_->apply(const_view<T>(args_.r, n_), view<T>(args_.z, n_));
+        cg_finish_preconditioned(backend, exec_, args_);
     }
 
     // One iteration. With an operator the steps cannot read, apply() runs between them and the
@@ -91,6 +107,7 @@ private:
                 cg_update(backend, exec_, args_);     // x += alpha p; r -= alpha q; ...
                 if (args_.control.replacement > 0)
                     cg_replace(backend, exec_, args_);  // r = b - A x, when due
+                precondition(backend);                  // z = M^-1 r; r.z (batch 1)
                 return;
             }
             cg_form_direction(backend, exec_, args_);  // p = z + beta p
@@ -102,10 +119,12 @@ private:
                 A_.apply(const_view<T>(args_.x, n_), view<T>(args_.ax, n_));
                 cg_replace_from_ax(backend, exec_, args_);  // r = b - A x
             }
+            precondition(backend);  // z = M^-1 r; r.z
         });
     }
 
     const LinearOperator<T>& A_;
+    const PreconditionerOperator<T>* M_;
     Executor exec_;
     std::size_t n_;
     bool fused_;
@@ -117,20 +136,31 @@ private:
     std::unique_ptr<portla::detail::Graph> graph_;
 };
 
-}  // namespace
-
+// The caller's preconditioner M, or (M null) the one settings.precond names: Jacobi built here
+// runs inside the steps (one pass with the update), any other between them.
 template <typename T>
-Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
+Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const_view<T> b,
+             view<T> x, const Settings& settings) {
     Result result;
-    const double bnorm = detail::check_inputs("cg", A, b, x, settings);
+    const double bnorm = detail::check_inputs("cg", A, b, x, settings, M);
     const auto& exec = A.executor();
-    const Array<T> inv_diag = detail::jacobi_inverse("cg", A, settings);
+    const Array<T> none(exec, 0);
+    std::unique_ptr<PreconditionerOperator<T>> built;
+    if (!M) built = detail::preconditioner("cg", A, settings);
+    const auto* diagonal = dynamic_cast<const Jacobi<T>*>(built.get());
+    const Array<T>& inv_diag = diagonal ? diagonal->inverse_diagonal() : none;
+    if (!M && !diagonal) M = built.get();
+    if (M && !M->symmetric())
+        throw BadInput("cg: the " + M->name() +
+                       " preconditioner is not symmetric, which CG needs (use ic0 for symmetric "
+                       "matrices, or gmres / bicgstab)");
+    detail::start<T>(A, x, settings);
     Array<T> r(exec, A.rows());
     detail::Progress progress(settings, bnorm, result);
 
     detail::residual<T>(A, b, x, r);  // r = b - A x
     if (!progress.record(0, blas::norm2<T>(exec, r)) && settings.max_iters > 0) {
-        CgSolve<T> solve(A, b, x, r, inv_diag, settings, progress.threshold());
+        CgSolve<T> solve(A, b, x, r, inv_diag, M, settings, progress.threshold());
         int recorded = 0;
         for (;;) {
             const auto& state = solve.run_batch();
@@ -154,9 +184,26 @@ Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings
     return result;
 }
 
+}  // namespace
+
+template <typename T>
+Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
+    return solve<T>(A, nullptr, b, x, settings);
+}
+
+template <typename T>
+Result cg(const LinearOperator<T>& A, const PreconditionerOperator<T>& M, const_view<T> b,
+          view<T> x, const Settings& settings) {
+    return solve<T>(A, &M, b, x, settings);
+}
+
 template Result cg<double>(const LinearOperator<double>&, const_view<double>, view<double>,
                            const Settings&);
 template Result cg<float>(const LinearOperator<float>&, const_view<float>, view<float>,
                           const Settings&);
+template Result cg<double>(const LinearOperator<double>&, const PreconditionerOperator<double>&,
+                           const_view<double>, view<double>, const Settings&);
+template Result cg<float>(const LinearOperator<float>&, const PreconditionerOperator<float>&,
+                          const_view<float>, view<float>, const Settings&);
 
 }  // namespace portla::solver

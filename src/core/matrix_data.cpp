@@ -1,6 +1,7 @@
 #include "portla/matrix/matrix_data.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <numeric>
 #include <tuple>
@@ -136,13 +137,18 @@ void gather_summed(const MatrixData& d, const Order& order, std::vector<std::int
 }
 
 // Symmetry test on entries strictly sorted by (row, col) (the CSR-like structure): every entry
-// (i, j, v) with v != 0 needs an entry (j, i) of value v, found by binary search in row j's
-// columns. Entries whose summed value is zero are skipped: an explicit zero equals a missing
-// entry as a value (its mirror, if nonzero, finds it and fails). NaN != NaN: a matrix holding
-// NaN is not symmetric. Since transposition is a bijection, this equals comparing the nonzeros
-// of A and A^T.
+// (i, j, v) needs |v - a_ji| <= tol, with a_ji found by binary search in row j's columns (0 when
+// absent, so a missing mirror of a nonzero entry larger than tol fails). With tol = 0 this is
+// exact equality; an explicit zero equals a missing entry. NaN fails every comparison: a matrix
+// holding NaN is not symmetric. Since transposition is a bijection, checking every stored entry
+// compares all of A with A^T.
 bool sorted_is_symmetric(std::int64_t n, const std::vector<std::int64_t>& rows,
-                         const std::vector<std::int64_t>& cols, const std::vector<double>& values) {
+                         const std::vector<std::int64_t>& cols, const std::vector<double>& values,
+                         double rel_tol) {
+    double largest = 0;
+    if (rel_tol > 0)
+        for (const double v : values) largest = std::max(largest, std::abs(v));
+    const double tol = rel_tol * largest;
     const std::size_t m = values.size();
     auto in_range = [n](std::int64_t i) { return i >= 0 && i < n; };
     const bool by_row = static_cast<std::uint64_t>(n) <= 2 * m + 1024 &&
@@ -176,11 +182,12 @@ bool sorted_is_symmetric(std::int64_t n, const std::vector<std::int64_t>& rows,
         return lo < m && rows[lo] == r && cols[lo] == c ? lo : m;
     };
     for (std::size_t k = 0; k < m; ++k) {
-        if (values[k] == 0.0) {
-            continue;
+        if (values[k] == 0.0 && rows[k] != cols[k]) {
+            continue;  // its mirror, if nonzero, is checked against this (missing) zero
         }
         const std::size_t mirror = find(cols[k], rows[k]);
-        if (mirror == m || !(values[mirror] == values[k])) {
+        const double transposed = mirror == m ? 0.0 : values[mirror];
+        if (!(std::abs(values[k] - transposed) <= tol)) {
             return false;
         }
     }
@@ -202,19 +209,19 @@ void MatrixData::sort_and_sum_duplicates() {
     values = std::move(summed);
 }
 
-bool MatrixData::is_symmetric() const {
+bool MatrixData::is_symmetric(double rel_tol) const {
     check_sizes(*this, "MatrixData::is_symmetric");
     if (rows != cols) {
         return false;
     }
     if (strictly_sorted(*this)) {
-        return sorted_is_symmetric(rows, row_idx, col_idx, values);
+        return sorted_is_symmetric(rows, row_idx, col_idx, values, rel_tol);
     }
     // Unsorted or with duplicates: one sort of a summed copy (this data stays as it is).
     std::vector<std::int64_t> r, c;
     std::vector<double> v;
     gather_summed(*this, stable_order(*this), r, c, v);
-    return sorted_is_symmetric(rows, r, c, v);
+    return sorted_is_symmetric(rows, r, c, v, rel_tol);
 }
 
 }  // namespace portla

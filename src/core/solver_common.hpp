@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
 #include "portla/operator.hpp"
+#include "portla/solver/preconditioner.hpp"
 #include "portla/solver/settings.hpp"
 
 namespace portla::solver::detail {
@@ -34,11 +36,11 @@ private:
     Array<T> value_;
 };
 
-/// Checks sizes, settings and finiteness of b (and of x when it is the initial guess).
-/// Returns ||b||.
+/// Checks sizes, settings and finiteness of b (and of x when it is the initial guess), and that
+/// a given preconditioner fits A. Returns ||b||. Leaves x as it is (see start()).
 template <typename T>
 double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T> b, view<T> x,
-                    const Settings& s) {
+                    const Settings& s, const PreconditionerOperator<T>* M = nullptr) {
     const std::string name(solver);
     if (A.rows() != A.cols())
         throw DimensionMismatch(name + ": operator must be square (" + std::to_string(A.rows()) +
@@ -46,50 +48,47 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
                                 A.rows(), A.cols());
     if (b.size != A.rows()) throw DimensionMismatch(name + ": b", A.rows(), b.size);
     if (x.size != A.cols()) throw DimensionMismatch(name + ": x", A.cols(), x.size);
+    if (M) {
+        if (M->size() != A.rows())
+            throw DimensionMismatch(name + ": preconditioner " + M->name(), A.rows(), M->size());
+        if (M->executor().backend() != A.executor().backend() ||
+            M->executor().device_id() != A.executor().device_id())
+            throw BadInput(name + ": the preconditioner lives on another executor than A");
+    }
     if (!(s.rtol >= 0) || !std::isfinite(s.rtol))
         throw BadInput(name + ": rtol must be finite and >= 0");
     if (!(s.atol >= 0) || !std::isfinite(s.atol))
         throw BadInput(name + ": atol must be finite and >= 0");
     if (s.max_iters < 0) throw BadInput(name + ": max_iters must be >= 0");
     if (s.residual_replacement < 0) throw BadInput(name + ": residual_replacement must be >= 0");
-    if (s.precond != Preconditioner::none && s.precond != Preconditioner::jacobi)
-        throw Unsupported(name + ": the " + to_string(s.precond) +
-                          " preconditioner is not supported (none or jacobi; block-jacobi and "
-                          "ilu0 are for the batched solvers, batch::solve)");
     const auto& exec = A.executor();
     const double bnorm = blas::norm2(exec, b);
     if (!std::isfinite(bnorm)) throw BadInput(name + ": right-hand side contains NaN or Inf");
-    if (s.use_initial_guess) {
-        if (!std::isfinite(double(blas::norm2<T>(exec, x))))
-            throw BadInput(name + ": initial guess contains NaN or Inf");
-    } else {
-        blas::fill(exec, x, T{0});
-    }
+    if (s.use_initial_guess && !std::isfinite(double(blas::norm2<T>(exec, x))))
+        throw BadInput(name + ": initial guess contains NaN or Inf");
     return bnorm;
 }
 
-/// The inverse diagonal for Jacobi, or an empty array without preconditioning: computed and
-/// inverted in the executor's memory; one index comes back. Throws BadInput when the diagonal is
-/// unavailable, zero or not finite.
+/// x = 0 unless it is the initial guess: called once every check has passed and the
+/// preconditioner is built, so a solve that throws leaves x as it was.
 template <typename T>
-Array<T> jacobi_inverse(const char* solver, const LinearOperator<T>& A, const Settings& s) {
-    const auto& exec = A.executor();
-    if (s.precond == Preconditioner::none) return Array<T>(exec, 0);
-    if (!A.has_diagonal())
-        throw BadInput(std::string(solver) +
-                       ": Jacobi preconditioning needs the diagonal, which the " + A.format() +
-                       " operator does not provide");
-    Array<T> d(exec, A.rows());
-    A.diagonal(d.get_view());
-    const auto row = blas::invert_diagonal<T>(exec, d.get_view());
-    if (row < A.rows()) {
-        T value{};
-        Executor::copy_bytes(Executor::reference(), &value, exec, d.data() + row, sizeof(T));
-        throw BadInput(std::string(solver) +
-                       ": Jacobi preconditioner: " + (value == T{0} ? "zero" : "non-finite") +
-                       " diagonal entry at row " + std::to_string(row + 1));
+void start(const LinearOperator<T>& A, view<T> x, const Settings& s) {
+    if (!s.use_initial_guess) blas::fill(A.executor(), x, T{0});
+}
+
+/// The preconditioner of settings.precond (nullptr for none), with the solver's name on its
+/// errors.
+template <typename T>
+std::unique_ptr<PreconditionerOperator<T>> preconditioner(const char* solver,
+                                                          const LinearOperator<T>& A,
+                                                          const Settings& s) {
+    try {
+        return make_preconditioner(A, s);
+    } catch (const BadInput& e) {
+        throw BadInput(std::string(solver) + ": " + e.what());
+    } catch (const Unsupported& e) {
+        throw Unsupported(std::string(solver) + ": " + e.what());
     }
-    return d;
 }
 
 /// r = b - A x
@@ -116,22 +115,14 @@ public:
         return false;
     }
     /// After record() found the recurrence residual converged: `true_rnorm` is the true
-    /// residual. Returns true when the solve ends: converged (the true residual meets the test
-    /// too) or stagnation (it did not, and did not halve since the last such check). Returns
-    /// false when the solve must go on from the true residual.
+    /// residual. Returns true when it meets the test too (the solve ends converged); false when
+    /// the solve must go on from the true residual. No stagnation: an unattainable tolerance
+    /// runs to the iteration limit, as SciPy's and PETSc's solvers do.
     bool confirm(double true_rnorm) {
         if (true_rnorm <= threshold_) return true;
-        if (last_false_ >= 0 && !(true_rnorm <= 0.5 * last_false_))
-            return stop(StopReason::stagnation);
-        last_false_ = true_rnorm;
         result_.reason = StopReason::max_iterations;
         result_.converged = false;
         return false;
-    }
-    /// After a residual replacement at `iteration`: `true_rnorm` is the true residual. Returns
-    /// true (and stops with stagnation) on common::ReplacementWatch's test.
-    bool replaced(int iteration, double true_rnorm) {
-        return watch_.stagnates(iteration, true_rnorm) && stop(StopReason::stagnation);
     }
     /// max(rtol ||b||, atol)
     double threshold() const { return threshold_; }
@@ -150,8 +141,6 @@ private:
     const Settings& settings_;
     double threshold_;
     Result& result_;
-    double last_false_ = -1;  ///< true residual at the last false convergence
-    common::ReplacementWatch watch_ = common::ReplacementWatch::fresh();
 };
 
 /// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.

@@ -55,7 +55,7 @@ __device__ __forceinline__ float fused_madd(float a, float b, float c) {
 template <typename T>
 __device__ __forceinline__ void store_z(const CgArgs<T>& a, std::size_t i, T ri, T (&sums)[2]) {
     sums[0] += ri * ri;
-    if (a.z) {
+    if (a.inv_diag) {
         const T zi = a.inv_diag[i] * ri;
         a.z[i] = zi;
         sums[1] += ri * zi;
@@ -187,6 +187,21 @@ __global__ void direction_dot_kernel(CgArgs<T> a, Reduce<T> red) {
          i += stride)
         sum[0] += p[i] * a.q[i];
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+}
+
+// ---- deferred preconditioning: rz = r . z -> the pending residual's decisions -----------------
+
+template <typename T>
+__global__ void finish_preconditioned_kernel(CgArgs<T> a, Reduce<T> red) {
+    CgState<T>* s = a.state;
+    if (s->pending_mode < 0) return;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    T sum[1] = {T(0)};
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride)
+        sum[0] += a.r[i] * a.z[i];
+    reduce_then(sum, red,
+                [&](T(&t)[1]) { common::cg_finish_preconditioned(s, a.control, double(t[0])); });
 }
 
 // ---- update: x += alpha p; r -= alpha q; [z = inv_diag .* r]; rr; [rz] ----------------------
@@ -429,6 +444,14 @@ void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& a) {
     const Launch l = launch_of(exec, red);
     residual_kernel<T>
         <<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red, common::CgFinish::replaced, true);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& a) {
+    Reduce<T> red{};
+    const Launch l = launch_of(exec, red);
+    finish_preconditioned_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

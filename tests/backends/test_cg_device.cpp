@@ -244,17 +244,20 @@ TYPED_TEST(CgDevice, ResidualReplacement) {
     }
 }
 
-TYPED_TEST(CgDevice, UnattainableToleranceEndsInStagnation) {
+TYPED_TEST(CgDevice, UnattainableToleranceRunsToTheLimit) {
+    // Below what the precision attains, CG goes on from the true residual after each false
+    // convergence and ends at max_iters: never early, never claiming convergence.
     using T = TypeParam;
     const Stencil<T> S(this->exec, 2, 40);
     const auto bh = random_vector<T>(S.rows(), 8, 0.5, 1.5);
     auto s = default_settings<T>();
     s.rtol = std::is_same<T, double>::value ? 1e-17 : 1e-9;
-    s.max_iters = 5000;
+    s.max_iters = 600;
     const auto run = this->solve(S, bh, s, true);
     EXPECT_FALSE(run.res.converged);
-    EXPECT_EQ(run.res.reason, StopReason::stagnation) << solver::to_string(run.res.reason);
-    EXPECT_LT(run.res.iterations, 1000);
+    EXPECT_EQ(run.res.reason, StopReason::max_iterations) << solver::to_string(run.res.reason);
+    EXPECT_EQ(run.res.iterations, 600);
+    EXPECT_LT(run.res.relative_residual(), (std::is_same<T, double>::value ? 1e-12 : 1e-4));
     EXPECT_EQ(run.res.history.size(), run.monitored.size());
 }
 

@@ -295,3 +295,29 @@ TEST(MatrixData, CsrFromDataMatchesIndependentConstruction) {
 }
 
 }  // namespace
+
+TEST(MatrixData, IsSymmetricToRoundingRelativeToLargestEntry) {
+    // A FEM matrix written as `general`: the transpose differs by a few ulps (3e-15 relative).
+    const double big = 4.0e3, off = -1.25;
+    const MatrixData d = make(3, 3,
+                              {{0, 0, big},
+                               {0, 1, off},
+                               {1, 0, off * (1 + 3e-15)},
+                               {1, 1, big},
+                               {2, 1, 0.7},
+                               {1, 2, 0.7 + 1e-15 * big},
+                               {2, 2, big}});
+    EXPECT_FALSE(d.is_symmetric());  // not exactly
+    EXPECT_TRUE(d.is_symmetric(MatrixData::rounding_symmetry));
+    // Clearly not symmetric: a difference of 1e-9 of the largest entry.
+    const MatrixData e =
+        make(2, 2, {{0, 0, big}, {0, 1, 1.0}, {1, 0, 1.0 + 1e-9 * big}, {1, 1, 1}});
+    EXPECT_FALSE(e.is_symmetric(MatrixData::rounding_symmetry));
+    // A missing mirror counts as zero: tolerated only below the tolerance.
+    const MatrixData f = make(2, 2, {{0, 0, big}, {0, 1, 1e-13 * big}, {1, 1, big}});
+    EXPECT_TRUE(f.is_symmetric(MatrixData::rounding_symmetry));
+    const MatrixData g = make(2, 2, {{0, 0, big}, {0, 1, 1e-11 * big}, {1, 1, big}});
+    EXPECT_FALSE(g.is_symmetric(MatrixData::rounding_symmetry));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_FALSE(make(2, 2, {{0, 0, nan}, {1, 1, 1.0}}).is_symmetric(1e-3));
+}

@@ -34,6 +34,23 @@ public:
     virtual bool fixed() const { return true; }
 };
 
+/// Jacobi: M = diag(A), z = r ./ diag(A). Throws BadInput when the operator has no diagonal or
+/// a diagonal entry is zero or not finite (naming the row).
+template <typename T>
+class Jacobi : public PreconditionerOperator<T> {
+public:
+    explicit Jacobi(const LinearOperator<T>& A);
+    std::size_t size() const override { return inv_diag_.size(); }
+    const Executor& executor() const override { return inv_diag_.executor(); }
+    void apply(const_view<T> r, view<T> z) const override;
+    std::string name() const override { return "jacobi"; }
+    /// 1 / diag(A), in the executor's memory.
+    const Array<T>& inverse_diagonal() const { return inv_diag_; }
+
+private:
+    Array<T> inv_diag_;
+};
+
 /// The preconditioner settings.precond names for A (nullptr for none). Throws BadInput (a zero
 /// or non-finite diagonal entry or pivot, naming the row; settings out of range), Unsupported (a
 /// preconditioner the operator's format cannot provide, e.g. ilu0 on a matrix-free operator).

@@ -18,11 +18,10 @@ enum class StopReason : std::uint8_t {
     non_finite,      ///< a NaN or Inf appeared (in the system, its right-hand side or the
                      ///< iterates; see singular_preconditioner)
     indefinite,      ///< CG found p.Ap <= 0: the operator (or preconditioner) is not SPD
-    stagnation,      ///< the true residual stopped falling (no new minimum in 4 residual
-                     ///< replacements, or a false convergence twice without halving; batched:
-                     ///< the recurrence residual met the test, the true one did not, several
-                     ///< restarts from the true residual running): the tolerance is below the
-                     ///< accuracy the precision attains
+    stagnation,      ///< batched solvers only: the recurrence residual met the test, the true
+                     ///< one did not, over several restarts from the true residual (the
+                     ///< tolerance is below what the precision attains). The monolithic solvers
+                     ///< never stop early: they run to max_iterations instead.
     singular_preconditioner,  ///< zero or non-finite diagonal (Jacobi), singular or non-finite
                               ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
                               ///< NaN there is reported here rather than as non_finite

@@ -24,8 +24,8 @@ struct CgArgs {
     const T* b = nullptr;
     T* x = nullptr;
     T* r = nullptr;
-    T* z = nullptr;  ///< nullptr without preconditioning (z is r)
-    const T* inv_diag = nullptr;
+    T* z = nullptr;               ///< nullptr without preconditioning (z is r)
+    const T* inv_diag = nullptr;  ///< Jacobi, applied by the steps; nullptr when deferred
     T* p0 = nullptr;  ///< p ping-pongs between p0 and p1 by the parity of state->iteration
     T* p1 = nullptr;
     T* q = nullptr;
@@ -58,6 +58,9 @@ struct CgArgs {
     /* any operator, when replacing, after ax = A x: r = b - ax; [z]; rr; [rz] -> finish */      \
     template <typename T>                                                                        \
     void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& args);                   \
+    /* deferred preconditioning, after z = M^-1 r: rz = r.z -> finish of the pending residual */ \
+    template <typename T>                                                                        \
+    void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& args);             \
     }
 
 #define PORTLA_INSTANTIATE_CG_KERNELS(T)                                                      \
@@ -67,7 +70,8 @@ struct CgArgs {
     template void cg_direction_dot<T>(tag, const Executor&, const CgArgs<T>&);                \
     template void cg_update<T>(tag, const Executor&, const CgArgs<T>&);                       \
     template void cg_replace<T>(tag, const Executor&, const CgArgs<T>&);                      \
-    template void cg_replace_from_ax<T>(tag, const Executor&, const CgArgs<T>&)
+    template void cg_replace_from_ax<T>(tag, const Executor&, const CgArgs<T>&);              \
+    template void cg_finish_preconditioned<T>(tag, const Executor&, const CgArgs<T>&)
 
 namespace portla::kernels {
 PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_CG_KERNELS)

@@ -1,0 +1,258 @@
+// Restarted GMRES, written once over the Krylov-basis kernels (core/kernels/krylov_kernels.hpp),
+// the operator's apply() and the preconditioner's. Per iteration j (k = j + 1 basis vectors):
+//   z = M^-1 v_j                      (flexible: z is column j of Z, kept)
+//   w = A z                           (w is column j + 1 of V)
+//   h  = V_k^T w;  w -= V_k h          classical Gram-Schmidt ...
+//   h' = V_k^T w;  w -= V_k h'         ... twice (CGS2: orthogonal to working precision)
+//   ||w||                             one read-back of h, h', ||w|| to the host
+// The small Hessenberg least-squares problem lives on the host (Givens rotations, in double),
+// whose |g_{j+1}| is the residual norm of the current iterate. A cycle ends after `restart`
+// iterations, when that estimate meets the tolerance, at the iteration limit or when the Arnoldi
+// vector vanishes; x is updated (x += M^-1 V y, or Z y) and the true residual b - A x recomputed.
+#include "portla/solver/gmres.hpp"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/kernels/krylov_kernels.hpp"
+#include "core/solver_common.hpp"
+
+namespace portla::solver {
+namespace {
+
+template <typename T>
+class Gmres {
+public:
+    Gmres(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const Settings& s)
+        : A_(A),
+          M_(M),
+          exec_(A.executor()),
+          n_(A.rows()),
+          m_(s.restart),
+          flexible_(M && (s.flexible || !M->fixed())),
+          V_(exec_, n_ * (m_ + 1)),
+          Z_(exec_, flexible_ ? n_ * m_ : 0),
+          z_(exec_, M && !flexible_ ? n_ : 0),
+          scalars_(exec_, 2 * (m_ + 1) + 1),
+          H_((m_ + 1) * m_, 0.0),
+          cs_(m_, 0.0),
+          sn_(m_, 0.0),
+          g_(m_ + 1, 0.0) {}
+
+    T* column(int j) { return V_.data() + static_cast<std::size_t>(j) * n_; }
+
+    // One cycle from the residual r (norm beta > 0): returns the basis columns to combine and sets
+    // `estimate` (the least-squares residual of the last one) and `invariant` (the Arnoldi vector
+    // vanished). Records every iteration through `record`, stopping early when it says so.
+    template <typename Record>
+    int cycle(const_view<T> r, double beta, int budget, Record record, double& estimate,
+              bool& invariant, bool& non_finite) {
+        const auto& e = exec_;
+        invariant = non_finite = false;
+        blas::axpby<T>(e, static_cast<T>(1 / beta), r, T{0}, view<T>(column(0), n_));  // v0
+        std::fill(g_.begin(), g_.end(), 0.0);
+        g_[0] = beta;
+        estimate = beta;
+        int j = 0;
+        std::vector<T> h(scalars_.size());
+        while (j < m_ && j < budget) {
+            const int k = j + 1;
+            // z = M^-1 v_j; w = A z
+            const_view<T> vj(column(j), n_);
+            const_view<T> z = vj;
+            if (M_) {
+                view<T> zj = flexible_ ? view<T>(Z_.data() + static_cast<std::size_t>(j) * n_, n_)
+                                       : z_.get_view();
+                M_->apply(vj, zj);
+                z = zj;
+            }
+            view<T> w(column(k), n_);
+            A_.apply(z, w);
+            T* hd = scalars_.data();
+            dispatch(e, [&](auto backend) {
+                for (int pass = 0; pass < 2; ++pass) {  // CGS2
+                    T* hp = hd + pass * (m_ + 1);
+                    basis_project(backend, e, n_, k, V_.data(), n_, w.data, hp);  // h = V^T w
+                    basis_update(backend, e, n_, k, V_.data(), n_, hp, T{-1}, T{1},
+                                 w.data);  // w -= V h
+                }
+            });
+            blas::norm2<T>(e, w, view<T>(hd + 2 * (m_ + 1), 1));
+            Executor::copy_bytes(Executor::reference(), h.data(), e, hd, h.size() * sizeof(T));
+            const double hnorm = h[2 * (m_ + 1)];
+            double* Hj = H_.data() + static_cast<std::size_t>(j) * (m_ + 1);  // column j
+            double column_norm = hnorm * hnorm;
+            for (int i = 0; i < k; ++i) {
+                Hj[i] = double(h[i]) + double(h[m_ + 1 + i]);
+                column_norm += Hj[i] * Hj[i];
+            }
+            Hj[k] = hnorm;
+            if (!std::isfinite(column_norm)) {
+                non_finite = true;
+                return j;  // x keeps the previous cycle's value
+            }
+            // The previous rotations, then one that zeroes H[k][j].
+            for (int i = 0; i < j; ++i) {
+                const double t = cs_[i] * Hj[i] + sn_[i] * Hj[i + 1];
+                Hj[i + 1] = -sn_[i] * Hj[i] + cs_[i] * Hj[i + 1];
+                Hj[i] = t;
+            }
+            const double tiny = 4 * std::numeric_limits<T>::epsilon() * std::sqrt(column_norm);
+            if (!(hnorm > tiny)) {
+                // The Arnoldi vector vanished: the Krylov space is invariant. With H's rotated
+                // diagonal entry nonzero the least-squares problem is solved exactly (estimate
+                // 0: the true residual decides); with it zero too (A M^-1 singular on the
+                // space), column j adds nothing and the residual stays at |g_j|.
+                invariant = true;
+                const bool singular = !(std::abs(Hj[j]) > tiny);
+                if (!singular) {
+                    cs_[j] = Hj[j] > 0 ? 1.0 : -1.0;  // |H[j][j]| on the diagonal
+                    sn_[j] = 0;
+                    Hj[j] = std::abs(Hj[j]);
+                    g_[j] *= cs_[j];
+                    g_[k] = 0;
+                    ++j;
+                }
+                estimate = std::abs(g_[j]);
+                record(estimate);
+                return j;
+            }
+            const double rho = std::hypot(Hj[j], Hj[k]);
+            cs_[j] = Hj[j] / rho;
+            sn_[j] = Hj[k] / rho;
+            Hj[j] = rho;
+            Hj[k] = 0;
+            g_[k] = -sn_[j] * g_[j];
+            g_[j] = cs_[j] * g_[j];
+            estimate = std::abs(g_[k]);
+            ++j;
+            if (record(estimate)) break;
+            dispatch(e, [&](auto backend) {  // v_k = w / ||w||
+                basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0},
+                                      static_cast<T>(1 / hnorm), w.data);
+            });
+        }
+        return j;
+    }
+
+    // x += M^-1 V_j y (or Z_j y) with H(0:j, 0:j) y = g(0:j).
+    void update(int j, view<T> x) {
+        if (j == 0) return;
+        std::vector<double> y(j);
+        for (int i = j - 1; i >= 0; --i) {
+            double s = g_[i];
+            for (int c = i + 1; c < j; ++c) s -= H_[static_cast<std::size_t>(c) * (m_ + 1) + i] * y[c];
+            const double d = H_[static_cast<std::size_t>(i) * (m_ + 1) + i];
+            y[i] = d != 0 ? s / d : 0.0;
+        }
+        std::vector<T> yt(y.begin(), y.end());
+        T* yd = scalars_.data();
+        Executor::copy_bytes(exec_, yd, Executor::reference(), yt.data(), j * sizeof(T));
+        dispatch(exec_, [&](auto backend) {
+            if (flexible_ || !M_) {  // x += Z y  (or V y)
+                basis_update(backend, exec_, n_, j, flexible_ ? Z_.data() : V_.data(), n_, yd, T{1},
+                             T{1}, x.data);
+                return;
+            }
+            // u = V y (into the last basis column, free now); x += M^-1 u
+            T* u = column(m_);
+            basis_update(backend, exec_, n_, j, V_.data(), n_, yd, T{1}, T{0}, u);
+            M_->apply(const_view<T>(u, n_), z_.get_view());
+            blas::axpby<T>(exec_, T{1}, z_.get_view(), T{1}, x);
+        });
+    }
+
+private:
+    const LinearOperator<T>& A_;
+    const PreconditionerOperator<T>* M_;
+    Executor exec_;
+    std::size_t n_;
+    int m_;
+    bool flexible_;
+    Array<T> V_, Z_, z_, scalars_;
+    std::vector<double> H_;  ///< column-major (m + 1) x m, rotated to upper triangular
+    std::vector<double> cs_, sn_, g_;
+};
+
+template <typename T>
+Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const_view<T> b,
+             view<T> x, const Settings& settings) {
+    Result result;
+    const double bnorm = detail::check_inputs("gmres", A, b, x, settings, M);
+    if (settings.restart < 1)
+        throw BadInput("gmres: restart must be >= 1 (got " + std::to_string(settings.restart) +
+                       ")");
+    const auto& exec = A.executor();
+    std::unique_ptr<PreconditionerOperator<T>> built;
+    if (!M) M = (built = detail::preconditioner("gmres", A, settings)).get();
+    detail::start<T>(A, x, settings);
+    Array<T> r(exec, A.rows());
+    detail::Progress progress(settings, bnorm, result);
+
+    detail::residual<T>(A, b, x, r);  // r = b - A x
+    double beta = blas::norm2<T>(exec, r);
+    if (!progress.record(0, beta) && settings.max_iters > 0) {
+        Settings s = settings;
+        s.restart = static_cast<int>(std::min<std::size_t>(settings.restart, A.rows()));
+        Gmres<T> gmres(A, M, s);
+        int it = 0;
+        for (;;) {
+            double estimate = 0;
+            bool invariant = false, non_finite = false, claimed = false;
+            const int done = gmres.cycle(
+                r, beta, settings.max_iters - it,
+                [&](double est) { return claimed = progress.record(++it, est); }, estimate,
+                invariant, non_finite);
+            if (non_finite) {
+                progress.stop(StopReason::non_finite);
+                break;
+            }
+            gmres.update(done, x);
+            detail::residual<T>(A, b, x, r);  // the true residual of the new iterate
+            beta = blas::norm2<T>(exec, r);
+            if (!std::isfinite(beta)) {
+                progress.stop(StopReason::non_finite);
+                break;
+            }
+            if (claimed && result.reason != StopReason::converged) break;  // non-finite estimate
+            if (progress.reached(beta)) {
+                progress.stop(StopReason::converged);
+                break;
+            }
+            if (claimed) progress.confirm(beta);  // the estimate met the test, the truth did not
+            if (invariant && !progress.reached(estimate)) {
+                progress.stop(StopReason::breakdown);
+                break;
+            }
+            if (it >= settings.max_iters) break;
+        }
+    }
+    detail::finish<T>(A, b, x, r, result);
+    return result;
+}
+
+}  // namespace
+
+template <typename T>
+Result gmres(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
+    return solve<T>(A, nullptr, b, x, settings);
+}
+
+template <typename T>
+Result gmres(const LinearOperator<T>& A, const PreconditionerOperator<T>& M, const_view<T> b,
+             view<T> x, const Settings& settings) {
+    return solve<T>(A, &M, b, x, settings);
+}
+
+template Result gmres<double>(const LinearOperator<double>&, const_view<double>, view<double>,
+                              const Settings&);
+template Result gmres<float>(const LinearOperator<float>&, const_view<float>, view<float>,
+                             const Settings&);
+template Result gmres<double>(const LinearOperator<double>&, const PreconditionerOperator<double>&,
+                              const_view<double>, view<double>, const Settings&);
+template Result gmres<float>(const LinearOperator<float>&, const PreconditionerOperator<float>&,
+                             const_view<float>, view<float>, const Settings&);
+
+}  // namespace portla::solver

@@ -1,0 +1,11 @@
+// The Krylov-basis kernels of the omp backend: src/common/krylov_host_kernels.inc over OpenMP
+// loops (static schedule; serial below parallel_threshold()).
+#include "core/kernels/krylov_kernels.hpp"
+#include "omp/loops.hpp"
+
+namespace portla::kernels::omp {
+
+using KrylovLoops = OmpLoops;
+#include "common/krylov_host_kernels.inc"
+
+}  // namespace portla::kernels::omp

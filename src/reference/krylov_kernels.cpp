@@ -1,0 +1,11 @@
+// The Krylov-basis kernels of the reference backend: src/common/krylov_host_kernels.inc over
+// plain loops in order.
+#include "core/kernels/krylov_kernels.hpp"
+#include "reference/loops.hpp"
+
+namespace portla::kernels::reference {
+
+using KrylovLoops = SerialLoops;
+#include "common/krylov_host_kernels.inc"
+
+}  // namespace portla::kernels::reference
