@@ -92,8 +92,7 @@ void for_each_diagonal_block(const LinearOperator<T>& A, std::size_t bs, Block&&
         const std::size_t m = std::min(bs, n - start);
         a.assign(m * m, 0.0);
         for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < m; ++j)
-                a[i * m + j] = values[(start + i) * n + start + j];
+            for (std::size_t j = 0; j < m; ++j) a[i * m + j] = values[(start + i) * n + start + j];
         block(start, m, a);
     }
 }
@@ -106,9 +105,8 @@ BlockJacobi<T>::BlockJacobi(const LinearOperator<T>& A, int block_size)
     if (!dynamic_cast<const Csr<T>*>(&A) && !dynamic_cast<const Dense<T>*>(&A))
         throw Unsupported("block-jacobi needs a csr or dense matrix (got " + A.format() + ")");
     if (A.rows() != A.cols())
-        throw DimensionMismatch("block-jacobi: matrix must be square (" +
-                                    std::to_string(A.rows()) + " x " + std::to_string(A.cols()) +
-                                    "); rows",
+        throw DimensionMismatch("block-jacobi: matrix must be square (" + std::to_string(A.rows()) +
+                                    " x " + std::to_string(A.cols()) + "); rows",
                                 A.rows(), A.cols());
     if (block_size < 1 || block_size > 32)
         throw BadInput("block-jacobi: block size must be in [1, 32] (got " +

@@ -14,8 +14,8 @@
 namespace portla::solver {
 namespace {
 
-constexpr double kSafety = 1.1;      // lmax = kSafety * theta_max
-constexpr double kMaxRatio = 1000;   // lmin >= lmax / kMaxRatio
+constexpr double kSafety = 1.1;     // lmax = kSafety * theta_max
+constexpr double kMaxRatio = 1000;  // lmin >= lmax / kMaxRatio
 constexpr int kMaxDegree = 64;
 constexpr std::uint64_t kSeed = 0x5eed0fc4eb75e7ull;
 
@@ -29,8 +29,7 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 /// Eigenvalues of the symmetric tridiagonal matrix (diagonal a, off-diagonal b, b.size() =
 /// a.size() - 1) below x (Sturm count of the LDL^T pivots).
-int count_below(const std::vector<double>& a, const std::vector<double>& b, double x,
-                double tiny) {
+int count_below(const std::vector<double>& a, const std::vector<double>& b, double x, double tiny) {
     int count = 0;
     double q = 1;
     for (std::size_t i = 0; i < a.size(); ++i) {
@@ -43,12 +42,12 @@ int count_below(const std::vector<double>& a, const std::vector<double>& b, doub
 
 /// The i-th smallest eigenvalue (0-based) of the symmetric tridiagonal matrix, by bisection
 /// inside its Gershgorin interval.
-double tridiagonal_eigenvalue(const std::vector<double>& a, const std::vector<double>& b,
-                              int i) {
+double tridiagonal_eigenvalue(const std::vector<double>& a, const std::vector<double>& b, int i) {
     const std::size_t k = a.size();
     double lo = a[0], hi = a[0];
     for (std::size_t j = 0; j < k; ++j) {
-        const double radius = (j > 0 ? std::abs(b[j - 1]) : 0.0) + (j + 1 < k ? std::abs(b[j]) : 0.0);
+        const double radius =
+            (j > 0 ? std::abs(b[j - 1]) : 0.0) + (j + 1 < k ? std::abs(b[j]) : 0.0);
         lo = std::min(lo, a[j] - radius);
         hi = std::max(hi, a[j] + radius);
     }
@@ -92,9 +91,10 @@ Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, double lambda_mi
     : A_(&A) {
     if (!(std::isfinite(lambda_min) && std::isfinite(lambda_max) && 0 < lambda_min &&
           lambda_min < lambda_max))
-        throw BadInput("chebyshev: the interval must satisfy 0 < lambda_min < lambda_max, finite "
-                       "(got [" +
-                       std::to_string(lambda_min) + ", " + std::to_string(lambda_max) + "])");
+        throw BadInput(
+            "chebyshev: the interval must satisfy 0 < lambda_min < lambda_max, finite "
+            "(got [" +
+            std::to_string(lambda_min) + ", " + std::to_string(lambda_max) + "])");
     set_up(degree);
     lmin_ = lambda_min;
     lmax_ = lambda_max;
@@ -158,15 +158,16 @@ void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag) {
     double scale = 0;
     const double breakdown = 1e3 * std::numeric_limits<T>::epsilon();
     for (int j = 0; j < steps; ++j) {
-        apply_b(v, w);                                       // w = B v_j
-        const double a = inner(w, v);                        // alpha_j = <B v_j, v_j>
-        blas::axpby<T>(exec, T(-a), v, T{1}, w);             // w -= alpha_j v_j
+        apply_b(v, w);                            // w = B v_j
+        const double a = inner(w, v);             // alpha_j = <B v_j, v_j>
+        blas::axpby<T>(exec, T(-a), v, T{1}, w);  // w -= alpha_j v_j
         if (j > 0) blas::axpby<T>(exec, T(-beta.back()), v_prev, T{1}, w);  // - beta v_{j-1}
-        const double b = std::sqrt(std::max(0.0, inner(w, w)));  // beta_j = ||w||
+        const double b = std::sqrt(std::max(0.0, inner(w, w)));             // beta_j = ||w||
         alpha.push_back(a);
         if (!std::isfinite(a) || !std::isfinite(b))
-            throw BadInput("chebyshev: the eigenvalue estimate is not finite: the operator "
-                           "contains NaN or Inf or is not positive definite");
+            throw BadInput(
+                "chebyshev: the eigenvalue estimate is not finite: the operator "
+                "contains NaN or Inf or is not positive definite");
         scale = std::max(scale, std::abs(a) + b + (j > 0 ? beta.back() : 0.0));
         if (j + 1 == steps || b <= breakdown * scale) break;  // done, or invariant subspace
         beta.push_back(b);
@@ -177,8 +178,8 @@ void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag) {
     ritz_max_ = tridiagonal_eigenvalue(alpha, beta, static_cast<int>(alpha.size()) - 1);
     if (!(std::isfinite(ritz_max_) && ritz_max_ > 0))
         throw BadInput("chebyshev: the largest eigenvalue estimate of " +
-                       std::string(scaled_ ? "D^-1 A" : "A") + " is " +
-                       std::to_string(ritz_max_) + ": the operator is not positive definite");
+                       std::string(scaled_ ? "D^-1 A" : "A") + " is " + std::to_string(ritz_max_) +
+                       ": the operator is not positive definite");
 }
 
 template <typename T>
@@ -201,12 +202,12 @@ void Chebyshev<T>::apply(const_view<T> r, view<T> z) const {
     blas::axpby<T>(exec, T(1 / theta), res, T{0}, dir);  // d = res / theta
     blas::copy<T>(exec, dir, z);                         // z_1 = d_0
     for (int k = 1; k <= degree_; ++k) {
-        apply_b(dir, work);                               // w = B d
-        blas::axpby<T>(exec, T{-1}, work, T{1}, res);     // res -= B d
+        apply_b(dir, work);                            // w = B d
+        blas::axpby<T>(exec, T{-1}, work, T{1}, res);  // res -= B d
         const double rho_next = 1 / (2 * sigma - rho);
         // d = rho_next rho d + (2 rho_next / delta) res
         blas::axpby<T>(exec, T(2 * rho_next / delta), res, T(rho_next * rho), dir);
-        blas::axpby<T>(exec, T{1}, dir, T{1}, z);         // z += d
+        blas::axpby<T>(exec, T{1}, dir, T{1}, z);  // z += d
         rho = rho_next;
     }
 }

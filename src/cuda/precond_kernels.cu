@@ -46,8 +46,7 @@ void block_jacobi_apply(tag, const Executor& exec, int block_size, const_view<T>
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t needed = (n + threads - 1) / threads;
     const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(threads));
-    const unsigned grid =
-        static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
     block_jacobi_kernel<T><<<grid, threads, 0, stream_of(exec)>>>(
         n, static_cast<std::size_t>(block_size), blocks.data, r.data, z.data);
     PORTLA_CUDA_CHECK_LAUNCH();

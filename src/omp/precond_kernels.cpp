@@ -27,8 +27,8 @@ void block_jacobi_blocks(std::size_t first, std::size_t last, std::size_t bs, st
 }  // namespace
 
 template <typename T>
-void block_jacobi_apply(tag, const Executor&, int block_size, const_view<T> blocks,
-                        const_view<T> r, view<T> z) {
+void block_jacobi_apply(tag, const Executor&, int block_size, const_view<T> blocks, const_view<T> r,
+                        view<T> z) {
     const std::size_t n = r.size, bs = static_cast<std::size_t>(block_size);
     const std::size_t num_blocks = (n + bs - 1) / bs;
     if (n < parallel_threshold()) {

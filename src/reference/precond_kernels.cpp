@@ -6,8 +6,8 @@
 namespace portla::kernels::reference {
 
 template <typename T>
-void block_jacobi_apply(tag, const Executor&, int block_size, const_view<T> blocks,
-                        const_view<T> r, view<T> z) {
+void block_jacobi_apply(tag, const Executor&, int block_size, const_view<T> blocks, const_view<T> r,
+                        view<T> z) {
     const std::size_t n = r.size, bs = static_cast<std::size_t>(block_size);
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t b = i / bs, start = b * bs, m = std::min(bs, n - start);
