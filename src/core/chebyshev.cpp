@@ -1,0 +1,218 @@
+// Chebyshev polynomial preconditioner: the interval estimated by Lanczos, the polynomial applied
+// by the Chebyshev iteration, both over A.apply and blas:: calls (every backend).
+#include "portla/solver/chebyshev.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "portla/blas.hpp"
+#include "portla/error.hpp"
+
+namespace portla::solver {
+namespace {
+
+constexpr double kSafety = 1.1;     // lmax = kSafety * theta_max
+constexpr double kMaxRatio = 1000;  // lmin >= lmax / kMaxRatio
+constexpr int kMaxDegree = 64;
+constexpr std::uint64_t kSeed = 0x5eed0fc4eb75e7ull;
+
+/// splitmix64: a fixed, platform-independent stream of 64-bit values.
+std::uint64_t splitmix64(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/// Eigenvalues of the symmetric tridiagonal matrix (diagonal a, off-diagonal b, b.size() =
+/// a.size() - 1) below x (Sturm count of the LDL^T pivots).
+int count_below(const std::vector<double>& a, const std::vector<double>& b, double x, double tiny) {
+    int count = 0;
+    double q = 1;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        q = (a[i] - x) - (i > 0 ? b[i - 1] * b[i - 1] / q : 0.0);
+        if (q == 0) q = -tiny;
+        if (q < 0) ++count;
+    }
+    return count;
+}
+
+/// The i-th smallest eigenvalue (0-based) of the symmetric tridiagonal matrix, by bisection
+/// inside its Gershgorin interval.
+double tridiagonal_eigenvalue(const std::vector<double>& a, const std::vector<double>& b, int i) {
+    const std::size_t k = a.size();
+    double lo = a[0], hi = a[0];
+    for (std::size_t j = 0; j < k; ++j) {
+        const double radius =
+            (j > 0 ? std::abs(b[j - 1]) : 0.0) + (j + 1 < k ? std::abs(b[j]) : 0.0);
+        lo = std::min(lo, a[j] - radius);
+        hi = std::max(hi, a[j] + radius);
+    }
+    const double scale = std::max(std::abs(lo), std::abs(hi));
+    const double tiny = std::numeric_limits<double>::min() + 1e-16 * scale;
+    lo -= 1e-15 * scale;
+    hi += 1e-15 * scale;
+    for (int it = 0; it < 200 && hi - lo > 4e-16 * scale; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        if (count_below(a, b, mid, tiny) > i)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+template <typename T>
+Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps) : A_(&A) {
+    if (estimate_steps < 1)
+        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
+                       std::to_string(estimate_steps) + ")");
+    set_up(degree);
+    if (n_ == 0) return;
+    Array<T> abs_diag(A.executor(), 0);
+    if (scaled_) {  // |D| from D^-1 on the host (set-up only)
+        auto h = inv_diag_.to_host();
+        for (auto& v : h) v = std::abs(T{1} / v);
+        abs_diag = Array<T>(A.executor(), h);
+    }
+    estimate(estimate_steps, abs_diag);
+    lmax_ = kSafety * ritz_max_;
+    lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
+}
+
+template <typename T>
+Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, double lambda_min,
+                        double lambda_max)
+    : A_(&A) {
+    if (!(std::isfinite(lambda_min) && std::isfinite(lambda_max) && 0 < lambda_min &&
+          lambda_min < lambda_max))
+        throw BadInput(
+            "chebyshev: the interval must satisfy 0 < lambda_min < lambda_max, finite "
+            "(got [" +
+            std::to_string(lambda_min) + ", " + std::to_string(lambda_max) + "])");
+    set_up(degree);
+    lmin_ = lambda_min;
+    lmax_ = lambda_max;
+}
+
+template <typename T>
+void Chebyshev<T>::set_up(int degree) {
+    const auto& A = *A_;
+    if (A.rows() != A.cols())
+        throw DimensionMismatch("chebyshev: operator must be square (" + std::to_string(A.rows()) +
+                                    " x " + std::to_string(A.cols()) + "); rows",
+                                A.rows(), A.cols());
+    if (degree < 1 || degree > kMaxDegree)
+        throw BadInput("chebyshev: degree must be in [1, " + std::to_string(kMaxDegree) +
+                       "] (got " + std::to_string(degree) + ")");
+    n_ = A.rows();
+    degree_ = degree;
+    const auto& exec = A.executor();
+    scaled_ = A.has_diagonal();
+    inv_diag_ = Array<T>(exec, scaled_ ? n_ : 0);
+    res_ = Array<T>(exec, n_);
+    dir_ = Array<T>(exec, n_);
+    work_ = Array<T>(exec, n_);
+    if (!scaled_ || n_ == 0) return;
+    A.diagonal(inv_diag_.get_view());
+    const auto row = blas::invert_diagonal<T>(exec, inv_diag_.get_view());
+    if (row < n_) {
+        T value{};
+        Executor::copy_bytes(Executor::reference(), &value, exec, inv_diag_.data() + row,
+                             sizeof(T));
+        throw BadInput(std::string("chebyshev: ") + (value == T{0} ? "zero" : "non-finite") +
+                       " diagonal entry at row " + std::to_string(row + 1));
+    }
+}
+
+template <typename T>
+void Chebyshev<T>::apply_b(const_view<T> x, view<T> w) const {
+    A_->apply(x, w);
+    if (scaled_) blas::pointwise_mul<T>(A_->executor(), inv_diag_.get_view(), w, w);
+}
+
+template <typename T>
+void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag) {
+    const auto& exec = A_->executor();
+    // <x, y> = x^T |D| y (x^T y without a diagonal): B = D^-1 A is self-adjoint in it when A is
+    // symmetric with a diagonal of one sign.
+    Array<T> weighted(exec, n_);
+    auto inner = [&](const_view<T> x, const_view<T> y) {
+        if (!scaled_) return double(blas::dot<T>(exec, x, y));
+        blas::pointwise_mul<T>(exec, abs_diag.get_view(), x, weighted.get_view());
+        return double(blas::dot<T>(exec, weighted.get_view(), y));
+    };
+    std::vector<T> start(n_);
+    std::uint64_t state = kSeed;
+    for (auto& v : start)  // uniform in [-1, 1)
+        v = static_cast<T>(double(splitmix64(state) >> 11) * 0x1.0p-52 - 1.0);
+    Array<T> v(exec, start), v_prev(exec, n_), w(exec, n_);
+    const double start_norm = std::sqrt(inner(v, v));
+    blas::axpby<T>(exec, T(1 / start_norm), v, T{0}, v);
+    std::vector<double> alpha, beta;
+    double scale = 0;
+    const double breakdown = 1e3 * std::numeric_limits<T>::epsilon();
+    for (int j = 0; j < steps; ++j) {
+        apply_b(v, w);                            // w = B v_j
+        const double a = inner(w, v);             // alpha_j = <B v_j, v_j>
+        blas::axpby<T>(exec, T(-a), v, T{1}, w);  // w -= alpha_j v_j
+        if (j > 0) blas::axpby<T>(exec, T(-beta.back()), v_prev, T{1}, w);  // - beta v_{j-1}
+        const double b = std::sqrt(std::max(0.0, inner(w, w)));             // beta_j = ||w||
+        alpha.push_back(a);
+        if (!std::isfinite(a) || !std::isfinite(b))
+            throw BadInput(
+                "chebyshev: the eigenvalue estimate is not finite: the operator "
+                "contains NaN or Inf or is not positive definite");
+        scale = std::max(scale, std::abs(a) + b + (j > 0 ? beta.back() : 0.0));
+        if (j + 1 == steps || b <= breakdown * scale) break;  // done, or invariant subspace
+        beta.push_back(b);
+        std::swap(v_prev, v);
+        blas::axpby<T>(exec, T(1 / b), w, T{0}, v);  // v_{j+1} = w / beta_j
+    }
+    ritz_min_ = tridiagonal_eigenvalue(alpha, beta, 0);
+    ritz_max_ = tridiagonal_eigenvalue(alpha, beta, static_cast<int>(alpha.size()) - 1);
+    if (!(std::isfinite(ritz_max_) && ritz_max_ > 0))
+        throw BadInput("chebyshev: the largest eigenvalue estimate of " +
+                       std::string(scaled_ ? "D^-1 A" : "A") + " is " + std::to_string(ritz_max_) +
+                       ": the operator is not positive definite");
+}
+
+template <typename T>
+void Chebyshev<T>::apply(const_view<T> r, view<T> z) const {
+    if (r.size != n_) throw DimensionMismatch("chebyshev apply: r", n_, r.size);
+    if (z.size != n_) throw DimensionMismatch("chebyshev apply: z", n_, z.size);
+    if (n_ == 0) return;
+    const auto& exec = A_->executor();
+    auto res = res_.get_view();
+    auto dir = dir_.get_view();
+    auto work = work_.get_view();
+    // Saad, Alg. 12.1 on B z = c, c = D^-1 r, from z_0 = 0: res_0 = c, d_0 = c / theta.
+    const double theta = 0.5 * (lmax_ + lmin_), delta = 0.5 * (lmax_ - lmin_);
+    const double sigma = theta / delta;
+    double rho = 1 / sigma;
+    if (scaled_)
+        blas::pointwise_mul<T>(exec, inv_diag_.get_view(), r, res);  // res = D^-1 r
+    else
+        blas::copy<T>(exec, r, res);
+    blas::axpby<T>(exec, T(1 / theta), res, T{0}, dir);  // d = res / theta
+    blas::copy<T>(exec, dir, z);                         // z_1 = d_0
+    for (int k = 1; k <= degree_; ++k) {
+        apply_b(dir, work);                            // w = B d
+        blas::axpby<T>(exec, T{-1}, work, T{1}, res);  // res -= B d
+        const double rho_next = 1 / (2 * sigma - rho);
+        // d = rho_next rho d + (2 rho_next / delta) res
+        blas::axpby<T>(exec, T(2 * rho_next / delta), res, T(rho_next * rho), dir);
+        blas::axpby<T>(exec, T{1}, dir, T{1}, z);  // z += d
+        rho = rho_next;
+    }
+}
+
+template class Chebyshev<double>;
+template class Chebyshev<float>;
+
+}  // namespace portla::solver
