@@ -16,6 +16,7 @@
 #include "portla/operator.hpp"
 #include "portla/solver/bicgstab.hpp"
 #include "portla/solver/cg.hpp"
+#include "portla/solver/ilu.hpp"
 #include "portla/solver/settings.hpp"
 #include "portla/solver/types.hpp"
 #include "portla/timer.hpp"
