@@ -15,7 +15,7 @@ namespace portla::bench {
 
 std::vector<std::string> kernel_names() {
     return {"copy", "axpby",    "dot",     "dot-host", "norm2",   "fused-cg", "unfused-cg",
-            "gemv", "spmv-csr", "stencil", "cg",       "cg-host", "cg-dense"};
+            "gemv", "spmv-csr", "stencil", "cg",       "cg-host", "cg-dense", "ilu0-apply"};
 }
 
 std::vector<std::string> backends_for(const std::string& kernel) {
@@ -33,6 +33,8 @@ std::vector<std::string> backends_for(const std::string& kernel) {
         {"cg", {"reference", "omp", "cuda", "cusparse"}},
         {"cg-host", {"cuda"}},
         {"cg-dense", {"reference", "omp", "cuda", "openblas", "cublas"}},
+        // cuda: portla's level-scheduled solves; cusparse: cuSPARSE SpSV on the same factors.
+        {"ilu0-apply", {"reference", "omp", "cuda", "cusparse"}},
     };
     const auto it = table.find(kernel);
     if (it == table.end()) throw BadInput("bench: unknown kernel '" + kernel + "'");
@@ -503,9 +505,80 @@ Case cg_case(const CaseConfig& c, const Executor& exec) {
     return cs;
 }
 
+// One ILU(0) apply, z = U^-1 (L^-1 r), on the 3-D 7-point Poisson matrix (natural order: 3 (p - 1)
+// + 1 levels per factor on p^3 points). Set-up (the host factorization) is not timed. Bytes: the
+// two factors once (values, column indices, row pointers, level order) and r, work (written,
+// then read), z. Verified by M z = L (U z) against r in double on the host, row by row relative
+// to sum_k |l_ik| sum_j |u_kj z_j| (the terms of the product).
+template <typename T>
+Case ilu_case(const CaseConfig& c, const Executor& exec) {
+    Case cs;
+    const std::size_t pts = cube_points(c.size);
+    const MatrixData data = Stencil<double>(Executor::reference(), 3, pts).assemble();
+    const std::size_t rows = static_cast<std::size_t>(data.rows), nnz = data.entries();
+    const double w = sizeof(T);
+    cs.n = rows;
+    cs.bytes = double(nnz) * (w + 4) + 2.0 * (rows + 1) * 4 + 2.0 * rows * 4 + 4.0 * w * rows;
+    cs.sets = 1;
+    // The host factorization holds a few copies of the matrix in double.
+    check_fits(Executor::reference(), 60.0 * double(nnz));
+    check_fits(exec, double(nnz) * (w + 4) * 2 + 8.0 * rows * (w + 4));
+    const auto how = c.backend == "cusparse" ? solver::TriangularSolver::vendor
+                                             : solver::TriangularSolver::levels;
+    struct State {
+        std::unique_ptr<solver::Ilu0<T>> m;
+        Array<T> r, z;
+    };
+    const auto rh = host_random<T>(rows, 31);
+    auto st = std::make_shared<State>();
+    st->m = std::make_unique<solver::Ilu0<T>>(Csr<T>::from_data(exec, data), how);
+    st->r = Array<T>(exec, rh);
+    st->z = Array<T>(exec, rows);
+    cs.call = [st](int) { st->m->apply(st->r, st->z); };
+    cs.tolerance = check_tolerance<T>();
+    cs.verify = [st, rh, rows] {
+        poison(st->z);
+        st->m->apply(st->r, st->z);
+        const auto z = to_double(st->z);
+        const auto host = [](const Csr<T>& a, std::vector<std::int32_t>& ptr,
+                             std::vector<std::int32_t>& col, std::vector<T>& val) {
+            ptr = a.row_ptrs().to_host();
+            col = a.col_idxs().to_host();
+            val = a.values().to_host();
+        };
+        std::vector<std::int32_t> lp, lc, up, uc;
+        std::vector<T> lv, uv;
+        host(st->m->lower(), lp, lc, lv);
+        host(st->m->upper(), up, uc, uv);
+        std::vector<double> y(rows), ya(rows);  // y = U z; ya = |U| |z|
+        for (std::size_t i = 0; i < rows; ++i) {
+            double s = 0, sa = 0;
+            for (auto k = up[i]; k < up[i + 1]; ++k) {
+                s += double(uv[k]) * z[uc[k]];
+                sa += std::abs(double(uv[k]) * z[uc[k]]);
+            }
+            y[i] = s;
+            ya[i] = sa;
+        }
+        double err = 0;
+        for (std::size_t i = 0; i < rows; ++i) {  // (L y)_i = y_i + sum_k l_ik y_k
+            double s = y[i], sa = ya[i];
+            for (auto k = lp[i]; k < lp[i + 1]; ++k) {
+                s += double(lv[k]) * y[lc[k]];
+                sa += std::abs(double(lv[k])) * ya[lc[k]];
+            }
+            if (!std::isfinite(s)) return double(INFINITY);
+            err = std::max(err, std::abs(s - double(rh[i])) / (sa + 1e-300));
+        }
+        return err;
+    };
+    return cs;
+}
+
 template <typename T>
 Case make_typed(const CaseConfig& c, const Executor& exec) {
     const std::string& k = c.kernel;
+    if (k == "ilu0-apply") return ilu_case<T>(c, exec);
     if (k == "gemv" || k == "spmv-csr" || k == "stencil") return operator_case<T>(c, exec);
     if (k == "cg" || k == "cg-host" || k == "cg-dense") return cg_case<T>(c, exec);
     return vector_case<T>(c, exec);

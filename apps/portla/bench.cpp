@@ -304,12 +304,12 @@ Runner add_bench(CLI::App& app) {
     app.add_option(
            "kernel", o->kernels,
            "kernels: copy axpby dot dot-host norm2 fused-cg unfused-cg gemv spmv-csr stencil "
-           "cg cg-host cg-dense, or all")
+           "cg cg-host cg-dense ilu0-apply, or all")
         ->required();
     app.add_option("--backend", o->backends, backend_help())->delimiter(',');
     app.add_option("--sizes", o->sizes,
                    "sizes: 2^10:2^30 doubles through the range, or a list (vector length; "
-                   "unknowns for spmv/stencil/cg; matrix elements for gemv/cg-dense)");
+                   "unknowns for spmv/stencil/cg/ilu0-apply; matrix elements for gemv/cg-dense)");
     app.add_option("--wg", o->wg,
                    "work-group sizes of the cuda vector kernels, e.g. 32,64,128,256");
     app.add_option("--items", o->items, "items per thread of the cuda vector kernels, e.g. 1,4,16");

@@ -19,6 +19,7 @@
 #include "portla/solver/cg.hpp"
 #include "portla/solver/chebyshev.hpp"
 #include "portla/solver/gmres.hpp"
+#include "portla/solver/ilu.hpp"
 #include "portla/solver/preconditioner.hpp"
 #include "portla/solver/settings.hpp"
 #include "portla/solver/types.hpp"
