@@ -34,7 +34,8 @@ grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40
 grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
 
 step "compute-sanitizer memcheck on the cuda tests"
-for t in test_backend_cuda test_cg_device test_vendor test_core test_batch_direct_cuda; do
+for t in test_backend_cuda test_cg_device test_vendor test_core test_batch_direct_cuda \
+         test_ilu_cuda test_preconditioners_cuda; do
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
     "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 || status=1
   echo "$t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
@@ -56,11 +57,12 @@ fi
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   shift
   # Sweep names: those of scripts/gpu-bench.sh (kernels, CG, CPU), plus `batch`
-  # (scripts/batch-bench.sh; carry data/pelelm), `eig` (scripts/bench-eig.py) and `gemm`
-  # (scripts/gemm-bench.sh). No name: everything, which takes longer than one 10-minute call.
+  # (scripts/batch-bench.sh; carry data/pelelm), `eig` (scripts/bench-eig.py), `gemm`
+  # (scripts/gemm-bench.sh), `ilu` (ILU(0) apply, levels vs cuSPARSE) and `real` (the
+  # SuiteSparse set against SciPy, scripts/real-matrices.py). No name: everything, which takes longer than one 10-minute call.
   kernel_sweeps=() others=()
   for a in "$@"; do
-    case $a in batch|eig|gemm) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
+    case $a in batch|eig|gemm|real|ilu) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
   done
   everything=$(( $# == 0 ))
   picked() { [ "$everything" = 1 ] || [[ " ${others[*]} " == *" $1 "* ]]; }
@@ -78,6 +80,20 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
     python3 scripts/bench-eig.py --bin "$BUILD/apps/portla/portla" --out "$OUT/eig_hilbert_float.json" \
       --backends cuda,omp > "$OUT/eig_hilbert_float.txt" 2>&1 || status=1
     tail -20 "$OUT/eig_hilbert_float.txt"
+    tar_all
+  fi
+  if picked ilu; then
+    step "ILU(0) apply: level-scheduled kernels vs cuSPARSE SpSV (and omp)"
+    "$BUILD/apps/portla/portla" bench ilu0-apply --backend omp,cuda,cusparse \
+      --sizes 32768,262144,2097152 --json "$OUT/ilu0_apply.json" > "$OUT/ilu0_apply.txt" 2>&1 || status=1
+    tail -20 "$OUT/ilu0_apply.txt"
+    tar_all
+  fi
+  if picked real; then
+    step "SuiteSparse set: every solver and preconditioner, omp and cuda, vs SciPy"
+    python3 scripts/real-matrices.py --bin "$BUILD/apps/portla/portla" --backends omp,cuda \
+      --out "$OUT/real_matrices.json" --table "$OUT/real_matrices.md" > "$OUT/real_matrices.log" 2>&1 || status=1
+    tail -5 "$OUT/real_matrices.log"
     tar_all
   fi
   if picked gemm; then

@@ -31,6 +31,8 @@ struct SolveOptions {
     int restart = 30;
     int block_size = 4;
     int degree = 4;
+    int replacement = 0;
+    std::string side = "right";
     bool monitor = false;
     bool json = false;
 };
@@ -121,6 +123,8 @@ int run(const SolveOptions& o) {
     s.restart = o.restart;
     s.block_size = o.block_size;
     s.chebyshev_degree = o.degree;
+    s.residual_replacement = o.replacement;
+    s.left_preconditioning = o.side == "left";
     s.record_history = !o.history.empty();
     if (!o.x0.empty()) {
         const auto values = io::read_vector(o.x0);
@@ -175,7 +179,10 @@ int run(const SolveOptions& o) {
     j["max_iters"] = o.max_iters;
     j["time_s"] = time_s;
     j["time_per_iteration_s"] = time_s / std::max(1, res.iterations);
-    if (method == solver::Solver::gmres) j["restart"] = o.restart;
+    if (method == solver::Solver::gmres) {
+        j["restart"] = o.restart;
+        j["pc_side"] = o.side;
+    }
     if (!o.history.empty()) write_history(o.history, res, j);
     if (o.json) {
         std::cout << j.dump(2) << std::endl;
@@ -234,6 +241,13 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::Range(1, 32));
     app.add_option("--degree", o->degree, "chebyshev: polynomial degree (1-64)")
         ->check(CLI::Range(1, 64));
+    app.add_option("--pc-side", o->side,
+                   "gmres: apply the preconditioner on the right (default; minimises the true "
+                   "residual) or the left (as SciPy and PETSc)")
+        ->check(CLI::IsMember({"right", "left"}));
+    app.add_option("--replacement", o->replacement,
+                   "recompute r = b - A x every N iterations (CG, BiCGSTAB; 0: never)")
+        ->check(CLI::Range(0, 1000000000));
     app.add_option("--x0", o->x0, "initial guess (Matrix Market vector); default x0 = 0")
         ->check(CLI::ExistingFile);
     app.add_option("--history", o->history,

@@ -31,7 +31,8 @@ public:
           exec_(A.executor()),
           n_(A.rows()),
           m_(s.restart),
-          flexible_(M && (s.flexible || !M->fixed())),
+          left_(M && s.left_preconditioning),
+          flexible_(M && !left_ && (s.flexible || !M->fixed())),
           V_(exec_, n_ * (m_ + 1)),
           Z_(exec_, flexible_ ? n_ * m_ : 0),
           z_(exec_, M && !flexible_ ? n_ : 0),
@@ -59,17 +60,23 @@ public:
         std::vector<T> h(scalars_.size());
         while (j < m_ && j < budget) {
             const int k = j + 1;
-            // z = M^-1 v_j; w = A z
+            // right: z = M^-1 v_j; w = A z.  left: w = M^-1 (A v_j)
             const_view<T> vj(column(j), n_);
-            const_view<T> z = vj;
-            if (M_) {
-                view<T> zj = flexible_ ? view<T>(Z_.data() + static_cast<std::size_t>(j) * n_, n_)
-                                       : z_.get_view();
-                M_->apply(vj, zj);
-                z = zj;
-            }
             view<T> w(column(k), n_);
-            A_.apply(z, w);
+            if (left_) {
+                A_.apply(vj, z_.get_view());
+                M_->apply(z_.get_view(), w);
+            } else {
+                const_view<T> z = vj;
+                if (M_) {
+                    view<T> zj = flexible_
+                                     ? view<T>(Z_.data() + static_cast<std::size_t>(j) * n_, n_)
+                                     : z_.get_view();
+                    M_->apply(vj, zj);
+                    z = zj;
+                }
+                A_.apply(z, w);
+            }
             T* hd = scalars_.data();
             dispatch(e, [&](auto backend) {
                 for (int pass = 0; pass < 2; ++pass) {  // CGS2
@@ -130,20 +137,28 @@ public:
             ++j;
             if (record(estimate)) break;
             dispatch(e, [&](auto backend) {  // v_k = w / ||w||
-                basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0},
-                                      static_cast<T>(1 / hnorm), w.data);
+                basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0}, static_cast<T>(1 / hnorm),
+                             w.data);
             });
         }
         return j;
     }
 
-    // x += M^-1 V_j y (or Z_j y) with H(0:j, 0:j) y = g(0:j).
+    // Left preconditioning: the cycle runs on M^-1 r (written into `out`); returns its norm.
+    double precondition(const_view<T> r, view<T> out) {
+        M_->apply(r, out);
+        return blas::norm2<T>(exec_, out);
+    }
+    bool left() const { return left_; }
+
+    // x += M^-1 V_j y (or Z_j y; V_j y with left preconditioning) with H(0:j, 0:j) y = g(0:j).
     void update(int j, view<T> x) {
         if (j == 0) return;
         std::vector<double> y(j);
         for (int i = j - 1; i >= 0; --i) {
             double s = g_[i];
-            for (int c = i + 1; c < j; ++c) s -= H_[static_cast<std::size_t>(c) * (m_ + 1) + i] * y[c];
+            for (int c = i + 1; c < j; ++c)
+                s -= H_[static_cast<std::size_t>(c) * (m_ + 1) + i] * y[c];
             const double d = H_[static_cast<std::size_t>(i) * (m_ + 1) + i];
             y[i] = d != 0 ? s / d : 0.0;
         }
@@ -151,7 +166,7 @@ public:
         T* yd = scalars_.data();
         Executor::copy_bytes(exec_, yd, Executor::reference(), yt.data(), j * sizeof(T));
         dispatch(exec_, [&](auto backend) {
-            if (flexible_ || !M_) {  // x += Z y  (or V y)
+            if (flexible_ || !M_ || left_) {  // x += Z y  (or V y)
                 basis_update(backend, exec_, n_, j, flexible_ ? Z_.data() : V_.data(), n_, yd, T{1},
                              T{1}, x.data);
                 return;
@@ -170,6 +185,7 @@ private:
     Executor exec_;
     std::size_t n_;
     int m_;
+    bool left_;
     bool flexible_;
     Array<T> V_, Z_, z_, scalars_;
     std::vector<double> H_;  ///< column-major (m + 1) x m, rotated to upper triangular
@@ -187,8 +203,13 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     const auto& exec = A.executor();
     std::unique_ptr<PreconditionerOperator<T>> built;
     if (!M) M = (built = detail::preconditioner("gmres", A, settings)).get();
+    if (M && settings.left_preconditioning && (settings.flexible || !M->fixed()))
+        throw BadInput(
+            "gmres: flexible GMRES (a preconditioner that changes) needs right "
+            "preconditioning");
     detail::start<T>(A, x, settings);
     Array<T> r(exec, A.rows());
+    Array<T> rl(exec, M && settings.left_preconditioning ? A.rows() : 0);
     detail::Progress progress(settings, bnorm, result);
 
     detail::residual<T>(A, b, x, r);  // r = b - A x
@@ -201,10 +222,25 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         for (;;) {
             double estimate = 0;
             bool invariant = false, non_finite = false, claimed = false;
+            // Left: the cycle minimises ||M^-1 r||; its estimates are scaled to the true
+            // residual by the ratio at the cycle's start (the true residual decides at its end).
+            double scale = 1;
+            const_view<T> start = r;
+            double start_norm = beta;
+            if (gmres.left()) {
+                start_norm = gmres.precondition(r, rl);
+                start = rl;
+                scale = start_norm > 0 ? beta / start_norm : 1;
+                if (!std::isfinite(start_norm)) {
+                    progress.stop(StopReason::non_finite);
+                    break;
+                }
+            }
             const int done = gmres.cycle(
-                r, beta, settings.max_iters - it,
-                [&](double est) { return claimed = progress.record(++it, est); }, estimate,
+                start, start_norm, settings.max_iters - it,
+                [&](double est) { return claimed = progress.record(++it, est * scale); }, estimate,
                 invariant, non_finite);
+            estimate *= scale;
             if (non_finite) {
                 progress.stop(StopReason::non_finite);
                 break;

@@ -6,6 +6,10 @@
 
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
+#include "portla/matrix/csr.hpp"
+#include "portla/solver/block_jacobi.hpp"
+#include "portla/solver/chebyshev.hpp"
+#include "portla/solver/ilu.hpp"
 
 namespace portla::solver {
 
@@ -21,7 +25,7 @@ Jacobi<T>::Jacobi(const LinearOperator<T>& A) : inv_diag_(A.executor(), 0) {
     if (row < A.rows()) {
         T value{};
         Executor::copy_bytes(Executor::reference(), &value, exec, d.data() + row, sizeof(T));
-        throw BadInput(std::string("Jacobi preconditioner: ") +
+        throw BadInput(std::string("jacobi preconditioner: ") +
                        (value == T{0} ? "zero" : "non-finite") + " diagonal entry at row " +
                        std::to_string(row + 1));
     }
@@ -41,10 +45,21 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
             return nullptr;
         case Preconditioner::jacobi:
             return std::make_unique<Jacobi<T>>(A);
-        default:
+        case Preconditioner::block_jacobi:
+            return std::make_unique<BlockJacobi<T>>(A, s.block_size);
+        case Preconditioner::chebyshev:
+            return std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree);
+        case Preconditioner::ilu0:
+        case Preconditioner::ic0:
             break;
     }
-    throw Unsupported("the " + to_string(s.precond) + " preconditioner is not available yet");
+    // The incomplete factorisations need the matrix's entries in CSR.
+    const auto* csr = dynamic_cast<const Csr<T>*>(&A);
+    if (!csr)
+        throw Unsupported(to_string(s.precond) + " needs a csr matrix (got " + A.format() +
+                          "; use --format csr)");
+    if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
+    return std::make_unique<Ic0<T>>(*csr);
 }
 
 template class Jacobi<double>;

@@ -18,7 +18,7 @@
 namespace portla::kernels::cuda {
 namespace {
 
-constexpr int kGroup = 4;       // columns reduced together
+constexpr int kGroup = 4;         // columns reduced together
 constexpr int kMaxShared = 1024;  // h entries staged in shared memory by basis_update
 
 template <typename T>
@@ -99,8 +99,8 @@ void basis_update(tag, const Executor& exec, std::size_t n, int k, const T* V, s
     activate(device);
     const unsigned threads = 256;
     const std::size_t needed = (n + threads - 1) / threads;
-    const unsigned blocks = static_cast<unsigned>(
-        std::min<std::size_t>(needed, 4 * static_cast<std::size_t>(resident_blocks(device, threads))));
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>(
+        needed, 4 * static_cast<std::size_t>(resident_blocks(device, threads))));
     // Columns past kMaxShared: in chunks, each adding to w.
     for (int j0 = 0; j0 == 0 || j0 < k; j0 += kMaxShared) {
         const int kc = std::min(k - j0, kMaxShared);

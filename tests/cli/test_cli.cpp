@@ -228,6 +228,96 @@ INSTANTIATE_TEST_SUITE_P(Backends, CliSolveBackend,
                              return p.param.empty() ? std::string("default") : p.param;
                          });
 
+TEST(CliSolve, EverySolverAndPreconditionerOnARealMatrix) {
+    // bcsstk05 (SuiteSparse, SPD structural, tests/data/suitesparse): each solver with each
+    // preconditioner that applies converges and reports it consistently.
+    const std::string file = data("suitesparse/bcsstk05.mtx");
+    for (const char* solver : {"cg", "bicgstab", "gmres"})
+        for (const char* precond : {"none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev"}) {
+            if (std::string(solver) == "cg" && std::string(precond) == "ilu0") continue;
+            SCOPED_TRACE(std::string(solver) + " " + precond);
+            const json j = solve_json(
+                {file, "--solver", solver, "--precond", precond, "--max-iters", "20000"});
+            check_solve_json(j);
+            EXPECT_EQ(j["solver"], solver);
+            EXPECT_EQ(j["precond"], precond);
+        }
+}
+
+TEST(CliSolve, IluIsRefusedByCgWithAClearError) {
+    const RunResult r = run_portla({"solve", data("spd_small.mtx"), "--precond", "ilu0"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+}
+
+TEST(CliSolve, InitialGuessAndHistory) {
+    const std::string x_path = temp_path("x.mtx"), csv = temp_path("history.csv"),
+                      js = temp_path("history.json");
+    const json first = solve_json({data("spd_fem_2d.mtx"), "--out", x_path, "--history", csv});
+    ASSERT_TRUE(first["converged"].get<bool>());
+    const int iterations = first["iterations"].get<int>();
+    ASSERT_GT(iterations, 2);
+    // CSV: a header and one line per iteration, 0 ... iterations.
+    std::ifstream in(csv);
+    std::string line;
+    std::vector<std::string> lines;
+    while (std::getline(in, line)) lines.push_back(line);
+    ASSERT_EQ(lines.size(), static_cast<std::size_t>(iterations) + 2);
+    EXPECT_EQ(lines[0], "iteration,residual_norm,relative_residual");
+    EXPECT_EQ(lines[1].rfind("0,", 0), 0u);
+    // JSON: the residuals array, the first one ||b|| (x0 = 0).
+    const json g = solve_json(
+        {data("spd_fem_2d.mtx"), "--solver", "gmres", "--precond", "ilu0", "--history", js});
+    std::ifstream jf(js);
+    const json h = json::parse(jf);
+    ASSERT_EQ(h["residuals"].size(), static_cast<std::size_t>(g["iterations"].get<int>()) + 1);
+    EXPECT_NEAR(h["residuals"][0].get<double>(), g["rhs_norm"].get<double>(),
+                1e-12 * g["rhs_norm"].get<double>());
+    EXPECT_EQ(h["solver"], "gmres");
+    // The solution as initial guess: converged at once.
+    const json again = solve_json({data("spd_fem_2d.mtx"), "--x0", x_path});
+    EXPECT_TRUE(again["converged"].get<bool>());
+    EXPECT_EQ(again["iterations"].get<int>(), 0);
+}
+
+TEST(CliSolve, BadInitialGuessIsRefused) {
+    const std::string bad = temp_path("x0_short.mtx");
+    {
+        std::ofstream f(bad);
+        f << "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n";
+    }
+    RunResult r = run_portla({"solve", data("spd_fem_2d.mtx"), "--x0", bad});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "initial guess")) << r;
+    const std::string nan = temp_path("x0_nan.mtx");
+    {
+        std::ofstream f(nan);
+        f << "%%MatrixMarket matrix array real general\n10 1\n1\n2\nnan\n4\n5\n6\n7\n8\n9\n10\n";
+    }
+    r = run_portla({"solve", data("spd_small.mtx"), "--x0", nan});
+    EXPECT_CLI_ERROR(r);
+}
+
+TEST(CliSolve, SymmetricToRoundingIsAcceptedByCg) {
+    // spd_small.mtx written as `general` with its transpose perturbed by a few ulps: CG
+    // accepts it (SciPy, PETSc and Ginkgo do); perturbed by 1e-6 it is refused.
+    const portla::MatrixData d = portla::io::read_matrix_market(data("spd_small.mtx"));
+    for (const double delta : {3e-15, 1e-6}) {
+        portla::MatrixData e = d;
+        for (std::size_t k = 0; k < e.entries(); ++k)
+            if (e.row_idx[k] > e.col_idx[k]) e.values[k] *= 1 + delta;
+        const std::string path = temp_path("perturbed.mtx");
+        portla::io::write_matrix_market(path, e);
+        const RunResult r = run_portla({"solve", path, "--json"});
+        if (delta < 1e-12) {
+            EXPECT_CLI_OK(r);
+        } else {
+            EXPECT_CLI_ERROR(r);
+            EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+        }
+    }
+}
+
 TEST(CliSolve, TextOutput) {
     const RunResult r = run_portla({"solve", data("spd_small.mtx")});
     EXPECT_CLI_OK(r);
@@ -596,8 +686,11 @@ TEST(CliErrors, BogusBackend) {
 
 TEST(CliErrors, BadOptionValues) {
     const std::vector<std::vector<std::string>> cases{
-        {"--rtol", "-1"},      {"--atol", "-1"},     {"--rtol", "abc"},   {"--max-iters", "-3"},
-        {"--solver", "gmres"}, {"--precond", "ilu"}, {"--format", "coo"}, {"--precision", "half"},
+        {"--rtol", "-1"},        {"--atol", "-1"},        {"--rtol", "abc"},
+        {"--max-iters", "-3"},   {"--solver", "minres"},  {"--precond", "ilu"},
+        {"--format", "coo"},     {"--precision", "half"}, {"--restart", "0"},
+        {"--block-size", "33"},  {"--degree", "0"},       {"--pc-side", "up"},
+        {"--replacement", "-1"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);
