@@ -39,16 +39,27 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     double rnorm = blas::norm2<T>(exec, r);
     double rho_old = 1, alpha = 1, omega = 1;
     bool restart = true;
-    // The recurrence residual met the test: true when the true residual confirms it; otherwise r =
-    // b - A x replaces the recurrence residual and the iteration goes on, keeping the shadow
-    // residual (a fresh shadow throws the Krylov information away: 1138_bus took 4709 iterations
-    // instead of SciPy's 3494 with one). After a half step (no omega for this iteration) the
-    // direction restarts from r.
-    auto confirmed = [&](bool half_step) {
+    // The recurrence residual met the test: true when the true residual confirms it; otherwise
+    // the iteration restarts from r = b - A x with it as the shadow residual.
+    auto confirmed = [&]() {
         if (!result.converged) return true;
         detail::residual<T>(A, b, x, r);
         if (progress.confirm(blas::norm2<T>(exec, r))) return true;
-        restart = restart || half_step;
+        blas::copy<T>(exec, r, r_hat);
+        restart = true;
+        return false;
+    };
+    // A breakdown (rho = r_hat.r, r_hat.v, t.t or omega exactly zero) restarts the iteration from
+    // the true residual with it as the shadow residual, which makes rho = ||r||^2 > 0: the
+    // shadow vector, not the system, failed (494_bus with Jacobi broke down at iteration 728 on
+    // the H100 where SciPy converged in 706). A second breakdown before an iteration completes
+    // is reported. Returns true when the solve stops.
+    int breakdowns = 0;  // since the last completed iteration
+    auto recover = [&]() {
+        if (++breakdowns > 1) return progress.stop(StopReason::breakdown);
+        detail::residual<T>(A, b, x, r);
+        blas::copy<T>(exec, r, r_hat);
+        restart = true;
         return false;
     };
     if (!progress.record(0, rnorm)) {
@@ -59,8 +70,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
                 break;
             }
             if (rho == 0) {
-                progress.stop(StopReason::breakdown);
-                break;
+                if (recover()) break;
+                --it;  // the iteration starts again
+                continue;
             }
             if (restart) {
                 restart = false;
@@ -78,8 +90,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
                 break;
             }
             if (rv == 0) {
-                progress.stop(StopReason::breakdown);
-                break;
+                if (recover()) break;
+                --it;
+                continue;
             }
             alpha = rho / rv;
             blas::copy<T>(exec, r, s);
@@ -87,7 +100,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             const double snorm = blas::norm2<T>(exec, s);
             if (progress.reached(snorm)) {  // early exit at the half step
                 blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
-                if (progress.record(it, snorm) && confirmed(true)) break;
+                if (progress.record(it, snorm) && confirmed()) break;
                 continue;
             }
             const const_view<T> sh = precondition(s, s_hat);  // s_hat = M^-1 s
@@ -98,8 +111,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
                 break;
             }
             if (tt == 0) {
-                progress.stop(StopReason::breakdown);
-                break;
+                if (recover()) break;
+                --it;
+                continue;
             }
             // omega = t.s / t.t. (Sleijpen & van der Vorst's limiter |cos(t, s)| >= 0.7 was
             // tried: 2-4x more iterations on 1138_bus, bcsstk01/04, 662_bus; not used.)
@@ -111,11 +125,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             const bool replace = progress.replace_now(it);
             if (replace) detail::residual<T>(A, b, x, r);
             rnorm = blas::norm2<T>(exec, r);
-            if (progress.record(it, rnorm) && confirmed(false)) break;
-            if (omega == 0) {
-                progress.stop(StopReason::breakdown);
-                break;
-            }
+            if (progress.record(it, rnorm) && confirmed()) break;
+            breakdowns = 0;
+            if (omega == 0 && recover()) break;
             rho_old = rho;
         }
     }

@@ -54,8 +54,8 @@ struct Outcome {
     double true_relres = 0;
 };
 
-Outcome run(const Executor& exec, const MatrixData& d, const std::vector<double>& bh,
-            Solver method, Preconditioner p, int max_iters, bool left = false) {
+Outcome run(const Executor& exec, const MatrixData& d, const std::vector<double>& bh, Solver method,
+            Preconditioner p, int max_iters, bool left = false) {
     Outcome out;
     const auto A = Csr<double>::from_data(exec, d);
     Array<double> b(exec, bh), x(exec, d.cols);
@@ -135,10 +135,9 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
             }
             if (scipy_solves && exec.backend() != Backend::reference) {
                 const int its = scipy["iterations"].get<int>();
-                EXPECT_TRUE(res.converged)
-                    << solver::to_string(res.reason) << " after " << res.iterations
-                    << " iterations (SciPy: converged in " << its << "), relative residual "
-                    << o.true_relres;
+                EXPECT_TRUE(res.converged) << solver::to_string(res.reason) << " after "
+                                           << res.iterations << " iterations (SciPy: converged in "
+                                           << its << "), relative residual " << o.true_relres;
                 const double factor = method == Solver::bicgstab ? 2.0 : 1.1;
                 EXPECT_LE(res.iterations, static_cast<int>(std::ceil(factor * its)))
                     << "SciPy: " << its;
