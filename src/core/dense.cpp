@@ -31,10 +31,12 @@ Dense<T> Dense<T>::from_data(const Executor& exec, const MatrixData& data) {
     detail::check_int32_dims("dense", data);
     const auto rows = static_cast<std::size_t>(data.rows),
                cols = static_cast<std::size_t>(data.cols);
-    std::vector<T> values(rows * cols, T{0});
+    // Duplicates summed in double, then rounded once (as Csr::from_data): the same matrix in
+    // float whichever format stores it.
+    std::vector<double> sums(rows * cols, 0.0);
     for (std::size_t k = 0; k < data.entries(); ++k)
-        values[data.row_idx[k] * cols + data.col_idx[k]] += static_cast<T>(data.values[k]);
-    return Dense(exec, rows, cols, values);
+        sums[data.row_idx[k] * cols + data.col_idx[k]] += data.values[k];
+    return Dense(exec, rows, cols, std::vector<T>(sums.begin(), sums.end()));
 }
 
 template <typename T>

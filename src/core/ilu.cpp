@@ -15,6 +15,7 @@
 
 #include "core/kernels/sptrsv_kernels.hpp"
 #include "portla/error.hpp"
+#include "portla/vendor.hpp"
 
 namespace portla::solver {
 
@@ -245,10 +246,14 @@ std::vector<T> rounded(const std::vector<double>& v, const char* who, const Host
     return out;
 }
 
-TriangularSolver resolve(TriangularSolver how, const Executor&) {
-    // automatic: levels on every backend until the H100 measurement (levels vs cuSPARSE SpSV,
-    // `portla bench --kernel ilu0-apply`) says otherwise; the lead sets it.
-    return how == TriangularSolver::automatic ? TriangularSolver::levels : how;
+TriangularSolver resolve(TriangularSolver how, const Executor& exec) {
+    if (how != TriangularSolver::automatic) return how;
+    // automatic: the vendor solve where there is one. One ILU(0) apply (L and U) of 3-D Poisson,
+    // `portla bench ilu0-apply --backend cuda,cusparse`, H100, 2026-11-23 (42f2771): cuSPARSE
+    // SpSV 682 us at n = 262144 and 1628 us at n = 2097152; portla's sync-free level kernels
+    // 1092 us and 2856 us (1.6-1.75x slower). Levels elsewhere (the CPU backends have no vendor
+    // sparse triangular solve).
+    return vendor::sparse_available(exec) ? TriangularSolver::vendor : TriangularSolver::levels;
 }
 
 }  // namespace
