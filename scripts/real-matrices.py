@@ -21,11 +21,11 @@ def write_whole(path, text):
     os.replace(tmp, path)
 
 
-def runs_for(symmetric):
+def runs_for(symmetric, preconds):
     for solver in ["cg", "bicgstab", "gmres"]:
         if solver == "cg" and not symmetric:
             continue
-        for p in PRECONDS:
+        for p in preconds:
             if solver == "cg" and p == "ilu0":
                 continue
             if p == "ic0" and not symmetric:
@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--table", required=True)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--preconds", default=",".join(PRECONDS), help="subset, e.g. none,jacobi,ic0")
     a = ap.parse_args()
     scipy = json.load(open(os.path.join(DATA, "scipy.json")))
     results = {"scipy_version": scipy.get("scipy_version"), "commit": os.environ.get("PORTLA_COMMIT", ""),
@@ -51,7 +52,7 @@ def main():
         path = os.path.join(DATA, name + ".mtx")
         out = results["matrices"].setdefault(name, {"rows": entry["rows"], "nnz": entry["nnz"],
                                                      "symmetric": entry["symmetric"], "runs": {}})
-        for solver, p, side in runs_for(entry["symmetric"]):
+        for solver, p, side in runs_for(entry["symmetric"], a.preconds.split(",")):
             key = f"{solver}/{p}" + (f"/{side}" if side else "")
             ref = entry["runs"].get(f"{solver}/{p}", {})
             scipy_ok = bool(ref.get("converged")) if isinstance(ref.get("converged"), bool) else False
