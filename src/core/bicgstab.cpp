@@ -52,8 +52,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     // A breakdown (rho = r_hat.r, r_hat.v, t.t or omega exactly zero) restarts the iteration from
     // the true residual with it as the shadow residual, which makes rho = ||r||^2 > 0: the
     // shadow vector, not the system, failed (494_bus with Jacobi broke down at iteration 728 on
-    // the H100 where SciPy converged in 706). A second breakdown before an iteration completes
-    // is reported. Returns true when the solve stops.
+    // omp, 16 threads on the H100 host, where SciPy converged in 706). A second breakdown before an
+    // iteration completes is reported. Returns true when the solve stops.
     int breakdowns = 0;  // since the last completed iteration
     auto recover = [&]() {
         if (++breakdowns > 1) return progress.stop(StopReason::breakdown);
@@ -116,7 +116,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
                 continue;
             }
             // omega = t.s / t.t. (Sleijpen & van der Vorst's limiter |cos(t, s)| >= 0.7 was
-            // tried: 2-4x more iterations on 1138_bus, bcsstk01/04, 662_bus; not used.)
+            // tried: 1.3-4x more iterations on 662_bus, 1138_bus, bcsstk01/04, omp; not used.)
             omega = dot(t, s) / tt;
             blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
             blas::axpby<T>(exec, static_cast<T>(omega), sh, T{1}, x);  // x += omega s_hat

@@ -68,19 +68,7 @@ void sptrsv(tag, const Executor&, const TriangularMatrix<T>& a, SptrsvPlan*, con
     }
 }
 
-template <typename T>
-std::unique_ptr<SptrsvPlan> vendor_sptrsv_analysis(tag, const Executor&,
-                                                   const TriangularMatrix<T>&) {
-    throw Unsupported(
-        "vendor sparse triangular solve: no sparse vendor library on the omp backend");
-}
-
-template <typename T>
-void vendor_sptrsv(tag, const Executor&, const TriangularMatrix<T>&, SptrsvPlan&, const_view<T>,
-                   view<T>) {
-    throw Unsupported(
-        "vendor sparse triangular solve: no sparse vendor library on the omp backend");
-}
+#include "common/no_vendor_sptrsv.inc"
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);

@@ -14,8 +14,9 @@ struct Settings {
     double atol = 0.0;   ///< absolute
     int max_iters = 1000;
     /// Recompute r = b - A x every this many iterations (0: never). Off by default: on the
-    /// SuiteSparse set, replacing every 50 iterations cost CG 144 iterations instead of 130 on
-    /// bcsstk01 and BiCGSTAB 4709 instead of 3494 on 1138_bus (omp, 2026-11-23); the true
+    /// SuiteSparse set, replacing every 50 iterations cost CG 144 iterations instead of 131 on
+    /// bcsstk01 (SciPy: 130) and BiCGSTAB 4709 instead of 2440 on 1138_bus (SciPy: 3494; omp,
+    /// 2-core VM, 2026-11-23); the true
     /// residual confirms every convergence either way. The classical-CG benchmarks set 50.
     int residual_replacement = 0;
     Preconditioner precond = Preconditioner::none;
