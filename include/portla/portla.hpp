@@ -13,6 +13,7 @@
 #include "portla/matrix/format.hpp"
 #include "portla/matrix/matrix_data.hpp"
 #include "portla/matrix/stencil.hpp"
+#include "portla/memory.hpp"
 #include "portla/operator.hpp"
 #include "portla/solver/bicgstab.hpp"
 #include "portla/solver/block_jacobi.hpp"
