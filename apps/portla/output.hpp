@@ -16,8 +16,7 @@ namespace portla::cli {
 /// exception from `fill`) the temporary file is removed, a previous file at `path` is left as it
 /// was, and BadInput("cannot write 'PATH': <strerror>") is thrown (an exception from `fill` is
 /// rethrown as it was).
-void write_file_atomically(const std::string& path,
-                           const std::function<void(std::ostream&)>& fill);
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
 /// A subcommand's JSON result: printed to stdout when `path` is empty (`--json`), otherwise
 /// written to `path` with write_file_atomically (`--json FILE`).

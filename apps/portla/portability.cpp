@@ -383,7 +383,6 @@ int run(const PortabilityOptions& o) {
         r.pp_arch = pp(d.platforms, r.arch);
     }
 
-    for (const auto& note : d.notes) std::cerr << "portla: note: " << note << "\n";
     // ---- JSON ----
     if (o.json.requested()) {
         json j;
@@ -412,8 +411,9 @@ int run(const PortabilityOptions& o) {
             j["programs"].push_back(pj);
         }
         emit_json(j, o.json.path, 1);
-        if (o.json.to_stdout()) return exit_ok;
     }
+    for (const auto& note : d.notes) std::cerr << "portla: note: " << note << "\n";
+    if (o.json.to_stdout()) return exit_ok;
     // ---- text ----
     std::cout << "cg-dense (one dense CG iteration), N = " << o.n << ", " << d.precision
               << " precision, " << std::setprecision(6) << flops
