@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -72,10 +73,11 @@ Point measure(const CaseConfig& config);
 /// whose working set exceeds `min_bytes` (0: every size).
 std::vector<Fit> fit_model(const std::vector<Point>& points, double min_bytes);
 
-/// Writes an SVG: effective bandwidth against size per configuration (one panel per kernel),
-/// the fitted model dotted, vendor libraries heavy.
-void write_plot(const std::string& path, const std::vector<Point>& points,
-                const std::vector<Fit>& fits, const std::string& title);
+/// Writes an SVG to `out`: effective bandwidth against size per configuration (one panel per
+/// kernel), the fitted model dotted, vendor libraries heavy. The caller checks the stream (the
+/// CLI writes it to a file whole or not at all).
+void write_plot(std::ostream& out, const std::vector<Point>& points, const std::vector<Fit>& fits,
+                const std::string& title);
 
 /// Size of the last-level cache of the device an executor runs on (L2 on a GPU, L3 on a CPU).
 std::size_t last_level_cache_bytes(const Executor& exec);

@@ -2,11 +2,10 @@
 // solver call, from a directory of Matrix Market systems or the generated 3-point stencil.
 // Exit 0 when every system converged, 2 when some did not (result printed), 1 on errors.
 //
-// Defaults: --solver bicgstab, --precond none, --format csr, --rtol 1e-6, --max-iters 2n (the
-// PeleLM setup of the batched-solver literature), --restart 30, --block-size 4, --backend auto,
-// --precision double; --batch-size 1024 with --generate.
-#include <unistd.h>
-
+// Defaults: --solver bicgstab, --precond none, --format csr, --rtol 1e-6, --atol 0, --max-iters 2n
+// (the PeleLM setup of the batched-solver literature), --restart 30, --block-size 4, --backend
+// auto, --precision double; --batch-size 1024 with --generate. System s has converged when
+// ||b_s - A_s x_s|| <= max(rtol ||b_s||, atol), as in portla solve.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -21,8 +20,11 @@
 
 #include "portla/batch/matrix.hpp"
 #include "portla/batch/solver.hpp"
+#include "input.hpp"
+#include "output.hpp"
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
+#include "portla/memory.hpp"
 #include "portla/matrix/format.hpp"
 #include "portla/solver/types.hpp"
 #include "subcommands.hpp"
@@ -41,12 +43,12 @@ struct BatchOptions {
     std::string precond = "none";
     int block_size = 4;
     double rtol = 1e-6;
-    double atol = -1;          ///< < 0: not given
+    double atol = 0;
     long long max_iters = -1;  ///< -1: 2n
     std::string backend = "auto";
     std::string precision = "double";
     bool global_memory = false;
-    bool json = false;
+    JsonOutput json;
 };
 
 constexpr long long default_generated_batch = 1024;
@@ -66,22 +68,30 @@ std::size_t parse_generate(const std::string& spec) {
     return static_cast<std::size_t>(n);
 }
 
-double physical_memory_bytes() {
-    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? double(pages) * double(page)
-                                 : std::numeric_limits<double>::infinity();
-}
-
-// Refuses a batch whose host arrays (values and right-hand sides in double) cannot fit in this
-// machine's memory, before anything is allocated (a zero-filled vector that large would only be
-// killed by the OOM killer).
-void check_host_memory(const std::string& what, double systems, double nnz, double n) {
-    const double bytes = systems * (nnz + n) * sizeof(double);
-    if (bytes > physical_memory_bytes())
-        throw OutOfMemory(what + ": " + std::to_string(static_cast<unsigned long long>(systems)) +
-                              " systems need more than this machine's memory",
-                          bytes > 1.8e19 ? std::numeric_limits<std::size_t>::max()
-                                         : static_cast<std::size_t>(bytes));
+// Refuses a batch whose whole run cannot fit in the memory available now, before anything is
+// allocated: the host's BatchData (values, right-hand sides, pattern) and its copies in T, the
+// batch matrix, b, x, and the solver's and preconditioner's vectors for every system.
+template <typename T>
+void require_batch_memory(const Executor& exec, const BatchOptions& o, Format format,
+                          const std::string& what, double systems, double n, double nnz) {
+    MemoryNeed host, device;
+    host.add(systems * (nnz + n), sizeof(double)).add(nnz + n + 1, sizeof(std::int32_t));
+    host.add(2 * systems * n, sizeof(T));  // b and x built on the host
+    device.add(systems * (format == Format::dense ? n * n : nnz), sizeof(T));
+    const double vectors = o.solver == "direct"  ? 1
+                           : o.solver == "gmres" ? o.restart + 5.0
+                           : o.solver == "cg"    ? 5
+                                                 : 9;
+    device.add(systems * n * (vectors + 2), sizeof(T));
+    if (o.precond == "ilu0") device.add(systems * nnz, sizeof(T));
+    if (o.precond == "block-jacobi") device.add(systems * n * o.block_size, sizeof(T));
+    if (o.precond == "jacobi") device.add(systems * n, sizeof(T));
+    if (exec.is_host()) {
+        require_host_memory(host.add_bytes(device.bytes()), what);
+    } else {
+        require_host_memory(host, what + " (host)");
+        require_memory(exec, device, what);
+    }
 }
 
 struct Input {
@@ -90,7 +100,8 @@ struct Input {
     std::string source;
 };
 
-Input load_input(const BatchOptions& o) {
+template <typename T>
+Input load_batch(const Executor& exec, const BatchOptions& o, Format format) {
     if (o.dir.empty() == o.generate.empty())
         throw BadInput(o.dir.empty() ? "give a directory of systems (DIR/<i>/A.mtx, DIR/<i>/b.mtx) "
                                        "or --generate stencil3pt:N"
@@ -101,20 +112,29 @@ Input load_input(const BatchOptions& o) {
     if (!o.generate.empty()) {
         const std::size_t n = parse_generate(o.generate);
         const long long systems = o.batch_size > 0 ? o.batch_size : default_generated_batch;
-        check_host_memory("--generate " + o.generate, double(systems), 3.0 * double(n), double(n));
+        require_batch_memory<T>(
+            exec, o, format,
+            "--generate " + o.generate + " --batch-size " + std::to_string(systems),
+            double(systems), double(n), 3.0 * double(n));
         in.data = batch::generate_stencil3pt(n, static_cast<std::size_t>(systems));
         in.source = o.generate;
     } else {
         if (o.batch_size > 0)
             throw BadInput(
                 "--batch-size goes with --generate; use --replicate-to with a directory");
-        in.data = batch::read_directory(o.dir);
+        in.data = load_input(o.dir, [&] { return batch::read_directory(o.dir); });
         in.source = o.dir;
     }
     in.unique = in.data.num_systems;
+    if (o.replicate_to > 0 || o.generate.empty()) {
+        const double systems =
+            double(o.replicate_to > 0 ? std::size_t(o.replicate_to) : in.data.num_systems);
+        require_batch_memory<T>(
+            exec, o, format,
+            o.replicate_to > 0 ? "--replicate-to " + std::to_string(o.replicate_to) : o.dir,
+            systems, double(in.data.n), double(in.data.nnz()));
+    }
     if (o.replicate_to > 0) {
-        check_host_memory("--replicate-to", double(o.replicate_to), double(in.data.nnz()),
-                          double(in.data.n));
         in.data = batch::replicate(in.data, static_cast<std::size_t>(o.replicate_to));
     }
     return in;
@@ -164,12 +184,29 @@ int run(const BatchOptions& o) {
         throw BadInput("--max-iters must be in [0, " +
                        std::to_string(std::numeric_limits<int>::max()) + "]");
     const Executor exec = Executor::create(o.backend);
-    const Input in = load_input(o);
+    if (!std::isfinite(o.rtol) || !std::isfinite(o.atol) || o.rtol < 0 || o.atol < 0)
+        throw BadInput("--rtol and --atol must be finite and >= 0");
+    const Input in = load_batch<T>(exec, o, format);
     const batch::BatchData& d = in.data;
     check_precision<T>(d, in.source);
 
+    // Converged when ||r_s|| <= tau_s = max(rtol ||b_s||, atol). The batched solvers take one
+    // relative or one absolute tolerance; with both, system s is solved for b_s / tau_s to the
+    // absolute tolerance 1 (the iterates scale with b), and its norms are scaled back.
+    const bool combined = !direct && o.rtol > 0 && o.atol > 0;
+    std::vector<double> tau(d.num_systems, 1.0);
+    std::vector<T> rhs(d.rhs.begin(), d.rhs.end());
+    if (combined)
+        for (std::size_t sys = 0; sys < d.num_systems; ++sys) {
+            double norm = 0;
+            for (std::size_t i = 0; i < d.n; ++i)
+                norm += d.rhs[sys * d.n + i] * d.rhs[sys * d.n + i];
+            tau[sys] = std::max(o.rtol * std::sqrt(norm), o.atol);
+            for (std::size_t i = 0; i < d.n; ++i)
+                rhs[sys * d.n + i] = T(d.rhs[sys * d.n + i] / tau[sys]);
+        }
     const batch::BatchMatrix<T> A(exec, d, format);
-    const Array<T> b(exec, std::vector<T>(d.rhs.begin(), d.rhs.end()));
+    const Array<T> b(exec, rhs);
     Array<T> x(exec, std::vector<T>(d.num_systems * d.n, T(0)));
 
     batch::Settings s;
@@ -183,14 +220,19 @@ int run(const BatchOptions& o) {
     } else {
         s.solver = solver::parse_solver(o.solver);
         s.precond = solver::parse_preconditioner(o.precond);
+        const bool absolute = combined || o.rtol == 0;
         s.tolerance_type =
-            o.atol >= 0 ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
-        s.tolerance = o.atol >= 0 ? o.atol : o.rtol;
+            absolute ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
+        s.tolerance = combined ? 1.0 : absolute ? o.atol : o.rtol;
         s.max_iters = max_iters;
         s.restart = o.restart;
         s.block_size = o.block_size;
         s.shared_memory = !o.global_memory;
         res = batch::solve(A, b, x, s);
+        for (std::size_t sys = 0; combined && sys < res.size(); ++sys) {
+            res.residual_norm[sys] *= tau[sys];
+            res.rhs_norm[sys] *= tau[sys];
+        }
     }
 
     const std::size_t B = res.size();
@@ -209,8 +251,11 @@ int run(const BatchOptions& o) {
                                                               : "direct (LU with partial pivoting)")
                                            : o.solver;
 
-    if (o.json) {
-        nlohmann::json j;
+    const std::string tolerance_type = combined      ? "max(relative, absolute)"
+                                       : o.rtol == 0 ? "absolute"
+                                                     : "relative";
+    nlohmann::json j;
+    if (o.json.requested()) {
         j["solver"] = o.solver;
         j["precond"] = o.precond;
         j["format"] = to_string(format);
@@ -222,8 +267,10 @@ int run(const BatchOptions& o) {
         j["unique_systems"] = in.unique;
         j["n"] = d.n;
         j["nnz_per_system"] = d.nnz();
-        j["tolerance_type"] = o.atol >= 0 ? "absolute" : "relative";
-        j["tolerance"] = o.atol >= 0 ? o.atol : o.rtol;
+        j["tolerance_type"] = tolerance_type;
+        j["tolerance"] = o.rtol == 0 ? o.atol : o.rtol;
+        j["rtol"] = o.rtol;
+        j["atol"] = o.atol;
         j["max_iters"] = max_iters;
         j["restart"] = o.restart;
         j["block_size"] = o.block_size;
@@ -252,8 +299,9 @@ int run(const BatchOptions& o) {
         }
         j["converged"] = conv;
         j["reason"] = reasons;
-        std::cout << j.dump(2) << std::endl;
-    } else {
+        emit_json(j, o.json.path);
+    }
+    if (!o.json.to_stdout()) {
         std::cout << "batch " << solver_name << (direct ? "" : " (" + o.precond + ")") << " on "
                   << exec.name() << " [" << exec.device_name() << "], " << o.precision << ", "
                   << to_string(format) << "\n"
@@ -264,9 +312,9 @@ int run(const BatchOptions& o) {
                   << " (limit " << (direct ? 1 : max_iters) << ")\n"
                   << "  residual    worst relative ||b - Ax|| / ||b|| = " << worst
                   << " (true residual"
-                  << (direct        ? std::string()
-                      : o.atol >= 0 ? ", atol " + format_number(o.atol)
-                                    : ", rtol " + format_number(o.rtol))
+                  << (direct ? std::string()
+                             : ", converged when <= max(rtol " + format_number(o.rtol) +
+                                   " ||b||, atol " + format_number(o.atol) + ")")
                   << ")\n"
                   << "  time        " << res.time_s << " s, " << per_second
                   << " systems per second\n";
@@ -293,7 +341,8 @@ int run(const BatchOptions& o) {
 Runner add_batch(CLI::App& app) {
     auto o = std::make_shared<BatchOptions>();
     app.add_option("dir", o->dir,
-                   "directory of systems DIR/<i>/A.mtx, DIR/<i>/b.mtx (i = 0, 1, ...)");
+                   "directory of systems DIR/<i>/A.mtx, DIR/<i>/b.mtx (i = 0, 1, ...)")
+        ->check(batch_directory());
     app.add_option("--generate", o->generate,
                    "generated SPD tridiagonal systems stencil3pt:N (diagonal 2/h, h ~ N(0.5, 0.1); "
                    "fixed seed)");
@@ -306,14 +355,15 @@ Runner add_batch(CLI::App& app) {
             return {};
         },
         "INTEGER >= 0");
-    app.add_option("--batch-size", o->batch_size,
-                   "systems to generate with --generate (default 1024)")
-        ->check(count);
+    app.add_option("--batch-size", o->batch_size, "systems to generate with --generate")
+        ->check(count)
+        ->default_str(std::to_string(default_generated_batch));
     app.add_option("--replicate-to", o->replicate_to,
                    "repeat the unique systems in order up to this many (or take the first ones)")
-        ->check(count);
-    app.add_option("--format", o->format,
-                   "dense, csr or ell (default csr; dense with --solver direct)")
+        ->check(count)
+        ->default_str("the systems read");
+    app.add_option("--format", o->format, "dense, csr or ell (dense with --solver direct)")
+        ->default_str("csr")
         ->check(CLI::IsMember(
             {to_string(Format::dense), to_string(Format::csr), to_string(Format::ell)}));
     app.add_option("--solver", o->solver,
@@ -321,7 +371,7 @@ Runner add_batch(CLI::App& app) {
                    "own on CPUs)")
         ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
                                to_string(solver::Solver::gmres), std::string("direct")}));
-    app.add_option("--restart", o->restart, "GMRES restart length (default 30)");
+    app.add_option("--restart", o->restart, "GMRES restart length");
     app.add_option("--precond", o->precond,
                    "none, jacobi, block-jacobi or ilu0 (ilu0 needs --format csr)")
         ->check(CLI::IsMember({to_string(solver::Preconditioner::none),
@@ -329,23 +379,27 @@ Runner add_batch(CLI::App& app) {
                                to_string(solver::Preconditioner::block_jacobi),
                                to_string(solver::Preconditioner::ilu0)}));
     app.add_option("--block-size", o->block_size,
-                   "block Jacobi: rows per diagonal block, 1 ... 32 (default 4)");
+                   "block Jacobi: rows per diagonal block, 1 ... 32");
     const CLI::Validator non_negative = non_negative_number();
-    auto* rtol = app.add_option("--rtol", o->rtol,
-                                "relative tolerance on ||b_s - A_s x_s|| / ||b_s|| (default 1e-6)")
-                     ->check(non_negative);
-    auto* atol = app.add_option("--atol", o->atol, "absolute tolerance on ||b_s - A_s x_s||")
-                     ->check(non_negative);
-    rtol->excludes(atol);
-    app.add_option("--max-iters", o->max_iters, "iteration limit per system (default 2n)")
-        ->check(count);
+    app.add_option("--rtol", o->rtol,
+                   "system s converged when ||b_s - A_s x_s|| <= max(rtol ||b_s||, atol)")
+        ->check(non_negative);
+    app.add_option("--atol", o->atol,
+                   "system s converged when ||b_s - A_s x_s|| <= max(rtol ||b_s||, atol)")
+        ->check(non_negative);
+    app.add_option("--max-iters", o->max_iters, "iteration limit per system")
+        ->check(count)
+        ->default_str("2n");
     app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--global-memory", o->global_memory,
                  "cuda: keep every work vector and the matrix in global memory (no shared memory)");
-    app.add_flag("--json", o->json, "print one JSON object with the per-system arrays");
-    return [o] { return o->precision == "float" ? run<float>(*o) : run<double>(*o); };
+    add_json_option(app, o->json);
+    return [o] {
+        require_distinct_files({{"DIR", o->dir}}, {{"--json", o->json.path}});
+        return o->precision == "float" ? run<float>(*o) : run<double>(*o);
+    };
 }
 
 }  // namespace portla::cli

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
+#include "output.hpp"
 #include "portla/portla.hpp"
 #include "subcommands.hpp"
 
@@ -33,7 +34,8 @@ struct BenchOptions {
     double max_time = 0.5;
     std::string precision = "double";
     bool flush_cache = false;
-    std::string json, csv, plot;
+    JsonOutput json;
+    std::string csv, plot;
     bool quiet = false;
 };
 
@@ -126,6 +128,34 @@ std::string now_utc() {
     return buf;
 }
 
+// The points and the fitted model as text tables on stdout.
+void print_tables(const std::vector<bench::Point>& points, const std::vector<bench::Fit>& fits) {
+    std::cout << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
+              << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
+              << "items" << std::setw(12) << "n" << std::setw(12) << "time_us" << std::setw(10)
+              << "GB/s"
+              << "  check\n";
+    for (const auto& p : points)
+        std::cout << std::left << std::setw(11) << p.kernel << std::setw(10) << p.backend
+                  << std::setw(7) << p.precision << std::right << std::setw(6) << p.wg
+                  << std::setw(6) << p.items << std::setw(12) << p.n << std::setw(12) << std::fixed
+                  << std::setprecision(2) << p.time_s * 1e6 << std::setw(10) << std::setprecision(1)
+                  << p.bandwidth_gbs << "  " << (p.correct ? "ok" : "WRONG") << std::defaultfloat
+                  << "\n";
+    std::cout << "\nmodel T = T0 + bytes / W_a\n"
+              << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
+              << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
+              << "items" << std::setw(10) << "T0_us" << std::setw(10) << "W_a_GB/s" << std::setw(8)
+              << "R^2" << std::setw(7) << "pts\n";
+    for (const auto& f : fits)
+        std::cout << std::left << std::setw(11) << f.kernel << std::setw(10) << f.backend
+                  << std::setw(7) << f.precision << std::right << std::setw(6) << f.wg
+                  << std::setw(6) << f.items << std::setw(10) << std::fixed << std::setprecision(2)
+                  << f.t0_us << std::setw(10) << std::setprecision(1) << f.wa_gbs << std::setw(8)
+                  << std::setprecision(4) << f.r2 << std::setw(6) << f.points << std::defaultfloat
+                  << "\n";
+}
+
 int run(const BenchOptions& o) {
     std::vector<std::string> kernels = o.kernels;
     if (kernels.size() == 1 && kernels[0] == "all") kernels = bench::kernel_names();
@@ -193,30 +223,7 @@ int run(const BenchOptions& o) {
     const double cpu_min = o.flush_cache ? 0 : 2.0 * bench::last_level_cache_bytes(Executor::omp());
     for (const auto& f : bench::fit_model(cpu_points, cpu_min)) fits.push_back(f);
 
-    std::cout << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
-              << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
-              << "items" << std::setw(12) << "n" << std::setw(12) << "time_us" << std::setw(10)
-              << "GB/s"
-              << "  check\n";
-    for (const auto& p : points)
-        std::cout << std::left << std::setw(11) << p.kernel << std::setw(10) << p.backend
-                  << std::setw(7) << p.precision << std::right << std::setw(6) << p.wg
-                  << std::setw(6) << p.items << std::setw(12) << p.n << std::setw(12) << std::fixed
-                  << std::setprecision(2) << p.time_s * 1e6 << std::setw(10) << std::setprecision(1)
-                  << p.bandwidth_gbs << "  " << (p.correct ? "ok" : "WRONG") << std::defaultfloat
-                  << "\n";
-    std::cout << "\nmodel T = T0 + bytes / W_a\n"
-              << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
-              << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
-              << "items" << std::setw(10) << "T0_us" << std::setw(10) << "W_a_GB/s" << std::setw(8)
-              << "R^2" << std::setw(7) << "pts\n";
-    for (const auto& f : fits)
-        std::cout << std::left << std::setw(11) << f.kernel << std::setw(10) << f.backend
-                  << std::setw(7) << f.precision << std::right << std::setw(6) << f.wg
-                  << std::setw(6) << f.items << std::setw(10) << std::fixed << std::setprecision(2)
-                  << f.t0_us << std::setw(10) << std::setprecision(1) << f.wa_gbs << std::setw(8)
-                  << std::setprecision(4) << f.r2 << std::setw(6) << f.points << std::defaultfloat
-                  << "\n";
+    if (!o.json.to_stdout()) print_tables(points, fits);
 
     const char* env_commit = std::getenv("PORTLA_COMMIT");
     const std::string commit = env_commit && *env_commit ? env_commit : PORTLA_GIT_COMMIT;
@@ -224,7 +231,7 @@ int run(const BenchOptions& o) {
     const std::string gpu = gpus.empty() ? "" : gpus[0].name;
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
-    if (!o.json.empty()) {
+    if (o.json.requested()) {
         nlohmann::json j;
         j["device"] = !gpu_points.empty()
                           ? gpu
@@ -269,24 +276,25 @@ int run(const BenchOptions& o) {
                                  {"points", f.points},
                                  {"n_min", f.n_min},
                                  {"n_max", f.n_max}});
-        std::ofstream out(o.json);
-        if (!(out << j.dump(1) << "\n")) throw BadInput(o.json, 0, "cannot write file");
+        emit_json(j, o.json.path, 1);
     }
-    if (!o.csv.empty()) {
-        std::ofstream out(o.csv);
-        out << "kernel,backend,precision,n,wg,items,bytes,time_s,time_min_s,time_max_s,reps,"
-               "bandwidth_gbs,correct\n";
-        for (const auto& p : points)
-            out << p.kernel << "," << p.backend << "," << p.precision << "," << p.n << "," << p.wg
-                << "," << p.items << "," << p.bytes << "," << p.time_s << "," << p.time_min_s << ","
-                << p.time_max_s << "," << p.reps << "," << p.bandwidth_gbs << "," << p.correct
-                << "\n";
-        if (!out) throw BadInput(o.csv, 0, "cannot write file");
-    }
+    if (!o.csv.empty())
+        write_file_atomically(o.csv, [&](std::ostream& out) {
+            out << "kernel,backend,precision,n,wg,items,bytes,time_s,time_min_s,time_max_s,reps,"
+                   "bandwidth_gbs,correct\n";
+            for (const auto& p : points)
+                out << p.kernel << "," << p.backend << "," << p.precision << "," << p.n << ","
+                    << p.wg << "," << p.items << "," << p.bytes << "," << p.time_s << ","
+                    << p.time_min_s << "," << p.time_max_s << "," << p.reps << ","
+                    << p.bandwidth_gbs << "," << p.correct << "\n";
+        });
     if (!o.plot.empty())
-        bench::write_plot(o.plot, points, fits,
-                          "portla bench, " + (gpu.empty() ? cpu_model() : gpu) + ", " +
-                              o.precision + ", " + now_utc().substr(0, 10) + ", commit " + commit);
+        write_file_atomically(o.plot, [&](std::ostream& out) {
+            bench::write_plot(out, points, fits,
+                              "portla bench, " + (gpu.empty() ? cpu_model() : gpu) + ", " +
+                                  o.precision + ", " + now_utc().substr(0, 10) + ", commit " +
+                                  commit);
+        });
     for (const auto& p : points)
         if (!p.correct) {
             std::cerr << "portla: error: bench: " << p.kernel << " on " << p.backend
@@ -319,11 +327,15 @@ Runner add_bench(CLI::App& app) {
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--flush-cache", o->flush_cache, "CPU: evict the caches before every timed call");
-    app.add_option("--json", o->json, "write points and fits as JSON");
+    add_json_option(app, o->json);  // the points and fits
     app.add_option("--csv", o->csv, "write points as CSV");
     app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size");
     app.add_flag("--quiet", o->quiet, "no progress on stderr");
-    return [o] { return run(*o); };
+    return [o] {
+        require_distinct_files({},
+                               {{"--json", o->json.path}, {"--csv", o->csv}, {"--plot", o->plot}});
+        return run(*o);
+    };
 }
 
 }  // namespace portla::cli

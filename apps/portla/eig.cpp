@@ -11,6 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "input.hpp"
+#include "output.hpp"
+#include "portla/memory.hpp"
 #include "portla/portla.hpp"
 #include "subcommands.hpp"
 
@@ -32,7 +35,7 @@ struct EigOptions {
     std::string precision = "double";
     std::string backend = "auto";
     std::string out;
-    bool json = false;
+    JsonOutput json;
     int repeat = 1;
     bool time_kernels = false;
     int wg = 0;                 // work-group size on cuda (0: the executor's default)
@@ -70,7 +73,7 @@ std::vector<T> load_matrix(const EigOptions& o, std::size_t& n, std::string& des
         return a;
     }
     description = o.file;
-    MatrixData d = io::read_matrix_market(o.file);
+    MatrixData d = load_input(o.file, [&] { return io::read_matrix_market(o.file); });
     if (d.rows != d.cols)
         throw BadInput(o.file + ": matrix is " + std::to_string(d.rows) + " x " +
                        std::to_string(d.cols) + ", the eigenvalue needs a square matrix");
@@ -90,6 +93,36 @@ std::vector<T> load_matrix(const EigOptions& o, std::size_t& n, std::string& des
                 o.file + ": value " + std::to_string(x) +
                 " is outside the normal single-precision range (use --precision double)");
     return std::vector<T>(dense.begin(), dense.end());
+}
+
+// The whole run's memory from the declared order n (the file's header, before reading it): the
+// file's entries, the dense matrix in double and in T on the host, and A_0, A and the vectors
+// on the executor (their copies for --time-kernels).
+template <typename T>
+void require_eig_memory(const Executor& exec, const EigOptions& o) {
+    double n = 0, entries = 0;
+    std::string what;
+    if (!o.generate.empty()) {
+        n = double(parse_hilbert(o.generate));
+        what = "eig --generate " + o.generate;
+    } else if (!o.file.empty()) {
+        const DeclaredSize size = read_declared_size(o.file);
+        n = std::max(size.rows, size.cols), entries = size.entries;
+        what = "eig " + o.file + " (" + std::to_string(std::size_t(size.rows)) + " x " +
+               std::to_string(std::size_t(size.cols)) + ", dense)";
+    } else {
+        return;  // load_matrix says what is missing
+    }
+    MemoryNeed host, device;
+    host.add(entries, 2 * sizeof(std::int64_t) + sizeof(double))
+        .add(n * n, sizeof(double) + sizeof(T));
+    device.add(n * n * (o.time_kernels ? 3 : 2) + 8 * n, sizeof(T));
+    if (exec.is_host()) {
+        require_host_memory(host.add_bytes(device.bytes()), what);
+    } else {
+        require_host_memory(host, what + " (host)");
+        require_memory(exec, device, what);
+    }
 }
 
 // Values of T moved per call of each kernel, n x n matrix (counted by hand).
@@ -192,6 +225,7 @@ int run(const EigOptions& o) {
     s.max_iters = o.max_iters;
     s.check_positive = false;  // checked on the host copy by load_matrix
     if (!(o.eps > 0) || !std::isfinite(o.eps)) throw BadInput("--eps must be finite and > 0");
+    require_eig_memory<T>(exec, o);
     std::size_t n = 0;
     std::string description;
     const std::vector<T> host = load_matrix<T>(o, n, description);
@@ -211,7 +245,6 @@ int run(const EigOptions& o) {
     const double time_s = median(times);
     const auto vh = v.to_host();
     const double residual = eigen::relative_residual(n, host.data(), vh.data(), res.eigenvalue);
-    if (!o.out.empty()) io::write_vector(o.out, std::vector<double>(vh.begin(), vh.end()));
 
     const int per = std::max(1, res.iterations);
     const double bytes = solve_values(s.method, double(n), res.iterations) * sizeof(T);
@@ -241,9 +274,9 @@ int run(const EigOptions& o) {
         bandwidth > 0 ? nlohmann::json(bytes / (bandwidth * 1e9) / per) : nlohmann::json();
     j["floor_bandwidth_gbs"] = bandwidth > 0 ? nlohmann::json(bandwidth) : nlohmann::json();
     if (o.time_kernels) j["kernels"] = time_kernels<T>(exec, n, a0, bandwidth);
-    if (o.json) {
-        std::cout << j.dump(2) << std::endl;
-    } else {
+    if (!o.out.empty()) write_vector_atomically(o.out, std::vector<double>(vh.begin(), vh.end()));
+    if (o.json.requested()) emit_json(j, o.json.path);
+    if (!o.json.to_stdout()) {
         std::cout << "eig (" << o.method << ", " << o.variant << ") on " << exec.name() << " ["
                   << exec.device_name() << "], " << o.precision << "\n"
                   << "  problem     " << description << ": n = " << n << "\n"
@@ -273,7 +306,7 @@ int run(const EigOptions& o) {
 Runner add_eig(CLI::App& app) {
     auto o = std::make_shared<EigOptions>();
     app.add_option("file", o->file, "positive square matrix in Matrix Market format")
-        ->check(CLI::ExistingFile);
+        ->check(regular_file());
     app.add_option("--generate", o->generate,
                    "generated matrix: hilbert:N (a_ij = 1 / (i + j - 1))");
     app.add_option("--method", o->method, "similarity, fused or power")
@@ -281,25 +314,29 @@ Runner add_eig(CLI::App& app) {
     app.add_option("--variant", o->variant, "reduction on cuda: atomic, subgroup or local")
         ->check(CLI::IsMember({"atomic", "subgroup", "local"}));
     app.add_option("--eps", o->eps, "stop when neighbouring row sums differ by less than this")
-        ->check(CLI::PositiveNumber);
+        ->check(positive_number());
     app.add_option("--max-iters", o->max_iters, "maximum similarity transforms")
         ->check(CLI::Range(1, 1000000));
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_option("--backend", o->backend, executor_option_help());
-    app.add_option("--out", o->out, "write the eigenvector v to this Matrix Market file");
-    app.add_flag("--json", o->json, "print one JSON object");
+    app.add_option("--out", o->out,
+                   "write the eigenvector v to this Matrix Market file (also when not converged, "
+                   "exit 2)");
+    add_json_option(app, o->json);
     app.add_option("--repeat", o->repeat,
                    "solve this many times after a warm-up; report the median")
         ->check(CLI::Range(1, 1000));
     app.add_option("--wg", o->wg, "work-group size of the cuda kernels (a multiple of 32, <= 1024)")
         ->check(CLI::Range(32, 1024));
     app.add_flag("--time-kernels", o->time_kernels, "also time every kernel in every variant");
-    app.add_option("--bandwidth", o->bandwidth_gbs,
-                   "GB/s of the memory floor (default: " + std::to_string(int(kGpuBandwidthGBs)) +
-                       " on a GPU, none on CPUs)")
-        ->check(non_negative_number());
-    return [o] { return o->precision == "float" ? run<float>(*o) : run<double>(*o); };
+    app.add_option("--bandwidth", o->bandwidth_gbs, "GB/s of the memory floor")
+        ->check(non_negative_number())
+        ->default_str(std::to_string(int(kGpuBandwidthGBs)) + " on a GPU, none on CPUs");
+    return [o] {
+        require_distinct_files({{"FILE", o->file}}, {{"--out", o->out}, {"--json", o->json.path}});
+        return o->precision == "float" ? run<float>(*o) : run<double>(*o);
+    };
 }
 
 }  // namespace portla::cli

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "output.hpp"
 #include "portla/executor.hpp"
 #include "subcommands.hpp"
 
@@ -16,8 +17,8 @@ bool available(Backend b) { return b == Backend::omp ? omp_compiled() : compiled
 }  // namespace
 
 Runner add_info(CLI::App& app) {
-    auto json = std::make_shared<bool>(false);
-    app.add_flag("--json", *json, "print one JSON object");
+    auto json = std::make_shared<JsonOutput>();
+    add_json_option(app, *json);
     return [json] {
         nlohmann::json out;
         out["backends"] = nlohmann::json::object();
@@ -33,10 +34,8 @@ Runner add_info(CLI::App& app) {
                                                                  std::to_string(d.compute_minor)},
                                       {"l2_bytes", d.l2_bytes}});
         out["auto_backend"] = Executor::create("auto").name();
-        if (*json) {
-            std::cout << out.dump(2) << "\n";
-            return exit_ok;
-        }
+        if (json->requested()) emit_json(out, json->path);
+        if (json->to_stdout()) return exit_ok;
         std::cout << "portla backends\n"
                   << "  reference  yes (sequential)\n"
                   << "  omp        " << (available(Backend::omp) ? "yes" : "no") << " ("

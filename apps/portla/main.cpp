@@ -1,14 +1,27 @@
 // portla: the command-line tool. Errors print one line on stderr and exit with status 1.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <new>
+#include <regex>
+#include <stdexcept>
+#include <vector>
 
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
 #include "subcommands.hpp"
+
+#ifndef PORTLA_VERSION
+#define PORTLA_VERSION "unknown"
+#endif
+#ifndef PORTLA_GIT_COMMIT
+#define PORTLA_GIT_COMMIT "unknown"
+#endif
 
 CLI::Validator portla::cli::non_negative_number() {
     return CLI::Validator(
@@ -22,6 +35,31 @@ CLI::Validator portla::cli::non_negative_number() {
         "NUMBER >= 0");
 }
 
+CLI::Validator portla::cli::positive_number() {
+    return CLI::Validator(
+        [](std::string& s) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(s.c_str(), &end);
+            const double least = std::numeric_limits<double>::min();
+            if (end == s.c_str() || *end != '\0' || !(v >= least) || !std::isfinite(v)) {
+                char range[96];
+                std::snprintf(range, sizeof range, "must be a finite number in [%g, %g], got '",
+                              least, std::numeric_limits<double>::max());
+                return range + s + "'";
+            }
+            return {};
+        },
+        "NUMBER > 0");
+}
+
+CLI::Option* portla::cli::add_json_option(CLI::App& app, JsonOutput& json) {
+    json.option = app.add_option("--json", json.path,
+                                 "print the result as one JSON object; --json FILE writes it to "
+                                 "FILE instead (whole or not at all)")
+                      ->expected(0, 1);
+    return json.option;
+}
+
 std::string portla::cli::backend_names() {
     std::string names;
     for (const Backend b : all_backends()) names += (names.empty() ? "" : ", ") + to_string(b);
@@ -32,9 +70,96 @@ std::string portla::cli::executor_option_help() {
     return "auto, " + backend_names() + " or NAME:N (device N of a GPU backend, e.g. cuda:1)";
 }
 
+namespace {
+
+// Optimal string alignment distance (Levenshtein with adjacent transpositions).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+// " (did you mean 'X'?)" for the candidate nearest to `word`, when one is near enough.
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+    std::string best;
+    std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+    for (const auto& c : candidates) {
+        const std::size_t d = edit_distance(word, c);
+        if (d < best_d) best = c, best_d = d;
+    }
+    return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+// CLI11 prints range limits with %f: 1.8e308 as 309 digits. Any number of 13 or more digits
+// (with its decimals) is rewritten with %g.
+std::string readable_numbers(const std::string& message) {
+    static const std::regex long_number(R"([0-9]{13,}(\.[0-9]+)?)");
+    std::string out;
+    auto last = message.cbegin();
+    for (std::sregex_iterator it(message.begin(), message.end(), long_number), end; it != end;
+         ++it) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", std::strtod(it->str().c_str(), nullptr));
+        out.append(last, message.cbegin() + it->position()).append(buf);
+        last = message.cbegin() + it->position() + it->length();
+    }
+    return out.append(last, message.cend());
+}
+
+// One line for a parse error: the unknown subcommand or option with the nearest valid name.
+std::string parse_error_message(CLI::App& app, const CLI::ParseError& e) {
+    const auto parsed = app.get_subcommands();
+    CLI::App* sub = parsed.empty() ? nullptr : parsed.front();
+    const auto extras = sub ? sub->remaining() : app.remaining();
+    if (!extras.empty()) {
+        const auto option = std::find_if(extras.begin(), extras.end(), [](const std::string& t) {
+            return t.size() > 1 && t[0] == '-' && !std::isdigit(static_cast<unsigned char>(t[1]));
+        });
+        if (option != extras.end()) {
+            const std::string name = option->substr(0, option->find('='));
+            std::vector<std::string> names;
+            for (const CLI::Option* o : (sub ? sub : &app)->get_options({})) {
+                for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+                for (const auto& s : o->get_snames()) names.push_back("-" + s);
+            }
+            return "unknown option '" + name + "'" + suggestion(name, names) +
+                   (sub ? " (see portla " + sub->get_name() + " --help)" : "");
+        }
+        if (!sub) {
+            std::vector<std::string> names;
+            for (const CLI::App* s : app.get_subcommands({})) names.push_back(s->get_name());
+            return "unknown subcommand '" + extras.front() + "'" +
+                   suggestion(extras.front(), names);
+        }
+        return "unexpected argument '" + extras.front() + "' (see portla " + sub->get_name() +
+               " --help)";
+    }
+    return readable_numbers(e.what()) + " (see portla --help)";
+}
+
+// One line on stderr for an error that ends the run.
+void print_error(std::string message) {
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    std::cerr << "portla: error: " << message << "\n";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     CLI::App app{"portla: portable linear-algebra kernels and iterative solvers"};
     app.require_subcommand(1);
+    app.set_version_flag(
+        "--version", std::string("portla ") + PORTLA_VERSION + " (commit " PORTLA_GIT_COMMIT ")");
+    // Every subcommand's help shows each option's default (subcommands inherit this).
+    app.option_defaults()->always_capture_default();
     std::map<CLI::App*, portla::cli::Runner> runners;
     auto add = [&](const char* name, const char* help, auto add_fn) {
         auto* sub = app.add_subcommand(name, help);
@@ -58,19 +183,23 @@ int main(int argc, char** argv) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::cerr << "portla: error: " << e.what() << " (see portla --help)\n";
+        print_error(parse_error_message(app, e));
         return portla::cli::exit_error;
     }
     try {
         for (auto& [sub, run] : runners)
             if (sub->parsed()) return run();
     } catch (const portla::Error& e) {
-        std::cerr << "portla: error: " << e.what() << "\n";
+        print_error(e.what());
     } catch (const std::bad_alloc&) {
-        std::cerr << "portla: error: out of host memory\n";
+        print_error("out of host memory");
+    } catch (const std::length_error& e) {
+        print_error(std::string("a size is too large to allocate (") + e.what() + ")");
     } catch (const std::exception& e) {
-        std::cerr << "portla: error: " << e.what() << "\n";
+        print_error(e.what());
     }
     return portla::cli::exit_error;
 }

@@ -30,6 +30,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench.hpp"
+#include "input.hpp"
+#include "output.hpp"
 #include "portla/error.hpp"
 #include "subcommands.hpp"
 
@@ -42,7 +44,7 @@ struct PortabilityOptions {
     std::vector<std::string> files;
     std::size_t n = 4096;
     std::vector<std::string> peaks;
-    std::string json;
+    JsonOutput json;
 };
 
 const char* const program_names[] = {"sequential", "portla omp", "portla cuda", "vendor BLAS",
@@ -382,7 +384,7 @@ int run(const PortabilityOptions& o) {
     }
 
     // ---- JSON ----
-    if (!o.json.empty()) {
+    if (o.json.requested()) {
         json j;
         j["kernel"] = "cg-dense";
         j["n"] = o.n;
@@ -408,9 +410,10 @@ int run(const PortabilityOptions& o) {
             pj["pp_arch"] = r.pp_arch ? json(*r.pp_arch) : json(nullptr);
             j["programs"].push_back(pj);
         }
-        std::ofstream out(o.json);
-        if (!(out << j.dump(1) << "\n")) throw BadInput(o.json, 0, "cannot write file");
+        emit_json(j, o.json.path, 1);
     }
+    for (const auto& note : d.notes) std::cerr << "portla: note: " << note << "\n";
+    if (o.json.to_stdout()) return exit_ok;
     // ---- text ----
     std::cout << "cg-dense (one dense CG iteration), N = " << o.n << ", " << d.precision
               << " precision, " << std::setprecision(6) << flops
@@ -457,8 +460,6 @@ int run(const PortabilityOptions& o) {
     std::cout << "\n-: does not run there (PP = 0); ?: peak unknown. PP: harmonic mean of the "
                  "efficiencies over H "
                  "(Pennycook et al.)\n";
-
-    for (const auto& note : d.notes) std::cerr << "portla: note: " << note << "\n";
     return exit_ok;
 }
 
@@ -468,7 +469,8 @@ Runner add_portability(CLI::App& app) {
     auto o = std::make_shared<PortabilityOptions>();
     app.add_option("results", o->files,
                    "result files of portla bench cg-dense --json (one per machine)")
-        ->required();
+        ->required()
+        ->check(regular_file());
     app.add_option("--n", o->n, "matrix size N of the cg-dense points to compare (default 4096)")
         ->check(CLI::PositiveNumber);
     app.add_option(
@@ -476,8 +478,13 @@ Runner add_portability(CLI::App& app) {
            "peak FLOP rate of a platform, NAME=GFLOPS (FP64, or FP32 for float results); NAME is "
            "matched against the platform names; repeat for several platforms")
         ->allow_extra_args(false);
-    app.add_option("--json", o->json, "write the efficiencies and PP as JSON to this file");
-    return [o] { return run(*o); };
+    add_json_option(app, o->json);  // the efficiencies and PP
+    return [o] {
+        std::vector<NamedPath> inputs;
+        for (const auto& f : o->files) inputs.push_back({"input", f});
+        require_distinct_files(inputs, {{"--json", o->json.path}});
+        return run(*o);
+    };
 }
 
 }  // namespace portla::cli

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include "input.hpp"
 #include "portla/matrix/format.hpp"
 
 namespace portla::cli {
@@ -30,7 +31,7 @@ Problem load_problem(const ProblemSpec& spec) {
     if (!spec.generate.empty() && !spec.assembled && p.format != Format::csr)
         throw BadInput("--format " + spec.format + " applies to stored matrices: add --assembled");
     if (!spec.file.empty()) {
-        p.data = io::read_matrix_market(spec.file);
+        p.data = load_input(spec.file, [&] { return io::read_matrix_market(spec.file); });
         p.description = spec.file;
         if (p.data.rows != p.data.cols)
             throw BadInput(spec.file + ": matrix is " + std::to_string(p.data.rows) + " x " +
@@ -78,7 +79,7 @@ Array<T> make_rhs(const Executor& exec, const ProblemSpec& spec, const LinearOpe
         A.apply(ones, b);  // b = A (1, ..., 1)
         return b;
     }
-    const auto values = io::read_vector(spec.rhs);
+    const auto values = load_input(spec.rhs, [&] { return io::read_vector(spec.rhs); });
     if (values.size() != A.rows())
         throw BadInput(spec.rhs + ": right-hand side has " + std::to_string(values.size()) +
                        " entries, the matrix has " + std::to_string(A.rows()) + " rows");

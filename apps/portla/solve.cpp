@@ -6,10 +6,11 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "input.hpp"
+#include "output.hpp"
 #include "problem.hpp"
 #include "subcommands.hpp"
 
@@ -34,45 +35,69 @@ struct SolveOptions {
     int replacement = 0;
     std::string side = "right";
     bool monitor = false;
-    bool json = false;
+    JsonOutput json;
 };
-
-// Writes `contents` to `path` whole or not at all: a temporary file beside it, then a rename.
-void write_whole(const std::string& path, const std::string& contents) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw BadInput(path + ": cannot open for writing");
-        f << contents;
-        f.flush();
-        if (!f) {
-            std::remove(tmp.c_str());
-            throw BadInput(path + ": write failed");
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw BadInput(path + ": cannot replace the file");
-    }
-}
 
 // The residual history: JSON (an object with the solve's key facts and "residuals") when the
 // path ends in .json, otherwise CSV (iteration,residual_norm,relative_residual).
 void write_history(const std::string& path, const solver::Result& res, const nlohmann::json& info) {
     const bool as_json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
-    std::ostringstream s;
-    s << std::setprecision(17);
-    const double scale = res.rhs_norm > 0 ? res.rhs_norm : 1.0;
     if (as_json) {
         nlohmann::json j = info;
         j["residuals"] = res.history;
-        s << j.dump(1) << "\n";
-    } else {
-        s << "iteration,residual_norm,relative_residual\n";
+        emit_json(j, path, 1);
+        return;
+    }
+    const double scale = res.rhs_norm > 0 ? res.rhs_norm : 1.0;
+    write_file_atomically(path, [&](std::ostream& s) {
+        s << std::setprecision(17) << "iteration,residual_norm,relative_residual\n";
         for (std::size_t i = 0; i < res.history.size(); ++i)
             s << i << "," << res.history[i] << "," << res.history[i] / scale << "\n";
+    });
+}
+
+// The whole run's memory, from the declared sizes (a file's header, a generator's N), before
+// anything is read or allocated: the host's MatrixData (and the copy the CG check makes), the
+// stored operator, the solver's and the preconditioner's vectors, the host copies of b, x0 and x.
+template <typename T>
+void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::Solver method,
+                          solver::Preconditioner precond) {
+    double n = 0, nnz = 0;
+    std::string what;
+    if (!o.problem.file.empty()) {
+        const DeclaredSize size = read_declared_size(o.problem.file);
+        n = size.rows, nnz = size.entries;
+        what = o.problem.file;
+    } else {
+        const auto [dim, points] = parse_generator(o.problem.generate);
+        n = std::pow(double(points), dim), nnz = n * (2 * dim + 1);
+        what = "--generate " + o.problem.generate;
     }
-    write_whole(path, s.str());
+    const bool stored = !o.problem.file.empty() || o.problem.assembled;
+    const double entry_bytes = 2 * sizeof(std::int64_t) + sizeof(double);  // MatrixData
+    MemoryNeed host, device;
+    if (stored) host.add(nnz, entry_bytes);
+    if (stored && method == solver::Solver::cg) host.add(nnz, entry_bytes).add(n, sizeof(double));
+    host.add(3 * n, sizeof(double));  // b or x0 as read, x copied back
+    if (stored && o.problem.format == "dense")
+        device.add(n * n, sizeof(T));
+    else if (stored)
+        device.add(nnz, sizeof(T) + sizeof(std::int32_t)).add(n + 1, sizeof(std::int32_t));
+    using solver::Preconditioner;
+    const double vectors = method == solver::Solver::cg      ? 5
+                           : method == solver::Solver::gmres ? o.restart + 5.0
+                                                             : 9;
+    device.add(vectors + 2 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
+    if (precond == Preconditioner::block_jacobi) device.add(n * o.block_size, sizeof(T));
+    if (precond == Preconditioner::chebyshev) device.add(3 * n, sizeof(T));
+    if (precond == Preconditioner::ilu0 || precond == Preconditioner::ic0)
+        device.add(nnz, sizeof(T) + sizeof(std::int32_t)).add(2 * n + 1, sizeof(std::int32_t));
+    if (exec.is_host()) {
+        require_host_memory(host.add_bytes(device.bytes()), "solve " + what);
+    } else {
+        require_host_memory(host, "solve " + what + " (host)");
+        require_memory(exec, device, "solve " + what);
+    }
 }
 
 // CG needs a symmetric positive definite matrix: refuse what visibly is not, before solving.
@@ -102,9 +127,10 @@ int run(const SolveOptions& o) {
     const Executor exec = Executor::create(o.backend);
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
     const solver::Solver method = solver::parse_solver(o.solver);
-    const Problem problem = load_problem(o.problem);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
+    require_solve_memory<T>(exec, o, method, precond);
+    const Problem problem = load_problem(o.problem);
     if (method == solver::Solver::cg) check_spd_candidate(problem);
     if (std::is_same<T, float>::value)
         for (double v : problem.data.values)
@@ -127,7 +153,7 @@ int run(const SolveOptions& o) {
     s.left_preconditioning = o.side == "left";
     s.record_history = !o.history.empty();
     if (!o.x0.empty()) {
-        const auto values = io::read_vector(o.x0);
+        const auto values = load_input(o.x0, [&] { return io::read_vector(o.x0); });
         if (values.size() != A->cols())
             throw BadInput(o.x0 + ": initial guess has " + std::to_string(values.size()) +
                            " entries, the matrix has " + std::to_string(A->cols()) + " columns");
@@ -138,7 +164,7 @@ int run(const SolveOptions& o) {
         x.copy_from_host(std::vector<T>(values.begin(), values.end()));
         s.use_initial_guess = true;
     }
-    std::ostream& monitor_out = o.json ? std::cerr : std::cout;
+    std::ostream& monitor_out = o.json.to_stdout() ? std::cerr : std::cout;
     if (o.monitor)
         s.monitor = [&monitor_out](int it, double r) {
             monitor_out << "  iter " << std::setw(6) << it << "  residual " << std::scientific
@@ -152,11 +178,6 @@ int run(const SolveOptions& o) {
                                                                  : solver::bicgstab<T>(*A, b, x, s);
     timer.stop();
     const double time_s = timer.seconds();
-
-    if (!o.out.empty()) {
-        const auto xh = x.to_host();
-        io::write_vector(o.out, std::vector<double>(xh.begin(), xh.end()));
-    }
 
     nlohmann::json j;
     j["solver"] = o.solver;
@@ -183,9 +204,18 @@ int run(const SolveOptions& o) {
         j["restart"] = o.restart;
         j["pc_side"] = o.side;
     }
-    if (!o.history.empty()) write_history(o.history, res, j);
-    if (o.json) {
-        std::cout << j.dump(2) << std::endl;
+    const bool indefinite = res.reason == solver::StopReason::indefinite;
+    if (!indefinite) {  // a failed run (exit 1) writes nothing: the files keep what they held
+        // Written when not converged too (exit 2): the last iterate, its history and result.
+        if (!o.out.empty()) {
+            const auto xh = x.to_host();
+            write_vector_atomically(o.out, std::vector<double>(xh.begin(), xh.end()));
+        }
+        if (!o.history.empty()) write_history(o.history, res, j);
+        if (o.json.requested() && !o.json.path.empty()) emit_json(j, o.json.path);
+    }
+    if (o.json.to_stdout()) {
+        emit_json(j, "");
     } else {
         std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " ["
                   << exec.device_name() << "], " << o.precision << ", " << A->format() << "\n"
@@ -198,7 +228,7 @@ int run(const SolveOptions& o) {
                   << "  time        " << time_s << " s (" << time_s / std::max(1, res.iterations)
                   << " s per iteration)\n";
     }
-    if (res.reason == solver::StopReason::indefinite) {
+    if (indefinite) {
         std::cerr << "portla: error: " << problem.description
                   << ": CG found p.Ap <= 0 at iteration " << res.iterations + 1
                   << ": the matrix (or preconditioner) is not positive definite (use --solver "
@@ -213,7 +243,7 @@ int run(const SolveOptions& o) {
 Runner add_solve(CLI::App& app) {
     auto o = std::make_shared<SolveOptions>();
     app.add_option("file", o->problem.file, "matrix in Matrix Market format")
-        ->check(CLI::ExistingFile);
+        ->check(regular_file());
     app.add_option("--generate", o->problem.generate,
                    "generated Poisson problem: poisson1d:N, poisson2d:N or poisson3d:N (N points "
                    "per dimension)");
@@ -224,7 +254,7 @@ Runner add_solve(CLI::App& app) {
             {to_string(Format::csr), to_string(Format::ell), to_string(Format::dense)}));
     app.add_option("--rhs", o->problem.rhs,
                    "right-hand side (Matrix Market vector); default b = A 1")
-        ->check(CLI::ExistingFile);
+        ->check(regular_file());
     app.add_option("--solver", o->solver, "cg, bicgstab or gmres")
         ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
                                to_string(solver::Solver::gmres)}));
@@ -249,22 +279,30 @@ Runner add_solve(CLI::App& app) {
                    "recompute r = b - A x every N iterations (CG, BiCGSTAB; 0: never)")
         ->check(CLI::Range(0, 1000000000));
     app.add_option("--x0", o->x0, "initial guess (Matrix Market vector); default x0 = 0")
-        ->check(CLI::ExistingFile);
+        ->check(regular_file());
     app.add_option("--history", o->history,
                    "write the residual norm of every iteration to this file (JSON when it ends in "
                    ".json, CSV otherwise)");
     const CLI::Validator non_negative = non_negative_number();
-    app.add_option("--rtol", o->rtol, "relative tolerance on ||b - Ax|| / ||b||")
+    app.add_option("--rtol", o->rtol, "converged when ||b - Ax|| <= max(rtol ||b||, atol)")
         ->check(non_negative);
-    app.add_option("--atol", o->atol, "absolute tolerance on ||b - Ax||")->check(non_negative);
+    app.add_option("--atol", o->atol, "converged when ||b - Ax|| <= max(rtol ||b||, atol)")
+        ->check(non_negative);
     app.add_option("--max-iters", o->max_iters, "maximum iterations")->check(non_negative);
     app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
-    app.add_option("--out", o->out, "write the solution x to this Matrix Market file");
+    app.add_option("--out", o->out,
+                   "write the solution x to this Matrix Market file (also when not converged, "
+                   "exit 2: the last iterate; never when the run fails, exit 1)");
     app.add_flag("--monitor", o->monitor, "print the residual norm of every iteration");
-    app.add_flag("--json", o->json, "print one JSON object");
-    return [o] { return o->precision == "float" ? run<float>(*o) : run<double>(*o); };
+    add_json_option(app, o->json);
+    return [o] {
+        require_distinct_files(
+            {{"FILE", o->problem.file}, {"--rhs", o->problem.rhs}, {"--x0", o->x0}},
+            {{"--out", o->out}, {"--history", o->history}, {"--json", o->json.path}});
+        return o->precision == "float" ? run<float>(*o) : run<double>(*o);
+    };
 }
 
 }  // namespace portla::cli

@@ -28,6 +28,21 @@ std::string executor_option_help();
 /// Accepts a finite number >= 0 (tolerances): CLI11's NonNegativeNumber lets NaN and inf through.
 CLI::Validator non_negative_number();
 
+/// Accepts a finite number >= the least normal double (tolerances that must be > 0); the
+/// message gives the range in %g form.
+CLI::Validator positive_number();
+
+/// `--json [FILE]`, the same in every subcommand: alone, the JSON result goes to stdout (and
+/// nothing else does); with FILE, it is written there whole (output.hpp) and stdout keeps the
+/// text summary.
+struct JsonOutput {
+    CLI::Option* option = nullptr;
+    std::string path;
+    bool requested() const { return option != nullptr && option->count() > 0; }
+    bool to_stdout() const { return requested() && path.empty(); }
+};
+CLI::Option* add_json_option(CLI::App& app, JsonOutput& json);
+
 /// Exit codes shared by every subcommand.
 inline constexpr int exit_ok = 0;
 inline constexpr int exit_error = 1;

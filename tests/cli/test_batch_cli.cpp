@@ -163,8 +163,8 @@ TEST(CliBatch, ReplicateToFewerTakesTheFirstSystems) {
 }
 
 TEST(CliBatch, AbsoluteToleranceFloatAndIterationLimit) {
-    const json a = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--atol",
-                               "1e-9", "--backend", "reference"});
+    const json a = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--rtol", "0",
+                               "--atol", "1e-9", "--backend", "reference"});
     EXPECT_EQ(a["tolerance_type"], "absolute");
     for (const auto& r : a["residual_norm"]) EXPECT_LE(r.get<double>(), 1e-9);
     const json f = batch_json({"--generate", "stencil3pt:32", "--batch-size", "20", "--precision",
@@ -177,6 +177,33 @@ TEST(CliBatch, AbsoluteToleranceFloatAndIterationLimit) {
                               2);
     EXPECT_EQ(m["num_converged"], 0);
     for (const auto& r : m["reason"]) EXPECT_EQ(r, "max_iterations");
+}
+
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// rtol and atol mean what they mean in portla solve: system s has converged when
+// ||r_s|| <= max(rtol ||b_s||, atol), so an atol above rtol ||b_s|| stops some systems earlier.
+TEST(CliBatch, ToleranceIsTheMaximumOfRtolAndAtolPerSystem) {
+    const std::vector<std::string> gen{"--generate", "stencil3pt:64", "--batch-size",
+                                       "16",         "--backend",     "reference"};
+    auto with = [&](const std::vector<std::string>& extra) { return concat(gen, extra); };
+    const json rel = batch_json(with({"--rtol", "1e-10"}));
+    const json both = batch_json(with({"--rtol", "1e-10", "--atol", "1e-3"}));
+    EXPECT_EQ(both["tolerance_type"], "max(relative, absolute)");
+    EXPECT_EQ(both["num_converged"], 16);
+    EXPECT_LT(both["iterations_mean"].get<double>(), rel["iterations_mean"].get<double>());
+    for (std::size_t s = 0; s < 16; ++s) {
+        const double r = both["residual_norm"][s], b = both["rhs_norm"][s];
+        EXPECT_LE(r, std::max(1e-10 * b, 1e-3) * (1 + 1e-12)) << "system " << s;
+        EXPECT_GT(b, 1e-3) << "the test needs ||b_s|| above atol";  // norms scaled back
+        EXPECT_NEAR(b, rel["rhs_norm"][s].get<double>(), 1e-12 * b);
+    }
+    // atol 0 (the default) is the relative test alone.
+    const json zero = batch_json(with({"--rtol", "1e-10", "--atol", "0"}));
+    EXPECT_EQ(zero["iterations"], rel["iterations"]);
 }
 
 TEST(CliBatch, DirectSolveOnTheCpu) {
@@ -263,15 +290,10 @@ TEST(CliBatchErrors, GenerateAndSizes) {
 TEST(CliBatchErrors, SolverSettings) {
     const std::vector<std::string> gen{"--generate", "stencil3pt:8", "--batch-size",
                                        "4",          "--backend",    "reference"};
-    auto with = [&](std::vector<std::string> extra) {
-        std::vector<std::string> a = gen;
-        a.insert(a.end(), extra.begin(), extra.end());
-        return a;
-    };
+    auto with = [&](const std::vector<std::string>& extra) { return concat(gen, extra); };
     expect_error(with({"--solver", "minres"}), "--solver");
     expect_error(with({"--precond", "amg"}), "--precond");
     expect_error(with({"--format", "coo"}), "--format");
-    expect_error(with({"--rtol", "1e-8", "--atol", "1e-8"}), "excludes");
     expect_error(with({"--rtol", "-1"}), "--rtol");
     expect_error(with({"--rtol", "nan"}), "--rtol");
     expect_error(with({"--atol", "x"}), "--atol");

@@ -4,18 +4,22 @@
 //
 // Contract under test: exit 0 when converged, 2 when not converged (result still printed),
 // 1 on any error with exactly one line on stderr.
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <initializer_list>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -700,6 +704,249 @@ TEST(CliErrors, BadOptionValues) {
         EXPECT_CLI_ERROR(r);
         EXPECT_TRUE(contains(r.err, c[0])) << r;
     }
+}
+
+// ---- Safe by construction (issue 13): outputs whole or not at all, inputs checked before
+// they are opened or allocated, and errors that name the option or file. ----
+
+/// A fresh directory for one test (files in it are listed to find stray temporary files).
+std::string fresh_dir(const std::string& stem) {
+    std::string dir = temp_path(stem + ".XXXXXX");
+    EXPECT_NE(::mkdtemp(dir.data()), nullptr) << dir;
+    return dir;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+}
+
+bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+/// The names in `dir` that start with '.' (left-over temporary files), "." and ".." aside.
+std::vector<std::string> hidden_files(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string n = e->d_name;
+            if (n != "." && n != ".." && n[0] == '.') names.push_back(n);
+        }
+        ::closedir(d);
+    }
+    return names;
+}
+
+std::string cli_data(const std::string& name) { return data("cli/" + name); }
+
+TEST(CliSafe, VersionNamesTheReleaseAndTheCommit) {
+    const RunResult r = run_portla({"--version"});
+    EXPECT_CLI_OK(r);
+    EXPECT_TRUE(std::regex_match(
+        r.out,
+        std::regex(R"(portla [0-9]+\.[0-9]+\.[0-9]+ \(commit ([0-9a-f]{4,40}|unknown)\)\n)")))
+        << r;
+}
+
+TEST(CliSafe, UnknownSubcommandAndOptionSuggestTheNearestName) {
+    RunResult r = run_portla({"slove", data("spd_small.mtx")});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(
+        contains(r.err, "portla: error: unknown subcommand 'slove' (did you mean 'solve'?)"))
+        << r;
+    r = run_portla({"solve", data("spd_small.mtx"), "--tol", "1e-8"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "portla: error: unknown option '--tol' (did you mean '--rtol'?)"))
+        << r;
+    r = run_portla({"batch", "--generate", "stencil3pt:8", "--atoll", "1"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "unknown option '--atoll' (did you mean '--atol'?)")) << r;
+    r = run_portla({"solve", data("spd_small.mtx"), "--zzzzzzzz"});  // nothing near: no guess
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "unknown option '--zzzzzzzz'")) << r;
+    EXPECT_FALSE(contains(r.err, "did you mean")) << r;
+}
+
+TEST(CliSafe, HelpShowsDefaults) {
+    const RunResult solve = run_portla({"solve", "--help"});
+    EXPECT_CLI_OK(solve);
+    EXPECT_TRUE(contains(solve.out, "=1e-08")) << solve;  // --rtol
+    EXPECT_TRUE(contains(solve.out, "=10000")) << solve;  // --max-iters
+    const RunResult batch = run_portla({"batch", "--help"});
+    EXPECT_CLI_OK(batch);
+    EXPECT_TRUE(contains(batch.out, "=1e-06")) << batch;
+    EXPECT_TRUE(contains(batch.out, "=2n")) << batch;
+    const RunResult eig = run_portla({"eig", "--help"});
+    EXPECT_TRUE(contains(eig.out, "=0.001")) << eig;
+}
+
+TEST(CliSafe, RangeErrorsAreReadable) {
+    for (const char* eps : {"1e-320", "1e400", "-1"}) {
+        const RunResult r = run_portla({"eig", "--generate", "hilbert:4", "--eps", eps});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "--eps")) << r;
+        EXPECT_FALSE(contains(r.err, "179769313486")) << r;
+        EXPECT_LT(r.err.size(), 200u) << r;
+    }
+}
+
+TEST(CliSafe, FailedSolveWritesNothing) {
+    const std::string dir = fresh_dir("failed");
+    const std::string out = dir + "/x.mtx", hist = dir + "/h.csv", js = dir + "/r.json";
+    write_text(out, "previous contents\n");
+    const RunResult r = run_portla({"solve", cli_data("indefinite.mtx"), "--solver", "cg", "--out",
+                                    out, "--history", hist, "--json", js});
+    EXPECT_EQ(r.exit_code, 1) << r;
+    EXPECT_EQ(count_char(r.err, '\n'), 1u) << r;
+    EXPECT_EQ(read_text(out), "previous contents\n");
+    EXPECT_FALSE(exists(hist));
+    EXPECT_FALSE(exists(js));
+    EXPECT_TRUE(hidden_files(dir).empty());
+}
+
+TEST(CliSafe, NotConvergedWritesTheIterate) {
+    const std::string dir = fresh_dir("notconv");
+    const std::string out = dir + "/x.mtx", js = dir + "/r.json";
+    write_text(out, "previous contents\n");
+    const RunResult r = run_portla(
+        {"solve", data("spd_fem_2d.mtx"), "--max-iters", "2", "--out", out, "--json", js});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_EQ(r.err, "") << r;
+    const auto x = portla::io::read_vector(out);
+    const json j = json::parse(read_text(js));
+    EXPECT_EQ(j["reason"], "max_iterations");
+    EXPECT_EQ(x.size(), j["n"].get<std::size_t>());
+    EXPECT_FALSE(contains(r.out, "{")) << "--json FILE keeps the text on stdout\n" << r;
+    EXPECT_TRUE(hidden_files(dir).empty());
+}
+
+TEST(CliSafe, OutputsNamingAnInputAreRefused) {
+    const std::string dir = fresh_dir("same");
+    const std::string a = dir + "/A.mtx", b = dir + "/b.mtx";
+    const std::string a_text = read_text(data("spd_small.mtx"));
+    write_text(a, a_text);
+    write_text(b,
+               "%%MatrixMarket matrix array real general\n10 1\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n");
+    const std::vector<std::vector<std::string>> cases{
+        {"solve", a, "--out", a},
+        {"solve", a, "--out", dir + "/./A.mtx"},  // the same file by another name
+        {"solve", a, "--rhs", b, "--out", b},
+        {"solve", a, "--x0", b, "--history", b},
+        {"solve", a, "--json", a},
+        {"eig", a, "--out", a},
+    };
+    for (const auto& c : cases) {
+        const RunResult r = run_portla(c);
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "refusing to overwrite an input")) << r;
+        EXPECT_TRUE(contains(r.err, c[c.size() - 2])) << r;  // the output option
+    }
+    EXPECT_EQ(read_text(a), a_text);
+    const RunResult two = run_portla({"solve", a, "--out", dir + "/x", "--history", dir + "/x"});
+    EXPECT_CLI_ERROR(two);
+    EXPECT_TRUE(contains(two.err, "--out and --history name the same file")) << two;
+    EXPECT_FALSE(exists(dir + "/x"));
+}
+
+TEST(CliSafe, WriteErrorsKeepThePreviousFileAndNameThePath) {
+    const std::string dir = fresh_dir("werr");
+    RunResult r = run_portla({"solve", data("spd_small.mtx"), "--out", dir + "/missing/x.mtx"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(
+        contains(r.err, "cannot write '" + dir + "/missing/x.mtx': No such file or directory"))
+        << r;
+    // The target is a directory: the rename fails, the temporary file is removed.
+    ASSERT_EQ(::mkdir((dir + "/d").c_str(), 0755), 0);
+    r = run_portla({"solve", data("spd_small.mtx"), "--history", dir + "/d"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "cannot write '" + dir + "/d'")) << r;
+    EXPECT_TRUE(hidden_files(dir).empty());
+    if (::geteuid() != 0) {  // root writes anywhere
+        ASSERT_EQ(::mkdir((dir + "/ro").c_str(), 0555), 0);
+        r = run_portla({"info", "--json", dir + "/ro/info.json"});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "Permission denied")) << r;
+    }
+}
+
+TEST(CliSafe, InputsMustBeRegularFiles) {
+    const std::string dir = fresh_dir("fifo");
+    const std::string fifo = dir + "/fifo.mtx";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::vector<std::vector<std::string>> cases{
+        {"solve", fifo},
+        {"solve", data("spd_small.mtx"), "--rhs", fifo},
+        {"solve", data("spd_small.mtx"), "--x0", "/dev/zero"},
+        {"solve", "/dev/zero"},
+        {"solve", dir},
+        {"eig", fifo},
+        {"portability", fifo},
+        {"batch", fifo},
+    };
+    for (const auto& c : cases) {
+        const RunResult r = run_portla(c, 5);  // opening the FIFO would block: SIGALRM
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "' is not a ")) << r;
+    }
+}
+
+TEST(CliSafe, HugeDeclaredSizesAreRefusedBeforeAllocating) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunResult r = run_portla({"eig", cli_data("big_header.mtx")}, 5);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "big_header.mtx")) << r;
+    EXPECT_TRUE(contains(r.err, "needs")) << r;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
+    for (const char* sub : {"solve", "eig"}) {
+        r = run_portla({sub, cli_data("huge_size.mtx")}, 5);
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "huge_size.mtx")) << r;
+        EXPECT_FALSE(contains(r.err, "max_size")) << r;
+    }
+    r = run_portla({"solve", data("spd_small.mtx"), "--rhs", cli_data("huge_size.mtx")}, 5);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "huge_size.mtx")) << r;
+    r = run_portla({"solve", "--generate", "poisson3d:100000"}, 5);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "needs") && contains(r.err, "available")) << r;
+    r = run_portla({"batch", "--generate", "stencil3pt:700000000", "--batch-size", "1"}, 5);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "needs") && contains(r.err, "available")) << r;
+    r = run_portla({"gemm", "--m", "3000000000"}, 5);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "--m") && contains(r.err, "2147483647")) << r;
+    r = run_portla({"gemm", "--m", "200000", "--n", "200000", "--k", "200000"}, 5);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "needs") && contains(r.err, "available")) << r;
+}
+
+TEST(CliSafe, JsonFileInEverySubcommand) {
+    const std::string dir = fresh_dir("json");
+    const std::vector<std::vector<std::string>> cases{
+        {"info"},
+        {"solve", data("spd_small.mtx")},
+        {"batch", "--generate", "stencil3pt:8", "--batch-size", "4", "--backend", "reference"},
+        {"eig", "--generate", "hilbert:8"},
+        {"gemm", "--m", "8", "--n", "8", "--k", "8", "--reps", "1"},
+        {"bench", "copy", "--sizes", "1024", "--reps", "1", "--max-time", "0.01", "--quiet",
+         "--backend", "reference"},
+    };
+    for (auto c : cases) {
+        SCOPED_TRACE(c[0]);
+        const std::string file = dir + "/" + c[0] + ".json";
+        write_text(file, "previous");
+        c.push_back("--json");
+        c.push_back(file);
+        const RunResult r = run_portla(c, 120);
+        EXPECT_CLI_OK(r);
+        EXPECT_FALSE(r.out.empty()) << r;  // the text summary stays on stdout
+        EXPECT_NO_THROW((void)json::parse(read_text(file))) << read_text(file);
+        c.back() = dir + "/missing/" + c[0] + ".json";
+        const RunResult bad = run_portla(c, 120);
+        EXPECT_EQ(bad.exit_code, 1) << bad;
+        EXPECT_EQ(count_char(bad.err, '\n'), 1u) << bad;
+        EXPECT_TRUE(contains(bad.err, "cannot write")) << bad;
+    }
+    EXPECT_TRUE(hidden_files(dir).empty());
 }
 
 TEST(CliErrors, OutUnwritable) {
