@@ -69,9 +69,15 @@ public:
     OutOfMemory(const std::string& where, std::size_t bytes)
         : Error(where + ": out of memory allocating " + std::to_string(bytes) + " bytes"),
           bytes_(bytes) {}
+    /// An estimate refused before allocating: `message` is the whole text.
+    static OutOfMemory refused(const std::string& message, std::size_t bytes) {
+        return OutOfMemory(message, bytes, 0);
+    }
     std::size_t bytes() const { return bytes_; }
 
 private:
+    OutOfMemory(const std::string& message, std::size_t bytes, int)
+        : Error(message), bytes_(bytes) {}
     std::size_t bytes_;
 };
 
