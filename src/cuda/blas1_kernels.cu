@@ -32,7 +32,6 @@ namespace portla::kernels::cuda {
 namespace {
 
 constexpr int kBatch = 4;
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // Calls op(first, stride, count, n) for every batch of this thread: elements
 // first + j * stride for j < count (and first + j * stride < n, which op checks).
