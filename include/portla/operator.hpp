@@ -46,6 +46,11 @@ public:
     /// d = diag(A), in the executor's memory. Throws BadInput when not available.
     virtual void diagonal(view<T> d) const;
 
+    /// Why the stored structure makes this square operator singular whatever its values (an
+    /// empty row or column, see MatrixData::structural_defect), or "" when it does not show or
+    /// the operator has no stored structure. The solvers refuse a defect before they start.
+    virtual std::string structural_defect() const { return {}; }
+
     /// The operator's structure for fused solver kernels (device pointers of executor()).
     virtual FusedOperator<T> fused() const { return {}; }
 

@@ -48,7 +48,12 @@ Csr<T>::Csr(const Executor& exec, std::size_t rows, std::size_t cols,
       values_(values.size() == col_idxs.size()
                   ? Array<T>(exec, values)
                   : throw DimensionMismatch("Csr values", col_idxs.size(), values.size())),
-      diag_(exec, diagonal_of(rows, row_ptrs, col_idxs, values)) {}
+      diag_(exec, diagonal_of(rows, row_ptrs, col_idxs, values)),
+      defect_(detail::structural_defect(rows, cols, [&](auto&& f) {
+          for (std::size_t i = 0; i < rows; ++i)
+              for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
+                  f(i, static_cast<std::size_t>(col_idxs[k]));
+      })) {}
 
 template <typename T>
 Csr<T> Csr<T>::from_data(const Executor& exec, const MatrixData& input) {

@@ -40,8 +40,10 @@ Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
         vals_cm[slot] = static_cast<T>(data.values[k]);
         if (data.col_idx[k] == data.row_idx[k]) diag[r] += vals_cm[slot];
     }
-    return Ell(exec, rows, static_cast<std::size_t>(data.cols), width, data.entries(), cols_cm,
-               vals_cm, diag);
+    Ell ell(exec, rows, static_cast<std::size_t>(data.cols), width, data.entries(), cols_cm,
+            vals_cm, diag);
+    ell.defect_ = data.structural_defect();
+    return ell;
 }
 
 template <typename T>

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "core/matrix_checks.hpp"
 #include "portla/error.hpp"
 
 namespace portla {
@@ -222,6 +223,16 @@ bool MatrixData::is_symmetric(double rel_tol) const {
     std::vector<double> v;
     gather_summed(*this, stable_order(*this), r, c, v);
     return sorted_is_symmetric(rows, r, c, v, rel_tol);
+}
+
+std::string MatrixData::structural_defect() const {
+    check_sizes(*this, "MatrixData::structural_defect");
+    if (rows < 0 || cols < 0) return {};
+    return detail::structural_defect(
+        static_cast<std::size_t>(rows), static_cast<std::size_t>(cols), [this](auto&& f) {
+            for (std::size_t k = 0; k < entries(); ++k)
+                f(static_cast<std::size_t>(row_idx[k]), static_cast<std::size_t>(col_idx[k]));
+        });
 }
 
 }  // namespace portla

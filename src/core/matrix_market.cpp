@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
+#include <cstring>
 #include <fstream>
 #include <istream>
 #include <limits>
@@ -16,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "portla/error.hpp"
+#include "portla/memory.hpp"
 
 namespace portla::io {
 
@@ -25,6 +28,18 @@ namespace {
 constexpr std::int64_t max_int64 = std::numeric_limits<std::int64_t>::max();
 // A header may lie about its size: never reserve more than this many entries up front.
 constexpr std::int64_t max_reserve = std::int64_t{1} << 20;
+// The longest line read (a real entry line is under 100 characters): a file without line breaks
+// (a binary file, /dev/zero behind a regular name) fails at once instead of growing a string.
+constexpr std::size_t max_line_length = std::size_t{1} << 20;
+// Rows, columns and stored entries must be below this: portla's matrices use int32 indices
+// (core/matrix_checks.hpp, check_int32_dims).
+constexpr std::int64_t max_index_extent = std::numeric_limits<std::int32_t>::max();
+// Host bytes per stored entry on the way from the file to a CSR matrix: the triplet (row, col,
+// value: 24 B), the sort's permutation and row buckets (8 + 16 B), the sorted copy (24 B) and the
+// CSR arrays (column index and value, 12 B); per row, the CSR row pointer and the sort's row
+// start (4 + 8 B).
+constexpr double bytes_per_entry = 24.0 + 24.0 + 24.0 + 12.0;
+constexpr double bytes_per_row = 12.0;
 
 enum class Format { coordinate, array };
 enum class Field { real, integer, pattern };
@@ -130,19 +145,33 @@ private:
     const std::string& name_;
     const ReadOptions& options_;
     std::string line_;
+    std::vector<char> buffer_;
     long line_no_ = 0;
     const char* tokens_[max_tokens] = {};
     std::size_t lengths_[max_tokens] = {};
 };
 
 bool Reader::next_line() {
-    if (!std::getline(in_, line_)) {
-        if (in_.bad()) {
-            fail(line_no_ + 1, "read error");
+    // istream::getline stores at most size - 1 characters and sets failbit when it stops there
+    // before the end of the line: a line that fills the buffer is longer than max_line_length.
+    if (buffer_.empty()) {
+        buffer_.resize(max_line_length + 2);
+    }
+    in_.getline(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    const auto length = static_cast<std::size_t>(in_.gcount());
+    if (in_.bad()) {
+        fail(line_no_ + 1, "read error");
+    }
+    if (in_.fail()) {
+        if (length + 1 >= buffer_.size()) {
+            fail(line_no_ + 1,
+                 "line too long (more than " + std::to_string(max_line_length) + " characters)");
         }
-        return false;
+        return false;  // end of the input, nothing read
     }
     ++line_no_;
+    // gcount counts the extracted newline, which getline does not store.
+    line_.assign(buffer_.data(), in_.eof() ? length : length - 1);
     return true;
 }
 
@@ -276,8 +305,23 @@ Header Reader::read_header() {
     std::int64_t sizes[3] = {0, 0, 0};
     for (std::size_t k = 0; k < expected; ++k) {
         if (!parse_int64(tokens_[k], lengths_[k], sizes[k]) || sizes[k] < 0) {
-            fail(line_no_, "bad size line: " + quoted(tokens_[k]) +
-                               " is not a non-negative integer (expected " + layout + ")");
+            const bool digits = std::all_of(tokens_[k], tokens_[k] + lengths_[k], [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c)) != 0;
+            });
+            fail(line_no_,
+                 "bad size line: " + quoted(tokens_[k]) +
+                     (digits && lengths_[k] > 0 ? " is too large (beyond 64-bit integers)"
+                                                : " is not a non-negative integer (expected " +
+                                                      std::string(layout) + ")"));
+        }
+    }
+    for (std::size_t k = 0; k < 2; ++k) {
+        if (sizes[k] >= max_index_extent) {
+            fail(line_no_, std::string(k == 0 ? "row" : "column") + " count " +
+                               std::to_string(sizes[k]) +
+                               " is too large: portla indexes rows and columns with 32-bit "
+                               "integers (at most " +
+                               std::to_string(max_index_extent - 1) + ")");
         }
     }
     h.rows = sizes[0];
@@ -311,6 +355,26 @@ Header Reader::read_header() {
             fail(line_no_, "array of size " + shape + " is too large");
         }
         h.count = capacity;
+    }
+    // Symmetric and skew-symmetric files are expanded to both triangles.
+    const double stored = static_cast<double>(h.count) * (h.symmetry == Symmetry::general ? 1 : 2);
+    if (stored >= static_cast<double>(max_index_extent)) {
+        fail(line_no_, std::to_string(h.count) + " entries (" +
+                           std::to_string(static_cast<std::int64_t>(stored)) +
+                           " once expanded) is too large: portla indexes entries with 32-bit "
+                           "integers (at most " +
+                           std::to_string(max_index_extent - 1) + ")");
+    }
+    // What reading this file and building a CSR matrix from it will take, before any of it is
+    // reserved: a lying header is refused here, with the amount, not by the allocator later.
+    MemoryNeed need;
+    need.add(stored, bytes_per_entry).add(static_cast<double>(h.rows) + 1, bytes_per_row);
+    try {
+        require_host_memory(need, "reading a " + shape + " matrix with " +
+                                      std::to_string(static_cast<std::int64_t>(stored)) +
+                                      " entries");
+    } catch (const OutOfMemory& e) {
+        fail(line_no_, std::string(e.what()) + " (the size line declares it)");
     }
     return h;
 }
@@ -416,14 +480,22 @@ MatrixData Reader::read_entries(const Header& h) {
     return data;
 }
 
+// Only regular files are read: a FIFO would block the open or the read until a writer came,
+// /dev/zero would never end, and a directory has no lines. stat() follows symbolic links; the
+// checks use the type the open will meet.
 void open_for_reading(std::ifstream& file, const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) {
-        throw BadInput(path, 0, "cannot open file (it is a directory)");
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0) {
+        throw BadInput(path, 0, "cannot open file: " + std::string(std::strerror(errno)));
+    }
+    if (!S_ISREG(info.st_mode)) {
+        throw BadInput(
+            path, 0,
+            S_ISDIR(info.st_mode) ? "not a regular file (a directory)" : "not a regular file");
     }
     file.open(path, std::ios::in | std::ios::binary);
     if (!file) {
-        throw BadInput(path, 0, "cannot open file");
+        throw BadInput(path, 0, "cannot open file: " + std::string(std::strerror(errno)));
     }
 }
 
@@ -482,19 +554,16 @@ std::vector<double> read_vector(const std::string& path, const ReadOptions& opti
                                      " x " + std::to_string(h.cols));
     }
     // Entries are read before the vector is allocated, so a coordinate header that declares a
-    // huge length with few entries is the only way to ask for much memory.
-    const MatrixData data = reader.read_entries(h);
+    // huge length with few entries is the only way to ask for much memory: checked first.
     const std::int64_t n = h.cols == 1 ? h.rows : h.cols;
-    std::vector<double> values;
     try {
-        values.assign(static_cast<std::size_t>(n), 0.0);
-    } catch (const std::bad_alloc&) {
-        throw OutOfMemory("read_vector(" + path + ")",
-                          static_cast<std::size_t>(n) * sizeof(double));
-    } catch (const std::length_error&) {
-        throw OutOfMemory("read_vector(" + path + ")",
-                          static_cast<std::size_t>(n) * sizeof(double));
+        require_host_memory(MemoryNeed().add(static_cast<double>(n), sizeof(double)),
+                            "a vector of " + std::to_string(n) + " entries");
+    } catch (const OutOfMemory& e) {
+        reader.fail(h.size_line, e.what());
     }
+    const MatrixData data = reader.read_entries(h);
+    std::vector<double> values(static_cast<std::size_t>(n), 0.0);
     const std::vector<std::int64_t>& index = h.cols == 1 ? data.row_idx : data.col_idx;
     for (std::size_t k = 0; k < data.entries(); ++k) {
         values[static_cast<std::size_t>(index[k])] += data.values[k];  // duplicates are summed

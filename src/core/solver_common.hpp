@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -36,6 +37,33 @@ private:
     Array<T> value_;
 };
 
+/// The solvers' kernels accumulate squared norms (r.r, p.Ap) unscaled, in T (in double on the
+/// CPU backends): a system whose residual norms cannot be squared in T would stop on an
+/// underflowed r.r (a false "converged") or overflow to Inf. Such a system is refused up front:
+/// the stopping threshold max(rtol ||b||, atol), down to which the residual norms are resolved,
+/// must have a normal square in T, with 2^-26 to spare (the squares of residual entries below it
+/// by that factor still hold 26 bits), and ||b||^2 must stay 2^20 below T's largest value (room
+/// for residual growth before convergence). Throws BadInput telling how to rescale.
+template <typename T>
+void check_scale(const std::string& name, double bnorm, const Settings& s) {
+    if (bnorm == 0) return;  // x = 0 solves it exactly
+    // rtol = atol = 0 (run to max_iters): residuals are resolved down to ||b|| at least.
+    const double threshold =
+        std::max(s.rtol * bnorm, s.atol) > 0 ? std::max(s.rtol * bnorm, s.atol) : bnorm;
+    const double smallest = std::sqrt(double(std::numeric_limits<T>::min())) * 0x1p13;
+    const double largest = std::sqrt(double(std::numeric_limits<T>::max())) * 0x1p-10;
+    if (threshold >= smallest && bnorm <= largest) return;
+    const char* precision = sizeof(T) == sizeof(double) ? "double" : "single";
+    char detail[160];
+    std::snprintf(detail, sizeof detail,
+                  "||b|| = %.3g and the stopping threshold is %.3g; they must lie in [%.3g, %.3g]",
+                  bnorm, threshold, smallest, largest);
+    throw BadInput(name + ": the system's scale is outside what " + precision +
+                   " precision can solve (" + detail +
+                   " so that squared residual norms neither underflow nor overflow): scale A and "
+                   "b by a power of 2");
+}
+
 /// Checks sizes, settings and finiteness of b (and of x when it is the initial guess), and that
 /// a given preconditioner fits A. Returns ||b||. Leaves x as it is (see start()).
 template <typename T>
@@ -46,6 +74,8 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
         throw DimensionMismatch(name + ": operator must be square (" + std::to_string(A.rows()) +
                                     " x " + std::to_string(A.cols()) + "); rows",
                                 A.rows(), A.cols());
+    if (const std::string defect = A.structural_defect(); !defect.empty())
+        throw BadInput(name + ": " + defect);
     if (b.size != A.rows()) throw DimensionMismatch(name + ": b", A.rows(), b.size);
     if (x.size != A.cols()) throw DimensionMismatch(name + ": x", A.cols(), x.size);
     if (M) {
@@ -64,6 +94,7 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
     const auto& exec = A.executor();
     const double bnorm = blas::norm2(exec, b);
     if (!std::isfinite(bnorm)) throw BadInput(name + ": right-hand side contains NaN or Inf");
+    check_scale<T>(name, bnorm, s);
     if (s.use_initial_guess && !std::isfinite(double(blas::norm2<T>(exec, x))))
         throw BadInput(name + ": initial guess contains NaN or Inf");
     return bnorm;

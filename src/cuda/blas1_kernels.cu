@@ -22,15 +22,16 @@
 #include <cmath>
 #include <cstddef>
 
+#include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
 
 constexpr int kBatch = 4;
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // Calls op(first, stride, count, n) for every batch of this thread: elements
 // first + j * stride for j < count (and first + j * stride < n, which op checks).
@@ -134,9 +135,6 @@ __global__ void elementwise_kernel(std::size_t n, int items_per_thread, Op op) {
     for_each_batch(n, items_per_thread, op);
 }
 
-__device__ __forceinline__ float device_sqrt(float v) { return sqrtf(v); }
-__device__ __forceinline__ double device_sqrt(double v) { return ::sqrt(v); }
-
 // Reduction bodies: accumulate into `sum` in a fixed order; finish() maps the total.
 template <typename T>
 struct DotOp {
@@ -158,10 +156,12 @@ struct DotOp {
     __device__ static T finish(T total) { return total; }
 };
 
+// ||x|| by Blue's three scaled sums of squares (common/scaled_norm.hpp): no underflow or
+// overflow for any finite x, in the same single pass as the plain sum of squares.
 template <typename T>
 struct Norm2Op {
     const T* x;
-    T sum;
+    common::ScaledSumOfSquares<T> acc;
     __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
         T xv[kBatch];
 #pragma unroll
@@ -170,9 +170,8 @@ struct Norm2Op {
             xv[j] = in_batch(j, count, i, n) ? x[i] : T(0);
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) sum += xv[j] * xv[j];
+        for (int j = 0; j < kBatch; ++j) acc.add(fabs(xv[j]));
     }
-    __device__ static T finish(T total) { return device_sqrt(total); }
 };
 
 // x += alpha p; r -= alpha q; sum += r_new . r_new
@@ -209,13 +208,6 @@ struct FusedCgOp {
     __device__ static T finish(T total) { return total; }
 };
 
-template <typename T>
-__device__ __forceinline__ T warp_sum(T v) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(kFullMask, v, offset);
-    return v;
-}
-
 // Sum over the block, valid in thread 0. warp_sums: blockDim / 32 entries of shared memory.
 // Ends with every thread past its last read of warp_sums only for warp 0; callers that reuse
 // warp_sums must pass a __syncthreads() first.
@@ -223,7 +215,7 @@ template <typename T>
 __device__ __forceinline__ T block_sum(T v, T* warp_sums) {
     const unsigned lane = threadIdx.x & 31u;
     const unsigned warp = threadIdx.x >> 5;
-    v = warp_sum(v);
+    v = warp_sum(v);  // cuda/reduction.cuh
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
     if (warp == 0) {
@@ -258,6 +250,17 @@ __global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* par
         total += __ldcg(partials + b);  // L2, never a stale L1 line
     total = block_sum(total, warp_sums);
     if (threadIdx.x == 0) result[0] = Op::finish(total);
+}
+
+// The three sums of Norm2Op over the grid in one launch (cuda/reduction.cuh's grid_sum);
+// partials: 3 * gridDim.x entries.
+template <typename T>
+__global__ void norm2_kernel(std::size_t n, int items_per_thread, Norm2Op<T> op, T* partials,
+                             unsigned int* counter, T* result) {
+    for_each_batch(n, items_per_thread, op);
+    T v[3] = {op.acc.small, op.acc.medium, op.acc.big};
+    if (grid_sum(v, partials, counter) && threadIdx.x == 0)
+        result[0] = common::ScaledSumOfSquares<T>{v[0], v[1], v[2]}.finish();
 }
 
 struct Grid {
@@ -300,6 +303,21 @@ void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
     const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
     reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
         n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
+    activate(exec.device_id());
+    if (x.size == 0) {
+        PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream_of(exec)));  // +0.0
+        return;
+    }
+    const ReductionScratch scratch = reduction_scratch(exec.device_id());
+    const Grid g = make_grid(exec, x.size, scratch.capacity / 3);
+    norm2_kernel<T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
+        x.size, g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
+        scratch.counter, result);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -354,7 +372,7 @@ void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> re
 
 template <typename T>
 void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
-    launch_reduction(exec, x.size, Norm2Op<T>{x.data, T(0)}, result.data);
+    launch_norm2(exec, x, result.data);
 }
 
 template <typename T>

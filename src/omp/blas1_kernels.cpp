@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 #include "omp/parallel.hpp"
 
@@ -142,9 +143,28 @@ void dot(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> result)
     result[0] = static_cast<T>(sum_of_products(x, y));
 }
 
+// The unscaled sum of squares (SIMD, one pass) when it is trustworthy; Blue's scaled sums, a
+// second pass, otherwise (a tiny, zero or infinite sum of a vector whose norm is representable).
 template <typename T>
 void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
-    result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));
+    const double sum = sum_of_products(x, x);
+    if (common::sum_of_squares_is_accurate(sum)) {
+        result[0] = static_cast<T>(std::sqrt(sum));
+        return;
+    }
+    double small = 0, medium = 0, big = 0;
+    const bool parallel = x.size >= parallel_threshold();
+#pragma omp parallel reduction(+ : small, medium, big) if (parallel)
+    {
+        const auto [begin, end] = thread_range(x.size);
+        common::ScaledSumOfSquares<double> part;
+        for (std::size_t i = begin; i < end; ++i) part.add(std::abs(double(x[i])));
+        small += part.small;
+        medium += part.medium;
+        big += part.big;
+    }
+    const common::ScaledSumOfSquares<double> total{small, medium, big};
+    result[0] = static_cast<T>(total.finish());
 }
 
 template <typename T>

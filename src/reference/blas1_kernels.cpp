@@ -3,6 +3,7 @@
 // oracle's error (about 2 eps |sum|) is negligible next to the backends' it judges.
 #include <cmath>
 
+#include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 
 namespace portla::kernels::reference {
@@ -48,9 +49,18 @@ void dot(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> result)
     result[0] = static_cast<T>(sum_of_products(x, y));
 }
 
+// The compensated sum of squares when it is trustworthy; Blue's scaled sums otherwise (a tiny,
+// zero or infinite sum of a vector whose norm is representable).
 template <typename T>
 void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
-    result[0] = static_cast<T>(std::sqrt(sum_of_products(x, x)));
+    const double sum = sum_of_products(x, x);
+    if (common::sum_of_squares_is_accurate(sum)) {
+        result[0] = static_cast<T>(std::sqrt(sum));
+        return;
+    }
+    common::ScaledSumOfSquares<double> scaled;
+    for (std::size_t i = 0; i < x.size; ++i) scaled.add(std::abs(double(x[i])));
+    result[0] = static_cast<T>(scaled.finish());
 }
 
 template <typename T>

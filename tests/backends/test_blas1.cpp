@@ -224,5 +224,37 @@ TYPED_TEST(Blas1, SizesAreChecked) {
     EXPECT_THROW(blas::dot<T>(this->exec, x, y), DimensionMismatch);
 }
 
+// ||x|| for vectors whose squares underflow or overflow in T: c * u with u in [0.5, 1.5] and c
+// tiny, huge or subnormal. The expected value c * ||u|| is computed in long double (x86: 15-bit
+// exponent, so nothing underflows), independently of the kernels. Tolerance: the n positive
+// squares sum with relative error <= n eps, halved by the square root, plus 4 eps for the scaling,
+// the square root and the final rounding; subnormal results also carry 2 units of their spacing.
+TYPED_TEST(Blas1, Norm2WithoutUnderflowOrOverflow) {
+    using T = TypeParam;
+    using L = std::numeric_limits<T>;
+    const std::vector<T> scales = std::is_same<T, double>::value
+                                      ? std::vector<T>{T(1e-200), T(1e+200), L::denorm_min() * 64}
+                                      : std::vector<T>{T(1e-30), T(1e+30), L::denorm_min() * 64};
+    for (const T c : scales) {
+        for (const std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{10007}}) {
+            SCOPED_TRACE("c = " + std::to_string(double(c)) + ", n = " + std::to_string(n));
+            auto xh = random_vector<T>(n, unsigned(n) + 11, 0.5, 1.5);
+            for (auto& v : xh) v = static_cast<T>(v * c);
+            long double sum = 0;
+            for (const T v : xh) sum += static_cast<long double>(v) * v;
+            const long double want = std::sqrt(sum);
+            ASSERT_GT(want, 0);
+            const double tol =
+                double(want) * (n / 2.0 + 4) * eps<T>() + 2 * double(L::denorm_min());
+            Array<T> x(this->exec, xh);
+            const double got = blas::norm2<T>(this->exec, x);
+            EXPECT_NEAR(got, double(want), tol);
+            auto result = poisoned<T>(this->exec, 1);  // the device-resident variant
+            blas::norm2<T>(this->exec, x, result);
+            EXPECT_NEAR(result.to_host()[0], double(want), tol);
+        }
+    }
+}
+
 }  // namespace
 }  // namespace portla::test

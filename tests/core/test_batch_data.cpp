@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -123,6 +125,43 @@ TEST(BatchReadDirectory, RefusesWhatIsNotABatch) {
     EXPECT_TRUE(contains(msg, "does_not_exist: no such directory")) << msg;
     msg = bad_input_message([] { portla::batch::read_directory(batch_dir("good/0/A.mtx")); });
     EXPECT_TRUE(contains(msg, "not a directory")) << msg;
+}
+
+// A numbered entry that cannot be read is an error naming it, never skipped (issue 13): a
+// symbolic link loop, a system directory without A.mtx, a numbered entry that is a file. Each
+// case is a copy of the good batch with one entry spoiled, built in a temporary directory.
+TEST(BatchReadDirectory, UnreadableSystemIsAnErrorNamingIt) {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::path(::testing::TempDir()) / "portla_test_batch_unreadable";
+    struct Case {
+        const char* name;
+        void (*spoil)(const fs::path& dir);
+        const char* fragment;
+    };
+    const Case cases[] = {
+        {"symlink_loop",
+         [](const fs::path& dir) {
+             fs::create_symlink(dir / "3", dir / "3");  // "3" -> itself: ELOOP when followed
+         },
+         "/3: cannot read system directory"},
+        {"missing_a", [](const fs::path& dir) { fs::remove(dir / "1" / "A.mtx"); },
+         "/1/A.mtx: cannot open file"},
+        {"numbered_file", [](const fs::path& dir) { std::ofstream(dir / "4") << "not a system\n"; },
+         "/4: numbered entry is not a directory"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        const fs::path dir = root / c.name;
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        fs::copy(batch_dir("good"), dir, fs::copy_options::recursive);
+        ASSERT_NO_THROW(portla::batch::read_directory(dir.string()));
+        c.spoil(dir);
+        const std::string msg =
+            bad_input_message([&] { portla::batch::read_directory(dir.string()); });
+        EXPECT_TRUE(contains(msg, dir.string() + c.fragment)) << msg;
+    }
+    fs::remove_all(root);
 }
 
 TEST(BatchReadDirectory, KeepsNonFiniteValuesForTheSolverToFlag) {

@@ -25,6 +25,7 @@ public:
     /// y = A x   (SpMV)
     void apply(const_view<T> x, view<T> y) const override;
     std::size_t nnz() const override { return values_.size(); }
+    std::string structural_defect() const override { return defect_; }
     std::string format() const override { return "csr"; }
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
@@ -49,6 +50,7 @@ private:
     Array<T> values_;
     Array<T> diag_;
     double avg_row_nnz_ = 0;
+    std::string defect_;  // structural_defect(), found once at construction
 };
 
 }  // namespace portla

@@ -22,6 +22,7 @@ public:
     /// y = A x   (SpMV)
     void apply(const_view<T> x, view<T> y) const override;
     std::size_t nnz() const override { return nnz_; }
+    std::string structural_defect() const override { return defect_; }
     std::string format() const override { return "ell"; }
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
@@ -36,6 +37,7 @@ private:
     Array<std::int32_t> col_idxs_;
     Array<T> values_;
     Array<T> diag_;
+    std::string defect_;  // structural_defect(), found once at construction
 };
 
 }  // namespace portla

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace portla {
@@ -32,6 +33,12 @@ struct MatrixData {
     /// 4500 ulps of its largest entry: FEM matrices written as `general` differ from their
     /// transpose by a few ulps of their entries). What CG accepts.
     static constexpr double rounding_symmetry = 1e-12;
+    /// Why a square matrix with this structure is singular whatever its values ("matrix has an
+    /// empty row (row 17 of 20, counting from 1): the system is singular", or an empty column),
+    /// or "" when every row and column holds an entry (explicit zeros count) or the matrix is
+    /// not square. Indices must lie in the matrix. O(entries + rows) time, rows + cols bits: a
+    /// check to run right after reading, before any matrix is built from the data.
+    std::string structural_defect() const;
 };
 
 }  // namespace portla

@@ -93,7 +93,15 @@ std::vector<std::filesystem::path> numbered_subdirectories(const std::string& di
         if (name.empty() ||
             !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
             continue;
-        if (!it->is_directory(ec)) continue;
+        // A numbered entry is a system: one that cannot be followed (a symbolic link loop, a
+        // dangling link, permission denied) or is no directory is an error, never skipped.
+        const bool is_dir = it->is_directory(ec);
+        if (ec)
+            throw BadInput(it->path().string(), 0, "cannot read system directory: " + ec.message());
+        if (!is_dir)
+            throw BadInput(it->path().string(), 0,
+                           "numbered entry is not a directory (expected a system directory "
+                           "holding A.mtx and b.mtx)");
         const std::size_t first = std::min(name.find_first_not_of('0'), name.size() - 1);
         found.emplace_back(name.substr(first), it->path());
     }
