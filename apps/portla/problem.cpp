@@ -37,6 +37,9 @@ Problem load_problem(const ProblemSpec& spec) {
             throw BadInput(spec.file + ": matrix is " + std::to_string(p.data.rows) + " x " +
                            std::to_string(p.data.cols) + ", a solve needs a square matrix");
         if (p.data.rows == 0) throw BadInput(spec.file + ": matrix is empty (0 x 0)");
+        // Before any per-row work: a 60-byte file can declare 2e8 rows and hold one entry.
+        if (const std::string defect = p.data.structural_defect(); !defect.empty())
+            throw BadInput(spec.file + ": " + defect);
         // The one sort on the way from the file to the solve: the symmetry check, the CLI's
         // diagonal and Csr/Ell::from_data then find the data sorted (an O(entries) check).
         // `portla solve FILE --max-iters 0 --json --backend omp`, 1e6-row 7-point stencil in

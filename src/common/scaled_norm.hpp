@@ -73,10 +73,11 @@ struct ScaledSumOfSquares {
         return scale * sqrt_of(sum);
     }
 
-
 private:
     // The square root in double (common/stopping.hpp), rounded once to Acc.
-    PORTLA_HOST_DEVICE static Acc sqrt_of(Acc v) { return static_cast<Acc>(square_root(double(v))); }
+    PORTLA_HOST_DEVICE static Acc sqrt_of(Acc v) {
+        return static_cast<Acc>(square_root(double(v)));
+    }
 };
 
 /// Whether an unscaled sum of squares (accumulated in double) gives ||x|| to working accuracy:

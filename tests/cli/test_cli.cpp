@@ -919,6 +919,16 @@ TEST(CliSafe, HugeDeclaredSizesAreRefusedBeforeAllocating) {
     EXPECT_TRUE(contains(r.err, "needs") && contains(r.err, "available")) << r;
 }
 
+// A 60-byte file declaring 2e8 x 2e8 with one entry: refused as singular before any per-row work
+// (it took 14 s and 1.5 GB before the check), and the message names the file.
+TEST(CliSafe, HugeDeclaredSingularFileIsRefusedAtOnce) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const RunResult r = run_portla({"solve", data("bad/huge_declared.mtx")}, 10);
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "huge_declared.mtx") && contains(r.err, "empty row")) << r;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+}
+
 TEST(CliSafe, JsonFileInEverySubcommand) {
     const std::string dir = fresh_dir("json");
     const std::vector<std::vector<std::string>> cases{
