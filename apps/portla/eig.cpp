@@ -82,6 +82,12 @@ std::vector<T> load_matrix(const EigOptions& o, std::size_t& n, std::string& des
         throw BadInput(o.file + ": order " + std::to_string(d.rows) + " is above " +
                        std::to_string(kMaxOrder) + ", too large for a dense matrix");
     n = static_cast<std::size_t>(d.rows);
+    // Fewer stored entries than n^2 leave a zero somewhere: refused before the dense copy (a
+    // one-entry file declaring 32768 x 32768 would otherwise fill 8 GiB first).
+    if (d.entries() < n * n)
+        throw BadInput(o.file + ": a positive matrix needs all " + std::to_string(n * n) +
+                       " entries; the file stores " + std::to_string(d.entries()) +
+                       " (the others are zero)");
     std::vector<double> dense(n * n, 0.0);
     for (std::size_t k = 0; k < d.entries(); ++k)
         dense[d.row_idx[k] * n + d.col_idx[k]] += d.values[k];

@@ -766,17 +766,25 @@ TEST(CliSafe, UnknownSubcommandAndOptionSuggestTheNearestName) {
     EXPECT_FALSE(contains(r.err, "did you mean")) << r;
 }
 
+// The help line of `option` (CLI11 2.3 prints "--rtol FLOAT=1e-08", 2.4 "--rtol FLOAT [1e-08]").
+std::string help_line(const std::string& help, const std::string& option) {
+    std::istringstream in(help);
+    for (std::string line; std::getline(in, line);)
+        if (contains(line, "  " + option + " ")) return line;
+    return {};
+}
+
 TEST(CliSafe, HelpShowsDefaults) {
     const RunResult solve = run_portla({"solve", "--help"});
     EXPECT_CLI_OK(solve);
-    EXPECT_TRUE(contains(solve.out, "=1e-08")) << solve;  // --rtol
-    EXPECT_TRUE(contains(solve.out, "=10000")) << solve;  // --max-iters
+    EXPECT_TRUE(contains(help_line(solve.out, "--rtol"), "1e-08")) << solve;
+    EXPECT_TRUE(contains(help_line(solve.out, "--max-iters"), "10000")) << solve;
     const RunResult batch = run_portla({"batch", "--help"});
     EXPECT_CLI_OK(batch);
-    EXPECT_TRUE(contains(batch.out, "=1e-06")) << batch;
-    EXPECT_TRUE(contains(batch.out, "=2n")) << batch;
+    EXPECT_TRUE(contains(help_line(batch.out, "--rtol"), "1e-06")) << batch;
+    EXPECT_TRUE(contains(batch.out, "2n")) << batch;
     const RunResult eig = run_portla({"eig", "--help"});
-    EXPECT_TRUE(contains(eig.out, "=0.001")) << eig;
+    EXPECT_TRUE(contains(help_line(eig.out, "--eps"), "0.001")) << eig;
 }
 
 TEST(CliSafe, RangeErrorsAreReadable) {
@@ -894,6 +902,7 @@ TEST(CliSafe, HugeDeclaredSizesAreRefusedBeforeAllocating) {
     RunResult r = run_portla({"eig", cli_data("big_header.mtx")}, 5);
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "big_header.mtx")) << r;
+    // Refused for its memory where 8 GiB per copy does not fit, else for its missing entries.
     EXPECT_TRUE(contains(r.err, "needs")) << r;
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
     for (const char* sub : {"solve", "eig"}) {
