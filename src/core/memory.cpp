@@ -41,10 +41,10 @@ std::size_t cgroup_available() {
 OutOfMemory too_much(const MemoryNeed& need, double available, const std::string& where,
                      const std::string& what) {
     const double b = need.bytes();
-    return OutOfMemory(what + " needs " + format_bytes(b) + "; " + format_bytes(available) +
-                           " of " + where + " memory is available",
-                       b >= 1.8e19 ? std::numeric_limits<std::size_t>::max()
-                                   : static_cast<std::size_t>(b));
+    return OutOfMemory(
+        what + " needs " + format_bytes(b) + "; " + format_bytes(available) + " of " + where +
+            " memory is available",
+        b >= 1.8e19 ? std::numeric_limits<std::size_t>::max() : static_cast<std::size_t>(b));
 }
 
 }  // namespace
