@@ -2,7 +2,10 @@
 # Installs the Debian 12 packages portla needs to build and test, if any are missing.
 # Run as root (or with sudo available); otherwise it prints the command to run and fails.
 set -euo pipefail
-packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev clang-format-14)
+# clang-14 + libomp-14-dev: the clang build (OpenMP) and `make sanitize`; libclang-rt-14-dev:
+# ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer) for `make fuzz`.
+packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev
+  clang-format-14 clang-14 libomp-14-dev libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -88,7 +88,9 @@ TYPED_TEST(Solvers, CgOnStencilsMatrixFreeAndAssembled) {
     using T = TypeParam;
     // cond(1-D Poisson, n points) ~ 0.4 n^2: 100 points in double, 40 (cond 660) in float.
     const int points_1d = std::is_same<T, double>::value ? 100 : 40;
-    for (auto [dim, pts] : std::vector<std::pair<int, int>>{{1, points_1d}, {2, 40}, {3, 14}}) {
+    // Named pairs, not structured bindings: C++17 forbids capturing those in a lambda (clang).
+    for (const auto& dim_pts : std::vector<std::pair<int, int>>{{1, points_1d}, {2, 40}, {3, 14}}) {
+        const int dim = dim_pts.first, pts = dim_pts.second;
         for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
             SCOPED_TRACE("dim " + std::to_string(dim) + " precond " + solver::to_string(p));
             const MatrixData d = Stencil<T>(this->ref, dim, pts).assemble();
