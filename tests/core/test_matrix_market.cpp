@@ -742,6 +742,41 @@ TEST(MatrixMarketFiles, StructurallySingular) {
     EXPECT_EQ(read_matrix_market(data_file("spd_small.mtx")).structural_defect(), "");
 }
 
+// No empty row or column, yet singular for any values: rows 1 and 2 hold entries in column 1
+// only. And patterns without a diagonal: a permutation is fine; the off-diagonal part of a
+// tridiagonal pattern has a perfect matching for even n and structural rank n - 1 for odd n.
+TEST(MatrixMarketFiles, StructuralRankByMatching) {
+    portla::MatrixData d;
+    d.rows = d.cols = 3;
+    d.add(0, 0, 1.0);
+    d.add(1, 0, 1.0);
+    d.add(2, 1, 1.0);
+    d.add(2, 2, 1.0);
+    EXPECT_NE(d.structural_defect().find("structurally singular: its pattern allows rank 2 of 3"),
+              std::string::npos)
+        << d.structural_defect();
+    portla::MatrixData swap;
+    swap.rows = swap.cols = 2;
+    swap.add(0, 1, 1.0);
+    swap.add(1, 0, 1.0);
+    EXPECT_EQ(swap.structural_defect(), "");
+    for (const std::int64_t n : {4, 5, 1000, 1001}) {
+        portla::MatrixData t;
+        t.rows = t.cols = n;
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (i > 0) t.add(i, i - 1, 1.0);
+            if (i + 1 < n) t.add(i, i + 1, 1.0);
+        }
+        const std::string defect = t.structural_defect();
+        if (n % 2 == 0)
+            EXPECT_EQ(defect, "") << n;
+        else
+            EXPECT_NE(defect.find("rank " + std::to_string(n - 1) + " of " + std::to_string(n)),
+                      std::string::npos)
+                << n << ": " << defect;
+    }
+}
+
 TEST(MatrixMarketFiles, SpdSmall) {
     const MatrixData d = read_matrix_market(data_file("spd_small.mtx"));
     EXPECT_EQ(d.rows, 10);
