@@ -140,3 +140,26 @@ def test_type_stubs_ship_with_the_package():
     stub = (pkg / "_portla.pyi").read_text()
     assert "def solve_f64" in stub and "class Settings" in stub
     assert (pkg / "py.typed").exists()
+
+
+def test_ctrl_c_stops_a_long_solve():
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, portla\n"
+        "from test_scipy_compat import poisson2d\n"
+        "A = poisson2d(100)\n"
+        "print('start', flush=True)\n"
+        "portla.solve(A, np.ones(A.shape[0]), rtol=0.0, max_iters=10**8, history=False)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert "KeyboardInterrupt" in err
