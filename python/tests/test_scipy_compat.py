@@ -173,3 +173,10 @@ def test_zero_rhs():
     A = poisson2d(6)
     x, info = pscipy.cg(A, np.zeros(A.shape[0]))
     assert info == 0 and not x.any()
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_nan_in_matrix_is_negative_info(name):
+    A = sp.diags_array([2.0, np.nan, 2.0]).tocsr()
+    x, info = getattr(pscipy, name)(A, np.ones(3))
+    assert info < 0
