@@ -3,10 +3,15 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_ARGS ?=
+# The Python extension (python/) is built in the same build tree against .venv (scripts/setup.sh)
+# and its pytest suite runs as the CTest test test_python; PYTHON=OFF leaves both out.
+PYTHON ?= ON
+VENV_PYTHON := $(CURDIR)/.venv/bin/python
+PYTHON_ARGS := -DPORTLA_WITH_PYTHON=$(PYTHON) $(if $(filter ON,$(PYTHON)),-DPython_EXECUTABLE=$(VENV_PYTHON))
 # CUDA is built when nvcc is found; look where the toolkit installs it too.
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all setup configure build test demo gpu-check clean format format-check sanitize sanitize-quick fuzz
+.PHONY: all setup configure build test demo gpu-check clean format format-check sanitize sanitize-quick fuzz python-install
 
 all: build
 
@@ -14,13 +19,21 @@ setup:
 	@scripts/setup.sh
 
 configure: setup
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(PYTHON_ARGS) $(CMAKE_ARGS)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The user's path, `pip install .` (scikit-build-core), into .venv, CPU only, then the Python
+# tests against the installed package (run from outside the source tree). PIP_ARGS adds options.
+PIP_ARGS ?= --config-settings=cmake.define.PORTLA_WITH_CUDA=OFF
+python-install: setup
+	$(VENV_PYTHON) -m pip install --no-build-isolation --config-settings=build-dir=build-pip $(PIP_ARGS) .
+	cd /tmp && PORTLA_SOURCE_DIR=$(CURDIR) $(VENV_PYTHON) -m pytest -q -p no:cacheprovider \
+	  $(CURDIR)/python/tests
 
 demo: build
 	$(BUILD)/apps/portla/portla info

@@ -1,0 +1,204 @@
+"""Drop-ins for scipy.sparse.linalg's cg, bicgstab and gmres:
+
+    from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
+    x, info = cg(A, b, rtol=1e-8, M="jacobi")
+
+Same signature and return value as SciPy (>= 1.12): ``x, info`` with info 0 when converged,
+> 0 (maxiter) when the iteration limit was reached, < 0 on breakdown (breakdown, non_finite,
+indefinite, singular_preconditioner); illegal input raises ValueError as in SciPy. portla stops
+when the true residual ||b - A x|| <= max(rtol ||b||, atol), recomputed, as SciPy's test on its
+recurrence residual intends.
+
+A: a scipy.sparse matrix or array (its CSR arrays copied into portla once per call; CSC, COO, ... converted
+once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
+matvec for each A x). M: a portla preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0",
+"chebyshev") or, as in SciPy, a LinearOperator / matrix approximating A^-1 (called for each
+M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
+precision ("double", "single"; default: single when A and b are float32) and monitor(iteration,
+residual_norm), called after each iteration.
+
+Differences from SciPy:
+- callback: for cg and bicgstab it is called once, with the final x, after the solve (portla's
+  solvers keep x in the executor's memory and do not hand out the iterate per iteration). For
+  gmres with callback_type "pr_norm" or "legacy" (the default) it is called after each inner
+  iteration with the relative (preconditioned) residual norm, as in SciPy; "x" once at the end.
+- gmres preconditions from the left, as SciPy does, and counts maxiter in restart cycles.
+- ``tol`` is accepted as a deprecated alias of ``rtol`` (removed from SciPy 1.14).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Optional, Tuple
+
+import numpy as np
+
+from . import _core
+
+__all__ = ["cg", "bicgstab", "gmres"]
+
+_INT_MAX = 2**31 - 1
+
+
+def _rtol(rtol: float, tol: Optional[float], name: str) -> float:
+    if tol is None:
+        return rtol
+    warnings.warn(
+        f"portla.scipy.{name}: keyword 'tol' is deprecated (as in SciPy); use 'rtol'",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return tol
+
+
+def _check_atol(atol: Any, name: str) -> float:
+    if atol is None or isinstance(atol, str) or not atol >= 0:
+        raise ValueError(
+            f"portla.scipy.{name} called with invalid atol={atol!r}; "
+            "if set, atol must be a real, non-negative number."
+        )
+    return float(atol)
+
+
+def _info(r: Any, maxiter: int) -> int:
+    if r.converged:
+        return 0
+    if r.reason == "max_iterations":
+        return max(int(maxiter), 1)
+    return -1
+
+
+def _krylov(
+    method: str,
+    A: Any,
+    b: Any,
+    x0: Any,
+    rtol: float,
+    atol: float,
+    maxiter: Optional[int],
+    M: Any,
+    backend: str,
+    precision: Optional[str],
+    monitor: Optional[Callable[[int, float], Any]],
+) -> Tuple[np.ndarray, int]:
+    n = _core.shape_of(A)[0]
+    if maxiter is None:
+        maxiter = 10 * n
+    x, r = _core.run(
+        method,
+        A,
+        b,
+        x0=x0,
+        M=M,
+        backend=backend,
+        precision=precision,
+        monitor=monitor,
+        rtol=float(rtol),
+        atol=atol,
+        max_iters=min(int(maxiter), _INT_MAX),
+    )
+    return x, _info(r, maxiter)
+
+
+def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[np.ndarray, int]]:
+    """cg and bicgstab: SciPy's signature, one body."""
+
+    def solve(
+        A: Any,
+        b: Any,
+        x0: Any = None,
+        *,
+        rtol: float = 1e-5,
+        atol: float = 0.0,
+        maxiter: Optional[int] = None,
+        M: Any = None,
+        callback: Optional[Callable[[np.ndarray], Any]] = None,
+        tol: Optional[float] = None,
+        backend: str = "auto",
+        precision: Optional[str] = None,
+        monitor: Optional[Callable[[int, float], Any]] = None,
+    ) -> Tuple[np.ndarray, int]:
+        rtol = _rtol(rtol, tol, method)
+        atol = _check_atol(atol, method)
+        x, info = _krylov(method, A, b, x0, rtol, atol, maxiter, M, backend, precision, monitor)
+        if callback is not None:
+            callback(x)
+        return x, info
+
+    solve.__name__ = solve.__qualname__ = method
+    solve.__doc__ = doc
+    return solve
+
+
+cg = _short_recurrence(
+    "cg",
+    """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg.
+    callback(x) is called once, with the final x (see the module's documentation).""",
+)
+bicgstab = _short_recurrence(
+    "bicgstab",
+    """BiCGSTAB for general A, as scipy.sparse.linalg.bicgstab.
+    callback(x) is called once, with the final x (see the module's documentation).""",
+)
+
+
+def gmres(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    restart: Optional[int] = None,
+    maxiter: Optional[int] = None,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    callback_type: Optional[str] = None,
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[np.ndarray, int]:
+    """Restarted GMRES, as scipy.sparse.linalg.gmres: restart (default 20) Krylov vectors per
+    cycle, maxiter (default 10 n) cycles, left preconditioning. callback_type "pr_norm" or
+    "legacy" (default): callback(relative preconditioned residual norm) after each inner
+    iteration; "x": callback(x) once, with the final x."""
+    rtol = _rtol(rtol, tol, "gmres")
+    atol = _check_atol(atol, "gmres")
+    if callback_type is None:
+        callback_type = "legacy"
+    if callback_type not in ("x", "pr_norm", "legacy"):
+        raise ValueError(f"Unknown callback_type: {callback_type!r}")
+    n = _core.shape_of(A)[0]
+    restart = min(20 if restart is None else int(restart), max(n, 1))
+    if maxiter is None:
+        maxiter = 10 * n
+    each = monitor
+    if callback is not None and callback_type != "x":
+        bnorm = float(np.linalg.norm(np.asarray(b, dtype=np.float64)))
+        scale = 1.0 / bnorm if bnorm > 0 else 1.0
+
+        def each(iteration: int, rnorm: float) -> None:
+            if monitor is not None:
+                monitor(iteration, rnorm)
+            if iteration > 0:
+                callback(rnorm * scale)
+
+    x, r = _core.run(
+        "gmres",
+        A,
+        b,
+        x0=x0,
+        M=M,
+        backend=backend,
+        precision=precision,
+        monitor=each,
+        rtol=float(rtol),
+        atol=atol,
+        max_iters=min(int(maxiter) * restart, _INT_MAX),
+        restart=restart,
+        left_preconditioning=True,
+    )
+    if callback is not None and callback_type == "x":
+        callback(x)
+    return x, _info(r, maxiter)

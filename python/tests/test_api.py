@@ -1,0 +1,165 @@
+"""portla.solve, info, perron, gemm; errors as Python exceptions; the GIL; the stubs."""
+
+import pathlib
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as sla
+
+import portla
+import portla.scipy as pscipy
+from test_scipy_compat import poisson2d
+
+
+def test_solve_result():
+    A = poisson2d(16)
+    b = np.ones(A.shape[0])
+    r = portla.solve(A, b, solver="cg", precond="jacobi", rtol=1e-10)
+    assert r.converged and r.reason == "converged"
+    assert r.iterations > 0 and len(r.history) == r.iterations + 1
+    assert r.relative_residual <= 1e-10
+    assert np.isclose(r.residual_norm, np.linalg.norm(b - A @ r.x), rtol=1e-3, atol=1e-14)
+    assert r.backend in ("omp", "cuda") and r.time_s > 0
+    r = portla.solve(A, b, solver="gmres", precond="ilu0", restart=10, backend="reference")
+    assert r.converged and r.backend == "reference"
+    r = portla.solve(A, b, solver="bicgstab", max_iters=3)
+    assert not r.converged and r.reason == "max_iterations" and r.iterations == 3
+
+
+def test_info():
+    d = portla.info()
+    names = [b["name"] for b in d["backends"]]
+    assert names == ["reference", "omp", "cuda"]
+    assert d["auto"] in ("omp", "cuda") and d["omp_threads"] >= 1
+    assert d["version"] == portla.__version__
+
+
+def test_perron_and_gemm():
+    rng = np.random.default_rng(3)
+    a = rng.uniform(0.5, 1.5, (20, 20))
+    p = portla.perron(a, eps=1e-10)
+    lam = np.max(np.abs(np.linalg.eigvals(a)))
+    assert p.converged and abs(p.eigenvalue - lam) <= 1e-6 * lam
+    b = rng.uniform(0.5, 1.5, (20, 7))
+    np.testing.assert_allclose(portla.gemm(a, b), a @ b, rtol=1e-12)
+    assert portla.gemm(a.astype(np.float32), b.astype(np.float32)).dtype == np.float32
+    with pytest.raises(ValueError, match="positive matrix"):
+        portla.perron(-a)
+    with pytest.raises(ValueError, match="dimension mismatch"):
+        portla.gemm(a, b.T)
+
+
+@pytest.mark.parametrize(
+    "call,error,match",
+    [
+        (lambda A, b: pscipy.cg(A, b[:-1]), ValueError, "dimension mismatch"),
+        (lambda A, b: pscipy.cg(A, np.ones((b.size, 2))), ValueError, "expected a vector"),
+        (lambda A, b: pscipy.cg(A, b, x0=np.ones(3)), ValueError, "dimension mismatch"),
+        (lambda A, b: pscipy.cg(A[:, :-1], b), ValueError, "dimension|square"),
+        (lambda A, b: pscipy.cg(A, b * np.nan), ValueError, "NaN or Inf"),
+        (lambda A, b: pscipy.cg(A, b + 1j), ValueError, "complex"),
+        (lambda A, b: pscipy.cg(A, np.array(["x"] * b.size)), ValueError, "numeric"),
+        (lambda A, b: pscipy.cg(A.astype(complex), b), ValueError, "complex"),
+        (lambda A, b: pscipy.cg(A, b, M="ilu7"), ValueError, "unknown preconditioner"),
+        (lambda A, b: pscipy.cg(A, b, M=3), TypeError, "M"),
+        (lambda A, b: pscipy.cg(A, b, atol=-1), ValueError, "atol"),
+        (lambda A, b: pscipy.cg(A, b, rtol=np.nan), ValueError, "rtol|toleran"),
+        (lambda A, b: pscipy.cg(A, b, backend="tpu"), ValueError, "tpu"),
+        (lambda A, b: pscipy.cg(A, b, precision="half"), ValueError, "precision"),
+        (lambda A, b: pscipy.cg(np.ones(3), b), ValueError, "shape"),
+        (lambda A, b: portla.solve(A, b, solver="minres"), ValueError, "minres"),
+        (lambda A, b: portla.solve(A, b, bogus=1), TypeError, "bogus"),
+    ],
+)
+def test_bad_input_raises(call, error, match):
+    A = poisson2d(6)
+    b = np.ones(A.shape[0])
+    with pytest.raises(error, match=match):
+        call(A, b)
+
+
+def test_zero_diagonal_jacobi_is_value_error():
+    A = sp.csr_array(np.array([[0.0, 1.0], [1.0, 2.0]]))
+    with pytest.raises(ValueError, match="diagonal"):
+        pscipy.bicgstab(A, np.ones(2), M="jacobi")
+
+
+def test_not_compiled_backend_is_runtime_error():
+    if any(b["name"] == "cuda" and b["compiled"] for b in portla.info()["backends"]):
+        pytest.skip("cuda is compiled into this build")
+    with pytest.raises(RuntimeError, match="not compiled"):
+        pscipy.cg(poisson2d(4), np.ones(16), backend="cuda")
+
+
+def test_errors_from_python_callbacks_propagate():
+    A = poisson2d(6)
+    b = np.ones(A.shape[0])
+
+    def boom(x):
+        raise KeyError("boom")
+
+    with pytest.raises(KeyError, match="boom"):
+        pscipy.cg(sla.LinearOperator(A.shape, matvec=boom), b)
+    with pytest.raises(ValueError, match="dimension mismatch|reshape"):
+        pscipy.gmres(sla.LinearOperator(A.shape, matvec=lambda x: x[:3]), b)
+    with pytest.raises(KeyError, match="boom"):
+        pscipy.bicgstab(A, b, M=sla.LinearOperator(A.shape, matvec=boom))
+    with pytest.raises(ZeroDivisionError):
+        pscipy.cg(A, b, monitor=lambda i, r: 1 / 0)
+    # The interpreter and the library are fine afterwards.
+    assert pscipy.cg(A, b)[1] == 0
+
+
+def test_gil_is_released_during_a_solve():
+    A = poisson2d(160)  # 25 600 unknowns, a few hundred CG iterations
+    b = np.ones(A.shape[0])
+    done = threading.Event()
+    result = {}
+
+    def work():
+        result["r"] = portla.solve(A, b, rtol=1e-10, max_iters=5000, history=False)
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0)
+    t.join()
+    assert result["r"].converged
+    assert result["r"].time_s > 0.02, "solve too short to tell"
+    assert ticks > 100  # the main thread ran Python while C++ solved
+
+
+def test_type_stubs_ship_with_the_package():
+    pkg = pathlib.Path(portla.__file__).parent
+    stub = (pkg / "_portla.pyi").read_text()
+    assert "def solve_f64" in stub and "class Settings" in stub
+    assert (pkg / "py.typed").exists()
+
+
+def test_ctrl_c_stops_a_long_solve():
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, portla\n"
+        "from test_scipy_compat import poisson2d\n"
+        "A = poisson2d(100)\n"
+        "print('start', flush=True)\n"
+        "portla.solve(A, np.ones(A.shape[0]), rtol=0.0, max_iters=10**8, history=False)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    p = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "start"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert "KeyboardInterrupt" in err

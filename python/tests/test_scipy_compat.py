@@ -1,0 +1,182 @@
+"""portla.scipy against scipy.sparse.linalg: the same answers within the solver's tolerance, on
+generated Poisson problems and the SuiteSparse set of tests/data/suitesparse."""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+import scipy.sparse.linalg as sla
+
+import portla.scipy as pscipy
+from conftest import SOURCE_DIR
+
+SOLVERS = ["cg", "bicgstab", "gmres"]
+
+
+def poisson2d(m, dtype=np.float64):
+    t = sp.diags_array([-1.0, 2.0, -1.0], offsets=[-1, 0, 1], shape=(m, m))
+    eye = sp.eye_array(m)
+    return (sp.kron(t, eye) + sp.kron(eye, t)).astype(dtype).tocsr()
+
+
+def relres(A, x, b):
+    return np.linalg.norm(b - A @ x) / np.linalg.norm(b)
+
+
+def jacobi_operator(A):
+    d = 1.0 / A.diagonal()
+    return sla.LinearOperator(A.shape, matvec=lambda r: d * r, dtype=A.dtype)
+
+
+def scipy_solver(name):
+    return getattr(sla, name)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+@pytest.mark.parametrize("M", [None, "jacobi", "operator"])
+def test_poisson_matches_scipy(name, M):
+    A = poisson2d(24)
+    rng = np.random.default_rng(7)
+    b = rng.uniform(0.5, 1.5, A.shape[0])
+    rtol = 1e-8
+    m_portla = jacobi_operator(A) if M == "operator" else M
+    m_scipy = None if M is None else jacobi_operator(A)
+    x_s, info_s = scipy_solver(name)(A, b, rtol=rtol, maxiter=2000, M=m_scipy)
+    x_p, info_p = getattr(pscipy, name)(A, b, rtol=rtol, maxiter=2000, M=m_portla)
+    assert info_s == 0 and info_p == 0
+    assert x_p.dtype == np.float64 and x_p.shape == b.shape
+    assert relres(A, x_p, b) <= rtol
+    # cond(A) ~ 240: solutions within rtol agree to ~cond * rtol.
+    assert np.linalg.norm(x_p - x_s) / np.linalg.norm(x_s) <= 1e3 * rtol
+
+
+def _suitesparse_cases():
+    baseline = json.loads((SOURCE_DIR / "tests/data/suitesparse/scipy.json").read_text())
+    cases = []
+    for name, m in baseline["matrices"].items():
+        for run, r in m["runs"].items():
+            # SciPy's converged runs of this machine's baseline that take under 0.3 s.
+            if r.get("converged") and r.get("info") == 0 and r.get("time_s", 1) < 0.3:
+                cases.append(pytest.param(name, *run.split("/"), id=f"{name}-{run}"))
+    return cases
+
+
+@pytest.mark.parametrize("matrix,name,precond", _suitesparse_cases())
+def test_suitesparse_matches_scipy(matrix, name, precond):
+    """Where SciPy converges (rtol 1e-8; gmres(30), 667 cycles), portla converges too, with a
+    true residual within the tolerance; M given by name and as a LinearOperator."""
+    A = sp.csr_array(scipy.io.mmread(SOURCE_DIR / f"tests/data/suitesparse/{matrix}.mtx"))
+    b = A @ np.ones(A.shape[0])
+    kw = dict(rtol=1e-8, maxiter=20000)
+    if name == "gmres":
+        kw = dict(rtol=1e-8, restart=30, maxiter=667)
+    M = None if precond == "none" else jacobi_operator(A)
+    x_s, info_s = scipy_solver(name)(A, b, M=M, **kw)
+    if info_s != 0:
+        pytest.skip(f"SciPy {sla.__name__} does not converge here with this SciPy version")
+    for m in ([None] if M is None else ["jacobi", M]):
+        x_p, info_p = getattr(pscipy, name)(A, b, M=m, **kw)
+        assert info_p == 0, (matrix, name, m)
+        assert relres(A, x_p, b) <= 1e-8 * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_not_converged_returns_maxiter(name):
+    A = poisson2d(16)
+    b = np.ones(A.shape[0])
+    x, info = getattr(pscipy, name)(A, b, rtol=1e-12, maxiter=2)
+    assert info == 2
+    assert np.all(np.isfinite(x))
+
+
+def test_breakdown_is_negative():
+    # CG on an indefinite matrix: p.Ap <= 0 (SciPy's "< 0: breakdown").
+    A = sp.diags_array([1.0, -1.0, 2.0, -3.0])
+    x, info = pscipy.cg(A, np.ones(4))
+    assert info < 0
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_x0(name):
+    A = poisson2d(12)
+    x_true = np.linspace(1.0, 2.0, A.shape[0])
+    b = A @ x_true
+    x, info = getattr(pscipy, name)(A, b, x0=x_true, rtol=1e-8)
+    assert info == 0 and np.allclose(x, x_true)
+    seen = []
+    pscipy.cg(A, b, x0=x_true + 1e-3, rtol=1e-8, monitor=lambda i, r: seen.append(i))
+    warm = len(seen)
+    seen.clear()
+    pscipy.cg(A, b, rtol=1e-8, monitor=lambda i, r: seen.append(i))
+    assert warm < len(seen)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_matrix_free_operator(name):
+    A = poisson2d(16)
+    calls = []
+
+    def matvec(x):
+        calls.append(1)
+        return A @ x
+
+    op = sla.LinearOperator(A.shape, matvec=matvec, dtype=np.float64)
+    b = np.arange(1.0, A.shape[0] + 1)
+    x, info = getattr(pscipy, name)(op, b, rtol=1e-8, maxiter=1000)
+    assert info == 0 and relres(A, x, b) <= 1e-8
+    assert len(calls) > 10
+
+
+def test_csc_coo_and_dense_inputs():
+    A = poisson2d(10)
+    b = np.ones(A.shape[0])
+    for a in (A.tocsc(), A.tocoo(), sp.csr_matrix(A), A.toarray(), A.astype(np.int64)):
+        x, info = pscipy.cg(a, b, rtol=1e-10)
+        assert info == 0 and relres(A, x, b) <= 1e-10
+
+
+def test_float32():
+    A = poisson2d(16, np.float32)
+    b = np.ones(A.shape[0], dtype=np.float32)
+    x, info = pscipy.cg(A, b, rtol=1e-5)
+    assert x.dtype == np.float32 and info == 0
+    assert relres(A.astype(np.float64), x.astype(np.float64), b.astype(np.float64)) <= 1e-5
+    x, info = pscipy.bicgstab(A.astype(np.float64), b, rtol=1e-5, precision="single")
+    assert x.dtype == np.float32 and info == 0
+
+
+def test_tol_is_a_deprecated_alias():
+    A = poisson2d(8)
+    b = np.ones(A.shape[0])
+    with pytest.warns(DeprecationWarning):
+        x, info = pscipy.cg(A, b, tol=1e-10)
+    assert info == 0 and relres(A, x, b) <= 1e-10
+
+
+def test_callbacks():
+    A = poisson2d(8)
+    b = np.ones(A.shape[0])
+    xs = []
+    x, info = pscipy.cg(A, b, callback=xs.append)
+    assert len(xs) == 1 and np.array_equal(xs[0], x)  # cg: once, the final x (documented)
+    norms = []
+    x, info = pscipy.gmres(A, b, rtol=1e-8, callback=norms.append, callback_type="pr_norm")
+    assert info == 0 and len(norms) >= 5 and norms[-1] <= 1e-8 * 1.01
+    xs.clear()
+    pscipy.gmres(A, b, callback=xs.append, callback_type="x")
+    assert len(xs) == 1
+
+
+def test_zero_rhs():
+    A = poisson2d(6)
+    x, info = pscipy.cg(A, np.zeros(A.shape[0]))
+    assert info == 0 and not x.any()
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_nan_in_matrix_is_negative_info(name):
+    A = sp.diags_array([2.0, np.nan, 2.0]).tocsr()
+    x, info = getattr(pscipy, name)(A, np.ones(3))
+    assert info < 0
