@@ -3,9 +3,10 @@
 # Run as root (or with sudo available); otherwise it prints the command to run and fails.
 set -euo pipefail
 # clang-14 + libomp-14-dev: the clang build (OpenMP) and `make sanitize`; libclang-rt-14-dev:
-# ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer) for `make fuzz`.
+# ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer) for `make fuzz`; libopenmpi-dev +
+# openmpi-bin: the MPI-distributed solvers (PORTLA_WITH_MPI) and their tests under mpirun.
 packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev
-  clang-format-14 clang-14 libomp-14-dev libclang-rt-14-dev)
+  clang-format-14 clang-14 libomp-14-dev libclang-rt-14-dev libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
