@@ -49,7 +49,8 @@ MatrixData poisson(int dim, std::int64_t m) {
 }
 
 MatrixData suitesparse(const std::string& name) {
-    return io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/suitesparse/" + name + ".mtx");
+    return io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/suitesparse/" + name +
+                                  ".mtx");
 }
 
 // Values in [0.5, 1.5] with random signs: never zeros or ones only.
@@ -126,8 +127,9 @@ TEST(Dist, ApplyMatchesSerialSpmv) {
         serial.apply(xs, ys);
         const auto expected = ys.to_host();
         for (const bool scattered : {true, false}) {
-            const auto A = scattered ? dist::DistributedCsr<double>::scatter(exec, comm, c.data)
-                                     : dist::DistributedCsr<double>::from_global(exec, comm, c.data);
+            const auto A = scattered
+                               ? dist::DistributedCsr<double>::scatter(exec, comm, c.data)
+                               : dist::DistributedCsr<double>::from_global(exec, comm, c.data);
             EXPECT_EQ(A.global_rows(), c.data.rows);
             Array<double> xl(exec, A.scatter_vector(x)), yl(exec, A.rows());
             A.apply(xl, yl);
@@ -149,8 +151,8 @@ struct SolveOutcome {
     std::vector<double> x;  // the whole solution (on rank 0 for a distributed solve)
 };
 
-solver::Result run(solver::Solver method, const LinearOperator<double>& A,
-                   const_view<double> b, view<double> x, const solver::Settings& s) {
+solver::Result run(solver::Solver method, const LinearOperator<double>& A, const_view<double> b,
+                   view<double> x, const solver::Settings& s) {
     switch (method) {
         case solver::Solver::cg:
             return solver::cg<double>(A, b, x, s);
