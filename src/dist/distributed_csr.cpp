@@ -61,8 +61,8 @@ void check_part(std::int64_t global_rows, std::int64_t row_offset,
         throw BadInput("distributed csr: more than 2^31 - 1 non-zeros on one rank");
     for (std::int64_t i = 0; i < n; ++i)
         for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) {
-            const std::string where = " at global row " + std::to_string(row_offset + i + 1) +
-                                      " (counting from 1)";
+            const std::string where =
+                " at global row " + std::to_string(row_offset + i + 1) + " (counting from 1)";
             if (col_idxs[k] < 0 || col_idxs[k] >= global_rows)
                 throw BadInput("distributed csr: column " + std::to_string(col_idxs[k] + 1) +
                                " outside [1, " + std::to_string(global_rows) + "]" + where);
@@ -75,7 +75,8 @@ void check_part(std::int64_t global_rows, std::int64_t row_offset,
 
 std::vector<std::int64_t> balanced_partition(const MatrixData& data, int parts) {
     if (parts < 1) throw BadInput("balanced_partition: parts must be >= 1");
-    std::vector<std::int64_t> per_row(static_cast<std::size_t>(std::max<std::int64_t>(data.rows, 0)), 0);
+    std::vector<std::int64_t> per_row(
+        static_cast<std::size_t>(std::max<std::int64_t>(data.rows, 0)), 0);
     for (const auto r : data.row_idx)
         if (r >= 0 && r < data.rows) ++per_row[static_cast<std::size_t>(r)];
     const double total = double(data.entries());
@@ -88,7 +89,8 @@ std::vector<std::int64_t> balanced_partition(const MatrixData& data, int parts) 
     int p = 0;
     for (std::int64_t r = 0; r < data.rows && p < parts - 1; ++r) {
         running += per_row[r] > 0 ? double(per_row[r]) : 1.0;
-        while (p < parts - 1 && running >= weight_total * double(p + 1) / parts) offsets[++p] = r + 1;
+        while (p < parts - 1 && running >= weight_total * double(p + 1) / parts)
+            offsets[++p] = r + 1;
     }
     return offsets;
 }
@@ -103,7 +105,8 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
           if (!comm) throw BadInput("distributed csr: no communicator");
           const Communicator& c = *comm;
           const int size = c.size(), rank = c.rank();
-          on_every_rank(&c, [&] { check_part(global_rows, row_offset, row_ptrs, col_idxs, values); });
+          on_every_rank(&c,
+                        [&] { check_part(global_rows, row_offset, row_ptrs, col_idxs, values); });
           const auto n = static_cast<std::int64_t>(row_ptrs.size() - 1);
           Setup s;
           // Every rank's row count, summed into place: the offsets.
@@ -114,8 +117,9 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
           for (int p = 0; p < size; ++p) s.offsets[p + 1] = s.offsets[p] + std::int64_t(counts[p]);
           on_every_rank(&c, [&] {
               if (s.offsets[rank] != row_offset || s.offsets[size] != global_rows)
-                  throw BadInput("distributed csr: rank " + std::to_string(rank) + "'s rows start at " +
-                                 std::to_string(row_offset) + " but the ranks before it hold " +
+                  throw BadInput("distributed csr: rank " + std::to_string(rank) +
+                                 "'s rows start at " + std::to_string(row_offset) +
+                                 " but the ranks before it hold " +
                                  std::to_string(s.offsets[rank]) + " rows (of " +
                                  std::to_string(s.offsets[size]) + " for a matrix of " +
                                  std::to_string(global_rows) + ")");
@@ -138,7 +142,8 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
                       s.d_cols.push_back(static_cast<std::int32_t>(col - lo));
                       s.d_vals.push_back(values[k]);
                   } else {
-                      const auto g = std::lower_bound(ghosts.begin(), ghosts.end(), col) - ghosts.begin();
+                      const auto g =
+                          std::lower_bound(ghosts.begin(), ghosts.end(), col) - ghosts.begin();
                       s.o_cols.push_back(static_cast<std::int32_t>(g));
                       s.o_vals.push_back(values[k]);
                   }
@@ -147,14 +152,16 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
               s.o_ptrs[i + 1] = static_cast<std::int32_t>(s.o_cols.size());
               if (row_ptrs[i + 1] == row_ptrs[i] && s.defect.empty())
                   s.defect = "matrix has an empty row (row " + std::to_string(lo + i + 1) + " of " +
-                             std::to_string(global_rows) + ", counting from 1): the system is singular";
+                             std::to_string(global_rows) +
+                             ", counting from 1): the system is singular";
           }
           // Who owns each ghost; how many each rank needs from each (an alltoall of counts).
           std::vector<std::int64_t> need(size, 0), give(size, 0);
           std::vector<std::vector<std::int64_t>> asked(size);
           for (const auto g : ghosts) {
-              const int owner = int(std::upper_bound(s.offsets.begin(), s.offsets.end(), g) -
-                                    s.offsets.begin()) - 1;
+              const int owner =
+                  int(std::upper_bound(s.offsets.begin(), s.offsets.end(), g) - s.offsets.begin()) -
+                  1;
               asked[owner].push_back(g);
               ++need[owner];
           }
@@ -177,7 +184,8 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
           for (int p = 0; p < size; ++p) {
               if (give[p] == 0) continue;
               s.send_peers.push_back(p);
-              for (const auto g : wanted[p]) s.send_idx.push_back(static_cast<std::int32_t>(g - lo));
+              for (const auto g : wanted[p])
+                  s.send_idx.push_back(static_cast<std::int32_t>(g - lo));
               s.send_starts.push_back(s.send_idx.size());
           }
           return s;
@@ -206,8 +214,10 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
 
 template <typename T>
 void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
-    if (x.size != local_rows_) throw DimensionMismatch("distributed csr apply: x", local_rows_, x.size);
-    if (y.size != local_rows_) throw DimensionMismatch("distributed csr apply: y", local_rows_, y.size);
+    if (x.size != local_rows_)
+        throw DimensionMismatch("distributed csr apply: x", local_rows_, x.size);
+    if (y.size != local_rows_)
+        throw DimensionMismatch("distributed csr apply: y", local_rows_, y.size);
     const auto& exec = executor();
     // The values the other ranks need from this one (staged through host memory on a device:
     // plain, not pinned, host buffers in this first version).
@@ -237,7 +247,8 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
 
 template <typename T>
 std::vector<T> DistributedCsr<T>::gather(const_view<T> x, int root) const {
-    if (x.size != local_rows_) throw DimensionMismatch("distributed csr gather: x", local_rows_, x.size);
+    if (x.size != local_rows_)
+        throw DimensionMismatch("distributed csr gather: x", local_rows_, x.size);
     std::vector<T> local(local_rows_);
     Executor::copy_bytes(Executor::reference(), local.data(), executor(), x.data,
                          local_rows_ * sizeof(T));
@@ -294,8 +305,8 @@ void rows_of(const MatrixData& sorted, std::int64_t begin, std::int64_t end,
     values.clear();
     const auto first = std::lower_bound(sorted.row_idx.begin(), sorted.row_idx.end(), begin) -
                        sorted.row_idx.begin();
-    for (auto k = static_cast<std::size_t>(first);
-         k < sorted.entries() && sorted.row_idx[k] < end; ++k) {
+    for (auto k = static_cast<std::size_t>(first); k < sorted.entries() && sorted.row_idx[k] < end;
+         ++k) {
         ++row_ptrs[static_cast<std::size_t>(sorted.row_idx[k] - begin + 1)];
         cols.push_back(sorted.col_idx[k]);
         values.push_back(static_cast<T>(sorted.values[k]));
