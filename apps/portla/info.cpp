@@ -5,6 +5,8 @@
 
 #include "output.hpp"
 #include "portla/executor.hpp"
+#include "mpi.hpp"
+#include "portla/dist/communicator.hpp"
 #include "subcommands.hpp"
 
 namespace portla::cli {
@@ -34,6 +36,9 @@ Runner add_info(CLI::App& app) {
                                                                  std::to_string(d.compute_minor)},
                                       {"l2_bytes", d.l2_bytes}});
         out["auto_backend"] = Executor::create("auto").name();
+        out["mpi"] = has_mpi();
+        out["mpi_ranks"] = world_size();
+        if (world_rank() != 0) return exit_ok;  // under mpirun: rank 0 reports
         if (json->requested()) emit_json(out, json->path);
         if (json->to_stdout()) return exit_ok;
         std::cout << "portla backends\n"
@@ -51,7 +56,10 @@ Runner add_info(CLI::App& app) {
                           << d.multiprocessors << " multiprocessors, compute capability "
                           << d.compute_major << "." << d.compute_minor << "\n";
         }
-        std::cout << "auto backend: " << out["auto_backend"].get<std::string>() << "\n";
+        std::cout << "auto backend: " << out["auto_backend"].get<std::string>() << "\n"
+                  << "MPI: "
+                  << (has_mpi() ? std::to_string(world_size()) + " rank(s)" : "no (not compiled)")
+                  << "\n";
         return exit_ok;
     };
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "portla/error.hpp"
+#include "mpi.hpp"
 #include "portla/executor.hpp"
 #include "subcommands.hpp"
 
@@ -154,6 +155,11 @@ void print_error(std::string message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Under mpirun every rank runs the same command; only rank 0 prints (subcommands that do not
+    // distribute run alike on every rank). An error in a distributed phase is agreed over the
+    // ranks (dist::on_every_rank): every rank exits 1, rank 0 prints the one line.
+    const portla::cli::MpiSession mpi(&argc, &argv);
+    const bool prints = portla::cli::world_rank() == 0;
     CLI::App app{"portla: portable linear-algebra kernels and iterative solvers"};
     app.require_subcommand(1);
     app.set_version_flag(
@@ -186,20 +192,20 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        print_error(parse_error_message(app, e));
+        if (prints) print_error(parse_error_message(app, e));
         return portla::cli::exit_error;
     }
     try {
         for (auto& [sub, run] : runners)
             if (sub->parsed()) return run();
     } catch (const portla::Error& e) {
-        print_error(e.what());
+        if (prints) print_error(e.what());
     } catch (const std::bad_alloc&) {
-        print_error("out of host memory");
+        if (prints) print_error("out of host memory");
     } catch (const std::length_error& e) {
-        print_error(std::string("a size is too large to allocate (") + e.what() + ")");
+        if (prints) print_error(std::string("a size is too large to allocate (") + e.what() + ")");
     } catch (const std::exception& e) {
-        print_error(e.what());
+        if (prints) print_error(e.what());
     }
     return portla::cli::exit_error;
 }

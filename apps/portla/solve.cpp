@@ -10,7 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "input.hpp"
+#include "mpi.hpp"
 #include "output.hpp"
+#include "portla/dist/communicator.hpp"
+#if PORTLA_HAS_MPI
+#include "portla/dist/distributed_csr.hpp"
+#endif
 #include "problem.hpp"
 #include "subcommands.hpp"
 
@@ -122,6 +127,25 @@ void check_spd_candidate(const Problem& problem) {
                            "(use --solver bicgstab)");
 }
 
+// Under mpirun (more than one rank): the matrix distributed by rows over the ranks. A file is
+// read by rank 0 and its rows scattered; a generated problem is built whole on every rank, each
+// keeping its rows (phase 1 of issue 14: no rank-local generation yet).
+template <typename T>
+std::unique_ptr<LinearOperator<T>> distribute(const Executor& exec,
+                                              const std::shared_ptr<const dist::Communicator>& comm,
+                                              const SolveOptions& o, const Problem& problem) {
+#if PORTLA_HAS_MPI
+    if (o.problem.file.empty())
+        return std::make_unique<dist::DistributedCsr<T>>(
+            dist::DistributedCsr<T>::from_global(exec, comm, problem.data));
+    return std::make_unique<dist::DistributedCsr<T>>(
+        dist::DistributedCsr<T>::scatter(exec, comm, problem.data));
+#else
+    (void)exec, (void)comm, (void)o, (void)problem;
+    return nullptr;
+#endif
+}
+
 template <typename T>
 int run(const SolveOptions& o) {
     const Executor exec = Executor::create(o.backend);
@@ -129,16 +153,61 @@ int run(const SolveOptions& o) {
     const solver::Solver method = solver::parse_solver(o.solver);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
-    require_solve_memory<T>(exec, o, method, precond);
-    const Problem problem = load_problem(o.problem);
-    if (method == solver::Solver::cg) check_spd_candidate(problem);
-    if (std::is_same<T, float>::value)
-        for (double v : problem.data.values)
-            if (std::abs(v) > std::numeric_limits<float>::max())
-                throw BadInput(problem.description + ": value " + std::to_string(v) +
-                               " overflows single precision (use --precision double)");
-    const auto A = make_operator<T>(exec, o.problem, problem);
-    const Array<T> b = make_rhs<T>(exec, o.problem, *A);
+    const auto comm = world();  // nullptr unless under mpirun with several ranks
+    const bool root = !comm || comm->rank() == 0;
+    if (comm) {
+        if (!o.problem.generate.empty() && !o.problem.assembled)
+            throw Unsupported(
+                "under mpirun, --generate needs --assembled (the distributed matrix-free "
+                "stencil is not there yet)");
+        if (o.problem.format != "csr")
+            throw Unsupported("under mpirun the matrix is distributed as csr (got --format " +
+                              o.problem.format + ")");
+        if (!o.x0.empty()) throw Unsupported("--x0 is not supported under mpirun yet");
+    }
+    // Rank 0 reads the file (every rank generates a --generate problem); checks agreed.
+    Problem problem;
+    dist::on_every_rank(comm.get(), [&] {
+        if (!root && o.problem.generate.empty()) return;
+        require_solve_memory<T>(exec, o, method, precond);
+        problem = load_problem(o.problem);
+        if (method == solver::Solver::cg) check_spd_candidate(problem);
+        if (std::is_same<T, float>::value)
+            for (double v : problem.data.values)
+                if (std::abs(v) > std::numeric_limits<float>::max())
+                    throw BadInput(problem.description + ": value " + std::to_string(v) +
+                                   " overflows single precision (use --precision double)");
+    });
+    if (comm) {  // the description every rank prints nothing of, but the JSON of rank 0 needs
+        std::int64_t length = std::int64_t(problem.description.size());
+        comm->broadcast(&length, sizeof length, 0);
+        problem.description.resize(static_cast<std::size_t>(length));
+        comm->broadcast(problem.description.data(), problem.description.size(), 0);
+    }
+    const std::unique_ptr<LinearOperator<T>> A =
+        comm ? distribute<T>(exec, comm, o, problem) : make_operator<T>(exec, o.problem, problem);
+#if PORTLA_HAS_MPI
+    const auto* distributed = dynamic_cast<const dist::DistributedCsr<T>*>(A.get());
+#endif
+    Array<T> b(exec, 0);
+    if (comm && !o.problem.rhs.empty()) {  // rank 0 reads b and scatters it
+#if PORTLA_HAS_MPI
+        std::vector<T> whole;
+        dist::on_every_rank(comm.get(), [&] {
+            if (!root) return;
+            const auto values =
+                load_input(o.problem.rhs, [&] { return io::read_vector(o.problem.rhs); });
+            if (std::int64_t(values.size()) != distributed->global_rows())
+                throw BadInput(o.problem.rhs + ": right-hand side has " +
+                               std::to_string(values.size()) + " entries, the matrix has " +
+                               std::to_string(distributed->global_rows()) + " rows");
+            whole.assign(values.begin(), values.end());
+        });
+        b = Array<T>(exec, distributed->scatter_vector(whole));
+#endif
+    } else {
+        b = make_rhs<T>(exec, o.problem, *A);
+    }
     Array<T> x(exec, A->cols());
 
     solver::Settings s;
@@ -165,7 +234,7 @@ int run(const SolveOptions& o) {
         s.use_initial_guess = true;
     }
     std::ostream& monitor_out = o.json.to_stdout() ? std::cerr : std::cout;
-    if (o.monitor)
+    if (o.monitor && root)
         s.monitor = [&monitor_out](int it, double r) {
             monitor_out << "  iter " << std::setw(6) << it << "  residual " << std::scientific
                         << std::setprecision(6) << r << std::defaultfloat << "\n";
@@ -178,6 +247,17 @@ int run(const SolveOptions& o) {
                                                                  : solver::bicgstab<T>(*A, b, x, s);
     timer.stop();
     const double time_s = timer.seconds();
+    // The whole solution on rank 0 (under mpirun gathered from every rank), the global sizes.
+    std::vector<T> xh;
+    double sizes[2] = {double(A->rows()), double(A->nnz())};
+    if (comm) {
+        comm->allreduce_sum(sizes, 2);
+#if PORTLA_HAS_MPI
+        if (!o.out.empty()) xh = distributed->gather(x);
+#endif
+    } else if (!o.out.empty()) {
+        xh = x.to_host();
+    }
 
     nlohmann::json j;
     j["solver"] = o.solver;
@@ -187,8 +267,9 @@ int run(const SolveOptions& o) {
     j["precision"] = o.precision;
     j["problem"] = problem.description;
     j["format"] = A->format();
-    j["n"] = A->rows();
-    j["nnz"] = A->nnz();
+    j["n"] = std::size_t(sizes[0]);
+    j["nnz"] = std::size_t(sizes[1]);
+    j["ranks"] = comm ? comm->size() : 1;
     j["converged"] = res.converged;
     j["reason"] = solver::to_string(res.reason);
     j["iterations"] = res.iterations;
@@ -205,22 +286,24 @@ int run(const SolveOptions& o) {
         j["pc_side"] = o.side;
     }
     const bool indefinite = res.reason == solver::StopReason::indefinite;
-    if (!indefinite) {  // a failed run (exit 1) writes nothing: the files keep what they held
+    // Rank 0 writes; a failure to write is every rank's.
+    dist::on_every_rank(comm.get(), [&] {
+        if (indefinite || !root) return;  // a failed run (exit 1) writes nothing
         // Written when not converged too (exit 2): the last iterate, its history and result.
-        if (!o.out.empty()) {
-            const auto xh = x.to_host();
+        if (!o.out.empty())
             write_vector_atomically(o.out, std::vector<double>(xh.begin(), xh.end()));
-        }
         if (!o.history.empty()) write_history(o.history, res, j);
         if (o.json.requested() && !o.json.path.empty()) emit_json(j, o.json.path);
-    }
+    });
+    if (!root) return indefinite ? exit_error : res.converged ? exit_ok : exit_not_converged;
     if (o.json.to_stdout()) {
         emit_json(j, "");
     } else {
         std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " ["
-                  << exec.device_name() << "], " << o.precision << ", " << A->format() << "\n"
-                  << "  problem     " << problem.description << ": n = " << A->rows()
-                  << ", nnz = " << A->nnz() << "\n"
+                  << exec.device_name() << "], " << o.precision << ", " << A->format()
+                  << (comm ? ", " + std::to_string(comm->size()) + " MPI ranks" : "") << "\n"
+                  << "  problem     " << problem.description << ": n = " << std::size_t(sizes[0])
+                  << ", nnz = " << std::size_t(sizes[1]) << "\n"
                   << "  result      " << solver::to_string(res.reason) << " after "
                   << res.iterations << " iterations\n"
                   << "  residual    ||b - Ax|| = " << res.residual_norm << ", relative "

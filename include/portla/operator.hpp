@@ -11,6 +11,10 @@
 
 namespace portla {
 
+namespace dist {
+class Communicator;
+}
+
 /// How the solvers' fused kernels may read an operator directly instead of calling apply():
 /// the dim-D Poisson stencil on `points` per dimension, or CSR with int32 indices. `none` for
 /// every other operator (the solvers then call apply()).
@@ -53,6 +57,15 @@ public:
 
     /// The operator's structure for fused solver kernels (device pointers of executor()).
     virtual FusedOperator<T> fused() const { return {}; }
+
+    /// For an operator distributed over ranks (rows(), cols() and the vectors are this rank's
+    /// part): the communicator every reduction of a solver (dot products, norms) is summed over,
+    /// and apply() is collective. nullptr for an operator of one process.
+    virtual const dist::Communicator* communicator() const { return nullptr; }
+    /// What the preconditioners that factor or invert A's entries (block Jacobi, ILU(0), IC(0))
+    /// are built from: the operator itself, or for a distributed one its diagonal block (the
+    /// local rows and local columns, as PETSc's block Jacobi with a local ILU per rank).
+    virtual const LinearOperator<T>& diagonal_block() const { return *this; }
 
     /// apply() with the sizes checked (DimensionMismatch).
     void checked_apply(const_view<T> x, view<T> y) const;

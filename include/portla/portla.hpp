@@ -3,6 +3,7 @@
 
 #include "portla/array.hpp"
 #include "portla/blas.hpp"
+#include "portla/dist/communicator.hpp"
 #include "portla/eigen/perron.hpp"
 #include "portla/error.hpp"
 #include "portla/executor.hpp"

@@ -25,6 +25,9 @@ namespace portla::common {
 /// Residual norms kept per read-back of the state (by iteration % kCgHistory).
 constexpr int kCgHistory = 16;
 
+/// Which decision a step of a distributed solve left to the host (CgControl::distributed).
+enum class CgLocal : int { none, direction, residual, preconditioned };
+
 /// The solve's scalars, in the executor's memory; read back whole by the host.
 template <typename T>
 struct CgState {
@@ -38,6 +41,9 @@ struct CgState {
     int replace_now;    ///< this iteration ends with r = b - A x (set by finish_direction)
     double pending_rr;  ///< deferred: r . r of the residual awaiting z = M^-1 r
     int pending_mode;   ///< deferred: its CgFinish, -1 when none is pending
+    double local[2];    ///< distributed: this rank's sums (pq, or rr and rz, or rz)
+    int local_step;     ///< distributed: the CgLocal whose decision awaits them
+    int local_mode;     ///< distributed: the CgFinish of a residual's decision
 };
 
 /// What the decisions read besides the state.
@@ -47,6 +53,10 @@ struct CgControl {
     int replacement = 0;   ///< r = b - A x every this many iterations (0: never)
     bool preconditioned = false;
     bool deferred = false;  ///< z = M^-1 r is computed outside the steps (see above)
+    /// The operator is distributed over ranks: a step's sums are this rank's part only, so the
+    /// step stores them in CgState::local and returns; the host sums them over the ranks and
+    /// takes the decision with the same functions (a copy of the control with this false).
+    bool distributed = false;
 };
 
 /// What a residual's reductions are followed by.
@@ -67,6 +77,11 @@ PORTLA_HOST_DEVICE inline void cg_stop(CgState<T>* s, solver::StopReason reason)
 /// (decided here, before the update advances the iteration count, so update and replace agree).
 template <typename T>
 PORTLA_HOST_DEVICE void cg_finish_direction(CgState<T>* s, const CgControl& c, double pq) {
+    if (c.distributed) {
+        s->local[0] = pq;
+        s->local_step = static_cast<int>(CgLocal::direction);
+        return;
+    }
     s->replace_now = replace_at(c.replacement, s->iteration + 1);
     if (!is_finite(pq))
         cg_stop(s, solver::StopReason::non_finite);
@@ -82,6 +97,13 @@ template <typename T>
 PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, double rr, double rz,
                                            CgFinish mode, bool pending = false) {
     using solver::StopReason;
+    if (c.distributed) {
+        s->local[0] = rr;
+        s->local[1] = rz;
+        s->local_step = static_cast<int>(CgLocal::residual);
+        s->local_mode = static_cast<int>(mode);
+        return;
+    }
     if (c.deferred && !pending) {
         s->pending_rr = rr;
         s->pending_mode = static_cast<int>(mode);
@@ -116,6 +138,11 @@ PORTLA_HOST_DEVICE void cg_finish_residual(CgState<T>* s, const CgControl& c, do
 /// r . r a step stored (pending_mode >= 0; -1 when none is pending).
 template <typename T>
 PORTLA_HOST_DEVICE void cg_finish_preconditioned(CgState<T>* s, const CgControl& c, double rz) {
+    if (c.distributed) {
+        s->local[0] = rz;
+        s->local_step = static_cast<int>(CgLocal::preconditioned);
+        return;
+    }
     const int mode = s->pending_mode;
     s->pending_mode = -1;
     cg_finish_residual(s, c, s->pending_rr, rz, static_cast<CgFinish>(mode), true);

@@ -21,12 +21,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
 
     Array<T> r(exec, n), r_hat(exec, n), p(exec, n), v(exec, n), s(exec, n), t(exec, n);
     Array<T> p_hat(exec, precond ? n : 0), s_hat(exec, precond ? n : 0);
-    detail::DeviceScalar<T> scalar(exec);
     detail::Progress progress(settings, bnorm, result);
-    auto dot = [&](const_view<T> a, const_view<T> c) {
-        blas::dot<T>(exec, a, c, scalar.get());
-        return scalar.read();
-    };
+    auto dot = [&](const_view<T> a, const_view<T> c) { return detail::dot<T>(A, a, c); };
     // y = M^-1 y_in (right preconditioning): returns the view to use
     auto precondition = [&](const Array<T>& in, Array<T>& out) -> const_view<T> {
         if (!precond) return in.get_view();
@@ -36,7 +32,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
 
     detail::residual<T>(A, b, x, r);  // r = b - A x
     blas::copy<T>(exec, r, r_hat);    // shadow residual r_hat = r_0
-    double rnorm = blas::norm2<T>(exec, r);
+    double rnorm = detail::norm2<T>(A, r);
     double rho_old = 1, alpha = 1, omega = 1;
     bool restart = true;
     // The recurrence residual met the test: true when the true residual confirms it; otherwise
@@ -44,7 +40,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     auto confirmed = [&]() {
         if (!result.converged) return true;
         detail::residual<T>(A, b, x, r);
-        if (progress.confirm(blas::norm2<T>(exec, r))) return true;
+        if (progress.confirm(detail::norm2<T>(A, r))) return true;
         blas::copy<T>(exec, r, r_hat);
         restart = true;
         return false;
@@ -97,7 +93,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             alpha = rho / rv;
             blas::copy<T>(exec, r, s);
             blas::axpby<T>(exec, static_cast<T>(-alpha), v, T{1}, s);  // s = r - alpha v
-            const double snorm = blas::norm2<T>(exec, s);
+            const double snorm = detail::norm2<T>(A, s);
             if (progress.reached(snorm)) {  // early exit at the half step
                 blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
                 if (progress.record(it, snorm) && confirmed()) break;
@@ -124,7 +120,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             blas::axpby<T>(exec, static_cast<T>(-omega), t, T{1}, r);  // r = s - omega t
             const bool replace = progress.replace_now(it);
             if (replace) detail::residual<T>(A, b, x, r);
-            rnorm = blas::norm2<T>(exec, r);
+            rnorm = detail::norm2<T>(A, r);
             if (progress.record(it, rnorm) && confirmed()) break;
             breakdowns = 0;
             if (omega == 0 && recover()) break;

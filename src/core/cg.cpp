@@ -8,6 +8,11 @@
 // the true residual, resuming from it when it does not hold. Jacobi is applied inside the steps;
 // any other preconditioner M runs between them (z = M^-1 r, then cg_finish_preconditioned), read
 // back every iteration.
+//
+// A distributed operator (LinearOperator::communicator(), more than one rank) takes the path of
+// other operators (apply() between the steps, state read every iteration) with
+// CgControl::distributed: each step leaves its rank's sums in the state, and reduce_over_ranks()
+// sums them over the ranks and takes the step's decisions on the host between the steps.
 #include "portla/solver/cg.hpp"
 
 #include <memory>
@@ -16,6 +21,7 @@
 #include "core/kernels/cg_kernels.hpp"
 #include "core/runtime.hpp"
 #include "core/solver_common.hpp"
+#include "portla/dist/communicator.hpp"
 
 namespace portla::solver {
 namespace {
@@ -29,8 +35,9 @@ public:
         : A_(A),
           M_(M),
           exec_(A.executor()),
+          comm_(dist::is_distributed(A.communicator()) ? A.communicator() : nullptr),
           n_(A.rows()),
-          fused_(settings.device_loop && A.fused().kind != FusedOperator<T>::Kind::none),
+          fused_(settings.device_loop && !comm_ && A.fused().kind != FusedOperator<T>::Kind::none),
           batch_(fused_ && !M ? common::kCgHistory : 1),
           p_(exec_, 2 * n_),
           q_(exec_, n_),
@@ -49,6 +56,7 @@ public:
         args_.control.replacement = settings.residual_replacement;
         args_.control.preconditioned = !inv_diag.empty() || M;
         args_.control.deferred = M != nullptr;
+        args_.control.distributed = comm_ != nullptr;
         args_.n = n_;
         args_.b = b.data;
         args_.x = x.data;
@@ -86,8 +94,31 @@ private:
     void initialize(common::CgFinish mode) {
         dispatch(exec_, [&](auto backend) {
             cg_initialize(backend, exec_, args_, mode);
+            reduce_over_ranks();
             precondition(backend);
         });
+    }
+
+    // Distributed: the sums the last step left in the state, summed over the ranks; then the
+    // step's decision (common/cg_step.hpp), taken alike on every rank, and the state put back.
+    void reduce_over_ranks() {
+        if (!comm_) return;
+        common::CgState<T> s;
+        Executor::copy_bytes(Executor::reference(), &s, exec_, state_.data(), sizeof(s));
+        const auto step = static_cast<common::CgLocal>(s.local_step);
+        if (step == common::CgLocal::none) return;
+        comm_->allreduce_sum(s.local, 2);
+        common::CgControl control = args_.control;
+        control.distributed = false;
+        s.local_step = static_cast<int>(common::CgLocal::none);
+        if (step == common::CgLocal::direction)
+            common::cg_finish_direction(&s, control, s.local[0]);
+        else if (step == common::CgLocal::residual)
+            common::cg_finish_residual(&s, control, s.local[0], s.local[1],
+                                       static_cast<common::CgFinish>(s.local_mode));
+        else
+            common::cg_finish_preconditioned(&s, control, s.local[0]);
+        Executor::copy_bytes(exec_, state_.data(), Executor::reference(), &s, sizeof(s));
     }
 
     // Deferred preconditioning: z = M^-1 r, then r.z completes the residual's decisions.
@@ -96,6 +127,7 @@ private:
         if (!M_) return;
         M_->apply(const_view<T>(args_.r, n_), view<T>(args_.z, n_));
         cg_finish_preconditioned(backend, exec_, args_);
+        reduce_over_ranks();
     }
 
     // One iteration. With an operator the steps cannot read, apply() runs between them and the
@@ -114,10 +146,13 @@ private:
             const bool odd = host_.iteration & 1;
             A_.apply(const_view<T>(odd ? args_.p0 : args_.p1, n_), view<T>(args_.q, n_));
             cg_direction_dot(backend, exec_, args_);  // p.q -> alpha
+            reduce_over_ranks();
             cg_update(backend, exec_, args_);
+            reduce_over_ranks();
             if (replace) {
                 A_.apply(const_view<T>(args_.x, n_), view<T>(args_.ax, n_));
                 cg_replace_from_ax(backend, exec_, args_);  // r = b - A x
+                reduce_over_ranks();
             }
             precondition(backend);  // z = M^-1 r; r.z
         });
@@ -126,6 +161,7 @@ private:
     const LinearOperator<T>& A_;
     const PreconditionerOperator<T>* M_;
     Executor exec_;
+    const dist::Communicator* comm_;  ///< nullptr unless distributed over several ranks
     std::size_t n_;
     bool fused_;
     int batch_;
@@ -159,7 +195,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     detail::Progress progress(settings, bnorm, result);
 
     detail::residual<T>(A, b, x, r);  // r = b - A x
-    if (!progress.record(0, blas::norm2<T>(exec, r)) && settings.max_iters > 0) {
+    if (!progress.record(0, detail::norm2<T>(A, r)) && settings.max_iters > 0) {
         CgSolve<T> solve(A, b, x, r, inv_diag, M, settings, progress.threshold());
         int recorded = 0;
         for (;;) {
@@ -171,7 +207,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             const auto reason = static_cast<StopReason>(state.reason);
             if (reason == StopReason::converged) {
                 detail::residual<T>(A, b, x, r);  // confirm with the true residual r = b - A x
-                if (progress.confirm(blas::norm2<T>(exec, r))) break;
+                if (progress.confirm(detail::norm2<T>(A, r))) break;
                 solve.resume();  // go on from the true residual
                 continue;
             }

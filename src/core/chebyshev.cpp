@@ -8,7 +8,9 @@
 #include <limits>
 #include <vector>
 
+#include "core/global_reduction.hpp"
 #include "portla/blas.hpp"
+#include "portla/dist/communicator.hpp"
 #include "portla/error.hpp"
 
 namespace portla::solver {
@@ -73,7 +75,8 @@ Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_ste
         throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
                        std::to_string(estimate_steps) + ")");
     set_up(degree);
-    if (n_ == 0) return;
+    // A rank of a distributed operator with no rows still takes part in the collective Lanczos.
+    if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
     Array<T> abs_diag(A.executor(), 0);
     if (scaled_) {  // |D| from D^-1 on the host (set-up only)
         auto h = inv_diag_.to_host();
@@ -118,16 +121,20 @@ void Chebyshev<T>::set_up(int degree) {
     res_ = Array<T>(exec, n_);
     dir_ = Array<T>(exec, n_);
     work_ = Array<T>(exec, n_);
-    if (!scaled_ || n_ == 0) return;
-    A.diagonal(inv_diag_.get_view());
-    const auto row = blas::invert_diagonal<T>(exec, inv_diag_.get_view());
-    if (row < n_) {
-        T value{};
-        Executor::copy_bytes(Executor::reference(), &value, exec, inv_diag_.data() + row,
-                             sizeof(T));
-        throw BadInput(std::string("chebyshev: ") + (value == T{0} ? "zero" : "non-finite") +
-                       " diagonal entry at row " + std::to_string(row + 1));
-    }
+    // Agreed over the ranks of a distributed operator: the Lanczos steps that follow are
+    // collective.
+    dist::on_every_rank(A.communicator(), [&] {
+        if (!scaled_ || n_ == 0) return;
+        A.diagonal(inv_diag_.get_view());
+        const auto row = blas::invert_diagonal<T>(exec, inv_diag_.get_view());
+        if (row < n_) {
+            T value{};
+            Executor::copy_bytes(Executor::reference(), &value, exec, inv_diag_.data() + row,
+                                 sizeof(T));
+            throw BadInput(std::string("chebyshev: ") + (value == T{0} ? "zero" : "non-finite") +
+                           " diagonal entry at row " + std::to_string(row + 1));
+        }
+    });
 }
 
 template <typename T>
@@ -143,9 +150,9 @@ void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag) {
     // symmetric with a diagonal of one sign.
     Array<T> weighted(exec, n_);
     auto inner = [&](const_view<T> x, const_view<T> y) {
-        if (!scaled_) return double(blas::dot<T>(exec, x, y));
+        if (!scaled_) return detail::dot<T>(*A_, x, y);
         blas::pointwise_mul<T>(exec, abs_diag.get_view(), x, weighted.get_view());
-        return double(blas::dot<T>(exec, weighted.get_view(), y));
+        return detail::dot<T>(*A_, weighted.get_view(), y);
     };
     std::vector<T> start(n_);
     std::uint64_t state = kSeed;
@@ -186,7 +193,7 @@ template <typename T>
 void Chebyshev<T>::apply(const_view<T> r, view<T> z) const {
     if (r.size != n_) throw DimensionMismatch("chebyshev apply: r", n_, r.size);
     if (z.size != n_) throw DimensionMismatch("chebyshev apply: z", n_, z.size);
-    if (n_ == 0) return;
+    if (n_ == 0 && !dist::is_distributed(A_->communicator())) return;  // apply() is collective
     const auto& exec = A_->executor();
     auto res = res_.get_view();
     auto dir = dir_.get_view();

@@ -30,6 +30,7 @@ public:
           M_(M),
           exec_(A.executor()),
           n_(A.rows()),
+          distributed_(dist::is_distributed(A.communicator())),
           m_(s.restart),
           left_(M && s.left_preconditioning),
           flexible_(M && !left_ && (s.flexible || !M->fixed())),
@@ -82,13 +83,20 @@ public:
                 for (int pass = 0; pass < 2; ++pass) {  // CGS2
                     T* hp = hd + pass * (m_ + 1);
                     basis_project(backend, e, n_, k, V_.data(), n_, w.data, hp);  // h = V^T w
+                    sum_over_ranks(hp, k, h);
                     basis_update(backend, e, n_, k, V_.data(), n_, hp, T{-1}, T{1},
                                  w.data);  // w -= V h
                 }
             });
-            blas::norm2<T>(e, w, view<T>(hd + 2 * (m_ + 1), 1));
-            Executor::copy_bytes(Executor::reference(), h.data(), e, hd, h.size() * sizeof(T));
-            const double hnorm = h[2 * (m_ + 1)];
+            double hnorm = 0;
+            if (distributed_) {
+                hnorm = detail::norm2<T>(A_, w);
+                Executor::copy_bytes(Executor::reference(), h.data(), e, hd, h.size() * sizeof(T));
+            } else {
+                blas::norm2<T>(e, w, view<T>(hd + 2 * (m_ + 1), 1));
+                Executor::copy_bytes(Executor::reference(), h.data(), e, hd, h.size() * sizeof(T));
+                hnorm = h[2 * (m_ + 1)];
+            }
             double* Hj = H_.data() + static_cast<std::size_t>(j) * (m_ + 1);  // column j
             double column_norm = hnorm * hnorm;
             for (int i = 0; i < k; ++i) {
@@ -144,10 +152,21 @@ public:
         return j;
     }
 
+    // A distributed operator: the k projections h = V^T w at `hp` (executor memory) summed
+    // over the ranks, through the host (`host` is scratch of at least k values).
+    void sum_over_ranks(T* hp, int k, std::vector<T>& host) {
+        if (!distributed_) return;
+        Executor::copy_bytes(Executor::reference(), host.data(), exec_, hp, k * sizeof(T));
+        std::vector<double> sums(host.begin(), host.begin() + k);
+        detail::sum_over_ranks(A_, sums.data(), k);
+        std::copy(sums.begin(), sums.end(), host.begin());
+        Executor::copy_bytes(exec_, hp, Executor::reference(), host.data(), k * sizeof(T));
+    }
+
     // Left preconditioning: the cycle runs on M^-1 r (written into `out`); returns its norm.
     double precondition(const_view<T> r, view<T> out) {
         M_->apply(r, out);
-        return blas::norm2<T>(exec_, out);
+        return detail::norm2<T>(A_, out);
     }
     bool left() const { return left_; }
 
@@ -184,6 +203,7 @@ private:
     const PreconditionerOperator<T>* M_;
     Executor exec_;
     std::size_t n_;
+    bool distributed_;
     int m_;
     bool left_;
     bool flexible_;
@@ -213,10 +233,12 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     detail::Progress progress(settings, bnorm, result);
 
     detail::residual<T>(A, b, x, r);  // r = b - A x
-    double beta = blas::norm2<T>(exec, r);
+    double beta = detail::norm2<T>(A, r);
     if (!progress.record(0, beta) && settings.max_iters > 0) {
         Settings s = settings;
-        s.restart = static_cast<int>(std::min<std::size_t>(settings.restart, A.rows()));
+        double rows = double(A.rows());  // the global size on a distributed operator
+        detail::sum_over_ranks(A, &rows, 1);
+        s.restart = static_cast<int>(std::min(double(settings.restart), rows));
         Gmres<T> gmres(A, M, s);
         int it = 0;
         for (;;) {
@@ -247,7 +269,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             }
             gmres.update(done, x);
             detail::residual<T>(A, b, x, r);  // the true residual of the new iterate
-            beta = blas::norm2<T>(exec, r);
+            beta = detail::norm2<T>(A, r);
             if (!std::isfinite(beta)) {
                 progress.stop(StopReason::non_finite);
                 break;

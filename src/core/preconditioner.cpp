@@ -46,15 +46,16 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
         case Preconditioner::jacobi:
             return std::make_unique<Jacobi<T>>(A);
         case Preconditioner::block_jacobi:
-            return std::make_unique<BlockJacobi<T>>(A, s.block_size);
+            return std::make_unique<BlockJacobi<T>>(A.diagonal_block(), s.block_size);
         case Preconditioner::chebyshev:
             return std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree);
         case Preconditioner::ilu0:
         case Preconditioner::ic0:
             break;
     }
-    // The incomplete factorisations need the matrix's entries in CSR.
-    const auto* csr = dynamic_cast<const Csr<T>*>(&A);
+    // The incomplete factorisations need the matrix's entries in CSR (on a distributed operator:
+    // its diagonal block, factored on each rank).
+    const auto* csr = dynamic_cast<const Csr<T>*>(&A.diagonal_block());
     if (!csr)
         throw Unsupported(to_string(s.precond) + " needs a csr matrix (got " + A.format() +
                           "; use --format csr)");

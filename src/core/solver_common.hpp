@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/stopping.hpp"
+#include "core/global_reduction.hpp"
 #include "portla/array.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -64,12 +65,31 @@ void check_scale(const std::string& name, double bnorm, const Settings& s) {
                    "b by a power of 2");
 }
 
+template <typename T>
+void check_local_inputs(const std::string& name, const LinearOperator<T>& A, const_view<T> b,
+                        view<T> x, const Settings& s, const PreconditionerOperator<T>* M);
+
 /// Checks sizes, settings and finiteness of b (and of x when it is the initial guess), and that
 /// a given preconditioner fits A. Returns ||b||. Leaves x as it is (see start()).
 template <typename T>
 double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T> b, view<T> x,
                     const Settings& s, const PreconditionerOperator<T>* M = nullptr) {
     const std::string name(solver);
+    // The checks of this rank's part first, agreed over the ranks of a distributed operator
+    // (every rank throws when one fails), then the norms, which are collective.
+    dist::on_every_rank(A.communicator(), [&] { check_local_inputs(name, A, b, x, s, M); });
+    const double bnorm = norm2<T>(A, b);
+    if (!std::isfinite(bnorm)) throw BadInput(name + ": right-hand side contains NaN or Inf");
+    check_scale<T>(name, bnorm, s);
+    if (s.use_initial_guess && !std::isfinite(norm2<T>(A, x)))
+        throw BadInput(name + ": initial guess contains NaN or Inf");
+    return bnorm;
+}
+
+/// check_inputs' checks that need no reduction (on a distributed operator, this rank's part).
+template <typename T>
+void check_local_inputs(const std::string& name, const LinearOperator<T>& A, const_view<T> b,
+                        view<T> x, const Settings& s, const PreconditionerOperator<T>* M) {
     if (A.rows() != A.cols())
         throw DimensionMismatch(name + ": operator must be square (" + std::to_string(A.rows()) +
                                     " x " + std::to_string(A.cols()) + "); rows",
@@ -91,13 +111,6 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
         throw BadInput(name + ": atol must be finite and >= 0");
     if (s.max_iters < 0) throw BadInput(name + ": max_iters must be >= 0");
     if (s.residual_replacement < 0) throw BadInput(name + ": residual_replacement must be >= 0");
-    const auto& exec = A.executor();
-    const double bnorm = blas::norm2(exec, b);
-    if (!std::isfinite(bnorm)) throw BadInput(name + ": right-hand side contains NaN or Inf");
-    check_scale<T>(name, bnorm, s);
-    if (s.use_initial_guess && !std::isfinite(double(blas::norm2<T>(exec, x))))
-        throw BadInput(name + ": initial guess contains NaN or Inf");
-    return bnorm;
 }
 
 /// x = 0 unless it is the initial guess: called once every check has passed and the
@@ -113,13 +126,18 @@ template <typename T>
 std::unique_ptr<PreconditionerOperator<T>> preconditioner(const char* solver,
                                                           const LinearOperator<T>& A,
                                                           const Settings& s) {
-    try {
-        return make_preconditioner(A, s);
-    } catch (const BadInput& e) {
-        throw BadInput(std::string(solver) + ": " + e.what());
-    } catch (const Unsupported& e) {
-        throw Unsupported(std::string(solver) + ": " + e.what());
-    }
+    // Built on every rank of a distributed operator, which all throw when one fails.
+    std::unique_ptr<PreconditionerOperator<T>> M;
+    dist::on_every_rank(A.communicator(), [&] {
+        try {
+            M = make_preconditioner(A, s);
+        } catch (const BadInput& e) {
+            throw BadInput(std::string(solver) + ": " + e.what());
+        } catch (const Unsupported& e) {
+            throw Unsupported(std::string(solver) + ": " + e.what());
+        }
+    });
+    return M;
 }
 
 /// r = b - A x
@@ -179,7 +197,7 @@ template <typename T>
 void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> work,
             Result& result) {
     residual(A, b, x, work);
-    result.residual_norm = blas::norm2<T>(A.executor(), work);
+    result.residual_norm = norm2<T>(A, work);
 }
 
 }  // namespace portla::solver::detail

@@ -1,0 +1,54 @@
+#include "mpi.hpp"
+
+#if PORTLA_HAS_MPI
+#include "portla/dist/mpi_communicator.hpp"
+#endif
+
+namespace portla::cli {
+
+#if PORTLA_HAS_MPI
+namespace {
+bool initialised_here = false;
+std::shared_ptr<const dist::Communicator>& world_slot() {
+    static std::shared_ptr<const dist::Communicator> comm;
+    return comm;
+}
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+    int provided = 0;
+    initialised_here = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS;
+}
+
+MpiSession::~MpiSession() {
+    world_slot().reset();  // frees the duplicated communicator before MPI_Finalize
+    if (initialised_here) MPI_Finalize();
+}
+
+std::shared_ptr<const dist::Communicator> world() {
+    if (!initialised_here || world_size() < 2) return nullptr;
+    auto& comm = world_slot();
+    if (!comm) comm = std::make_shared<dist::MpiCommunicator>(MPI_COMM_WORLD);
+    return comm;
+}
+
+int world_rank() {
+    int rank = 0;
+    if (initialised_here) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+int world_size() {
+    int size = 1;
+    if (initialised_here) MPI_Comm_size(MPI_COMM_WORLD, &size);
+    return size;
+}
+#else
+MpiSession::MpiSession(int*, char***) {}
+MpiSession::~MpiSession() = default;
+std::shared_ptr<const dist::Communicator> world() { return nullptr; }
+int world_rank() { return 0; }
+int world_size() { return 1; }
+#endif
+
+}  // namespace portla::cli

