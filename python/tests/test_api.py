@@ -120,7 +120,10 @@ def test_gil_is_released_during_a_solve():
     result = {}
 
     def work():
-        result["r"] = portla.solve(A, b, rtol=1e-10, max_iters=5000, history=False)
+        # The sequential backend: long enough to tell on any machine (cuda took 5 ms on the H100).
+        result["r"] = portla.solve(
+            A, b, rtol=1e-10, max_iters=5000, history=False, backend="reference"
+        )
         done.set()
 
     t = threading.Thread(target=work)
