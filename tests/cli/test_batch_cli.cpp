@@ -237,6 +237,18 @@ TEST(CliBatch, FailedSystemsAreReportedNeverHidden) {
     EXPECT_EQ(it["reason"][3], "converged");
 }
 
+// Systems whose squared norms underflow (a diagonal of 4.9e-324) are refused, never reported
+// "converged in 0 iterations" with x = 0.
+TEST(CliBatch, SystemsOutsideThePrecisionsRangeAreRefused) {
+    for (const char* solver : {"cg", "bicgstab", "gmres"}) {
+        const RunResult r =
+            run_portla({"batch", batch_dir("denormal"), "--solver", solver, "--backend", "omp"});
+        EXPECT_EQ(r.exit_code, 1) << solver << r;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << solver << r;
+        EXPECT_TRUE(contains(r.err, "scale") && contains(r.err, "power of 2")) << solver << r;
+    }
+}
+
 TEST(CliBatch, CudaRunsOrSaysWhyNot) {
     if (!portla::cuda_compiled() || portla::cuda_device_count() == 0) {
         expect_error({"--generate", "stencil3pt:8", "--backend", "cuda"}, "cuda");

@@ -8,6 +8,8 @@
 
 #include "core/batch/batch_args.hpp"
 #include "core/kernels/batch_kernels.hpp"
+#include "core/solver_common.hpp"
+#include "portla/blas.hpp"
 #include "portla/error.hpp"
 #include "portla/timer.hpp"
 
@@ -158,6 +160,19 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
 
     const Executor& exec = A.executor();
     const std::size_t B = A.num_systems();
+    {
+        // The kernels square residual norms unscaled, as the monolithic solvers do: a batch whose
+        // right-hand sides are so small (or large) that those squares leave T's range would stop
+        // on an underflowed norm as "converged". The same bound as theirs, on the whole batch's
+        // ||b|| (scaled, exact at any magnitude) against the tolerance (for a relative one, of
+        // the batch's typical system: ||b|| / sqrt(B)).
+        const double bnorm = static_cast<double>(blas::norm2<T>(exec, b.get_view()));
+        solver::Settings bounds;
+        const double per_system = bnorm / std::sqrt(double(std::max<std::size_t>(B, 1)));
+        bounds.rtol = s.tolerance_type == ToleranceType::relative ? s.tolerance : 0.0;
+        bounds.atol = s.tolerance_type == ToleranceType::relative ? 0.0 : s.tolerance;
+        solver::detail::check_scale<T>("batch::solve", per_system, bounds);
+    }
     auto args = detail::matrix_args(A);
     args.b = b.data();
     args.x = x.data();
