@@ -143,9 +143,8 @@ struct SolveInfo {
 };
 
 template <typename T>
-nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b,
-                std::optional<In1<T>> x0, solver::Settings settings, nb::object M,
-                nb::object monitor) {
+nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b, std::optional<In1<T>> x0,
+                solver::Settings settings, nb::object M, nb::object monitor) {
     const LinearOperator<T>& op = *A.op;
     const Executor& exec = op.executor();
     if (b.size() != op.rows()) throw DimensionMismatch(method + ": b", op.rows(), b.size());
@@ -182,18 +181,18 @@ nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b,
         view<T> x = xd;
         const_view<T> bv = bd;
         switch (which) {
-        case solver::Solver::cg:
-            info.result = pm ? solver::cg(op, *pm, bv, x, settings)
-                             : solver::cg(op, bv, x, settings);
-            break;
-        case solver::Solver::bicgstab:
-            info.result = pm ? solver::bicgstab(op, *pm, bv, x, settings)
-                             : solver::bicgstab(op, bv, x, settings);
-            break;
-        case solver::Solver::gmres:
-            info.result = pm ? solver::gmres(op, *pm, bv, x, settings)
-                             : solver::gmres(op, bv, x, settings);
-            break;
+            case solver::Solver::cg:
+                info.result =
+                    pm ? solver::cg(op, *pm, bv, x, settings) : solver::cg(op, bv, x, settings);
+                break;
+            case solver::Solver::bicgstab:
+                info.result = pm ? solver::bicgstab(op, *pm, bv, x, settings)
+                                 : solver::bicgstab(op, bv, x, settings);
+                break;
+            case solver::Solver::gmres:
+                info.result = pm ? solver::gmres(op, *pm, bv, x, settings)
+                                 : solver::gmres(op, bv, x, settings);
+                break;
         }
         exec.synchronize();
         info.time_s = std::chrono::duration<double>(clock::now() - start).count();
@@ -206,7 +205,8 @@ nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b,
 template <typename T>
 nb::tuple perron(const std::string& backend, In2<T> a, double eps, int max_iters,
                  const std::string& method) {
-    if (a.shape(0) != a.shape(1)) throw DimensionMismatch("perron: columns", a.shape(0), a.shape(1));
+    if (a.shape(0) != a.shape(1))
+        throw DimensionMismatch("perron: columns", a.shape(0), a.shape(1));
     const std::size_t n = a.shape(0);
     std::vector<T> values(a.data(), a.data() + n * n);
     eigen::PerronSettings settings;
@@ -249,8 +249,9 @@ template <typename T>
 void bind_precision(nb::module_& m, const char* suffix) {
     const std::string s = suffix;
     nb::class_<Operator<T>>(m, ("Operator" + s).c_str())
-        .def_prop_ro("shape",
-                     [](const Operator<T>& o) { return nb::make_tuple(o.op->rows(), o.op->cols()); })
+        .def_prop_ro(
+            "shape",
+            [](const Operator<T>& o) { return nb::make_tuple(o.op->rows(), o.op->cols()); })
         .def_prop_ro("format", [](const Operator<T>& o) { return o.op->format(); })
         .def_prop_ro("backend", [](const Operator<T>& o) { return o.backend; })
         .def_prop_ro("nnz", [](const Operator<T>& o) { return o.op->nnz(); });
@@ -258,10 +259,10 @@ void bind_precision(nb::module_& m, const char* suffix) {
           "indices"_a, "data"_a, "A CSR operator (int32 indices) on the backend.");
     m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
           "A dense row-major operator on the backend.");
-    m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a,
-          "matvec"_a, "A matrix-free operator: y = matvec(x), called with the GIL held.");
-    m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x0"_a.none(),
-          "settings"_a, "M"_a.none(), "monitor"_a.none(),
+    m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,
+          "A matrix-free operator: y = matvec(x), called with the GIL held.");
+    m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x0"_a.none(), "settings"_a,
+          "M"_a.none(), "monitor"_a.none(),
           "Solves A x = b by cg, bicgstab or gmres; returns (x, SolveInfo).");
     m.def(("perron" + s).c_str(), &perron<T>, "backend"_a, "a"_a, "eps"_a, "max_iters"_a,
           "method"_a);
@@ -337,7 +338,8 @@ NB_MODULE(_portla, m) {
 
     nb::class_<SolveInfo>(m, "SolveInfo")
         .def_prop_ro("converged", [](const SolveInfo& i) { return i.result.converged; })
-        .def_prop_ro("reason", [](const SolveInfo& i) { return solver::to_string(i.result.reason); })
+        .def_prop_ro("reason",
+                     [](const SolveInfo& i) { return solver::to_string(i.result.reason); })
         .def_prop_ro("iterations", [](const SolveInfo& i) { return i.result.iterations; })
         .def_prop_ro("residual_norm", [](const SolveInfo& i) { return i.result.residual_norm; })
         .def_prop_ro("rhs_norm", [](const SolveInfo& i) { return i.result.rhs_norm; })
