@@ -76,18 +76,16 @@ TEST(DistCli, ErrorIsOneLineAndEveryRankFails) {
 }
 
 TEST(DistCli, GeneratedAssembledProblem) {
-    const auto r = run_portla(
-        mpirun(3, {"solve", "--generate", "poisson2d:20", "--assembled", "--precond", "jacobi",
-                   "--json"}),
-        60);
+    const auto r = run_portla(mpirun(3, {"solve", "--generate", "poisson2d:20", "--assembled",
+                                         "--precond", "jacobi", "--json"}),
+                              60);
     ASSERT_EQ(r.exit_code, 0) << r;
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["n"], 400);
     EXPECT_EQ(j["ranks"], 3);
-    const auto one = run_portla(
-        mpirun(1, {"solve", "--generate", "poisson2d:20", "--assembled", "--precond", "jacobi",
-                   "--json"}),
-        60);
+    const auto one = run_portla(mpirun(1, {"solve", "--generate", "poisson2d:20", "--assembled",
+                                           "--precond", "jacobi", "--json"}),
+                                60);
     ASSERT_EQ(one.exit_code, 0) << one;
     EXPECT_NEAR(j["iterations"].get<double>(),
                 nlohmann::json::parse(one.out)["iterations"].get<double>(), 1);
