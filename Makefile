@@ -51,9 +51,13 @@ SANITIZE_TARGETS ?=
 # differently (gcc 12 ASan+UBSan, -O3: omp GMRES/Jacobi on 662_bus misses 1e-8 in 20000
 # iterations, 5.3e-6), so they are left out here; the tests of the same kernels stay in.
 SANITIZE_CTEST_ARGS ?= -LE '^test_real_matrices_'
+# Without MPI: OpenMPI's MPI_Init leaks ~120 KB in 3000 allocations, many from dlopen'ed plugins
+# that LeakSanitizer cannot symbolize or suppress (measured with OpenMPI 4.1.4, Debian 12), so an
+# MPI build of the CLI would abort under ASan; the distributed code runs in `make test`.
 sanitize: setup
 	cmake -S . -B $(SANITIZE_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-g1 \
-	  -DCMAKE_CXX_COMPILER=$(SANITIZE_CXX) -DPORTLA_WITH_CUDA=OFF -DPORTLA_SANITIZE=$(SANITIZERS)
+	  -DCMAKE_CXX_COMPILER=$(SANITIZE_CXX) -DPORTLA_WITH_CUDA=OFF -DPORTLA_WITH_MPI=OFF \
+	  -DPORTLA_SANITIZE=$(SANITIZERS)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) $(if $(SANITIZE_TARGETS),--target $(SANITIZE_TARGETS))
 	cd $(SANITIZE_BUILD) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -75,7 +79,8 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 fuzz: setup
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_CXX_COMPILER=clang++-14 -DPORTLA_WITH_CUDA=OFF -DPORTLA_WITH_TESTS=OFF -DPORTLA_FUZZ=ON
+	  -DCMAKE_CXX_COMPILER=clang++-14 -DPORTLA_WITH_CUDA=OFF -DPORTLA_WITH_MPI=OFF -DPORTLA_WITH_TESTS=OFF \
+	  -DPORTLA_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_targets
 	scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
