@@ -377,47 +377,8 @@ Ilu0<T>::Ilu0(const Csr<T>& A, TriangularSolver how) {
         l.ptr[i + 1] = static_cast<std::int32_t>(l.col.size());
         u.ptr[i + 1] = static_cast<std::int32_t>(u.col.size());
     }
-    factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), l, true, u, how, "ilu0");
-}
-
-template <typename T>
-Ilu0<T>::~Ilu0() = default;
-template <typename T>
-Ilu0<T>::Ilu0(Ilu0&&) noexcept = default;
-template <typename T>
-Ilu0<T>& Ilu0<T>::operator=(Ilu0&&) noexcept = default;
-
-template <typename T>
-std::size_t Ilu0<T>::size() const {
-    return factors_->lower.matrix.rows();
-}
-template <typename T>
-const Executor& Ilu0<T>::executor() const {
-    return factors_->lower.matrix.executor();
-}
-template <typename T>
-void Ilu0<T>::apply(const_view<T> r, view<T> z) const {
-    factors_->apply("ilu0", r, z);
-}
-template <typename T>
-TriangularSolver Ilu0<T>::triangular_solver() const {
-    return factors_->how;
-}
-template <typename T>
-const Csr<T>& Ilu0<T>::lower() const {
-    return factors_->lower.matrix;
-}
-template <typename T>
-const Csr<T>& Ilu0<T>::upper() const {
-    return factors_->upper.matrix;
-}
-template <typename T>
-std::size_t Ilu0<T>::lower_levels() const {
-    return factors_->lower.level_ptrs.size() - 1;
-}
-template <typename T>
-std::size_t Ilu0<T>::upper_levels() const {
-    return factors_->upper.level_ptrs.size() - 1;
+    this->factors_ =
+        std::make_unique<detail::TriangularPair<T>>(A.executor(), l, true, u, how, "ilu0");
 }
 
 // ---- IC(0) ----
@@ -447,49 +408,56 @@ Ic0<T>::Ic0(const Csr<T>& A, TriangularSolver how) {
     shift_ = alpha;
     l.val = std::move(values);
     const HostCsr lt = transpose(l);
-    factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), l, false, lt, how, "ic0");
+    this->factors_ =
+        std::make_unique<detail::TriangularPair<T>>(A.executor(), l, false, lt, how, "ic0");
 }
 
-template <typename T>
-Ic0<T>::~Ic0() = default;
-template <typename T>
-Ic0<T>::Ic0(Ic0&&) noexcept = default;
-template <typename T>
-Ic0<T>& Ic0<T>::operator=(Ic0&&) noexcept = default;
+// ---- shared ----
 
 template <typename T>
-std::size_t Ic0<T>::size() const {
+TriangularFactors<T>::TriangularFactors() = default;
+template <typename T>
+TriangularFactors<T>::~TriangularFactors() = default;
+template <typename T>
+TriangularFactors<T>::TriangularFactors(TriangularFactors&&) noexcept = default;
+template <typename T>
+TriangularFactors<T>& TriangularFactors<T>::operator=(TriangularFactors&&) noexcept = default;
+
+template <typename T>
+std::size_t TriangularFactors<T>::size() const {
     return factors_->lower.matrix.rows();
 }
 template <typename T>
-const Executor& Ic0<T>::executor() const {
+const Executor& TriangularFactors<T>::executor() const {
     return factors_->lower.matrix.executor();
 }
 template <typename T>
-void Ic0<T>::apply(const_view<T> r, view<T> z) const {
-    factors_->apply("ic0", r, z);
+void TriangularFactors<T>::apply(const_view<T> r, view<T> z) const {
+    factors_->apply(this->name().c_str(), r, z);
 }
 template <typename T>
-TriangularSolver Ic0<T>::triangular_solver() const {
+TriangularSolver TriangularFactors<T>::triangular_solver() const {
     return factors_->how;
 }
 template <typename T>
-const Csr<T>& Ic0<T>::lower() const {
+const Csr<T>& TriangularFactors<T>::lower() const {
     return factors_->lower.matrix;
 }
 template <typename T>
-const Csr<T>& Ic0<T>::upper() const {
+const Csr<T>& TriangularFactors<T>::upper() const {
     return factors_->upper.matrix;
 }
 template <typename T>
-std::size_t Ic0<T>::lower_levels() const {
+std::size_t TriangularFactors<T>::lower_levels() const {
     return factors_->lower.level_ptrs.size() - 1;
 }
 template <typename T>
-std::size_t Ic0<T>::upper_levels() const {
+std::size_t TriangularFactors<T>::upper_levels() const {
     return factors_->upper.level_ptrs.size() - 1;
 }
 
+template class TriangularFactors<double>;
+template class TriangularFactors<float>;
 template class Ilu0<double>;
 template class Ilu0<float>;
 template class Ic0<double>;

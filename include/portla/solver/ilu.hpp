@@ -45,6 +45,36 @@ template <typename T>
 struct TriangularPair;
 }  // namespace detail
 
+/// What ILU(0) and IC(0) share: a lower factor L and an upper factor U on the executor, applied
+/// as z = U^-1 (L^-1 r) by one triangular solver (levels or the vendor's). The factors are built
+/// by the derived class's constructor.
+template <typename T>
+class TriangularFactors : public PreconditionerOperator<T> {
+public:
+    ~TriangularFactors() override;
+    TriangularFactors(TriangularFactors&&) noexcept;
+    TriangularFactors& operator=(TriangularFactors&&) noexcept;
+
+    std::size_t size() const override;
+    const Executor& executor() const override;
+    /// z = U^-1 (L^-1 r). r and z of size(), must not alias (DimensionMismatch on a size).
+    /// Asynchronous on cuda. Not thread-safe on one object (a work vector of the object).
+    void apply(const_view<T> r, view<T> z) const override;
+
+    /// The solver apply() uses (automatic resolved).
+    TriangularSolver triangular_solver() const;
+    /// L and U on the executor, sorted columns (what each holds: see Ilu0 and Ic0).
+    const Csr<T>& lower() const;
+    const Csr<T>& upper() const;
+    /// Levels of the level schedules of L and U.
+    std::size_t lower_levels() const;
+    std::size_t upper_levels() const;
+
+protected:
+    TriangularFactors();
+    std::unique_ptr<detail::TriangularPair<T>> factors_;
+};
+
 /// ILU(0): M = L U with L unit lower triangular and U upper triangular, both on the sparsity
 /// pattern of A (l_ij, u_ij nonzero only where a_ij is stored), such that (L U)_ij = a_ij on
 /// that pattern. z = M^-1 r = U^-1 (L^-1 r).
@@ -55,36 +85,17 @@ struct TriangularPair;
 /// (BadInput "ilu0: zero pivot at row N ..."): a pivot within ~45 eps of the row's scale cannot
 /// be told apart from the rounding of its own elimination, so the factor would be noise. The
 /// column indices of A need not be sorted; duplicates are summed.
+/// lower(): L without its unit diagonal (strictly lower part); upper(): U with its diagonal (the
+/// first entry of each row).
 template <typename T>
-class Ilu0 : public PreconditionerOperator<T> {
+class Ilu0 : public TriangularFactors<T> {
 public:
     /// Factorizes A (blocking). Throws as listed above, Unsupported for `vendor` on a backend
     /// without a vendor sparse triangular solve, DeviceError/OutOfMemory from the backend.
     explicit Ilu0(const Csr<T>& A, TriangularSolver how = TriangularSolver::automatic);
-    ~Ilu0() override;
-    Ilu0(Ilu0&&) noexcept;
-    Ilu0& operator=(Ilu0&&) noexcept;
 
-    std::size_t size() const override;
-    const Executor& executor() const override;
-    /// z = U^-1 (L^-1 r). r and z of size(), must not alias (DimensionMismatch on a size).
-    /// Asynchronous on cuda. Not thread-safe on one object (a work vector of the object).
-    void apply(const_view<T> r, view<T> z) const override;
     std::string name() const override { return "ilu0"; }
     bool symmetric() const override { return false; }
-
-    /// The solver apply() uses (automatic resolved).
-    TriangularSolver triangular_solver() const;
-    /// L without its unit diagonal (strictly lower part), on the executor; sorted columns.
-    const Csr<T>& lower() const;
-    /// U with its diagonal (the first entry of each row), on the executor; sorted columns.
-    const Csr<T>& upper() const;
-    /// Levels of the level schedules of L and U.
-    std::size_t lower_levels() const;
-    std::size_t upper_levels() const;
-
-private:
-    std::unique_ptr<detail::TriangularPair<T>> factors_;
 };
 
 /// IC(0), incomplete Cholesky: M = L L^T with L lower triangular (positive diagonal) on the
@@ -103,39 +114,21 @@ private:
 /// diagonal entry") and positive (BadInput "ic0: diagonal entry at row N is not positive"), a
 /// factorization at the largest shift (BadInput "ic0: non-positive pivot at row N even with
 /// shift 1 ..."). Rows are 1-based in messages.
+/// lower(): L with its diagonal (the last entry of each row); upper(): L^T (diagonal first).
 template <typename T>
-class Ic0 : public PreconditionerOperator<T> {
+class Ic0 : public TriangularFactors<T> {
 public:
     /// Factorizes A (blocking). Throws as listed above, Unsupported for `vendor` on a backend
     /// without a vendor sparse triangular solve, DeviceError/OutOfMemory from the backend.
     explicit Ic0(const Csr<T>& A, TriangularSolver how = TriangularSolver::automatic);
-    ~Ic0() override;
-    Ic0(Ic0&&) noexcept;
-    Ic0& operator=(Ic0&&) noexcept;
 
-    std::size_t size() const override;
-    const Executor& executor() const override;
-    /// z = L^-T (L^-1 r). r and z of size(), must not alias (DimensionMismatch on a size).
-    /// Asynchronous on cuda. Not thread-safe on one object (a work vector of the object).
-    void apply(const_view<T> r, view<T> z) const override;
     std::string name() const override { return "ic0"; }
     bool symmetric() const override { return true; }
-
     /// The diagonal shift alpha of the factorization (M = L L^T ~ A + alpha diag(A)); 0 when
     /// IC(0) of A itself succeeded.
     double shift() const { return shift_; }
-    /// The solver apply() uses (automatic resolved).
-    TriangularSolver triangular_solver() const;
-    /// L with its diagonal (the last entry of each row), on the executor; sorted columns.
-    const Csr<T>& lower() const;
-    /// L^T (diagonal first in each row), on the executor; sorted columns.
-    const Csr<T>& upper() const;
-    /// Levels of the level schedules of L and L^T.
-    std::size_t lower_levels() const;
-    std::size_t upper_levels() const;
 
 private:
-    std::unique_ptr<detail::TriangularPair<T>> factors_;
     double shift_ = 0;
 };
 
