@@ -13,6 +13,7 @@
 
 #include "core/runtime.hpp"
 #include "portla/error.hpp"
+#include "portla/memory.hpp"
 
 namespace portla::common {
 
@@ -30,7 +31,8 @@ inline std::size_t meminfo_bytes(const std::string& entry) {
 /// Bytes the kernel says can be allocated without swapping. Linux over-commits: a huge
 /// allocation succeeds and the process is killed when it touches the pages, so large host
 /// allocations are checked against this first.
-inline std::size_t host_memory_available() { return meminfo_bytes("MemAvailable:"); }
+// MemAvailable, limited by the cgroup's memory.max: the one definition, in portla/memory.hpp.
+inline std::size_t host_memory_available() { return portla::host_memory_available(); }
 inline std::size_t host_memory_total() { return meminfo_bytes("MemTotal:"); }
 
 class HostEvent final : public detail::Event {

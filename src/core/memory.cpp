@@ -8,20 +8,12 @@
 
 #include <unistd.h>
 
+#include "common/host_runtime.hpp"
 #include "portla/error.hpp"
 
 namespace portla {
 
 namespace {
-
-std::size_t meminfo(const std::string& entry) {
-    std::ifstream in("/proc/meminfo");
-    std::string key, unit;
-    std::size_t kib = 0;
-    while (in >> key >> kib >> unit)
-        if (key == entry) return kib * 1024;
-    return 0;
-}
 
 // The cgroup v2 limit of this process ("max" or absent: none), minus what it uses now.
 std::size_t cgroup_available() {
@@ -50,7 +42,7 @@ OutOfMemory too_much(const MemoryNeed& need, double available, const std::string
 }  // namespace
 
 std::size_t host_memory_available() {
-    std::size_t avail = meminfo("MemAvailable:");
+    std::size_t avail = common::meminfo_bytes("MemAvailable:");
     if (avail == 0) {
         const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
         avail = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page)
