@@ -43,12 +43,36 @@ int world_size() {
     if (initialised_here) MPI_Comm_size(MPI_COMM_WORLD, &size);
     return size;
 }
+
+int local_rank() {
+    static const int rank = [] {
+        if (!initialised_here) return 0;
+        MPI_Comm node = MPI_COMM_NULL;
+        int r = 0;
+        if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+            MPI_SUCCESS) {
+            MPI_Comm_rank(node, &r);
+            MPI_Comm_free(&node);
+        }
+        return r;
+    }();
+    return rank;
+}
 #else
 MpiSession::MpiSession(int*, char***) {}
 MpiSession::~MpiSession() = default;
 std::shared_ptr<const dist::Communicator> world() { return nullptr; }
 int world_rank() { return 0; }
 int world_size() { return 1; }
+int local_rank() { return 0; }
 #endif
+
+Executor rank_executor(const std::string& name) {
+    if (world_size() > 1 && (name == "cuda" || name == "auto")) {
+        const int gpus = cuda_device_count();
+        if (gpus > 0) return Executor::cuda(local_rank() % gpus);
+    }
+    return Executor::create(name);
+}
 
 }  // namespace portla::cli

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "portla/dist/communicator.hpp"
+#include "portla/executor.hpp"
 
 namespace portla::cli {
 
@@ -22,5 +24,10 @@ std::shared_ptr<const dist::Communicator> world();
 /// This process's rank in the world (0 without MPI) and the number of ranks (1 without MPI).
 int world_rank();
 int world_size();
+/// This process's rank among the ranks of its host (0 without MPI).
+int local_rank();
+/// Executor::create(name), except that under mpirun "cuda" and "auto" (when it means cuda) pick
+/// the GPU local_rank() modulo the GPUs visible: one rank per GPU of a host ("cuda:N" is kept).
+Executor rank_executor(const std::string& name);
 
 }  // namespace portla::cli

@@ -16,6 +16,8 @@ bool has_mpi() {
 
 namespace dist {
 
+bool Communicator::exchanges_memory_of(const Executor& exec) const { return exec.is_host(); }
+
 std::string agree_on_error(const Communicator& comm, const std::string& local_error) {
     const int size = comm.size();
     // The lowest failing rank r as size - r, the largest value: 0 when no rank failed.

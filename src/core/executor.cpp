@@ -81,6 +81,15 @@ std::unique_ptr<Graph> Runtime::capture(std::function<void()> work) const {
     return graph;
 }
 
+void* Runtime::allocate_pinned(std::size_t bytes) const {
+    if (bytes == 0) return nullptr;
+    void* ptr = std::malloc(bytes);
+    if (!ptr) throw OutOfMemory("host", bytes);
+    return ptr;
+}
+
+void Runtime::deallocate_pinned(void* ptr) const noexcept { std::free(ptr); }
+
 std::shared_ptr<const Runtime> runtime_of(Backend backend, int device) {
     static std::mutex mutex;
     static std::map<std::pair<Backend, int>, std::shared_ptr<const Runtime>> runtimes;

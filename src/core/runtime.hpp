@@ -48,6 +48,11 @@ public:
     /// Throws OutOfMemory (with the bytes) or DeviceError. 0 bytes gives nullptr.
     virtual void* allocate(std::size_t bytes) const = 0;
     virtual void deallocate(void* ptr) const noexcept = 0;
+    /// Host memory that copies to and from this runtime's memory reach at full speed (page-locked
+    /// on cuda: cudaHostAlloc; ordinary memory on the host backends), for staging messages.
+    /// Throws OutOfMemory. 0 bytes gives nullptr.
+    virtual void* allocate_pinned(std::size_t bytes) const;
+    virtual void deallocate_pinned(void* ptr) const noexcept;
     /// Blocking copies after the work already submitted: host memory to this runtime's memory,
     /// back, and within it.
     virtual void copy_from_host(void* dst, const void* src, std::size_t bytes) const = 0;

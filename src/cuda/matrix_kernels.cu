@@ -10,6 +10,8 @@
 #include <limits>
 
 #include "core/kernels/matrix_kernels.hpp"
+
+#include "common/stencil_row.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -120,6 +122,27 @@ __global__ void stencil_apply_kernel(int dim, Index points, Index total, const T
     }
 }
 
+// Rows [begin, end) of a slab of the stencil split along its outermost dimension (issue 14),
+// one thread per row; the row is common::slab_stencil_row (ghost planes below/above).
+template <typename Index, typename T>
+__global__ void slab_stencil_kernel(int dim, Index nx, Index ny, Index planes, Index begin,
+                                    Index end, const T* __restrict__ below,
+                                    const T* __restrict__ above, const T* __restrict__ x,
+                                    T* __restrict__ y) {
+    const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
+    for (Index i = begin + static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
+         i += threads)
+        y[i] = common::slab_stencil_row<Index>(dim, nx, ny, planes, i, x, below, above);
+}
+
+template <typename T>
+__global__ void gather_kernel(std::size_t n, const std::int32_t* __restrict__ idx,
+                              const T* __restrict__ x, T* __restrict__ out) {
+    const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += threads)
+        out[i] = x[idx[i]];
+}
+
 template <int G, typename T>
 void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_ptrs,
                 const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
@@ -201,6 +224,38 @@ void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const
             dim, static_cast<std::uint64_t>(points), static_cast<std::uint64_t>(total), x.data,
             y.data);
     }
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, std::size_t planes,
+                        std::size_t first, std::size_t last, const T* below, const T* above,
+                        const_view<T> x, view<T> y) {
+    const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
+    const std::size_t begin = first * nx * ny, end = last * nx * ny;
+    if (begin >= end) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const unsigned blocks = blocks_for(exec, end - begin, threads);
+    if (planes * nx * ny <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+        using I = std::uint32_t;
+        slab_stencil_kernel<I, T><<<blocks, threads, 0, stream_of(exec)>>>(
+            dim, I(nx), I(ny), I(planes), I(begin), I(end), below, above, x.data, y.data);
+    } else {
+        using I = std::uint64_t;
+        slab_stencil_kernel<I, T><<<blocks, threads, 0, stream_of(exec)>>>(
+            dim, I(nx), I(ny), I(planes), I(begin), I(end), below, above, x.data, y.data);
+    }
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<T> x, view<T> out) {
+    if (idx.size == 0) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    const unsigned blocks = blocks_for(exec, idx.size, threads);
+    gather_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(idx.size, idx.data, x.data, out.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

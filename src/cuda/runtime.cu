@@ -141,6 +141,22 @@ public:
         if (cudaSetDevice(device_) == cudaSuccess) (void)cudaFree(ptr);
         (void)cudaGetLastError();
     }
+    void* allocate_pinned(std::size_t bytes) const override {
+        if (bytes == 0) return nullptr;
+        activate(device_);
+        void* ptr = nullptr;
+        const cudaError_t err = cudaHostAlloc(&ptr, bytes, cudaHostAllocPortable);
+        if (err == cudaErrorMemoryAllocation) {
+            (void)cudaGetLastError();
+            throw OutOfMemory("host (pinned)", bytes);
+        }
+        PORTLA_CUDA_CHECK(err);
+        return ptr;
+    }
+    void deallocate_pinned(void* ptr) const noexcept override {
+        if (ptr) (void)cudaFreeHost(ptr);
+        (void)cudaGetLastError();
+    }
     void copy_from_host(void* dst, const void* src, std::size_t bytes) const override {
         copy(dst, src, bytes, cudaMemcpyHostToDevice);
     }

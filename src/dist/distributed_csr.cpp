@@ -9,7 +9,11 @@
 #include <string>
 
 #include "portla/blas.hpp"
+#include "portla/dist/distributed_stencil.hpp"
+#include "portla/matrix/stencil.hpp"
 #include "portla/error.hpp"
+
+#include "dist/common.hpp"
 
 namespace portla::dist {
 
@@ -29,10 +33,7 @@ namespace {
 
 constexpr std::int64_t kIndexMax = std::numeric_limits<std::int32_t>::max();
 
-template <typename V>
-Communicator::Message message(int peer, std::vector<V>& v) {
-    return {peer, v.data(), v.size() * sizeof(V)};
-}
+using detail::message;
 
 // The checks of one rank's part that need nobody else.
 template <typename T>
@@ -101,7 +102,7 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
                                   const std::vector<std::int64_t>& row_ptrs,
                                   const std::vector<std::int64_t>& col_idxs,
                                   const std::vector<T>& values)
-    : DistributedCsr(exec, comm, global_rows, [&] {
+    : DistributedCsr(exec, comm, [&] {
           if (!comm) throw BadInput("distributed csr: no communicator");
           const Communicator& c = *comm;
           const int size = c.size(), rank = c.rank();
@@ -193,11 +194,9 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
 
 template <typename T>
 DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Communicator> comm,
-                                  std::int64_t global_rows, Setup&& s)
-    : comm_(std::move(comm)),
-      global_rows_(global_rows),
+                                  Setup&& s)
+    : DistributedOperator<T>(std::move(comm), std::move(s.offsets)),
       local_rows_(s.d_ptrs.size() - 1),
-      offsets_(std::move(s.offsets)),
       diag_(exec, local_rows_, local_rows_, s.d_ptrs, s.d_cols, s.d_vals),
       offdiag_(exec, local_rows_, s.ghosts, s.o_ptrs, s.o_cols, s.o_vals),
       defect_(std::move(s.defect)),
@@ -206,11 +205,12 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
       recv_starts_(std::move(s.recv_starts)),
       send_starts_(std::move(s.send_starts)),
       send_idx_(std::move(s.send_idx)),
-      send_buf_(send_idx_.size()),
-      recv_buf_(s.ghosts),
-      x_host_(exec.is_host() || send_idx_.empty() ? 0 : local_rows_),
+      direct_(comm_->exchanges_memory_of(exec)),
+      send_idx_dev_(exec, send_idx_),
+      send_(exec, send_idx_.size()),
       ghost_(exec, s.ghosts),
-      offdiag_y_(exec, s.ghosts > 0 ? local_rows_ : 0) {}
+      offdiag_y_(exec, s.ghosts > 0 ? local_rows_ : 0),
+      stage_(direct_ ? nullptr : detail::pinned_buffer<T>(exec, send_idx_.size() + s.ghosts)) {}
 
 template <typename T>
 void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
@@ -219,78 +219,42 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
     if (y.size != local_rows_)
         throw DimensionMismatch("distributed csr apply: y", local_rows_, y.size);
     const auto& exec = executor();
-    // The values the other ranks need from this one (staged through host memory on a device:
-    // plain, not pinned, host buffers in this first version).
-    const T* xs = x.data;
-    if (!x_host_.empty()) {
-        Executor::copy_bytes(Executor::reference(), x_host_.data(), exec, x.data,
-                             local_rows_ * sizeof(T));
-        xs = x_host_.data();
-    }
-    for (std::size_t i = 0; i < send_idx_.size(); ++i) send_buf_[i] = xs[send_idx_[i]];
+    // The values the other ranks need, gathered in the executor's memory and (unless MPI takes
+    // that memory) copied to the page-locked stage; the ghosts come back the same way.
+    const std::size_t sent = send_idx_.size(), ghosts = ghost_.size();
+    detail::gather_entries<T>(exec, send_idx_dev_.get_view(), x, send_.get_view());
+    T* send = direct_ ? send_.data() : stage_.get();
+    T* recv = direct_ ? ghost_.data() : stage_.get() + sent;
+    if (!direct_)
+        Executor::copy_bytes(Executor::reference(), send, exec, send_.data(), sent * sizeof(T));
+    else if (sent > 0)
+        exec.synchronize();  // the gather has finished before MPI reads its output
     std::vector<Communicator::Message> receives, sends;
     for (std::size_t i = 0; i < recv_peers_.size(); ++i)
-        receives.push_back({recv_peers_[i], recv_buf_.data() + recv_starts_[i],
+        receives.push_back({recv_peers_[i], recv + recv_starts_[i],
                             (recv_starts_[i + 1] - recv_starts_[i]) * sizeof(T)});
     for (std::size_t i = 0; i < send_peers_.size(); ++i)
-        sends.push_back({send_peers_[i], send_buf_.data() + send_starts_[i],
+        sends.push_back({send_peers_[i], send + send_starts_[i],
                          (send_starts_[i + 1] - send_starts_[i]) * sizeof(T)});
     auto halo = comm_->start_exchange(receives, sends);
     diag_.apply(x, y);  // y = A_d x_local while the halo is in flight
     halo->wait();
-    if (recv_buf_.empty()) return;
-    Executor::copy_bytes(exec, ghost_.data(), Executor::reference(), recv_buf_.data(),
-                         recv_buf_.size() * sizeof(T));
+    if (ghosts == 0) return;
+    if (!direct_)
+        Executor::copy_bytes(exec, ghost_.data(), Executor::reference(), recv, ghosts * sizeof(T));
     offdiag_.apply(ghost_, offdiag_y_);
     blas::axpby<T>(exec, T{1}, offdiag_y_, T{1}, y);  // y += A_o x_ghost
 }
 
 template <typename T>
-std::vector<T> DistributedCsr<T>::gather(const_view<T> x, int root) const {
-    if (x.size != local_rows_)
-        throw DimensionMismatch("distributed csr gather: x", local_rows_, x.size);
-    std::vector<T> local(local_rows_);
-    Executor::copy_bytes(Executor::reference(), local.data(), executor(), x.data,
-                         local_rows_ * sizeof(T));
-    const int rank = comm_->rank(), size = comm_->size();
-    if (rank != root) {
-        if (!local.empty()) comm_->exchange({}, {message(root, local)});
-        return {};
-    }
-    std::vector<T> global(static_cast<std::size_t>(global_rows_));
-    std::vector<Communicator::Message> receives;
-    for (int p = 0; p < size; ++p) {
-        const auto count = static_cast<std::size_t>(offsets_[p + 1] - offsets_[p]);
-        if (p == root || count == 0) continue;
-        receives.push_back({p, global.data() + offsets_[p], count * sizeof(T)});
-    }
-    comm_->exchange(receives, {});
-    std::copy(local.begin(), local.end(), global.begin() + offsets_[root]);
-    return global;
+std::vector<T> DistributedOperator<T>::gather(const_view<T> x, int root) const {
+    return detail::gather_rows(*comm_, offsets_, this->executor(), x, root, this->format().c_str());
 }
 
 template <typename T>
-std::vector<T> DistributedCsr<T>::scatter_vector(const std::vector<T>& global, int root) const {
-    const int rank = comm_->rank(), size = comm_->size();
-    std::vector<T> local(local_rows_);
-    on_every_rank(comm_.get(), [&] {
-        if (rank == root && global.size() != static_cast<std::size_t>(global_rows_))
-            throw DimensionMismatch("distributed csr scatter: vector", global_rows_, global.size());
-    });
-    if (rank != root) {
-        if (!local.empty()) comm_->exchange({message(root, local)}, {});
-        return local;
-    }
-    std::vector<T> copy(global);
-    std::vector<Communicator::Message> sends;
-    for (int p = 0; p < size; ++p) {
-        const auto count = static_cast<std::size_t>(offsets_[p + 1] - offsets_[p]);
-        if (p == root || count == 0) continue;
-        sends.push_back({p, copy.data() + offsets_[p], count * sizeof(T)});
-    }
-    comm_->exchange({}, sends);
-    std::copy(global.begin() + offsets_[root], global.begin() + offsets_[root + 1], local.begin());
-    return local;
+std::vector<T> DistributedOperator<T>::scatter_vector(const std::vector<T>& global,
+                                                      int root) const {
+    return detail::scatter_rows(*comm_, offsets_, global, root, this->format().c_str());
 }
 
 namespace {
@@ -396,6 +360,52 @@ DistributedCsr<T> DistributedCsr<T>::scatter(const Executor& exec,
                           cols[rank], vals[rank]);
 }
 
+template <typename T>
+DistributedCsr<T> DistributedCsr<T>::poisson(const Executor& exec,
+                                             std::shared_ptr<const Communicator> comm, int dim,
+                                             std::size_t points) {
+    std::vector<std::int64_t> planes;
+    on_every_rank(comm.get(), [&] {
+        // The checks and the sizes of the matrix-free operator (one Stencil, no storage).
+        const std::size_t n = Stencil<T>(Executor::reference(), dim, points).rows();
+        if (n > static_cast<std::size_t>(kIndexMax))
+            throw BadInput("poisson" + std::to_string(dim) + "d:" + std::to_string(points) +
+                           " has " + std::to_string(n) + " rows, more than 2^31 - 1");
+        planes = slab_partition(static_cast<std::int64_t>(points), comm->size());
+    });
+    const std::int64_t p = static_cast<std::int64_t>(points);
+    const std::int64_t nx = dim >= 2 ? p : 1, ny = dim >= 3 ? p : 1, plane = nx * ny;
+    const int rank = comm->rank();
+    const std::int64_t k0 = planes[rank], k1 = planes[rank + 1];
+    std::vector<std::int64_t> row_ptrs(1, 0), cols;
+    std::vector<T> values;
+    row_ptrs.reserve(static_cast<std::size_t>((k1 - k0) * plane + 1));
+    cols.reserve(static_cast<std::size_t>((k1 - k0) * plane * (2 * dim + 1)));
+    values.reserve(cols.capacity());
+    auto add = [&](std::int64_t c, double v) {
+        cols.push_back(c);
+        values.push_back(static_cast<T>(v));
+    };
+    // The rows of Stencil::assemble() for planes [k0, k1) of the outermost dimension.
+    for (std::int64_t k = k0; k < k1; ++k)
+        for (std::int64_t j = 0; j < ny; ++j)
+            for (std::int64_t i = 0; i < nx; ++i) {
+                const std::int64_t r = (k * ny + j) * nx + i;
+                if (k > 0) add(r - plane, -1.0);
+                if (j > 0) add(r - nx, -1.0);
+                if (i > 0) add(r - 1, -1.0);
+                add(r, 2.0 * dim);
+                if (i + 1 < nx) add(r + 1, -1.0);
+                if (j + 1 < ny) add(r + nx, -1.0);
+                if (k + 1 < p) add(r + plane, -1.0);
+                row_ptrs.push_back(static_cast<std::int64_t>(cols.size()));
+            }
+    const std::int64_t global = p * plane;
+    return DistributedCsr(exec, std::move(comm), global, k0 * plane, row_ptrs, cols, values);
+}
+
+template class DistributedOperator<double>;
+template class DistributedOperator<float>;
 template class DistributedCsr<double>;
 template class DistributedCsr<float>;
 

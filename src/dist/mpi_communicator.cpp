@@ -1,8 +1,14 @@
 // dist::MpiCommunicator: the Communicator interface over MPI.
 #include "portla/dist/mpi_communicator.hpp"
 
+#include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <string>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // OpenMPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
 
 namespace portla::dist {
 namespace {
@@ -22,21 +28,30 @@ int message_bytes(std::size_t bytes) {
     return static_cast<int>(bytes);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 class MpiExchange : public Communicator::Exchange {
 public:
-    explicit MpiExchange(std::vector<MPI_Request> requests) : requests_(std::move(requests)) {}
+    MpiExchange(std::vector<MPI_Request> requests, Communicator::Stats& stats)
+        : requests_(std::move(requests)), stats_(stats) {}
     ~MpiExchange() override {
         if (!requests_.empty())
             MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
     }
     void wait() override {
+        const auto start = std::chrono::steady_clock::now();
         const int code = MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
         requests_.clear();
+        stats_.exchange_s += seconds_since(start);
+        ++stats_.exchanges;
         check(code, "MPI_Waitall");
     }
 
 private:
     std::vector<MPI_Request> requests_;
+    Communicator::Stats& stats_;
 };
 
 constexpr int kTag = 14;
@@ -50,6 +65,15 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm) {
     check(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    cuda_aware_ = MPIX_Query_cuda_support() == 1;
+#endif
+}
+
+bool MpiCommunicator::exchanges_memory_of(const Executor& exec) const {
+    if (exec.is_host()) return true;
+    const char* halo = std::getenv("PORTLA_HALO");
+    return cuda_aware_ && !(halo && std::string(halo) == "staged");
 }
 
 MpiCommunicator::~MpiCommunicator() {
@@ -59,11 +83,19 @@ MpiCommunicator::~MpiCommunicator() {
 }
 
 void MpiCommunicator::allreduce_sum(double* values, int count) const {
-    check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    const auto start = std::chrono::steady_clock::now();
+    const int code = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_);
+    stats_.reduce_s += seconds_since(start);
+    ++stats_.reductions;
+    check(code, "MPI_Allreduce");
 }
 
 void MpiCommunicator::allreduce_max(double* values, int count) const {
-    check(MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+    const auto start = std::chrono::steady_clock::now();
+    const int code = MPI_Allreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_MAX, comm_);
+    stats_.reduce_s += seconds_since(start);
+    ++stats_.reductions;
+    check(code, "MPI_Allreduce");
 }
 
 void MpiCommunicator::broadcast(void* data, std::size_t bytes, int root) const {
@@ -90,7 +122,7 @@ std::unique_ptr<Communicator::Exchange> MpiCommunicator::start_exchange(
                         &requests.back()),
               "MPI_Isend");
     }
-    return std::make_unique<MpiExchange>(std::move(requests));
+    return std::make_unique<MpiExchange>(std::move(requests), stats_);
 }
 
 }  // namespace portla::dist

@@ -86,24 +86,28 @@ void ell_impl(std::size_t rows, std::size_t width, const_view<std::int32_t> col_
     }
 }
 
-// Neighbour rows outside the grid point at a row of zeros, so the inner loop has no branches
-// and vectorises.
+// Planes [first, last) of a slab of `planes` planes of nx * ny points (the whole grid: planes =
+// points along the outermost dimension, no below/above). Neighbour rows outside the grid point
+// at a row of zeros, so the inner loop has no branches and vectorises.
 template <typename T>
-void stencil_impl(int dim, std::size_t n, const_view<T> x, view<T> y) {
-    const std::size_t nx = n, ny = dim >= 2 ? n : 1, nz = dim >= 3 ? n : 1;
+void slab_impl(int dim, std::size_t n, std::size_t nz, std::size_t first, std::size_t last,
+               const T* below, const T* above, const_view<T> x, view<T> y) {
+    const std::size_t nx = dim >= 2 ? n : 1, ny = dim >= 3 ? n : 1;
     const std::size_t plane = nx * ny;
     const T diag = static_cast<T>(2 * dim);
     const std::vector<T> zeros(nx + 2, T{0});
-    const bool parallel = x.size >= parallel_threshold();
+    const bool parallel = (last - first) * plane >= parallel_threshold();
 #pragma omp parallel for collapse(2) schedule(static) if (parallel)
-    for (std::size_t k = 0; k < nz; ++k)
+    for (std::size_t k = first; k < last; ++k)
         for (std::size_t j = 0; j < ny; ++j) {
             const std::size_t row = (k * ny + j) * nx;
             const T* __restrict xc = x.data + row;
             const T* __restrict xs = j > 0 ? xc - nx : zeros.data();
             const T* __restrict xn = j + 1 < ny ? xc + nx : zeros.data();
-            const T* __restrict xb = k > 0 ? xc - plane : zeros.data();
-            const T* __restrict xt = k + 1 < nz ? xc + plane : zeros.data();
+            const T* __restrict xb = k > 0 ? xc - plane : below ? below + j * nx : zeros.data();
+            const T* __restrict xt = k + 1 < nz         ? xc + plane
+                                     : above != nullptr ? above + j * nx
+                                                        : zeros.data();
             T* __restrict yr = y.data + row;
             if (nx == 1) {
                 yr[0] = diag * xc[0] - xs[0] - xn[0] - xb[0] - xt[0];
@@ -142,7 +146,21 @@ void ell_apply(tag, const Executor&, std::size_t rows, std::size_t width,
 
 template <typename T>
 void stencil_apply(tag, const Executor&, int dim, std::size_t points, const_view<T> x, view<T> y) {
-    stencil_impl(dim, points, x, y);
+    slab_impl<T>(dim, points, points, 0, points, nullptr, nullptr, x, y);
+}
+
+template <typename T>
+void slab_stencil_apply(tag, const Executor&, int dim, std::size_t points, std::size_t planes,
+                        std::size_t first, std::size_t last, const T* below, const T* above,
+                        const_view<T> x, view<T> y) {
+    slab_impl(dim, points, planes, first, last, below, above, x, y);
+}
+
+template <typename T>
+void gather(tag, const Executor&, const_view<std::int32_t> idx, const_view<T> x, view<T> out) {
+    const auto n = static_cast<std::ptrdiff_t>(idx.size);
+#pragma omp parallel for schedule(static) if (idx.size >= parallel_threshold())
+    for (std::ptrdiff_t i = 0; i < n; ++i) out.data[i] = x.data[idx.data[i]];
 }
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);

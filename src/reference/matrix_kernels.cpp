@@ -1,6 +1,8 @@
 // Sequential operator-apply kernels (the oracle).
 #include "core/kernels/matrix_kernels.hpp"
 
+#include "common/stencil_row.hpp"
+
 namespace portla::kernels::reference {
 namespace {
 
@@ -63,6 +65,20 @@ void ell_apply(tag, const Executor&, std::size_t rows, std::size_t width,
 template <typename T>
 void stencil_apply(tag, const Executor&, int dim, std::size_t points, const_view<T> x, view<T> y) {
     stencil<T>(dim, points, x, y);
+}
+
+template <typename T>
+void slab_stencil_apply(tag, const Executor&, int dim, std::size_t points, std::size_t planes,
+                        std::size_t first, std::size_t last, const T* below, const T* above,
+                        const_view<T> x, view<T> y) {
+    const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
+    for (std::size_t i = first * nx * ny; i < last * nx * ny; ++i)
+        y[i] = common::slab_stencil_row<std::size_t>(dim, nx, ny, planes, i, x.data, below, above);
+}
+
+template <typename T>
+void gather(tag, const Executor&, const_view<std::int32_t> idx, const_view<T> x, view<T> out) {
+    for (std::size_t i = 0; i < idx.size; ++i) out[i] = x[static_cast<std::size_t>(idx[i])];
 }
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);

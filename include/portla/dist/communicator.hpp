@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "portla/error.hpp"
+#include "portla/executor.hpp"
 
 namespace portla {
 
@@ -34,14 +35,29 @@ public:
         virtual ~Exchange() = default;
         virtual void wait() = 0;
     };
-    /// Bytes to send to or receive from one rank (host memory).
+    /// Bytes to send to or receive from one rank (host memory, or memory of an executor that
+    /// exchanges_memory_of() accepts).
     struct Message {
         int peer = 0;
         void* data = nullptr;
         std::size_t bytes = 0;
     };
 
+    /// Where the time of the collectives and exchanges went (wall-clock seconds spent blocked
+    /// in them on this rank: what overlapping did not hide), from construction or reset_stats().
+    struct Stats {
+        double reduce_s = 0;  ///< in allreduce_sum / allreduce_max
+        long reductions = 0;
+        double exchange_s = 0;  ///< in Exchange::wait (halo exchanges)
+        long exchanges = 0;
+    };
+
     virtual ~Communicator() = default;
+    const Stats& stats() const { return stats_; }
+    void reset_stats() const { stats_ = Stats{}; }
+    /// Whether start_exchange takes buffers in the memory of `exec` (a device: CUDA-aware MPI)
+    /// rather than host memory only.
+    virtual bool exchanges_memory_of(const Executor& exec) const;
     virtual int rank() const = 0;
     virtual int size() const = 0;
     /// values[i] = sum over ranks of values[i], in place, on every rank.
@@ -61,6 +77,9 @@ public:
     void exchange(const std::vector<Message>& receives, const std::vector<Message>& sends) const {
         start_exchange(receives, sends)->wait();
     }
+
+protected:
+    mutable Stats stats_;
 };
 
 /// Whether `comm` has more than one rank (what a solver must reduce across).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "portla/dist/communicator.hpp"
+#include "portla/dist/distributed_operator.hpp"
 #include "portla/matrix/csr.hpp"
 #include "portla/matrix/matrix_data.hpp"
 #include "portla/operator.hpp"
@@ -20,7 +21,7 @@ namespace portla::dist {
 std::vector<std::int64_t> balanced_partition(const MatrixData& data, int parts);
 
 template <typename T>
-class DistributedCsr : public LinearOperator<T> {
+class DistributedCsr : public DistributedOperator<T> {
 public:
     /// The library API, collective over `comm`: this rank's rows [row_offset, row_offset + n)
     /// of a square matrix of `global_rows` rows, in CSR (row_ptrs of n + 1 entries from 0) with
@@ -43,6 +44,11 @@ public:
     static DistributedCsr from_global(const Executor& exec,
                                       std::shared_ptr<const Communicator> comm,
                                       const MatrixData& data);
+    /// The dim-D Poisson matrix of matrix/stencil.hpp on points^dim grid points, each rank
+    /// generating only its rows: the slabs of dist::slab_partition (the rows that
+    /// DistributedStencil gives the rank). Collective.
+    static DistributedCsr poisson(const Executor& exec, std::shared_ptr<const Communicator> comm,
+                                  int dim, std::size_t points);
 
     std::size_t rows() const override { return local_rows_; }
     std::size_t cols() const override { return local_rows_; }
@@ -58,34 +64,20 @@ public:
     void diagonal(view<T> d) const override { diag_.diagonal(d); }
     /// An empty local row (columns are global, so only rows are checked).
     std::string structural_defect() const override { return defect_; }
-    const Communicator* communicator() const override { return comm_.get(); }
     /// The local rows and local columns, a Csr of rows() x rows().
     const LinearOperator<T>& diagonal_block() const override { return diag_; }
 
-    std::int64_t global_rows() const { return global_rows_; }
-    std::int64_t row_offset() const { return offsets_[comm_->rank()]; }
-    /// Row offsets of every rank (size() + 1 values).
-    const std::vector<std::int64_t>& offsets() const { return offsets_; }
     /// Ghost entries this rank receives per apply.
     std::size_t ghosts() const { return ghost_.size(); }
-
-    /// The whole vector on `root` from every rank's part `x` (host vector; empty on the other
-    /// ranks). Collective.
-    std::vector<T> gather(const_view<T> x, int root = 0) const;
-    /// This rank's part of the vector `global` that rank `root` holds (not read elsewhere).
-    /// Collective.
-    std::vector<T> scatter_vector(const std::vector<T>& global, int root = 0) const;
 
     struct Setup;  // what the collective set-up finds (src/dist/distributed_csr.cpp)
 
 private:
-    DistributedCsr(const Executor& exec, std::shared_ptr<const Communicator> comm,
-                   std::int64_t global_rows, Setup&& setup);
+    DistributedCsr(const Executor& exec, std::shared_ptr<const Communicator> comm, Setup&& setup);
 
-    std::shared_ptr<const Communicator> comm_;
-    std::int64_t global_rows_;
+    using DistributedOperator<T>::comm_;
+    using DistributedOperator<T>::offsets_;
     std::size_t local_rows_;
-    std::vector<std::int64_t> offsets_;
     Csr<T> diag_;     // local rows x local columns
     Csr<T> offdiag_;  // local rows x ghost columns (in ghost order)
     std::string defect_;
@@ -94,8 +86,12 @@ private:
     std::vector<int> recv_peers_, send_peers_;
     std::vector<std::size_t> recv_starts_, send_starts_;
     std::vector<std::int32_t> send_idx_;
-    mutable std::vector<T> send_buf_, recv_buf_, x_host_;
-    mutable Array<T> ghost_, offdiag_y_;
+    // Messages straight from and into the executor's memory (host, or CUDA-aware MPI), else
+    // staged through page-locked host memory: the send entries, then the ghosts.
+    bool direct_ = false;
+    Array<std::int32_t> send_idx_dev_;
+    mutable Array<T> send_, ghost_, offdiag_y_;
+    std::shared_ptr<T> stage_;
 };
 
 }  // namespace portla::dist

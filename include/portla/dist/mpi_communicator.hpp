@@ -20,6 +20,11 @@ public:
     MpiCommunicator(const MpiCommunicator&) = delete;
     MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
+    /// Host memory always; device memory when this MPI library is CUDA-aware at run time
+    /// (OpenMPI's MPIX_Query_cuda_support) and the environment does not say PORTLA_HALO=staged.
+    bool exchanges_memory_of(const Executor& exec) const override;
+    /// Whether this MPI library passes device memory (CUDA-aware), as found at construction.
+    bool cuda_aware() const { return cuda_aware_; }
     int rank() const override { return rank_; }
     int size() const override { return size_; }
     void allreduce_sum(double* values, int count) const override;
@@ -35,6 +40,7 @@ public:
 private:
     MPI_Comm comm_ = MPI_COMM_NULL;
     int rank_ = 0, size_ = 1;
+    bool cuda_aware_ = false;
 };
 
 }  // namespace portla::dist

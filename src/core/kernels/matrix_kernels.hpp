@@ -31,6 +31,17 @@
     template <typename T>                                                                          \
     void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const_view<T> x,    \
                        view<T> y);                                                                 \
+    /* y = A x on planes [first, last) of a slab of `planes` planes of the dim-D Poisson stencil   \
+       split along its outermost dimension (common/stencil_row.hpp: slab_stencil_row); below and   \
+       above: the neighbouring slabs' planes in this executor's memory, nullptr at the boundary */ \
+    template <typename T>                                                                          \
+    void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points,                \
+                            std::size_t planes, std::size_t first, std::size_t last,               \
+                            const T* below, const T* above, const_view<T> x, view<T> y);           \
+    /* out[i] = x[idx[i]] for i < idx.size (a distributed operator's halo entries to send) */      \
+    template <typename T>                                                                          \
+    void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<T> x,          \
+                view<T> out);                                                                      \
     }
 
 #define PORTLA_INSTANTIATE_MATRIX_KERNELS(T)                                                     \
@@ -40,7 +51,12 @@
                                const_view<std::int32_t>, const_view<T>, const_view<T>, view<T>); \
     template void ell_apply<T>(tag, const Executor&, std::size_t, std::size_t,                   \
                                const_view<std::int32_t>, const_view<T>, const_view<T>, view<T>); \
-    template void stencil_apply<T>(tag, const Executor&, int, std::size_t, const_view<T>, view<T>)
+    template void stencil_apply<T>(tag, const Executor&, int, std::size_t, const_view<T>,        \
+                                   view<T>);                                                     \
+    template void slab_stencil_apply<T>(tag, const Executor&, int, std::size_t, std::size_t,     \
+                                        std::size_t, std::size_t, const T*, const T*,            \
+                                        const_view<T>, view<T>);                                 \
+    template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>, view<T>)
 
 namespace portla::kernels {
 PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_MATRIX_KERNELS)

@@ -1,0 +1,42 @@
+// dist::DistributedOperator: what every operator distributed by contiguous row blocks over the
+// ranks of a Communicator shares (DistributedCsr, DistributedStencil): rank r holds rows
+// [offsets()[r], offsets()[r + 1]) of the operator and of every vector, rank r's rows follow
+// rank r - 1's, and vectors are gathered on one rank or scattered from it. Only in builds with
+// PORTLA_WITH_MPI.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "portla/dist/communicator.hpp"
+#include "portla/operator.hpp"
+
+namespace portla::dist {
+
+template <typename T>
+class DistributedOperator : public LinearOperator<T> {
+public:
+    const Communicator* communicator() const override { return comm_.get(); }
+    std::int64_t global_rows() const { return offsets_.back(); }
+    std::int64_t row_offset() const { return offsets_[comm_->rank()]; }
+    /// Row offsets of every rank (size() + 1 values).
+    const std::vector<std::int64_t>& offsets() const { return offsets_; }
+
+    /// The whole vector on `root` from every rank's part `x` (in the executor's memory; a host
+    /// vector, empty on the other ranks). Collective.
+    std::vector<T> gather(const_view<T> x, int root = 0) const;
+    /// This rank's part of the vector `global` that rank `root` holds (not read elsewhere).
+    /// Collective.
+    std::vector<T> scatter_vector(const std::vector<T>& global, int root = 0) const;
+
+protected:
+    DistributedOperator(std::shared_ptr<const Communicator> comm,
+                        std::vector<std::int64_t> offsets)
+        : comm_(std::move(comm)), offsets_(std::move(offsets)) {}
+
+    std::shared_ptr<const Communicator> comm_;
+    std::vector<std::int64_t> offsets_;
+};
+
+}  // namespace portla::dist
