@@ -25,8 +25,8 @@ MpiSession::~MpiSession() {
     if (initialised_here) MPI_Finalize();
 }
 
-std::shared_ptr<const dist::Communicator> world() {
-    if (!initialised_here || world_size() < 2) return nullptr;
+std::shared_ptr<const dist::Communicator> world(bool even_one_rank) {
+    if (!initialised_here || (world_size() < 2 && !even_one_rank)) return nullptr;
     auto& comm = world_slot();
     if (!comm) comm = std::make_shared<dist::MpiCommunicator>(MPI_COMM_WORLD);
     return comm;
@@ -61,7 +61,7 @@ int local_rank() {
 #else
 MpiSession::MpiSession(int*, char***) {}
 MpiSession::~MpiSession() = default;
-std::shared_ptr<const dist::Communicator> world() { return nullptr; }
+std::shared_ptr<const dist::Communicator> world(bool) { return nullptr; }
 int world_rank() { return 0; }
 int world_size() { return 1; }
 int local_rank() { return 0; }

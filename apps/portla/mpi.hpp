@@ -19,8 +19,9 @@ public:
     MpiSession& operator=(const MpiSession&) = delete;
 };
 
-/// The world communicator when run on more than one rank, else nullptr.
-std::shared_ptr<const dist::Communicator> world();
+/// The world communicator when run on more than one rank (or on any number with
+/// `even_one_rank`, in builds with MPI), else nullptr.
+std::shared_ptr<const dist::Communicator> world(bool even_one_rank = false);
 /// This process's rank in the world (0 without MPI) and the number of ranks (1 without MPI).
 int world_rank();
 int world_size();

@@ -26,6 +26,7 @@ namespace {
 struct SolveOptions {
     ProblemSpec problem;
     std::string solver = "cg";
+    bool distributed = false;
     std::string precond = "none";
     double rtol = 1e-8;
     double atol = 0.0;
@@ -159,7 +160,10 @@ int run(const SolveOptions& o) {
     const solver::Solver method = solver::parse_solver(o.solver);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
-    const auto comm = world();  // nullptr unless under mpirun with several ranks
+    if (o.distributed && !has_mpi())
+        throw Unsupported("--distributed needs a build with MPI (PORTLA_WITH_MPI)");
+    // nullptr unless under mpirun with several ranks (or --distributed)
+    const auto comm = world(o.distributed);
     const bool root = !comm || comm->rank() == 0;
     if (comm) {
         if (o.problem.format != "csr")
@@ -360,6 +364,9 @@ Runner add_solve(CLI::App& app) {
                    "per dimension)");
     app.add_flag("--assembled", o->problem.assembled,
                  "store the generated operator as a CSR matrix");
+    app.add_flag("--distributed", o->distributed,
+                 "use the MPI-distributed operator and solver path even on one rank (the "
+                 "baseline of scaling runs; builds with MPI only)");
     app.add_option("--format", o->problem.format, "stored format of a matrix: csr, ell or dense")
         ->check(CLI::IsMember(
             {to_string(Format::csr), to_string(Format::ell), to_string(Format::dense)}));
