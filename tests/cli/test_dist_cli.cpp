@@ -61,7 +61,8 @@ TEST(DistCli, TwoRanksAgreeWithOne) {
 }
 
 TEST(DistCli, ErrorIsOneLineAndEveryRankFails) {
-    const auto r = run_portla(mpirun(3, {"solve", "--generate", "poisson2d:8"}), 60);
+    const auto r = run_portla(
+        mpirun(3, {"solve", "--generate", "poisson2d:8", "--assembled", "--format", "ell"}), 60);
     EXPECT_NE(r.exit_code, 0) << r;
     EXPECT_FALSE(r.signaled) << r;
     std::size_t lines = 0;
@@ -69,7 +70,7 @@ TEST(DistCli, ErrorIsOneLineAndEveryRankFails) {
          p = r.err.find("portla: error:", p + 1))
         ++lines;
     EXPECT_EQ(lines, 1u) << r;
-    EXPECT_NE(r.err.find("--assembled"), std::string::npos) << r;
+    EXPECT_NE(r.err.find("--format ell"), std::string::npos) << r;
     // A missing file on rank 0: every rank exits with the error.
     const auto m = run_portla(mpirun(2, {"solve", "/nonexistent/matrix.mtx"}), 60);
     EXPECT_EQ(m.exit_code, 1) << m;
@@ -89,6 +90,45 @@ TEST(DistCli, GeneratedAssembledProblem) {
     ASSERT_EQ(one.exit_code, 0) << one;
     EXPECT_NEAR(j["iterations"].get<double>(),
                 nlohmann::json::parse(one.out)["iterations"].get<double>(), 1);
+}
+
+// The matrix-free operator under mpirun: each rank generates its slab (distributed-stencil);
+// the same iterations and solution as one process, and as --distributed on one rank.
+TEST(DistCli, GeneratedMatrixFreeProblem) {
+    std::vector<double> x[3];
+    nlohmann::json j[3];
+    const std::vector<std::vector<std::string>> runs = {
+        mpirun(1, {"--generate", "poisson3d:13"}),
+        mpirun(1, {"--generate", "poisson3d:13", "--distributed"}),
+        mpirun(4, {"--generate", "poisson3d:13", "--precision", "double"})};
+    for (int k = 0; k < 3; ++k) {
+        const auto out = portla::test::temp_path("x.mtx");
+        auto args = runs[k];
+        args.insert(args.begin() + 4, "solve");  // after "--oversubscribe -np N portla"
+        for (const char* a : {"--json", "--out"}) args.push_back(a);
+        args.push_back(out);
+        const auto r = run_portla(args, 60);
+        ASSERT_EQ(r.exit_code, 0) << r;
+        j[k] = nlohmann::json::parse(r.out);
+        x[k] = read_x(out);
+    }
+    EXPECT_EQ(j[0]["format"], "stencil");
+    EXPECT_EQ(j[1]["format"], "distributed-stencil");
+    EXPECT_EQ(j[2]["format"], "distributed-stencil");
+    EXPECT_EQ(j[2]["ranks"], 4);
+    for (int k = 1; k < 3; ++k) {
+        EXPECT_EQ(j[k]["n"], j[0]["n"]);
+        EXPECT_EQ(j[k]["nnz"], j[0]["nnz"]);
+        EXPECT_NEAR(j[k]["iterations"].get<double>(), j[0]["iterations"].get<double>(), 1);
+        ASSERT_EQ(x[k].size(), x[0].size());
+        // Both meet rtol 1e-8 on a matrix of condition ~ 70: 1e-6 relative is generous.
+        double diff = 0, norm = 0;
+        for (std::size_t i = 0; i < x[0].size(); ++i) {
+            diff += (x[k][i] - x[0][i]) * (x[k][i] - x[0][i]);
+            norm += x[0][i] * x[0][i];
+        }
+        EXPECT_LE(std::sqrt(diff), 1e-6 * std::sqrt(norm));
+    }
 }
 
 }  // namespace
