@@ -294,6 +294,10 @@ int run(const SolveOptions& o) {
     j["n"] = std::size_t(sizes[0]);
     j["nnz"] = std::size_t(sizes[1]);
     j["ranks"] = comm ? comm->size() : 1;
+    std::string halo_path = "none";
+#if PORTLA_HAS_MPI
+    if (distributed) halo_path = distributed->halo_path();
+#endif
     if (comm) {  // seconds blocked in communication during the solve (max over ranks)
         j["communication"] = {
             {"allreduce_s", comm_stats.reduce_s},

@@ -11,7 +11,10 @@
 #include <memory>
 #include <string>
 
+#include <vector>
+
 #include "core/dispatch.hpp"
+#include "portla/dist/communicator.hpp"
 #include "portla/executor.hpp"
 
 namespace portla::detail {
@@ -33,6 +36,20 @@ public:
     virtual ~Graph() = default;
     /// Submits the sequence once (does not block on a GPU).
     virtual void launch() = 0;
+};
+
+/// Messages between the devices of a group of ranks, straight from device memory to device
+/// memory (NCCL on cuda), ordered on the runtime's stream after the work already submitted and
+/// before the work submitted later.
+class PeerExchange {
+public:
+    virtual ~PeerExchange() = default;
+    /// Enqueues the receives and sends (at most one per peer and direction; buffers in the
+    /// runtime's memory); does not wait for them.
+    virtual void exchange(const std::vector<dist::Communicator::Message>& receives,
+                          const std::vector<dist::Communicator::Message>& sends) = 0;
+    /// What moves the messages ("nccl").
+    virtual std::string name() const = 0;
 };
 
 class Runtime {
@@ -69,6 +86,13 @@ public:
     /// capture takes the device's one stream: no other thread may submit work to an executor of
     /// the same device while `work` runs.
     virtual std::unique_ptr<Graph> capture(std::function<void()> work) const;
+    /// Collective over `comm` (every rank's runtime of one backend): a PeerExchange between the
+    /// ranks' devices, or nullptr on every rank where there is none (host memory, no NCCL, two
+    /// ranks on one device, or PORTLA_HALO=staged in the environment).
+    virtual std::unique_ptr<PeerExchange> make_peer_exchange(const dist::Communicator& comm) const {
+        (void)comm;
+        return nullptr;
+    }
 };
 
 /// The runtime of device `device` of `backend`, created on first use and kept for the process.

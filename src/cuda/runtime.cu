@@ -8,6 +8,7 @@
 
 #include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/peer_exchange.hpp"
 #include "cuda/scratch.hpp"
 #include "portla/error.hpp"
 
@@ -176,6 +177,10 @@ public:
     }
     std::unique_ptr<detail::Graph> capture(std::function<void()> work) const override {
         return std::make_unique<CudaGraph>(device_, stream_, work);
+    }
+    std::unique_ptr<detail::PeerExchange> make_peer_exchange(
+        const dist::Communicator& comm) const override {
+        return make_nccl_exchange(comm, device_, stream_);
     }
 
 private:

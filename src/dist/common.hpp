@@ -49,8 +49,7 @@ std::vector<T> gather_rows(const Communicator& comm, const std::vector<std::int6
     if (x.size != local_rows)
         throw DimensionMismatch(std::string(what) + " gather: x", local_rows, x.size);
     std::vector<T> local(local_rows);
-    Executor::copy_bytes(Executor::reference(), local.data(), exec, x.data,
-                         local_rows * sizeof(T));
+    Executor::copy_bytes(Executor::reference(), local.data(), exec, x.data, local_rows * sizeof(T));
     if (rank != root) {
         if (!local.empty()) comm.exchange({}, {message(root, local)});
         return {};

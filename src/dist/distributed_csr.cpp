@@ -205,12 +205,13 @@ DistributedCsr<T>::DistributedCsr(const Executor& exec, std::shared_ptr<const Co
       recv_starts_(std::move(s.recv_starts)),
       send_starts_(std::move(s.send_starts)),
       send_idx_(std::move(s.send_idx)),
-      direct_(comm_->exchanges_memory_of(exec)),
       send_idx_dev_(exec, send_idx_),
       send_(exec, send_idx_.size()),
       ghost_(exec, s.ghosts),
-      offdiag_y_(exec, s.ghosts > 0 ? local_rows_ : 0),
-      stage_(direct_ ? nullptr : detail::pinned_buffer<T>(exec, send_idx_.size() + s.ghosts)) {}
+      offdiag_y_(exec, s.ghosts > 0 ? local_rows_ : 0) {
+    this->choose_halo_path(exec);
+    if (!direct_ && !peer_) stage_ = detail::pinned_buffer<T>(exec, send_idx_.size() + s.ghosts);
+}
 
 template <typename T>
 void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
@@ -223,11 +224,12 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
     // that memory) copied to the page-locked stage; the ghosts come back the same way.
     const std::size_t sent = send_idx_.size(), ghosts = ghost_.size();
     detail::gather_entries<T>(exec, send_idx_dev_.get_view(), x, send_.get_view());
-    T* send = direct_ ? send_.data() : stage_.get();
-    T* recv = direct_ ? ghost_.data() : stage_.get() + sent;
-    if (!direct_)
+    const bool staged = stage_ != nullptr;
+    T* send = staged ? stage_.get() : send_.data();
+    T* recv = staged ? stage_.get() + sent : ghost_.data();
+    if (staged)
         Executor::copy_bytes(Executor::reference(), send, exec, send_.data(), sent * sizeof(T));
-    else if (sent > 0)
+    else if (sent > 0 && !peer_)
         exec.synchronize();  // the gather has finished before MPI reads its output
     std::vector<Communicator::Message> receives, sends;
     for (std::size_t i = 0; i < recv_peers_.size(); ++i)
@@ -236,14 +238,26 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
     for (std::size_t i = 0; i < send_peers_.size(); ++i)
         sends.push_back({send_peers_[i], send + send_starts_[i],
                          (send_starts_[i + 1] - send_starts_[i]) * sizeof(T)});
-    auto halo = comm_->start_exchange(receives, sends);
-    diag_.apply(x, y);  // y = A_d x_local while the halo is in flight
-    halo->wait();
+    if (peer_) {  // device to device, ordered on the executor's stream
+        peer_->exchange(receives, sends);
+        diag_.apply(x, y);
+    } else {
+        auto halo = comm_->start_exchange(receives, sends);
+        diag_.apply(x, y);  // y = A_d x_local while the halo is in flight
+        halo->wait();
+    }
     if (ghosts == 0) return;
-    if (!direct_)
+    if (staged)
         Executor::copy_bytes(exec, ghost_.data(), Executor::reference(), recv, ghosts * sizeof(T));
     offdiag_.apply(ghost_, offdiag_y_);
     blas::axpby<T>(exec, T{1}, offdiag_y_, T{1}, y);  // y += A_o x_ghost
+}
+
+template <typename T>
+void DistributedOperator<T>::choose_halo_path(const Executor& exec) {
+    direct_ = comm_->exchanges_memory_of(exec);
+    if (!direct_) peer_ = exec.runtime().make_peer_exchange(*comm_);
+    halo_path_ = exec.is_host() ? "host" : direct_ ? "direct" : peer_ ? "nccl" : "staged";
 }
 
 template <typename T>

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/runtime.hpp"
 #include "dist/common.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -76,8 +77,8 @@ DistributedStencil<T>::DistributedStencil(const Executor& exec,
         std::size_t total = 1;
         for (int d = 0; d < dim; ++d) {
             if (total > (std::size_t{1} << 40) / points)
-                throw BadInput("stencil of " + std::to_string(points) + "^" +
-                               std::to_string(dim) + " points is too large");
+                throw BadInput("stencil of " + std::to_string(points) + "^" + std::to_string(dim) +
+                               " points is too large");
             total *= points;
         }
         planes = slab_partition(static_cast<std::int64_t>(points), size);
@@ -100,10 +101,10 @@ DistributedStencil<T>::DistributedStencil(const Executor& exec,
         if (rank > 0) below_rank_ = rank - 1;  // ranks with planes are 0 .. min(size, points) - 1
         if (rank + 1 < size && planes[rank + 2] > planes[rank + 1]) above_rank_ = rank + 1;
     }
-    direct_ = comm_->exchanges_memory_of(exec);
+    this->choose_halo_path(exec);
     below_ = Array<T>(exec, below_rank_ >= 0 ? plane_ : 0);
     above_ = Array<T>(exec, above_rank_ >= 0 ? plane_ : 0);
-    if (!direct_ && (below_rank_ >= 0 || above_rank_ >= 0))
+    if (!direct_ && !peer_ && (below_rank_ >= 0 || above_rank_ >= 0))
         stage_ = detail::pinned_buffer<T>(exec, 4 * plane_);
     block_ = std::make_unique<LocalSlab<T>>(exec, dim, points, planes_, plane_);
 }
@@ -127,7 +128,7 @@ void DistributedStencil<T>::apply(const_view<T> x, view<T> y) const {
         last = s + plane_;
         ghost_low = s + 2 * plane_;
         ghost_high = s + 3 * plane_;
-    } else if ((low || high) && !exec_.is_host()) {
+    } else if ((low || high) && !exec_.is_host() && !peer_) {
         exec_.synchronize();  // x is complete before MPI reads it
     }
     std::vector<Communicator::Message> receives, sends;
@@ -140,7 +141,7 @@ void DistributedStencil<T>::apply(const_view<T> x, view<T> y) const {
         sends.push_back({above_rank_, const_cast<T*>(last), bytes});
     }
     std::unique_ptr<Communicator::Exchange> halo;
-    if (low || high) halo = comm_->start_exchange(receives, sends);
+    if ((low || high) && !peer_) halo = comm_->start_exchange(receives, sends);
     // The planes whose neighbours are all local (or outside the grid) while the halo flies.
     const std::size_t inner_first = low ? 1 : 0;
     const std::size_t inner_last = high ? planes_ - 1 : planes_;
@@ -149,10 +150,14 @@ void DistributedStencil<T>::apply(const_view<T> x, view<T> y) const {
     if (inner_first < inner_last)
         slab_apply<T>(exec_, dim_, points_, planes_, inner_first, inner_last, nullptr, nullptr, x,
                       y);
-    if (!halo) return;
-    halo->wait();
+    if (!low && !high) return;
+    if (peer_)
+        peer_->exchange(receives, sends);  // after the inner planes on the stream, before the rest
+    else
+        halo->wait();
     if (stage_) {
-        if (low) Executor::copy_bytes(exec_, below_.data(), Executor::reference(), ghost_low, bytes);
+        if (low)
+            Executor::copy_bytes(exec_, below_.data(), Executor::reference(), ghost_low, bytes);
         if (high)
             Executor::copy_bytes(exec_, above_.data(), Executor::reference(), ghost_high, bytes);
     }

@@ -86,9 +86,10 @@ private:
     std::vector<int> recv_peers_, send_peers_;
     std::vector<std::size_t> recv_starts_, send_starts_;
     std::vector<std::int32_t> send_idx_;
-    // Messages straight from and into the executor's memory (host, or CUDA-aware MPI), else
-    // staged through page-locked host memory: the send entries, then the ghosts.
-    bool direct_ = false;
+    // Messages straight from and into the executor's memory (host, CUDA-aware MPI, NCCL), else
+    // staged through page-locked host memory (stage_: the send entries, then the ghosts).
+    using DistributedOperator<T>::direct_;
+    using DistributedOperator<T>::peer_;
     Array<std::int32_t> send_idx_dev_;
     mutable Array<T> send_, ghost_, offdiag_y_;
     std::shared_ptr<T> stage_;

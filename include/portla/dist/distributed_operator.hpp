@@ -7,10 +7,15 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "portla/dist/communicator.hpp"
 #include "portla/operator.hpp"
+
+namespace portla::detail {
+class PeerExchange;  // core/runtime.hpp
+}  // namespace portla::detail
 
 namespace portla::dist {
 
@@ -29,14 +34,23 @@ public:
     /// This rank's part of the vector `global` that rank `root` holds (not read elsewhere).
     /// Collective.
     std::vector<T> scatter_vector(const std::vector<T>& global, int root = 0) const;
+    /// How the halo travels: "host" (host executors), "direct" (CUDA-aware MPI), "nccl" (device
+    /// to device through NCCL) or "staged" (through page-locked host buffers into MPI).
+    const std::string& halo_path() const { return halo_path_; }
 
 protected:
-    DistributedOperator(std::shared_ptr<const Communicator> comm,
-                        std::vector<std::int64_t> offsets)
+    DistributedOperator(std::shared_ptr<const Communicator> comm, std::vector<std::int64_t> offsets)
         : comm_(std::move(comm)), offsets_(std::move(offsets)) {}
+
+    /// Chooses the halo path for `exec` (collective): MPI takes its memory, else a
+    /// PeerExchange between the devices, else staging. Sets direct_ / peer_ / halo_path().
+    void choose_halo_path(const Executor& exec);
 
     std::shared_ptr<const Communicator> comm_;
     std::vector<std::int64_t> offsets_;
+    bool direct_ = false;                         // MPI takes the executor's memory
+    std::shared_ptr<detail::PeerExchange> peer_;  // device-to-device messages (NCCL)
+    std::string halo_path_ = "host";
 };
 
 }  // namespace portla::dist

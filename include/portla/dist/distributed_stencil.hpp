@@ -63,7 +63,8 @@ private:
     // are staged through page-locked host buffers (send: first, last; receive: below, above).
     mutable Array<T> below_, above_;
     std::shared_ptr<T> stage_;  // 4 planes, page-locked, or null
-    bool direct_ = false;
+    using DistributedOperator<T>::direct_;
+    using DistributedOperator<T>::peer_;
     std::unique_ptr<LinearOperator<T>> block_;
 };
 
