@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -254,7 +255,11 @@ protected:
             GTEST_SKIP() << "cuda: no GPU present (or cuda not compiled)";
         if (GetParam() == "omp" && !omp_compiled()) GTEST_SKIP() << "omp not compiled";
     }
-    Executor exec() const { return Executor::create(GetParam()); }
+    // One GPU per rank where there are enough (the NCCL halo path), else shared (staged).
+    Executor exec() const {
+        if (GetParam() != "cuda") return Executor::create(GetParam());
+        return Executor::cuda(world()->rank() % cuda_device_count());
+    }
 };
 
 INSTANTIATE_TEST_SUITE_P(Backends, DistBackend, ::testing::Values("reference", "omp", "cuda"));
@@ -279,6 +284,9 @@ TEST_P(DistBackend, StencilApplyMatchesSerial) {
         const auto expected = ys.to_host();
         const dist::DistributedStencil<double> A(exec(), comm, dim, points);
         EXPECT_EQ(std::size_t(A.global_rows()), serial.rows());
+        if (comm->rank() == 0 && dim == 3 && points == 33)
+            std::printf("[ halo     ] %s on %d ranks: %s\n", GetParam().c_str(), comm->size(),
+                        A.halo_path().c_str());
         double counts[2] = {double(A.rows()), double(A.nnz())};
         comm->allreduce_sum(counts, 2);
         EXPECT_EQ(counts[0], double(serial.rows()));
