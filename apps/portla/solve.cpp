@@ -304,7 +304,7 @@ int run(const SolveOptions& o) {
             {"allreductions", comm_stats.reductions},
             {"halo_wait_s", comm_stats.exchange_s},
             {"halo_exchanges", comm_stats.exchanges},
-            {"halo", !exec.is_host() && !comm->exchanges_memory_of(exec) ? "staged" : "direct"}};
+            {"halo", halo_path}};
     }
     j["converged"] = res.converged;
     j["reason"] = solver::to_string(res.reason);
