@@ -6,8 +6,8 @@
 // operator reads (one rounding, the same at every point), so direction reads r, p_old and writes
 // p_new, q (32 n bytes for the double stencil: the neighbours' reads hit L1/L2); update reads
 // p_new, q, x, r and writes x, r (48 n): 80 n per iteration, against 104 n for the unfused steps
-// (form the direction, apply, p.q, update). Jacobi adds 16 n. CSR reads row_ptrs, col_idxs and
-// values (4 n + 12 nnz) in the direction kernel in place of the stencil's arithmetic.
+// (form the direction, apply, p.q, update). Jacobi adds 16 n. CSR forms p_new in a pass of its
+// own (24 n) and its direction kernel reads row_ptrs, col_idxs, values and p_new (4 n + 20 nnz).
 // Measured (H100 80GB HBM3, double, 3-D stencil, `portla bench cg` per iteration): 2^21 points
 // 75.3 us, 2^27 points 4.39 ms (2026-11-23, docs/results/h100-2026-11-23; floor 80 n B /
 // 3.03 TB/s = 55 us and 3.54 ms). Per-step launch state (grid, scratch) is looked up at each
@@ -135,13 +135,17 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
     return warp_sum<G>(acc);
 }
 
+// CSR: p_new is formed first (form_direction_kernel: one pass over z and p_old), then
+// q = A p_new and p.q read p_new once per non-zero. Forming p_new at every column read, as the
+// stencil does (its neighbours hit L1), costs 16 bytes per non-zero instead of 8: it made the
+// assembled CG 1.5x slower than the unfused steps at 10^8 rows (H200, 2026-11-23,
+// bench/results/scaling-2026-11-23).
 template <int G, typename T>
 __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
     if (s->stopped) return;
-    const int it = s->iteration;
-    const Direction<T> v{a.z ? a.z : a.r, p_old(a, it), s->beta};
-    T* fresh = p_new(a, it);
+    const T* fresh = p_new(a, s->iteration);
+    const Plain<T> v{fresh};
     constexpr unsigned rows_per_warp = 32 / G;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned member = lane % G;
@@ -152,10 +156,8 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
         const std::size_t row = first + lane / G;
         const T acc = csr_row_group<G>(a, row, member, v);
         if (row < a.n && member == 0) {
-            const T pi = v(row);
-            fresh[row] = pi;
             a.q[row] = acc;
-            sum[0] += pi * acc;
+            sum[0] += fresh[row] * acc;
         }
     }
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
@@ -375,6 +377,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         const int g = csr_group(a);
         const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
         const unsigned blocks = l.blocks((a.n + rows_per_warp - 1) / rows_per_warp * 32);
+        if (direction) form_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a);
         auto run = [&](auto group) {
             constexpr int G = decltype(group)::value;
             if (direction)
