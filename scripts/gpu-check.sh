@@ -53,6 +53,21 @@ done
 "$P" solve --generate poisson3d:128 --assembled --solver cg --backend cuda --rtol 1e-8 --json \
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
+
+step "mpirun: ranks on the GPUs (one per GPU where there are enough, else sharing; issue 14)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
+for np in 2 4; do
+  for args in "--generate poisson3d:96" "--generate poisson3d:96 --assembled" \
+              "tests/data/suitesparse/494_bus.mtx --precond jacobi"; do
+    for halo in "" staged; do
+      PORTLA_HALO=$halo mpirun --oversubscribe -np $np -x NCCL_NVLS_ENABLE -x PORTLA_HALO "$P" \
+        solve $args --backend cuda --json > "$OUT/mpirun.json" 2> "$OUT/mpirun.err" ||
+        { status=1; tail -3 "$OUT/mpirun.err"; continue; }
+      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], j['format'], j['iterations'], 'iters', j['reason'], 'halo', j['communication']['halo'])" \
+        "$OUT/mpirun.json" "np$np" "$args"
+    done
+  done
+done
 fi
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   shift
