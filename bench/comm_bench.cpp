@@ -70,12 +70,13 @@ int main(int argc, char** argv) {
     ncclComm_t nccl;
     check_nccl(ncclCommInitRank(&nccl, size, id, rank), "ncclCommInitRank");
 
-    std::string json = "{\"ranks\": " + std::to_string(size) + ", \"gpus\": " +
-                       std::to_string(gpus) + ", \"allreduce\": [";
+    std::string json = "{\"ranks\": " + std::to_string(size) +
+                       ", \"gpus\": " + std::to_string(gpus) + ", \"allreduce\": [";
     if (rank == 0)
-        std::printf("%d ranks on %d GPUs\nallreduce of doubles in device memory (us):\n"
-                    "%10s %14s %14s %14s\n",
-                    size, gpus, "count", "mpi-host-only", "mpi-staged", "nccl");
+        std::printf(
+            "%d ranks on %d GPUs\nallreduce of doubles in device memory (us):\n"
+            "%10s %14s %14s %14s\n",
+            size, gpus, "count", "mpi-host-only", "mpi-staged", "nccl");
     const int reps = 200;
     bool first = true;
     for (const int count : {1, 2, 8, 64, 1024, 65536, 1 << 20}) {
@@ -97,8 +98,8 @@ int main(int argc, char** argv) {
             ncclAllReduce(d, d, count, ncclDouble, ncclSum, nccl, stream);
             cudaStreamSynchronize(stream);
         });
-        if (rank == 0) std::printf("%10d %14.1f %14.1f %14.1f\n", count, host * 1e6, staged * 1e6,
-                                   nc * 1e6);
+        if (rank == 0)
+            std::printf("%10d %14.1f %14.1f %14.1f\n", count, host * 1e6, staged * 1e6, nc * 1e6);
         json += std::string(first ? "" : ", ") + "{\"count\": " + std::to_string(count) +
                 ", \"mpi_host_only_s\": " + std::to_string(host) +
                 ", \"mpi_staged_s\": " + std::to_string(staged) +

@@ -310,12 +310,11 @@ int run(const SolveOptions& o) {
     if (distributed) halo_path = distributed->halo_path();
 #endif
     if (comm) {  // seconds blocked in communication during the solve (max over ranks)
-        j["communication"] = {
-            {"allreduce_s", comm_stats.reduce_s},
-            {"allreductions", comm_stats.reductions},
-            {"halo_wait_s", comm_stats.exchange_s},
-            {"halo_exchanges", comm_stats.exchanges},
-            {"halo", halo_path}};
+        j["communication"] = {{"allreduce_s", comm_stats.reduce_s},
+                              {"allreductions", comm_stats.reductions},
+                              {"halo_wait_s", comm_stats.exchange_s},
+                              {"halo_exchanges", comm_stats.exchanges},
+                              {"halo", halo_path}};
     }
     j["converged"] = res.converged;
     j["reason"] = solver::to_string(res.reason);

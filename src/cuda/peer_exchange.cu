@@ -62,8 +62,8 @@ private:
 }  // namespace
 #endif
 
-std::unique_ptr<detail::PeerExchange> make_nccl_exchange(const dist::Communicator& comm,
-                                                         int device, void* stream) {
+std::unique_ptr<detail::PeerExchange> make_nccl_exchange(const dist::Communicator& comm, int device,
+                                                         void* stream) {
 #if PORTLA_HAVE_NCCL
     const char* halo = std::getenv("PORTLA_HALO");
     if (halo && std::string(halo) == "staged") return nullptr;
