@@ -1,5 +1,7 @@
 #include "mpi.hpp"
 
+#include <cstdlib>
+
 #if PORTLA_HAS_MPI
 #include "portla/dist/mpi_communicator.hpp"
 #endif
@@ -50,5 +52,24 @@ std::shared_ptr<const dist::Communicator> world() { return nullptr; }
 int world_rank() { return 0; }
 int world_size() { return 1; }
 #endif
+
+int local_rank() {
+    for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID"}) {
+        const char* value = std::getenv(name);
+        char* end = nullptr;
+        const long rank = value ? std::strtol(value, &end, 10) : -1;
+        if (value && end != value && *end == '\0' && rank >= 0) return static_cast<int>(rank);
+    }
+    return world_rank();
+}
+
+Executor rank_executor(const std::string& backend) {
+    // Decided before any executor exists, so that no rank opens a context on a GPU it does
+    // not use.
+    const int gpus = device_count(Backend::cuda);
+    const bool gpu = backend == "cuda" || (backend == "auto" && gpus > 0);
+    if (world_size() < 2 || !gpu) return Executor::create(backend);
+    return Executor::create(Backend::cuda, gpus > 0 ? local_rank() % gpus : 0);
+}
 
 }  // namespace portla::cli
