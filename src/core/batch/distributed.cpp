@@ -11,7 +11,8 @@
 namespace portla::batch {
 
 std::vector<std::size_t> split_systems(std::size_t num_systems, int parts) {
-    if (parts < 1) throw BadInput("split_systems: parts must be >= 1, got " + std::to_string(parts));
+    if (parts < 1)
+        throw BadInput("split_systems: parts must be >= 1, got " + std::to_string(parts));
     const auto p = static_cast<std::size_t>(parts);
     std::vector<std::size_t> offsets(p + 1, 0);
     for (std::size_t r = 0; r < p; ++r)
