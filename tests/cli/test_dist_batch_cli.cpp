@@ -43,10 +43,15 @@ RankRun mpirun_batch(int ranks, const std::vector<std::string>& args) {
     ::setenv("OMP_NUM_THREADS", "1", 1);
     const fs::path dir = portla::test::temp_path("exit_codes");
     fs::create_directories(dir);
-    std::vector<std::string> all{"--oversubscribe", "-np", std::to_string(ranks), "/bin/sh", "-c",
-                                 "\"$0\" \"$@\"; rc=$?; echo $rc > '" + dir.string() +
-                                     "'/rc.$OMPI_COMM_WORLD_RANK",
-                                 PORTLA_CLI, "batch"};
+    std::vector<std::string> all{
+        "--oversubscribe",
+        "-np",
+        std::to_string(ranks),
+        "/bin/sh",
+        "-c",
+        "\"$0\" \"$@\"; rc=$?; echo $rc > '" + dir.string() + "'/rc.$OMPI_COMM_WORLD_RANK",
+        PORTLA_CLI,
+        "batch"};
     all.insert(all.end(), args.begin(), args.end());
     RankRun r;
     r.run = run_portla(all, 120);
@@ -129,20 +134,20 @@ std::vector<std::string> cpu_backends() {
 TEST(DistBatchCli, GeneratedBatchUnevenSplits) {
     for (const auto& backend : cpu_backends()) {
         SCOPED_TRACE(backend);
-        expect_same_on_every_rank_count({"--generate", "stencil3pt:24", "--batch-size", "10",
-                                         "--solver", "cg", "--precond", "jacobi", "--backend",
-                                         backend},
-                                        0, 10);
+        expect_same_on_every_rank_count(
+            {"--generate", "stencil3pt:24", "--batch-size", "10", "--solver", "cg", "--precond",
+             "jacobi", "--backend", backend},
+            0, 10);
     }
     // Replicated: 5 generated systems repeated to 13 (blocks that wrap around), or cut to 3
     // (fewer systems than 4 ranks: a rank with none).
     expect_same_on_every_rank_count({"--generate", "stencil3pt:16", "--batch-size", "5",
                                      "--replicate-to", "13", "--backend", "reference"},
                                     0, 13);
-    expect_same_on_every_rank_count({"--generate", "stencil3pt:16", "--batch-size", "5",
-                                     "--replicate-to", "3", "--solver", "gmres", "--backend",
-                                     "reference"},
-                                    0, 3);
+    expect_same_on_every_rank_count(
+        {"--generate", "stencil3pt:16", "--batch-size", "5", "--replicate-to", "3", "--solver",
+         "gmres", "--backend", "reference"},
+        0, 3);
     // Not converged on every rank: exit 2 everywhere.
     expect_same_on_every_rank_count({"--generate", "stencil3pt:32", "--batch-size", "6",
                                      "--max-iters", "2", "--rtol", "1e-12", "--backend", "omp"},
@@ -158,9 +163,8 @@ TEST(DistBatchCli, DirectoryBatches) {
                                          "jacobi", "--rtol", "1e-10", "--backend", backend},
                                         0, 3);
     }
-    expect_same_on_every_rank_count({data("pelelm/isooctane"), "--solver", "bicgstab",
-                                     "--precond", "ilu0", "--replicate-to", "7", "--backend",
-                                     "omp"},
+    expect_same_on_every_rank_count({data("pelelm/isooctane"), "--solver", "bicgstab", "--precond",
+                                     "ilu0", "--replicate-to", "7", "--backend", "omp"},
                                     0, 7);
     expect_same_on_every_rank_count({data("batch/good"), "--replicate-to", "9", "--format", "ell",
                                      "--rtol", "1e-8", "--atol", "1e-3", "--backend", "reference"},
@@ -233,8 +237,7 @@ TEST(DistBatchCli, AnErrorOnOneRankIsEveryRanksError) {
     }
     fs::remove_all(denormal);
 
-    expect_every_rank_fails(mpirun_batch(4, {data("batch/does_not_exist")}),
-                            "no such directory");
+    expect_every_rank_fails(mpirun_batch(4, {data("batch/does_not_exist")}), "no such directory");
 }
 
 // With the cuda backend each rank takes GPU (local rank mod GPUs); ranks sharing one GPU give
@@ -243,12 +246,11 @@ TEST(DistBatchCli, CudaRanksShareTheGpus) {
     if (!portla::cuda_compiled() || portla::cuda_device_count() == 0)
         GTEST_SKIP() << "no GPU present (or cuda not compiled): mpirun portla batch --backend "
                         "cuda not run";
-    expect_same_on_every_rank_count({"--generate", "stencil3pt:64", "--batch-size", "1001",
-                                     "--backend", "cuda"},
-                                    0, 1001);
-    expect_same_on_every_rank_count({data("pelelm/gri30"), "--replicate-to", "501", "--precond",
-                                     "jacobi", "--backend", "cuda"},
-                                    0, 501);
+    expect_same_on_every_rank_count(
+        {"--generate", "stencil3pt:64", "--batch-size", "1001", "--backend", "cuda"}, 0, 1001);
+    expect_same_on_every_rank_count(
+        {data("pelelm/gri30"), "--replicate-to", "501", "--precond", "jacobi", "--backend", "cuda"},
+        0, 501);
 }
 
 }  // namespace
