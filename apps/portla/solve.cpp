@@ -148,7 +148,7 @@ std::unique_ptr<LinearOperator<T>> distribute(const Executor& exec,
 
 template <typename T>
 int run(const SolveOptions& o) {
-    const Executor exec = Executor::create(o.backend);
+    const Executor exec = rank_executor(o.backend);  // under mpirun: one GPU per rank
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
     const solver::Solver method = solver::parse_solver(o.solver);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
