@@ -12,15 +12,18 @@
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "portla/batch/distributed.hpp"
 #include "portla/batch/matrix.hpp"
 #include "portla/batch/solver.hpp"
 #include "input.hpp"
+#include "mpi.hpp"
 #include "output.hpp"
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
@@ -94,14 +97,23 @@ void require_batch_memory(const Executor& exec, const BatchOptions& o, Format fo
     }
 }
 
+// This rank's share of the batch: systems [first, first + data.num_systems) of `total` (all of
+// them with one rank), the `unique` systems read or generated repeated in order up to total.
 struct Input {
     batch::BatchData data;
+    std::size_t total = 0;
+    std::size_t first = 0;
     std::size_t unique = 0;
     std::string source;
 };
 
+// Loads this rank's systems: rank `rank` of `ranks` takes its block of batch::split_systems.
+// Only the unique systems its block uses are read (files) or generated, as one block
+// [start, start + length), or all of them when its block wraps around; the rank holding the
+// batch's last system also loads the unique systems that --replicate-to leaves unused, so that
+// a bad file there is an error as with one rank.
 template <typename T>
-Input load_batch(const Executor& exec, const BatchOptions& o, Format format) {
+Input load_batch(const Executor& exec, const BatchOptions& o, Format format, int rank, int ranks) {
     if (o.dir.empty() == o.generate.empty())
         throw BadInput(o.dir.empty() ? "give a directory of systems (DIR/<i>/A.mtx, DIR/<i>/b.mtx) "
                                        "or --generate stencil3pt:N"
@@ -109,34 +121,50 @@ Input load_batch(const Executor& exec, const BatchOptions& o, Format format) {
     if (o.batch_size == 0) throw BadInput("--batch-size must be >= 1");
     if (o.replicate_to == 0) throw BadInput("--replicate-to must be >= 1");
     Input in;
+    std::size_t n = 0;
     if (!o.generate.empty()) {
-        const std::size_t n = parse_generate(o.generate);
-        const long long systems = o.batch_size > 0 ? o.batch_size : default_generated_batch;
-        require_batch_memory<T>(
-            exec, o, format,
-            "--generate " + o.generate + " --batch-size " + std::to_string(systems),
-            double(systems), double(n), 3.0 * double(n));
-        in.data = batch::generate_stencil3pt(n, static_cast<std::size_t>(systems));
+        n = parse_generate(o.generate);
+        in.unique =
+            static_cast<std::size_t>(o.batch_size > 0 ? o.batch_size : default_generated_batch);
         in.source = o.generate;
     } else {
         if (o.batch_size > 0)
             throw BadInput(
                 "--batch-size goes with --generate; use --replicate-to with a directory");
-        in.data = load_input(o.dir, [&] { return batch::read_directory(o.dir); });
+        in.unique = load_input(o.dir, [&] { return batch::list_directory(o.dir); }).size();
         in.source = o.dir;
     }
-    in.unique = in.data.num_systems;
-    if (o.replicate_to > 0 || o.generate.empty()) {
-        const double systems =
-            double(o.replicate_to > 0 ? std::size_t(o.replicate_to) : in.data.num_systems);
+    in.total = o.replicate_to > 0 ? static_cast<std::size_t>(o.replicate_to) : in.unique;
+    const auto offsets = batch::split_systems(in.total, ranks);
+    in.first = offsets[static_cast<std::size_t>(rank)];
+    const std::size_t count = offsets[static_cast<std::size_t>(rank) + 1] - in.first;
+    if (count == 0) return in;
+    std::size_t start = in.first % in.unique, length = count;
+    if (start + count > in.unique) {
+        start = 0;
+        length = in.unique;
+    } else if (in.first + count == in.total && in.total < in.unique) {
+        length = in.unique - start;
+    }
+
+    batch::BatchData loaded;
+    if (!o.generate.empty()) {
+        require_batch_memory<T>(
+            exec, o, format,
+            "--generate " + o.generate + " --batch-size " + std::to_string(in.unique),
+            double(length), double(n), 3.0 * double(n));
+        loaded = batch::generate_stencil3pt(n, length, batch::stencil3pt_seed, start);
+    } else {
+        loaded = load_input(o.dir, [&] { return batch::read_directory(o.dir, start, length); });
+    }
+    if (o.replicate_to > 0 || o.generate.empty())
         require_batch_memory<T>(
             exec, o, format,
             o.replicate_to > 0 ? "--replicate-to " + std::to_string(o.replicate_to) : o.dir,
-            systems, double(in.data.n), double(in.data.nnz()));
-    }
-    if (o.replicate_to > 0) {
-        in.data = batch::replicate(in.data, static_cast<std::size_t>(o.replicate_to));
-    }
+            double(count), double(loaded.n), double(loaded.nnz()));
+    const std::size_t skip = in.first % in.unique - start;
+    in.data =
+        skip == 0 && length == count ? std::move(loaded) : batch::replicate(loaded, count, skip);
     return in;
 }
 
@@ -169,31 +197,24 @@ std::string describe_launch(const batch::LaunchInfo& l) {
     return os.str();
 }
 
-template <typename T>
-int run(const BatchOptions& o) {
-    const bool direct = o.solver == "direct";
-    if (direct && !o.format.empty() && o.format != "dense")
-        throw BadInput("--solver direct needs --format dense (got --format " + o.format + ")");
-    if (direct && o.precond != "none")
-        throw BadInput("--solver direct takes no preconditioner (got --precond " + o.precond + ")");
-    const Format format = parse_format(o.format.empty() ? (direct ? "dense" : "csr") : o.format);
-    if (o.restart < 1) throw BadInput("--restart must be >= 1, got " + std::to_string(o.restart));
-    if (o.block_size < 1 || o.block_size > 32)
-        throw BadInput("--block-size must be in [1, 32], got " + std::to_string(o.block_size));
-    if (o.max_iters > std::numeric_limits<int>::max())
-        throw BadInput("--max-iters must be in [0, " +
-                       std::to_string(std::numeric_limits<int>::max()) + "]");
-    const Executor exec = Executor::create(o.backend);
-    if (!std::isfinite(o.rtol) || !std::isfinite(o.atol) || o.rtol < 0 || o.atol < 0)
-        throw BadInput("--rtol and --atol must be finite and >= 0");
-    const Input in = load_batch<T>(exec, o, format);
-    const batch::BatchData& d = in.data;
-    check_precision<T>(d, in.source);
+int max_iterations(const BatchOptions& o, std::size_t n) {
+    return o.max_iters >= 0
+               ? static_cast<int>(o.max_iters)
+               : static_cast<int>(std::min<std::size_t>(2 * n, std::numeric_limits<int>::max()));
+}
 
-    // Converged when ||r_s|| <= tau_s = max(rtol ||b_s||, atol). The batched solvers take one
-    // relative or one absolute tolerance; with both, system s is solved for b_s / tau_s to the
-    // absolute tolerance 1 (the iterates scale with b), and its norms are scaled back.
-    const bool combined = !direct && o.rtol > 0 && o.atol > 0;
+// Converged when ||r_s|| <= tau_s = max(rtol ||b_s||, atol). The batched solvers take one
+// relative or one absolute tolerance; with both, system s is solved for b_s / tau_s to the
+// absolute tolerance 1 (the iterates scale with b), and its norms are scaled back.
+bool combined_tolerance(const BatchOptions& o) {
+    return o.solver != "direct" && o.rtol > 0 && o.atol > 0;
+}
+
+// Solves the systems of `d` (this rank's) on `exec`.
+template <typename T>
+batch::Result solve_systems(const Executor& exec, const BatchOptions& o, Format format,
+                            const batch::BatchData& d) {
+    const bool combined = combined_tolerance(o);
     std::vector<double> tau(d.num_systems, 1.0);
     std::vector<T> rhs(d.rhs.begin(), d.rhs.end());
     if (combined)
@@ -208,33 +229,34 @@ int run(const BatchOptions& o) {
     const batch::BatchMatrix<T> A(exec, d, format);
     const Array<T> b(exec, rhs);
     Array<T> x(exec, std::vector<T>(d.num_systems * d.n, T(0)));
+    if (o.solver == "direct") return batch::direct_solve(A, b, x);
 
     batch::Settings s;
-    const int max_iters =
-        o.max_iters >= 0
-            ? static_cast<int>(o.max_iters)
-            : static_cast<int>(std::min<std::size_t>(2 * d.n, std::numeric_limits<int>::max()));
-    batch::Result res;
-    if (direct) {
-        res = batch::direct_solve(A, b, x);
-    } else {
-        s.solver = solver::parse_solver(o.solver);
-        s.precond = solver::parse_preconditioner(o.precond);
-        const bool absolute = combined || o.rtol == 0;
-        s.tolerance_type =
-            absolute ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
-        s.tolerance = combined ? 1.0 : absolute ? o.atol : o.rtol;
-        s.max_iters = max_iters;
-        s.restart = o.restart;
-        s.block_size = o.block_size;
-        s.shared_memory = !o.global_memory;
-        res = batch::solve(A, b, x, s);
-        for (std::size_t sys = 0; combined && sys < res.size(); ++sys) {
-            res.residual_norm[sys] *= tau[sys];
-            res.rhs_norm[sys] *= tau[sys];
-        }
+    s.solver = solver::parse_solver(o.solver);
+    s.precond = solver::parse_preconditioner(o.precond);
+    const bool absolute = combined || o.rtol == 0;
+    s.tolerance_type = absolute ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
+    s.tolerance = combined ? 1.0 : absolute ? o.atol : o.rtol;
+    s.max_iters = max_iterations(o, d.n);
+    s.restart = o.restart;
+    s.block_size = o.block_size;
+    s.shared_memory = !o.global_memory;
+    batch::Result res = batch::solve(A, b, x, s);
+    for (std::size_t sys = 0; combined && sys < res.size(); ++sys) {
+        res.residual_norm[sys] *= tau[sys];
+        res.rhs_norm[sys] *= tau[sys];
     }
+    return res;
+}
 
+// Prints (and writes with --json FILE) the whole batch's result `res`; what rank 0 does. `d`
+// holds rank 0's systems (their size and pattern are every system's). Returns the exit status.
+int report(const BatchOptions& o, const Executor& exec, Format format, const Input& in,
+           const batch::Result& res, int ranks) {
+    const batch::BatchData& d = in.data;
+    const bool direct = o.solver == "direct";
+    const bool combined = combined_tolerance(o);
+    const int max_iters = max_iterations(o, d.n);
     const std::size_t B = res.size();
     int it_min = 0, it_max = 0;
     double it_mean = 0;
@@ -275,14 +297,15 @@ int run(const BatchOptions& o) {
         j["restart"] = o.restart;
         j["block_size"] = o.block_size;
         j["shared_memory"] = !o.global_memory;
+        j["ranks"] = ranks;
         j["num_converged"] = converged;
         j["iterations_min"] = it_min;
         j["iterations_mean"] = it_mean;
         j["iterations_max"] = it_max;
         j["max_relative_residual"] = worst;  // NaN (a NaN system) is written as null
-        j["time_s"] = res.time_s;
+        j["time_s"] = res.time_s;            // under mpirun: the slowest rank's
         j["systems_per_second"] = per_second;
-        j["launch"] = {{"block_size", res.launch.block_size},
+        j["launch"] = {{"block_size", res.launch.block_size},  // rank 0's
                        {"grid_size", res.launch.grid_size},
                        {"vectors_total", res.launch.vectors_total},
                        {"vectors_in_shared", res.launch.vectors_in_shared},
@@ -316,8 +339,10 @@ int run(const BatchOptions& o) {
                              : ", converged when <= max(rtol " + format_number(o.rtol) +
                                    " ||b||, atol " + format_number(o.atol) + ")")
                   << ")\n"
-                  << "  time        " << res.time_s << " s, " << per_second
-                  << " systems per second\n";
+                  << "  time        " << res.time_s << " s"
+                  << (ranks > 1 ? " (the slowest of " + std::to_string(ranks) + " MPI ranks)"
+                                : std::string())
+                  << ", " << per_second << " systems per second\n";
         if (!exec.is_host() && !direct)
             std::cout << "  launch      " << describe_launch(res.launch) << "\n";
         if (converged < B) {
@@ -334,6 +359,47 @@ int run(const BatchOptions& o) {
         }
     }
     return converged == B ? exit_ok : exit_not_converged;
+}
+
+// Under mpirun with several ranks each rank loads and solves its block of the systems on its
+// own executor (rank_executor: one GPU per rank), and rank 0 gathers the per-system results
+// and reports them as one rank would; an error on any rank is every rank's (on_every_rank).
+template <typename T>
+int run(const BatchOptions& o) {
+    const bool direct = o.solver == "direct";
+    if (direct && !o.format.empty() && o.format != "dense")
+        throw BadInput("--solver direct needs --format dense (got --format " + o.format + ")");
+    if (direct && o.precond != "none")
+        throw BadInput("--solver direct takes no preconditioner (got --precond " + o.precond + ")");
+    const Format format = parse_format(o.format.empty() ? (direct ? "dense" : "csr") : o.format);
+    if (o.restart < 1) throw BadInput("--restart must be >= 1, got " + std::to_string(o.restart));
+    if (o.block_size < 1 || o.block_size > 32)
+        throw BadInput("--block-size must be in [1, 32], got " + std::to_string(o.block_size));
+    if (o.max_iters > std::numeric_limits<int>::max())
+        throw BadInput("--max-iters must be in [0, " +
+                       std::to_string(std::numeric_limits<int>::max()) + "]");
+    const auto comm = world();  // nullptr unless under mpirun with several ranks
+    const int rank = comm ? comm->rank() : 0, ranks = comm ? comm->size() : 1;
+    std::optional<Executor> exec;
+    Input in;
+    dist::on_every_rank(comm.get(), [&] {
+        exec = rank_executor(o.backend);
+        if (!std::isfinite(o.rtol) || !std::isfinite(o.atol) || o.rtol < 0 || o.atol < 0)
+            throw BadInput("--rtol and --atol must be finite and >= 0");
+        in = load_batch<T>(*exec, o, format, rank, ranks);
+        check_precision<T>(in.data, in.source);
+    });
+    batch::Result res;
+    dist::on_every_rank(comm.get(), [&] {
+        if (in.data.num_systems > 0) res = solve_systems<T>(*exec, o, format, in.data);
+    });
+    if (comm) res = batch::gather(*comm, res);
+    int status = exit_error;
+    dist::on_every_rank(comm.get(), [&] {
+        if (rank == 0) status = report(o, *exec, format, in, res, ranks);
+    });
+    if (comm) comm->broadcast(&status, sizeof status, 0);
+    return status;
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "mpi.hpp"
 
+#include <cstdlib>
+
 #if PORTLA_HAS_MPI
 #include "portla/dist/mpi_communicator.hpp"
 #endif

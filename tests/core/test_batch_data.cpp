@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "portla/batch/distributed.hpp"
 #include "portla/batch/matrix.hpp"
 #include "portla/error.hpp"
 
@@ -291,6 +292,63 @@ TEST(BatchReplicate, RepeatsInOrderOrTakesTheFirst) {
     empty.names.clear();
     EXPECT_TRUE(
         contains(bad_input_message([&] { portla::batch::replicate(empty, 3); }), "no systems"));
+}
+
+// What one of several ranks loads (issue 14): a block of the systems, equal to the same block
+// of the whole batch.
+TEST(BatchRanges, ReadGenerateAndReplicateABlockOfSystems) {
+    const BatchData all = portla::batch::read_directory(batch_dir("good"));
+    EXPECT_EQ(portla::batch::list_directory(batch_dir("good")).size(), 4u);
+    for (std::size_t first = 0; first <= 4; ++first)
+        for (std::size_t count = 0; first + count <= 4; ++count) {
+            const BatchData part = portla::batch::read_directory(batch_dir("good"), first, count);
+            ASSERT_EQ(part.num_systems, count);
+            EXPECT_EQ(part.row_ptrs, all.row_ptrs);
+            EXPECT_EQ(part.col_idxs, all.col_idxs);
+            const auto nnz = static_cast<std::ptrdiff_t>(all.nnz());
+            const auto n = static_cast<std::ptrdiff_t>(all.n);
+            const auto f = static_cast<std::ptrdiff_t>(first),
+                       c = static_cast<std::ptrdiff_t>(count);
+            EXPECT_EQ(part.values, std::vector<double>(all.values.begin() + f * nnz,
+                                                       all.values.begin() + (f + c) * nnz));
+            EXPECT_EQ(part.rhs,
+                      std::vector<double>(all.rhs.begin() + f * n, all.rhs.begin() + (f + c) * n));
+        }
+    EXPECT_TRUE(
+        contains(bad_input_message([] { portla::batch::read_directory(batch_dir("good"), 3, 2); }),
+                 "the directory has 4"));
+    // System 1 is malformed: a block without it reads, one with it names the file.
+    EXPECT_NO_THROW(portla::batch::read_directory(batch_dir("malformed"), 0, 1));
+    EXPECT_TRUE(contains(
+        bad_input_message([] { portla::batch::read_directory(batch_dir("malformed"), 1, 1); }),
+        "malformed/1/A.mtx:5"));
+    // A block after system 0 is still checked against system 0's pattern.
+    EXPECT_TRUE(contains(bad_input_message([] {
+                             portla::batch::read_directory(batch_dir("pattern_differs"), 1, 1);
+                         }),
+                         "sparsity pattern differs from system 0"));
+
+    for (const std::size_t n : {1, 4, 33}) {
+        const BatchData whole = portla::batch::generate_stencil3pt(n, 9);
+        const BatchData block =
+            portla::batch::generate_stencil3pt(n, 4, portla::batch::stencil3pt_seed, 5);
+        EXPECT_EQ(block.values,
+                  std::vector<double>(whole.values.begin() + 5 * whole.nnz(), whole.values.end()));
+        EXPECT_EQ(block.rhs, std::vector<double>(whole.rhs.begin() + 5 * n, whole.rhs.end()));
+    }
+
+    const BatchData r = portla::batch::replicate(all, 6, 3);  // systems 3, 0, 1, 2, 3, 0
+    ASSERT_EQ(r.num_systems, 6u);
+    for (std::size_t s = 0; s < 6; ++s)
+        EXPECT_EQ(r.rhs[s * all.n], all.rhs[((3 + s) % 4) * all.n]) << "system " << s;
+}
+
+TEST(BatchRanges, SplitSystemsIsContiguousAndBalanced) {
+    using portla::batch::split_systems;
+    EXPECT_EQ(split_systems(10, 3), (std::vector<std::size_t>{0, 4, 7, 10}));
+    EXPECT_EQ(split_systems(3, 5), (std::vector<std::size_t>{0, 1, 2, 3, 3, 3}));
+    EXPECT_EQ(split_systems(8, 1), (std::vector<std::size_t>{0, 8}));
+    EXPECT_TRUE(contains(bad_input_message([] { split_systems(4, 0); }), "parts"));
 }
 
 }  // namespace

@@ -44,14 +44,31 @@ struct BatchData {
 /// when a system's size or sparsity pattern differs from system 0's, or when none is found.
 BatchData read_directory(const std::string& dir);
 
+/// The system directories read_directory(dir) reads, in its order, found by listing `dir` alone
+/// (no file is opened). Throws BadInput as read_directory does when `dir` cannot be listed or
+/// holds no numbered system directory.
+std::vector<std::string> list_directory(const std::string& dir);
+
+/// Systems [first, first + count) of read_directory(dir), reading only their files and system
+/// 0's A.mtx (the pattern they must share): what one of several processes reads. The same
+/// checks and messages as read_directory, for the systems read; BadInput too when
+/// first + count exceeds the systems found.
+BatchData read_directory(const std::string& dir, std::size_t first, std::size_t count);
+
 /// SPD tridiagonal systems: diagonal 2 / h_i with h_i ~ Normal(0.5, 0.1) drawn per row and
 /// system (h_i clamped to [0.05, 1]), off-diagonals -1, right-hand side constant per system
-/// (drawn from [0.5, 1.5]); a fixed seed gives the same batch every time.
+/// (drawn from [0.5, 1.5]); a fixed seed gives the same batch every time. System s does not
+/// depend on how many systems precede or follow it: `first` > 0 gives systems
+/// [first, first + num_systems) of the same stream (the random draws of the systems before are
+/// skipped, not stored: time O(first * n), no memory for them).
+inline constexpr std::uint64_t stencil3pt_seed = 20231112;
 BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems,
-                              std::uint64_t seed = 20231112);
+                              std::uint64_t seed = stencil3pt_seed, std::size_t first = 0);
 
-/// The systems of `data` repeated in order until there are num_systems of them.
-BatchData replicate(const BatchData& data, std::size_t num_systems);
+/// The systems of `data` repeated in order, starting with system `first` (modulo
+/// data.num_systems), until there are num_systems of them: system s of the result is system
+/// (first + s) % data.num_systems of `data`.
+BatchData replicate(const BatchData& data, std::size_t num_systems, std::size_t first = 0);
 
 /// A batch matrix on an executor.
 template <typename T>

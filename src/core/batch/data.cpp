@@ -140,40 +140,72 @@ std::string pattern_difference(const BatchData& batch, const MatrixData& a) {
 
 }  // namespace
 
-BatchData read_directory(const std::string& dir) {
+std::vector<std::string> list_directory(const std::string& dir) {
     const auto systems = numbered_subdirectories(dir);
     if (systems.empty())
         throw BadInput(dir, 0,
                        "no numbered system directories (expected " + dir + "/0/A.mtx and " + dir +
                            "/0/b.mtx)");
+    std::vector<std::string> names;
+    names.reserve(systems.size());
+    for (const auto& path : systems) names.push_back(path.string());
+    return names;
+}
+
+namespace {
+
+// System s's A.mtx, square and not empty, its entries sorted.
+MatrixData read_system_matrix(const std::string& system, const io::ReadOptions& options) {
+    const std::string a_path = system + "/A.mtx";
+    MatrixData a = io::read_matrix_market(a_path, options);
+    if (a.rows != a.cols)
+        throw BadInput(a_path, 0, "matrix is " + shape(a.rows, a.cols) + ", expected square");
+    if (a.rows == 0) throw BadInput(a_path, 0, "matrix is empty (0 x 0)");
+    a.sort_and_sum_duplicates();
+    return a;
+}
+
+// The pattern of system 0's matrix `a` (read from `a_path`) as the batch's pattern.
+void set_pattern(BatchData& batch, const MatrixData& a, const std::string& a_path) {
+    if (static_cast<std::uint64_t>(a.rows) >
+            static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()) ||
+        a.entries() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw BadInput(a_path, 0, "too large for 32-bit indices");
+    batch.n = static_cast<std::size_t>(a.rows);
+    batch.row_ptrs.assign(batch.n + 1, 0);
+    batch.col_idxs.resize(a.entries());
+    for (std::size_t k = 0; k < a.entries(); ++k) {
+        ++batch.row_ptrs[static_cast<std::size_t>(a.row_idx[k]) + 1];
+        batch.col_idxs[k] = static_cast<std::int32_t>(a.col_idx[k]);
+    }
+    for (std::size_t i = 0; i < batch.n; ++i) batch.row_ptrs[i + 1] += batch.row_ptrs[i];
+}
+
+}  // namespace
+
+namespace {
+
+// Systems [first, first + count) of the listed `systems` of `dir`.
+BatchData read_systems(const std::string& dir, const std::vector<std::string>& systems,
+                       std::size_t first, std::size_t count) {
+    if (first > systems.size() || count > systems.size() - first)
+        throw BadInput(dir, 0,
+                       "systems " + std::to_string(first) + " ... " +
+                           std::to_string(first + count) + " asked for, the directory has " +
+                           std::to_string(systems.size()));
     io::ReadOptions options;
     options.require_finite = false;  // a NaN system is flagged by the solver, not rejected here
     BatchData batch;
-    batch.num_systems = systems.size();
-    batch.names.reserve(systems.size());
-    for (std::size_t s = 0; s < systems.size(); ++s) {
-        const std::string a_path = (systems[s] / "A.mtx").string();
-        const std::string b_path = (systems[s] / "b.mtx").string();
-        MatrixData a = io::read_matrix_market(a_path, options);
-        if (a.rows != a.cols)
-            throw BadInput(a_path, 0, "matrix is " + shape(a.rows, a.cols) + ", expected square");
-        if (a.rows == 0) throw BadInput(a_path, 0, "matrix is empty (0 x 0)");
-        a.sort_and_sum_duplicates();
+    batch.num_systems = count;
+    batch.names.reserve(count);
+    if (first > 0 || count == 0)  // the pattern every system must share
+        set_pattern(batch, read_system_matrix(systems[0], options), systems[0] + "/A.mtx");
+    for (std::size_t s = first; s < first + count; ++s) {
+        const std::string a_path = systems[s] + "/A.mtx";
+        const std::string b_path = systems[s] + "/b.mtx";
+        const MatrixData a = read_system_matrix(systems[s], options);
         if (s == 0) {
-            if (static_cast<std::uint64_t>(a.rows) >
-                    static_cast<std::uint64_t>(std::numeric_limits<std::int32_t>::max()) ||
-                a.entries() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-                throw BadInput(a_path, 0, "too large for 32-bit indices");
-            batch.n = static_cast<std::size_t>(a.rows);
-            batch.row_ptrs.assign(batch.n + 1, 0);
-            batch.col_idxs.resize(a.entries());
-            for (std::size_t k = 0; k < a.entries(); ++k) {
-                ++batch.row_ptrs[static_cast<std::size_t>(a.row_idx[k]) + 1];
-                batch.col_idxs[k] = static_cast<std::int32_t>(a.col_idx[k]);
-            }
-            for (std::size_t i = 0; i < batch.n; ++i) batch.row_ptrs[i + 1] += batch.row_ptrs[i];
-            batch.values.reserve(checked_product(systems.size(), a.entries(), dir));
-            batch.rhs.reserve(checked_product(systems.size(), batch.n, dir));
+            set_pattern(batch, a, a_path);
         } else {
             if (static_cast<std::size_t>(a.rows) != batch.n)
                 throw BadInput(a_path, 0,
@@ -184,6 +216,10 @@ BatchData read_directory(const std::string& dir) {
             const std::string diff = pattern_difference(batch, a);
             if (!diff.empty())
                 throw BadInput(a_path, 0, "sparsity pattern differs from system 0 (" + diff + ")");
+        }
+        if (s == first) {
+            batch.values.reserve(checked_product(count, a.entries(), dir));
+            batch.rhs.reserve(checked_product(count, batch.n, dir));
         }
         batch.values.insert(batch.values.end(), a.values.begin(), a.values.end());
 
@@ -196,10 +232,21 @@ BatchData read_directory(const std::string& dir) {
         batch.rhs.resize(offset + batch.n, 0.0);
         for (std::size_t k = 0; k < b.entries(); ++k)
             batch.rhs[offset + static_cast<std::size_t>(b.row_idx[k])] += b.values[k];
-        batch.names.push_back(systems[s].string());
+        batch.names.push_back(systems[s]);
     }
     batch.validate(dir);
     return batch;
+}
+
+}  // namespace
+
+BatchData read_directory(const std::string& dir, std::size_t first, std::size_t count) {
+    return read_systems(dir, list_directory(dir), first, count);
+}
+
+BatchData read_directory(const std::string& dir) {
+    const std::vector<std::string> systems = list_directory(dir);
+    return read_systems(dir, systems, 0, systems.size());
 }
 
 namespace {
@@ -211,9 +258,11 @@ double uniform_open0(std::mt19937_64& gen) {
 
 }  // namespace
 
-BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint64_t seed) {
-    const std::string where =
-        "generate_stencil3pt(" + std::to_string(n) + ", " + std::to_string(num_systems) + ")";
+BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint64_t seed,
+                              std::size_t first) {
+    const std::string where = "generate_stencil3pt(" + std::to_string(n) + ", " +
+                              std::to_string(num_systems) +
+                              (first > 0 ? ", first " + std::to_string(first) : "") + ")";
     if (n == 0) throw BadInput(where + ": n must be >= 1");
     if (n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() / 3))
         throw BadInput(where + ": n too large for 32-bit indices");
@@ -240,6 +289,8 @@ BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint6
     constexpr double mean = 0.5, deviation = 0.1, h_min = 0.05, h_max = 1.0;
     constexpr double two_pi = 6.283185307179586476925286766559;
     std::mt19937_64 gen(seed);
+    // Each system takes n rounded up to even draws for its h_i and one for its right-hand side.
+    gen.discard(checked_product(first, n + n % 2 + 1, where));
     std::vector<double> h(n + 1);
     for (std::size_t s = 0; s < num_systems; ++s) {
         for (std::size_t i = 0; i < n; i += 2) {
@@ -261,7 +312,7 @@ BatchData generate_stencil3pt(std::size_t n, std::size_t num_systems, std::uint6
     return batch;
 }
 
-BatchData replicate(const BatchData& data, std::size_t num_systems) {
+BatchData replicate(const BatchData& data, std::size_t num_systems, std::size_t first) {
     data.validate("replicate");
     if (num_systems > 0 && data.num_systems == 0)
         throw BadInput("replicate: the batch to repeat has no systems");
@@ -276,7 +327,8 @@ BatchData replicate(const BatchData& data, std::size_t num_systems) {
     if (!data.rhs.empty()) out.rhs.resize(checked_product(num_systems, data.n, where));
     if (!data.names.empty()) out.names.resize(num_systems);
     for (std::size_t s = 0; s < num_systems; ++s) {
-        const std::size_t src = s % data.num_systems;
+        const std::size_t src =
+            (first % data.num_systems + s % data.num_systems) % data.num_systems;
         std::copy_n(data.values.begin() + static_cast<std::ptrdiff_t>(src * nnz), nnz,
                     out.values.begin() + static_cast<std::ptrdiff_t>(s * nnz));
         if (!data.rhs.empty())
