@@ -71,10 +71,13 @@ run() {
 import json, sys
 path, name, g, extra, out = sys.argv[1:]
 j = json.load(open(path))
+# Per-system arrays of a batch (2^18 entries) stay in the run's own file, not in the summary.
+j = {k: v for k, v in j.items() if not (isinstance(v, list) and len(v) > 16)}
 row = {"case": name, "gpus": int(g), **json.loads(extra), "result": j}
 tpi = j.get("time_per_iteration_s") or j.get("time_s")
 print("   %s: n = %s, %s iterations, %.4f ms per iteration%s" % (
-    j.get("problem", name), j.get("n", j.get("systems")), j.get("iterations", "-"),
+    j.get("problem", name), j.get("n", j.get("systems")),
+    j.get("iterations") if isinstance(j.get("iterations"), int) else "-",
     1e3 * (tpi or 0), "" if "communication" not in j else
     ", allreduce %.1f%%, halo wait %.1f%% of the solve" % (
         100 * j["communication"]["allreduce_s"] / j["time_s"],
@@ -156,7 +159,7 @@ try:
                          capture_output=True, text=True).stdout.strip().splitlines()
 except OSError:
     gpu = []
-doc = {"date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC"), "commit": sys.argv[3],
+doc = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "commit": sys.argv[3],
        "gpus": gpu, "note": "weak: time per iteration relative to one GPU (scaled to equal work "
        "per GPU; 1.0 ideal); others: speed-up over one GPU", "summary": summary, "runs": rows}
 json.dump(doc, open(sys.argv[2], "w"), indent=1)
