@@ -150,6 +150,10 @@ private:
     // max_tokens are kept in tokens_ and lengths_).
     std::size_t tokenize();
     bool is_blank_or_comment() const;
+    // The common case read straight from the block buffer: a coordinate line "row col [value]"
+    // with nothing else on it, indices in range and a finite value. False (nothing consumed) for
+    // anything else, which the general path then reads and reports.
+    bool fast_entry(const Header& header, std::int64_t& row, std::int64_t& col, double& value);
     double parse_value(const Header& header, std::size_t token);
     std::int64_t parse_index(std::size_t token, const char* what, std::int64_t bound);
 
@@ -201,6 +205,50 @@ bool Reader::next_line() {
         pos_ = buffer_.data();
         end_ = pos_ + rest + got;
     }
+}
+
+bool Reader::fast_entry(const Header& h, std::int64_t& row, std::int64_t& col, double& value) {
+    const auto rest = static_cast<std::size_t>(end_ - pos_);
+    const char* newline =
+        rest > 0 ? static_cast<const char*>(std::memchr(pos_, '\n', rest)) : nullptr;
+    if (!newline) return false;
+    const char* p = pos_;
+    auto blanks = [&](bool required) {
+        const char* start = p;
+        while (p < newline && (*p == ' ' || *p == '\t')) ++p;
+        return !required || p > start;
+    };
+    auto integer = [&](std::int64_t& out) {
+        const auto [next, ec] = std::from_chars(p, newline, out);
+        if (ec != std::errc() || next == p) return false;
+        p = next;
+        return true;
+    };
+    blanks(false);
+    if (!integer(row) || !blanks(true) || !integer(col)) return false;
+    if (row < 1 || row > h.rows || col < 1 || col > h.cols) return false;
+    value = 1.0;
+    if (h.field != Field::pattern) {
+        if (!blanks(true)) return false;
+        if (h.field == Field::integer) {
+            std::int64_t v = 0;
+            if (!integer(v)) return false;
+            value = static_cast<double>(v);
+        } else {
+            const auto [next, ec] = std::from_chars(p, newline, value);
+            if (ec != std::errc() || next == p) return false;
+            if (options_.require_finite && !std::isfinite(value)) return false;
+            p = next;
+        }
+    }
+    blanks(false);
+    if (p < newline && *p == '\r') ++p;
+    if (p != newline) return false;
+    pos_ = newline + 1;
+    ++line_no_;
+    --row;
+    --col;
+    return true;
 }
 
 bool Reader::is_blank_or_comment() const {
@@ -455,6 +503,20 @@ MatrixData Reader::read_entries(const Header& h) {
         }
     };
 
+    auto check_triangle = [&](std::int64_t r, std::int64_t c) {
+        if (h.symmetry != Symmetry::general && r < c) {
+            fail(line_no_,
+                 "entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) +
+                     ") above the diagonal in a " +
+                     (h.symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric") +
+                     " file (only the lower triangle may be stored)");
+        }
+        if (h.symmetry == Symmetry::skew_symmetric && r == c) {
+            fail(line_no_, "diagonal entry (" + std::to_string(r + 1) + ", " +
+                               std::to_string(c + 1) + ") in a skew-symmetric file");
+        }
+    };
+
     // Next position of an array file, column-major; symmetric arrays list the lower triangle
     // column by column (skew-symmetric: the strict lower triangle).
     const std::int64_t first_row_offset =
@@ -466,7 +528,15 @@ MatrixData Reader::read_entries(const Header& h) {
     const char* const layout = h.format == Format::array
                                    ? "'value'"
                                    : (h.field == Field::pattern ? "'row col'" : "'row col value'");
+    const bool coordinate = h.format != Format::array;
     for (std::int64_t k = 0; k < h.count; ++k) {
+        std::int64_t r = 0, c = 0;
+        double v = 1.0;
+        if (coordinate && fast_entry(h, r, c, v)) {
+            check_triangle(r, c);
+            store(r, c, v);
+            continue;
+        }
         if (!next_data_line()) {
             fail(line_no_ + 1, "truncated file: expected " + std::to_string(h.count) +
                                    " entries, found " + std::to_string(k));
@@ -487,19 +557,9 @@ MatrixData Reader::read_entries(const Header& h) {
             }
             continue;
         }
-        const std::int64_t r = parse_index(0, "row", h.rows);
-        const std::int64_t c = parse_index(1, "column", h.cols);
-        if (h.symmetry != Symmetry::general && r < c) {
-            fail(line_no_,
-                 "entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) +
-                     ") above the diagonal in a " +
-                     (h.symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric") +
-                     " file (only the lower triangle may be stored)");
-        }
-        if (h.symmetry == Symmetry::skew_symmetric && r == c) {
-            fail(line_no_, "diagonal entry (" + std::to_string(r + 1) + ", " +
-                               std::to_string(c + 1) + ") in a skew-symmetric file");
-        }
+        r = parse_index(0, "row", h.rows);
+        c = parse_index(1, "column", h.cols);
+        check_triangle(r, c);
         store(r, c, h.field == Field::pattern ? 1.0 : parse_value(h, 2));
     }
     if (next_data_line()) {
