@@ -160,6 +160,7 @@ private:
     std::istream& in_;
     const std::string& name_;
     const ReadOptions& options_;
+    static constexpr std::size_t first_block = std::size_t{1} << 16;
     static constexpr std::size_t block_size = std::size_t{1} << 20;
     std::string line_;
     std::vector<char> buffer_;   // max_line_length + block_size: a whole line always fits
@@ -175,7 +176,7 @@ bool Reader::next_line() {
     // The input is read in blocks (istream::getline per line cost half of the reading time:
     // 1e6-row, 6.9e6-entry file, 2-core VM, 2026-11-23); a line is the text up to the next
     // newline, at most max_line_length characters.
-    if (buffer_.empty()) buffer_.resize(max_line_length + block_size);
+    if (buffer_.empty()) buffer_.resize(first_block);
     for (;;) {
         const std::size_t rest = static_cast<std::size_t>(end_ - pos_);
         const void* newline = rest > 0 ? std::memchr(pos_, '\n', rest) : nullptr;
@@ -196,8 +197,11 @@ bool Reader::next_line() {
             fail(line_no_ + 1,
                  "line too long (more than " + std::to_string(max_line_length) + " characters)");
         }
-        // Keep the unfinished line at the front and fill the rest of the buffer.
-        std::memmove(buffer_.data(), pos_, rest);
+        // Keep the unfinished line at the front and fill the rest of the buffer: it grows (from
+        // 64 KiB, so that small files stay cheap) to block_size, and beyond when a line fills it.
+        if (rest > 0) std::memmove(buffer_.data(), pos_, rest);
+        if (buffer_.size() < block_size || rest == buffer_.size())
+            buffer_.resize(std::min(2 * buffer_.size(), max_line_length + block_size));
         in_.read(buffer_.data() + rest, static_cast<std::streamsize>(buffer_.size() - rest));
         if (in_.bad()) fail(line_no_ + 1, "read error");
         const auto got = static_cast<std::size_t>(in_.gcount());
