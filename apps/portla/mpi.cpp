@@ -1,6 +1,7 @@
 #include "mpi.hpp"
 
 #include <cstdlib>
+#include <string>
 
 #if PORTLA_HAS_MPI
 #include "portla/dist/mpi_communicator.hpp"
@@ -17,7 +18,19 @@ std::shared_ptr<const dist::Communicator>& world_slot() {
 }
 }  // namespace
 
+// Whether a launcher (mpirun, mpiexec, srun) started this process: then MPI is initialised.
+// Otherwise it is not (MPI_Init as a singleton costs about 0.4 s, every command paid it), unless
+// the command asks for the distributed path (--distributed).
+bool wants_mpi(int argc, char** argv) {
+    for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+        if (std::getenv(name)) return true;
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--distributed") return true;
+    return false;
+}
+
 MpiSession::MpiSession(int* argc, char*** argv) {
+    if (!wants_mpi(*argc, *argv)) return;
     int provided = 0;
     initialised_here = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS;
 }

@@ -10,7 +10,9 @@
 
 namespace portla::cli {
 
-/// MPI_Init_thread (funneled) in builds with MPI, MPI_Finalize on destruction; nothing else.
+/// MPI_Init_thread (funneled) in builds with MPI when a launcher started the process (mpirun:
+/// OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK or PMI_SIZE in the environment) or the command line
+/// has --distributed; MPI_Finalize on destruction; nothing else.
 class MpiSession {
 public:
     MpiSession(int* argc, char*** argv);
