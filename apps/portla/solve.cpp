@@ -89,16 +89,18 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     const double entry_bytes = 2 * sizeof(std::int64_t) + sizeof(double);  // MatrixData
     MemoryNeed host, device;
     if (stored) host.add(nnz, entry_bytes);
-    if (stored && method == solver::Solver::cg) host.add(nnz, entry_bytes).add(n, sizeof(double));
+    const bool cg_like = method == solver::Solver::cg || method == solver::Solver::pipecg;
+    if (stored && cg_like) host.add(nnz, entry_bytes).add(n, sizeof(double));
     host.add(3 * n, sizeof(double));  // b or x0 as read, x copied back
     if (stored && o.problem.format == "dense")
         device.add(n * n, sizeof(T));
     else if (stored)
         device.add(nnz, sizeof(T) + sizeof(std::int32_t)).add(n + 1, sizeof(std::int32_t));
     using solver::Preconditioner;
-    const double vectors = method == solver::Solver::cg      ? 5
-                           : method == solver::Solver::gmres ? o.restart + 5.0
-                                                             : 9;
+    const double vectors = method == solver::Solver::cg       ? 5
+                           : method == solver::Solver::gmres  ? o.restart + 5.0
+                           : method == solver::Solver::pipecg ? 10
+                                                              : 9;
     device.add(vectors + 2 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
     if (precond == Preconditioner::block_jacobi) device.add(n * o.block_size, sizeof(T));
     if (precond == Preconditioner::chebyshev) device.add(3 * n, sizeof(T));
@@ -192,7 +194,8 @@ int run(const SolveOptions& o) {
         const auto read_start = std::chrono::steady_clock::now();
         problem = load_problem(o.problem);
         read_s = seconds_since(read_start);
-        if (method == solver::Solver::cg) check_spd_candidate(problem);
+        if (method == solver::Solver::cg || method == solver::Solver::pipecg)
+            check_spd_candidate(problem);
         if (std::is_same<T, float>::value)
             for (double v : problem.data.values)
                 if (std::abs(v) > std::numeric_limits<float>::max())
@@ -269,7 +272,9 @@ int run(const SolveOptions& o) {
     timer.start();
     const solver::Result res = method == solver::Solver::cg      ? solver::cg<T>(*A, b, x, s)
                                : method == solver::Solver::gmres ? solver::gmres<T>(*A, b, x, s)
-                                                                 : solver::bicgstab<T>(*A, b, x, s);
+                               : method == solver::Solver::pipecg
+                                   ? solver::pipecg<T>(*A, b, x, s)
+                                   : solver::bicgstab<T>(*A, b, x, s);
     timer.stop();
     double time_s = timer.seconds();
     // Under mpirun: the slowest rank's time, and where the ranks' time in communication went.
@@ -390,9 +395,12 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--rhs", o->problem.rhs,
                    "right-hand side (Matrix Market vector); default b = A 1")
         ->check(regular_file());
-    app.add_option("--solver", o->solver, "cg, bicgstab or gmres")
-        ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
-                               to_string(solver::Solver::gmres)}));
+    app.add_option("--solver", o->solver,
+                   "cg, bicgstab, gmres or pipecg (pipelined CG: one reduction per iteration, "
+                   "overlapped with the operator under mpirun)")
+        ->check(
+            CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
+                           to_string(solver::Solver::gmres), to_string(solver::Solver::pipecg)}));
     app.add_option("--restart", o->restart, "GMRES restart length (Krylov vectors per cycle)")
         ->check(CLI::Range(1, 100000));
     using solver::Preconditioner;

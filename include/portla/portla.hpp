@@ -21,6 +21,7 @@
 #include "portla/solver/cg.hpp"
 #include "portla/solver/chebyshev.hpp"
 #include "portla/solver/gmres.hpp"
+#include "portla/solver/pipecg.hpp"
 #include "portla/solver/ilu.hpp"
 #include "portla/solver/preconditioner.hpp"
 #include "portla/solver/settings.hpp"

@@ -193,6 +193,10 @@ nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b, std::
                 info.result = pm ? solver::gmres(op, *pm, bv, x, settings)
                                  : solver::gmres(op, bv, x, settings);
                 break;
+            case solver::Solver::pipecg:
+                info.result = pm ? solver::pipecg(op, *pm, bv, x, settings)
+                                 : solver::pipecg(op, bv, x, settings);
+                break;
         }
         exec.synchronize();
         info.time_s = std::chrono::duration<double>(clock::now() - start).count();

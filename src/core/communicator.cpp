@@ -18,6 +18,15 @@ namespace dist {
 
 bool Communicator::exchanges_memory_of(const Executor& exec) const { return exec.is_host(); }
 
+std::unique_ptr<Communicator::Exchange> Communicator::start_allreduce_sum(double* values,
+                                                                          int count) const {
+    struct Done final : Exchange {
+        void wait() override {}
+    };
+    allreduce_sum(values, count);
+    return std::make_unique<Done>();
+}
+
 std::string agree_on_error(const Communicator& comm, const std::string& local_error) {
     const int size = comm.size();
     // The lowest failing rank r as size - r, the largest value: 0 when no rank failed.

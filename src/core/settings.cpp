@@ -61,14 +61,16 @@ std::string to_string(Solver s) {
             return "bicgstab";
         case Solver::gmres:
             return "gmres";
+        case Solver::pipecg:
+            return "pipecg";
     }
     return "unknown";
 }
 
 Solver parse_solver(const std::string& name) {
-    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres})
+    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres, Solver::pipecg})
         if (name == to_string(s)) return s;
-    throw BadInput("unknown solver '" + name + "' (expected cg, bicgstab or gmres)");
+    throw BadInput("unknown solver '" + name + "' (expected cg, bicgstab, gmres or pipecg)");
 }
 
 }  // namespace portla::solver

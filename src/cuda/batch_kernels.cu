@@ -287,6 +287,8 @@ void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, Timer& tim
             return launch_solve<T, Solver::bicgstab>(exec, args, timer, info);
         case Solver::gmres:
             break;
+        case Solver::pipecg:  // refused by batch::solve
+            throw Unsupported("batch_solve: pipecg is not a batched solver");
     }
     return launch_solve<T, Solver::gmres>(exec, args, timer, info);
 }

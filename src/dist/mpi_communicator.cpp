@@ -32,10 +32,13 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Requests in flight; the time blocked in wait() goes to the stats' `seconds`, one to `count`.
 class MpiExchange : public Communicator::Exchange {
 public:
-    MpiExchange(std::vector<MPI_Request> requests, Communicator::Stats& stats)
-        : requests_(std::move(requests)), stats_(stats) {}
+    MpiExchange(std::vector<MPI_Request> requests, Communicator::Stats& stats,
+                double Communicator::Stats::*seconds = &Communicator::Stats::exchange_s,
+                long Communicator::Stats::*count = &Communicator::Stats::exchanges)
+        : requests_(std::move(requests)), stats_(stats), seconds_(seconds), count_(count) {}
     ~MpiExchange() override {
         if (!requests_.empty())
             MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
@@ -44,14 +47,16 @@ public:
         const auto start = std::chrono::steady_clock::now();
         const int code = MPI_Waitall(int(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
         requests_.clear();
-        stats_.exchange_s += seconds_since(start);
-        ++stats_.exchanges;
+        stats_.*seconds_ += seconds_since(start);
+        ++(stats_.*count_);
         check(code, "MPI_Waitall");
     }
 
 private:
     std::vector<MPI_Request> requests_;
     Communicator::Stats& stats_;
+    double Communicator::Stats::*seconds_;
+    long Communicator::Stats::*count_;
 };
 
 constexpr int kTag = 14;
@@ -88,6 +93,15 @@ void MpiCommunicator::allreduce_sum(double* values, int count) const {
     stats_.reduce_s += seconds_since(start);
     ++stats_.reductions;
     check(code, "MPI_Allreduce");
+}
+
+std::unique_ptr<Communicator::Exchange> MpiCommunicator::start_allreduce_sum(double* values,
+                                                                             int count) const {
+    std::vector<MPI_Request> request(1);
+    check(MPI_Iallreduce(MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, comm_, &request[0]),
+          "MPI_Iallreduce");
+    return std::make_unique<MpiExchange>(std::move(request), stats_, &Stats::reduce_s,
+                                         &Stats::reductions);
 }
 
 void MpiCommunicator::allreduce_max(double* values, int count) const {

@@ -92,6 +92,26 @@ TEST(DistCli, GeneratedAssembledProblem) {
                 nlohmann::json::parse(one.out)["iterations"].get<double>(), 1);
 }
 
+// --solver pipecg under mpirun (one non-blocking allreduce per iteration) against one rank.
+TEST(DistCli, PipelinedCg) {
+    const auto many = run_portla(mpirun(3, {"solve", "--generate", "poisson3d:12", "--solver",
+                                            "pipecg", "--precond", "jacobi", "--json"}),
+                                 60);
+    ASSERT_EQ(many.exit_code, 0) << many;
+    const auto one = run_portla(mpirun(1, {"solve", "--generate", "poisson3d:12", "--solver",
+                                           "pipecg", "--precond", "jacobi", "--json"}),
+                                60);
+    ASSERT_EQ(one.exit_code, 0) << one;
+    const auto j = nlohmann::json::parse(many.out), k = nlohmann::json::parse(one.out);
+    EXPECT_EQ(j["solver"], "pipecg");
+    EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_LE(j["relative_residual"].get<double>(), 1e-8);
+    EXPECT_NEAR(j["iterations"].get<double>(), k["iterations"].get<double>(), 1);
+    // One allreduce per iteration, plus the set-up's and the final residual's few.
+    EXPECT_LE(j["communication"]["allreductions"].get<double>(),
+              j["iterations"].get<double>() + 12);
+}
+
 // The matrix-free operator under mpirun: each rank generates its slab (distributed-stencil);
 // the same iterations and solution as one process, and as --distributed on one rank.
 TEST(DistCli, GeneratedMatrixFreeProblem) {

@@ -28,8 +28,9 @@ namespace dist {
 /// every rank of the group, in the same order. Blocking unless stated otherwise.
 class Communicator {
 public:
-    /// A point-to-point exchange in flight; wait() returns once every message has been sent
-    /// and received (the buffers may then be reused).
+    /// An exchange (or a non-blocking collective) in flight; wait() returns once every message
+    /// has been sent and received, or the collective has completed (the buffers may then be
+    /// reused).
     class Exchange {
     public:
         virtual ~Exchange() = default;
@@ -62,6 +63,11 @@ public:
     virtual int size() const = 0;
     /// values[i] = sum over ranks of values[i], in place, on every rank.
     virtual void allreduce_sum(double* values, int count) const = 0;
+    /// Starts values[i] = sum over ranks of values[i] (in place, on every rank) and returns at
+    /// once where the library can (MPI_Iallreduce); the values hold the sums after wait(), and
+    /// must not be touched before. Collective, in the same order as the other collectives. This
+    /// default completes it at once (allreduce_sum).
+    virtual std::unique_ptr<Exchange> start_allreduce_sum(double* values, int count) const;
     /// values[i] = max over ranks of values[i], in place, on every rank (NaN propagates).
     virtual void allreduce_max(double* values, int count) const = 0;
     /// `bytes` bytes at `data` of rank `root` copied to every rank's `data`.

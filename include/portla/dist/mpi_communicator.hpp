@@ -29,6 +29,8 @@ public:
     int size() const override { return size_; }
     void allreduce_sum(double* values, int count) const override;
     void allreduce_max(double* values, int count) const override;
+    /// MPI_Iallreduce; the time blocked in wait() counts as reduce time.
+    std::unique_ptr<Exchange> start_allreduce_sum(double* values, int count) const override;
     void broadcast(void* data, std::size_t bytes, int root) const override;
     void alltoall(const std::int64_t* send, std::int64_t* recv) const override;
     std::unique_ptr<Exchange> start_exchange(const std::vector<Message>& receives,

@@ -39,9 +39,10 @@ enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev };
 std::string to_string(Preconditioner p);
 Preconditioner parse_preconditioner(const std::string& name);
 
-/// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres) and batched.
-enum class Solver { cg, bicgstab, gmres };
-/// "cg", "bicgstab", "gmres"; parse throws BadInput for an unknown name.
+/// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
+/// solver::pipecg) and batched (cg, bicgstab, gmres).
+enum class Solver { cg, bicgstab, gmres, pipecg };
+/// "cg", "bicgstab", "gmres", "pipecg"; parse throws BadInput for an unknown name.
 std::string to_string(Solver s);
 Solver parse_solver(const std::string& name);
 
