@@ -256,8 +256,13 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
 template <typename T>
 void DistributedOperator<T>::choose_halo_path(const Executor& exec) {
     direct_ = comm_->exchanges_memory_of(exec);
-    if (!direct_) peer_ = exec.runtime().make_peer_exchange(*comm_);
-    halo_path_ = exec.is_host() ? "host" : direct_ ? "direct" : peer_ ? "nccl" : "staged";
+    // One rank has no halo: no NCCL communicator is started for it.
+    if (!direct_ && comm_->size() > 1) peer_ = exec.runtime().make_peer_exchange(*comm_);
+    halo_path_ = comm_->size() < 2 ? "none"
+                 : exec.is_host()  ? "host"
+                 : direct_         ? "direct"
+                 : peer_           ? "nccl"
+                                   : "staged";
 }
 
 template <typename T>

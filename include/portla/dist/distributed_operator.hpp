@@ -34,8 +34,9 @@ public:
     /// This rank's part of the vector `global` that rank `root` holds (not read elsewhere).
     /// Collective.
     std::vector<T> scatter_vector(const std::vector<T>& global, int root = 0) const;
-    /// How the halo travels: "host" (host executors), "direct" (CUDA-aware MPI), "nccl" (device
-    /// to device through NCCL) or "staged" (through page-locked host buffers into MPI).
+    /// How the halo travels: "none" (one rank), "host" (host executors), "direct" (CUDA-aware
+    /// MPI), "nccl" (device to device through NCCL) or "staged" (through page-locked host
+    /// buffers into MPI).
     const std::string& halo_path() const { return halo_path_; }
 
 protected:
