@@ -197,6 +197,11 @@ bool sorted_is_symmetric(std::int64_t n, const std::vector<std::int64_t>& rows,
 
 }  // namespace
 
+bool MatrixData::is_sorted() const {
+    check_sizes(*this, "MatrixData::is_sorted");
+    return strictly_sorted(*this);
+}
+
 void MatrixData::sort_and_sum_duplicates() {
     check_sizes(*this, "MatrixData::sort_and_sum_duplicates");
     if (strictly_sorted(*this)) {

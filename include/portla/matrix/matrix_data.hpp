@@ -25,6 +25,9 @@ struct MatrixData {
     /// Sorts entries by (row, col) and sums duplicates (in input order, so the result is
     /// deterministic). O(entries) when already sorted without duplicates.
     void sort_and_sum_duplicates();
+    /// Whether the entries are sorted by (row, col) without duplicates: what
+    /// sort_and_sum_duplicates() leaves (an O(entries) check).
+    bool is_sorted() const;
     /// True when square and |a_ij - a_ji| <= rel_tol * max |a| for every i, j (after summing
     /// duplicates; rel_tol = 0: A == A^T exactly; NaN is never symmetric). No sort on data that
     /// is already sorted without duplicates; otherwise one sort of a copy.
