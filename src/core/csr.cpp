@@ -58,15 +58,8 @@ Csr<T>::Csr(const Executor& exec, std::size_t rows, std::size_t cols,
 template <typename T>
 Csr<T> Csr<T>::from_data(const Executor& exec, const MatrixData& input) {
     detail::check_int32_dims("csr", input);
-    // A sorted input (what the readers and load_problem give) is used as it is: the copy made
-    // for sorting was the largest allocation of `portla solve FILE` (24 bytes per entry).
-    const bool sorted = input.is_sorted();
     MatrixData copy;
-    if (!sorted) {
-        copy = input;
-        copy.sort_and_sum_duplicates();
-    }
-    const MatrixData& data = sorted ? input : copy;
+    const MatrixData& data = detail::sorted_entries(input, copy);
     const auto rows = static_cast<std::size_t>(data.rows);
     std::vector<std::int32_t> row_ptrs(rows + 1, 0), col_idxs(data.entries());
     std::vector<T> values(data.entries());

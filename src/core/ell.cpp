@@ -23,14 +23,8 @@ Ell<T>::Ell(const Executor& exec, std::size_t rows, std::size_t cols, std::size_
 template <typename T>
 Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
     detail::check_int32_dims("ell", input);
-    // A sorted input is used as it is (no 24-byte-per-entry copy).
-    const bool sorted = input.is_sorted();
     MatrixData copy;
-    if (!sorted) {
-        copy = input;
-        copy.sort_and_sum_duplicates();
-    }
-    const MatrixData& data = sorted ? input : copy;
+    const MatrixData& data = detail::sorted_entries(input, copy);
     const auto rows = static_cast<std::size_t>(data.rows);
     std::vector<std::size_t> count(rows, 0);
     for (auto r : data.row_idx) ++count[r];
