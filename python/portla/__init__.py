@@ -20,7 +20,7 @@ from . import _core, _portla
 
 __version__: str = _portla.version
 
-__all__ = ["SolveResult", "PerronResult", "solve", "info", "perron", "gemm", "scipy"]
+__all__ = ["SolveResult", "PerronResult", "solve", "info", "perron", "gemm", "batch", "scipy"]
 
 
 @dataclass
@@ -151,4 +151,4 @@ def gemm(
     return getattr(_portla, "gemm" + _core.suffix(dtype))(backend, a, b, variant)
 
 
-from . import scipy  # noqa: E402  (portla.scipy, the drop-ins; imports no SciPy itself)
+from . import batch, scipy  # noqa: E402  (portla.batch; portla.scipy, the drop-ins: no SciPy import)

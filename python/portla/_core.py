@@ -352,6 +352,8 @@ def _sync_caller_stream(a: Any) -> None:
 
 
 def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs):
+    # Before the operator: its constructor reads A's pattern (to check it).
+    _sync_caller_stream(A if _framework(A) is not None else b)
     op, dtype, device, (rows, cols) = _gpu_operator(A, backend, precision)
     bv = _gpu_vector(b, dtype, rows, "b", device)
     if x0 is None:
@@ -363,7 +365,6 @@ def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs)
         raise ValueError("M: with GPU arrays, give a preconditioner name ('jacobi', 'ilu0', ...)")
     s = settings(precond=(M or "none").replace("_", "-"), **kwargs)
     iterate = None if callback is None else (lambda i: callback(x))
-    _sync_caller_stream(bv)
     info = getattr(_portla, "solve" + suffix(dtype))(
         method, op, bv, xv, x0 is not None, s, None, monitor, iterate
     )
