@@ -16,6 +16,7 @@ from . import _portla
 
 _PRECISIONS = {"double": np.float64, "single": np.float32}
 _INT32_MAX = 2**31 - 1
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _is_sparse(a: Any) -> bool:
@@ -27,6 +28,8 @@ def _is_sparse(a: Any) -> bool:
 def _framework(a: Any) -> Optional[str]:
     """"cupy" for CuPy arrays and cupyx.scipy.sparse matrices, "torch" for PyTorch CUDA tensors
     (CPU tensors take the NumPy path), None for anything else."""
+    if a is None or type(a) is np.ndarray:
+        return None
     module = type(a).__module__
     if module.startswith("cupy"):
         return "cupy"
@@ -54,18 +57,20 @@ def dtype_for(precision: Optional[str], *objects: Any) -> type:
         if precision not in _PRECISIONS:
             raise ValueError(f"precision: expected 'double' or 'single', got {precision!r}")
         return _PRECISIONS[precision]
-    dtypes = []
+    seen = all32 = False
     for o in objects:
         if o is None or isinstance(o, str):
             continue
         dt = getattr(o, "dtype", None)
         if dt is None:
             dt = np.asarray(o).dtype
-        _check_real(dt, "portla")
-        dtypes.append(np.dtype(dt))
-    if dtypes and all(dt == np.float32 for dt in dtypes):
-        return np.float32
-    return np.float64
+        # NumPy's built-in dtypes are singletons: the common cases cost two comparisons.
+        if dt is not _F64 and dt is not _F32:
+            _check_real(dt, "portla")
+            dt = np.dtype(dt)
+        all32 = (all32 or not seen) and dt == _F32
+        seen = True
+    return np.float32 if seen and all32 else np.float64
 
 
 def suffix(dtype: type) -> str:
@@ -93,7 +98,8 @@ def _matvec(f: Callable[[np.ndarray], Any], dtype: type) -> Callable[[np.ndarray
 
 
 def shape_of(A: Any) -> Tuple[int, int]:
-    shape = tuple(getattr(A, "shape", np.shape(A)))
+    shape = getattr(A, "shape", None)
+    shape = tuple(np.shape(A) if shape is None else shape)
     if len(shape) != 2:
         raise ValueError(f"A: expected a matrix or linear operator, got shape {shape}")
     return int(shape[0]), int(shape[1])
@@ -105,7 +111,8 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
     shape (scipy.sparse.linalg.LinearOperator)."""
     s = suffix(dtype)
     if _is_sparse(A):
-        _check_real(A.dtype, "A")
+        if A.dtype is not _F64 and A.dtype is not _F32:
+            _check_real(A.dtype, "A")
         csr = A.tocsr()
         if not csr.has_canonical_format:
             csr = csr.copy()
@@ -148,9 +155,10 @@ def preconditioner(M: Any, dtype: type) -> Tuple[str, Optional[Callable[[np.ndar
 def settings(**kwargs: Any) -> Any:
     s = _portla.Settings()
     for key, value in kwargs.items():
-        if not hasattr(s, key):
-            raise TypeError(f"unknown solver setting {key!r}")
-        setattr(s, key, value)
+        try:
+            setattr(s, key, value)
+        except AttributeError:
+            raise TypeError(f"unknown solver setting {key!r}") from None
     return s
 
 

@@ -91,9 +91,8 @@ def _krylov(
     monitor: Optional[Callable[[int, float], Any]],
     callback: Optional[Callable[[Any], Any]] = None,
 ) -> Tuple[Any, int]:
-    n = _core.shape_of(A)[0]
     if maxiter is None:
-        maxiter = 10 * n
+        maxiter = 10 * _core.shape_of(A)[0]
     x, r = _core.run(
         method,
         A,
