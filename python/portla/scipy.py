@@ -9,8 +9,8 @@ indefinite, singular_preconditioner); illegal input raises ValueError as in SciP
 when the true residual ||b - A x|| <= max(rtol ||b||, atol), recomputed, as SciPy's test on its
 recurrence residual intends.
 
-A: a scipy.sparse matrix or array (its CSR arrays copied into portla once per call; CSC, COO, ... converted
-once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
+A: a scipy.sparse matrix or array (its CSR arrays read in place on the CPU backends, copied to
+the GPU once per call on cuda; CSC, COO, ... converted once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
 matvec for each A x). M: a portla preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0",
 "chebyshev") or, as in SciPy, a LinearOperator / matrix approximating A^-1 (called for each
 M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
