@@ -89,6 +89,111 @@ def test_host_arrays_are_used_in_place():
     assert core.operator(d, np.float64, "reference").values_ptr == d.ctypes.data
 
 
+# ---- the GPU path's Python logic, here on host stand-ins for CuPy (runs everywhere) ------------
+
+
+class _StandIn(np.ndarray):
+    """A NumPy array that portla._core takes for a CuPy array (its type's module starts with
+    "cupy"); its memory is the host's, so the extension runs it on a CPU backend."""
+
+    device = type("Device", (), {"id": 0})()
+
+
+_StandIn.__module__ = "cupy_stand_in"
+
+
+class _StandInCsr:
+    format = "csr"
+
+    def __init__(self, A):
+        self.indptr, self.indices = A.indptr.view(_StandIn), A.indices.view(_StandIn)
+        self.data, self.shape = A.data.view(_StandIn), A.shape
+
+
+_StandInCsr.__module__ = "cupyx_stand_in"
+
+
+@pytest.fixture
+def stand_in_cupy(monkeypatch):
+    import sys
+    import types
+
+    cupy = types.ModuleType("cupy")
+    cupy.empty = lambda n, dtype: np.empty(n, dtype).view(_StandIn)
+    cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: types.SimpleNamespace(ptr=0))
+    sparse = types.ModuleType("cupyx.scipy.sparse")
+    sparse.issparse = lambda a: isinstance(a, _StandInCsr)
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "cupyx", types.ModuleType("cupyx"))
+    monkeypatch.setitem(sys.modules, "cupyx.scipy", types.ModuleType("cupyx.scipy"))
+    monkeypatch.setitem(sys.modules, "cupyx.scipy.sparse", sparse)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_gpu_path_logic_on_stand_ins(stand_in_cupy, name):
+    A_host = poisson2d(12)
+    A = _StandInCsr(A_host)
+    b = np.linspace(1.0, 2.0, A_host.shape[0]).view(_StandIn)
+    x0 = np.zeros(A_host.shape[0]).view(_StandIn)
+    x, info = getattr(pscipy, name)(A, b, x0=x0, rtol=1e-10, backend="omp")
+    assert info == 0 and x is x0  # the solution in the caller's x0
+    assert relres(A_host, np.asarray(x), np.asarray(b)) <= 1e-10
+    x, info = pscipy.cg(A, b.reshape(-1, 1), rtol=1e-10, backend="omp")  # new x, (n, 1) b
+    assert info == 0 and type(x) is _StandIn
+    _, si = core.run(name, A, b, x0=x0, backend="omp", rtol=1e-10)
+    assert si.b_ptr == b.ctypes.data and si.x_ptr == x0.ctypes.data
+    op = core._gpu_operator(A, "omp", None)[0]
+    assert op.values_ptr == A_host.data.ctypes.data
+    seen = []
+    pscipy.bicgstab(A, b, rtol=1e-10, backend="omp", callback=seen.append)
+    assert len(seen) > 3 and all(type(s) is _StandIn for s in seen)
+
+
+@pytest.mark.parametrize(
+    "make,match",
+    [
+        (lambda A, b: pscipy.cg(A, np.asarray(b)), "host array"),
+        (lambda A, b: pscipy.cg(A, b.astype(np.float32)), "dtype"),
+        (lambda A, b: pscipy.cg(A, b[:-1]), "dimension mismatch"),
+        (lambda A, b: pscipy.cg(A, np.ones(2 * b.size).view(_StandIn)[::2]), "contiguous"),
+        (lambda A, b: pscipy.cg(A, b, x0=b), "same array"),
+        (lambda A, b: pscipy.cg(A, b.astype(np.complex128)), "dtype"),
+        (lambda A, b: pscipy.cg(A, b, precision="single"), "precision"),
+        (lambda A, b: pscipy.cg(A, b, M=sla.aslinearoperator(np.eye(b.size))), "M"),
+        (lambda A, b: pscipy.cg(poisson2d(6), b), "host matrix"),
+        (lambda A, b: pscipy.cg(A, b, x0=np.ones((b.size, 2)).view(_StandIn)), "vector"),
+        (lambda A, b: portla.gemm(b.reshape(6, 6), b.reshape(6, 6)), "host"),
+    ],
+)
+def test_gpu_path_errors_on_stand_ins(stand_in_cupy, make, match):
+    A = _StandInCsr(poisson2d(6))
+    b = np.ones(36).view(_StandIn)
+    with pytest.raises(ValueError, match=match):
+        make(A, b)
+
+
+@pytest.fixture
+def portla_cuda():
+    _portla_cuda()
+
+
+@pytest.mark.parametrize("name", ["cg", "bicgstab"])
+def test_host_arrays_on_the_cuda_backend(portla_cuda, name):
+    """NumPy/SciPy arrays with backend="cuda": copied to the GPU and x back (the staged path),
+    the iterates handed to callback copied back each iteration."""
+    A = poisson2d(24)
+    b = np.linspace(1.0, 2.0, A.shape[0])
+    x0 = np.full(A.shape[0], 0.5)
+    seen = []
+    x, info = getattr(pscipy, name)(A, b, x0=x0, rtol=1e-10, backend="cuda",
+                                    callback=lambda xk: seen.append(xk.copy()))
+    assert info == 0 and isinstance(x, np.ndarray) and np.all(x0 == 0.5)  # x0 untouched
+    check_against_scipy(name, A, b, x, np.float64)
+    assert len(seen) > 5 and np.array_equal(seen[-1], x)
+    _, si = core.run(name, A, b, backend="cuda", rtol=1e-10)
+    assert si.backend == "cuda" and si.b_ptr != b.ctypes.data  # a device copy
+
+
 # ---- CuPy -------------------------------------------------------------------------------------
 
 
