@@ -253,6 +253,9 @@ def main():
     p.add_argument("--restart", type=int, default=30)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--budget", type=float, default=30.0, help="seconds per measurement, at most")
+    p.add_argument("--cpu-max-n", type=int, default=300_000,
+                   help="CPU contenders only up to this many unknowns (SciPy's GMRES on 128^3 "
+                        "takes minutes)")
     p.add_argument("--no-gpu", action="store_true")
     p.add_argument("--json", default="peers.json")
     p.add_argument("--plot", default="peers.png")
@@ -286,6 +289,8 @@ def main():
             for c in found:
                 # The sequential reference backend only on small problems (it is the oracle).
                 if c.name == "portla-reference" and A.shape[0] > 200_000:
+                    continue
+                if c.device == "cpu" and A.shape[0] > args.cpu_max_n:
                     continue
                 c.prepare(A, b)
                 try:
