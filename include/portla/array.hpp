@@ -49,18 +49,31 @@ public:
     Array(const Executor& exec, const Array& other) : Array(exec, other.size()) {
         Executor::copy_bytes(exec_, data_, other.exec_, other.data_, size_ * sizeof(T));
     }
+    /// A non-owning Array over `n` elements at `data`, memory of `exec` allocated by someone else
+    /// (e.g. a CuPy or PyTorch array reached through DLPack): nothing is copied or freed. The
+    /// caller keeps the memory alive, and unchanged where it is read, while the Array lives.
+    static Array borrow(const Executor& exec, T* data, std::size_t n) {
+        Array a;
+        a.exec_ = exec;
+        a.data_ = n > 0 ? data : nullptr;
+        a.size_ = n;
+        a.owning_ = false;
+        return a;
+    }
     Array(const Array&) = delete;
     Array& operator=(const Array&) = delete;
     Array(Array&& other) noexcept
         : exec_(other.exec_),
           data_(std::exchange(other.data_, nullptr)),
-          size_(std::exchange(other.size_, 0)) {}
+          size_(std::exchange(other.size_, 0)),
+          owning_(std::exchange(other.owning_, true)) {}
     Array& operator=(Array&& other) noexcept {
         if (this != &other) {
             release();
             exec_ = other.exec_;
             data_ = std::exchange(other.data_, nullptr);
             size_ = std::exchange(other.size_, 0);
+            owning_ = std::exchange(other.owning_, true);
         }
         return *this;
     }
@@ -69,6 +82,8 @@ public:
     const Executor& executor() const { return exec_; }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
+    /// false for an Array made by borrow().
+    bool owning() const { return owning_; }
     T* data() { return data_; }
     const T* data() const { return data_; }
 
@@ -97,13 +112,14 @@ public:
 
 private:
     void release() noexcept {
-        if (data_) exec_.deallocate(data_);
+        if (data_ && owning_) exec_.deallocate(data_);
         data_ = nullptr;
         size_ = 0;
     }
     Executor exec_;
     T* data_ = nullptr;
     std::size_t size_ = 0;
+    bool owning_ = true;
 };
 
 }  // namespace portla

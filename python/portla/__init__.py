@@ -3,6 +3,10 @@
     import portla
     r = portla.solve(A, b, solver="cg", precond="jacobi")   # A: scipy.sparse, ndarray, LinearOperator
     from portla.scipy import cg, bicgstab, gmres            # drop-ins for scipy.sparse.linalg
+    portla.batch.solve(A_batch, b_batch)                     # many small systems at once
+
+CuPy arrays, cupyx.scipy.sparse matrices and PyTorch CUDA tensors are used in place on their GPU
+(see portla.scipy).
 
 portla's errors are raised as ValueError (bad input, dimension mismatch, unsupported), MemoryError
 (out of memory) and RuntimeError (a backend not compiled in, a device error), with the C++
@@ -20,14 +24,14 @@ from . import _core, _portla
 
 __version__: str = _portla.version
 
-__all__ = ["SolveResult", "PerronResult", "solve", "info", "perron", "gemm", "scipy"]
+__all__ = ["SolveResult", "PerronResult", "solve", "info", "perron", "gemm", "batch", "scipy"]
 
 
 @dataclass
 class SolveResult:
     """The outcome of portla.solve."""
 
-    x: np.ndarray
+    x: Any  #: NumPy, or the caller's CuPy / PyTorch type on its GPU
     converged: bool
     reason: str  #: converged, max_iterations, breakdown, non_finite, indefinite, ...
     iterations: int
@@ -117,6 +121,12 @@ class PerronResult:
     residual: float  #: ||A v - lambda v|| / ||lambda v||
 
 
+def _host_only(what: str, *arrays: Any) -> None:
+    for a in arrays:
+        if _core._framework(a) is not None:
+            raise ValueError(f"{what}: takes host (NumPy) arrays, not {type(a).__module__} arrays")
+
+
 def perron(
     A: Any,
     eps: float = 1e-3,
@@ -128,6 +138,7 @@ def perron(
     """Dominant eigenpair of a square matrix with positive entries (dense), by portla's parallel
     similarity transformation ("similarity", "fused" or "power"). ValueError when an entry is
     not positive and finite."""
+    _host_only("perron", A)
     dtype = _core.dtype_for(precision, A)
     a = np.ascontiguousarray(np.asarray(A), dtype=dtype)
     if a.ndim != 2:
@@ -143,6 +154,7 @@ def gemm(
 ) -> np.ndarray:
     """C = A @ B for dense matrices through portla's gemm ("naive", "tiled", "subgroup", "fast",
     "vendor"; tiled and subgroup on cuda only)."""
+    _host_only("gemm", A, B)
     dtype = _core.dtype_for(precision, A, B)
     a = np.ascontiguousarray(np.asarray(A), dtype=dtype)
     b = np.ascontiguousarray(np.asarray(B), dtype=dtype)
@@ -151,4 +163,4 @@ def gemm(
     return getattr(_portla, "gemm" + _core.suffix(dtype))(backend, a, b, variant)
 
 
-from . import scipy  # noqa: E402  (portla.scipy, the drop-ins; imports no SciPy itself)
+from . import batch, scipy  # noqa: E402  (portla.batch; portla.scipy, the drop-ins: no SciPy import)

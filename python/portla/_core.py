@@ -1,5 +1,9 @@
 """Conversions shared by portla.solve and portla.scipy: Python objects to the extension's
-operators, vectors and settings, each converted once per call."""
+operators, vectors and settings, each converted once per call.
+
+GPU arrays (CuPy arrays and cupyx.scipy.sparse matrices, PyTorch CUDA tensors, dense or sparse
+CSR) take another path (_run_gpu): they reach the extension through DLPack and are used in
+place, never copied; x is the caller's x0 (updated in place) or a new array of b's type."""
 
 from __future__ import annotations
 
@@ -12,12 +16,26 @@ from . import _portla
 
 _PRECISIONS = {"double": np.float64, "single": np.float32}
 _INT32_MAX = 2**31 - 1
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 def _is_sparse(a: Any) -> bool:
     # scipy.sparse is loaded when a sparse matrix exists: portla needs no SciPy otherwise.
     sparse = sys.modules.get("scipy.sparse")
     return sparse is not None and sparse.issparse(a)
+
+
+def _framework(a: Any) -> Optional[str]:
+    """"cupy" for CuPy arrays and cupyx.scipy.sparse matrices, "torch" for PyTorch CUDA tensors
+    (CPU tensors take the NumPy path), None for anything else."""
+    if a is None or type(a) is np.ndarray:
+        return None
+    module = type(a).__module__
+    if module.startswith("cupy"):
+        return "cupy"
+    if module.startswith("torch") and getattr(a, "is_cuda", False):
+        return "torch"
+    return None
 
 
 def _is_linear_operator(a: Any) -> bool:
@@ -39,18 +57,20 @@ def dtype_for(precision: Optional[str], *objects: Any) -> type:
         if precision not in _PRECISIONS:
             raise ValueError(f"precision: expected 'double' or 'single', got {precision!r}")
         return _PRECISIONS[precision]
-    dtypes = []
+    seen = all32 = False
     for o in objects:
         if o is None or isinstance(o, str):
             continue
         dt = getattr(o, "dtype", None)
         if dt is None:
             dt = np.asarray(o).dtype
-        _check_real(dt, "portla")
-        dtypes.append(np.dtype(dt))
-    if dtypes and all(dt == np.float32 for dt in dtypes):
-        return np.float32
-    return np.float64
+        # NumPy's built-in dtypes are singletons: the common cases cost two comparisons.
+        if dt is not _F64 and dt is not _F32:
+            _check_real(dt, "portla")
+            dt = np.dtype(dt)
+        all32 = (all32 or not seen) and dt == _F32
+        seen = True
+    return np.float32 if seen and all32 else np.float64
 
 
 def suffix(dtype: type) -> str:
@@ -78,7 +98,8 @@ def _matvec(f: Callable[[np.ndarray], Any], dtype: type) -> Callable[[np.ndarray
 
 
 def shape_of(A: Any) -> Tuple[int, int]:
-    shape = tuple(getattr(A, "shape", np.shape(A)))
+    shape = getattr(A, "shape", None)
+    shape = tuple(np.shape(A) if shape is None else shape)
     if len(shape) != 2:
         raise ValueError(f"A: expected a matrix or linear operator, got shape {shape}")
     return int(shape[0]), int(shape[1])
@@ -90,7 +111,8 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
     shape (scipy.sparse.linalg.LinearOperator)."""
     s = suffix(dtype)
     if _is_sparse(A):
-        _check_real(A.dtype, "A")
+        if A.dtype is not _F64 and A.dtype is not _F32:
+            _check_real(A.dtype, "A")
         csr = A.tocsr()
         if not csr.has_canonical_format:
             csr = csr.copy()
@@ -133,9 +155,10 @@ def preconditioner(M: Any, dtype: type) -> Tuple[str, Optional[Callable[[np.ndar
 def settings(**kwargs: Any) -> Any:
     s = _portla.Settings()
     for key, value in kwargs.items():
-        if not hasattr(s, key):
-            raise TypeError(f"unknown solver setting {key!r}")
-        setattr(s, key, value)
+        try:
+            setattr(s, key, value)
+        except AttributeError:
+            raise TypeError(f"unknown solver setting {key!r}") from None
     return s
 
 
@@ -148,14 +171,209 @@ def run(
     backend: str = "auto",
     precision: Optional[str] = None,
     monitor: Optional[Callable[[int, float], Any]] = None,
+    callback: Optional[Callable[[Any], Any]] = None,
     **kwargs: Any,
-) -> Tuple[np.ndarray, Any]:
-    """Solves A x = b with the extension: returns (x, SolveInfo)."""
+) -> Tuple[Any, Any]:
+    """Solves A x = b with the extension: returns (x, SolveInfo). callback(x), when given, is
+    called after each iteration of cg and bicgstab with the solver's x itself."""
+    gpu = _framework(A) or _framework(b) or _framework(x0)
+    if gpu is not None:
+        return _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs)
     dtype = dtype_for(precision, A, b)
     rows, cols = shape_of(A)
     bv = vector(b, dtype, rows, "b")
-    xv = None if x0 is None else vector(x0, dtype, cols, "x0")
+    # x0 is the caller's: copied (as SciPy does), x written in place by the solve.
+    x = np.empty(cols, dtype) if x0 is None else np.array(vector(x0, dtype, cols, "x0"))
     name, apply_m = preconditioner(M, dtype)
     s = settings(precond=name, **kwargs)
     op = operator(A, dtype, backend)
-    return getattr(_portla, "solve" + suffix(dtype))(method, op, bv, xv, s, apply_m, monitor)
+    iterate = None if callback is None else (lambda i: callback(x))
+    info = getattr(_portla, "solve" + suffix(dtype))(
+        method, op, bv, x, x0 is not None, s, apply_m, monitor, iterate
+    )
+    return x, info
+
+
+# ---- GPU arrays: CuPy and PyTorch, in place through DLPack ----------------------------------
+
+_TORCH_DTYPES = {"torch.float64": np.float64, "torch.float32": np.float32}
+
+
+def _np_dtype(a: Any, what: str) -> type:
+    dt = a.dtype
+    if _framework(a) == "torch" or type(dt).__module__.startswith("torch"):
+        if str(dt) not in _TORCH_DTYPES:
+            raise ValueError(f"{what}: dtype {dt} is not supported on the GPU (float32, float64)")
+        return _TORCH_DTYPES[str(dt)]
+    dt = np.dtype(dt)
+    if dt not in (np.float32, np.float64):
+        raise ValueError(f"{what}: dtype {dt} is not supported on the GPU (float32, float64)")
+    return dt.type
+
+
+def _device(a: Any) -> str:
+    if _framework(a) == "torch":
+        return f"cuda:{a.device.index}"
+    if _framework(a) == "cupy":
+        return f"cuda:{a.device.id}"
+    return "the host"
+
+
+def _contiguous(a: Any) -> bool:
+    return a.is_contiguous() if _framework(a) == "torch" else bool(a.flags.c_contiguous)
+
+
+def _detach(a: Any) -> Any:
+    # A tensor that requires grad refuses DLPack export; detach() shares its memory.
+    return a.detach() if getattr(a, "requires_grad", False) else a
+
+
+def _gpu_vector(a: Any, dtype: type, n: int, what: str, device: str) -> Any:
+    """The caller's GPU vector as the extension takes it (a view, never a copy): 1-D, (n, 1)
+    or (1, n), contiguous, of dtype, on `device`. ValueError otherwise."""
+    if _framework(a) is None:
+        raise ValueError(f"{what}: a host array with A on {device}; give it on the same GPU")
+    if _device(a) != device:
+        raise ValueError(f"{what}: on {_device(a)}, A on {device}")
+    a = _detach(a)
+    if _np_dtype(a, what) != dtype:
+        raise ValueError(
+            f"{what}: dtype {a.dtype} differs from the solve's {np.dtype(dtype)} "
+            "(GPU arrays are used in place, not converted)"
+        )
+    shape = tuple(a.shape)
+    if len(shape) == 2 and 1 in shape:
+        a = a.reshape(-1)
+        shape = tuple(a.shape)
+    if len(shape) != 1:
+        raise ValueError(f"{what}: expected a vector, got shape {shape}")
+    if shape[0] != n:
+        raise ValueError(f"{what}: dimension mismatch (expected {n}, got {shape[0]})")
+    if not _contiguous(a):
+        raise ValueError(f"{what}: not contiguous (GPU arrays are used in place, not copied)")
+    return a
+
+
+def _index32(a: Any, what: str) -> Any:
+    """int32 indices: as given, or converted once on the GPU from int64 (PyTorch's default)
+    after a range check; the only conversion the GPU path makes."""
+    if str(a.dtype) in ("int32", "torch.int32"):
+        return a
+    if a.numel() if _framework(a) == "torch" else a.size:
+        if int(a.max()) > _INT32_MAX:
+            raise ValueError(f"A: {what} exceed portla's int32 indices")
+    if _framework(a) == "torch":
+        import torch
+
+        return a.to(torch.int32)
+    return a.astype("int32")
+
+
+def _gpu_operator(A: Any, backend: str, precision: Optional[str]) -> Tuple[Any, type, str, Tuple]:
+    """(extension operator over A's own memory, dtype, device, shape) for a cupyx.scipy.sparse
+    matrix, a PyTorch sparse CSR (or COO, converted once) tensor, or a dense 2-D GPU array."""
+    fw = _framework(A)
+    if fw is None:
+        raise ValueError("A: a host matrix with b on a GPU; give A on the same GPU")
+    A = _detach(A)
+    sparse = None
+    if fw == "cupy":
+        import cupyx.scipy.sparse as csp
+
+        if csp.issparse(A):
+            if A.format != "csr":
+                A = A.tocsr()
+            sparse = (A.indptr, A.indices, A.data)
+    else:
+        import torch
+
+        if A.layout == torch.sparse_coo:
+            A = A.to_sparse_csr()
+        if A.layout == torch.sparse_csr:
+            sparse = (A.crow_indices(), A.col_indices(), A.values())
+        elif A.layout != torch.strided:
+            raise ValueError(f"A: PyTorch layout {A.layout} is not supported (strided, CSR, COO)")
+    shape = tuple(int(d) for d in A.shape)
+    if len(shape) != 2:
+        raise ValueError(f"A: expected a matrix, got shape {shape}")
+    values = A if sparse is None else sparse[2]
+    dtype = _np_dtype(values, "A")
+    if sparse is not None and not all(_contiguous(a) for a in sparse):
+        raise ValueError("A: its CSR arrays are not contiguous")
+    if precision is not None and _PRECISIONS.get(precision, None) != dtype:
+        if precision not in _PRECISIONS:
+            raise ValueError(f"precision: expected 'double' or 'single', got {precision!r}")
+        raise ValueError(
+            f"precision {precision!r} differs from A's dtype {np.dtype(dtype)} (GPU arrays are "
+            "used in place, not converted)"
+        )
+    device = _device(values)
+    s = suffix(dtype)
+    if sparse is None:
+        if not _contiguous(A):
+            raise ValueError("A: not C-contiguous (GPU arrays are used in place, not copied)")
+        return getattr(_portla, "dense" + s)(backend, A), dtype, device, shape
+    indptr, indices = _index32(sparse[0], "row pointers"), _index32(sparse[1], "column indices")
+    op = getattr(_portla, "csr" + s)(backend, shape[0], shape[1], indptr, indices, values)
+    return op, dtype, device, shape
+
+
+def norm(b: Any) -> float:
+    """||b|| in double precision, on b's device."""
+    fw = _framework(b)
+    if fw == "torch":
+        import torch
+
+        return float(torch.linalg.vector_norm(b.detach(), dtype=torch.float64))
+    if fw == "cupy":
+        import cupy
+
+        return float(cupy.linalg.norm(b.astype(cupy.float64)))
+    return float(np.linalg.norm(np.asarray(b, dtype=np.float64)))
+
+
+def _empty_like(b: Any, n: int) -> Any:
+    if _framework(b) == "torch":
+        import torch
+
+        return torch.empty(n, dtype=b.dtype, device=b.device)
+    import cupy
+
+    return cupy.empty(n, dtype=b.dtype)
+
+
+def _sync_caller_stream(a: Any) -> None:
+    """portla's stream waits for the legacy default stream, where CuPy and PyTorch work by
+    default; work the caller queued on another stream is waited for here."""
+    if _framework(a) == "torch":
+        import torch
+
+        s = torch.cuda.current_stream(a.device)
+        if s != torch.cuda.default_stream(a.device):
+            s.synchronize()
+    else:
+        import cupy
+
+        s = cupy.cuda.get_current_stream()
+        if s.ptr != 0:
+            s.synchronize()
+
+
+def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs):
+    # Before the operator: its constructor reads A's pattern (to check it).
+    _sync_caller_stream(A if _framework(A) is not None else b)
+    op, dtype, device, (rows, cols) = _gpu_operator(A, backend, precision)
+    bv = _gpu_vector(b, dtype, rows, "b", device)
+    if x0 is None:
+        x = xv = _empty_like(bv, cols)
+    else:
+        x = x0
+        xv = _gpu_vector(x0, dtype, cols, "x0", device)
+    if M is not None and not isinstance(M, str):
+        raise ValueError("M: with GPU arrays, give a preconditioner name ('jacobi', 'ilu0', ...)")
+    s = settings(precond=(M or "none").replace("_", "-"), **kwargs)
+    iterate = None if callback is None else (lambda i: callback(x))
+    info = getattr(_portla, "solve" + suffix(dtype))(
+        method, op, bv, xv, x0 is not None, s, None, monitor, iterate
+    )
+    return x, info

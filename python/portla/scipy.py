@@ -9,8 +9,8 @@ indefinite, singular_preconditioner); illegal input raises ValueError as in SciP
 when the true residual ||b - A x|| <= max(rtol ||b||, atol), recomputed, as SciPy's test on its
 recurrence residual intends.
 
-A: a scipy.sparse matrix or array (its CSR arrays copied into portla once per call; CSC, COO, ... converted
-once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
+A: a scipy.sparse matrix or array (its CSR arrays read in place on the CPU backends, copied to
+the GPU once per call on cuda; CSC, COO, ... converted once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
 matvec for each A x). M: a portla preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0",
 "chebyshev") or, as in SciPy, a LinearOperator / matrix approximating A^-1 (called for each
 M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
@@ -18,10 +18,19 @@ precision ("double", "single"; default: single when A and b are float32) and mon
 residual_norm), called after each iteration.
 
 Differences from SciPy:
-- callback: for cg and bicgstab it is called once, with the final x, after the solve (portla's
-  solvers keep x in the executor's memory and do not hand out the iterate per iteration). For
-  gmres with callback_type "pr_norm" or "legacy" (the default) it is called after each inner
-  iteration with the relative (preconditioned) residual norm, as in SciPy; "x" once at the end.
+- callback: for cg and bicgstab it is called after each iteration with the current iterate, as
+  in SciPy: the solver's own x array (SciPy's too), valid during the call (copy it to keep it).
+  Set, it makes CG read its state back every iteration instead of every 16 (slower on the GPU).
+  For gmres with callback_type "pr_norm" or "legacy" (the default) it is called after each inner
+  iteration with the relative (preconditioned) residual norm, as in SciPy; "x" once at the end
+  (portla's GMRES forms x only at a restart).
+- GPU arrays (CuPy arrays and cupyx.scipy.sparse matrices, PyTorch CUDA tensors, dense or sparse
+  CSR): A, b and x0 are used in place through DLPack, never copied, and x comes back as the
+  caller's type on the same GPU: x0 itself, overwritten with the solution (unlike SciPy, which
+  leaves x0 alone), or a new array like b. They must share one GPU, one dtype (float32 or
+  float64; none is converted) and be contiguous; M must be a preconditioner name. int64 index
+  arrays (PyTorch's default) are converted once to int32 on the GPU; CSC/COO matrices are
+  converted to CSR once.
 - gmres preconditions from the left, as SciPy does, and counts maxiter in restart cycles.
 - ``tol`` is accepted as a deprecated alias of ``rtol`` (removed from SciPy 1.14).
 """
@@ -80,10 +89,10 @@ def _krylov(
     backend: str,
     precision: Optional[str],
     monitor: Optional[Callable[[int, float], Any]],
-) -> Tuple[np.ndarray, int]:
-    n = _core.shape_of(A)[0]
+    callback: Optional[Callable[[Any], Any]] = None,
+) -> Tuple[Any, int]:
     if maxiter is None:
-        maxiter = 10 * n
+        maxiter = 10 * _core.shape_of(A)[0]
     x, r = _core.run(
         method,
         A,
@@ -93,6 +102,7 @@ def _krylov(
         backend=backend,
         precision=precision,
         monitor=monitor,
+        callback=callback,
         rtol=float(rtol),
         atol=atol,
         max_iters=min(int(maxiter), _INT_MAX),
@@ -100,7 +110,7 @@ def _krylov(
     return x, _info(r, maxiter)
 
 
-def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[np.ndarray, int]]:
+def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
     """cg and bicgstab: SciPy's signature, one body."""
 
     def solve(
@@ -117,13 +127,10 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[np.ndarray, 
         backend: str = "auto",
         precision: Optional[str] = None,
         monitor: Optional[Callable[[int, float], Any]] = None,
-    ) -> Tuple[np.ndarray, int]:
+    ) -> Tuple[Any, int]:
         rtol = _rtol(rtol, tol, method)
         atol = _check_atol(atol, method)
-        x, info = _krylov(method, A, b, x0, rtol, atol, maxiter, M, backend, precision, monitor)
-        if callback is not None:
-            callback(x)
-        return x, info
+        return _krylov(method, A, b, x0, rtol, atol, maxiter, M, backend, precision, monitor, callback)
 
     solve.__name__ = solve.__qualname__ = method
     solve.__doc__ = doc
@@ -133,12 +140,12 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[np.ndarray, 
 cg = _short_recurrence(
     "cg",
     """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg.
-    callback(x) is called once, with the final x (see the module's documentation).""",
+    callback(xk) is called after each iteration with the current iterate.""",
 )
 bicgstab = _short_recurrence(
     "bicgstab",
     """BiCGSTAB for general A, as scipy.sparse.linalg.bicgstab.
-    callback(x) is called once, with the final x (see the module's documentation).""",
+    callback(xk) is called after each iteration with the current iterate.""",
 )
 
 
@@ -158,7 +165,7 @@ def gmres(
     backend: str = "auto",
     precision: Optional[str] = None,
     monitor: Optional[Callable[[int, float], Any]] = None,
-) -> Tuple[np.ndarray, int]:
+) -> Tuple[Any, int]:
     """Restarted GMRES, as scipy.sparse.linalg.gmres: restart (default 20) Krylov vectors per
     cycle, maxiter (default 10 n) cycles, left preconditioning. callback_type "pr_norm" or
     "legacy" (default): callback(relative preconditioned residual norm) after each inner
@@ -175,7 +182,7 @@ def gmres(
         maxiter = 10 * n
     each = monitor
     if callback is not None and callback_type != "x":
-        bnorm = float(np.linalg.norm(np.asarray(b, dtype=np.float64)))
+        bnorm = _core.norm(b)
         scale = 1.0 / bnorm if bnorm > 0 else 1.0
 
         def each(iteration: int, rnorm: float) -> None:

@@ -1,8 +1,12 @@
-// The extension module portla._portla: operators, solvers, perron, gemm and info over
-// include/portla only. Arrays arrive as C-contiguous NumPy arrays of the solve's precision
-// (python/portla/_core.py converts them once); portla's errors become ValueError, MemoryError or
-// RuntimeError with the same one-line message. The GIL is released while C++ runs and taken
-// back only to call Python (a LinearOperator's matvec, a monitor, the Ctrl-C check).
+// The extension module portla._portla: operators, solvers, batches, perron, gemm and info over
+// include/portla only. python/portla/_core.py hands over C-contiguous arrays of the solve's
+// precision: NumPy arrays, or CuPy / PyTorch arrays through DLPack. Operators and solves use the
+// caller's memory in place where the executor can read it (host arrays on omp / reference,
+// arrays of GPU N on cuda:N: Csr::borrow, Dense::borrow, views of b and x), and copy host arrays
+// to the GPU and back when a host array meets the cuda backend. portla's errors become
+// ValueError, MemoryError or RuntimeError with the same one-line message. The GIL is released
+// while C++ runs and taken back only to call Python (a LinearOperator's matvec, a monitor, an
+// iterate callback, the Ctrl-C check).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
@@ -18,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "portla/batch/matrix.hpp"
+#include "portla/batch/solver.hpp"
 #include "portla/portla.hpp"
 
 namespace nb = nanobind;
@@ -35,6 +41,49 @@ template <typename T>
 using Out1 = nb::ndarray<nb::numpy, T, nb::ndim<1>>;
 template <typename T>
 using Out2 = nb::ndarray<nb::numpy, T, nb::ndim<2>>;
+/// Arrays of any device (host, or a GPU's through DLPack), read only or written.
+template <typename T>
+using Any1 = nb::ndarray<const T, nb::ndim<1>, nb::c_contig>;
+template <typename T>
+using Any2 = nb::ndarray<const T, nb::ndim<2>, nb::c_contig>;
+template <typename T>
+using AnyOut1 = nb::ndarray<T, nb::ndim<1>, nb::c_contig>;
+
+/// Where an array's memory is: the host, or CUDA device `device`.
+struct Place {
+    bool host = true;
+    int device = 0;
+    bool operator==(const Place& o) const { return host == o.host && (host || device == o.device); }
+    std::string name() const { return host ? "the host" : "cuda:" + std::to_string(device); }
+};
+
+template <typename Array>
+Place place_of(const Array& a, const std::string& what) {
+    if (a.device_type() == nb::device::cpu::value) return {};
+    if (a.device_type() == nb::device::cuda::value) return {false, a.device_id()};
+    throw BadInput(what + ": arrays of DLPack device type " + std::to_string(a.device_type()) +
+                   " are not supported (host or CUDA memory)");
+}
+
+/// The executor for data at `p`: `backend` for host data; for data on a GPU, its device
+/// (backend "auto", "cuda" or the same "cuda:N"), never a CPU backend.
+Executor executor_for(const std::string& backend, Place p, const std::string& what) {
+    if (p.host) return Executor::create(backend);
+    if (backend == "auto" || backend == "cuda") return Executor::cuda(p.device);
+    const Executor e = Executor::create(backend);
+    if (e.backend() != Backend::cuda)
+        throw BadInput(what + " is on " + p.name() + ", but backend '" + backend +
+                       "' runs on the CPU (use backend='auto' or 'cuda')");
+    if (e.device_id() != p.device)
+        throw BadInput(what + " is on " + p.name() + ", but backend '" + backend +
+                       "' is another GPU");
+    return e;
+}
+
+/// Whether memory at `p` is what `exec`'s kernels read.
+bool reachable(const Executor& exec, Place p) {
+    return exec.is_host() ? p.host : (!p.host && p.device == exec.device_id());
+}
 
 /// A NumPy array that owns `v`.
 template <typename T>
@@ -42,11 +91,6 @@ Out1<T> to_numpy(std::vector<T>&& v) {
     auto* owned = new std::vector<T>(std::move(v));
     nb::capsule owner(owned, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
     return Out1<T>(owned->data(), {owned->size()}, owner);
-}
-
-template <typename T>
-std::vector<T> to_vector(const In1<T>& a) {
-    return std::vector<T>(a.data(), a.data() + a.size());
 }
 
 /// y = f(x) for a Python callable f, with x and y in memory of `exec` (copied through the host
@@ -66,11 +110,16 @@ void call_python(const nb::object& f, const Executor& exec, const char* what, co
     Executor::copy_bytes(exec, y.data, Executor::reference(), ya.data(), y.size * sizeof(T));
 }
 
-/// An operator on an executor; a callback operator also keeps its Python callable.
+/// An operator on an executor. A borrowed one keeps the caller's arrays (declared first, so
+/// that they outlive `op`); a callback operator keeps its Python callable in `op`.
 template <typename T>
 struct Operator {
+    std::optional<Any1<std::int32_t>> row_ptrs, col_idxs;
+    std::optional<Any1<T>> values;
+    std::optional<Any2<T>> dense;
     std::unique_ptr<LinearOperator<T>> op;
     std::string backend;
+    std::uintptr_t values_ptr = 0;  ///< where the operator reads its values (0: matrix-free)
 };
 
 /// M^-1 r through a Python callable (SciPy's M: z = M @ r).
@@ -93,30 +142,62 @@ private:
 };
 
 template <typename T>
+std::vector<T> to_vector(const Any1<T>& a) {
+    return std::vector<T>(a.data(), a.data() + a.size());
+}
+
+/// CSR with int32 indices. Arrays the executor reads (host arrays on a CPU backend, arrays of
+/// GPU N on cuda:N) are borrowed, not copied; host arrays on cuda are copied to the GPU.
+template <typename T>
 std::unique_ptr<Operator<T>> make_csr(const std::string& backend, std::size_t rows,
-                                      std::size_t cols, In1<std::int32_t> indptr,
-                                      In1<std::int32_t> indices, In1<T> data) {
+                                      std::size_t cols, Any1<std::int32_t> indptr,
+                                      Any1<std::int32_t> indices, Any1<T> data) {
     if (indptr.size() != rows + 1) throw DimensionMismatch("csr: indptr", rows + 1, indptr.size());
     if (indices.size() != data.size())
         throw DimensionMismatch("csr: indices", data.size(), indices.size());
-    auto p = to_vector(indptr), c = to_vector(indices);
-    auto v = to_vector(data);
+    const Place p = place_of(data, "A");
+    if (!(place_of(indptr, "A") == p) || !(place_of(indices, "A") == p))
+        throw BadInput("A: its indptr, indices and data are on different devices");
     auto result = std::make_unique<Operator<T>>();
-    nb::gil_scoped_release nogil;
-    const Executor exec = Executor::create(backend);
-    result->op = std::make_unique<Csr<T>>(exec, rows, cols, p, c, v);
+    const Executor exec = executor_for(backend, p, "A");
+    if (reachable(exec, p)) {
+        result->row_ptrs = indptr;
+        result->col_idxs = indices;
+        result->values = data;
+        nb::gil_scoped_release nogil;
+        result->op = std::make_unique<Csr<T>>(
+            Csr<T>::borrow(exec, rows, cols, {indptr.data(), indptr.size()},
+                           {indices.data(), indices.size()}, {data.data(), data.size()}));
+    } else {
+        auto ptr = to_vector(indptr), col = to_vector(indices);
+        auto val = to_vector(data);
+        nb::gil_scoped_release nogil;
+        result->op = std::make_unique<Csr<T>>(exec, rows, cols, ptr, col, val);
+    }
+    result->values_ptr =
+        reinterpret_cast<std::uintptr_t>(static_cast<const Csr<T>&>(*result->op).values().data());
     result->backend = exec.name();
     return result;
 }
 
+/// Dense row-major, borrowed or copied as make_csr.
 template <typename T>
-std::unique_ptr<Operator<T>> make_dense(const std::string& backend, In2<T> a) {
+std::unique_ptr<Operator<T>> make_dense(const std::string& backend, Any2<T> a) {
     const std::size_t rows = a.shape(0), cols = a.shape(1);
-    std::vector<T> v(a.data(), a.data() + rows * cols);
+    const Place p = place_of(a, "A");
     auto result = std::make_unique<Operator<T>>();
-    nb::gil_scoped_release nogil;
-    const Executor exec = Executor::create(backend);
-    result->op = std::make_unique<Dense<T>>(exec, rows, cols, v);
+    const Executor exec = executor_for(backend, p, "A");
+    if (reachable(exec, p)) {
+        result->dense = a;
+        result->op =
+            std::make_unique<Dense<T>>(Dense<T>::borrow(exec, rows, cols, {a.data(), a.size()}));
+    } else {
+        std::vector<T> v(a.data(), a.data() + rows * cols);
+        nb::gil_scoped_release nogil;
+        result->op = std::make_unique<Dense<T>>(exec, rows, cols, v);
+    }
+    result->values_ptr =
+        reinterpret_cast<std::uintptr_t>(static_cast<const Dense<T>&>(*result->op).values().data());
     result->backend = exec.name();
     return result;
 }
@@ -140,21 +221,49 @@ struct SolveInfo {
     solver::Result result;
     double time_s = 0;  ///< the C++ solver call alone (steady clock, synchronised)
     std::string backend;
+    /// Where the solver read b and wrote x: the caller's buffers, unless host arrays were
+    /// staged through the GPU (then portla's device copies).
+    std::uintptr_t b_ptr = 0, x_ptr = 0;
 };
 
+/// Solves A x = b into the caller's x (its contents the initial guess when use_initial_guess).
+/// b and x are used in place when the executor reads their memory, else (host arrays on cuda)
+/// staged through device copies and x written back. iterate(i), when given, is called after
+/// each iteration of cg and bicgstab with x holding iterate i.
 template <typename T>
-nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b, std::optional<In1<T>> x0,
-                solver::Settings settings, nb::object M, nb::object monitor) {
+SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyOut1<T> x,
+                bool use_initial_guess, solver::Settings settings, nb::object M, nb::object monitor,
+                nb::object iterate) {
     const LinearOperator<T>& op = *A.op;
     const Executor& exec = op.executor();
     if (b.size() != op.rows()) throw DimensionMismatch(method + ": b", op.rows(), b.size());
-    if (x0 && x0->size() != op.cols())
-        throw DimensionMismatch(method + ": x0", op.cols(), x0->size());
+    if (x.size() != op.cols()) throw DimensionMismatch(method + ": x0", op.cols(), x.size());
     const solver::Solver which = solver::parse_solver(method);
-    Array<T> bd(exec, to_vector(b));
-    Array<T> xd(exec, op.cols());
-    settings.use_initial_guess = x0.has_value();
-    if (x0) xd.copy_from_host(to_vector(*x0));
+    const Place pb = place_of(b, "b"), px = place_of(x, "x0");
+    if (!(pb == px)) throw BadInput("b is on " + pb.name() + ", x0 on " + px.name());
+    if (!reachable(exec, pb) && !pb.host)
+        throw BadInput("b is on " + pb.name() + ", A on " +
+                       (exec.is_host() ? std::string("the host")
+                                       : "cuda:" + std::to_string(exec.device_id())));
+    if (b.size() > 0 && static_cast<const void*>(b.data()) == static_cast<void*>(x.data()))
+        throw BadInput(method + ": x0 and b are the same array");
+    settings.use_initial_guess = use_initial_guess;
+    // Host arrays on a GPU backend: device copies of b (and of x when it is the guess).
+    const bool staged = !reachable(exec, pb);
+    Array<T> bd, xd;
+    const_view<T> bv(b.data(), b.size());
+    view<T> xv(x.data(), x.size());
+    if (staged) {
+        bd = Array<T>(exec, b.size());
+        xd = Array<T>(exec, x.size());
+        Executor::copy_bytes(exec, bd.data(), Executor::reference(), b.data(),
+                             b.size() * sizeof(T));
+        if (use_initial_guess)
+            Executor::copy_bytes(exec, xd.data(), Executor::reference(), x.data(),
+                                 x.size() * sizeof(T));
+        bv = bd;
+        xv = xd;
+    }
     std::unique_ptr<PythonPreconditioner<T>> pm;
     if (!M.is_none()) pm = std::make_unique<PythonPreconditioner<T>>(exec, op.rows(), M);
 
@@ -172,26 +281,36 @@ nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b, std::
         }
         if (!monitor.is_none()) monitor(iteration, rnorm);
     };
+    if (!iterate.is_none())
+        settings.iterate_monitor = [&](int iteration) {
+            if (staged)
+                Executor::copy_bytes(Executor::reference(), x.data(), exec, xd.data(),
+                                     x.size() * sizeof(T));
+            else
+                exec.synchronize();  // x is the caller's, read by Python on its own stream
+            nb::gil_scoped_acquire gil;
+            iterate(iteration);
+        };
 
     SolveInfo info;
     info.backend = exec.name();
+    info.b_ptr = reinterpret_cast<std::uintptr_t>(bv.data);
+    info.x_ptr = reinterpret_cast<std::uintptr_t>(xv.data);
     {
         nb::gil_scoped_release nogil;
         const auto start = clock::now();
-        view<T> x = xd;
-        const_view<T> bv = bd;
         switch (which) {
             case solver::Solver::cg:
                 info.result =
-                    pm ? solver::cg(op, *pm, bv, x, settings) : solver::cg(op, bv, x, settings);
+                    pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
                 break;
             case solver::Solver::bicgstab:
-                info.result = pm ? solver::bicgstab(op, *pm, bv, x, settings)
-                                 : solver::bicgstab(op, bv, x, settings);
+                info.result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
+                                 : solver::bicgstab(op, bv, xv, settings);
                 break;
             case solver::Solver::gmres:
-                info.result = pm ? solver::gmres(op, *pm, bv, x, settings)
-                                 : solver::gmres(op, bv, x, settings);
+                info.result = pm ? solver::gmres(op, *pm, bv, xv, settings)
+                                 : solver::gmres(op, bv, xv, settings);
                 break;
             case solver::Solver::pipecg:
                 info.result = pm ? solver::pipecg(op, *pm, bv, x, settings)
@@ -200,10 +319,69 @@ nb::tuple solve(const std::string& method, const Operator<T>& A, In1<T> b, std::
         }
         exec.synchronize();
         info.time_s = std::chrono::duration<double>(clock::now() - start).count();
+        if (staged)
+            Executor::copy_bytes(Executor::reference(), x.data(), exec, xd.data(),
+                                 x.size() * sizeof(T));
     }
-    // The monitor's captures end here; drop it before the settings outlive them.
+    // The hooks' captures end here; drop them before the settings outlive them.
     settings.monitor = nullptr;
-    return nb::make_tuple(to_numpy(xd.to_host()), info);
+    settings.iterate_monitor = nullptr;
+    return info;
+}
+
+/// The batched solvers on one shared CSR pattern (host arrays): x (num_systems * n), and per
+/// system iterations, stop-reason codes (solver::StopReason), residual norms and ||b_s||.
+template <typename T>
+nb::tuple batch_solve(const std::string& backend, std::size_t n, In1<std::int32_t> row_ptrs,
+                      In1<std::int32_t> col_idxs, In1<double> values, In1<double> rhs,
+                      const std::string& format, const std::string& method,
+                      const std::string& precond, bool absolute, double tolerance, int max_iters,
+                      int restart, int block_size, bool shared_memory) {
+    batch::BatchData d;
+    d.n = n;
+    d.num_systems = n > 0 ? rhs.size() / n : 0;
+    d.row_ptrs.assign(row_ptrs.data(), row_ptrs.data() + row_ptrs.size());
+    d.col_idxs.assign(col_idxs.data(), col_idxs.data() + col_idxs.size());
+    d.values.assign(values.data(), values.data() + values.size());
+    d.rhs.assign(rhs.data(), rhs.data() + rhs.size());
+    if (d.values.size() != d.num_systems * d.nnz())
+        throw DimensionMismatch("batch: values", d.num_systems * d.nnz(), d.values.size());
+    const bool direct = method == "direct";
+    batch::Settings s;
+    if (!direct) {
+        s.solver = solver::parse_solver(method);
+        s.precond = solver::parse_preconditioner(precond);
+    } else if (precond != "none") {
+        throw BadInput("batch: solver 'direct' takes no preconditioner (got '" + precond + "')");
+    }
+    s.tolerance_type = absolute ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
+    s.tolerance = tolerance;
+    s.max_iters = max_iters;
+    s.restart = restart;
+    s.block_size = block_size;
+    s.shared_memory = shared_memory;
+    const Format f = parse_format(format);
+    if (direct && f != Format::dense)
+        throw BadInput("batch: solver 'direct' needs format 'dense' (got '" + format + "')");
+    batch::Result r;
+    std::vector<T> x;
+    std::string name;
+    {
+        nb::gil_scoped_release nogil;
+        const Executor exec = Executor::create(backend);
+        name = exec.name();
+        const batch::BatchMatrix<T> A(exec, d, f);
+        const Array<T> bd(exec, std::vector<T>(d.rhs.begin(), d.rhs.end()));
+        Array<T> xd(exec, std::vector<T>(d.num_systems * n, T(0)));
+        r = direct ? batch::direct_solve(A, bd, xd) : batch::solve(A, bd, xd, s);
+        x = xd.to_host();
+    }
+    std::vector<std::uint8_t> reasons(r.reason.size());
+    for (std::size_t i = 0; i < reasons.size(); ++i)
+        reasons[i] = static_cast<std::uint8_t>(r.reason[i]);
+    return nb::make_tuple(to_numpy(std::move(x)), to_numpy(std::move(r.iterations)),
+                          to_numpy(std::move(reasons)), to_numpy(std::move(r.residual_norm)),
+                          to_numpy(std::move(r.rhs_norm)), r.time_s, name);
 }
 
 template <typename T>
@@ -258,16 +436,25 @@ void bind_precision(nb::module_& m, const char* suffix) {
             [](const Operator<T>& o) { return nb::make_tuple(o.op->rows(), o.op->cols()); })
         .def_prop_ro("format", [](const Operator<T>& o) { return o.op->format(); })
         .def_prop_ro("backend", [](const Operator<T>& o) { return o.backend; })
-        .def_prop_ro("nnz", [](const Operator<T>& o) { return o.op->nnz(); });
+        .def_prop_ro("nnz", [](const Operator<T>& o) { return o.op->nnz(); })
+        .def_ro("values_ptr", &Operator<T>::values_ptr,
+                "Address of the values the operator reads (0 for a matrix-free one).");
     m.def(("csr" + s).c_str(), &make_csr<T>, "backend"_a, "rows"_a, "cols"_a, "indptr"_a,
-          "indices"_a, "data"_a, "A CSR operator (int32 indices) on the backend.");
+          "indices"_a, "data"_a,
+          "A CSR operator (int32 indices): the arrays borrowed where the backend reads them, "
+          "else copied.");
     m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
-          "A dense row-major operator on the backend.");
+          "A dense row-major operator: borrowed where the backend reads it, else copied.");
     m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,
           "A matrix-free operator: y = matvec(x), called with the GIL held.");
-    m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x0"_a.none(), "settings"_a,
-          "M"_a.none(), "monitor"_a.none(),
-          "Solves A x = b by cg, bicgstab or gmres; returns (x, SolveInfo).");
+    m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
+          "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
+          "Solves A x = b by cg, bicgstab or gmres into x (in place); returns SolveInfo.");
+    m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
+          "col_idxs"_a, "values"_a, "rhs"_a, "format"_a, "solver"_a, "precond"_a, "absolute"_a,
+          "tolerance"_a, "max_iters"_a, "restart"_a, "block_size"_a, "shared_memory"_a,
+          "Batched solve on one CSR pattern; returns (x, iterations, reason codes, residual "
+          "norms, rhs norms, time_s, backend).");
     m.def(("perron" + s).c_str(), &perron<T>, "backend"_a, "a"_a, "eps"_a, "max_iters"_a,
           "method"_a);
     m.def(("gemm" + s).c_str(), &gemm<T>, "backend"_a, "a"_a, "b"_a, "variant"_a);
@@ -349,10 +536,16 @@ NB_MODULE(_portla, m) {
         .def_prop_ro("rhs_norm", [](const SolveInfo& i) { return i.result.rhs_norm; })
         .def_prop_ro("history", [](const SolveInfo& i) { return i.result.history; })
         .def_ro("time_s", &SolveInfo::time_s)
-        .def_ro("backend", &SolveInfo::backend);
+        .def_ro("backend", &SolveInfo::backend)
+        .def_ro("b_ptr", &SolveInfo::b_ptr)
+        .def_ro("x_ptr", &SolveInfo::x_ptr);
 
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");
+    nb::list reasons;  // index: solver::StopReason's value
+    for (int r = 0; r <= static_cast<int>(solver::StopReason::singular_preconditioner); ++r)
+        reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));
+    m.attr("stop_reasons") = reasons;
     m.def("info", &info, "Backends compiled into this build, their devices, the GPUs.");
     m.attr("version") = "0.1.0";
 }

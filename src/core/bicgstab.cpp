@@ -96,6 +96,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             const double snorm = detail::norm2<T>(A, s);
             if (progress.reached(snorm)) {  // early exit at the half step
                 blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
+                if (settings.iterate_monitor) settings.iterate_monitor(it);
                 if (progress.record(it, snorm) && confirmed()) break;
                 continue;
             }
@@ -121,6 +122,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             const bool replace = progress.replace_now(it);
             if (replace) detail::residual<T>(A, b, x, r);
             rnorm = detail::norm2<T>(A, r);
+            if (settings.iterate_monitor) settings.iterate_monitor(it);
             if (progress.record(it, rnorm) && confirmed()) break;
             breakdowns = 0;
             if (omega == 0 && recover()) break;

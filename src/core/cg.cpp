@@ -38,7 +38,8 @@ public:
           comm_(dist::is_distributed(A.communicator()) ? A.communicator() : nullptr),
           n_(A.rows()),
           fused_(settings.device_loop && !comm_ && A.fused().kind != FusedOperator<T>::Kind::none),
-          batch_(fused_ && !M ? common::kCgHistory : 1),
+          // Iterates handed out per iteration need the state read back per iteration.
+          batch_(fused_ && !M && !settings.iterate_monitor ? common::kCgHistory : 1),
           p_(exec_, 2 * n_),
           q_(exec_, n_),
           z_(exec_, inv_diag.empty() && !M ? 0 : n_),
@@ -200,6 +201,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         int recorded = 0;
         for (;;) {
             const auto& state = solve.run_batch();
+            // batch 1 with an iterate monitor: x holds this iteration's iterate.
+            if (settings.iterate_monitor && state.iteration > recorded)
+                settings.iterate_monitor(state.iteration);
             for (int it = recorded + 1; it <= state.iteration; ++it)
                 progress.record(it, state.history[it % common::kCgHistory]);
             recorded = state.iteration;

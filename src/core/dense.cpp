@@ -4,6 +4,9 @@
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
+#include <utility>
+#include <vector>
+
 namespace portla {
 namespace {
 
@@ -25,6 +28,22 @@ Dense<T>::Dense(const Executor& exec, std::size_t rows, std::size_t cols,
                   ? Array<T>(exec, values)
                   : throw DimensionMismatch("Dense values", rows * cols, values.size())),
       diag_(exec, diagonal_of(rows, cols, values)) {}
+
+template <typename T>
+Dense<T>::Dense(std::size_t rows, std::size_t cols, Array<T> values)
+    : rows_(rows),
+      cols_(cols),
+      values_(std::move(values)),
+      diag_(values_.executor(), 0),
+      diag_once_(std::make_unique<std::once_flag>()) {}
+
+template <typename T>
+Dense<T> Dense<T>::borrow(const Executor& exec, std::size_t rows, std::size_t cols,
+                          const_view<T> values) {
+    if (values.size != rows * cols)
+        throw DimensionMismatch("Dense values", rows * cols, values.size);
+    return Dense(rows, cols, Array<T>::borrow(exec, const_cast<T*>(values.data), values.size));
+}
 
 template <typename T>
 Dense<T> Dense<T>::from_data(const Executor& exec, const MatrixData& data) {
@@ -51,7 +70,11 @@ void Dense<T>::apply(const_view<T> x, view<T> y) const {
 
 template <typename T>
 void Dense<T>::diagonal(view<T> d) const {
-    blas::copy(executor(), diag_.get_view(), d);
+    if (diag_once_)
+        std::call_once(*diag_once_, [this] {
+            diag_ = Array<T>(executor(), diagonal_of(rows_, cols_, values_.to_host()));
+        });
+    blas::copy<T>(executor(), diag_.get_view(), d);
 }
 
 template class Dense<double>;

@@ -175,6 +175,59 @@ TYPED_TEST(Matrix, DiagonalOfEveryFormat) {
     check(Dense<T>::from_data(this->exec, d));
 }
 
+// Csr::borrow and Dense::borrow over memory of the executor (as the Python bindings use for
+// NumPy, CuPy and PyTorch arrays): the same kernel over the same memory, so the same y bit for
+// bit as the owning operator; the structure checked alike; the diagonal computed on demand.
+TYPED_TEST(Matrix, BorrowedOperatorsReadTheCallersMemory) {
+    using T = TypeParam;
+    MatrixData d = random_sparse(1025, 1025, 21);
+    for (std::int64_t i = 0; i < 1025; i += 2) d.add(i, i, 3.0 + i);
+    const auto A = Csr<T>::from_data(this->exec, d);
+    const auto B = Csr<T>::borrow(this->exec, A.rows(), A.cols(), A.row_ptrs().get_view(),
+                                  A.col_idxs().get_view(), A.values().get_view());
+    EXPECT_EQ(B.values().data(), A.values().data());
+    EXPECT_FALSE(B.values().owning());
+    EXPECT_EQ(B.structural_defect(), A.structural_defect());
+    const auto xh = random_vector<T>(1025, 22);
+    Array<T> x(this->exec, xh);
+    auto ya = poisoned<T>(this->exec, 1025), yb = poisoned<T>(this->exec, 1025);
+    A.apply(x, ya);
+    B.apply(x, yb);
+    EXPECT_EQ(ya.to_host(), yb.to_host());
+    auto da = poisoned<T>(this->exec, 1025), db = poisoned<T>(this->exec, 1025);
+    A.diagonal(da);
+    B.diagonal(db);
+    EXPECT_EQ(da.to_host(), db.to_host());
+
+    const auto D = Dense<T>::from_data(this->exec, random_sparse(33, 33, 23));
+    const auto E = Dense<T>::borrow(this->exec, 33, 33, D.values().get_view());
+    EXPECT_EQ(E.values().data(), D.values().data());
+    Array<T> x33(this->exec, random_vector<T>(33, 24));
+    auto y1 = poisoned<T>(this->exec, 33), y2 = poisoned<T>(this->exec, 33);
+    D.apply(x33, y1);
+    E.apply(x33, y2);
+    EXPECT_EQ(y1.to_host(), y2.to_host());
+    auto d1 = poisoned<T>(this->exec, 33), d2 = poisoned<T>(this->exec, 33);
+    D.diagonal(d1);
+    E.diagonal(d2);
+    EXPECT_EQ(d1.to_host(), d2.to_host());
+
+    // Bad structure in device memory is refused before any kernel reads it.
+    const Array<std::int32_t> ptr(this->exec, std::vector<std::int32_t>{0, 1, 2}),
+        col(this->exec, std::vector<std::int32_t>{0, 2}),
+        bad_ptr(this->exec, std::vector<std::int32_t>{0, 2, 1});
+    const Array<T> val(this->exec, std::vector<T>{T(1), T(2)});
+    EXPECT_THROW(Csr<T>::borrow(this->exec, 2, 2, ptr.get_view(), col.get_view(), val.get_view()),
+                 BadInput);
+    EXPECT_THROW(
+        Csr<T>::borrow(this->exec, 2, 2, bad_ptr.get_view(), col.get_view(), val.get_view()),
+        BadInput);
+    EXPECT_THROW(Csr<T>::borrow(this->exec, 2, 2, ptr.get_view(), col.get_view(),
+                                const_view<T>(val.data(), 1)),
+                 DimensionMismatch);
+    EXPECT_THROW(Dense<T>::borrow(this->exec, 2, 2, val.get_view()), DimensionMismatch);
+}
+
 TYPED_TEST(Matrix, BadShapesAreRejected) {
     using T = TypeParam;
     EXPECT_THROW(Stencil<T>(this->exec, 4, 10), BadInput);

@@ -228,6 +228,47 @@ TYPED_TEST(Solvers, BicgstabOnNonSymmetric) {
         bicgstab_fn<T>(), default_settings<T>(Preconditioner::jacobi), bicgstab_slack(10));
 }
 
+// Settings::iterate_monitor (SciPy's callback(xk)): called once per iteration, in order, with x
+// holding that iterate (the last one is the solution); CG then reads its state back every
+// iteration instead of every 16, which changes neither the iterates nor the count.
+TYPED_TEST(Solvers, IterateMonitorSeesEveryIterate) {
+    using T = TypeParam;
+    const MatrixData d = Stencil<T>(this->ref, 2, 20).assemble();
+    const auto A = Csr<T>::from_data(this->exec, d);
+    const Array<T> b(this->exec, random_vector<T>(A.rows(), 31, 0.5, 1.5));
+    for (const bool use_cg : {true, false}) {
+        SCOPED_TRACE(use_cg ? "cg" : "bicgstab");
+        auto run = [&](Array<T>& x, const Settings& s) {
+            return use_cg ? solver::cg<T>(A, b, x, s) : solver::bicgstab<T>(A, b, x, s);
+        };
+        Settings s = default_settings<T>();
+        Array<T> x_plain(this->exec, A.rows());
+        const auto plain = run(x_plain, s);
+        Array<T> x(this->exec, A.rows());
+        std::vector<int> seen;
+        std::vector<T> last;
+        s.iterate_monitor = [&](int it) {
+            seen.push_back(it);
+            last = x.to_host();
+        };
+        const auto r = run(x, s);
+        ASSERT_TRUE(r.converged);
+        // The same steps; a GPU's reductions may round differently from run to run: one
+        // iteration of slack, and x within the tolerance's reach of the plain solve's.
+        EXPECT_NEAR(r.iterations, plain.iterations, 1);
+        ASSERT_EQ(seen.size(), static_cast<std::size_t>(r.iterations));
+        for (std::size_t k = 0; k < seen.size(); ++k) ASSERT_EQ(seen[k], int(k) + 1);
+        EXPECT_EQ(last, x.to_host());
+        const auto xh = x.to_host(), xp = x_plain.to_host();
+        double diff = 0, norm = 0;
+        for (std::size_t i = 0; i < xh.size(); ++i) {
+            diff = std::max(diff, std::abs(double(xh[i]) - double(xp[i])));
+            norm = std::max(norm, std::abs(double(xp[i])));
+        }
+        EXPECT_LE(diff, 1e3 * s.rtol * norm);
+    }
+}
+
 TYPED_TEST(Solvers, BicgstabOnSpdStencil) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 30).assemble();

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 
 #include "portla/array.hpp"
 #include "portla/matrix/matrix_data.hpp"
@@ -18,6 +20,15 @@ public:
         const std::vector<T>& values);
     /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
     static Csr from_data(const Executor& exec, const MatrixData& data);
+    /// Over CSR arrays already in the memory of `exec` (a NumPy, CuPy or PyTorch matrix's arrays,
+    /// for instance): the operator reads them in place, nothing is copied to a new allocation.
+    /// The caller keeps them alive and unchanged while this Csr lives. The structure is checked
+    /// as by the constructor (BadInput, DimensionMismatch), from a host copy of row_ptrs and
+    /// col_idxs when they are device memory (made once here, then dropped); the diagonal
+    /// (Jacobi) is computed on first use, from a host copy of the pattern and values.
+    static Csr borrow(const Executor& exec, std::size_t rows, std::size_t cols,
+                      const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                      const_view<T> values);
 
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return cols_; }
@@ -44,11 +55,15 @@ public:
     const Array<T>& values() const { return values_; }
 
 private:
+    Csr(std::size_t rows, std::size_t cols, Array<std::int32_t> row_ptrs,
+        Array<std::int32_t> col_idxs, Array<T> values, std::string defect);
     std::size_t rows_, cols_;
     Array<std::int32_t> row_ptrs_;
     Array<std::int32_t> col_idxs_;
     Array<T> values_;
-    Array<T> diag_;
+    // Filled at construction, or on the first diagonal() call of a borrowed Csr (once).
+    mutable Array<T> diag_;
+    mutable std::unique_ptr<std::once_flag> diag_once_;
     double avg_row_nnz_ = 0;
     std::string defect_;  // structural_defect(), found once at construction
 };

@@ -1,6 +1,9 @@
 // Dense row-major matrix on an executor.
 #pragma once
 
+#include <memory>
+#include <mutex>
+
 #include "portla/array.hpp"
 #include "portla/matrix/matrix_data.hpp"
 #include "portla/operator.hpp"
@@ -14,6 +17,12 @@ public:
     Dense(const Executor& exec, std::size_t rows, std::size_t cols, const std::vector<T>& values);
     /// From coordinate data (duplicates summed). Throws BadInput when too large for int32 rows.
     static Dense from_data(const Executor& exec, const MatrixData& data);
+    /// Over rows * cols row-major values already in the memory of `exec` (a NumPy, CuPy or
+    /// PyTorch array, for instance), read in place: nothing is copied to a new allocation. The
+    /// caller keeps them alive and unchanged while this Dense lives. The diagonal (Jacobi) is
+    /// computed on first use, from a host copy of the values.
+    static Dense borrow(const Executor& exec, std::size_t rows, std::size_t cols,
+                        const_view<T> values);
 
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return cols_; }
@@ -28,9 +37,12 @@ public:
     const Array<T>& values() const { return values_; }
 
 private:
+    Dense(std::size_t rows, std::size_t cols, Array<T> values);
     std::size_t rows_, cols_;
     Array<T> values_;
-    Array<T> diag_;
+    // Filled at construction, or on the first diagonal() call of a borrowed Dense (once).
+    mutable Array<T> diag_;
+    mutable std::unique_ptr<std::once_flag> diag_once_;
 };
 
 }  // namespace portla

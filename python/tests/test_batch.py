@@ -1,0 +1,112 @@
+"""portla.batch.solve against NumPy's dense solve, system by system."""
+
+import numpy as np
+import pytest
+
+import portla
+import portla.batch
+
+
+def dominant_batch(num_systems, n, seed=5, symmetric=False, density=0.4):
+    """Diagonally dominant systems sharing one random pattern (the diagonal always stored)."""
+    rng = np.random.default_rng(seed)
+    pattern = rng.random((n, n)) < density
+    if symmetric:
+        pattern |= pattern.T
+    np.fill_diagonal(pattern, True)
+    A = rng.uniform(-1.0, 1.0, (num_systems, n, n)) * pattern
+    if symmetric:
+        A = 0.5 * (A + A.transpose(0, 2, 1))
+    A[:, np.arange(n), np.arange(n)] = np.abs(A).sum(axis=2) + rng.uniform(0.5, 1.5, (num_systems, n))
+    b = rng.uniform(0.5, 1.5, (num_systems, n))
+    return A, b, pattern
+
+
+def csr_of(A, pattern):
+    rows, cols = np.nonzero(pattern)  # row-major: sorted columns within each row
+    indptr = np.concatenate([[0], np.cumsum(pattern.sum(axis=1))])
+    return indptr, cols, A[:, rows, cols]
+
+
+@pytest.mark.parametrize(
+    "solver,precond",
+    [("bicgstab", "none"), ("bicgstab", "jacobi"), ("gmres", "ilu0"), ("cg", "block-jacobi"),
+     ("cg", "none"), ("direct", "none")],
+)
+@pytest.mark.parametrize("given", ["dense", "csr"])
+def test_batch_matches_numpy(solver, precond, given):
+    A, b, pattern = dominant_batch(7, 12, symmetric=solver == "cg")
+    exact = np.linalg.solve(A, b[..., None])[..., 0]
+    if given == "csr" and solver != "direct":
+        A_in = csr_of(A, pattern)
+    else:
+        A_in = A
+        if precond == "ilu0":  # ILU(0) is for the csr format
+            with pytest.raises(ValueError, match="ilu0"):
+                portla.batch.solve(A_in, b, solver=solver, precond=precond, backend="omp")
+            return
+    r = portla.batch.solve(A_in, b, solver=solver, precond=precond, rtol=1e-10, backend="omp")
+    assert r.x.shape == b.shape and r.x.dtype == np.float64
+    assert r.converged.all() and (r.reason == "converged").all(), r.reason
+    assert r.iterations.shape == (7,) and r.residual_norm.shape == (7,)
+    np.testing.assert_allclose(r.rhs_norm, np.linalg.norm(b, axis=1), rtol=1e-12)
+    true = np.linalg.norm(b - np.einsum("sij,sj->si", A, r.x), axis=1)
+    np.testing.assert_allclose(r.residual_norm, true, rtol=1e-6, atol=1e-14)
+    assert (r.relative_residual <= 1e-10 * (1 + 1e-6)).all()
+    # cond(A_s) is small (diagonally dominant): x agrees with the dense solve to ~1e-9.
+    np.testing.assert_allclose(r.x, exact, rtol=1e-8, atol=1e-10)
+    assert r.backend == "omp" and r.time_s >= 0
+
+
+def test_reference_backend_float32_and_combined_tolerance():
+    A, b, pattern = dominant_batch(4, 9, seed=11)
+    exact = np.linalg.solve(A, b[..., None])[..., 0]
+    r = portla.batch.solve(
+        A.astype(np.float32), b.astype(np.float32), rtol=1e-5, atol=1e-30, backend="reference"
+    )
+    assert r.x.dtype == np.float32 and r.converged.all() and r.backend == "reference"
+    np.testing.assert_allclose(r.x, exact, rtol=1e-4, atol=1e-5)
+    # rtol 0: an absolute tolerance.
+    r = portla.batch.solve(csr_of(A, pattern), b, rtol=0.0, atol=1e-9, backend="omp")
+    assert r.converged.all() and (r.residual_norm <= 1e-9).all()
+
+
+def test_failed_system_does_not_stop_the_others():
+    A, b, _ = dominant_batch(3, 6, seed=2)
+    A[1, 2, 2] = np.nan
+    r = portla.batch.solve(A, b, maxiter=3, rtol=1e-14, backend="omp")
+    assert r.reason[1] == "non_finite" and not r.converged[1]
+    assert r.reason[0] in ("converged", "max_iterations")
+    assert r.iterations[0] <= 3
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda A, b: portla.batch.solve(A[:, :, :-1], b), "shape"),
+        (lambda A, b: portla.batch.solve(A, b[:, :-1]), "b: expected shape"),
+        (lambda A, b: portla.batch.solve(A, b, solver="minres"), "minres"),
+        (lambda A, b: portla.batch.solve(A, b, precond="ic7"), "preconditioner"),
+        (lambda A, b: portla.batch.solve(A, b, format="coo"), "coo"),
+        (lambda A, b: portla.batch.solve(A, b, solver="direct", precond="jacobi"), "direct"),
+        (lambda A, b: portla.batch.solve(A, b, rtol=-1.0), "rtol"),
+        (lambda A, b: portla.batch.solve(A, b, block_size=40), "block_size"),
+        (lambda A, b: portla.batch.solve(A, b, backend="tpu"), "tpu"),
+        (lambda A, b: portla.batch.solve(A + 1j, b), "complex"),
+        (lambda A, b: portla.batch.solve((np.array([0, 2, 1]), np.array([0, 1]),
+                                          np.ones((2, 2))), np.ones((2, 2))), "monotone"),
+        (lambda A, b: portla.batch.solve((np.array([0, 2, 4]), np.array([1, 0, 0, 1]),
+                                          np.ones((2, 4))), np.ones((2, 2))), "ascending"),
+        (lambda A, b: portla.batch.solve((np.array([0, 1]), np.array([0]), np.ones(1)),
+                                         np.ones((1, 1))), "values must have shape"),
+    ],
+)
+def test_batch_bad_input_is_value_error(call, match):
+    A, b, _ = dominant_batch(2, 5)
+    with pytest.raises(ValueError, match=match):
+        call(A, b)
+
+
+def test_stop_reason_names():
+    assert portla._portla.stop_reasons[0] == "converged"
+    assert "singular_preconditioner" in portla._portla.stop_reasons
