@@ -313,8 +313,8 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
                                  : solver::gmres(op, bv, xv, settings);
                 break;
             case solver::Solver::pipecg:
-                info.result = pm ? solver::pipecg(op, *pm, bv, x, settings)
-                                 : solver::pipecg(op, bv, x, settings);
+                info.result = pm ? solver::pipecg(op, *pm, bv, xv, settings)
+                                 : solver::pipecg(op, bv, xv, settings);
                 break;
         }
         exec.synchronize();

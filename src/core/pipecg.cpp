@@ -132,6 +132,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         fresh = false;
         gamma_old = gamma;
         alpha_old = alpha;
+        if (settings.iterate_monitor) settings.iterate_monitor(it + 1);  // x holds iterate it + 1
         if ((it + 1) % period == 0) replace(false);
     }
     detail::finish<T>(A, b, x, m, result);

@@ -8,6 +8,7 @@ namespace {
 
 using solver::Preconditioner;
 using solver::Settings;
+using solver::Solver;
 using solver::StopReason;
 using solver_defaults::default_settings;
 using solver_defaults::slack;
@@ -228,7 +229,8 @@ TYPED_TEST(Solvers, BicgstabOnNonSymmetric) {
         bicgstab_fn<T>(), default_settings<T>(Preconditioner::jacobi), bicgstab_slack(10));
 }
 
-// Settings::iterate_monitor (SciPy's callback(xk)): called once per iteration, in order, with x
+// Settings::iterate_monitor (SciPy's callback(xk)) of CG, pipelined CG and BiCGSTAB: called once
+// per iteration, in order, with x
 // holding that iterate (the last one is the solution); CG then reads its state back every
 // iteration instead of every 16, which changes neither the iterates nor the count.
 TYPED_TEST(Solvers, IterateMonitorSeesEveryIterate) {
@@ -236,10 +238,17 @@ TYPED_TEST(Solvers, IterateMonitorSeesEveryIterate) {
     const MatrixData d = Stencil<T>(this->ref, 2, 20).assemble();
     const auto A = Csr<T>::from_data(this->exec, d);
     const Array<T> b(this->exec, random_vector<T>(A.rows(), 31, 0.5, 1.5));
-    for (const bool use_cg : {true, false}) {
-        SCOPED_TRACE(use_cg ? "cg" : "bicgstab");
+    for (const auto method : {Solver::cg, Solver::pipecg, Solver::bicgstab}) {
+        SCOPED_TRACE(solver::to_string(method));
         auto run = [&](Array<T>& x, const Settings& s) {
-            return use_cg ? solver::cg<T>(A, b, x, s) : solver::bicgstab<T>(A, b, x, s);
+            switch (method) {
+                case Solver::cg:
+                    return solver::cg<T>(A, b, x, s);
+                case Solver::pipecg:
+                    return solver::pipecg<T>(A, b, x, s);
+                default:
+                    return solver::bicgstab<T>(A, b, x, s);
+            }
         };
         Settings s = default_settings<T>();
         Array<T> x_plain(this->exec, A.rows());

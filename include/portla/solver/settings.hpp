@@ -43,10 +43,11 @@ struct Settings {
     bool device_loop = true;
     /// Called with (iteration, recurrence residual norm) after each iteration and once at 0.
     std::function<void(int, double)> monitor;
-    /// CG and BiCGSTAB: called with the iteration i >= 1 after each iteration, when x (the
-    /// solve's own x) holds iterate i, before the stopping test; the hook reads x itself (SciPy's
-    /// callback(xk)). Set, it makes CG read its state back every iteration (no 16-iteration
-    /// device loop); unset, it costs nothing. GMRES forms x only at a restart and ignores it.
+    /// CG, pipelined CG and BiCGSTAB: called with the iteration i >= 1 after each iteration, when x
+    /// (the solve's own x) holds iterate i, before the stopping test; the hook reads x itself
+    /// (SciPy's callback(xk)). Set, it makes CG read its state back every iteration (no
+    /// 16-iteration device loop); unset, it costs nothing. GMRES forms x only at a restart and
+    /// ignores it.
     std::function<void(int)> iterate_monitor;
 };
 
