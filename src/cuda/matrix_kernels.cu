@@ -11,6 +11,7 @@
 
 #include "core/kernels/matrix_kernels.hpp"
 
+#include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
@@ -143,6 +144,27 @@ __global__ void gather_kernel(std::size_t n, const std::int32_t* __restrict__ id
         out[i] = x[idx[i]];
 }
 
+// One thread per row; the flags of every row or-ed into *flags.
+__global__ void csr_pattern_kernel(std::size_t rows, std::size_t cols, std::size_t entries,
+                                   const std::int32_t* __restrict__ row_ptrs,
+                                   const std::int32_t* __restrict__ col_idxs,
+                                   std::uint32_t* flags) {
+    const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+    std::uint32_t mine = 0;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += threads)
+        mine |= common::csr_row_pattern(i, rows, cols, entries, row_ptrs, col_idxs);
+    if (mine) atomicOr(reinterpret_cast<unsigned*>(flags), mine);
+}
+
+template <typename T>
+__global__ void csr_diagonal_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
+                                    const std::int32_t* __restrict__ col_idxs,
+                                    const T* __restrict__ values, T* __restrict__ d) {
+    const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+    for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += threads)
+        d[i] = common::csr_row_diagonal(i, row_ptrs, col_idxs, values);
+}
+
 template <int G, typename T>
 void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_ptrs,
                 const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
@@ -257,6 +279,43 @@ void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<
     const unsigned blocks = blocks_for(exec, idx.size, threads);
     gather_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(idx.size, idx.data, x.data, out.data);
     PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    csr_diagonal_kernel<T><<<blocks_for(exec, rows, threads), threads, 0, stream_of(exec)>>>(
+        rows, row_ptrs.data, col_idxs.data, values.data, d.data);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std::size_t cols,
+                                const_view<std::int32_t> row_ptrs,
+                                const_view<std::int32_t> col_idxs) {
+    activate(exec.device_id());
+    const cudaStream_t stream = stream_of(exec);
+    std::uint32_t result = 0;
+    if (rows == 0) {
+        std::int32_t first = -1;
+        PORTLA_CUDA_CHECK(
+            cudaMemcpyAsync(&first, row_ptrs.data, sizeof(first), cudaMemcpyDeviceToHost, stream));
+        PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+        return first == 0 && col_idxs.size == 0 ? 0u : kCsrInvalid;
+    }
+    // The flags live in the reductions' scratch (ordered with them on the device's stream).
+    auto* flags = static_cast<std::uint32_t*>(reduction_scratch(exec.device_id()).partials);
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(flags, 0, sizeof(std::uint32_t), stream));
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    csr_pattern_kernel<<<blocks_for(exec, rows, threads), threads, 0, stream>>>(
+        rows, cols, col_idxs.size, row_ptrs.data, col_idxs.data, flags);
+    PORTLA_CUDA_CHECK_LAUNCH();
+    PORTLA_CUDA_CHECK(
+        cudaMemcpyAsync(&result, flags, sizeof(result), cudaMemcpyDeviceToHost, stream));
+    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return result;
 }
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);

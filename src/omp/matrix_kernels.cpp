@@ -3,6 +3,8 @@
 #include <vector>
 
 #include "core/kernels/matrix_kernels.hpp"
+
+#include "common/csr_pattern.hpp"
 #include "omp/parallel.hpp"
 
 namespace portla::kernels::omp {
@@ -161,6 +163,29 @@ void gather(tag, const Executor&, const_view<std::int32_t> idx, const_view<T> x,
     const auto n = static_cast<std::ptrdiff_t>(idx.size);
 #pragma omp parallel for schedule(static) if (idx.size >= parallel_threshold())
     for (std::ptrdiff_t i = 0; i < n; ++i) out.data[i] = x.data[idx.data[i]];
+}
+
+template <typename T>
+void csr_diagonal(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
+                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+    const auto n = static_cast<std::ptrdiff_t>(rows);
+#pragma omp parallel for schedule(static) if (rows >= parallel_threshold())
+    for (std::ptrdiff_t i = 0; i < n; ++i)
+        d.data[i] = common::csr_row_diagonal(static_cast<std::size_t>(i), row_ptrs.data,
+                                             col_idxs.data, values.data);
+}
+
+std::uint32_t csr_pattern_check(tag, const Executor&, std::size_t rows, std::size_t cols,
+                                const_view<std::int32_t> row_ptrs,
+                                const_view<std::int32_t> col_idxs) {
+    if (rows == 0) return row_ptrs[0] == 0 && col_idxs.size == 0 ? 0u : kCsrInvalid;
+    const auto n = static_cast<std::ptrdiff_t>(rows);
+    std::uint32_t flags = 0;
+#pragma omp parallel for schedule(static) reduction(| : flags) if (rows >= parallel_threshold())
+    for (std::ptrdiff_t i = 0; i < n; ++i)
+        flags |= common::csr_row_pattern(static_cast<std::size_t>(i), rows, cols, col_idxs.size,
+                                         row_ptrs.data, col_idxs.data);
+    return flags;
 }
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);

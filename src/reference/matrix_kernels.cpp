@@ -1,6 +1,7 @@
 // Sequential operator-apply kernels (the oracle).
 #include "core/kernels/matrix_kernels.hpp"
 
+#include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 
 namespace portla::kernels::reference {
@@ -79,6 +80,24 @@ void slab_stencil_apply(tag, const Executor&, int dim, std::size_t points, std::
 template <typename T>
 void gather(tag, const Executor&, const_view<std::int32_t> idx, const_view<T> x, view<T> out) {
     for (std::size_t i = 0; i < idx.size; ++i) out[i] = x[static_cast<std::size_t>(idx[i])];
+}
+
+template <typename T>
+void csr_diagonal(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
+                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+    for (std::size_t i = 0; i < rows; ++i)
+        d[i] = common::csr_row_diagonal(i, row_ptrs.data, col_idxs.data, values.data);
+}
+
+std::uint32_t csr_pattern_check(tag, const Executor&, std::size_t rows, std::size_t cols,
+                                const_view<std::int32_t> row_ptrs,
+                                const_view<std::int32_t> col_idxs) {
+    if (rows == 0) return row_ptrs[0] == 0 && col_idxs.size == 0 ? 0u : kCsrInvalid;
+    std::uint32_t flags = 0;
+    for (std::size_t i = 0; i < rows && !(flags & kCsrInvalid); ++i)
+        flags |=
+            common::csr_row_pattern(i, rows, cols, col_idxs.size, row_ptrs.data, col_idxs.data);
+    return flags;
 }
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);

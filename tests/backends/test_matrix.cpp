@@ -228,6 +228,70 @@ TYPED_TEST(Matrix, BorrowedOperatorsReadTheCallersMemory) {
     EXPECT_THROW(Dense<T>::borrow(this->exec, 2, 2, val.get_view()), DimensionMismatch);
 }
 
+template <typename T>
+std::vector<T> diagonal_of(const Csr<T>& A) {
+    Array<T> d(A.executor(), A.rows());
+    A.diagonal(d);
+    return d.to_host();
+}
+
+// Csr::borrow checks the pattern where the memory lies (kernels' csr_pattern_check) and takes
+// it to the host only when something is wrong: every pattern gets the verdict the copying
+// constructor gives from host vectors (the same exception, the same structural defect), and the
+// diagonal computed on the device equals the host's.
+TYPED_TEST(Matrix, BorrowedPatternsAreJudgedLikeCopiedOnes) {
+    using T = TypeParam;
+    struct Case {
+        const char* what;
+        std::size_t rows, cols;
+        std::vector<std::int32_t> ptr, col;
+    };
+    const std::vector<Case> cases = {
+        {"full diagonal", 3, 3, {0, 2, 3, 5}, {0, 2, 1, 0, 2}},
+        {"diagonal missing in row 1", 3, 3, {0, 2, 3, 5}, {0, 2, 0, 1, 2}},
+        {"empty row", 3, 3, {0, 2, 2, 4}, {0, 1, 0, 2}},
+        {"wide, full diagonal", 2, 4, {0, 2, 4}, {0, 3, 1, 2}},
+        {"tall, rows past the columns", 4, 2, {0, 1, 2, 3, 4}, {0, 1, 0, 1}},
+        {"empty matrix", 0, 0, {0}, {}},
+        {"first pointer not 0", 2, 2, {1, 2, 2}, {0, 1}},
+        {"pointers decrease", 3, 3, {0, 2, 1, 3}, {0, 1, 2}},
+        {"last pointer short of the entries", 2, 2, {0, 1, 1}, {0, 1}},
+        {"pointer past the entries", 3, 3, {0, 9, 1, 2}, {0, 1}},
+        {"negative column", 2, 2, {0, 1, 2}, {0, -1}},
+        {"column past the end", 2, 2, {0, 2, 3}, {0, 1, 2}},
+        {"entries without rows", 0, 0, {0}, {0}},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.what);
+        const std::vector<T> vh(c.col.size(), T(2));
+        std::string copied_error, borrowed_error, copied_defect;
+        std::vector<T> copied_diag;
+        try {
+            const Csr<T> A(this->ref, c.rows, c.cols, c.ptr, c.col, vh);
+            copied_defect = A.structural_defect();
+            copied_diag = diagonal_of(A);
+        } catch (const BadInput& e) {
+            copied_error = e.what();
+        } catch (const DimensionMismatch& e) {
+            copied_error = e.what();
+        }
+        const Array<std::int32_t> ptr(this->exec, c.ptr), col(this->exec, c.col);
+        const Array<T> val(this->exec, vh);
+        try {
+            const auto B = Csr<T>::borrow(this->exec, c.rows, c.cols, ptr.get_view(),
+                                          col.get_view(), val.get_view());
+            EXPECT_EQ(copied_error, "") << "borrowed accepted what the copy refused";
+            EXPECT_EQ(B.structural_defect(), copied_defect);
+            EXPECT_EQ(diagonal_of(B), copied_diag);
+        } catch (const BadInput& e) {
+            borrowed_error = e.what();
+        } catch (const DimensionMismatch& e) {
+            borrowed_error = e.what();
+        }
+        EXPECT_EQ(borrowed_error, copied_error);
+    }
+}
+
 TYPED_TEST(Matrix, BadShapesAreRejected) {
     using T = TypeParam;
     EXPECT_THROW(Stencil<T>(this->exec, 4, 10), BadInput);

@@ -42,6 +42,19 @@
     template <typename T>                                                                          \
     void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<T> x,          \
                 view<T> out);                                                                      \
+    /* d[i] = sum of the stored entries (i, i) of a CSR matrix, i < rows (0 where none) */         \
+    template <typename T>                                                                          \
+    void csr_diagonal(tag, const Executor& exec, std::size_t rows,                                 \
+                      const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,        \
+                      const_view<T> values, view<T> d);                                            \
+    /* The pattern of a CSR matrix over memory of this executor, checked where it lies (rows + 1   \
+       row pointers, checked by the caller): kCsrInvalid when the row pointers do not start at 0,  \
+       decrease or end elsewhere than col_idxs.size, or a column index is outside [0, cols);       \
+       kCsrDiagonalMissing when some row i < min(rows, cols) stores no entry (i, i); 0 otherwise   \
+     */                                                                                            \
+    std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std::size_t cols, \
+                                    const_view<std::int32_t> row_ptrs,                             \
+                                    const_view<std::int32_t> col_idxs);                            \
     }
 
 #define PORTLA_INSTANTIATE_MATRIX_KERNELS(T)                                                     \
@@ -56,8 +69,15 @@
     template void slab_stencil_apply<T>(tag, const Executor&, int, std::size_t, std::size_t,     \
                                         std::size_t, std::size_t, const T*, const T*,            \
                                         const_view<T>, view<T>);                                 \
-    template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>, view<T>)
+    template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>,       \
+                            view<T>);                                                            \
+    template void csr_diagonal<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
+                                  const_view<std::int32_t>, const_view<T>, view<T>)
 
 namespace portla::kernels {
+/// csr_pattern_check's result bits.
+inline constexpr std::uint32_t kCsrInvalid = 1;
+inline constexpr std::uint32_t kCsrDiagonalMissing = 2;
+
 PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_MATRIX_KERNELS)
 }  // namespace portla::kernels

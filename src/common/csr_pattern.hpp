@@ -1,0 +1,43 @@
+// One row of the CSR pattern check and of the diagonal (kernels' csr_pattern_check and
+// csr_diagonal), on the host and on a device: every backend reads a borrowed matrix where it lies.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/stopping.hpp"  // PORTLA_HOST_DEVICE
+
+namespace portla::common {
+
+/// Row i's part of csr_pattern_check: kCsrInvalid (1) when its row pointers are out of order or
+/// out of [0, entries] (the first must be 0, the last `entries`) or one of its column indices
+/// is outside [0, cols); kCsrDiagonalMissing (2) when i < cols and no entry (i, i) is stored.
+/// The row's entries are read only when its pointers are in range.
+PORTLA_HOST_DEVICE inline std::uint32_t csr_row_pattern(std::size_t i, std::size_t rows,
+                                                        std::size_t cols, std::size_t entries,
+                                                        const std::int32_t* row_ptrs,
+                                                        const std::int32_t* col_idxs) {
+    const std::int64_t begin = row_ptrs[i], end = row_ptrs[i + 1];
+    if ((i == 0 && begin != 0) || (i + 1 == rows && end != static_cast<std::int64_t>(entries)) ||
+        begin < 0 || end < begin || end > static_cast<std::int64_t>(entries))
+        return 1;
+    bool diagonal = false;
+    for (std::int64_t k = begin; k < end; ++k) {
+        const std::int32_t c = col_idxs[k];
+        if (c < 0 || static_cast<std::size_t>(c) >= cols) return 1;
+        diagonal = diagonal || static_cast<std::size_t>(c) == i;
+    }
+    return diagonal || i >= cols ? 0u : 2u;
+}
+
+/// Row i's diagonal: the sum of its stored entries (i, i), 0 where there is none.
+template <typename T>
+PORTLA_HOST_DEVICE inline T csr_row_diagonal(std::size_t i, const std::int32_t* row_ptrs,
+                                             const std::int32_t* col_idxs, const T* values) {
+    T d = T(0);
+    for (std::int64_t k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
+        if (static_cast<std::size_t>(col_idxs[k]) == i) d += values[k];
+    return d;
+}
+
+}  // namespace portla::common
