@@ -1,5 +1,6 @@
 #include "problem.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <regex>
@@ -25,10 +26,11 @@ Problem load_problem(const ProblemSpec& spec) {
     if (spec.file.empty() == spec.generate.empty())
         throw BadInput("give exactly one of a Matrix Market FILE or --generate");
     Problem p;
-    p.format = parse_format(spec.format);
+    p.auto_format = spec.format == "auto";
+    p.format = p.auto_format ? Format::csr : parse_format(spec.format);
     if (!spec.file.empty() && spec.assembled)
         throw BadInput("--assembled applies to --generate only (a FILE is always stored)");
-    if (!spec.generate.empty() && !spec.assembled && p.format != Format::csr)
+    if (!spec.generate.empty() && !spec.assembled && !p.auto_format && p.format != Format::csr)
         throw BadInput("--format " + spec.format + " applies to stored matrices: add --assembled");
     if (!spec.file.empty()) {
         p.data = load_input(spec.file, [&] { return io::read_matrix_market(spec.file); });
@@ -53,6 +55,23 @@ Problem load_problem(const ProblemSpec& spec) {
     p.matrix_free = !spec.assembled;
     if (spec.assembled) p.data = Stencil<double>(Executor::reference(), dim, points).assemble();
     return p;
+}
+
+void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond) {
+    if (!problem.auto_format || problem.matrix_free) return;
+    problem.format = Format::csr;
+    using solver::Preconditioner;
+    const bool any_operator = precond == Preconditioner::none ||
+                              precond == Preconditioner::jacobi ||
+                              precond == Preconditioner::chebyshev;
+    const MatrixData& d = problem.data;
+    if (exec.is_host() || !any_operator || d.rows == 0 || d.entries() == 0) return;
+    std::vector<std::int32_t> length(static_cast<std::size_t>(d.rows), 0);
+    std::int32_t longest = 0;
+    for (const auto r : d.row_idx)
+        longest = std::max(longest, ++length[static_cast<std::size_t>(r)]);
+    if (double(longest) * double(d.rows) <= 1.25 * double(d.entries()))
+        problem.format = Format::ell;
 }
 
 template <typename T>

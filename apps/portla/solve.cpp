@@ -173,7 +173,7 @@ int run(const SolveOptions& o) {
     const auto comm = world(o.distributed);
     const bool root = !comm || comm->rank() == 0;
     if (comm) {
-        if (o.problem.format != "csr")
+        if (o.problem.format != "csr" && o.problem.format != "auto")
             throw Unsupported("under mpirun the matrix is distributed as csr (got --format " +
                               o.problem.format + ")");
         if (!o.x0.empty()) throw Unsupported("--x0 is not supported under mpirun yet");
@@ -209,6 +209,7 @@ int run(const SolveOptions& o) {
         comm->broadcast(problem.description.data(), problem.description.size(), 0);
     }
     const auto build_start = std::chrono::steady_clock::now();
+    if (!comm) choose_format(problem, exec, precond);
     const std::unique_ptr<LinearOperator<T>> A =
         comm ? distribute<T>(exec, comm, o, problem) : make_operator<T>(exec, o.problem, problem);
 #if PORTLA_HAS_MPI
@@ -385,13 +386,16 @@ Runner add_solve(CLI::App& app) {
                    "generated Poisson problem: poisson1d:N, poisson2d:N or poisson3d:N (N points "
                    "per dimension)");
     app.add_flag("--assembled", o->problem.assembled,
-                 "store the generated operator as a CSR matrix");
+                 "store the generated operator as a matrix (--format)");
     app.add_flag("--distributed", o->distributed,
                  "use the MPI-distributed operator and solver path even on one rank (the "
                  "baseline of scaling runs; builds with MPI only)");
-    app.add_option("--format", o->problem.format, "stored format of a matrix: csr, ell or dense")
-        ->check(CLI::IsMember(
-            {to_string(Format::csr), to_string(Format::ell), to_string(Format::dense)}));
+    app.add_option("--format", o->problem.format,
+                   "stored format of a matrix: auto (default: ell on a GPU for rows of nearly "
+                   "equal length with no or a jacobi/chebyshev preconditioner, else csr), csr, "
+                   "ell or dense")
+        ->check(CLI::IsMember({std::string("auto"), to_string(Format::csr), to_string(Format::ell),
+                               to_string(Format::dense)}));
     app.add_option("--rhs", o->problem.rhs,
                    "right-hand side (Matrix Market vector); default b = A 1")
         ->check(regular_file());

@@ -20,14 +20,16 @@ class Communicator;
 /// every other operator (the solvers then call apply()).
 template <typename T>
 struct FusedOperator {
-    enum class Kind { none, stencil, csr };
+    enum class Kind { none, stencil, csr, ell };
     Kind kind = Kind::none;
     int dim = 0;
     std::size_t points = 0;
     const std::int32_t* row_ptrs = nullptr;
+    /// csr: by row; ell: column-major, `width` entries per row, padding column -1.
     const std::int32_t* col_idxs = nullptr;
     const T* values = nullptr;
     std::size_t nnz = 0;
+    std::size_t width = 0;
 };
 
 template <typename T>

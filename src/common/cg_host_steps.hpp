@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/cg_step.hpp"
+#include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 
@@ -22,7 +23,7 @@ struct HostCgSteps {
     static T* p_new(const Args& a) { return (a.state->iteration & 1) ? a.p0 : a.p1; }
 
     // (A v)_i for the operator of a fused step.
-    static T row(const FusedOperator<T>& op, std::size_t i, const T* v) {
+    static T row(const FusedOperator<T>& op, std::size_t n, std::size_t i, const T* v) {
         if (op.kind == FusedOperator<T>::Kind::csr) {
             T acc = T(0);
             for (std::int64_t k = op.row_ptrs[i]; k < op.row_ptrs[i + 1]; ++k)
@@ -30,6 +31,10 @@ struct HostCgSteps {
             return acc;
         }
         const auto read = [v](std::size_t j) { return v[j]; };
+        if (op.kind == FusedOperator<T>::Kind::ell)
+            return ell_row<T>(
+                i, n, op.width, [&op](std::size_t e) { return op.col_idxs[e]; },
+                [&op](std::size_t e) { return op.values[e]; }, read);
         return stencil_row<std::size_t>(op.dim, op.points, i, read, v[i]);
     }
 
@@ -78,7 +83,7 @@ struct HostCgSteps {
         Policy::sum(
             a.n,
             [&](std::size_t i, double& s0, double&) {
-                const T qi = row(a.op, i, p);
+                const T qi = row(a.op, a.n, i, p);
                 a.q[i] = qi;
                 s0 += double(p[i]) * double(qi);
             },
@@ -114,7 +119,7 @@ struct HostCgSteps {
         Policy::sum(
             a.n,
             [&](std::size_t i, double& s0, double& s1) {
-                const T ri = a.b[i] - (ax ? ax[i] : row(a.op, i, a.x));
+                const T ri = a.b[i] - (ax ? ax[i] : row(a.op, a.n, i, a.x));
                 a.r[i] = ri;
                 store_z(a, i, ri, s0, s1);
             },

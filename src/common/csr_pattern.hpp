@@ -1,5 +1,6 @@
-// One row of the CSR pattern check and of the diagonal (kernels' csr_pattern_check and
-// csr_diagonal), on the host and on a device: every backend reads a borrowed matrix where it lies.
+// Row functions of the stored sparse formats, on the host and on a device: the CSR pattern check
+// and diagonal (kernels' csr_pattern_check and csr_diagonal: every backend reads a borrowed matrix
+// where it lies) and an ELL row of the fused CG steps.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,20 @@ PORTLA_HOST_DEVICE inline std::uint32_t csr_row_pattern(std::size_t i, std::size
         diagonal = diagonal || static_cast<std::size_t>(c) == i;
     }
     return diagonal || i >= cols ? 0u : 2u;
+}
+
+/// (A v)_i for an ELL matrix of `rows` rows stored column-major, `width` entries per row,
+/// padding column -1; `col(e)`, `val(e)` and `v(j)` read the columns, values and vector (a GPU
+/// reads them through the read-only cache).
+template <typename T, typename Col, typename Val, typename Src>
+PORTLA_HOST_DEVICE inline T ell_row(std::size_t i, std::size_t rows, std::size_t width,
+                                    const Col& col, const Val& val, const Src& v) {
+    T acc = T(0);
+    for (std::size_t k = 0; k < width; ++k) {
+        const std::int32_t c = col(k * rows + i);
+        if (c >= 0) acc += val(k * rows + i) * v(static_cast<std::size_t>(c));
+    }
+    return acc;
 }
 
 /// Row i's diagonal: the sum of its stored entries (i, i), 0 where there is none.

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -128,9 +129,11 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
                                            const Src& v) {
     T acc = T(0);
     if (row < a.n) {
-        const std::int64_t end = a.op.row_ptrs[row + 1];
-        for (std::int64_t k = a.op.row_ptrs[row] + member; k < end; k += G)
-            acc += a.op.values[k] * v(static_cast<std::size_t>(a.op.col_idxs[k]));
+        // Through the read-only cache (__ldg): CgArgs' pointers carry no __restrict__, and
+        // without it the loads were generic ones.
+        const std::int64_t end = __ldg(a.op.row_ptrs + row + 1);
+        for (std::int64_t k = __ldg(a.op.row_ptrs + row) + member; k < end; k += G)
+            acc += __ldg(a.op.values + k) * v(static_cast<std::size_t>(__ldg(a.op.col_idxs + k)));
     }
     return warp_sum<G>(acc);
 }
@@ -159,6 +162,35 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
             a.q[row] = acc;
             sum[0] += fresh[row] * acc;
         }
+    }
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+}
+
+// (A v)_i of the fused ELL matrix, its entries read through the read-only cache.
+template <typename T, typename Src>
+__device__ __forceinline__ T ell_row(const CgArgs<T>& a, std::size_t i, const Src& v) {
+    const std::int32_t* cols = a.op.col_idxs;
+    const T* vals = a.op.values;
+    return common::ell_row<T>(
+        i, a.n, a.op.width, [cols](std::size_t e) { return __ldg(cols + e); },
+        [vals](std::size_t e) { return __ldg(vals + e); }, v);
+}
+
+// ELL: one thread per row (column-major storage: a warp reads 32 consecutive entries of each
+// column), p_new formed first as for CSR.
+template <typename T>
+__global__ void ell_direction_kernel(CgArgs<T> a, Reduce<T> red) {
+    CgState<T>* s = a.state;
+    if (s->stopped) return;
+    const T* fresh = p_new(a, s->iteration);
+    const Plain<T> v{fresh};
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    T sum[1] = {T(0)};
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
+        const T qi = ell_row(a, i, v);
+        a.q[i] = qi;
+        sum[0] += fresh[i] * qi;
     }
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
@@ -296,6 +328,24 @@ __global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     });
 }
 
+template <typename T>
+__global__ void ell_replace_kernel(CgArgs<T> a, Reduce<T> red) {
+    CgState<T>* s = a.state;
+    if (s->stopped || s->replace_now == 0) return;
+    const Plain<T> v{a.x};
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    T sums[2] = {T(0), T(0)};
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
+         i += stride) {
+        const T ri = a.b[i] - ell_row(a, i, v);
+        a.r[i] = ri;
+        store_z(a, i, ri, sums);
+    }
+    reduce_then(sums, red, [&](T(&t)[2]) {
+        common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::replaced);
+    });
+}
+
 // From a given residual: r = b - ax (replace_from_ax) or r as it is (initialize); [z]; rr; [rz].
 template <typename T>
 __global__ void residual_kernel(CgArgs<T> a, Reduce<T> red, CgFinish mode, bool from_ax) {
@@ -372,6 +422,13 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             else
                 stencil_replace_kernel<std::uint64_t, T>
                     <<<blocks, l.threads, 0, l.stream>>>(a, red);
+        }
+    } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
+        if (direction) {
+            form_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a);
+            ell_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
+        } else {
+            ell_replace_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
         }
     } else {
         const int g = csr_group(a);

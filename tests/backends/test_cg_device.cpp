@@ -33,6 +33,11 @@ MakeOp<T> csr_op(const MatrixData& d) {
 }
 
 template <typename T>
+MakeOp<T> ell_op(const MatrixData& d) {
+    return [d](const Executor& e) { return std::make_unique<Ell<T>>(Ell<T>::from_data(e, d)); };
+}
+
+template <typename T>
 struct Outcome {
     solver::Result res;
     std::vector<T> x;
@@ -109,22 +114,27 @@ TYPED_TEST(CgDevice, StencilMatchesHostLoop) {
         }
 }
 
-TYPED_TEST(CgDevice, CsrMatchesHostLoop) {
+// The stored formats with fused steps: CSR (a group of lanes per row) and ELL (a thread per row).
+TYPED_TEST(CgDevice, CsrAndEllMatchHostLoop) {
     using T = TypeParam;
-    for (auto [dim, pts] : std::vector<std::pair<int, int>>{{1, 37}, {2, 40}, {3, 14}})
-        for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
-            SCOPED_TRACE("assembled dim " + std::to_string(dim) + " precond " +
-                         solver::to_string(p));
-            const MatrixData d = Stencil<T>(this->ref, dim, pts).assemble();
-            this->compare(d, csr_op<T>(d), default_settings<T>(p));
-        }
     const MatrixData f =
         io::read_matrix_market(std::string(PORTLA_TEST_DATA_DIR) + "/spd_fem_2d.mtx");
-    for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
-        SCOPED_TRACE("spd_fem_2d.mtx precond " + solver::to_string(p));
-        auto s = default_settings<T>(p);
-        if (std::is_same<T, float>::value) s.rtol = 1e-3;  // float attains ~1e-4 here
-        this->compare(f, csr_op<T>(f), s);
+    for (const bool ell : {false, true}) {
+        const auto op = [ell](const MatrixData& d) { return ell ? ell_op<T>(d) : csr_op<T>(d); };
+        for (auto [dim, pts] : std::vector<std::pair<int, int>>{{1, 37}, {2, 40}, {3, 14}})
+            for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+                SCOPED_TRACE(std::string(ell ? "ell" : "csr") + " dim " + std::to_string(dim) +
+                             " precond " + solver::to_string(p));
+                const MatrixData d = Stencil<T>(this->ref, dim, pts).assemble();
+                this->compare(d, op(d), default_settings<T>(p));
+            }
+        for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+            SCOPED_TRACE(std::string(ell ? "ell" : "csr") + " spd_fem_2d.mtx precond " +
+                         solver::to_string(p));
+            auto s = default_settings<T>(p);
+            if (std::is_same<T, float>::value) s.rtol = 1e-3;  // float attains ~1e-4 here
+            this->compare(f, op(f), s);
+        }
     }
 }
 
@@ -150,6 +160,7 @@ TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
         for (std::int64_t half_width : {5, 10}) {  // 16 and 32 lanes per row
             const MatrixData w = banded(301, half_width);
             this->compare(w, csr_op<T>(w), default_settings<T>(Preconditioner::jacobi));
+            this->compare(w, ell_op<T>(w), default_settings<T>(Preconditioner::jacobi));
         }
     }
 }
@@ -158,7 +169,7 @@ TYPED_TEST(CgDevice, IterationLimitIsExact) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 30).assemble();
     const auto bh = random_vector<T>(d.rows, 5, 0.5, 1.5);
-    for (const auto& make : {stencil_op<T>(2, 30), csr_op<T>(d)}) {
+    for (const auto& make : {stencil_op<T>(2, 30), csr_op<T>(d), ell_op<T>(d)}) {
         const auto A = make(this->exec);
         for (int limit : {1, 7, 16, 17}) {
             SCOPED_TRACE("max_iters " + std::to_string(limit) + " " + A->format());

@@ -410,6 +410,34 @@ TEST(CliSolve, FormatsGiveSameIterations) {
     }
 }
 
+// --format auto (the default): csr on the CPU; on a GPU ell for rows of nearly equal length
+// (the assembled Poisson matrix) when the preconditioner takes any operator, csr for irregular
+// rows (1138_bus: 18 entries in its longest row, 3.6 on average) and for the factorisations.
+TEST(CliSolve, AutoFormatChoosesByDeviceRowsAndPreconditioner) {
+    const std::vector<std::string> poisson = {"--generate", "poisson3d:10", "--assembled"};
+    auto with = [](std::vector<std::string> args, std::initializer_list<std::string> more) {
+        args.insert(args.end(), more);
+        return args;
+    };
+    const json cpu = solve_json(with(poisson, {"--backend", "reference"}));
+    check_solve_json(cpu);
+    EXPECT_EQ(cpu["format"], "csr");
+    const json& info = info_json();
+    if (!info.contains("devices") || !info["devices"].is_array() || info["devices"].empty())
+        GTEST_SKIP() << "no GPU: the cuda half of the rule is checked on the GPU machine";
+    const json gpu = solve_json(with(poisson, {"--backend", "cuda"}));
+    check_solve_json(gpu);
+    EXPECT_EQ(gpu["format"], "ell");
+    EXPECT_EQ(gpu["iterations"], cpu["iterations"]);
+    EXPECT_EQ(solve_json(with(poisson, {"--backend", "cuda", "--precond", "jacobi"}))["format"],
+              "ell");
+    EXPECT_EQ(solve_json(with(poisson, {"--backend", "cuda", "--precond", "ic0"}))["format"],
+              "csr");
+    const json bus =
+        solve_json({data("suitesparse/1138_bus.mtx"), "--backend", "cuda", "--precond", "jacobi"});
+    EXPECT_EQ(bus["format"], "csr");
+}
+
 TEST(CliSolve, OutWritesSolution) {
     const portla::MatrixData A = portla::io::read_matrix_market(data("spd_fem_2d.mtx"));
     const std::vector<double> b =

@@ -27,6 +27,16 @@ public:
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
 
+    FusedOperator<T> fused() const override {
+        FusedOperator<T> f;
+        f.kind = FusedOperator<T>::Kind::ell;
+        f.col_idxs = col_idxs_.data();
+        f.values = values_.data();
+        f.nnz = nnz_;
+        f.width = max_row_nnz_;
+        return f;
+    }
+
     std::size_t max_row_nnz() const { return max_row_nnz_; }
 
 private:
