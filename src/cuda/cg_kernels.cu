@@ -371,11 +371,16 @@ __global__ void residual_kernel(CgArgs<T> a, Reduce<T> red, CgFinish mode, bool 
 struct Launch {
     cudaStream_t stream;
     unsigned threads;
-    unsigned wave;
+    unsigned wave;  // the most blocks the reduction scratch has room for
     int device;
-    unsigned blocks(std::size_t work_threads) const {
+    // One wave of `kernel`'s resident blocks at most (grid-stride loops do the rest).
+    template <typename Kernel>
+    unsigned blocks(Kernel* kernel, std::size_t work_threads) const {
         const std::size_t needed = (work_threads + threads - 1) / threads;
-        return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(needed, wave)));
+        const std::size_t resident =
+            std::min<std::size_t>(wave, resident_blocks(device, static_cast<int>(threads),
+                                                        reinterpret_cast<const void*>(kernel)));
+        return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, resident)));
     }
 };
 
@@ -389,8 +394,7 @@ Launch launch_of(const Executor& exec, Reduce<T>& red) {
     const ReductionScratch scratch = reduction_scratch(l.device);
     red.partials = static_cast<T*>(scratch.partials);
     red.counter = scratch.counter;
-    l.wave = static_cast<unsigned>(std::min<std::size_t>(
-        resident_blocks(l.device, static_cast<int>(l.threads)), scratch.capacity / 2));
+    l.wave = static_cast<unsigned>(scratch.capacity / 2);
     return l;
 }
 
@@ -407,40 +411,36 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
     if (a.op.kind == FusedOperator<T>::Kind::stencil) {
-        const unsigned blocks = l.blocks(a.n);
-        if (a.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-            if (direction)
-                stencil_direction_kernel<std::uint32_t, T>
-                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
-            else
-                stencil_replace_kernel<std::uint32_t, T>
-                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
-        } else {
-            if (direction)
-                stencil_direction_kernel<std::uint64_t, T>
-                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
-            else
-                stencil_replace_kernel<std::uint64_t, T>
-                    <<<blocks, l.threads, 0, l.stream>>>(a, red);
-        }
+        auto run = [&](auto kernel) {
+            kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
+        };
+        if (a.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+            run(direction ? stencil_direction_kernel<std::uint32_t, T>
+                          : stencil_replace_kernel<std::uint32_t, T>);
+        else
+            run(direction ? stencil_direction_kernel<std::uint64_t, T>
+                          : stencil_replace_kernel<std::uint64_t, T>);
     } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
         if (direction) {
-            form_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a);
-            ell_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
+            form_direction_kernel<T>
+                <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+            ell_direction_kernel<T>
+                <<<l.blocks(ell_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
         } else {
-            ell_replace_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
+            ell_replace_kernel<T>
+                <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
         }
     } else {
         const int g = csr_group(a);
         const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
-        const unsigned blocks = l.blocks((a.n + rows_per_warp - 1) / rows_per_warp * 32);
-        if (direction) form_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a);
+        const std::size_t work = (a.n + rows_per_warp - 1) / rows_per_warp * 32;
+        if (direction)
+            form_direction_kernel<T>
+                <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
         auto run = [&](auto group) {
             constexpr int G = decltype(group)::value;
-            if (direction)
-                csr_direction_kernel<G, T><<<blocks, l.threads, 0, l.stream>>>(a, red);
-            else
-                csr_replace_kernel<G, T><<<blocks, l.threads, 0, l.stream>>>(a, red);
+            const auto kernel = direction ? csr_direction_kernel<G, T> : csr_replace_kernel<G, T>;
+            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
         };
         if (g == 4)
             run(std::integral_constant<int, 4>{});
@@ -460,7 +460,8 @@ template <typename T>
 void cg_initialize(tag, const Executor& exec, const CgArgs<T>& a, common::CgFinish mode) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    residual_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red, mode, false);
+    residual_kernel<T>
+        <<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red, mode, false);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -473,7 +474,8 @@ template <typename T>
 void cg_form_direction(tag, const Executor& exec, const CgArgs<T>& a) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    form_direction_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a);
+    form_direction_kernel<T>
+        <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -481,7 +483,8 @@ template <typename T>
 void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& a) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    direction_dot_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
+    direction_dot_kernel<T>
+        <<<l.blocks(direction_dot_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -489,7 +492,9 @@ template <typename T>
 void cg_update(tag, const Executor& exec, const CgArgs<T>& a) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    update_kernel<T><<<l.blocks((a.n + kItems - 1) / kItems), l.threads, 0, l.stream>>>(a, red);
+    update_kernel<T>
+        <<<l.blocks(update_kernel<T>, (a.n + kItems - 1) / kItems), l.threads, 0, l.stream>>>(a,
+                                                                                              red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -502,8 +507,8 @@ template <typename T>
 void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& a) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    residual_kernel<T>
-        <<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red, common::CgFinish::replaced, true);
+    residual_kernel<T><<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(
+        a, red, common::CgFinish::replaced, true);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -511,7 +516,8 @@ template <typename T>
 void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& a) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    finish_preconditioned_kernel<T><<<l.blocks(a.n), l.threads, 0, l.stream>>>(a, red);
+    finish_preconditioned_kernel<T>
+        <<<l.blocks(finish_preconditioned_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -20,10 +20,14 @@
 namespace portla::kernels::cuda {
 namespace {
 
-// Blocks of `threads` threads needed for `work_threads` threads of work, at most one wave.
-unsigned blocks_for(const Executor& exec, std::size_t work_threads, unsigned threads) {
+// Blocks of `threads` threads of `kernel` needed for `work_threads` threads of work, at most one
+// wave of its resident blocks.
+template <typename Kernel>
+unsigned blocks_for(const Executor& exec, Kernel* kernel, std::size_t work_threads,
+                    unsigned threads) {
     const std::size_t needed = (work_threads + threads - 1) / threads;
-    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(threads));
+    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(threads),
+                                             reinterpret_cast<const void*>(kernel));
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
 }
 
@@ -170,7 +174,7 @@ void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_
                 const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
-    const unsigned blocks = blocks_for(exec, warps * 32, threads);
+    const unsigned blocks = blocks_for(exec, csr_apply_kernel<G, T>, warps * 32, threads);
     csr_apply_kernel<G, T>
         <<<blocks, threads, 0, stream_of(exec)>>>(rows, row_ptrs, col_idxs, values, x, y);
     PORTLA_CUDA_CHECK_LAUNCH();
@@ -184,7 +188,7 @@ void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, rows * 32, threads);
+    const unsigned blocks = blocks_for(exec, dense_apply_kernel<T>, rows * 32, threads);
     dense_apply_kernel<T>
         <<<blocks, threads, 0, stream_of(exec)>>>(rows, cols, values.data, x.data, y.data);
     PORTLA_CUDA_CHECK_LAUNCH();
@@ -222,7 +226,7 @@ void ell_apply(tag, const Executor& exec, std::size_t rows, std::size_t width,
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, rows, threads);
+    const unsigned blocks = blocks_for(exec, ell_apply_kernel<T>, rows, threads);
     ell_apply_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(rows, width, col_idxs.data,
                                                                  values.data, x.data, y.data);
     PORTLA_CUDA_CHECK_LAUNCH();
@@ -236,16 +240,16 @@ void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const
     if (points == 0 || total == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, total, threads);
-    if (total <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        stencil_apply_kernel<std::uint32_t, T><<<blocks, threads, 0, stream_of(exec)>>>(
-            dim, static_cast<std::uint32_t>(points), static_cast<std::uint32_t>(total), x.data,
-            y.data);
-    } else {
-        stencil_apply_kernel<std::uint64_t, T><<<blocks, threads, 0, stream_of(exec)>>>(
-            dim, static_cast<std::uint64_t>(points), static_cast<std::uint64_t>(total), x.data,
-            y.data);
-    }
+    auto run = [&](auto index) {
+        using I = decltype(index);
+        const auto kernel = stencil_apply_kernel<I, T>;
+        kernel<<<blocks_for(exec, kernel, total, threads), threads, 0, stream_of(exec)>>>(
+            dim, static_cast<I>(points), static_cast<I>(total), x.data, y.data);
+    };
+    if (total <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        run(std::uint32_t{});
+    else
+        run(std::uint64_t{});
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -258,15 +262,16 @@ void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, 
     if (begin >= end) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, end - begin, threads);
+    auto run = [&](auto index) {
+        using I = decltype(index);
+        const auto kernel = slab_stencil_kernel<I, T>;
+        kernel<<<blocks_for(exec, kernel, end - begin, threads), threads, 0, stream_of(exec)>>>(
+            dim, I(nx), I(ny), I(planes), I(begin), I(end), below, above, x.data, y.data);
+    };
     if (planes * nx * ny <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        using I = std::uint32_t;
-        slab_stencil_kernel<I, T><<<blocks, threads, 0, stream_of(exec)>>>(
-            dim, I(nx), I(ny), I(planes), I(begin), I(end), below, above, x.data, y.data);
+        run(std::uint32_t{});
     } else {
-        using I = std::uint64_t;
-        slab_stencil_kernel<I, T><<<blocks, threads, 0, stream_of(exec)>>>(
-            dim, I(nx), I(ny), I(planes), I(begin), I(end), below, above, x.data, y.data);
+        run(std::uint64_t{});
     }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -276,7 +281,7 @@ void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<
     if (idx.size == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, idx.size, threads);
+    const unsigned blocks = blocks_for(exec, gather_kernel<T>, idx.size, threads);
     gather_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(idx.size, idx.data, x.data, out.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -287,8 +292,9 @@ void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<std::i
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    csr_diagonal_kernel<T><<<blocks_for(exec, rows, threads), threads, 0, stream_of(exec)>>>(
-        rows, row_ptrs.data, col_idxs.data, values.data, d.data);
+    csr_diagonal_kernel<T>
+        <<<blocks_for(exec, csr_diagonal_kernel<T>, rows, threads), threads, 0, stream_of(exec)>>>(
+            rows, row_ptrs.data, col_idxs.data, values.data, d.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -309,7 +315,7 @@ std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std
     auto* flags = static_cast<std::uint32_t*>(reduction_scratch(exec.device_id()).partials);
     PORTLA_CUDA_CHECK(cudaMemsetAsync(flags, 0, sizeof(std::uint32_t), stream));
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    csr_pattern_kernel<<<blocks_for(exec, rows, threads), threads, 0, stream>>>(
+    csr_pattern_kernel<<<blocks_for(exec, csr_pattern_kernel, rows, threads), threads, 0, stream>>>(
         rows, cols, col_idxs.size, row_ptrs.data, col_idxs.data, flags);
     PORTLA_CUDA_CHECK_LAUNCH();
     PORTLA_CUDA_CHECK(

@@ -2,6 +2,8 @@
 // stream, CUDA graphs, and the per-device state behind scratch.hpp.
 #include <cuda_runtime.h>
 
+#include <tuple>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -269,6 +271,30 @@ DeviceLimits device_limits(int device) {
 
 unsigned resident_blocks(int device, int block_size) {
     return resident_blocks(device_limits(device), block_size);
+}
+
+unsigned resident_blocks(int device, int block_size, const void* kernel) {
+    using Key = std::tuple<int, int, const void*>;
+    static std::mutex mutex;
+    static std::map<Key, unsigned> cache;
+    const Key key{device, block_size, kernel};
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const DeviceLimits limits = device_limits(device);
+    activate(device);
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, 0) !=
+            cudaSuccess ||
+        per_sm < 1) {
+        (void)cudaGetLastError();  // the launch reports a kernel that cannot run
+        return resident_blocks(limits, block_size);
+    }
+    const unsigned blocks = static_cast<unsigned>(limits.multiprocessors * per_sm);
+    std::lock_guard<std::mutex> lock(mutex);
+    cache.emplace(key, blocks);
+    return blocks;
 }
 
 ReductionScratch reduction_scratch(int device) {

@@ -34,6 +34,13 @@ DeviceLimits device_limits(int device);
 /// theoretical occupancy; registers and shared memory may lower the real figure).
 unsigned resident_blocks(int device, int block_size);
 
+/// Blocks of `block_size` threads of `kernel` that the device holds at once, from its registers
+/// and shared memory (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached per device, kernel
+/// and block size). A grid of one such wave has no partial second wave: with the theoretical
+/// figure above, the 40-register CSR/ELL CG kernels (75% occupancy) ran 1.33 waves and 1.21 TB/s
+/// (H100, poisson3d:128, ncu, 2026-11-24).
+unsigned resident_blocks(int device, int block_size, const void* kernel);
+
 /// Scratch of the reductions on one device: `capacity` partial sums (room for doubles) and a
 /// counter that is zero between launches (zeroed once at allocation; the last block of each
 /// reduction leaves it at zero). capacity >= resident_blocks(device, 32).
