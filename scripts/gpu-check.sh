@@ -54,6 +54,17 @@ done
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 
+step "Python on the GPU: pytest (CuPy / PyTorch arrays in place) with the system python3"
+# The GPU machine's python3 holds NumPy, SciPy, CuPy, PyTorch, JAX and nanobind; no venv there.
+cmake -S . -B build-py -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DPORTLA_WITH_PYTHON=ON -DPORTLA_WITH_TESTS=OFF -DPORTLA_WITH_MPI=OFF \
+  -DPython_EXECUTABLE="$(command -v python3)" > "$OUT/cmake-py.log" 2>&1 &&
+  cmake --build build-py -j "$(nproc)" --target _portla _portla_stub portla_python_files \
+    > "$OUT/build-py.log" 2>&1 || { status=1; grep -E "error" "$OUT/build-py.log" | head; }
+PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
+  python/tests > "$OUT/pytest.log" 2>&1 || status=1
+grep -E "passed|failed|^FAILED" "$OUT/pytest.log" | tail -5
+
 step "mpirun: ranks on the GPUs (one per GPU where there are enough, else sharing; issue 14)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 for np in 2 4; do
@@ -74,10 +85,11 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   # Sweep names: those of scripts/gpu-bench.sh (kernels, CG, CPU), plus `batch`
   # (scripts/batch-bench.sh; carry data/pelelm), `eig` (scripts/bench-eig.py), `gemm`
   # (scripts/gemm-bench.sh), `ilu` (ILU(0) apply, levels vs cuSPARSE) and `real` (the
-  # SuiteSparse set against SciPy, scripts/real-matrices.py). No name: everything, which takes longer than one 10-minute call.
+  # SuiteSparse set against SciPy, scripts/real-matrices.py) and `peers` (bench/peers.py: CuPy,
+  # JAX; needs the Python step of the tests). No name: everything (longer than one 10-minute call).
   kernel_sweeps=() others=()
   for a in "$@"; do
-    case $a in batch|eig|gemm|real|ilu) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
+    case $a in batch|eig|gemm|real|ilu|peers) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
   done
   everything=$(( $# == 0 ))
   picked() { [ "$everything" = 1 ] || [[ " ${others[*]} " == *" $1 "* ]]; }
@@ -109,6 +121,13 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
     python3 scripts/real-matrices.py --bin "$BUILD/apps/portla/portla" --backends omp,cuda \
       --out "$OUT/real_matrices.json" --table "$OUT/real_matrices.md" > "$OUT/real_matrices.log" 2>&1 || status=1
     tail -5 "$OUT/real_matrices.log"
+    tar_all
+  fi
+  if picked peers; then
+    step "peers: portla.scipy.cg against CuPy and JAX on the same CuPy CSR matrices"
+    PYTHONPATH=build-py/python python3 bench/peers.py --sizes 64,100,128 --matrices none \
+      --solvers cg --json "$OUT/peers-cg.json" > "$OUT/peers.log" 2>&1 || status=1
+    grep -A12 "median ms" "$OUT/peers.log"
     tar_all
   fi
   if picked gemm; then

@@ -25,6 +25,7 @@
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
+#include "cuda/csr_lanes.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -398,11 +399,10 @@ Launch launch_of(const Executor& exec, Reduce<T>& red) {
     return l;
 }
 
-// The smallest group of lanes that covers an average CSR row in one pass.
+// Lanes per CSR row: csr_lanes (about two entries of an average row per lane).
 template <typename T>
 int csr_group(const CgArgs<T>& a) {
-    const std::size_t avg = (a.op.nnz + a.n - 1) / std::max<std::size_t>(a.n, 1);
-    return avg <= 4 ? 4 : avg <= 8 ? 8 : avg <= 16 ? 16 : 32;
+    return csr_lanes(a.op.nnz, a.n);
 }
 
 // The fused operator kernels: direction (true) or replace (false).
@@ -442,7 +442,11 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             const auto kernel = direction ? csr_direction_kernel<G, T> : csr_replace_kernel<G, T>;
             kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
         };
-        if (g == 4)
+        if (g == 1)
+            run(std::integral_constant<int, 1>{});
+        else if (g == 2)
+            run(std::integral_constant<int, 2>{});
+        else if (g == 4)
             run(std::integral_constant<int, 4>{});
         else if (g == 8)
             run(std::integral_constant<int, 8>{});

@@ -13,6 +13,7 @@
 
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
+#include "cuda/csr_lanes.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -200,23 +201,22 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int3
                view<T> y) {
     if (rows == 0) return;
     activate(exec.device_id());
-    // Group size: the smallest power of two >= the average non-zeros per row (capped at a
-    // warp), so most rows take one pass of their group.
-    const std::size_t avg = (values.size + rows - 1) / rows;
     const auto* rp = row_ptrs.data;
     const auto* ci = col_idxs.data;
-    if (avg <= 1)
-        launch_csr<1>(exec, rows, rp, ci, values.data, x.data, y.data);
-    else if (avg <= 2)
-        launch_csr<2>(exec, rows, rp, ci, values.data, x.data, y.data);
-    else if (avg <= 4)
-        launch_csr<4>(exec, rows, rp, ci, values.data, x.data, y.data);
-    else if (avg <= 8)
-        launch_csr<8>(exec, rows, rp, ci, values.data, x.data, y.data);
-    else if (avg <= 16)
-        launch_csr<16>(exec, rows, rp, ci, values.data, x.data, y.data);
-    else
-        launch_csr<32>(exec, rows, rp, ci, values.data, x.data, y.data);
+    switch (csr_lanes(values.size, rows)) {
+        case 1:
+            return launch_csr<1>(exec, rows, rp, ci, values.data, x.data, y.data);
+        case 2:
+            return launch_csr<2>(exec, rows, rp, ci, values.data, x.data, y.data);
+        case 4:
+            return launch_csr<4>(exec, rows, rp, ci, values.data, x.data, y.data);
+        case 8:
+            return launch_csr<8>(exec, rows, rp, ci, values.data, x.data, y.data);
+        case 16:
+            return launch_csr<16>(exec, rows, rp, ci, values.data, x.data, y.data);
+        default:
+            return launch_csr<32>(exec, rows, rp, ci, values.data, x.data, y.data);
+    }
 }
 
 template <typename T>

@@ -141,7 +141,7 @@ TYPED_TEST(CgDevice, CsrAndEllMatchHostLoop) {
 TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
     using T = TypeParam;
     // Work-group sizes of one warp and of 1024 threads; a CSR matrix with ~20 entries per row
-    // (32 lanes per row) next to the stencils' 4 and 8.
+    // (up to 32 lanes per row) next to the stencils' 2 (1-D) and 4.
     // A banded SPD matrix (diagonally dominant) with 2 half_width + 1 entries per row.
     auto banded = [](std::int64_t n, std::int64_t half_width) {
         MatrixData d;
@@ -157,7 +157,7 @@ TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
         this->exec.set_launch(LaunchConfig{wg, 4});
         const MatrixData d = Stencil<T>(this->ref, 3, 11).assemble();
         this->compare(d, stencil_op<T>(3, 11), default_settings<T>());
-        for (std::int64_t half_width : {5, 10}) {  // 16 and 32 lanes per row
+        for (std::int64_t half_width : {5, 10, 20}) {  // 8, 16 and 32 lanes per row (csr_lanes)
             const MatrixData w = banded(301, half_width);
             this->compare(w, csr_op<T>(w), default_settings<T>(Preconditioner::jacobi));
             this->compare(w, ell_op<T>(w), default_settings<T>(Preconditioner::jacobi));
