@@ -50,7 +50,7 @@ for backend in cuda omp; do
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j['device'], j['iterations'], 'iters', '%.3f ms/iter' % (1e3*j['time_per_iteration_s']), j['reason'])" \
     "$OUT/cg_poisson3d_128_$backend.json" "$backend"
 done
-"$P" solve --generate poisson3d:128 --assembled --solver cg --backend cuda --rtol 1e-8 --json \
+"$P" solve --generate poisson3d:128 --assembled --format csr --solver cg --backend cuda --rtol 1e-8 --json \
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 

@@ -163,7 +163,7 @@ if want cg; then
   step "cg: portla solve poisson3d:128 cuda (x$REPS), matrix-free and assembled CSR"
   for r in $(seq "$REPS"); do
     guard 60 "$OUT/cg_solve_cuda.r$r.json" -- "$P" solve --generate poisson3d:128 --solver cg --backend cuda --rtol 1e-8 --json
-    guard 90 "$OUT/cg_solve_cuda_csr.r$r.json" -- "$P" solve --generate poisson3d:128 --assembled --solver cg --backend cuda --rtol 1e-8 --json
+    guard 90 "$OUT/cg_solve_cuda_csr.r$r.json" -- "$P" solve --generate poisson3d:128 --assembled --format csr --solver cg --backend cuda --rtol 1e-8 --json
   done
   show solve "$OUT"/cg_solve_cuda.r*.json "$OUT"/cg_solve_cuda_csr.r*.json
   step "cg: portla bench cg cg-host, 128^3 and 512^3"

@@ -105,7 +105,7 @@ for g in $(seq 1 "$GPUS"); do
     solve weak "$g" "$side"
   fi
   [[ ",$CASES," == *,strong,* ]] && solve strong "$g" "$STRONG"
-  [[ ",$CASES," == *,assembled,* ]] && solve assembled "$g" "$ASM" --assembled
+  [[ ",$CASES," == *,assembled,* ]] && solve assembled "$g" "$ASM" --assembled --format csr
   if [[ ",$CASES," == *,batch,* ]]; then
     for class in data/pelelm/*/; do
       [ -d "$class" ] || { echo "== batch: no data/pelelm (carry it)"; break; }
