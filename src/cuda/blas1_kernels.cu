@@ -7,8 +7,8 @@
 // Items are processed in batches of kBatch: all loads of a batch are issued before its
 // arithmetic and stores, which keeps several loads in flight per thread.
 //
-// Grid: enough tiles to cover n, at most one full wave of resident blocks (theoretical
-// occupancy from the cached device limits).
+// Grid: enough tiles to cover n, at most one full wave of the kernel's resident blocks
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached: resident_blocks in scratch.hpp).
 //
 // Reductions (dot, norm2, rr of fused_cg_update) are one launch, with no host synchronisation:
 // each block reduces its values (warp shuffles, then one partial per warp in shared memory),
@@ -269,13 +269,17 @@ struct Grid {
     int items_per_thread;
 };
 
-// Tiles needed to cover n, at most one wave of resident blocks (and at most `cap`).
-Grid make_grid(const Executor& exec, std::size_t n, std::size_t cap = ~std::size_t(0)) {
+// Tiles needed to cover n, at most one wave of `kernel`'s resident blocks (from its registers:
+// resident_blocks) and at most `cap`.
+template <typename Kernel>
+Grid make_grid(const Executor& exec, Kernel* kernel, std::size_t n,
+               std::size_t cap = ~std::size_t(0)) {
     const LaunchConfig& cfg = exec.launch();
     const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
                              static_cast<std::size_t>(cfg.items_per_thread);
     const std::size_t tiles = (n + tile - 1) / tile;
-    const std::size_t wave = resident_blocks(exec.device_id(), cfg.work_group_size);
+    const std::size_t wave = resident_blocks(exec.device_id(), cfg.work_group_size,
+                                             reinterpret_cast<const void*>(kernel));
     const std::size_t blocks = std::max<std::size_t>(1, std::min({tiles, wave, cap}));
     return {static_cast<unsigned>(blocks), static_cast<unsigned>(cfg.work_group_size),
             cfg.items_per_thread};
@@ -285,7 +289,7 @@ template <typename Op>
 void launch_elementwise(const Executor& exec, std::size_t n, Op op) {
     if (n == 0) return;
     activate(exec.device_id());
-    const Grid g = make_grid(exec, n);
+    const Grid g = make_grid(exec, elementwise_kernel<Op>, n);
     elementwise_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(n, g.items_per_thread, op);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -299,7 +303,7 @@ void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
         return;
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, n, scratch.capacity);
+    const Grid g = make_grid(exec, reduce_kernel<T, Op>, n, scratch.capacity);
     const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
     reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
         n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
@@ -314,7 +318,7 @@ void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
         return;
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, x.size, scratch.capacity / 3);
+    const Grid g = make_grid(exec, norm2_kernel<T>, x.size, scratch.capacity / 3);
     norm2_kernel<T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
         x.size, g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
         scratch.counter, result);
@@ -339,7 +343,7 @@ template <typename T>
 void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long long> first_bad) {
     if (d.size == 0) return;
     activate(exec.device_id());
-    const Grid g = make_grid(exec, d.size);
+    const Grid g = make_grid(exec, invert_diagonal_kernel<T>, d.size);
     invert_diagonal_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(d.size, d.data,
                                                                         first_bad.data);
     PORTLA_CUDA_CHECK_LAUNCH();

@@ -6,8 +6,9 @@
 // operator reads (one rounding, the same at every point), so direction reads r, p_old and writes
 // p_new, q (32 n bytes for the double stencil: the neighbours' reads hit L1/L2); update reads
 // p_new, q, x, r and writes x, r (48 n): 80 n per iteration, against 104 n for the unfused steps
-// (form the direction, apply, p.q, update). Jacobi adds 16 n. CSR forms p_new in a pass of its
-// own (24 n) and its direction kernel reads row_ptrs, col_idxs, values and p_new (4 n + 20 nnz).
+// (form the direction, apply, p.q, update). Jacobi adds 16 n. CSR and ELL form p_new on the fly
+// like the stencil while z and p_old fit in L2, else in a pass of its own (24 n) before their
+// direction kernel reads the matrix and p_new (direction_on_the_fly).
 // Measured (H100 80GB HBM3, double, 3-D stencil, `portla bench cg` per iteration): 2^21 points
 // 75.3 us, 2^27 points 4.39 ms (2026-11-23, docs/results/h100-2026-11-23; floor 80 n B /
 // 3.03 TB/s = 55 us and 3.54 ms). Per-step launch state (grid, scratch) is looked up at each
@@ -20,6 +21,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <cstdlib>
 #include <limits>
 
 #include "common/csr_pattern.hpp"
@@ -139,17 +142,20 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
     return warp_sum<G>(acc);
 }
 
-// CSR: p_new is formed first (form_direction_kernel: one pass over z and p_old), then
-// q = A p_new and p.q read p_new once per non-zero. Forming p_new at every column read, as the
-// stencil does (its neighbours hit L1), costs 16 bytes per non-zero instead of 8: it made the
-// assembled CG 1.5x slower than the unfused steps at 10^8 rows (H200, 2026-11-23,
-// bench/results/scaling-2026-11-23).
-template <int G, typename T>
+// CSR: p_new = z + beta p_old is either formed first (form_direction_kernel: one pass over z
+// and p_old; then q = A p_new and p.q read p_new once per non-zero) or, with OnTheFly, formed at
+// every column read as the stencil does, each row's group writing its own p_new_i. On the fly
+// reads z and p_old (16 bytes) per non-zero instead of p_new (8) but saves the pass; it pays
+// while z and p_old stay in L2 (launch_fused: 2 n sizeof(T) <= L2), and lost 1.5x at 10^8 rows
+// where they do not (H200, 2026-11-23, bench/results/scaling-2026-11-23).
+template <int G, bool OnTheFly, typename T>
 __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
     if (s->stopped) return;
-    const T* fresh = p_new(a, s->iteration);
-    const Plain<T> v{fresh};
+    const int it = s->iteration;
+    T* fresh = p_new(a, it);
+    const Direction<T> formed{a.z ? a.z : a.r, p_old(a, it), s->beta};
+    const Plain<T> stored{fresh};
     constexpr unsigned rows_per_warp = 32 / G;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned member = lane % G;
@@ -158,10 +164,21 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     T sum[1] = {T(0)};
     for (std::size_t first = warp * rows_per_warp; first < a.n; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
-        const T acc = csr_row_group<G>(a, row, member, v);
+        T acc;
+        if constexpr (OnTheFly)
+            acc = csr_row_group<G>(a, row, member, formed);
+        else
+            acc = csr_row_group<G>(a, row, member, stored);
         if (row < a.n && member == 0) {
             a.q[row] = acc;
-            sum[0] += fresh[row] * acc;
+            T pi;
+            if constexpr (OnTheFly) {
+                pi = formed(row);
+                fresh[row] = pi;
+            } else {
+                pi = fresh[row];
+            }
+            sum[0] += pi * acc;
         }
     }
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
@@ -178,20 +195,30 @@ __device__ __forceinline__ T ell_row(const CgArgs<T>& a, std::size_t i, const Sr
 }
 
 // ELL: one thread per row (column-major storage: a warp reads 32 consecutive entries of each
-// column), p_new formed first as for CSR.
-template <typename T>
+// column); p_new formed first or on the fly, as for CSR.
+template <bool OnTheFly, typename T>
 __global__ void ell_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
     if (s->stopped) return;
-    const T* fresh = p_new(a, s->iteration);
-    const Plain<T> v{fresh};
+    const int it = s->iteration;
+    T* fresh = p_new(a, it);
+    const Direction<T> formed{a.z ? a.z : a.r, p_old(a, it), s->beta};
+    const Plain<T> stored{fresh};
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     T sum[1] = {T(0)};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
          i += stride) {
-        const T qi = ell_row(a, i, v);
+        T qi, pi;
+        if constexpr (OnTheFly) {
+            qi = ell_row(a, i, formed);
+            pi = formed(i);
+            fresh[i] = pi;
+        } else {
+            qi = ell_row(a, i, stored);
+            pi = fresh[i];
+        }
         a.q[i] = qi;
-        sum[0] += fresh[i] * qi;
+        sum[0] += pi * qi;
     }
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
@@ -405,6 +432,17 @@ int csr_group(const CgArgs<T>& a) {
     return csr_lanes(a.op.nnz, a.n);
 }
 
+// CSR and ELL direction steps form p_new on the fly when z and p_old fit in L2 together
+// (2 n sizeof(T) bytes); PORTLA_CG_DIRECTION=pass or =fly overrides (tests, measurements).
+template <typename T>
+bool direction_on_the_fly(const Launch& l, std::size_t n) {
+    if (const char* how = std::getenv("PORTLA_CG_DIRECTION")) {
+        if (std::strcmp(how, "pass") == 0) return false;
+        if (std::strcmp(how, "fly") == 0) return true;
+    }
+    return 2.0 * double(n) * sizeof(T) <= double(device_limits(l.device).l2_bytes);
+}
+
 // The fused operator kernels: direction (true) or replace (false).
 template <typename T>
 void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
@@ -422,10 +460,13 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
                           : stencil_replace_kernel<std::uint64_t, T>);
     } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
         if (direction) {
-            form_direction_kernel<T>
-                <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
-            ell_direction_kernel<T>
-                <<<l.blocks(ell_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
+            const bool fly = direction_on_the_fly<T>(l, a.n);
+            if (!fly)
+                form_direction_kernel<T>
+                    <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+            const auto kernel =
+                fly ? ell_direction_kernel<true, T> : ell_direction_kernel<false, T>;
+            kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
         } else {
             ell_replace_kernel<T>
                 <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
@@ -434,12 +475,15 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         const int g = csr_group(a);
         const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
         const std::size_t work = (a.n + rows_per_warp - 1) / rows_per_warp * 32;
-        if (direction)
+        const bool fly = direction && direction_on_the_fly<T>(l, a.n);
+        if (direction && !fly)
             form_direction_kernel<T>
                 <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
         auto run = [&](auto group) {
             constexpr int G = decltype(group)::value;
-            const auto kernel = direction ? csr_direction_kernel<G, T> : csr_replace_kernel<G, T>;
+            const auto kernel = !direction ? csr_replace_kernel<G, T>
+                                : fly      ? csr_direction_kernel<G, true, T>
+                                           : csr_direction_kernel<G, false, T>;
             kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
         };
         if (g == 1)

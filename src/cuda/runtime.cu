@@ -224,6 +224,7 @@ DeviceLimits query_limits(int device) {
                                              cudaDevAttrMaxBlocksPerMultiprocessor, device));
     PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&l.max_shared_memory_per_block_optin,
                                              cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&l.l2_bytes, cudaDevAttrL2CacheSize, device));
     l.multiprocessors = std::max(l.multiprocessors, 1);
     l.max_threads_per_multiprocessor = std::max(l.max_threads_per_multiprocessor, 32);
     l.max_blocks_per_multiprocessor = std::max(l.max_blocks_per_multiprocessor, 1);

@@ -25,6 +25,8 @@ struct DeviceLimits {
     int max_blocks_per_multiprocessor = 32;
     /// Dynamic shared memory a block may use after opting in (cudaFuncSetAttribute), bytes.
     int max_shared_memory_per_block_optin = 48 * 1024;
+    /// L2 cache, bytes.
+    int l2_bytes = 0;
 };
 
 /// Queried once per device, then cached. Thread-safe.

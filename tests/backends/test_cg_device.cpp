@@ -1,10 +1,11 @@
-// The device-loop CG (settings.device_loop on cuda, stencil and CSR operators) against the
+// The device-loop CG (settings.device_loop on cuda, stencil, CSR and ELL operators) against the
 // same solver with device_loop = false on the same executor (the steps call the operator's
 // apply() and the state is read back every iteration: the "host loop" below). Solutions are not
 // compared value by value: both must converge, the true residual ||b - A x|| / ||b|| is
 // recomputed on the host from the coordinate data, and iteration counts must agree within
 // rounding (2 in double, 10% in float, as in test_solvers.cpp).
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -135,6 +136,23 @@ TYPED_TEST(CgDevice, CsrAndEllMatchHostLoop) {
             if (std::is_same<T, float>::value) s.rtol = 1e-3;  // float attains ~1e-4 here
             this->compare(f, op(f), s);
         }
+    }
+}
+
+// The CSR and ELL direction steps either form p_new on the fly (z and p_old in L2: every
+// matrix of these tests) or in a pass of its own first (larger ones); PORTLA_CG_DIRECTION
+// forces each, and both must match the host loop.
+TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
+    using T = TypeParam;
+    const MatrixData d = Stencil<T>(this->ref, 3, 14).assemble();
+    for (const char* how : {"pass", "fly"}) {
+        SCOPED_TRACE(how);
+        ::setenv("PORTLA_CG_DIRECTION", how, 1);
+        for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+            this->compare(d, csr_op<T>(d), default_settings<T>(p));
+            this->compare(d, ell_op<T>(d), default_settings<T>(p));
+        }
+        ::unsetenv("PORTLA_CG_DIRECTION");
     }
 }
 
