@@ -6,9 +6,9 @@
 // operator reads (one rounding, the same at every point), so direction reads r, p_old and writes
 // p_new, q (32 n bytes for the double stencil: the neighbours' reads hit L1/L2); update reads
 // p_new, q, x, r and writes x, r (48 n): 80 n per iteration, against 104 n for the unfused steps
-// (form the direction, apply, p.q, update). Jacobi adds 16 n. CSR and ELL form p_new on the fly
-// like the stencil while z and p_old fit in L2, else in a pass of its own (24 n) before their
-// direction kernel reads the matrix and p_new (direction_on_the_fly).
+// (form the direction, apply, p.q, update). Jacobi adds 16 n. ELL forms p_new on the fly like
+// the stencil while z and p_old fit in L2; CSR (and ELL past L2) form it in a pass of its own
+// (24 n) before their direction kernel reads the matrix and p_new (direction_on_the_fly).
 // Measured (H100 80GB HBM3, double, 3-D stencil, `portla bench cg` per iteration): 2^21 points
 // 75.3 us, 2^27 points 4.39 ms (2026-11-23, docs/results/h100-2026-11-23; floor 80 n B /
 // 3.03 TB/s = 55 us and 3.54 ms). Per-step launch state (grid, scratch) is looked up at each
@@ -142,12 +142,12 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
     return warp_sum<G>(acc);
 }
 
-// CSR: p_new = z + beta p_old is either formed first (form_direction_kernel: one pass over z
-// and p_old; then q = A p_new and p.q read p_new once per non-zero) or, with OnTheFly, formed at
-// every column read as the stencil does, each row's group writing its own p_new_i. On the fly
-// reads z and p_old (16 bytes) per non-zero instead of p_new (8) but saves the pass; it pays
-// while z and p_old stay in L2 (launch_fused: 2 n sizeof(T) <= L2), and lost 1.5x at 10^8 rows
-// where they do not (H200, 2026-11-23, bench/results/scaling-2026-11-23).
+// CSR: p_new = z + beta p_old is formed first (form_direction_kernel: one pass over z and
+// p_old; then q = A p_new and p.q read p_new once per non-zero) or, with OnTheFly (only with
+// PORTLA_CG_DIRECTION=fly), at every column read as the stencil does, each row's group writing
+// its own p_new_i. On the fly reads z and p_old (16 bytes) per non-zero instead of p_new (8) but
+// saves the pass: 3% slower at 128^3 (H100, 2026-11-24), 1.5x slower at 10^8 rows where z and
+// p_old leave L2 (H200, 2026-11-23, bench/results/scaling-2026-11-23).
 template <int G, bool OnTheFly, typename T>
 __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
@@ -432,8 +432,9 @@ int csr_group(const CgArgs<T>& a) {
     return csr_lanes(a.op.nnz, a.n);
 }
 
-// CSR and ELL direction steps form p_new on the fly when z and p_old fit in L2 together
-// (2 n sizeof(T) bytes); PORTLA_CG_DIRECTION=pass or =fly overrides (tests, measurements).
+// The ELL direction step forms p_new on the fly when z and p_old fit in L2 together (2 n
+// sizeof(T) bytes): 0.1548 against 0.1577 ms per iteration at 128^3 (H100, 2026-11-24).
+// PORTLA_CG_DIRECTION=pass or =fly overrides it, for ELL and CSR (tests, measurements).
 template <typename T>
 bool direction_on_the_fly(const Launch& l, std::size_t n) {
     if (const char* how = std::getenv("PORTLA_CG_DIRECTION")) {
@@ -475,7 +476,10 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         const int g = csr_group(a);
         const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
         const std::size_t work = (a.n + rows_per_warp - 1) / rows_per_warp * 32;
-        const bool fly = direction && direction_on_the_fly<T>(l, a.n);
+        // On the fly measured 3% slower for CSR (0.1689 vs 0.1636 ms per iteration at 128^3,
+        // H100, 2026-11-24; ELL 2% faster): the CSR path keeps the pass unless forced.
+        const char* how = std::getenv("PORTLA_CG_DIRECTION");
+        const bool fly = direction && how && std::strcmp(how, "fly") == 0;
         if (direction && !fly)
             form_direction_kernel<T>
                 <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
