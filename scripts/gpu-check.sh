@@ -15,6 +15,16 @@ export PATH=/usr/local/cuda/bin:$PATH
 status=0
 step() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
+# The extension in build-py, against the GPU machine's python3 (NumPy, SciPy, CuPy, PyTorch, JAX
+# and nanobind are installed there; no venv).
+build_python() {
+  cmake -S . -B build-py -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DPORTLA_WITH_PYTHON=ON -DPORTLA_WITH_TESTS=OFF -DPORTLA_WITH_MPI=OFF \
+    -DPython_EXECUTABLE="$(command -v python3)" > "$OUT/cmake-py.log" 2>&1 &&
+    cmake --build build-py -j "$(nproc)" --target _portla _portla_stub portla_python_files \
+      > "$OUT/build-py.log" 2>&1 || { status=1; grep -E "error" "$OUT/build-py.log" | head; }
+}
+
 step "device"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv | tee "$OUT/device.txt"
 echo "commit $PORTLA_COMMIT" | tee "$OUT/commit.txt"
@@ -55,12 +65,7 @@ done
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 
 step "Python on the GPU: pytest (CuPy / PyTorch arrays in place) with the system python3"
-# The GPU machine's python3 holds NumPy, SciPy, CuPy, PyTorch, JAX and nanobind; no venv there.
-cmake -S . -B build-py -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-  -DPORTLA_WITH_PYTHON=ON -DPORTLA_WITH_TESTS=OFF -DPORTLA_WITH_MPI=OFF \
-  -DPython_EXECUTABLE="$(command -v python3)" > "$OUT/cmake-py.log" 2>&1 &&
-  cmake --build build-py -j "$(nproc)" --target _portla _portla_stub portla_python_files \
-    > "$OUT/build-py.log" 2>&1 || { status=1; grep -E "error" "$OUT/build-py.log" | head; }
+build_python
 PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
   python/tests > "$OUT/pytest.log" 2>&1 || status=1
 grep -E "passed|failed|^FAILED" "$OUT/pytest.log" | tail -5
@@ -125,6 +130,7 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   fi
   if picked peers; then
     step "peers: portla.scipy.cg against CuPy and JAX on the same CuPy CSR matrices"
+    [ -d build-py/python/portla ] || build_python
     PYTHONPATH=build-py/python python3 bench/peers.py --sizes 64,100,128 --matrices none \
       --solvers cg --json "$OUT/peers-cg.json" > "$OUT/peers.log" 2>&1 || status=1
     grep -A12 "median ms" "$OUT/peers.log"
