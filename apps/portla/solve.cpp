@@ -94,8 +94,12 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     host.add(3 * n, sizeof(double));  // b or x0 as read, x copied back
     if (stored && o.problem.format == "dense")
         device.add(n * n, sizeof(T));
-    else if (stored)
+    else if (stored && o.problem.format == "csr")
         device.add(nnz, sizeof(T) + sizeof(std::int32_t)).add(n + 1, sizeof(std::int32_t));
+    else if (stored)  // ell, or auto: ell pads rows to the longest (at most 1.25x nnz for auto)
+        device
+            .add(o.problem.format == "ell" ? 2 * nnz : 1.25 * nnz, sizeof(T) + sizeof(std::int32_t))
+            .add(n + 1, sizeof(std::int32_t));
     using solver::Preconditioner;
     const double vectors = method == solver::Solver::cg       ? 5
                            : method == solver::Solver::gmres  ? o.restart + 5.0

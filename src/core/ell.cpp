@@ -1,10 +1,12 @@
 #include "portla/matrix/ell.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
+#include "portla/memory.hpp"
 
 namespace portla {
 
@@ -29,6 +31,15 @@ Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
     std::vector<std::size_t> count(rows, 0);
     for (auto r : data.row_idx) ++count[r];
     const std::size_t width = rows ? *std::max_element(count.begin(), count.end()) : 0;
+    // Every row is padded to the longest: one dense row in a sparse matrix asks for rows^2
+    // entries. Refused with OutOfMemory (naming csr) before anything is allocated.
+    MemoryNeed padded;
+    padded.add(double(rows) * double(width), sizeof(T) + sizeof(std::int32_t));
+    const std::string what = "ell: " + std::to_string(rows) + " rows padded to the longest row (" +
+                             std::to_string(width) + " entries, " + std::to_string(data.entries()) +
+                             " stored; use csr)";
+    require_host_memory(padded, what);
+    if (!exec.is_host()) require_memory(exec, padded, what);
     std::vector<std::int32_t> cols_cm(rows * width, -1);
     std::vector<T> vals_cm(rows * width, T{0});
     std::vector<T> diag(rows, T{0});

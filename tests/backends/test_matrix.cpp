@@ -292,6 +292,22 @@ TYPED_TEST(Matrix, BorrowedPatternsAreJudgedLikeCopiedOnes) {
     }
 }
 
+// ELL pads every row to the longest: a sparse matrix with one dense row would ask for rows^2
+// entries (here 3e6 x 3e6 x 12 bytes, 108 TB). Refused with OutOfMemory before any allocation.
+TYPED_TEST(Matrix, EllPaddingBeyondMemoryIsRefused) {
+    using T = TypeParam;
+    MatrixData d;
+    d.rows = d.cols = 3000000;
+    for (std::int64_t i = 0; i < d.rows; ++i) d.add(i, i, 4.0);
+    for (std::int64_t j = 1; j < d.cols; ++j) d.add(0, j, -1e-7);
+    try {
+        (void)Ell<T>::from_data(this->exec, d);
+        FAIL() << "ELL of a matrix with a dense row was built";
+    } catch (const OutOfMemory& e) {
+        EXPECT_NE(std::string(e.what()).find("use csr"), std::string::npos) << e.what();
+    }
+}
+
 TYPED_TEST(Matrix, BadShapesAreRejected) {
     using T = TypeParam;
     EXPECT_THROW(Stencil<T>(this->exec, 4, 10), BadInput);
