@@ -173,8 +173,8 @@ private:
     std::unique_ptr<portla::detail::Graph> graph_;
 };
 
-// The caller's preconditioner M, or (M null) the one settings.precond names: Jacobi built here
-// runs inside the steps (one pass with the update), any other between them.
+// The caller's preconditioner M, or (M null) the one settings.precond names: Jacobi runs inside
+// the steps (one pass with the update), any other between them.
 template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const_view<T> b,
              view<T> x, const Settings& settings) {
@@ -183,10 +183,11 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     const auto& exec = A.executor();
     const Array<T> none(exec, 0);
     std::unique_ptr<PreconditionerOperator<T>> built;
-    if (!M) built = detail::preconditioner("cg", A, settings);
-    const auto* diagonal = dynamic_cast<const Jacobi<T>*>(built.get());
+    if (!M) M = (built = detail::preconditioner("cg", A, settings)).get();
+    // Jacobi, built here or the caller's, runs inside the steps as its inverse diagonal.
+    const auto* diagonal = dynamic_cast<const Jacobi<T>*>(M);
     const Array<T>& inv_diag = diagonal ? diagonal->inverse_diagonal() : none;
-    if (!M && !diagonal) M = built.get();
+    if (diagonal) M = nullptr;
     if (M && !M->symmetric())
         throw BadInput("cg: the " + M->name() +
                        " preconditioner is not symmetric, which CG needs (use ic0 for symmetric "

@@ -439,6 +439,23 @@ TEST(CliSolve, AutoFormatChoosesByDeviceRowsAndPreconditioner) {
     EXPECT_EQ(bus["format"], "csr");
 }
 
+// --json reports the set-up apart from the solve: reading, building the operator and the
+// right-hand side, and the preconditioner (IC(0)'s factorisation here), each in seconds.
+TEST(CliSolve, SetupTimesAreReportedApartFromTheSolve) {
+    for (const char* precond : {"none", "ic0"}) {
+        SCOPED_TRACE(precond);
+        const json j = solve_json({data("spd_fem_2d.mtx"), "--precond", precond});
+        check_solve_json(j);
+        ASSERT_TRUE(j.contains("setup")) << j.dump();
+        for (const char* key : {"read_s", "build_s", "preconditioner_s"}) {
+            ASSERT_TRUE(j["setup"].contains(key)) << key;
+            const double t = j["setup"][key].get<double>();
+            EXPECT_TRUE(std::isfinite(t) && t >= 0 && t < 60) << key << " " << t;
+        }
+        EXPECT_GT(j["time_s"].get<double>(), 0);
+    }
+}
+
 TEST(CliSolve, OutWritesSolution) {
     const portla::MatrixData A = portla::io::read_matrix_market(data("spd_fem_2d.mtx"));
     const std::vector<double> b =
@@ -616,6 +633,7 @@ TEST(CliErrors, ZeroDiagonalJacobi) {
         run_portla({"solve", data("zero_diag.mtx"), "--precond", "jacobi", "--solver", "bicgstab"});
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains_any_ci(r.err, {"zero diagonal"})) << r;
+    EXPECT_TRUE(contains(r.err, "bicgstab: ")) << r;  // the solver that asked for it
 }
 
 TEST(CliErrors, RhsWrongSize) {
