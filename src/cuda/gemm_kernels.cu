@@ -157,10 +157,11 @@ struct VectorFlags {
 // lane SUB_M x SUB_N sub-tiles of 4 x 4 values, strided by the warp's lane span, so that one
 // 16-byte shared load gives four values and a warp's loads are conflict-free.
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_, int SUB_M_, int SUB_N_,
-          int MIN_BLOCKS_>
+          int MIN_BLOCKS_, bool PREFETCH_>
 struct SimtTile {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
     static constexpr int SUB_M = SUB_M_, SUB_N = SUB_N_, MIN_BLOCKS = MIN_BLOCKS_;
+    static constexpr bool PREFETCH = PREFETCH_;  // register fragments: see the kernel
     static constexpr int threads = WARPS_M * WARPS_N * 32;
     static constexpr int WM = SUB_M * 32, WN = SUB_N * 16;  // 8 lanes x 4 rows, 4 lanes x 4 cols
     static constexpr int TM = SUB_M * 4, TN = SUB_N * 4;
@@ -171,13 +172,20 @@ struct SimtTile {
     static_assert(A_LOADS * 4 * threads == BM * BK && B_LOADS * 4 * threads == BK * BN,
                   "each thread loads whole float4s of the tiles");
 };
-// 128 x 128 x 8, 256 threads, 8 x 8 per thread: 64 FFMA per 4 shared loads of 16 bytes.
-using SimtLarge = SimtTile<128, 128, 8, 2, 4, 2, 2, 2>;
+// 128 x 128 x 8, 256 threads, 8 x 8 per thread: 64 FFMA per 4 shared loads of 16 bytes, the
+// fragments prefetched. H100, 4096^3, against cublasGemmEx (pedantic fp32), same run
+// (2026-11-24): 0.75-0.77 with spills (135 registers capped at 128), 0.85 with the bounds-free
+// path (128, no spills), 0.89-0.90 with the prefetch; prefetching across K-tiles (the barrier
+// one step early) spilled and gave 0.86, a 128 x 256 tile with one block per SM 0.75, K-tiles
+// of 16 spilled and gave 0.80.
+using SimtLarge = SimtTile<128, 128, 8, 2, 4, 2, 2, 2, true>;
 // 64 x 64 x 16, 256 threads, 4 x 4 per thread: four times the blocks for the same C, for
 // shapes where 128 x 128 tiles leave multiprocessors idle (1024^2: 64 tiles on 132 SMs).
-using SimtSmall = SimtTile<64, 64, 16, 2, 4, 1, 1, 2>;
+using SimtSmall = SimtTile<64, 64, 16, 2, 4, 1, 1, 2, false>;
 
-template <class Cfg>
+// Exact: m, n multiples of the block tile, k of BK, every row 16-byte aligned: no bounds checks
+// and no scalar paths (fewer registers: the general kernel spilled).
+template <class Cfg, bool Exact>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     sgemm_fast_kernel(int m, int n, int k, float alpha, const float* __restrict__ a,
                       const float* __restrict__ b, float beta, float* __restrict__ c, int tiles_m,
@@ -201,7 +209,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
                       col = (idx % (BK / 4)) * 4;
             const int gr = m0 + row, gc = k0 + col;
             const float* p = a + static_cast<std::size_t>(gr) * k + gc;
-            if (vec.a && gr < m && gc + 3 < k) {
+            if (Exact || (vec.a && gr < m && gc + 3 < k)) {
                 a_reg[r] = __ldg(reinterpret_cast<const float4*>(p));
             } else {
                 const bool in = gr < m;
@@ -216,7 +224,7 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
                       col = (idx % (BN / 4)) * 4;
             const int gr = k0 + row, gc = n0 + col;
             const float* p = b + static_cast<std::size_t>(gr) * n + gc;
-            if (vec.b && gr < k && gc + 3 < n) {
+            if (Exact || (vec.b && gr < k && gc + 3 < n)) {
                 b_reg[r] = __ldg(reinterpret_cast<const float4*>(p));
             } else {
                 const bool in = gr < k;
@@ -254,41 +262,55 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     load_tiles(0);
     store_tiles(0);
     __syncthreads();
+    // Register fragments of one K step; with PREFETCH two sets, the next step's read from shared
+    // memory while the current step's FMAs run.
+    constexpr bool prefetch = Cfg::PREFETCH;
+    float af[prefetch ? 2 : 1][TM], bf[prefetch ? 2 : 1][TN];
+    auto load_fragments = [&](int set, int buf, int kk) {
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_M; ++s) {
+            const float4 v = *reinterpret_cast<const float4*>(&as[buf][kk][row_base + s * 32]);
+            af[set][s * 4 + 0] = v.x, af[set][s * 4 + 1] = v.y, af[set][s * 4 + 2] = v.z,
+                            af[set][s * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            const float4 v = *reinterpret_cast<const float4*>(&bs[buf][kk][col_base + s * 16]);
+            bf[set][s * 4 + 0] = v.x, bf[set][s * 4 + 1] = v.y, bf[set][s * 4 + 2] = v.z,
+                            bf[set][s * 4 + 3] = v.w;
+        }
+    };
     for (int t = 0; t < tiles_k; ++t) {
         const int cur = t & 1;
-        if (t + 1 < tiles_k) load_tiles((t + 1) * BK);  // in flight during the products below
+        const bool more = t + 1 < tiles_k;
+        if (more) load_tiles((t + 1) * BK);  // in flight during the products below
+        if constexpr (prefetch) load_fragments(0, cur, 0);
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
-            float af[TM], bf[TN];
-#pragma unroll
-            for (int s = 0; s < Cfg::SUB_M; ++s) {
-                const float4 v = *reinterpret_cast<const float4*>(&as[cur][kk][row_base + s * 32]);
-                af[s * 4 + 0] = v.x, af[s * 4 + 1] = v.y, af[s * 4 + 2] = v.z, af[s * 4 + 3] = v.w;
-            }
-#pragma unroll
-            for (int s = 0; s < Cfg::SUB_N; ++s) {
-                const float4 v = *reinterpret_cast<const float4*>(&bs[cur][kk][col_base + s * 16]);
-                bf[s * 4 + 0] = v.x, bf[s * 4 + 1] = v.y, bf[s * 4 + 2] = v.z, bf[s * 4 + 3] = v.w;
-            }
+            const int set = prefetch ? (kk & 1) : 0;
+            if constexpr (!prefetch)
+                load_fragments(0, cur, kk);
+            else if (kk + 1 < BK)
+                load_fragments(set ^ 1, cur, kk + 1);
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[i], bf[j], acc[i][j]);
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[set][i], bf[set][j], acc[i][j]);
         }
-        if (t + 1 < tiles_k) store_tiles(cur ^ 1);
+        if (more) store_tiles(cur ^ 1);
         __syncthreads();
     }
 
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = m0 + row_base + (i / 4) * 32 + i % 4;
-        if (row >= m) continue;
+        if (!Exact && row >= m) continue;
 #pragma unroll
         for (int s = 0; s < Cfg::SUB_N; ++s) {
             const int col = n0 + col_base + s * 16;
             float* p = c + static_cast<std::size_t>(row) * n + col;
             const float* v = &acc[i][s * 4];
-            if (vec.c && col + 3 < n) {
+            if (Exact || (vec.c && col + 3 < n)) {
                 float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
                 if (beta != 0.f) {
                     const float4 old = *reinterpret_cast<const float4*>(p);
@@ -466,8 +488,16 @@ template <class Cfg>
 void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
                  const float* b, float beta, float* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
-    sgemm_fast_kernel<Cfg><<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads, 0, stream>>>(
-        m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vector_flags(n, k, a, b, c));
+    const VectorFlags vec = vector_flags(n, k, a, b, c);
+    const bool exact =
+        vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 && k % Cfg::BK == 0;
+    const unsigned blocks = static_cast<unsigned>(tiles_m) * tiles_n;
+    if (exact)
+        sgemm_fast_kernel<Cfg, true><<<blocks, Cfg::threads, 0, stream>>>(
+            m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    else
+        sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
+            m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

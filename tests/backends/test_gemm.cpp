@@ -12,11 +12,12 @@ struct Shape {
 };
 
 // Odd shapes (no dimension a multiple of a tile), tile edges of the fast kernels (64, 128,
-// K-tiles of 8 and 16), a long K, a single column and row, and one large enough that the
-// fast kernel picks its large tile on its own (144 tiles of 128 x 128 >= 132 multiprocessors).
-const std::vector<Shape> shapes{{1, 1, 1},     {33, 17, 65},    {257, 300, 129}, {64, 64, 16},
-                                {128, 128, 8}, {129, 127, 17},  {5, 3, 1031},    {1, 200, 7},
-                                {300, 1, 9},   {1537, 1543, 70}};
+// K-tiles of 8 and 16; 256 x 512 x 40: whole tiles of both float kernels), a long K, a single
+// column and row, and one large enough that the fast kernel picks its large tile on its own (144
+// tiles of 128 x 128 >= 132 multiprocessors).
+const std::vector<Shape> shapes{{1, 1, 1},     {33, 17, 65},   {257, 300, 129}, {64, 64, 16},
+                                {128, 128, 8}, {129, 127, 17}, {5, 3, 1031},    {1, 200, 7},
+                                {300, 1, 9},   {256, 512, 40}, {1537, 1543, 70}};
 
 std::vector<GemmVariant> variants_of(Backend backend) {
     std::vector<GemmVariant> out;
@@ -93,7 +94,8 @@ TYPED_TEST(Gemm, WorkGroupWidths) {
     }
 }
 
-// Both tiles of the fast kernel on every shape, whatever the automatic choice would be.
+// Both tiles of the fast kernel on every shape, whatever the automatic choice would be (the
+// shapes that are multiples of a tile take its bounds-free path).
 TYPED_TEST(Gemm, FastKernelBothTiles) {
     using T = TypeParam;
     if (this->exec.backend() != Backend::cuda)
