@@ -79,11 +79,13 @@ public:
     // Runs up to `batch_` iterations (fewer when the solve stops) and reads the state back.
     const common::CgState<T>& run_batch() {
         if (batch_ > 1) {
-            if (!graph_)
-                graph_ = exec_.runtime().capture([this] {
-                    for (int k = 0; k < batch_; ++k) iterate(false);
-                });
-            graph_->launch();
+            if (!whole_iterations()) {
+                if (!graph_)
+                    graph_ = exec_.runtime().capture([this] {
+                        for (int k = 0; k < batch_; ++k) iterate(false);
+                    });
+                graph_->launch();
+            }
         } else {
             iterate(common::replace_at(args_.control.replacement, host_.iteration + 1));
         }
@@ -92,6 +94,15 @@ public:
     }
 
 private:
+    // The `batch_` iterations in one launch, where the backend has that path for this system
+    // (cuda: one thread block for small systems, no residual replacement).
+    bool whole_iterations() {
+        if (args_.control.replacement > 0) return false;
+        bool done = false;
+        dispatch(exec_, [&](auto backend) { done = cg_iterations(backend, exec_, args_, batch_); });
+        return done;
+    }
+
     void initialize(common::CgFinish mode) {
         dispatch(exec_, [&](auto backend) {
             cg_initialize(backend, exec_, args_, mode);

@@ -506,6 +506,81 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+// ---- small systems: whole iterations in one thread block ------------------------------------
+// Below a few thousand rows every step above is a launch of a few blocks whose time is the
+// launch, the dependent loads and the grid reduction's ticket (1138_bus: 11.7 us per iteration,
+// H100, 2026-11-23). One block runs `count` iterations in one launch instead: the same steps,
+// the same decisions (common/cg_step.hpp, by thread 0 between barriers), p_new formed in a pass
+// before the product reads it (the same FMA as on the fly). Vectors written inside the launch
+// are read with plain loads (never __ldg, whose cache is not coherent with the launch's own
+// stores); the matrix through the read-only cache.
+constexpr int kBlockLoopThreads = 1024;
+
+template <typename T>
+struct Written {  // a vector this launch writes
+    const T* x;
+    __device__ __forceinline__ T operator()(std::size_t j) const { return x[j]; }
+};
+
+template <typename T>
+__device__ __forceinline__ T block_loop_row(const CgArgs<T>& a, std::size_t i, const T* v) {
+    const Written<T> src{v};
+    if (a.op.kind == FusedOperator<T>::Kind::stencil)
+        return stencil_row(a.op.dim, static_cast<std::uint32_t>(a.op.points),
+                           static_cast<std::uint32_t>(i), src, v[i]);
+    if (a.op.kind == FusedOperator<T>::Kind::ell) return ell_row(a, i, src);
+    return csr_row_group<1>(a, i, 0u, src);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlockLoopThreads) cg_block_loop_kernel(CgArgs<T> a, int count) {
+    __shared__ T warp_sums[2][32];
+    CgState<T>* s = a.state;
+    const T* z = a.z ? a.z : a.r;
+    for (int k = 0; k < count; ++k) {
+        if (s->stopped) return;  // read by every thread after the barrier: uniform
+        const int it = s->iteration;
+        const T* old = p_old(a, it);
+        T* fresh = p_new(a, it);
+        const T beta = s->beta;
+        for (std::size_t i = threadIdx.x; i < a.n; i += blockDim.x)
+            fresh[i] = fused_madd(beta, old[i], z[i]);
+        __syncthreads();
+        T pq[1] = {T(0)};
+        for (std::size_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+            const T qi = block_loop_row(a, i, fresh);
+            a.q[i] = qi;
+            pq[0] += fresh[i] * qi;
+        }
+        block_sum(pq, warp_sums);
+        if (threadIdx.x == 0) common::cg_finish_direction(s, a.control, pq[0]);
+        __syncthreads();
+        if (s->stopped) return;
+        const T alpha = s->alpha;
+        T sums[2] = {T(0), T(0)};
+        for (std::size_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+            a.x[i] += alpha * fresh[i];
+            const T ri = a.r[i] - alpha * a.q[i];
+            a.r[i] = ri;
+            store_z(a, i, ri, sums);
+        }
+        block_sum(sums, warp_sums);
+        if (threadIdx.x == 0)
+            common::cg_finish_residual(s, a.control, sums[0], sums[1], CgFinish::record);
+        __syncthreads();
+    }
+}
+
+// Rows up to which one block runs the iterations: 4096 by default; PORTLA_CG_BLOCK_LOOP=off
+// or a row count overrides it (tests, measurements).
+std::size_t block_loop_rows() {
+    if (const char* how = std::getenv("PORTLA_CG_BLOCK_LOOP")) {
+        if (std::strcmp(how, "off") == 0) return 0;
+        return static_cast<std::size_t>(std::strtoull(how, nullptr, 10));
+    }
+    return 4096;
+}
+
 }  // namespace
 
 template <typename T>
@@ -571,6 +646,19 @@ void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& a) {
     finish_preconditioned_kernel<T>
         <<<l.blocks(finish_preconditioned_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+template <typename T>
+bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& a, int count) {
+    if (a.op.kind == FusedOperator<T>::Kind::none || a.control.replacement > 0 ||
+        a.control.distributed || a.n == 0 || a.n > block_loop_rows())
+        return false;
+    activate(exec.device_id());
+    const unsigned threads =
+        static_cast<unsigned>(std::min<std::size_t>(kBlockLoopThreads, (a.n + 31) / 32 * 32));
+    cg_block_loop_kernel<T><<<1, threads, 0, stream_of(exec)>>>(a, count);
+    PORTLA_CUDA_CHECK_LAUNCH();
+    return true;
 }
 
 PORTLA_INSTANTIATE_CG_KERNELS(double);

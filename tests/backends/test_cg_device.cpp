@@ -156,6 +156,26 @@ TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
     }
 }
 
+// Small systems run whole iterations in one thread block on cuda (up to 4096 rows by
+// default); PORTLA_CG_BLOCK_LOOP=off takes the per-step launches instead, and a larger limit
+// sends a 13824-row system (13.5 rows per thread) through the block. Every format and Jacobi.
+TYPED_TEST(CgDevice, WholeIterationsInOneBlockOrStepByStep) {
+    using T = TypeParam;
+    for (const char* how : {"off", "20000"}) {
+        SCOPED_TRACE(std::string("PORTLA_CG_BLOCK_LOOP=") + how);
+        ::setenv("PORTLA_CG_BLOCK_LOOP", how, 1);
+        for (int pts : {9, 24}) {
+            const MatrixData d = Stencil<T>(this->ref, 3, pts).assemble();
+            for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+                this->compare(d, stencil_op<T>(3, pts), default_settings<T>(p));
+                this->compare(d, csr_op<T>(d), default_settings<T>(p));
+                this->compare(d, ell_op<T>(d), default_settings<T>(p));
+            }
+        }
+        ::unsetenv("PORTLA_CG_BLOCK_LOOP");
+    }
+}
+
 TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
     using T = TypeParam;
     // Work-group sizes of one warp and of 1024 threads; a CSR matrix with ~20 entries per row

@@ -61,6 +61,10 @@ struct CgArgs {
     /* deferred preconditioning, after z = M^-1 r: rz = r.z -> finish of the pending residual */ \
     template <typename T>                                                                        \
     void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& args);             \
+    /* fused, no replacement: up to `count` whole iterations (direction and update) in one       \
+       launch where the backend has such a path for this system; false: take the steps */        \
+    template <typename T>                                                                        \
+    bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& args, int count);             \
     }
 
 #define PORTLA_INSTANTIATE_CG_KERNELS(T)                                                      \
@@ -71,7 +75,8 @@ struct CgArgs {
     template void cg_update<T>(tag, const Executor&, const CgArgs<T>&);                       \
     template void cg_replace<T>(tag, const Executor&, const CgArgs<T>&);                      \
     template void cg_replace_from_ax<T>(tag, const Executor&, const CgArgs<T>&);              \
-    template void cg_finish_preconditioned<T>(tag, const Executor&, const CgArgs<T>&)
+    template void cg_finish_preconditioned<T>(tag, const Executor&, const CgArgs<T>&);        \
+    template bool cg_iterations<T>(tag, const Executor&, const CgArgs<T>&, int)
 
 namespace portla::kernels {
 PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_CG_KERNELS)
