@@ -155,6 +155,12 @@ void print_error(std::string message) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // CUDA loads every kernel when the context is created, before any timed region, instead of
+    // at each kernel's first launch inside it (lazy loading, CUDA's default): 2-2.5 ms of every
+    // first solve (`solve --generate poisson3d:16 --assembled`: 2.9-3.5 ms -> 0.86-0.94 ms;
+    // 1138_bus 16.1 -> 13.8 ms) with the same process time (0.45-0.50 s; H100, 2026-11-24).
+    // A CUDA_MODULE_LOADING the user set is kept.
+    ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     // Under mpirun every rank runs the same command; only rank 0 prints (subcommands that do not
     // distribute run alike on every rank). An error in a distributed phase is agreed over the
     // ranks (dist::on_every_rank): every rank exits 1, rank 0 prints the one line.
