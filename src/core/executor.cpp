@@ -157,7 +157,10 @@ void Executor::set_launch(const LaunchConfig& config) {
     if (config.items_per_thread < 1)
         throw BadInput("items per thread must be >= 1, got " +
                        std::to_string(config.items_per_thread));
+    if (config.threads < 0)
+        throw BadInput("threads must be >= 0, got " + std::to_string(config.threads));
     launch_ = config;
+    launch_set_ = true;
 }
 
 void Executor::synchronize() const { runtime_->synchronize(); }
