@@ -7,8 +7,9 @@
 //   1. $PORTLA_TUNING_FILE,
 //   2. $XDG_CACHE_HOME/portla/tuning-SLUG.json ($HOME/.cache when XDG_CACHE_HOME is unset),
 //   3. the shipped defaults compiled in (shipped_defaults).
-// A file that is malformed or was tuned on another device is not used: one warning line on
-// stderr, and the shipped defaults.
+// A file that is malformed or was tuned on another device of the same backend is not used: one
+// warning line on stderr, and the shipped defaults. A profile of another backend is not used
+// either, silently (one PORTLA_TUNING_FILE beside the omp executor of a cuda run).
 #pragma once
 
 #include <cstddef>

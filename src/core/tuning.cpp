@@ -306,7 +306,10 @@ Profile load_profile(const Executor& exec) {
         return defaults;
     }
     const DeviceIdentity& here = defaults.identity;
-    if (p.identity.backend != here.backend || p.identity.device != here.device) {
+    // One PORTLA_TUNING_FILE serves one backend: the others of the process (the omp executor
+    // beside a cuda run) keep their defaults without a word.
+    if (p.identity.backend != here.backend) return defaults;
+    if (p.identity.device != here.device) {
         warn("tuning profile '" + path + "' was tuned on " + p.identity.backend + " '" +
              p.identity.device + "', not this " + here.backend + " '" + here.device +
              "'; using the " + defaults.origin);

@@ -210,6 +210,18 @@ TEST_F(ProfileFile, AProfileOfAnotherDeviceGivesOneWarningAndTheDefaults) {
     EXPECT_EQ(launch_for(exec, Kernel::axpby, 5000).threads, 0);
 }
 
+TEST_F(ProfileFile, AProfileOfAnotherBackendIsLeftAloneSilently) {
+    Profile gpu = sample(exec);
+    gpu.identity = {"cuda", "NVIDIA H100 80GB HBM3, sm_90", "driver 13000, runtime 13000"};
+    const std::string path = temp_file("other-backend.json");
+    write(path, to_json(gpu));
+    use(path);
+    ::testing::internal::CaptureStderr();
+    const Profile& p = active_profile(exec);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+    EXPECT_NE(p.origin.find("shipped defaults"), std::string::npos) << p.origin;
+}
+
 TEST_F(ProfileFile, AMissingNamedFileWarnsAndAMissingCacheFileIsSilent) {
     use(temp_file("does-not-exist.json"));
     ::testing::internal::CaptureStderr();
