@@ -199,6 +199,8 @@ TEST(CliInfo, Json) {
     EXPECT_GE(j["cpu_threads"].get<int>(), 1);
     ASSERT_TRUE(j.contains("devices")) << r;
     EXPECT_TRUE(j["devices"].is_array());
+    ASSERT_TRUE(j.contains("tuning")) << r;
+    EXPECT_TRUE(j["tuning"]["omp:0"].is_string()) << r;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1091,6 +1093,12 @@ TEST(CliTune, OmpWritesAProfileThatTheNextRunReads) {
         }
     }
     EXPECT_EQ(seen, 2);
+
+    ASSERT_EQ(::setenv("PORTLA_TUNING_FILE", profile.c_str(), 1), 0);
+    const RunResult info = run_portla({"info", "--json"});
+    ::unsetenv("PORTLA_TUNING_FILE");
+    EXPECT_CLI_OK(info);
+    EXPECT_EQ(json::parse(info.out).at("tuning").at("omp:0"), profile) << info;
 }
 
 TEST(CliTune, AForeignProfileGivesOneWarningAndTheRunGoesOn) {
