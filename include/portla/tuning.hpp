@@ -82,6 +82,9 @@ Profile from_json(const std::string& text, const std::string& origin);
 /// name containing "H100"); LaunchConfig{} (256 threads, 4 items) on every other GPU; threads 0
 /// (the omp backend's behaviour before tuning) on CPUs.
 Profile shipped_defaults(const Executor& exec);
+/// The same for a device described by `id` (identify's form): the H100 table when the backend
+/// is cuda and the device names an H100 and ends in ", sm_90".
+Profile shipped_defaults(const DeviceIdentity& id);
 
 /// Where the profile of exec's device is looked for: $PORTLA_TUNING_FILE when set and not empty,
 /// else the per-user cache file; "" when neither it nor HOME can be found.

@@ -224,14 +224,16 @@ Profile from_json(const std::string& text, const std::string& origin) {
     return p;
 }
 
-Profile shipped_defaults(const Executor& exec) {
-    const DeviceIdentity id = identify(exec);
-    if (exec.is_host())
+Profile shipped_defaults(const Executor& exec) { return shipped_defaults(identify(exec)); }
+
+Profile shipped_defaults(const DeviceIdentity& id) {
+    if (id.backend != "cuda")
         return uniform_profile(id, "shipped defaults (CPU: the omp backend's own threads)",
                                LaunchConfig{256, 4, 0});
-    const DeviceInfo info = exec.device_info();
-    if (info.name.find("H100") == std::string::npos || info.compute_major != 9 ||
-        info.compute_minor != 0)
+    const auto ends_with = [](const std::string& s, const std::string& tail) {
+        return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (id.device.find("H100") == std::string::npos || !ends_with(id.device, ", sm_90"))
         return uniform_profile(id, "shipped defaults (GPU: 256 threads, 4 items)", LaunchConfig{});
     // H100 80GB HBM3: docs/results/h100-2026-11-21/gpu_launch_sweep_fits.txt (commit 74bf9ae,
     // double, wg 128...1024 x items 1,4,8, fits over 2^10...2^26). The rule of `portla tune`

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "bench/bench.hpp"
@@ -186,6 +187,63 @@ TEST(Tune, OmpChoosesTeamSizes) {
     EXPECT_EQ(bands[1].launch.threads, 0);
     // 24 n / 10e9 = 4e-6 + 24 n / 20e9 at n = 3333: serial wins at 2^11, loses at 2^12.
     EXPECT_EQ(bands[0].n_max, std::size_t(std::floor(std::pow(2.0, 11.5))));
+}
+
+// The shipped H100 bands (tuning::shipped_defaults) are choose_bands applied to the recorded
+// sweep: points on the fitted model of every configuration in gpu_launch_sweep_fits.txt at
+// 2^10 ... 2^26, default wg 256 x 4 items, margin 1%.
+TEST(Tune, ShippedH100BandsFollowFromTheRecordedSweep) {
+    std::ifstream in(std::string(PORTLA_TEST_DATA_DIR) +
+                     "/../../docs/results/h100-2026-11-21/gpu_launch_sweep_fits.txt");
+    ASSERT_TRUE(in) << "docs/results/h100-2026-11-21/gpu_launch_sweep_fits.txt";
+    const std::map<std::string, double> bytes_per_element{
+        {"axpby", 24}, {"dot", 16}, {"fused-cg", 48}};
+    std::vector<Point> pts;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string kernel, backend, precision;
+        int wg = 0, items = 0;
+        double t0_us = 0, wa_gbs = 0;
+        if (!(fields >> kernel >> backend >> precision >> wg >> items >> t0_us >> wa_gbs) ||
+            backend != "cuda")
+            continue;
+        for (int e = 10; e <= 26; ++e) {
+            const double bytes = bytes_per_element.at(kernel) * std::pow(2.0, e);
+            auto p =
+                point("cuda", std::size_t(1) << e, bytes, t0_us * 1e-6 + bytes / (wa_gbs * 1e9));
+            p.kernel = kernel;
+            p.wg = wg;
+            p.items = items;
+            pts.push_back(p);
+        }
+    }
+    ASSERT_EQ(pts.size(), 36u * 17u);
+    const auto fits = fit_model(pts, 0);
+    const tuning::Profile shipped = tuning::shipped_defaults(tuning::DeviceIdentity{
+        "cuda", "NVIDIA H100 80GB HBM3, sm_90", "driver 13000, runtime 13000"});
+    for (const auto& [kernel, tk] :
+         {std::pair{"axpby", tuning::Kernel::axpby}, std::pair{"dot", tuning::Kernel::dot},
+          std::pair{"fused-cg", tuning::Kernel::fused_cg}}) {
+        SCOPED_TRACE(kernel);
+        const auto bands = choose_bands(
+            pts, fits, kernel,
+            [](std::size_t) {
+                return LaunchConfig{256, 4};
+            },
+            0.01);
+        const auto& want = shipped.bands.at(tk);
+        ASSERT_EQ(bands.size(), want.size());
+        for (std::size_t i = 0; i < bands.size(); ++i) {
+            EXPECT_EQ(bands[i].n_min, want[i].n_min);
+            EXPECT_EQ(bands[i].n_max, want[i].n_max);
+            EXPECT_EQ(bands[i].launch.work_group_size, want[i].launch.work_group_size);
+            EXPECT_EQ(bands[i].launch.items_per_thread, want[i].launch.items_per_thread);
+            EXPECT_NEAR(bands[i].t0_us, want[i].t0_us, 0.01);
+            EXPECT_NEAR(bands[i].wa_gbs, want[i].wa_gbs, 0.1);
+            EXPECT_NEAR(bands[i].speedup, want[i].speedup, 2e-3);
+        }
+    }
 }
 
 TEST(BenchPlot, WritesAnSvgWithOneLinePerSeriesAndTheFit) {

@@ -138,17 +138,34 @@ TEST(Tuning, ShippedDefaultsOnTheCpuKeepTheOmpBehaviour) {
 }
 
 TEST(Tuning, ShippedDefaultsOfTheH100) {
-    if (cuda_device_count() == 0) GTEST_SKIP() << "cuda: no GPU present on this machine";
-    const Executor gpu = Executor::cuda();
-    const Profile p = shipped_defaults(gpu);
+    const DeviceIdentity h100{"cuda", "NVIDIA H100 80GB HBM3, sm_90",
+                              "driver 13000, runtime 13000"};
+    const Profile p = shipped_defaults(h100);
     EXPECT_NO_THROW(from_json(to_json(p), "shipped"));
-    const DeviceInfo info = gpu.device_info();
-    if (info.name.find("H100") == std::string::npos)
-        GTEST_SKIP() << "the GPU here is '" << info.name << "', not an H100";
     EXPECT_EQ(p.lookup(Kernel::axpby, 1 << 20).work_group_size, 256);
     EXPECT_EQ(p.lookup(Kernel::axpby, 1 << 26).work_group_size, 512);
     EXPECT_EQ(p.lookup(Kernel::dot, 1 << 12).items_per_thread, 1);
+    EXPECT_EQ(p.lookup(Kernel::dot, 1 << 21).items_per_thread, 4);
     EXPECT_EQ(p.lookup(Kernel::fused_cg, 1 << 26).items_per_thread, 8);
+    EXPECT_EQ(p.lookup(Kernel::norm2, 1 << 26).work_group_size, 256);
+    // Another GPU, or an H100 of another compute capability: one band of 256 x 4 per kernel.
+    for (const char* device : {"NVIDIA A100-SXM4-80GB, sm_80", "NVIDIA H100 (emulated), sm_100"}) {
+        const Profile q = shipped_defaults(DeviceIdentity{"cuda", device, ""});
+        for (Kernel k : kernels()) {
+            ASSERT_EQ(q.bands.at(k).size(), 1u) << device;
+            EXPECT_EQ(q.lookup(k, 1 << 26).work_group_size, 256) << device;
+            EXPECT_EQ(q.lookup(k, 1 << 26).items_per_thread, 4) << device;
+        }
+    }
+}
+
+TEST(Tuning, ShippedDefaultsOfThisGpu) {
+    if (cuda_device_count() == 0) GTEST_SKIP() << "cuda: no GPU present on this machine";
+    const Executor gpu = Executor::cuda();
+    const Profile p = shipped_defaults(gpu);
+    EXPECT_EQ(p.identity.backend, "cuda");
+    EXPECT_NE(p.identity.versions.find("driver"), std::string::npos) << p.identity.versions;
+    EXPECT_NO_THROW(from_json(to_json(p), "shipped"));
 }
 
 TEST_F(ProfileFile, AValidProfileOfThisDeviceIsUsed) {
