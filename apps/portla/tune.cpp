@@ -67,6 +67,10 @@ std::vector<LaunchConfig> candidates(const TuneOptions& o, bool gpu, const tunin
     return out;
 }
 
+nlohmann::json launch_json(const bench::Point& p) {
+    return {{"wg", p.wg}, {"items", p.items}, {"threads", p.threads}};
+}
+
 std::string band_range(const tuning::Band& b) {
     return std::to_string(b.n_min) + " ... " +
            (b.n_max == tuning::unbounded ? std::string("inf") : std::to_string(b.n_max));
@@ -221,9 +225,9 @@ int run(const TuneOptions& o) {
                     d.n == t.n)
                     j["comparison"].push_back({{"kernel", d.kernel},
                                                {"n", d.n},
-                                               {"default", launch_text(d)},
+                                               {"default", launch_json(d)},
                                                {"default_time_s", d.time_s},
-                                               {"tuned", launch_text(t)},
+                                               {"tuned", launch_json(t)},
                                                {"tuned_time_s", t.time_s},
                                                {"speedup", d.time_s / t.time_s}});
         emit_json(j, o.json.path);

@@ -1073,6 +1073,15 @@ TEST(CliTune, OmpWritesAProfileThatTheNextRunReads) {
         EXPECT_TRUE(bands.back().at("n_max").is_null()) << k;
     }
     EXPECT_EQ(j.at("comparison").size(), 6u);  // 2 kernels x 3 sizes
+    for (const auto& c : j.at("comparison")) {
+        // The tuned run used the profile's band; the default one the shipped team (0).
+        const std::size_t n = c.at("n").get<std::size_t>();
+        EXPECT_EQ(c.at("tuned").at("threads"),
+                  band_of(f, c.at("kernel").get<std::string>(), n).at("threads"))
+            << c;
+        EXPECT_EQ(c.at("default").at("threads"), 0) << c;
+        EXPECT_GT(c.at("speedup").get<double>(), 0) << c;
+    }
     EXPECT_TRUE(hidden_files(dir).empty());
 
     // The next run reads it: bench --tuned runs axpby at 2^12 with the profile's team size,
