@@ -2,11 +2,11 @@
 // model T = T0 + bytes / W_a fitted per configuration, and per kernel and size band the
 // configuration chosen by bench::choose_bands, written as the device's tuning profile
 // (portla/tuning.hpp); then the shipped defaults against the new profile, measured again.
-#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
