@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
+#include "portla/tuning.hpp"
 
 namespace portla::bench {
 
@@ -18,7 +20,12 @@ struct CaseConfig {
     std::string backend;    ///< reference, omp, cuda, openblas, cublas, cusparse
     std::string precision;  ///< double or float
     std::size_t size = 0;   ///< vector length / unknowns; matrix elements for gemv and cg-dense
-    LaunchConfig launch{};
+    LaunchConfig launch{};  ///< cuda: wg and items; omp: threads (vector kernels only)
+    /// Leave the launch unset: the kernels take the device's tuning profile (portla/tuning.hpp).
+    bool tuned = false;
+    /// Shown with the backend and kept apart by the fit ("default", "tuned"); with a variant the
+    /// launch may change from size to size, and the fit takes all of them as one series.
+    std::string variant;
     int reps = 50;             ///< at most this many timed calls ...
     double max_time_s = 1.0;   ///< ... and no more time than this (at least 5 calls)
     bool flush_cache = false;  ///< CPU: evict the caches before every timed call
@@ -27,8 +34,10 @@ struct CaseConfig {
 /// One measured point. Times in seconds; the statistics are over the timed calls.
 struct Point {
     std::string kernel, backend, precision;
+    std::string variant;    ///< CaseConfig::variant
     std::size_t n = 0;      ///< vector length / unknowns / matrix rows (dense)
     int wg = 0, items = 0;  ///< launch configuration (0 where the backend has none)
+    int threads = 0;        ///< omp vector kernels: LaunchConfig::threads
     double bytes = 0;       ///< bytes one call must move (counted by hand per kernel)
     double time_s = 0;      ///< median
     double time_min_s = 0, time_q1_s = 0, time_q3_s = 0, time_max_s = 0;
@@ -41,8 +50,8 @@ struct Point {
 
 /// Least-squares fit of T = T0 + bytes / W_a (relative residuals) over a set of points.
 struct Fit {
-    std::string kernel, backend, precision;
-    int wg = 0, items = 0;
+    std::string kernel, backend, precision, variant;
+    int wg = 0, items = 0, threads = 0;
     double t0_us = 0, wa_gbs = 0, r2 = 0;
     int points = 0;
     std::size_t n_min = 0, n_max = 0;
@@ -53,6 +62,11 @@ std::vector<std::string> kernel_names();
 std::vector<std::string> backends_for(const std::string& kernel);
 /// Whether the backend takes a launch configuration (work-group size, items per thread).
 bool has_launch_config(const std::string& kernel, const std::string& backend);
+/// Whether the backend takes a team size for the kernel (LaunchConfig::threads: omp).
+bool has_thread_config(const std::string& kernel, const std::string& backend);
+/// The profile entry a bench kernel's launch comes from (dot-host: dot; unfused-cg: axpby, its
+/// first kernel); false for kernels without one.
+bool tuned_kernel(const std::string& kernel, tuning::Kernel& out);
 /// A vendor library `portla bench` measures, and the portla backend whose memory and device it
 /// runs on (portla::vendor picks the library from the executor's backend).
 struct VendorLibrary {
@@ -69,9 +83,23 @@ Executor executor_for(const std::string& backend);
 /// inputs do not fit.
 Point measure(const CaseConfig& config);
 
-/// Fits every (kernel, backend, precision, wg, items) group of `points` with at least 3 sizes
-/// whose working set exceeds `min_bytes` (0: every size).
+/// Fits every (kernel, backend, precision, variant, wg, items, threads) group of `points` with
+/// at least 3 sizes whose working set exceeds `min_bytes` (0: every size). Points with a variant
+/// form one group per variant whatever their launch (the fit's wg, items, threads are 0).
 std::vector<Fit> fit_model(const std::vector<Point>& points, double min_bytes);
+
+/// `portla tune`'s rule. For each measured size n of `kernel` (cuda or omp points, variant ""):
+/// each configuration's time is its model prediction T0 + bytes / W_a where its fit has
+/// R^2 >= 0.95 and spans n, else its measured median; the least time wins when it is more than
+/// `margin` (0.01: 1%) below the time of default_for(n), which is kept otherwise. Runs of sizes
+/// with the same winner form one band, with edges at the geometric midpoints of neighbouring
+/// sizes; the first band starts at 0 and the last is unbounded. Band speedup: the largest ratio
+/// of measured medians, default over winner, over the band's sizes. Throws BadInput when a size
+/// lacks a point of its default configuration or no size was measured.
+std::vector<tuning::Band> choose_bands(const std::vector<Point>& points,
+                                       const std::vector<Fit>& fits, const std::string& kernel,
+                                       const std::function<LaunchConfig(std::size_t)>& default_for,
+                                       double margin);
 
 /// Writes an SVG to `out`: effective bandwidth against size per configuration (one panel per
 /// kernel), the fitted model dotted, vendor libraries heavy. The caller checks the stream (the

@@ -48,6 +48,23 @@ bool has_launch_config(const std::string& kernel, const std::string& backend) {
            std::find(vector_kernels.begin(), vector_kernels.end(), kernel) != vector_kernels.end();
 }
 
+bool has_thread_config(const std::string& kernel, const std::string& backend) {
+    tuning::Kernel k;
+    return backend == "omp" && tuned_kernel(kernel, k);
+}
+
+bool tuned_kernel(const std::string& kernel, tuning::Kernel& out) {
+    static const std::map<std::string, tuning::Kernel> table{
+        {"copy", tuning::Kernel::copy},       {"axpby", tuning::Kernel::axpby},
+        {"dot", tuning::Kernel::dot},         {"dot-host", tuning::Kernel::dot},
+        {"norm2", tuning::Kernel::norm2},     {"fused-cg", tuning::Kernel::fused_cg},
+        {"unfused-cg", tuning::Kernel::axpby}};
+    const auto it = table.find(kernel);
+    if (it == table.end()) return false;
+    out = it->second;
+    return true;
+}
+
 const std::vector<VendorLibrary>& vendor_libraries() {
     static const std::vector<VendorLibrary> libraries{
         {"openblas", Backend::omp}, {"cublas", Backend::cuda}, {"cusparse", Backend::cuda}};

@@ -9,11 +9,15 @@
 namespace portla::bench {
 
 std::vector<Fit> fit_model(const std::vector<Point>& points, double min_bytes) {
-    using Key = std::tuple<std::string, std::string, std::string, int, int>;
+    using Key = std::tuple<std::string, std::string, std::string, std::string, int, int, int>;
     std::map<Key, std::vector<const Point*>> groups;
-    for (const auto& p : points)
-        if (p.bytes >= min_bytes && p.time_s > 0)
-            groups[{p.kernel, p.backend, p.precision, p.wg, p.items}].push_back(&p);
+    for (const auto& p : points) {
+        if (!(p.bytes >= min_bytes && p.time_s > 0)) continue;
+        if (p.variant.empty())
+            groups[{p.kernel, p.backend, p.precision, "", p.wg, p.items, p.threads}].push_back(&p);
+        else
+            groups[{p.kernel, p.backend, p.precision, p.variant, 0, 0, 0}].push_back(&p);
+    }
     std::vector<Fit> fits;
     for (const auto& [key, pts] : groups) {
         if (pts.size() < 3) continue;
@@ -40,7 +44,7 @@ std::vector<Fit> fit_model(const std::vector<Point>& points, double min_bytes) {
             ss_tot += w * (p->time_s - mean) * (p->time_s - mean);
         }
         Fit f;
-        std::tie(f.kernel, f.backend, f.precision, f.wg, f.items) = key;
+        std::tie(f.kernel, f.backend, f.precision, f.variant, f.wg, f.items, f.threads) = key;
         f.t0_us = t0 * 1e6;
         f.wa_gbs = slope > 0 ? 1e-9 / slope : INFINITY;
         f.r2 = ss_tot > 0 ? 1 - ss_res / ss_tot : 1;

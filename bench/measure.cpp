@@ -102,7 +102,9 @@ double quantile(const std::vector<double>& sorted, double q) {
 
 Point measure(const CaseConfig& config) {
     Executor exec = executor_for(config.backend);
-    if (has_launch_config(config.kernel, config.backend)) exec.set_launch(config.launch);
+    const bool launch = has_launch_config(config.kernel, config.backend);
+    const bool threads = has_thread_config(config.kernel, config.backend);
+    if ((launch || threads) && !config.tuned) exec.set_launch(config.launch);
     detail::Case cs = detail::make_case(config, exec);
     const std::size_t cache = last_level_cache_bytes(exec);
     detail::CallTimer timer(exec, cs.host_timed);
@@ -134,11 +136,17 @@ Point measure(const CaseConfig& config) {
     p.kernel = config.kernel;
     p.backend = config.backend;
     p.precision = config.precision;
+    p.variant = config.variant;
     p.n = cs.n;
-    if (has_launch_config(config.kernel, config.backend)) {
-        p.wg = config.launch.work_group_size;
-        p.items = config.launch.items_per_thread;
+    // The configuration the kernel ran with: the profile's for a tuned run.
+    LaunchConfig used = config.launch;
+    tuning::Kernel tk;
+    if (config.tuned && tuned_kernel(config.kernel, tk)) used = tuning::launch_for(exec, tk, cs.n);
+    if (launch) {
+        p.wg = used.work_group_size;
+        p.items = used.items_per_thread;
     }
+    if (threads) p.threads = used.threads;
     p.bytes = cs.bytes;
     p.reps = static_cast<int>(samples.size());
     p.input_sets = cs.sets;

@@ -30,5 +30,19 @@ b cpu16_omp copy axpby dot norm2 fused-cg unfused-cg gemv --backend omp --sizes 
 b cpu16_openblas copy axpby dot norm2 unfused-cg gemv --backend openblas --sizes 2^16:2^27 --reps 10 --max-time 0.1
 b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
 b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
+# portla tune (issue 17): this GPU's profile (about 2 minutes), then the shipped defaults against
+# it in one bench run (`tuned`; needs the profile of `tune`).
+if [ "$ONLY" = "  " ] || [[ "$ONLY" == *" tune "* ]]; then
+  echo "== tune ($(date -u +%H:%M:%S))"
+  "$P" tune --backend cuda --kernels axpby,dot,norm2,fused-cg \
+    --sizes 2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26 --wg 128,256,512,1024 --items 1,4,8 \
+    --reps 20 --max-time 0.1 --out "$OUT/tuning-h100.json" --json "$OUT/tune.json" --quiet \
+    > "$OUT/tune.txt" 2>&1 || status=1
+  cat "$OUT/tune.txt"
+  [ -n "${TAR:-}" ] && tar czf "$TAR" -C "$OUT" .
+fi
+export PORTLA_TUNING_FILE="$OUT/tuning-h100.json"
+b tuned axpby dot norm2 fused-cg --backend cuda --tuned --sizes 2^12:2^27 --reps 30 --max-time 0.2
+unset PORTLA_TUNING_FILE
 echo "gpu-bench status: $status"
 exit $status

@@ -16,6 +16,7 @@
 #include "output.hpp"
 #include "portla/portla.hpp"
 #include "subcommands.hpp"
+#include "sweep.hpp"
 
 #ifndef PORTLA_GIT_COMMIT
 #define PORTLA_GIT_COMMIT "unknown"
@@ -37,6 +38,7 @@ struct BenchOptions {
     JsonOutput json;
     std::string csv, plot;
     bool quiet = false;
+    bool tuned = false;
 };
 
 std::size_t parse_size(const std::string& s) {
@@ -64,7 +66,8 @@ std::vector<std::string> split(const std::string& s, char sep) {
     return out;
 }
 
-// "2^10:2^30" doubles from the first to the last; "1024,4096" lists; "2^20" is one size.
+}  // namespace
+
 std::vector<std::size_t> parse_sizes(const std::string& spec) {
     std::vector<std::size_t> sizes;
     for (const auto& part : split(spec, ',')) {
@@ -96,8 +99,6 @@ std::vector<int> parse_ints(const std::string& spec, const char* what) {
     return out;
 }
 
-// Whether a device of the backend that `backend` (a portla backend or a vendor library) runs on
-// is present; unknown names are left to the kernel/backend check.
 bool backend_runs_here(const std::string& backend) {
     for (const auto& v : bench::vendor_libraries())
         if (backend == v.name) return device_count(v.backend) > 0;
@@ -106,12 +107,21 @@ bool backend_runs_here(const std::string& backend) {
     return true;
 }
 
+std::string build_commit() {
+    const char* env_commit = std::getenv("PORTLA_COMMIT");
+    return env_commit && *env_commit ? env_commit : PORTLA_GIT_COMMIT;
+}
+
+namespace {
+
 // "reference, omp, cuda, openblas, cublas, cusparse", from the backend list.
 std::string backend_help() {
     std::string help = backend_names();
     for (const auto& v : bench::vendor_libraries()) help += std::string(", ") + v.name;
     return help + " (default: every one that runs here)";
 }
+
+}  // namespace
 
 std::string cpu_model() {
     std::ifstream f("/proc/cpuinfo");
@@ -128,32 +138,97 @@ std::string now_utc() {
     return buf;
 }
 
+std::string launch_text(const bench::Point& p) {
+    if (bench::has_launch_config(p.kernel, p.backend))
+        return " wg=" + std::to_string(p.wg) + " items=" + std::to_string(p.items);
+    if (bench::has_thread_config(p.kernel, p.backend))
+        return " threads=" + (p.threads == 0 ? std::string("auto") : std::to_string(p.threads));
+    return "";
+}
+
+nlohmann::json fit_json(const bench::Fit& f) {
+    return {{"kernel", f.kernel},   {"backend", f.backend}, {"precision", f.precision},
+            {"variant", f.variant}, {"wg", f.wg},           {"items", f.items},
+            {"threads", f.threads}, {"t0_us", f.t0_us},     {"wa_gbs", f.wa_gbs},
+            {"r2", f.r2},           {"points", f.points},   {"n_min", f.n_min},
+            {"n_max", f.n_max}};
+}
+
+void print_comparison(const std::vector<bench::Point>& points) {
+    const auto label = [](const bench::Point& p) {
+        const std::string t = launch_text(p);
+        return t.empty() ? t : t.substr(1);
+    };
+    std::cout << "\ntuned vs default (same run; speedup = default time / tuned time)\n"
+              << std::left << std::setw(11) << "kernel" << std::setw(9) << "backend" << std::right
+              << std::setw(12) << "n"
+              << "  " << std::left << std::setw(22) << "default" << std::right << std::setw(11)
+              << "time_us"
+              << "  " << std::left << std::setw(22) << "tuned" << std::right << std::setw(11)
+              << "time_us" << std::setw(9) << "speedup\n";
+    for (const auto& d : points) {
+        if (d.variant != "default") continue;
+        for (const auto& t : points)
+            if (t.variant == "tuned" && t.kernel == d.kernel && t.backend == d.backend &&
+                t.precision == d.precision && t.n == d.n)
+                std::cout << std::left << std::setw(11) << d.kernel << std::setw(9) << d.backend
+                          << std::right << std::setw(12) << d.n << "  " << std::left
+                          << std::setw(22) << label(d) << std::right << std::setw(11) << std::fixed
+                          << std::setprecision(2) << d.time_s * 1e6 << "  " << std::left
+                          << std::setw(22) << label(t) << std::right << std::setw(11)
+                          << t.time_s * 1e6 << " " << std::setw(8) << std::setprecision(3)
+                          << d.time_s / t.time_s << std::defaultfloat << "\n";
+    }
+}
+
+namespace {
+
+// "cuda", or "cuda:tuned" for a point of a variant.
+std::string series_name(const std::string& backend, const std::string& variant) {
+    return variant.empty() ? backend : backend + ":" + variant;
+}
+
+// What `portla bench` measures a kernel with: a fixed launch, the shipped defaults (looked up
+// per size, set explicitly) or the device's tuning profile (launch left unset).
+struct Series {
+    enum Source { fixed, shipped, profile };
+    std::string variant;
+    LaunchConfig launch;
+    Source source;
+};
+
+LaunchConfig shipped_launch(const std::string& kernel, const std::string& backend, std::size_t n) {
+    tuning::Kernel k;
+    if (!bench::tuned_kernel(kernel, k)) return LaunchConfig{};
+    return tuning::shipped_defaults(bench::executor_for(backend)).lookup(k, n);
+}
+
 // The points and the fitted model as text tables on stdout.
 void print_tables(const std::vector<bench::Point>& points, const std::vector<bench::Fit>& fits) {
-    std::cout << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
+    std::cout << std::left << std::setw(11) << "kernel" << std::setw(13) << "backend"
               << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
               << "items" << std::setw(12) << "n" << std::setw(12) << "time_us" << std::setw(10)
               << "GB/s"
               << "  check\n";
     for (const auto& p : points)
-        std::cout << std::left << std::setw(11) << p.kernel << std::setw(10) << p.backend
-                  << std::setw(7) << p.precision << std::right << std::setw(6) << p.wg
-                  << std::setw(6) << p.items << std::setw(12) << p.n << std::setw(12) << std::fixed
-                  << std::setprecision(2) << p.time_s * 1e6 << std::setw(10) << std::setprecision(1)
-                  << p.bandwidth_gbs << "  " << (p.correct ? "ok" : "WRONG") << std::defaultfloat
-                  << "\n";
+        std::cout << std::left << std::setw(11) << p.kernel << std::setw(13)
+                  << series_name(p.backend, p.variant) << std::setw(7) << p.precision << std::right
+                  << std::setw(6) << p.wg << std::setw(6) << p.items << std::setw(12) << p.n
+                  << std::setw(12) << std::fixed << std::setprecision(2) << p.time_s * 1e6
+                  << std::setw(10) << std::setprecision(1) << p.bandwidth_gbs << "  "
+                  << (p.correct ? "ok" : "WRONG") << std::defaultfloat << "\n";
     std::cout << "\nmodel T = T0 + bytes / W_a\n"
-              << std::left << std::setw(11) << "kernel" << std::setw(10) << "backend"
+              << std::left << std::setw(11) << "kernel" << std::setw(13) << "backend"
               << std::setw(7) << "prec" << std::right << std::setw(6) << "wg" << std::setw(6)
               << "items" << std::setw(10) << "T0_us" << std::setw(10) << "W_a_GB/s" << std::setw(8)
               << "R^2" << std::setw(7) << "pts\n";
     for (const auto& f : fits)
-        std::cout << std::left << std::setw(11) << f.kernel << std::setw(10) << f.backend
-                  << std::setw(7) << f.precision << std::right << std::setw(6) << f.wg
-                  << std::setw(6) << f.items << std::setw(10) << std::fixed << std::setprecision(2)
-                  << f.t0_us << std::setw(10) << std::setprecision(1) << f.wa_gbs << std::setw(8)
-                  << std::setprecision(4) << f.r2 << std::setw(6) << f.points << std::defaultfloat
-                  << "\n";
+        std::cout << std::left << std::setw(11) << f.kernel << std::setw(13)
+                  << series_name(f.backend, f.variant) << std::setw(7) << f.precision << std::right
+                  << std::setw(6) << f.wg << std::setw(6) << f.items << std::setw(10) << std::fixed
+                  << std::setprecision(2) << f.t0_us << std::setw(10) << std::setprecision(1)
+                  << f.wa_gbs << std::setw(8) << std::setprecision(4) << f.r2 << std::setw(6)
+                  << f.points << std::defaultfloat << "\n";
 }
 
 int run(const BenchOptions& o) {
@@ -180,35 +255,48 @@ int run(const BenchOptions& o) {
                     : std::find(o.backends.begin(), o.backends.end(), backend) == o.backends.end())
                 continue;
             const bool launch = bench::has_launch_config(kernel, backend);
-            for (int wg : launch ? wgs : std::vector<int>{0})
-                for (int it : launch ? items : std::vector<int>{0})
-                    for (std::size_t size : sizes) {
-                        bench::CaseConfig c;
-                        c.kernel = kernel;
-                        c.backend = backend;
-                        c.precision = o.precision;
-                        c.size = size;
-                        if (launch) c.launch = {wg, it};
-                        c.reps = o.reps;
-                        c.max_time_s = o.max_time;
-                        c.flush_cache = o.flush_cache;
-                        try {
-                            const auto p = bench::measure(c);
-                            points.push_back(p);
-                            if (!o.quiet)
-                                std::cerr << "  " << kernel << " " << backend << " n=" << p.n
-                                          << (launch ? " wg=" + std::to_string(wg) +
-                                                           " items=" + std::to_string(it)
-                                                     : "")
-                                          << ": " << std::setprecision(4) << p.time_s * 1e6
-                                          << " us, " << p.bandwidth_gbs << " GB/s"
-                                          << (p.correct ? "" : "  WRONG RESULT") << "\n";
-                        } catch (const OutOfMemory& e) {
-                            std::cerr << "  " << kernel << " " << backend << " size " << size
-                                      << ": skipped, does not fit (" << e.what() << ")\n";
-                            break;
-                        }
+            const bool threads = bench::has_thread_config(kernel, backend);
+            // One series per launch configuration; with --tuned, the shipped defaults and the
+            // device's tuning profile instead.
+            std::vector<Series> series;
+            if (o.tuned && (launch || threads))
+                series = {{"default", {}, Series::shipped}, {"tuned", {}, Series::profile}};
+            else if (launch)
+                for (int wg : wgs)
+                    for (int it : items) series.push_back({"", {wg, it, 0}, Series::fixed});
+            else
+                series.push_back({"", {}, Series::fixed});
+            for (const auto& sr : series) {
+                for (std::size_t size : sizes) {
+                    bench::CaseConfig c;
+                    c.kernel = kernel;
+                    c.backend = backend;
+                    c.precision = o.precision;
+                    c.size = size;
+                    c.launch = sr.launch;
+                    c.variant = sr.variant;
+                    c.tuned = sr.source == Series::profile;
+                    if (sr.source == Series::shipped)
+                        c.launch = shipped_launch(kernel, backend, size);
+                    c.reps = o.reps;
+                    c.max_time_s = o.max_time;
+                    c.flush_cache = o.flush_cache;
+                    try {
+                        const auto p = bench::measure(c);
+                        points.push_back(p);
+                        if (!o.quiet)
+                            std::cerr << "  " << kernel << " " << series_name(backend, p.variant)
+                                      << " n=" << p.n << launch_text(p) << ": "
+                                      << std::setprecision(4) << p.time_s * 1e6 << " us, "
+                                      << p.bandwidth_gbs << " GB/s"
+                                      << (p.correct ? "" : "  WRONG RESULT") << "\n";
+                    } catch (const OutOfMemory& e) {
+                        std::cerr << "  " << kernel << " " << backend << " size " << size
+                                  << ": skipped, does not fit (" << e.what() << ")\n";
+                        break;
                     }
+                }
+            }
         }
     }
     if (points.empty())
@@ -223,10 +311,12 @@ int run(const BenchOptions& o) {
     const double cpu_min = o.flush_cache ? 0 : 2.0 * bench::last_level_cache_bytes(Executor::omp());
     for (const auto& f : bench::fit_model(cpu_points, cpu_min)) fits.push_back(f);
 
-    if (!o.json.to_stdout()) print_tables(points, fits);
+    if (!o.json.to_stdout()) {
+        print_tables(points, fits);
+        if (o.tuned) print_comparison(points);
+    }
 
-    const char* env_commit = std::getenv("PORTLA_COMMIT");
-    const std::string commit = env_commit && *env_commit ? env_commit : PORTLA_GIT_COMMIT;
+    const std::string commit = build_commit();
     const auto gpus = cuda_devices();
     const std::string gpu = gpus.empty() ? "" : gpus[0].name;
     char host[256] = {0};
@@ -249,9 +339,11 @@ int run(const BenchOptions& o) {
             j["points"].push_back({{"kernel", p.kernel},
                                    {"backend", p.backend},
                                    {"precision", p.precision},
+                                   {"variant", p.variant},
                                    {"n", p.n},
                                    {"wg", p.wg},
                                    {"items", p.items},
+                                   {"threads", p.threads},
                                    {"bytes", p.bytes},
                                    {"time_s", p.time_s},
                                    {"time_min_s", p.time_min_s},
@@ -264,18 +356,7 @@ int run(const BenchOptions& o) {
                                    {"correct", p.correct},
                                    {"check_error", p.error}});
         j["fits"] = nlohmann::json::array();
-        for (const auto& f : fits)
-            j["fits"].push_back({{"kernel", f.kernel},
-                                 {"backend", f.backend},
-                                 {"precision", f.precision},
-                                 {"wg", f.wg},
-                                 {"items", f.items},
-                                 {"t0_us", f.t0_us},
-                                 {"wa_gbs", f.wa_gbs},
-                                 {"r2", f.r2},
-                                 {"points", f.points},
-                                 {"n_min", f.n_min},
-                                 {"n_max", f.n_max}});
+        for (const auto& f : fits) j["fits"].push_back(fit_json(f));
         emit_json(j, o.json.path, 1);
     }
     if (!o.csv.empty())
@@ -331,6 +412,9 @@ Runner add_bench(CLI::App& app) {
     app.add_option("--csv", o->csv, "write points as CSV");
     app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size");
     app.add_flag("--quiet", o->quiet, "no progress on stderr");
+    app.add_flag("--tuned", o->tuned,
+                 "vector kernels of cuda and omp: the shipped default launch against the "
+                 "device's tuning profile (portla tune), in one run, instead of --wg/--items");
     return [o] {
         require_distinct_files({},
                                {{"--json", o->json.path}, {"--csv", o->csv}, {"--plot", o->plot}});

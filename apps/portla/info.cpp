@@ -1,10 +1,11 @@
-// portla info: backends compiled in, devices found, CPU threads.
+// portla info: backends compiled in, devices found, CPU threads, tuning profiles in use.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "output.hpp"
 #include "portla/executor.hpp"
+#include "portla/tuning.hpp"
 #include "mpi.hpp"
 #include "portla/dist/communicator.hpp"
 #include "subcommands.hpp"
@@ -35,6 +36,13 @@ Runner add_info(CLI::App& app) {
                                       {"compute_capability", std::to_string(d.compute_major) + "." +
                                                                  std::to_string(d.compute_minor)},
                                       {"l2_bytes", d.l2_bytes}});
+        // The tuning profile each device's vector kernels use (portla tune).
+        out["tuning"] = nlohmann::json::object();
+        std::vector<Executor> tuned{Executor::omp()};
+        for (const auto& d : cuda_devices()) tuned.push_back(Executor::cuda(d.id));
+        for (const auto& e : tuned)
+            out["tuning"][e.name() + ":" + std::to_string(e.device_id())] =
+                tuning::active_profile(e).origin;
         out["auto_backend"] = Executor::create("auto").name();
         out["mpi"] = has_mpi();
         out["mpi_ranks"] = world_size();
@@ -56,6 +64,9 @@ Runner add_info(CLI::App& app) {
                           << d.multiprocessors << " multiprocessors, compute capability "
                           << d.compute_major << "." << d.compute_minor << "\n";
         }
+        for (const auto& [device, origin] : out["tuning"].items())
+            std::cout << "tuning profile of " << device << ": " << origin.get<std::string>()
+                      << "\n";
         std::cout << "auto backend: " << out["auto_backend"].get<std::string>() << "\n"
                   << "MPI: "
                   << (has_mpi() ? std::to_string(world_size()) + " rank(s)" : "no (not compiled)")

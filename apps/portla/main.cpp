@@ -189,6 +189,8 @@ int main(int argc, char** argv) {
         portla::cli::add_eig);
     add("batch", "solve a batch of small systems that share one sparsity pattern",
         portla::cli::add_batch);
+    add("tune", "choose the vector kernels' launch per size on this device; write its profile",
+        portla::cli::add_tune);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -18,6 +18,7 @@ Runner add_portability(CLI::App& app);
 Runner add_gemm(CLI::App& app);
 Runner add_eig(CLI::App& app);
 Runner add_batch(CLI::App& app);
+Runner add_tune(CLI::App& app);
 
 /// "reference, omp, cuda": this build's backends (include/portla/backend_list.hpp), in order.
 std::string backend_names();

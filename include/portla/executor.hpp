@@ -29,11 +29,16 @@ int device_count(Backend backend);
 /// "reference", "omp" or "cuda".
 std::string to_string(Backend backend);
 
-/// Launch parameters of the vector kernels on a GPU (SYCL: work-group size and items per
-/// work-item). Ignored by the CPU backends.
+/// Launch parameters of the vector kernels (SYCL: work-group size and items per work-item on a
+/// GPU). The GPU backends read work_group_size and items_per_thread; the omp backend reads
+/// threads. An executor whose launch was never set takes them per kernel and size from the
+/// device's tuning profile (portla/tuning.hpp).
 struct LaunchConfig {
     int work_group_size = 256;  ///< threads per block: a multiple of 32 in [32, 1024]
     int items_per_thread = 4;   ///< elements each thread handles per grid-stride step, >= 1
+    /// omp: threads of the team of a vector kernel; 0: every thread of the OpenMP runtime, and
+    /// none below the serial threshold (PORTLA_OMP_MIN_PARALLEL); 1: serial.
+    int threads = 0;
 };
 
 /// A GPU found by the CUDA runtime.
@@ -46,6 +51,8 @@ struct DeviceInfo {
     int compute_minor = 0;
     std::size_t l2_bytes = 0;
     std::size_t shared_memory_per_block_optin = 0;
+    int driver_version = 0;   ///< CUDA driver (cudaDriverGetVersion: 13000 is 13.0); 0 on CPUs
+    int runtime_version = 0;  ///< CUDA runtime portla was built with; 0 on CPUs
 };
 
 /// Number of CUDA devices visible (0 when the cuda backend is not compiled or no GPU is present).
@@ -90,9 +97,13 @@ public:
     void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) const;
 
     const LaunchConfig& launch() const { return launch_; }
-    /// Throws BadInput for a work-group size that is not a multiple of 32 in [32, 1024], or
-    /// items per thread < 1.
+    /// Sets the launch parameters of every kernel of this executor value (copies made later keep
+    /// them); the vector kernels then use them instead of the tuning profile. Throws BadInput for
+    /// a work-group size that is not a multiple of 32 in [32, 1024], items per thread < 1 or
+    /// threads < 0.
     void set_launch(const LaunchConfig& config);
+    /// Whether set_launch was called: the vector kernels use launch(), else the tuning profile.
+    bool launch_is_set() const { return launch_set_; }
 
     /// Blocks until all work submitted to this executor has finished.
     void synchronize() const;
@@ -119,6 +130,7 @@ private:
     int device_ = 0;
     std::shared_ptr<const detail::Runtime> runtime_;
     LaunchConfig launch_{};
+    bool launch_set_ = false;
 };
 
 }  // namespace portla

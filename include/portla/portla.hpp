@@ -27,5 +27,6 @@
 #include "portla/solver/settings.hpp"
 #include "portla/solver/types.hpp"
 #include "portla/timer.hpp"
+#include "portla/tuning.hpp"
 #include "portla/vendor.hpp"
 #include "portla/gemm.hpp"

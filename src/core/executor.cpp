@@ -8,6 +8,7 @@
 #include "core/runtime.hpp"
 #include "portla/error.hpp"
 #include "portla/timer.hpp"
+#include "portla/tuning.hpp"
 
 #if PORTLA_WITH_OMP
 #include <omp.h>
@@ -117,7 +118,11 @@ Executor Executor::create(Backend backend, int device) {
     if (device < 0 || device >= count)
         throw DeviceError(to_string(backend) + ": no device with id " + std::to_string(device) +
                           " (" + std::to_string(count) + " found)");
-    return Executor(backend, device, detail::runtime_of(backend, device));
+    Executor exec(backend, device, detail::runtime_of(backend, device));
+    // A GPU's tuning profile is read here, not at the first vector kernel, which may be
+    // running under stream capture (a CUDA graph), where device queries are best avoided.
+    if (!exec.is_host()) (void)tuning::active_profile(exec);
+    return exec;
 }
 
 Executor Executor::create(const std::string& name) {
@@ -157,7 +162,10 @@ void Executor::set_launch(const LaunchConfig& config) {
     if (config.items_per_thread < 1)
         throw BadInput("items per thread must be >= 1, got " +
                        std::to_string(config.items_per_thread));
+    if (config.threads < 0)
+        throw BadInput("threads must be >= 0, got " + std::to_string(config.threads));
     launch_ = config;
+    launch_set_ = true;
 }
 
 void Executor::synchronize() const { runtime_->synchronize(); }

@@ -1,5 +1,7 @@
-// Vector kernels of the cuda backend. Block size and items per thread come from
-// exec.launch() at run time; everything runs on the stream of exec's device (stream_of).
+// Vector kernels of the cuda backend. Block size and items per thread: copy, axpby, dot, norm2
+// and the fused CG update take them from tuning::launch_for (exec.launch() when the caller set
+// it, else the device's tuning profile for the kernel and n); fill, pointwise_mul and
+// invert_diagonal from exec.launch(). Everything runs on the stream of exec's device (stream_of).
 //
 // Access pattern (all kernels): the vector is cut into tiles of blockDim * items_per_thread
 // elements; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile, thread t
@@ -27,6 +29,7 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
+#include "portla/tuning.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -269,12 +272,11 @@ struct Grid {
     int items_per_thread;
 };
 
-// Tiles needed to cover n, at most one wave of `kernel`'s resident blocks (from its registers:
-// resident_blocks) and at most `cap`.
+// Tiles of cfg needed to cover n, at most one wave of `kernel`'s resident blocks (from its
+// registers: resident_blocks) and at most `cap`.
 template <typename Kernel>
-Grid make_grid(const Executor& exec, Kernel* kernel, std::size_t n,
+Grid make_grid(const Executor& exec, const LaunchConfig& cfg, Kernel* kernel, std::size_t n,
                std::size_t cap = ~std::size_t(0)) {
-    const LaunchConfig& cfg = exec.launch();
     const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
                              static_cast<std::size_t>(cfg.items_per_thread);
     const std::size_t tiles = (n + tile - 1) / tile;
@@ -286,16 +288,17 @@ Grid make_grid(const Executor& exec, Kernel* kernel, std::size_t n,
 }
 
 template <typename Op>
-void launch_elementwise(const Executor& exec, std::size_t n, Op op) {
+void launch_elementwise(const Executor& exec, const LaunchConfig& cfg, std::size_t n, Op op) {
     if (n == 0) return;
     activate(exec.device_id());
-    const Grid g = make_grid(exec, elementwise_kernel<Op>, n);
+    const Grid g = make_grid(exec, cfg, elementwise_kernel<Op>, n);
     elementwise_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(n, g.items_per_thread, op);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, typename Op>
-void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
+void launch_reduction(const Executor& exec, const LaunchConfig& cfg, std::size_t n, Op op,
+                      T* result) {
     activate(exec.device_id());
     if (n == 0) {
         // All-zero bits are +0.0 (IEEE 754); ordered on the stream like a kernel.
@@ -303,7 +306,7 @@ void launch_reduction(const Executor& exec, std::size_t n, Op op, T* result) {
         return;
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, reduce_kernel<T, Op>, n, scratch.capacity);
+    const Grid g = make_grid(exec, cfg, reduce_kernel<T, Op>, n, scratch.capacity);
     const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
     reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
         n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
@@ -318,7 +321,8 @@ void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
         return;
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, norm2_kernel<T>, x.size, scratch.capacity / 3);
+    const LaunchConfig cfg = tuning::launch_for(exec, tuning::Kernel::norm2, x.size);
+    const Grid g = make_grid(exec, cfg, norm2_kernel<T>, x.size, scratch.capacity / 3);
     norm2_kernel<T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
         x.size, g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
         scratch.counter, result);
@@ -343,7 +347,7 @@ template <typename T>
 void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long long> first_bad) {
     if (d.size == 0) return;
     activate(exec.device_id());
-    const Grid g = make_grid(exec, invert_diagonal_kernel<T>, d.size);
+    const Grid g = make_grid(exec, exec.launch(), invert_diagonal_kernel<T>, d.size);
     invert_diagonal_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(d.size, d.data,
                                                                         first_bad.data);
     PORTLA_CUDA_CHECK_LAUNCH();
@@ -351,27 +355,30 @@ void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long lo
 
 template <typename T>
 void fill(tag, const Executor& exec, view<T> x, T value) {
-    launch_elementwise(exec, x.size, FillOp<T>{value, x.data});
+    launch_elementwise(exec, exec.launch(), x.size, FillOp<T>{value, x.data});
 }
 
 template <typename T>
 void copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
-    launch_elementwise(exec, y.size, CopyOp<T>{x.data, y.data});
+    launch_elementwise(exec, tuning::launch_for(exec, tuning::Kernel::copy, y.size), y.size,
+                       CopyOp<T>{x.data, y.data});
 }
 
 template <typename T>
 void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
-    launch_elementwise(exec, y.size, AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
+    launch_elementwise(exec, tuning::launch_for(exec, tuning::Kernel::axpby, y.size), y.size,
+                       AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
 }
 
 template <typename T>
 void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
-    launch_elementwise(exec, z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
+    launch_elementwise(exec, exec.launch(), z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
 }
 
 template <typename T>
 void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
-    launch_reduction(exec, x.size, DotOp<T>{x.data, y.data, T(0)}, result.data);
+    launch_reduction(exec, tuning::launch_for(exec, tuning::Kernel::dot, x.size), x.size,
+                     DotOp<T>{x.data, y.data, T(0)}, result.data);
 }
 
 template <typename T>
@@ -382,8 +389,8 @@ void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
 template <typename T>
 void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
                      view<T> x, view<T> r, view<T> rr) {
-    launch_reduction(exec, r.size, FusedCgOp<T>{alpha, p.data, q.data, x.data, r.data, T(0)},
-                     rr.data);
+    launch_reduction(exec, tuning::launch_for(exec, tuning::Kernel::fused_cg, r.size), r.size,
+                     FusedCgOp<T>{alpha, p.data, q.data, x.data, r.data, T(0)}, rr.data);
 }
 
 PORTLA_INSTANTIATE_BLAS1_KERNELS(double);

@@ -2,12 +2,16 @@
 // split): 23-24 GB/s for axpby on this 2-core VM where `parallel for simd` over a lambda body
 // reached 16 GB/s (2026-11-21, 2^25 doubles; OpenBLAS daxpy 21-23 GB/s in the same runs).
 // Below `parallel_threshold()` elements the loops run serially outside any OpenMP construct.
+// copy, axpby, dot, norm2 and the fused CG update take their team size from tuning::launch_for
+// (LaunchConfig::threads: the caller's when set, else the CPU's tuning profile; 0 keeps the
+// behaviour above).
 #include <algorithm>
 #include <cmath>
 
 #include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 #include "omp/parallel.hpp"
+#include "portla/tuning.hpp"
 
 // Serial chunk loops are multi-versioned (PORTLA_SIMD_CLONES): axpby 27 vs 23 GB/s on this VM
 // (2 threads, 2^25 doubles).
@@ -79,23 +83,33 @@ namespace {
 
 using namespace simd;
 
-// chunk(begin, end) once per thread over a static split of [0, n).
+// Threads of the team of `kernel` on n elements: 1 runs serially; 0 (the untuned default) is
+// serial below parallel_threshold() and every OpenMP thread above.
+int team_threads(const Executor& exec, tuning::Kernel kernel, std::size_t n) {
+    const int threads = tuning::launch_for(exec, kernel, n).threads;
+    if (threads == 0 && n < parallel_threshold()) return 1;
+    return threads;
+}
+int untuned_threads(std::size_t n) { return n < parallel_threshold() ? 1 : 0; }
+
+// chunk(begin, end) once per thread over a static split of [0, n), on `threads` threads
+// (team_threads).
 template <typename Chunk>
-void for_chunks(std::size_t n, Chunk chunk) {
-    if (n < parallel_threshold()) return chunk(std::size_t{0}, n);
-#pragma omp parallel
+void for_chunks(int threads, std::size_t n, Chunk chunk) {
+    if (threads == 1) return chunk(std::size_t{0}, n);
+#pragma omp parallel num_threads(team_size(threads))
     {
         const auto [begin, end] = thread_range(n);
         chunk(begin, end);
     }
 }
 
-// The sum over threads of chunk(begin, end) (each a double).
+// The sum over threads of chunk(begin, end) (each a double), on `threads` threads.
 template <typename Chunk>
-double sum_chunks(std::size_t n, Chunk chunk) {
-    if (n < parallel_threshold()) return chunk(std::size_t{0}, n);
+double sum_chunks(int threads, std::size_t n, Chunk chunk) {
+    if (threads == 1) return chunk(std::size_t{0}, n);
     double sum = 0.0;
-#pragma omp parallel reduction(+ : sum)
+#pragma omp parallel reduction(+ : sum) num_threads(team_size(threads))
     {
         const auto [begin, end] = thread_range(n);
         sum += chunk(begin, end);
@@ -104,8 +118,8 @@ double sum_chunks(std::size_t n, Chunk chunk) {
 }
 
 template <typename T>
-double sum_of_products(const_view<T> x, const_view<T> y) {
-    return sum_chunks(x.size, [&](std::size_t b, std::size_t e) {
+double sum_of_products(int threads, const_view<T> x, const_view<T> y) {
+    return sum_chunks(threads, x.size, [&](std::size_t b, std::size_t e) {
         return dot_serial(e - b, x.data + b, y.data + b);
     });
 }
@@ -114,40 +128,42 @@ double sum_of_products(const_view<T> x, const_view<T> y) {
 
 template <typename T>
 void fill(tag, const Executor&, view<T> x, T value) {
-    for_chunks(x.size,
+    for_chunks(untuned_threads(x.size), x.size,
                [&](std::size_t b, std::size_t e) { fill_serial(e - b, x.data + b, value); });
 }
 
 template <typename T>
-void copy(tag, const Executor&, const_view<T> x, view<T> y) {
-    for_chunks(x.size,
+void copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
+    for_chunks(team_threads(exec, tuning::Kernel::copy, x.size), x.size,
                [&](std::size_t b, std::size_t e) { copy_serial(e - b, x.data + b, y.data + b); });
 }
 
 template <typename T>
-void axpby(tag, const Executor&, T a, const_view<T> x, T b, view<T> y) {
-    for_chunks(x.size, [&](std::size_t b_, std::size_t e) {
-        axpby_serial(e - b_, a, x.data + b_, b, y.data + b_);
-    });
+void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
+    for_chunks(team_threads(exec, tuning::Kernel::axpby, x.size), x.size,
+               [&](std::size_t b_, std::size_t e) {
+                   axpby_serial(e - b_, a, x.data + b_, b, y.data + b_);
+               });
 }
 
 template <typename T>
 void pointwise_mul(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> z) {
-    for_chunks(x.size, [&](std::size_t b, std::size_t e) {
+    for_chunks(untuned_threads(x.size), x.size, [&](std::size_t b, std::size_t e) {
         pointwise_mul_serial(e - b, x.data + b, y.data + b, z.data + b);
     });
 }
 
 template <typename T>
-void dot(tag, const Executor&, const_view<T> x, const_view<T> y, view<T> result) {
-    result[0] = static_cast<T>(sum_of_products(x, y));
+void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+    result[0] =
+        static_cast<T>(sum_of_products(team_threads(exec, tuning::Kernel::dot, x.size), x, y));
 }
 
 // The unscaled sum of squares (SIMD, one pass) when it is trustworthy; Blue's scaled sums, a
 // second pass, otherwise (a tiny, zero or infinite sum of a vector whose norm is representable).
 template <typename T>
-void norm2(tag, const Executor&, const_view<T> x, view<T> result) {
-    const double sum = sum_of_products(x, x);
+void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
+    const double sum = sum_of_products(team_threads(exec, tuning::Kernel::norm2, x.size), x, x);
     if (common::sum_of_squares_is_accurate(sum)) {
         result[0] = static_cast<T>(std::sqrt(sum));
         return;
@@ -182,9 +198,10 @@ void invert_diagonal(tag, const Executor&, view<T> d, view<unsigned long long> f
 }
 
 template <typename T>
-void fused_cg_update(tag, const Executor&, T alpha, const_view<T> p, const_view<T> q, view<T> x,
-                     view<T> r, view<T> rr) {
-    rr[0] = static_cast<T>(sum_chunks(r.size, [&](std::size_t b, std::size_t e) {
+void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
+                     view<T> x, view<T> r, view<T> rr) {
+    const int threads = team_threads(exec, tuning::Kernel::fused_cg, r.size);
+    rr[0] = static_cast<T>(sum_chunks(threads, r.size, [&](std::size_t b, std::size_t e) {
         return fused_cg_update_serial(e - b, alpha, p.data + b, q.data + b, x.data + b, r.data + b);
     }));
 }

@@ -35,6 +35,16 @@ inline std::size_t parallel_threshold() {
     return value;
 }
 
+/// Threads of a team asked for with `threads` (LaunchConfig::threads): 0 means every thread of
+/// the OpenMP runtime.
+inline int team_size(int threads) {
+#ifdef _OPENMP
+    return threads > 0 ? threads : omp_get_max_threads();
+#else
+    return threads > 0 ? threads : 1;
+#endif
+}
+
 /// The calling thread's share [begin, end) of [0, n) units in a static split over the team
 /// (the whole range outside a parallel region).
 inline std::pair<std::size_t, std::size_t> thread_range(std::size_t n) {

@@ -1,18 +1,72 @@
 // Every vector kernel of the backend under test against the reference backend, on fresh random
-// data, at every size of test::vector_sizes, and on cuda under several launch configurations.
+// data, at every size of test::vector_sizes, on cuda under several launch configurations, and
+// under a tuning profile whose bands switch configurations between the sizes.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+
 #include "backends/backend_fixture.hpp"
+#include "portla/tuning.hpp"
 
 namespace portla::test {
 namespace {
 
+// Installs, for its lifetime, a tuning profile of exec's device (PORTLA_TUNING_FILE) whose bands
+// change the launch at 257 and 10008 elements: cuda 32 x 1, 96 x 3, 1024 x 16 (configurations
+// the tolerances below hold for); omp 1 thread, 2 threads, the untuned default.
+class BandedProfile {
+public:
+    explicit BandedProfile(const Executor& exec)
+        : path_(::testing::TempDir() + "portla_blas1_profile_" + std::to_string(::getpid()) +
+                ".json") {
+        tuning::Profile p;
+        p.identity = tuning::identify(exec);
+        const bool gpu = !exec.is_host();
+        for (auto k : tuning::kernels())
+            p.bands[k] = {{0, 256, gpu ? LaunchConfig{32, 1, 0} : LaunchConfig{256, 4, 1}},
+                          {257, 10007, gpu ? LaunchConfig{96, 3, 0} : LaunchConfig{256, 4, 2}},
+                          {10008, tuning::unbounded,
+                           gpu ? LaunchConfig{1024, 16, 0} : LaunchConfig{256, 4, 0}}};
+        std::ofstream(path_) << tuning::to_json(p);
+        ::setenv("PORTLA_TUNING_FILE", path_.c_str(), 1);
+        tuning::reload();
+    }
+    ~BandedProfile() {
+        ::unsetenv("PORTLA_TUNING_FILE");
+        tuning::reload();
+        std::remove(path_.c_str());
+    }
+    BandedProfile(const BandedProfile&) = delete;
+    BandedProfile& operator=(const BandedProfile&) = delete;
+
+private:
+    std::string path_;
+};
+
 template <typename T>
 class Blas1 : public BackendTest {
 protected:
-    // Launch configurations: smallest group, default, largest, and a non-power of two.
+    // Launch configurations: smallest group, default, largest, and a non-power of two; then
+    // `profile` (work-group size 0: use() leaves the launch unset and installs a BandedProfile).
+    static constexpr LaunchConfig profile{0, 0, 0};
     std::vector<LaunchConfig> configs() const {
-        if (exec.backend() != Backend::cuda) return {LaunchConfig{}};
-        return {{32, 1}, {256, 4}, {1024, 16}, {96, 3}};
+        if (exec.backend() != Backend::cuda) return {LaunchConfig{}, profile};
+        return {{32, 1}, {256, 4}, {1024, 16}, {96, 3}, profile};
     }
+    // Runs the following kernels with `cfg`, or under the banded profile.
+    void use(const LaunchConfig& cfg) {
+        if (cfg.work_group_size != 0) {
+            exec.set_launch(cfg);
+            return;
+        }
+        exec = Executor::create(PORTLA_TEST_BACKEND);  // a fresh executor: launch unset
+        profile_ = std::make_unique<BandedProfile>(exec);
+    }
+    void TearDown() override { profile_.reset(); }
+    std::unique_ptr<BandedProfile> profile_;
     // Rounding bound for a sum of n terms: |error| <= depth * eps * sum |terms|, where depth is
     // the longest chain of additions of the backend's summation order (the reference's own
     // compensated sum is exact to 2 eps |sum|). omp: each thread adds its contiguous share
@@ -40,7 +94,7 @@ TYPED_TEST_SUITE(Blas1, ValueTypes);
 TYPED_TEST(Blas1, FillAndCopy) {
     using T = TypeParam;
     for (auto cfg : this->configs()) {
-        this->exec.set_launch(cfg);
+        this->use(cfg);
         for (auto n : vector_sizes) {
             SCOPED_TRACE("n = " + std::to_string(n) +
                          ", wg = " + std::to_string(cfg.work_group_size));
@@ -60,7 +114,7 @@ TYPED_TEST(Blas1, Axpby) {
     using T = TypeParam;
     const T a = T(0.75), b = T(-1.25);
     for (auto cfg : this->configs()) {
-        this->exec.set_launch(cfg);
+        this->use(cfg);
         for (auto n : vector_sizes) {
             SCOPED_TRACE("n = " + std::to_string(n) +
                          ", wg = " + std::to_string(cfg.work_group_size));
@@ -107,7 +161,7 @@ TYPED_TEST(Blas1, PointwiseMul) {
 TYPED_TEST(Blas1, DotAndNorm2) {
     using T = TypeParam;
     for (auto cfg : this->configs()) {
-        this->exec.set_launch(cfg);
+        this->use(cfg);
         for (auto n : vector_sizes) {
             SCOPED_TRACE("n = " + std::to_string(n) +
                          ", wg = " + std::to_string(cfg.work_group_size));
@@ -137,7 +191,7 @@ TYPED_TEST(Blas1, FusedCgUpdate) {
     using T = TypeParam;
     const T alpha = T(0.3125);
     for (auto cfg : this->configs()) {
-        this->exec.set_launch(cfg);
+        this->use(cfg);
         for (auto n : vector_sizes) {
             SCOPED_TRACE("n = " + std::to_string(n) +
                          ", wg = " + std::to_string(cfg.work_group_size));
@@ -170,7 +224,7 @@ TYPED_TEST(Blas1, FusedCgUpdate) {
 TYPED_TEST(Blas1, InvertDiagonal) {
     using T = TypeParam;
     for (auto cfg : this->configs()) {
-        this->exec.set_launch(cfg);
+        this->use(cfg);
         for (const std::size_t n :
              {std::size_t{0}, std::size_t{1}, std::size_t{33}, std::size_t{10007}}) {
             SCOPED_TRACE("n = " + std::to_string(n) +
@@ -198,7 +252,7 @@ TYPED_TEST(Blas1, InvertDiagonalReportsTheFirstBadEntry) {
     dh[37] = T(0);
     dh[11] = std::numeric_limits<T>::quiet_NaN();
     for (auto cfg : this->configs()) {
-        this->exec.set_launch(cfg);
+        this->use(cfg);
         SCOPED_TRACE("wg = " + std::to_string(cfg.work_group_size));
         for (const Executor& e : {this->exec, this->ref}) {
             SCOPED_TRACE(e.name());

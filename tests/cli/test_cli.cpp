@@ -199,6 +199,8 @@ TEST(CliInfo, Json) {
     EXPECT_GE(j["cpu_threads"].get<int>(), 1);
     ASSERT_TRUE(j.contains("devices")) << r;
     EXPECT_TRUE(j["devices"].is_array());
+    ASSERT_TRUE(j.contains("tuning")) << r;
+    EXPECT_TRUE(j["tuning"]["omp:0"].is_string()) << r;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -997,6 +999,8 @@ TEST(CliSafe, JsonFileInEverySubcommand) {
         {"gemm", "--m", "8", "--n", "8", "--k", "8", "--reps", "1"},
         {"bench", "copy", "--sizes", "1024", "--reps", "1", "--max-time", "0.01", "--quiet",
          "--backend", "reference"},
+        {"tune", "--backend", "omp", "--kernels", "axpby", "--sizes", "1024,2048,4096", "--threads",
+         "1", "--reps", "1", "--max-time", "0.01", "--quiet", "--dry-run", "--no-compare"},
     };
     for (auto c : cases) {
         SCOPED_TRACE(c[0]);
@@ -1022,6 +1026,149 @@ TEST(CliErrors, OutUnwritable) {
         run_portla({"solve", data("spd_small.mtx"), "--out", "/nonexistent_dir_portla/x.mtx"});
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "/nonexistent_dir_portla/x.mtx")) << r;
+}
+
+// The band of a profile's kernel (JSON) that holds n.
+json band_of(const json& profile, const std::string& kernel, std::size_t n) {
+    for (const auto& b : profile.at("kernels").at(kernel))
+        if (b.at("n_min").get<std::size_t>() <= n &&
+            (b.at("n_max").is_null() || n <= b.at("n_max").get<std::size_t>()))
+            return b;
+    ADD_FAILURE() << kernel << ": no band holds n = " << n;
+    return json();
+}
+
+// `portla bench axpby --backend omp --tuned` at 2^12 with PORTLA_TUNING_FILE=profile.
+RunResult bench_axpby_with_profile(const std::string& profile) {
+    EXPECT_EQ(::setenv("PORTLA_TUNING_FILE", profile.c_str(), 1), 0);
+    const RunResult b =
+        run_portla({"bench", "axpby", "--backend", "omp", "--tuned", "--sizes", "2^12", "--reps",
+                    "2", "--max-time", "0.01", "--quiet", "--json"},
+                   120);
+    ::unsetenv("PORTLA_TUNING_FILE");
+    return b;
+}
+
+TEST(CliTune, OmpWritesAProfileThatTheNextRunReads) {
+    const std::string dir = fresh_dir("tune");
+    const std::string profile = dir + "/tuning.json";
+    const RunResult r = run_portla({"tune", "--backend", "omp", "--kernels", "axpby,dot", "--sizes",
+                                    "2^10,2^12,2^14", "--threads", "1,2", "--reps", "3",
+                                    "--max-time", "0.01", "--out", profile, "--json", "--quiet"},
+                                   120);
+    EXPECT_CLI_OK(r);
+    const json j = json::parse(r.out);
+    EXPECT_TRUE(j.at("written").get<bool>());
+    EXPECT_EQ(j.at("path"), profile);
+    const json f = json::parse(read_text(profile));
+    EXPECT_EQ(f, j.at("profile"));
+    EXPECT_EQ(f.at("format"), "portla-tuning");
+    EXPECT_EQ(f.at("version"), 1);
+    EXPECT_EQ(f.at("backend"), "omp");
+    EXPECT_TRUE(contains(f.at("device").get<std::string>(), " threads")) << f;
+    for (const char* k : {"copy", "axpby", "dot", "norm2", "fused-cg"}) {
+        const json& bands = f.at("kernels").at(k);
+        ASSERT_FALSE(bands.empty()) << k;
+        EXPECT_EQ(bands.front().at("n_min"), 0) << k;
+        EXPECT_TRUE(bands.back().at("n_max").is_null()) << k;
+    }
+    EXPECT_EQ(j.at("comparison").size(), 6u);  // 2 kernels x 3 sizes
+    for (const auto& c : j.at("comparison")) {
+        // The tuned run used the profile's band; the default one the shipped team (0).
+        const std::size_t n = c.at("n").get<std::size_t>();
+        EXPECT_EQ(c.at("tuned").at("threads"),
+                  band_of(f, c.at("kernel").get<std::string>(), n).at("threads"))
+            << c;
+        EXPECT_EQ(c.at("default").at("threads"), 0) << c;
+        EXPECT_GT(c.at("speedup").get<double>(), 0) << c;
+    }
+    EXPECT_TRUE(hidden_files(dir).empty());
+
+    // The next run reads it: bench --tuned runs axpby at 2^12 with the profile's team size,
+    // and the default series with the shipped one (threads 0).
+    const RunResult b = bench_axpby_with_profile(profile);
+    EXPECT_CLI_OK(b);
+    EXPECT_EQ(b.err, "") << b;  // the profile is this machine's: no warning
+    int seen = 0;
+    const json bj = json::parse(b.out);
+    for (const auto& p : bj.at("points")) {
+        if (p.at("variant") == "tuned") {
+            EXPECT_EQ(p.at("threads"), band_of(f, "axpby", 4096).at("threads")) << p;
+            ++seen;
+        } else {
+            EXPECT_EQ(p.at("variant"), "default") << p;
+            EXPECT_EQ(p.at("threads"), 0) << p;
+            ++seen;
+        }
+    }
+    EXPECT_EQ(seen, 2);
+
+    ASSERT_EQ(::setenv("PORTLA_TUNING_FILE", profile.c_str(), 1), 0);
+    const RunResult info = run_portla({"info", "--json"});
+    ::unsetenv("PORTLA_TUNING_FILE");
+    EXPECT_CLI_OK(info);
+    EXPECT_EQ(json::parse(info.out).at("tuning").at("omp:0"), profile) << info;
+}
+
+TEST(CliTune, AForeignProfileGivesOneWarningAndTheRunGoesOn) {
+    const std::string dir = fresh_dir("tune_foreign");
+    const std::string profile = dir + "/foreign.json";
+    write_text(profile, R"({"format": "portla-tuning", "version": 1, "backend": "omp",
+        "device": "A CPU that is not here, 3 threads", "kernels": {"axpby": [
+        {"n_min": 0, "n_max": null, "wg": 256, "items": 4, "threads": 1}]}})");
+    const RunResult b = bench_axpby_with_profile(profile);
+    EXPECT_EQ(b.exit_code, 0) << b;
+    EXPECT_EQ(count_char(b.err, '\n'), 1u) << b;
+    EXPECT_TRUE(contains(b.err, "portla: warning: tuning profile")) << b;
+    EXPECT_TRUE(contains(b.err, "not this omp")) << b;
+    const json bj = json::parse(b.out);
+    for (const auto& p : bj.at("points")) EXPECT_EQ(p.at("threads"), 0) << p;
+}
+
+TEST(CliTune, BadOptionsAreRefused) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"tune", "--backend", "reference"},
+                                               {"tune", "--backend", "omp", "--kernels", "gemv"},
+                                               {"tune", "--backend", "omp", "--threads", "-1"},
+                                               {"tune", "--backend", "omp", "--margin", "1.5"}}) {
+        const RunResult r = run_portla(args);
+        EXPECT_CLI_ERROR(r);
+    }
+    if (portla::cuda_device_count() == 0) {
+        const RunResult r = run_portla({"tune", "--backend", "cuda"});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "needs a GPU")) << r;
+    }
+}
+
+TEST(CliTune, CudaTinySweep) {
+    if (portla::cuda_device_count() == 0)
+        GTEST_SKIP() << "cuda: no GPU present on this machine (portla tune --backend cuda)";
+    const std::string profile = fresh_dir("tune_cuda") + "/tuning.json";
+    const RunResult r =
+        run_portla({"tune", "--backend", "cuda", "--kernels", "axpby,dot", "--sizes",
+                    "2^12,2^16,2^20", "--wg", "128,256", "--items", "1,4", "--reps", "5",
+                    "--max-time", "0.05", "--out", profile, "--json", "--quiet"},
+                   300);
+    EXPECT_CLI_OK(r);
+    const json f = json::parse(read_text(profile));
+    EXPECT_EQ(f.at("backend"), "cuda");
+    EXPECT_TRUE(contains(f.at("device").get<std::string>(), "sm_")) << f;
+    EXPECT_TRUE(contains(f.at("versions").get<std::string>(), "driver")) << f;
+    ASSERT_EQ(::setenv("PORTLA_TUNING_FILE", profile.c_str(), 1), 0);
+    const RunResult b = run_portla({"bench", "axpby", "dot", "--backend", "cuda", "--tuned",
+                                    "--sizes", "2^16", "--reps", "5", "--quiet", "--json"},
+                                   120);
+    ::unsetenv("PORTLA_TUNING_FILE");
+    EXPECT_CLI_OK(b);
+    EXPECT_EQ(b.err, "") << b;
+    const json bj = json::parse(b.out);
+    for (const auto& p : bj.at("points"))
+        if (p.at("variant") == "tuned") {
+            const json band = band_of(f, p.at("kernel").get<std::string>(), 65536);
+            EXPECT_EQ(p.at("wg"), band.at("wg")) << p;
+            EXPECT_EQ(p.at("items"), band.at("items")) << p;
+        }
 }
 
 }  // namespace
