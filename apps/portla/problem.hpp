@@ -22,9 +22,9 @@ struct ProblemSpec {
 std::pair<int, std::size_t> parse_generator(const std::string& spec);
 
 struct Problem {
-    /// The assembled matrix (empty for a matrix-free operator), sorted by (row, col) without
-    /// duplicates: a file's entries are sorted and summed on loading, Stencil::assemble's come so.
-    MatrixData data;
+    /// The assembled matrix as host CSR (empty for a matrix-free operator): a file's entries go
+    /// straight to it (io::read_matrix_market_csr), Stencil::assemble's through CsrData::from.
+    CsrData data;
     Format format = Format::csr;  ///< spec.format, parsed (csr for auto until choose_format)
     bool auto_format = false;     ///< spec.format was "auto": choose_format decides
     bool matrix_free = false;

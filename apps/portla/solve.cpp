@@ -121,17 +121,16 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
 // CG needs a symmetric positive definite matrix: refuse what visibly is not, before solving.
 void check_spd_candidate(const Problem& problem) {
     if (problem.matrix_free) return;  // the generated operators are SPD
-    const auto& d = problem.data;
+    const CsrData& d = problem.data;
     if (!d.is_symmetric(MatrixData::rounding_symmetry))
         throw BadInput(problem.description +
                        ": matrix is not symmetric (|a_ij - a_ji| > 1e-12 max |a|); CG needs a "
                        "symmetric positive definite matrix "
                        "(use --solver bicgstab)");
-    MatrixData s = d;
-    s.sort_and_sum_duplicates();
     std::vector<double> diag(static_cast<std::size_t>(d.rows), 0.0);
-    for (std::size_t k = 0; k < s.entries(); ++k)
-        if (s.row_idx[k] == s.col_idx[k]) diag[s.row_idx[k]] = s.values[k];
+    for (std::size_t i = 0; i < diag.size(); ++i)
+        for (auto k = d.row_ptrs[i]; k < d.row_ptrs[i + 1]; ++k)
+            if (static_cast<std::size_t>(d.col_idxs[k]) == i) diag[i] = d.values[k];
     for (std::size_t i = 0; i < diag.size(); ++i)
         if (!(diag[i] > 0))
             throw BadInput(problem.description + ": diagonal entry " + std::to_string(i + 1) +
@@ -157,7 +156,7 @@ std::unique_ptr<LinearOperator<T>> distribute(const Executor& exec,
         return std::make_unique<dist::DistributedStencil<T>>(exec, comm, dim, points);
     }
     return std::make_unique<dist::DistributedCsr<T>>(
-        dist::DistributedCsr<T>::scatter(exec, comm, problem.data));
+        dist::DistributedCsr<T>::scatter(exec, comm, problem.data.to_matrix_data()));
 #else
     (void)exec, (void)comm, (void)o, (void)problem;
     return nullptr;
@@ -216,6 +215,7 @@ int run(const SolveOptions& o) {
     if (!comm) choose_format(problem, exec, precond);
     const std::unique_ptr<LinearOperator<T>> A =
         comm ? distribute<T>(exec, comm, o, problem) : make_operator<T>(exec, o.problem, problem);
+    problem.data = CsrData();  // the operator holds the matrix now: its host copy goes
 #if PORTLA_HAS_MPI
     const auto* distributed = dynamic_cast<const dist::DistributedOperator<T>*>(A.get());
 #endif
