@@ -4,7 +4,7 @@ process against SciPy's `scipy.io.mmread(FILE).tocsr()` and `fast_matrix_market.
 `tocsr()` in the same run, median of REPS, and each one's peak memory (the maximum resident set
 of a run under /usr/bin/time -f %M, median over the repetitions).
 
-usage: bench/setup_bench.py PORTLA FILE [--reps 3] [--json OUT]
+usage: bench/setup_bench.py PORTLA FILE [--reps 3] [--json OUT] [--baseline OLD_PORTLA]
        bench/setup_bench.py --make FILE [--points 100] [--symmetric]
 
 --make writes the test file: the 3-D Poisson matrix (Kronecker sum of tridiag(-1, 2, -1), POINTS
@@ -76,6 +76,7 @@ def main():
     ap.add_argument("file")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--json")
+    ap.add_argument("--baseline", help="an earlier portla binary, run alongside (before/after)")
     ap.add_argument("--make", action="store_true")
     ap.add_argument("--points", type=int, default=100)
     ap.add_argument("--symmetric", action="store_true")
@@ -85,15 +86,18 @@ def main():
         return
     if a.portla is None:
         sys.exit("setup_bench: give PORTLA FILE")
-    runs = {
-        "portla solve --max-iters 1": [a.portla, "solve", a.file, "--max-iters", "1",
-                                       "--backend", "omp", "--json"],
+    solve = ["solve", a.file, "--max-iters", "1", "--backend", "omp", "--json"]
+    runs = {"portla solve --max-iters 1": [a.portla] + solve}
+    if a.baseline:
+        runs["baseline portla solve --max-iters 1"] = [a.baseline] + solve
+    runs.update({
         "scipy mmread+tocsr": [sys.executable, "-c", PEER, "scipy", a.file],
         "fast_matrix_market mmread+tocsr": [sys.executable, "-c", PEER, "fmm", a.file],
-    }
+    })
     with open(a.file) as f:
         banner = f.readline().strip()
-    out = {"file": a.file, "banner": banner, "bytes": os.path.getsize(a.file), "reps": a.reps,
+    out = {"file": a.file, "portla": a.portla, "baseline": a.baseline, "banner": banner,
+           "bytes": os.path.getsize(a.file), "reps": a.reps,
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "machine": "%s, %d cores" % (platform.node(), os.cpu_count()),
            "versions": versions(), "results": {}}
@@ -111,7 +115,7 @@ def main():
         peaks = [p for _, p in got]
         entry = {"median_s": statistics.median(times), "all_s": times,
                  "peak_rss_kb_median": statistics.median(peaks), "peak_rss_kb_all": peaks}
-        if name.startswith("portla"):
+        if "portla" in name:
             try:
                 entry["portla_json_setup"] = json.loads(last[name]).get("setup")
             except ValueError:
