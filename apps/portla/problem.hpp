@@ -42,6 +42,11 @@ Problem load_problem(const ProblemSpec& spec);
 /// iteration in ELL against 0.250 in CSR. Sets problem.format when problem.auto_format.
 void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond);
 
+/// Whether make_operator<T> gives an operator that reads problem.data in place (a double CSR
+/// operator on a host executor, through Csr::borrow): `problem` must then outlive it.
+template <typename T>
+bool reads_in_place(const Executor& exec, const Problem& problem);
+
 template <typename T>
 std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const ProblemSpec& spec,
                                                  const Problem& problem);

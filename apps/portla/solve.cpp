@@ -215,7 +215,8 @@ int run(const SolveOptions& o) {
     if (!comm) choose_format(problem, exec, precond);
     const std::unique_ptr<LinearOperator<T>> A =
         comm ? distribute<T>(exec, comm, o, problem) : make_operator<T>(exec, o.problem, problem);
-    problem.data = CsrData();  // the operator holds the matrix now: its host copy goes
+    // The operator holds the matrix now, or reads the host copy in place.
+    if (comm || !reads_in_place<T>(exec, problem)) problem.data = CsrData();
 #if PORTLA_HAS_MPI
     const auto* distributed = dynamic_cast<const dist::DistributedOperator<T>*>(A.get());
 #endif
