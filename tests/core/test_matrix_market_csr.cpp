@@ -201,6 +201,57 @@ TEST_F(ThreeThreads, RealFilesEqualTheCoordinateReaderSortedAndSummed) {
     }
 }
 
+// Values are the correctly rounded doubles of their text (what strtod gives), read in parallel
+// blocks: short and long significands, exponents with and without sign, the extremes.
+TEST_F(ThreeThreads, ValuesAreReadAsStrtodReadsThem) {
+    std::mt19937_64 rng(11);
+    auto digits = [&rng](int n) {
+        std::string d;
+        for (int i = 0; i < n; ++i) d += static_cast<char>('0' + rng() % 10);
+        return d;
+    };
+    std::vector<std::string> tokens = {"0",
+                                       "-0",
+                                       "0.0",
+                                       "-0.0",
+                                       "1",
+                                       "4.9e-324",
+                                       "1e308",
+                                       "1.7976931348623157e308",
+                                       "9007199254740993",
+                                       "9007199254740992",
+                                       "1e22",
+                                       "1e23",
+                                       "1e-22",
+                                       "1e-23",
+                                       "123456789012345678e-5",
+                                       "5E+3",
+                                       "2.5e+003",
+                                       "1e0001"};
+    while (tokens.size() < 150000) {
+        std::string t = rng() % 2 ? "-" : "";
+        t += digits(1 + static_cast<int>(rng() % 10));
+        if (rng() % 3 != 0) t += "." + digits(1 + static_cast<int>(rng() % 12));
+        if (rng() % 2) {
+            t += rng() % 2 ? "e" : "E";
+            const int e = static_cast<int>(rng() % 61) - 30;
+            t += (e >= 0 && rng() % 2 ? "+" : "") + std::to_string(e);
+        }
+        tokens.push_back(t);
+    }
+    std::string text = "%%MatrixMarket matrix coordinate real general\n" +
+                       std::to_string(tokens.size()) + " 1 " + std::to_string(tokens.size()) + "\n";
+    Expected expected;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        text += std::to_string(i + 1) + " 1 " + tokens[i] + "\n";
+        expected[{static_cast<std::int64_t>(i), 0}] = std::strtod(tokens[i].c_str(), nullptr);
+    }
+    const auto n = static_cast<std::int64_t>(tokens.size());
+    expect_csr(csr_of_text(text), n, 1, expected);
+    std::istringstream in(text);
+    expect_csr(CsrData::from(read_matrix_market(in, "input.mtx")), n, 1, expected);
+}
+
 TEST(CsrData, SymmetryTestMatchesTheCoordinateOne) {
     // A 3-D-stencil-like symmetric matrix, then one entry changed by more and by less than the
     // rounding tolerance, then a NaN; large enough for the threaded test.
