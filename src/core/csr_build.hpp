@@ -3,9 +3,11 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -57,8 +59,8 @@ inline std::size_t sort_and_sum_row(std::int32_t* col, double* val, std::size_t 
 /// is called twice (counting, then placing: `last` is true, so the caller may free what it has
 /// listed). Rows are bucketed by a counting sort, then each row is sorted by column and its
 /// duplicates summed in input order (what MatrixData::sort_and_sum_duplicates gives), rows
-/// shared out over the host's threads. Bytes: 4 per row and 12 per entry for the result, 4 per
-/// row while placing. Throws BadInput for more than 2^31 - 1 entries.
+/// shared out over the host's threads. Bytes: 4 per row and 12 per entry for the result, 8 per
+/// row while placing and sorting. Throws BadInput for more than 2^31 - 1 entries, bad_alloc.
 template <typename Visit>
 CsrData build_csr(std::int64_t rows, std::int64_t cols, const Visit& visit) {
     CsrData out;
@@ -90,18 +92,25 @@ CsrData build_csr(std::int64_t rows, std::int64_t cols, const Visit& visit) {
             },
             true);
     }
-    // Rows sorted in parallel, each share of rows by one thread.
+    // Rows sorted in parallel, each share of rows by one thread (a long row's sort allocates:
+    // its failure is thrown here, on the calling thread).
     std::vector<std::int32_t> length(n);
     const unsigned threads = n < 4096 ? 1u : host_threads();
+    std::atomic<bool> out_of_memory{false};
     run_on_threads(threads, [&](unsigned t) {
         const auto [first, last] = share(n, t, threads);
-        for (std::size_t i = first; i < last; ++i) {
-            const auto b = static_cast<std::size_t>(start[i]);
-            const auto e = static_cast<std::size_t>(start[i + 1]);
-            length[i] =
-                static_cast<std::int32_t>(sort_and_sum_row(col.data() + b, val.data() + b, e - b));
+        try {
+            for (std::size_t i = first; i < last; ++i) {
+                const auto b = static_cast<std::size_t>(start[i]);
+                const auto e = static_cast<std::size_t>(start[i + 1]);
+                length[i] = static_cast<std::int32_t>(
+                    sort_and_sum_row(col.data() + b, val.data() + b, e - b));
+            }
+        } catch (const std::bad_alloc&) {
+            out_of_memory = true;
         }
     });
+    if (out_of_memory) throw std::bad_alloc();
     // Close the gaps duplicates left (rows move left, in order), then the final offsets.
     std::size_t to = 0;
     for (std::size_t i = 0; i < n; ++i) {
