@@ -492,7 +492,7 @@ TEST(CliSolve, SetupTimesAreReportedApartFromTheSolve) {
         const json j = solve_json({data("spd_fem_2d.mtx"), "--precond", precond});
         check_solve_json(j);
         ASSERT_TRUE(j.contains("setup")) << j.dump();
-        for (const char* key : {"read_s", "build_s", "preconditioner_s"}) {
+        for (const char* key : {"read_s", "check_s", "build_s", "preconditioner_s"}) {
             ASSERT_TRUE(j["setup"].contains(key)) << key;
             const double t = j["setup"][key].get<double>();
             EXPECT_TRUE(std::isfinite(t) && t >= 0 && t < 60) << key << " " << t;
