@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <regex>
+#include <type_traits>
 
 #include "input.hpp"
 #include "portla/matrix/format.hpp"
@@ -22,6 +23,22 @@ std::pair<int, std::size_t> parse_generator(const std::string& spec) {
     return {dim, static_cast<std::size_t>(points)};
 }
 
+namespace {
+
+// A file's matrix must be square, not empty, and free of a structural defect (an empty row or
+// column, or a pattern that no values make nonsingular).
+template <typename Data>
+void check_loaded(const std::string& file, const Data& data) {
+    if (data.rows != data.cols)
+        throw BadInput(file + ": matrix is " + std::to_string(data.rows) + " x " +
+                       std::to_string(data.cols) + ", a solve needs a square matrix");
+    if (data.rows == 0) throw BadInput(file + ": matrix is empty (0 x 0)");
+    if (const std::string defect = data.structural_defect(); !defect.empty())
+        throw BadInput(file + ": " + defect);
+}
+
+}  // namespace
+
 Problem load_problem(const ProblemSpec& spec) {
     if (spec.file.empty() == spec.generate.empty())
         throw BadInput("give exactly one of a Matrix Market FILE or --generate");
@@ -33,27 +50,28 @@ Problem load_problem(const ProblemSpec& spec) {
     if (!spec.generate.empty() && !spec.assembled && !p.auto_format && p.format != Format::csr)
         throw BadInput("--format " + spec.format + " applies to stored matrices: add --assembled");
     if (!spec.file.empty()) {
-        p.data = load_input(spec.file, [&] { return io::read_matrix_market(spec.file); });
         p.description = spec.file;
-        if (p.data.rows != p.data.cols)
-            throw BadInput(spec.file + ": matrix is " + std::to_string(p.data.rows) + " x " +
-                           std::to_string(p.data.cols) + ", a solve needs a square matrix");
-        if (p.data.rows == 0) throw BadInput(spec.file + ": matrix is empty (0 x 0)");
-        // Before any per-row work: a 60-byte file can declare 2e8 rows and hold one entry.
-        if (const std::string defect = p.data.structural_defect(); !defect.empty())
-            throw BadInput(spec.file + ": " + defect);
-        // The one sort on the way from the file to the solve: the symmetry check, the CLI's
-        // diagonal and Csr/Ell::from_data then find the data sorted (an O(entries) check).
-        // `portla solve FILE --max-iters 0 --json --backend omp`, 1e6-row 7-point stencil in
-        // column-major order: 1.30-1.48 s user CPU, against 1.55-1.94 s when is_symmetric sorted
-        // and left a hint for the later sorts (2-core VM, 2026-11-23; see stable_order).
-        p.data.sort_and_sum_duplicates();
+        // More rows than (expanded) entries leave a row empty: a 60-byte file can declare 2e8
+        // rows and hold one entry. Found from the coordinates, before any per-row work.
+        if (const DeclaredSize size = read_declared_size(spec.file); size.rows > size.entries) {
+            const MatrixData coo =
+                load_input(spec.file, [&] { return io::read_matrix_market(spec.file); });
+            check_loaded(spec.file, coo);
+            p.data = CsrData::from(coo);
+            return p;
+        }
+        // Straight from the text to CSR: sorted, duplicates summed, a symmetric file's other
+        // triangle added, with no coordinate copy (issue 17: 1e6-row 3-D Poisson, 6.94e6
+        // entries, 2-core VM, 2026-11-24: see docs/performance.md, "Set-up time").
+        p.data = load_input(spec.file, [&] { return io::read_matrix_market_csr(spec.file); });
+        check_loaded(spec.file, p.data);
         return p;
     }
     const auto [dim, points] = parse_generator(spec.generate);
     p.description = spec.generate;
     p.matrix_free = !spec.assembled;
-    if (spec.assembled) p.data = Stencil<double>(Executor::reference(), dim, points).assemble();
+    if (spec.assembled)
+        p.data = CsrData::from(Stencil<double>(Executor::reference(), dim, points).assemble());
     return p;
 }
 
@@ -64,14 +82,19 @@ void choose_format(Problem& problem, const Executor& exec, solver::Preconditione
     const bool any_operator = precond == Preconditioner::none ||
                               precond == Preconditioner::jacobi ||
                               precond == Preconditioner::chebyshev;
-    const MatrixData& d = problem.data;
+    const CsrData& d = problem.data;
     if (exec.is_host() || !any_operator || d.rows == 0 || d.entries() == 0) return;
-    std::vector<std::int32_t> length(static_cast<std::size_t>(d.rows), 0);
     std::int32_t longest = 0;
-    for (const auto r : d.row_idx)
-        longest = std::max(longest, ++length[static_cast<std::size_t>(r)]);
+    for (std::size_t i = 0; i + 1 < d.row_ptrs.size(); ++i)
+        longest = std::max(longest, d.row_ptrs[i + 1] - d.row_ptrs[i]);
     if (double(longest) * double(d.rows) <= 1.25 * double(d.entries()))
         problem.format = Format::ell;
+}
+
+template <typename T>
+bool reads_in_place(const Executor& exec, const Problem& problem) {
+    return std::is_same_v<T, double> && exec.is_host() && !problem.matrix_free &&
+           problem.format == Format::csr;
 }
 
 template <typename T>
@@ -82,14 +105,24 @@ std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const Pro
         return std::make_unique<Stencil<T>>(exec, dim, points);
     }
     if (problem.format == Format::ell)
-        return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data));
+        return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data.to_matrix_data()));
     if (problem.format == Format::dense) {
         if (double(problem.data.rows) * double(problem.data.cols) > 1.0e9)
             throw BadInput("--format dense: " + std::to_string(problem.data.rows) + " x " +
                            std::to_string(problem.data.cols) + " is too large for a dense matrix");
-        return std::make_unique<Dense<T>>(Dense<T>::from_data(exec, problem.data));
+        return std::make_unique<Dense<T>>(Dense<T>::from_data(exec, problem.data.to_matrix_data()));
     }
-    return std::make_unique<Csr<T>>(Csr<T>::from_data(exec, problem.data));
+    const CsrData& d = problem.data;
+    if constexpr (std::is_same_v<T, double>) {
+        // On the host the operator reads the loaded arrays in place: no 12-byte-per-entry copy,
+        // the pattern checked by the backend's kernel (threads on omp).
+        if (reads_in_place<T>(exec, problem))
+            return std::make_unique<Csr<T>>(Csr<T>::borrow(
+                exec, static_cast<std::size_t>(d.rows), static_cast<std::size_t>(d.cols),
+                {d.row_ptrs.data(), d.row_ptrs.size()}, {d.col_idxs.data(), d.col_idxs.size()},
+                {d.values.data(), d.values.size()}));
+    }
+    return std::make_unique<Csr<T>>(Csr<T>::from_data(exec, d));
 }
 
 template <typename T>
@@ -110,9 +143,10 @@ Array<T> make_rhs(const Executor& exec, const ProblemSpec& spec, const LinearOpe
     return b;
 }
 
-#define PORTLA_INSTANTIATE_PROBLEM(T)                             \
-    template std::unique_ptr<LinearOperator<T>> make_operator<T>( \
-        const Executor&, const ProblemSpec&, const Problem&);     \
+#define PORTLA_INSTANTIATE_PROBLEM(T)                                 \
+    template bool reads_in_place<T>(const Executor&, const Problem&); \
+    template std::unique_ptr<LinearOperator<T>> make_operator<T>(     \
+        const Executor&, const ProblemSpec&, const Problem&);         \
     template Array<T> make_rhs<T>(const Executor&, const ProblemSpec&, const LinearOperator<T>&)
 PORTLA_INSTANTIATE_PROBLEM(double);
 PORTLA_INSTANTIATE_PROBLEM(float);

@@ -22,9 +22,9 @@ struct ProblemSpec {
 std::pair<int, std::size_t> parse_generator(const std::string& spec);
 
 struct Problem {
-    /// The assembled matrix (empty for a matrix-free operator), sorted by (row, col) without
-    /// duplicates: a file's entries are sorted and summed on loading, Stencil::assemble's come so.
-    MatrixData data;
+    /// The assembled matrix as host CSR (empty for a matrix-free operator): a file's entries go
+    /// straight to it (io::read_matrix_market_csr), Stencil::assemble's through CsrData::from.
+    CsrData data;
     Format format = Format::csr;  ///< spec.format, parsed (csr for auto until choose_format)
     bool auto_format = false;     ///< spec.format was "auto": choose_format decides
     bool matrix_free = false;
@@ -41,6 +41,11 @@ Problem load_problem(const ProblemSpec& spec);
 /// Measured on the H100 (2026-11-24): CG on the 3-D Poisson matrix 128^3 0.173 ms per
 /// iteration in ELL against 0.250 in CSR. Sets problem.format when problem.auto_format.
 void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond);
+
+/// Whether make_operator<T> gives an operator that reads problem.data in place (a double CSR
+/// operator on a host executor, through Csr::borrow): `problem` must then outlive it.
+template <typename T>
+bool reads_in_place(const Executor& exec, const Problem& problem);
 
 template <typename T>
 std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const ProblemSpec& spec,

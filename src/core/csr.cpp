@@ -6,6 +6,7 @@
 #include "portla/blas.hpp"
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -131,6 +132,18 @@ Csr<T> Csr<T>::from_data(const Executor& exec, const MatrixData& input) {
     }
     for (std::size_t i = 0; i < rows; ++i) row_ptrs[i + 1] += row_ptrs[i];
     return Csr(exec, rows, static_cast<std::size_t>(data.cols), row_ptrs, col_idxs, values);
+}
+
+template <typename T>
+Csr<T> Csr<T>::from_data(const Executor& exec, const CsrData& data) {
+    const auto rows = static_cast<std::size_t>(data.rows);
+    const auto cols = static_cast<std::size_t>(data.cols);
+    if constexpr (std::is_same_v<T, double>) {
+        return Csr(exec, rows, cols, data.row_ptrs, data.col_idxs, data.values);
+    } else {
+        return Csr(exec, rows, cols, data.row_ptrs, data.col_idxs,
+                   std::vector<T>(data.values.begin(), data.values.end()));
+    }
 }
 
 template <typename T>

@@ -19,6 +19,8 @@
 
 #include <sys/stat.h>
 
+#include "core/csr_build.hpp"
+#include "core/host_threads.hpp"
 #include "portla/error.hpp"
 #include "portla/memory.hpp"
 
@@ -127,12 +129,85 @@ bool triangle_size(std::int64_t n, bool with_diagonal, std::int64_t& out) {
     return checked_product(a, b, out);
 }
 
+// Entries as stored in the file (one triangle of a symmetric file), 0-based, in file order.
+struct Triplets {
+    std::vector<std::int32_t> rows, cols;
+    std::vector<double> values;
+    void add(std::int64_t r, std::int64_t c, double v) {
+        rows.push_back(static_cast<std::int32_t>(r));
+        cols.push_back(static_cast<std::int32_t>(c));
+        values.push_back(v);
+    }
+};
+
+// The common case, read straight from the text: the coordinate line [p, newline) is
+// "row col [value]" with nothing else on it, indices in range and in the stored triangle, and
+// a finite value (when `finite`). False for anything else, which the general path then reads
+// and reports. Sets 0-based row and col.
+bool plain_entry(const Header& h, bool finite, const char* p, const char* newline,
+                 std::int64_t& row, std::int64_t& col, double& value) {
+    auto blanks = [&](bool required) {
+        const char* start = p;
+        while (p < newline && (*p == ' ' || *p == '\t')) ++p;
+        return !required || p > start;
+    };
+    auto integer = [&](std::int64_t& out) {
+        const auto [next, ec] = std::from_chars(p, newline, out);
+        if (ec != std::errc() || next == p) return false;
+        p = next;
+        return true;
+    };
+    blanks(false);
+    if (!integer(row) || !blanks(true) || !integer(col)) return false;
+    if (row < 1 || row > h.rows || col < 1 || col > h.cols) return false;
+    if (h.symmetry != Symmetry::general && row < col) return false;
+    if (h.symmetry == Symmetry::skew_symmetric && row == col) return false;
+    value = 1.0;
+    if (h.field != Field::pattern) {
+        if (!blanks(true)) return false;
+        if (h.field == Field::integer) {
+            std::int64_t v = 0;
+            if (!integer(v)) return false;
+            value = static_cast<double>(v);
+        } else {
+            const auto [next, ec] = std::from_chars(p, newline, value);
+            if (ec != std::errc() || next == p) return false;
+            if (finite && !std::isfinite(value)) return false;
+            p = next;
+        }
+    }
+    blanks(false);
+    if (p < newline && *p == '\r') ++p;
+    if (p != newline) return false;
+    --row;
+    --col;
+    return true;
+}
+
+// Parses the plain entry lines of [p, end) (which ends with a newline) into `out`; returns where
+// it stopped: `end`, or the first line that is not a plain entry.
+const char* plain_entries(const Header& h, bool finite, const char* p, const char* end,
+                          Triplets& out) {
+    while (p < end) {
+        const auto* newline = static_cast<const char*>(std::memchr(p, '\n', end - p));
+        std::int64_t r = 0, c = 0;
+        double v = 1.0;
+        if (!newline || !plain_entry(h, finite, p, newline, r, c, v)) return p;
+        out.add(r, c, v);
+        p = newline + 1;
+    }
+    return p;
+}
+
 class Reader {
 public:
     Reader(std::istream& in, const std::string& name, const ReadOptions& options)
         : in_(in), name_(name), options_(options) {}
 
     Header read_header();
+    /// The entries as the file stores them, in file order, in chunks (freed one by one on the
+    /// way to what the caller builds).
+    std::vector<Triplets> read_stored(const Header& header);
     MatrixData read_entries(const Header& header);
 
     [[noreturn]] void fail(long line, const std::string& what) const {
@@ -144,6 +219,22 @@ private:
 
     // Reads the next line into line_; false at the end of the input.
     bool next_line();
+    // Moves the unread text to the front of buffer_ and reads more after it.
+    void refill();
+    // The input's offset of the next unread character.
+    std::uint64_t offset() const {
+        return base_ + static_cast<std::uint64_t>(pos_ - buffer_.data());
+    }
+    // Entry k (0-based) of a coordinate or array file, appended to `out` as stored; BadInput
+    // naming the line for anything malformed.
+    void next_entry(const Header& header, std::int64_t k, Triplets& out);
+    // Parses the whole lines of the buffer (refilled first) in `threads` parts at once, each
+    // into a chunk of its own. True when every line was a plain entry and no more than the
+    // declared count: the chunks are kept and the text consumed. Otherwise nothing is consumed,
+    // and `region` is the offset up to which the caller reads entry by entry (next_entry), for
+    // the exact message and line.
+    bool parallel_entries(const Header& header, unsigned threads, std::int64_t& k,
+                          std::vector<Triplets>& chunks, std::uint64_t& region);
     // Reads the next line that is neither blank nor a comment; false at the end of the input.
     bool next_data_line();
     // Splits line_ in place into NUL-terminated tokens; returns how many there are (the first
@@ -154,6 +245,10 @@ private:
     // with nothing else on it, indices in range and a finite value. False (nothing consumed) for
     // anything else, which the general path then reads and reports.
     bool fast_entry(const Header& header, std::int64_t& row, std::int64_t& col, double& value);
+    // Next position of an array file, column-major; symmetric arrays list the lower triangle
+    // column by column (skew-symmetric: the strict lower triangle).
+    std::int64_t array_row_ = -1;
+    std::int64_t array_col_ = 0;
     double parse_value(const Header& header, std::size_t token);
     std::int64_t parse_index(std::size_t token, const char* what, std::int64_t bound);
 
@@ -166,6 +261,7 @@ private:
     std::vector<char> buffer_;   // max_line_length + block_size: a whole line always fits
     const char* pos_ = nullptr;  // the unread text in buffer_: [pos_, end_)
     const char* end_ = nullptr;
+    std::uint64_t base_ = 0;  // the input's offset of buffer_[0]
     bool eof_ = false;
     long line_no_ = 0;
     const char* tokens_[max_tokens] = {};
@@ -197,61 +293,35 @@ bool Reader::next_line() {
             fail(line_no_ + 1,
                  "line too long (more than " + std::to_string(max_line_length) + " characters)");
         }
-        // Keep the unfinished line at the front and fill the rest of the buffer: it grows (from
-        // 64 KiB, so that small files stay cheap) to block_size, and beyond when a line fills it.
-        if (rest > 0) std::memmove(buffer_.data(), pos_, rest);
-        if (buffer_.size() < block_size || rest == buffer_.size())
-            buffer_.resize(std::min(2 * buffer_.size(), max_line_length + block_size));
-        in_.read(buffer_.data() + rest, static_cast<std::streamsize>(buffer_.size() - rest));
-        if (in_.bad()) fail(line_no_ + 1, "read error");
-        const auto got = static_cast<std::size_t>(in_.gcount());
-        eof_ = rest + got < buffer_.size();
-        pos_ = buffer_.data();
-        end_ = pos_ + rest + got;
+        refill();
     }
+}
+
+void Reader::refill() {
+    // Keep the unfinished line at the front and fill the rest of the buffer: it grows (from
+    // 64 KiB, so that small files stay cheap) to block_size, and beyond when a line fills it.
+    if (buffer_.empty()) buffer_.resize(first_block);
+    const auto rest = static_cast<std::size_t>(end_ - pos_);
+    if (pos_ != nullptr) base_ = offset();
+    if (rest > 0) std::memmove(buffer_.data(), pos_, rest);
+    if (buffer_.size() < block_size || rest == buffer_.size())
+        buffer_.resize(std::min(2 * buffer_.size(), max_line_length + block_size));
+    in_.read(buffer_.data() + rest, static_cast<std::streamsize>(buffer_.size() - rest));
+    if (in_.bad()) fail(line_no_ + 1, "read error");
+    const auto got = static_cast<std::size_t>(in_.gcount());
+    eof_ = rest + got < buffer_.size();
+    pos_ = buffer_.data();
+    end_ = pos_ + rest + got;
 }
 
 bool Reader::fast_entry(const Header& h, std::int64_t& row, std::int64_t& col, double& value) {
     const auto rest = static_cast<std::size_t>(end_ - pos_);
     const char* newline =
         rest > 0 ? static_cast<const char*>(std::memchr(pos_, '\n', rest)) : nullptr;
-    if (!newline) return false;
-    const char* p = pos_;
-    auto blanks = [&](bool required) {
-        const char* start = p;
-        while (p < newline && (*p == ' ' || *p == '\t')) ++p;
-        return !required || p > start;
-    };
-    auto integer = [&](std::int64_t& out) {
-        const auto [next, ec] = std::from_chars(p, newline, out);
-        if (ec != std::errc() || next == p) return false;
-        p = next;
-        return true;
-    };
-    blanks(false);
-    if (!integer(row) || !blanks(true) || !integer(col)) return false;
-    if (row < 1 || row > h.rows || col < 1 || col > h.cols) return false;
-    value = 1.0;
-    if (h.field != Field::pattern) {
-        if (!blanks(true)) return false;
-        if (h.field == Field::integer) {
-            std::int64_t v = 0;
-            if (!integer(v)) return false;
-            value = static_cast<double>(v);
-        } else {
-            const auto [next, ec] = std::from_chars(p, newline, value);
-            if (ec != std::errc() || next == p) return false;
-            if (options_.require_finite && !std::isfinite(value)) return false;
-            p = next;
-        }
-    }
-    blanks(false);
-    if (p < newline && *p == '\r') ++p;
-    if (p != newline) return false;
+    if (!newline || !plain_entry(h, options_.require_finite, pos_, newline, row, col, value))
+        return false;
     pos_ = newline + 1;
     ++line_no_;
-    --row;
-    --col;
     return true;
 }
 
@@ -489,86 +559,160 @@ double Reader::parse_value(const Header& header, std::size_t token) {
     return value;
 }
 
-MatrixData Reader::read_entries(const Header& h) {
-    MatrixData data;
-    data.rows = h.rows;
-    data.cols = h.cols;
-    const bool mirrored = h.symmetry != Symmetry::general;
-    const std::int64_t stored = std::min(h.count, max_reserve) * (mirrored ? 2 : 1);
-    data.row_idx.reserve(static_cast<std::size_t>(stored));
-    data.col_idx.reserve(static_cast<std::size_t>(stored));
-    data.values.reserve(static_cast<std::size_t>(stored));
-
-    const double mirror_sign = h.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
-    auto store = [&](std::int64_t r, std::int64_t c, double v) {
-        data.add(r, c, v);
-        if (mirrored && r != c) {
-            data.add(c, r, mirror_sign * v);
-        }
-    };
-
-    auto check_triangle = [&](std::int64_t r, std::int64_t c) {
-        if (h.symmetry != Symmetry::general && r < c) {
-            fail(line_no_,
-                 "entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) +
-                     ") above the diagonal in a " +
-                     (h.symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric") +
-                     " file (only the lower triangle may be stored)");
-        }
-        if (h.symmetry == Symmetry::skew_symmetric && r == c) {
-            fail(line_no_, "diagonal entry (" + std::to_string(r + 1) + ", " +
-                               std::to_string(c + 1) + ") in a skew-symmetric file");
-        }
-    };
-
-    // Next position of an array file, column-major; symmetric arrays list the lower triangle
-    // column by column (skew-symmetric: the strict lower triangle).
-    const std::int64_t first_row_offset =
-        h.symmetry == Symmetry::general ? -1 : (h.symmetry == Symmetry::symmetric ? 0 : 1);
-    std::int64_t array_row = first_row_offset < 0 ? 0 : first_row_offset;
-    std::int64_t array_col = 0;
-
+void Reader::next_entry(const Header& h, std::int64_t k, Triplets& out) {
+    std::int64_t r = 0, c = 0;
+    double v = 1.0;
+    if (h.format == Format::coordinate && fast_entry(h, r, c, v)) {
+        out.add(r, c, v);
+        return;
+    }
     const std::size_t fields = h.format == Format::array ? 1 : (h.field == Field::pattern ? 2 : 3);
     const char* const layout = h.format == Format::array
                                    ? "'value'"
                                    : (h.field == Field::pattern ? "'row col'" : "'row col value'");
-    const bool coordinate = h.format != Format::array;
-    for (std::int64_t k = 0; k < h.count; ++k) {
-        std::int64_t r = 0, c = 0;
-        double v = 1.0;
-        if (coordinate && fast_entry(h, r, c, v)) {
-            check_triangle(r, c);
-            store(r, c, v);
+    if (!next_data_line()) {
+        fail(line_no_ + 1, "truncated file: expected " + std::to_string(h.count) +
+                               " entries, found " + std::to_string(k));
+    }
+    const std::size_t n = tokenize();
+    if (n < fields) {
+        fail(line_no_, "too few fields: expected " + std::string(layout));
+    }
+    if (n > fields) {
+        fail(line_no_, "unexpected text after the entry (expected " + std::string(layout) + ")");
+    }
+    if (h.format == Format::array) {
+        const std::int64_t first_row_offset = h.symmetry == Symmetry::skew_symmetric ? 1 : 0;
+        if (array_row_ < 0) array_row_ = first_row_offset;
+        out.add(array_row_, array_col_, parse_value(h, 0));
+        if (++array_row_ == h.rows) {
+            ++array_col_;
+            array_row_ = h.symmetry == Symmetry::general ? 0 : array_col_ + first_row_offset;
+        }
+        return;
+    }
+    r = parse_index(0, "row", h.rows);
+    c = parse_index(1, "column", h.cols);
+    if (h.symmetry != Symmetry::general && r < c) {
+        fail(line_no_, "entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) +
+                           ") above the diagonal in a " +
+                           (h.symmetry == Symmetry::symmetric ? "symmetric" : "skew-symmetric") +
+                           " file (only the lower triangle may be stored)");
+    }
+    if (h.symmetry == Symmetry::skew_symmetric && r == c) {
+        fail(line_no_, "diagonal entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) +
+                           ") in a skew-symmetric file");
+    }
+    out.add(r, c, h.field == Field::pattern ? 1.0 : parse_value(h, 2));
+}
+
+bool Reader::parallel_entries(const Header& h, unsigned threads, std::int64_t& k,
+                              std::vector<Triplets>& chunks, std::uint64_t& region) {
+    if (!eof_ && static_cast<std::size_t>(end_ - pos_) < block_size / 2) refill();
+    const auto rest = static_cast<std::size_t>(end_ - pos_);
+    const char* last = nullptr;  // the block's last newline
+    for (const char* p = end_; p > pos_ && !last; --p)
+        if (p[-1] == '\n') last = p - 1;
+    if (!last) {
+        region = offset() + rest;
+        return false;
+    }
+    const char* const stop = last + 1;
+    region = offset() + static_cast<std::uint64_t>(stop - pos_);
+    // Below this many bytes a block is read line by line (one part would hold too little).
+    constexpr std::ptrdiff_t least = std::ptrdiff_t{1} << 16;
+    if (stop - pos_ < least) return false;
+    // Part t is [cut[t], cut[t + 1]), each cut just after a newline.
+    std::vector<const char*> cut(threads + 1, stop);
+    cut[0] = pos_;
+    for (unsigned t = 1; t < threads; ++t) {
+        const char* p = pos_ + (stop - pos_) * t / threads;
+        p = std::max(p, cut[t - 1]);
+        const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(stop - p));
+        cut[t] = newline ? static_cast<const char*>(newline) + 1 : stop;
+    }
+    std::vector<Triplets> parts(threads);
+    std::vector<const char*> reached(threads);
+    const bool finite = options_.require_finite;
+    detail::run_on_threads(threads, [&](unsigned t) {
+        // About 36 bytes a line in a real file of 16 significant digits.
+        const auto guess = static_cast<std::size_t>(cut[t + 1] - cut[t]) / 24;
+        try {
+            parts[t].rows.reserve(guess);
+            parts[t].cols.reserve(guess);
+            parts[t].values.reserve(guess);
+            reached[t] = plain_entries(h, finite, cut[t], cut[t + 1], parts[t]);
+        } catch (const std::bad_alloc&) {
+            reached[t] = cut[t];  // line by line, where an allocation failure is reported
+        }
+    });
+    std::int64_t found = 0;
+    for (unsigned t = 0; t < threads; ++t) {
+        if (reached[t] != cut[t + 1]) return false;
+        found += static_cast<std::int64_t>(parts[t].values.size());
+    }
+    if (found > h.count - k) return false;
+    for (Triplets& part : parts)
+        if (!part.values.empty()) chunks.push_back(std::move(part));
+    k += found;
+    line_no_ += static_cast<long>(found);
+    pos_ = stop;
+    return true;
+}
+
+std::vector<Triplets> Reader::read_stored(const Header& h) {
+    std::vector<Triplets> chunks(1);
+    const std::int64_t reserve = std::min(h.count, max_reserve);
+    chunks[0].rows.reserve(static_cast<std::size_t>(reserve));
+    chunks[0].cols.reserve(static_cast<std::size_t>(reserve));
+    chunks[0].values.reserve(static_cast<std::size_t>(reserve));
+    // Coordinate files are parsed a block at a time by all the host's threads (docs/performance.md,
+    // "Set-up time", for the measurements).
+    const unsigned threads = h.format == Format::coordinate ? detail::host_threads() : 1;
+    std::uint64_t region = 0;  // read entry by entry up to here
+    std::int64_t k = 0;
+    while (k < h.count) {
+        if (threads > 1 && offset() >= region && !(eof_ && pos_ == end_) &&
+            parallel_entries(h, threads, k, chunks, region))
             continue;
-        }
-        if (!next_data_line()) {
-            fail(line_no_ + 1, "truncated file: expected " + std::to_string(h.count) +
-                                   " entries, found " + std::to_string(k));
-        }
-        const std::size_t n = tokenize();
-        if (n < fields) {
-            fail(line_no_, "too few fields: expected " + std::string(layout));
-        }
-        if (n > fields) {
-            fail(line_no_,
-                 "unexpected text after the entry (expected " + std::string(layout) + ")");
-        }
-        if (h.format == Format::array) {
-            store(array_row, array_col, parse_value(h, 0));
-            if (++array_row == h.rows) {
-                ++array_col;
-                array_row = first_row_offset < 0 ? 0 : array_col + first_row_offset;
-            }
-            continue;
-        }
-        r = parse_index(0, "row", h.rows);
-        c = parse_index(1, "column", h.cols);
-        check_triangle(r, c);
-        store(r, c, h.field == Field::pattern ? 1.0 : parse_value(h, 2));
+        do {
+            next_entry(h, k, chunks.back());
+            ++k;
+        } while (k < h.count && offset() < region);
     }
     if (next_data_line()) {
         fail(line_no_, "more entries than the " + std::to_string(h.count) + " declared");
     }
+    return chunks;
+}
+
+// The entries of `chunks` in file order, a symmetric file's mirrored entry right after its
+// stored one (so duplicates are summed in that order), the chunks freed as they are read.
+template <typename Add>
+void expand(const Header& h, std::vector<Triplets>& chunks, bool last, const Add& add) {
+    const bool mirrored = h.symmetry != Symmetry::general;
+    const double sign = h.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
+    for (Triplets& t : chunks) {
+        for (std::size_t k = 0; k < t.values.size(); ++k) {
+            add(t.rows[k], t.cols[k], t.values[k]);
+            if (mirrored && t.rows[k] != t.cols[k]) add(t.cols[k], t.rows[k], sign * t.values[k]);
+        }
+        if (last) t = Triplets();
+    }
+}
+
+MatrixData Reader::read_entries(const Header& h) {
+    std::vector<Triplets> chunks = read_stored(h);
+    MatrixData data;
+    data.rows = h.rows;
+    data.cols = h.cols;
+    std::size_t total = 0;
+    expand(h, chunks, false, [&total](std::int32_t, std::int32_t, double) { ++total; });
+    data.row_idx.reserve(total);
+    data.col_idx.reserve(total);
+    data.values.reserve(total);
+    expand(h, chunks, true,
+           [&data](std::int32_t r, std::int32_t c, double v) { data.add(r, c, v); });
     return data;
 }
 
@@ -634,6 +778,21 @@ MatrixData read_matrix_market(const std::string& path, const ReadOptions& option
     std::ifstream file;
     open_for_reading(file, path);
     return read_matrix_market(file, path, options);
+}
+
+CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
+                               const ReadOptions& options) {
+    Reader reader(in, name, options);
+    const Header h = reader.read_header();
+    std::vector<Triplets> chunks = reader.read_stored(h);
+    return detail::build_csr(h.rows, h.cols,
+                             [&](auto&& add, bool last) { expand(h, chunks, last, add); });
+}
+
+CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& options) {
+    std::ifstream file;
+    open_for_reading(file, path);
+    return read_matrix_market_csr(file, path, options);
 }
 
 std::vector<double> read_vector(const std::string& path, const ReadOptions& options) {

@@ -24,6 +24,14 @@ MatrixData read_matrix_market(const std::string& path, const ReadOptions& option
 MatrixData read_matrix_market(std::istream& in, const std::string& name,
                               const ReadOptions& options = {});
 
+/// The same matrix as host CSR, built straight from the file's entries (no coordinate copy):
+/// rows sorted by column, duplicates summed in file order, symmetric and skew-symmetric files
+/// expanded. The text is parsed a block at a time by all the host's threads (OMP_NUM_THREADS
+/// limits them). Errors as read_matrix_market.
+CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& options = {});
+CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
+                               const ReadOptions& options = {});
+
 /// Reads a vector: an array file n x 1 (or 1 x n), or a coordinate file n x 1.
 std::vector<double> read_vector(const std::string& path, const ReadOptions& options = {});
 

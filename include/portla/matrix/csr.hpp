@@ -20,6 +20,8 @@ public:
         const std::vector<T>& values);
     /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
     static Csr from_data(const Executor& exec, const MatrixData& data);
+    /// From host CSR (io::read_matrix_market_csr), copied to `exec` (values converted to T).
+    static Csr from_data(const Executor& exec, const CsrData& data);
     /// Over CSR arrays already in the memory of `exec` (a NumPy, CuPy or PyTorch matrix's arrays,
     /// for instance): the operator reads them in place, nothing is copied to a new allocation.
     /// The caller keeps them alive and unchanged while this Csr lives. The structure is checked

@@ -44,4 +44,29 @@ struct MatrixData {
     std::string structural_defect() const;
 };
 
+/// Host-side compressed sparse rows (int32 indices): what a Matrix Market file becomes on its
+/// way to a stored matrix without a coordinate copy (io::read_matrix_market_csr). Each row's
+/// columns are strictly increasing (duplicates summed); explicit zeros are kept.
+struct CsrData {
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    std::vector<std::int32_t> row_ptrs{0};  ///< rows + 1 offsets into col_idxs and values
+    std::vector<std::int32_t> col_idxs;
+    std::vector<double> values;
+
+    std::size_t entries() const { return values.size(); }
+    /// The same matrix from coordinate data in any order: sorted, duplicates summed in input
+    /// order (as MatrixData::sort_and_sum_duplicates). Throws BadInput for sizes or indices
+    /// beyond the int32 range or outside the matrix, DimensionMismatch for ragged arrays.
+    static CsrData from(const MatrixData& data);
+    /// The entries as coordinate data, sorted by (row, col).
+    MatrixData to_matrix_data() const;
+    /// As MatrixData::is_symmetric (same tolerance, NaN never symmetric), on the rows in place:
+    /// each entry's mirror found by binary search in its column's row, rows shared out over the
+    /// host's threads.
+    bool is_symmetric(double rel_tol = 0.0) const;
+    /// As MatrixData::structural_defect.
+    std::string structural_defect() const;
+};
+
 }  // namespace portla

@@ -1,0 +1,347 @@
+// io::read_matrix_market_csr and CsrData (issue 17): the CSR built straight from the text must
+// equal the coordinate reader's entries sorted and summed, bit for bit, on real and generated
+// files large enough to be parsed in parallel blocks; a malformed line deep in such a file must
+// give the same message and line as the line-by-line reader.
+#include "portla/io/matrix_market.hpp"
+#include "portla/matrix/matrix_data.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "portla/error.hpp"
+
+#ifndef PORTLA_TEST_DATA_DIR
+#error "PORTLA_TEST_DATA_DIR must name the tests/data directory"
+#endif
+
+namespace {
+
+using portla::BadInput;
+using portla::CsrData;
+using portla::MatrixData;
+using portla::io::read_matrix_market;
+using portla::io::read_matrix_market_csr;
+
+// The parallel reader splits each block into this many parts (more than this machine's cores
+// is fine, and an odd count makes uneven parts).
+class ThreeThreads : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const char* old = std::getenv("OMP_NUM_THREADS");
+        had_ = old != nullptr;
+        if (had_) old_ = old;
+        ::setenv("OMP_NUM_THREADS", "3", 1);
+    }
+    void TearDown() override {
+        if (had_)
+            ::setenv("OMP_NUM_THREADS", old_.c_str(), 1);
+        else
+            ::unsetenv("OMP_NUM_THREADS");
+    }
+
+private:
+    bool had_ = false;
+    std::string old_;
+};
+
+// Expected CSR from (row, col, value) in file order, duplicates summed in that order.
+using Expected = std::map<std::pair<std::int64_t, std::int64_t>, double>;
+
+void expect_csr(const CsrData& got, std::int64_t rows, std::int64_t cols,
+                const Expected& expected) {
+    ASSERT_EQ(got.rows, rows);
+    ASSERT_EQ(got.cols, cols);
+    ASSERT_EQ(got.row_ptrs.size(), static_cast<std::size_t>(rows) + 1);
+    ASSERT_EQ(got.col_idxs.size(), got.values.size());
+    ASSERT_EQ(got.entries(), expected.size());
+    EXPECT_EQ(got.row_ptrs[0], 0);
+    auto it = expected.begin();
+    for (std::int64_t i = 0; i < rows; ++i)
+        for (auto k = got.row_ptrs[i]; k < got.row_ptrs[i + 1]; ++k, ++it) {
+            ASSERT_EQ(it->first, std::make_pair(i, std::int64_t{got.col_idxs[k]})) << "entry " << k;
+            // Bit for bit: the same sums in the same order.
+            ASSERT_EQ(it->second, got.values[k])
+                << "entry (" << i << ", " << got.col_idxs[k] << ")";
+        }
+}
+
+Expected expected_of(const MatrixData& d) {
+    Expected e;
+    for (std::size_t k = 0; k < d.entries(); ++k) {
+        auto [at, fresh] = e.emplace(std::make_pair(d.row_idx[k], d.col_idx[k]), d.values[k]);
+        if (!fresh) at->second += d.values[k];
+    }
+    return e;
+}
+
+// A coordinate file of `lines` random entries (with duplicates, explicit zeros and, every so
+// often, a comment or blank line or CRLF ending), and the matrix it stores.
+struct Generated {
+    std::string text;
+    Expected expected;
+    std::int64_t n = 0;
+};
+
+Generated generate(const std::string& field, const std::string& symmetry, std::int64_t n,
+                   std::size_t lines, bool decorate, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> index(0, n - 1);
+    std::uniform_real_distribution<double> value(-2.0, 2.0);
+    Generated g;
+    g.n = n;
+    std::ostringstream out;
+    out.precision(17);
+    out << "%%MatrixMarket matrix coordinate " << field << " " << symmetry << "\n% generated\n"
+        << n << " " << n << " " << lines << "\n";
+    const bool mirrored = symmetry != "general";
+    const double sign = symmetry == "skew-symmetric" ? -1.0 : 1.0;
+    auto add = [&g](std::int64_t r, std::int64_t c, double v) {
+        auto [at, fresh] = g.expected.emplace(std::make_pair(r, c), v);
+        if (!fresh) at->second += v;
+    };
+    std::int64_t last_r = 0, last_c = 0;
+    for (std::size_t k = 0; k < lines; ++k) {
+        std::int64_t r = index(rng), c = index(rng);
+        if (k % 7 == 3) {  // a duplicate of the line before
+            r = last_r;
+            c = last_c;
+        }
+        if (mirrored && r < c) std::swap(r, c);
+        if (symmetry == "skew-symmetric" && r == c) r = r + 1 < n ? r + 1 : r - 1;
+        if (mirrored && r < c) std::swap(r, c);
+        last_r = r;
+        last_c = c;
+        double v = 1.0;
+        out << r + 1 << " " << c + 1;
+        if (field == "real") {
+            v = k % 11 == 5 ? 0.0 : value(rng);
+            out << " " << v;
+        } else if (field == "integer") {
+            v = static_cast<double>(static_cast<int>(rng() % 2001) - 1000);
+            out << " " << static_cast<long>(v);
+        }
+        out << (decorate && k % 1000 == 999 ? "\r\n" : "\n");
+        if (decorate && k == lines / 2) out << "% a comment in the middle\n\n";
+        add(r, c, v);
+        if (mirrored && r != c) add(c, r, sign * v);
+    }
+    g.text = out.str();
+    return g;
+}
+
+CsrData csr_of_text(const std::string& text) {
+    std::istringstream in(text);
+    return read_matrix_market_csr(in, "input.mtx");
+}
+
+TEST_F(ThreeThreads, LargeGeneratedFilesEveryFieldAndSymmetry) {
+    unsigned seed = 1;
+    for (const std::string field : {"real", "integer", "pattern"})
+        for (const std::string symmetry : {"general", "symmetric", "skew-symmetric"}) {
+            if (field == "pattern" && symmetry == "skew-symmetric") continue;
+            for (const bool decorate : {false, true}) {
+                SCOPED_TRACE(field + " " + symmetry + (decorate ? " decorated" : ""));
+                // 150000 lines of 10 to 30 bytes: more than a 1 MiB block, each in three parts.
+                const Generated g = generate(field, symmetry, 5003, 150000, decorate, seed++);
+                ASSERT_GT(g.text.size(), std::size_t{1} << 20);
+                expect_csr(csr_of_text(g.text), g.n, g.n, g.expected);
+                // The coordinate reader (parsed the same way) holds the same entries.
+                std::istringstream in(g.text);
+                expect_csr(CsrData::from(read_matrix_market(in, "input.mtx")), g.n, g.n,
+                           g.expected);
+            }
+        }
+}
+
+TEST_F(ThreeThreads, SmallAndEmptyFiles) {
+    for (const std::size_t lines : {0, 1, 2, 3, 20}) {
+        const Generated g = generate("real", "symmetric", 7, lines, false, 99);
+        expect_csr(csr_of_text(g.text), g.n, g.n, g.expected);
+    }
+    const CsrData empty = csr_of_text("%%MatrixMarket matrix coordinate real general\n0 0 0\n");
+    EXPECT_EQ(empty.rows, 0);
+    EXPECT_EQ(empty.row_ptrs, std::vector<std::int32_t>{0});
+    // Array files: column-major, a symmetric one's lower triangle column by column.
+    expect_csr(csr_of_text("%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n"), 2, 2,
+               {{{0, 0}, 1.0}, {{1, 0}, 2.0}, {{0, 1}, 2.0}, {{1, 1}, 3.0}});
+}
+
+TEST_F(ThreeThreads, RealFilesEqualTheCoordinateReaderSortedAndSummed) {
+    const std::string dir = std::string(PORTLA_TEST_DATA_DIR);
+    for (const std::string name :
+         {"suitesparse/1138_bus.mtx", "suitesparse/494_bus.mtx", "suitesparse/662_bus.mtx",
+          "suitesparse/685_bus.mtx", "suitesparse/arc130.mtx", "suitesparse/bcsstk01.mtx",
+          "suitesparse/bcsstk04.mtx", "suitesparse/bcsstk05.mtx", "suitesparse/bcsstk06.mtx",
+          "spd_small.mtx", "spd_fem_2d.mtx", "nonsym_small.mtx", "not_spd.mtx", "zero_diag.mtx",
+          "positive_small.mtx"}) {
+        SCOPED_TRACE(name);
+        const MatrixData d = read_matrix_market(dir + "/" + name);
+        const CsrData csr = read_matrix_market_csr(dir + "/" + name);
+        expect_csr(csr, d.rows, d.cols, expected_of(d));
+        EXPECT_EQ(csr.is_symmetric(MatrixData::rounding_symmetry),
+                  d.is_symmetric(MatrixData::rounding_symmetry));
+        EXPECT_EQ(csr.is_symmetric(), d.is_symmetric());
+        EXPECT_EQ(csr.structural_defect(), d.structural_defect());
+        MatrixData sorted = d;
+        sorted.sort_and_sum_duplicates();
+        const MatrixData back = csr.to_matrix_data();
+        EXPECT_EQ(back.row_idx, sorted.row_idx);
+        EXPECT_EQ(back.col_idx, sorted.col_idx);
+        EXPECT_EQ(back.values, sorted.values);
+    }
+}
+
+// Values are the correctly rounded doubles of their text (what strtod gives), read in parallel
+// blocks: short and long significands, exponents with and without sign, the extremes.
+TEST_F(ThreeThreads, ValuesAreReadAsStrtodReadsThem) {
+    std::mt19937_64 rng(11);
+    auto digits = [&rng](int n) {
+        std::string d;
+        for (int i = 0; i < n; ++i) d += static_cast<char>('0' + rng() % 10);
+        return d;
+    };
+    std::vector<std::string> tokens = {"0",
+                                       "-0",
+                                       "0.0",
+                                       "-0.0",
+                                       "1",
+                                       "4.9e-324",
+                                       "1e308",
+                                       "1.7976931348623157e308",
+                                       "9007199254740993",
+                                       "9007199254740992",
+                                       "1e22",
+                                       "1e23",
+                                       "1e-22",
+                                       "1e-23",
+                                       "123456789012345678e-5",
+                                       "5E+3",
+                                       "2.5e+003",
+                                       "1e0001"};
+    while (tokens.size() < 150000) {
+        std::string t = rng() % 2 ? "-" : "";
+        t += digits(1 + static_cast<int>(rng() % 10));
+        if (rng() % 3 != 0) t += "." + digits(1 + static_cast<int>(rng() % 12));
+        if (rng() % 2) {
+            t += rng() % 2 ? "e" : "E";
+            const int e = static_cast<int>(rng() % 61) - 30;
+            t += (e >= 0 && rng() % 2 ? "+" : "") + std::to_string(e);
+        }
+        tokens.push_back(t);
+    }
+    std::string text = "%%MatrixMarket matrix coordinate real general\n" +
+                       std::to_string(tokens.size()) + " 1 " + std::to_string(tokens.size()) + "\n";
+    Expected expected;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        text += std::to_string(i + 1) + " 1 " + tokens[i] + "\n";
+        expected[{static_cast<std::int64_t>(i), 0}] = std::strtod(tokens[i].c_str(), nullptr);
+    }
+    const auto n = static_cast<std::int64_t>(tokens.size());
+    expect_csr(csr_of_text(text), n, 1, expected);
+    std::istringstream in(text);
+    expect_csr(CsrData::from(read_matrix_market(in, "input.mtx")), n, 1, expected);
+}
+
+TEST(CsrData, SymmetryTestMatchesTheCoordinateOne) {
+    // A 3-D-stencil-like symmetric matrix, then one entry changed by more and by less than the
+    // rounding tolerance, then a NaN; large enough for the threaded test.
+    const Generated g = generate("real", "symmetric", 40000, 120000, false, 7);
+    std::istringstream in(g.text);
+    MatrixData d = read_matrix_market(in, "input.mtx");
+    for (const double change : {0.0, 1e-3, 1e-15, std::nan("")}) {
+        MatrixData e = d;
+        e.values[100] += change;
+        if (e.row_idx[100] == e.col_idx[100]) e.values[101] += change;
+        const CsrData csr = CsrData::from(e);
+        SCOPED_TRACE(change);
+        EXPECT_EQ(csr.is_symmetric(), e.is_symmetric());
+        EXPECT_EQ(csr.is_symmetric(MatrixData::rounding_symmetry),
+                  e.is_symmetric(MatrixData::rounding_symmetry));
+    }
+    MatrixData rect;
+    rect.rows = 2;
+    rect.cols = 3;
+    rect.add(0, 2, 1.0);
+    EXPECT_FALSE(CsrData::from(rect).is_symmetric());
+}
+
+TEST(CsrData, FromRefusesEntriesOutsideTheMatrix) {
+    MatrixData d;
+    d.rows = 2;
+    d.cols = 2;
+    d.add(0, 2, 1.0);
+    EXPECT_THROW(CsrData::from(d), BadInput);
+    d.col_idx[0] = -1;
+    EXPECT_THROW(CsrData::from(d), BadInput);
+}
+
+// Expects BadInput "input.mtx:LINE: ...fragment..." from the CSR reader (csr) or the coordinate
+// reader of `text`.
+void expect_bad(const std::string& text, bool csr, long line, const std::string& fragment) {
+    try {
+        std::istringstream in(text);
+        if (csr)
+            (void)read_matrix_market_csr(in, "input.mtx");
+        else
+            (void)read_matrix_market(in, "input.mtx");
+        ADD_FAILURE() << "no exception";
+    } catch (const BadInput& e) {
+        const std::string message = e.what();
+        EXPECT_EQ(e.line(), line) << message;
+        EXPECT_NE(message.find(fragment), std::string::npos) << message;
+        EXPECT_EQ(message.rfind("input.mtx:" + std::to_string(line) + ": ", 0), 0u) << message;
+    }
+}
+
+// A malformed line deep in a large file (in a parallel block): the same one-line error, file and
+// line as the line-by-line reader gives for it in a small file.
+TEST_F(ThreeThreads, ErrorsDeepInALargeFileNameTheirLine) {
+    const Generated g = generate("real", "symmetric", 5003, 200000, false, 3);
+    // Line numbers: banner, comment, size line, then entry k on line k + 4.
+    const std::size_t entry = 123457;
+    const long line = static_cast<long>(entry) + 4;
+    auto replace_line = [&](const std::string& with) {
+        std::size_t start = 0;
+        for (long l = 1; l < line; ++l) start = g.text.find('\n', start) + 1;
+        const std::size_t end = g.text.find('\n', start);
+        return g.text.substr(0, start) + with + g.text.substr(end);
+    };
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"5004 1 1.5", "row index 5004 out of range [1, 5003]"},
+        {"2 3 1.5", "above the diagonal in a symmetric file"},
+        {"3 2 nan", "non-finite value"},
+        {"3 2 1e999", "non-finite value"},
+        {"3 2", "too few fields"},
+        {"3 2 1.0 4", "unexpected text after the entry"},
+        {"3 x 1.0", "bad column index 'x'"},
+        {"3 2 1.0.0", "bad value '1.0.0'"},
+    };
+    for (const auto& [bad, fragment] : cases) {
+        SCOPED_TRACE(bad);
+        const std::string text = replace_line(bad);
+        for (const bool csr : {true, false}) expect_bad(text, csr, line, fragment);
+    }
+}
+
+TEST_F(ThreeThreads, TooManyOrTooFewEntriesInALargeFile) {
+    const Generated g = generate("real", "general", 5003, 200000, false, 4);
+    // Declared one fewer: the last line is one too many (line 200000 + 3).
+    std::string fewer = g.text;
+    fewer.replace(fewer.find("5003 5003 200000"), 16, "5003 5003 199999");
+    expect_bad(fewer, true, 200003, "more entries than the 199999 declared");
+    std::string more = g.text;
+    more.replace(more.find("5003 5003 200000"), 16, "5003 5003 200001");
+    expect_bad(more, true, 200004, "expected 200001 entries, found 200000");
+}
+
+}  // namespace
