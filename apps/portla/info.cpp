@@ -38,7 +38,8 @@ Runner add_info(CLI::App& app) {
                                       {"l2_bytes", d.l2_bytes}});
         // The tuning profile each device's vector kernels use (portla tune).
         out["tuning"] = nlohmann::json::object();
-        std::vector<Executor> tuned{Executor::omp()};
+        std::vector<Executor> tuned;
+        if (omp_compiled()) tuned.push_back(Executor::omp());
         for (const auto& d : cuda_devices()) tuned.push_back(Executor::cuda(d.id));
         for (const auto& e : tuned)
             out["tuning"][e.name() + ":" + std::to_string(e.device_id())] =

@@ -63,7 +63,10 @@ std::vector<LaunchConfig> candidates(const TuneOptions& o, bool gpu, const tunin
         for (int t : threads) add({256, 4, t});
     }
     for (const auto& b : shipped.bands.at(kernel)) add(b.launch);
-    for (const auto& c : out) Executor::omp().set_launch(c);  // validates
+    for (const auto& c : out) {
+        const std::string problem = tuning::launch_problem(c);
+        if (!problem.empty()) throw BadInput("tune: " + problem);
+    }
     return out;
 }
 

@@ -71,6 +71,11 @@ struct Profile {
     LaunchConfig lookup(Kernel kernel, std::size_t n) const;
 };
 
+/// Why Executor::set_launch refuses `config` ("" when it does not): a work-group size that is
+/// not a multiple of 32 in [32, 1024], items per thread outside [1, 64], threads outside
+/// [0, 4096]. A profile's bands are held to the same rule.
+std::string launch_problem(const LaunchConfig& config);
+
 /// The profile as JSON text (format "portla-tuning", version 1; README "Tuning").
 std::string to_json(const Profile& profile);
 /// Parses to_json's format. Throws BadInput naming `origin` and what is wrong: not JSON, another

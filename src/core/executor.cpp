@@ -155,15 +155,8 @@ void Executor::memory_info(std::size_t& free_bytes, std::size_t& total_bytes) co
 }
 
 void Executor::set_launch(const LaunchConfig& config) {
-    if (config.work_group_size < 32 || config.work_group_size > 1024 ||
-        config.work_group_size % 32 != 0)
-        throw BadInput("work-group size must be a multiple of 32 in [32, 1024], got " +
-                       std::to_string(config.work_group_size));
-    if (config.items_per_thread < 1)
-        throw BadInput("items per thread must be >= 1, got " +
-                       std::to_string(config.items_per_thread));
-    if (config.threads < 0)
-        throw BadInput("threads must be >= 0, got " + std::to_string(config.threads));
+    const std::string problem = tuning::launch_problem(config);
+    if (!problem.empty()) throw BadInput("launch configuration: " + problem);
     launch_ = config;
     launch_set_ = true;
 }

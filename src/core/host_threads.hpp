@@ -10,12 +10,21 @@
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace portla::detail {
 
 /// How many threads host set-up work may use: OMP_NUM_THREADS when set (the omp backend's
-/// limit, so one setting governs both), else the hardware's threads; 1 to 64.
+/// limit, so one setting governs both), else the CPUs this process may run on (its affinity
+/// mask: taskset, a container's cpuset, one MPI rank's binding); 1 to 64.
 inline unsigned host_threads() {
     unsigned n = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof(mask), &mask) == 0) n = static_cast<unsigned>(CPU_COUNT(&mask));
+#endif
     if (const char* env = std::getenv("OMP_NUM_THREADS")) {
         const long asked = std::strtol(env, nullptr, 10);
         if (asked > 0) n = static_cast<unsigned>(std::min(asked, 64L));
@@ -29,6 +38,10 @@ template <typename Work>
 void run_on_threads(unsigned count, const Work& work) {
     std::vector<std::thread> pool;
     std::vector<unsigned> left;
+    // Room for every thread first: a reallocation that failed (bad_alloc) while threads run
+    // would destroy joinable threads (std::terminate).
+    pool.reserve(count);
+    left.reserve(count);
     for (unsigned t = 1; t < count; ++t) {
         try {
             pool.emplace_back([&work, t] { work(t); });

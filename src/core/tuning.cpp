@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -46,15 +49,9 @@ std::string cpu_model() {
     return "unknown CPU";
 }
 
-// Why set_launch would refuse `c` ("" when it would not).
-std::string launch_problem(const LaunchConfig& c) {
-    if (c.work_group_size < 32 || c.work_group_size > 1024 || c.work_group_size % 32 != 0)
-        return "work-group size " + std::to_string(c.work_group_size) +
-               " is not a multiple of 32 in [32, 1024]";
-    if (c.items_per_thread < 1)
-        return "items per thread " + std::to_string(c.items_per_thread) + " is < 1";
-    if (c.threads < 0) return "threads " + std::to_string(c.threads) + " is < 0";
-    return "";
+// A fit's figure for JSON: null when not finite (JSON has no inf; a flat sweep fits W_a = inf).
+nlohmann::json finite_or_null(double v) {
+    return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
 // One band of every kernel, all sizes, with `launch`.
@@ -71,6 +68,19 @@ Profile uniform_profile(const DeviceIdentity& id, const std::string& origin,
 void warn(const std::string& message) { std::cerr << "portla: warning: " << message << "\n"; }
 
 }  // namespace
+
+std::string launch_problem(const LaunchConfig& c) {
+    if (c.work_group_size < 32 || c.work_group_size > 1024 || c.work_group_size % 32 != 0)
+        return "work-group size " + std::to_string(c.work_group_size) +
+               " is not a multiple of 32 in [32, 1024]";
+    // More items than 64 leave a 2^27-element vector to a few blocks: valid, but a profile or
+    // caller asking for it is mistaken.
+    if (c.items_per_thread < 1 || c.items_per_thread > 64)
+        return "items per thread " + std::to_string(c.items_per_thread) + " is not in [1, 64]";
+    if (c.threads < 0 || c.threads > 4096)
+        return "threads " + std::to_string(c.threads) + " is not in [0, 4096]";
+    return "";
+}
 
 const std::vector<Kernel>& kernels() {
     static const std::vector<Kernel> all = [] {
@@ -152,9 +162,9 @@ std::string to_json(const Profile& profile) {
                             {"wg", b.launch.work_group_size},
                             {"items", b.launch.items_per_thread},
                             {"threads", b.launch.threads},
-                            {"t0_us", b.t0_us},
-                            {"wa_gbs", b.wa_gbs},
-                            {"speedup", b.speedup}});
+                            {"t0_us", finite_or_null(b.t0_us)},
+                            {"wa_gbs", finite_or_null(b.wa_gbs)},
+                            {"speedup", finite_or_null(b.speedup)}});
     }
     return j.dump(1) + "\n";
 }
@@ -169,11 +179,32 @@ Profile from_json(const std::string& text, const std::string& origin) {
     } catch (const nlohmann::json::exception& e) {
         throw bad(std::string("not JSON (") + e.what() + ")");
     }
-    if (!j.is_object() || j.value("format", std::string()) != format_name)
+    if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
+        j["format"].get<std::string>() != format_name)
         throw bad(std::string("not a \"") + format_name + "\" file");
     if (!j.contains("version") || j["version"] != format_version)
         throw bad("version " + (j.contains("version") ? j["version"].dump() : "missing") +
                   ", this build reads " + std::to_string(format_version));
+    // An integer field within [lo, hi]: never a float cast out of range, a wrapped or truncated
+    // value.
+    const auto integer = [&](const nlohmann::json& e, const char* key, long long lo, long long hi) {
+        const nlohmann::json& v = e.at(key);
+        if (!v.is_number_integer())
+            throw bad(std::string(key) + " " + v.dump() + " is not an integer");
+        if (v.is_number_unsigned()
+                ? v.get<unsigned long long>() > static_cast<unsigned long long>(hi)
+                : (v.get<long long>() < lo || v.get<long long>() > hi))
+            throw bad(std::string(key) + " " + v.dump() + " is not in [" + std::to_string(lo) +
+                      ", " + std::to_string(hi) + "]");
+        return v.get<long long>();
+    };
+    // The fit's figures, informational: a number, or null (a fit without a finite value).
+    const auto figure = [&](const nlohmann::json& e, const char* key) {
+        if (!e.contains(key) || e[key].is_null()) return 0.0;
+        if (!e[key].is_number()) throw bad(std::string(key) + " is not a number");
+        return e[key].get<double>();
+    };
+    constexpr long long largest = std::numeric_limits<std::int64_t>::max();
     Profile p;
     p.origin = origin;
     try {
@@ -194,14 +225,18 @@ Profile from_json(const std::string& text, const std::string& origin) {
             std::vector<Band> bands;
             for (const auto& e : list) {
                 Band b;
-                b.n_min = e.at("n_min").get<std::size_t>();
-                b.n_max = e.at("n_max").is_null() ? unbounded : e.at("n_max").get<std::size_t>();
-                b.launch.work_group_size = e.at("wg").get<int>();
-                b.launch.items_per_thread = e.at("items").get<int>();
-                b.launch.threads = e.value("threads", 0);
-                b.t0_us = e.value("t0_us", 0.0);
-                b.wa_gbs = e.value("wa_gbs", 0.0);
-                b.speedup = e.value("speedup", 0.0);
+                if (!e.is_object()) throw bad(name + ": a band is not an object");
+                b.n_min = static_cast<std::size_t>(integer(e, "n_min", 0, largest));
+                b.n_max = e.at("n_max").is_null()
+                              ? unbounded
+                              : static_cast<std::size_t>(integer(e, "n_max", 0, largest));
+                b.launch.work_group_size = static_cast<int>(integer(e, "wg", 1, 1 << 20));
+                b.launch.items_per_thread = static_cast<int>(integer(e, "items", 1, 1 << 20));
+                b.launch.threads =
+                    e.contains("threads") ? static_cast<int>(integer(e, "threads", 0, 1 << 20)) : 0;
+                b.t0_us = figure(e, "t0_us");
+                b.wa_gbs = figure(e, "wa_gbs");
+                b.speedup = figure(e, "speedup");
                 const std::string problem = launch_problem(b.launch);
                 if (!problem.empty()) throw bad(name + ": " + problem);
                 if (b.n_max < b.n_min) throw bad(name + ": a band ends before it starts");
@@ -293,17 +328,26 @@ Profile load_profile(const Executor& exec) {
         warn("tuning profile '" + path + "' is not a regular file; using the " + defaults.origin);
         return defaults;
     }
-    std::ifstream f(path);
-    std::stringstream text;
-    text << f.rdbuf();
-    if (!f) {
-        warn("cannot read tuning profile '" + path + "'; using the " + defaults.origin);
+    // A profile is a few kilobytes: a larger file is not one (and is not read into memory).
+    constexpr std::uintmax_t largest_profile = 1 << 20;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size > largest_profile) {
+        warn("tuning profile '" + path + "' is " +
+             (ec ? "unreadable (" + ec.message() + ")" : "larger than 1 MiB") + "; using the " +
+             defaults.origin);
         return defaults;
     }
     Profile p;
     try {
+        std::ifstream f(path);
+        std::stringstream text;
+        text << f.rdbuf();
+        if (!f) {
+            warn("cannot read tuning profile '" + path + "'; using the " + defaults.origin);
+            return defaults;
+        }
         p = from_json(text.str(), path);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // BadInput, and whatever a hostile file provokes
         warn(std::string(e.what()) + "; using the " + defaults.origin);
         return defaults;
     }

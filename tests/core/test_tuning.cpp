@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "portla/error.hpp"
@@ -125,6 +126,35 @@ TEST(Tuning, MalformedProfilesAreRefusedWithTheReason) {
     Profile p = sample(Executor::omp());
     p.bands[Kernel::dot][0].n_max = 10;
     refused(to_json(p), "last band must be unbounded");
+    // Fields of the wrong type or out of range: refused by name, never cast (a float or a
+    // 64-bit value into an int, -1 into size_t).
+    refused(R"({"format": 1, "version": 1})", "not a \"portla-tuning\" file");
+    const auto with = [&](const std::string& from, const std::string& to) {
+        std::string t = good;
+        t.replace(t.find(from), from.size(), to);
+        return t;
+    };
+    refused(with("\"wg\": 64", "\"wg\": 256.9"), "wg 256.9 is not an integer");
+    refused(with("\"wg\": 64", "\"wg\": 4294967552"), "wg 4294967552 is not in");
+    refused(with("\"wg\": 64", "\"wg\": 1e300"), "is not an integer");
+    refused(with("\"n_min\": 1000", "\"n_min\": -1"), "n_min -1 is not in");
+    refused(with("\"items\": 8", "\"items\": 1000000000"), "is not in");
+    refused(with("\"items\": 8", "\"items\": 65"), "items per thread 65 is not in [1, 64]");
+    refused(with("\"threads\": 3", "\"threads\": 100000"), "is not in");
+    refused(with("\"threads\": 3", "\"threads\": 5000"), "threads 5000 is not in [0, 4096]");
+    refused(with("\"threads\": 3", "\"threads\": \"3\""), "threads \"3\" is not an integer");
+}
+
+// A flat sweep fits W_a = inf: written as null (JSON has no inf) and read back as 0.
+TEST(Tuning, NonFiniteFitsRoundTripAsNull) {
+    Profile p = sample(Executor::omp());
+    p.bands[Kernel::axpby][0].wa_gbs = std::numeric_limits<double>::infinity();
+    p.bands[Kernel::axpby][0].t0_us = std::numeric_limits<double>::quiet_NaN();
+    const std::string text = to_json(p);
+    EXPECT_NE(text.find("\"wa_gbs\": null"), std::string::npos) << text;
+    const Profile q = from_json(text, "memory");
+    EXPECT_EQ(q.bands.at(Kernel::axpby)[0].wa_gbs, 0.0);
+    EXPECT_EQ(q.bands.at(Kernel::axpby)[0].t0_us, 0.0);
 }
 
 TEST(Tuning, ShippedDefaultsOnTheCpuKeepTheOmpBehaviour) {
@@ -264,10 +294,27 @@ TEST(Tuning, SlugIsAFileNameOfTheBackendAndDevice) {
     EXPECT_EQ(id.slug(), "cuda-nvidia-h100-80gb-hbm3-sm-90");
 }
 
-TEST(Tuning, SetLaunchRefusesNegativeThreads) {
+TEST(Tuning, SetLaunchRefusesWhatAProfileMayNotHold) {
     Executor exec = Executor::omp();
-    EXPECT_THROW(exec.set_launch({256, 4, -1}), BadInput);
+    for (const LaunchConfig& bad :
+         {LaunchConfig{256, 4, -1}, LaunchConfig{256, 4, 5000}, LaunchConfig{256, 0, 0},
+          LaunchConfig{256, 65, 0}, LaunchConfig{48, 4, 0}, LaunchConfig{2048, 4, 0}}) {
+        EXPECT_THROW(exec.set_launch(bad), BadInput);
+        EXPECT_EQ(launch_problem(bad).empty(), false);
+    }
     EXPECT_FALSE(exec.launch_is_set());
+    EXPECT_EQ(launch_problem(LaunchConfig{1024, 64, 4096}), "");
+}
+
+TEST_F(ProfileFile, AFileLargerThanAProfileIsNotReadAndGivesTheDefaults) {
+    const std::string path = temp_file("large.json");
+    write(path, std::string((1 << 20) + 1, ' '));
+    use(path);
+    ::testing::internal::CaptureStderr();
+    const Profile& p = active_profile(exec);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(p.origin.find("shipped defaults"), std::string::npos) << p.origin;
+    EXPECT_NE(err.find("larger than 1 MiB"), std::string::npos) << err;
 }
 
 }  // namespace
