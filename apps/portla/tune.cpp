@@ -4,8 +4,11 @@
 // (portla/tuning.hpp); then the shipped defaults against the new profile, measured again.
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+#include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -70,6 +73,27 @@ std::vector<LaunchConfig> candidates(const TuneOptions& o, bool gpu, const tunin
     return out;
 }
 
+// Throws BadInput when `path` holds a readable profile of another backend or device.
+void refuse_foreign_profile(const std::string& path, const tuning::DeviceIdentity& here) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec) ||
+        std::filesystem::file_size(path, ec) > (std::uintmax_t{1} << 20) || ec)
+        return;
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    tuning::Profile old;
+    try {
+        old = tuning::from_json(text.str(), path);
+    } catch (const std::exception&) {
+        return;  // not a profile: replaced, as any output file
+    }
+    if (old.identity.backend != here.backend || old.identity.device != here.device)
+        throw BadInput("tune: '" + path + "' holds the profile of " + old.identity.backend + " '" +
+                       old.identity.device + "', not of this " + here.backend + " '" + here.device +
+                       "': give another --out FILE");
+}
+
 nlohmann::json launch_json(const bench::Point& p) {
     return {{"wg", p.wg}, {"items", p.items}, {"threads", p.threads}};
 }
@@ -100,6 +124,9 @@ int run(const TuneOptions& o) {
             "tune: nowhere to write the profile (no HOME, XDG_CACHE_HOME or "
             "PORTLA_TUNING_FILE): give --out FILE");
     require_distinct_files({}, {{"--out", o.dry_run ? "" : out_path}, {"--json", o.json.path}});
+    // One file holds one device's profile: never replace another device's or backend's (a cuda
+    // profile in PORTLA_TUNING_FILE overwritten by `tune --backend omp`), before any sweep.
+    if (!o.dry_run) refuse_foreign_profile(out_path, tuning::identify(exec));
 
     // The sweep: every candidate configuration at every size, through the bench harness.
     std::vector<bench::Point> points;

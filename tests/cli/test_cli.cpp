@@ -1170,6 +1170,22 @@ TEST(CliTune, AForeignProfileGivesOneWarningAndTheRunGoesOn) {
     for (const auto& p : bj.at("points")) EXPECT_EQ(p.at("threads"), 0) << p;
 }
 
+// One file, one device: tune refuses to replace another device's profile, before any sweep,
+// and leaves the file as it was.
+TEST(CliTune, AnotherDevicesProfileIsNotOverwritten) {
+    const std::string dir = fresh_dir("tune_keep");
+    const std::string profile = dir + "/other.json";
+    const std::string text = R"({"format": "portla-tuning", "version": 1, "backend": "cuda",
+        "device": "NVIDIA H100 80GB HBM3, sm_90", "kernels": {"axpby": [
+        {"n_min": 0, "n_max": null, "wg": 256, "items": 4}]}})";
+    write_text(profile, text);
+    const RunResult r = run_portla({"tune", "--backend", "omp", "--kernels", "axpby", "--sizes",
+                                    "2^10", "--threads", "1", "--reps", "1", "--out", profile});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "holds the profile of cuda 'NVIDIA H100 80GB HBM3, sm_90'")) << r;
+    EXPECT_EQ(read_text(profile), text);
+}
+
 TEST(CliTune, BadOptionsAreRefused) {
     for (const auto& args :
          std::vector<std::vector<std::string>>{{"tune", "--backend", "reference"},
