@@ -43,6 +43,12 @@ constexpr std::int64_t max_index_extent = std::numeric_limits<std::int32_t>::max
 // start (4 + 8 B).
 constexpr double bytes_per_entry = 24.0 + 24.0 + 24.0 + 12.0;
 constexpr double bytes_per_row = 12.0;
+// The same for read_matrix_market_csr: the parsed chunks (int32 row and column, double value:
+// 16 B per entry of the file, at most one per stored entry, up to 1.5x that as reserved) while
+// the CSR arrays (12 B) fill, the chunks freed as they are placed; per row the row pointer and
+// the counting sort's cursor.
+constexpr double csr_bytes_per_entry = 24.0 + 12.0;
+constexpr double csr_bytes_per_row = 8.0;
 
 enum class Format { coordinate, array };
 enum class Field { real, integer, pattern };
@@ -204,7 +210,8 @@ public:
     Reader(std::istream& in, const std::string& name, const ReadOptions& options)
         : in_(in), name_(name), options_(options) {}
 
-    Header read_header();
+    /// to_csr: the memory check counts read_matrix_market_csr's way (no sorted triplet copies).
+    Header read_header(bool to_csr = false);
     /// The entries as the file stores them, in file order, in chunks (freed one by one on the
     /// way to what the caller builds).
     std::vector<Triplets> read_stored(const Header& header);
@@ -376,7 +383,7 @@ std::size_t Reader::tokenize() {
     return count;
 }
 
-Header Reader::read_header() {
+Header Reader::read_header(bool to_csr) {
     Header h;
     if (!next_line()) {
         fail(1, "empty file: missing '%%MatrixMarket matrix <format> <field> <symmetry>' banner");
@@ -518,7 +525,8 @@ Header Reader::read_header() {
     // What reading this file and building a CSR matrix from it will take, before any of it is
     // reserved: a lying header is refused here, with the amount, not by the allocator later.
     MemoryNeed need;
-    need.add(stored, bytes_per_entry).add(static_cast<double>(h.rows) + 1, bytes_per_row);
+    need.add(stored, to_csr ? csr_bytes_per_entry : bytes_per_entry)
+        .add(static_cast<double>(h.rows) + 1, to_csr ? csr_bytes_per_row : bytes_per_row);
     try {
         require_host_memory(need, "reading a " + shape + " matrix with " +
                                       std::to_string(static_cast<std::int64_t>(stored)) +
@@ -783,7 +791,7 @@ MatrixData read_matrix_market(const std::string& path, const ReadOptions& option
 CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
                                const ReadOptions& options) {
     Reader reader(in, name, options);
-    const Header h = reader.read_header();
+    const Header h = reader.read_header(true);
     std::vector<Triplets> chunks = reader.read_stored(h);
     return detail::build_csr(h.rows, h.cols,
                              [&](auto&& add, bool last) { expand(h, chunks, last, add); });
