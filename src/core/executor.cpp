@@ -26,6 +26,17 @@ std::string to_string(Backend backend) {
     return "unknown";
 }
 
+std::string to_string(KernelFamily family) {
+    switch (family) {
+#define PORTLA_KERNEL_FAMILY_NAME(name) \
+    case KernelFamily::name:            \
+        return #name;
+        PORTLA_FOR_EACH_KERNEL_FAMILY(PORTLA_KERNEL_FAMILY_NAME)
+#undef PORTLA_KERNEL_FAMILY_NAME
+    }
+    return "unknown";
+}
+
 const std::vector<Backend>& all_backends() {
 #define PORTLA_BACKEND_VALUE(name) Backend::name,
     static const std::vector<Backend> list{PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_VALUE)};
@@ -59,6 +70,15 @@ std::vector<DeviceInfo> cuda_devices() {
 }
 
 bool cuda_compiled() { return compiled(Backend::cuda); }
+
+int opencl_device_count() { return device_count(Backend::opencl); }
+
+std::vector<DeviceInfo> opencl_devices() {
+    std::vector<DeviceInfo> out;
+    for (int i = 0; i < opencl_device_count(); ++i)
+        out.push_back(detail::runtime_of(Backend::opencl, i)->device_info());
+    return out;
+}
 bool omp_compiled() { return PORTLA_WITH_OMP != 0; }
 
 int omp_max_threads() {
@@ -136,10 +156,23 @@ Executor Executor::create(const std::string& name) {
             const long id = std::strtol(digits, &end, 10);
             if (end != digits && *end == '\0' && id >= 0 && id <= INT_MAX)
                 return create(b, static_cast<int>(id));
+            // name:P:D, device D of platform P (the numbering of DeviceInfo)
+            if (end != digits && *end == ':' && id >= 0 && id <= INT_MAX) {
+                const char* second = end + 1;
+                const long sub = std::strtol(second, &end, 10);
+                if (end != second && *end == '\0' && sub >= 0 && sub <= INT_MAX) {
+                    for (int d = 0; d < device_count(b); ++d) {
+                        const DeviceInfo info = detail::runtime_of(b, d)->device_info();
+                        if (info.platform == id && info.platform_device == sub) return create(b, d);
+                    }
+                    throw DeviceError(n + ": no device " + std::to_string(sub) + " on platform " +
+                                      std::to_string(id) + " (portla info lists them)");
+                }
+            }
         }
     }
     throw BadInput("unknown backend '" + name + "' (expected auto, " + names +
-                   "or name:N for device N)");
+                   "name:N for device N, or name:P:D for device D of platform P)");
 }
 
 std::string Executor::device_name() const { return runtime_->device_name(); }

@@ -55,8 +55,8 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
         if (beta == T(0)) return blas::fill(exec, c, T(0));
         return blas::axpby(exec, beta, const_view<T>(c), T(0), c);  // beta C, Inf stays Inf
     }
-    dispatch(exec,
-             [&](auto backend) { gemm(backend, exec, variant, m, n, k, alpha, a, b, beta, c); });
+    dispatch<KernelFamily::gemm>(
+        exec, [&](auto backend) { gemm(backend, exec, variant, m, n, k, alpha, a, b, beta, c); });
 }
 
 template <typename T>

@@ -93,7 +93,10 @@ std::vector<T> cast(const std::vector<double>& v) {
 }
 
 template <typename T>
-class BatchDirect : public BackendTest {};
+class BatchDirect : public BackendTest {
+protected:
+    BatchDirect() : BackendTest({KernelFamily::batch_direct}) {}
+};
 using ValueTypes = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(BatchDirect, ValueTypes);
 

@@ -8,9 +8,11 @@ namespace {
 template <typename T>
 class Blas1 : public BackendTest {
 protected:
+    Blas1() : BackendTest({KernelFamily::blas1}) {}
     // Launch configurations: smallest group, default, largest, and a non-power of two.
     std::vector<LaunchConfig> configs() const {
-        if (exec.backend() != Backend::cuda) return {LaunchConfig{}};
+        if (exec.backend() != Backend::cuda && exec.backend() != Backend::opencl)
+            return {LaunchConfig{}};
         return {{32, 1}, {256, 4}, {1024, 16}, {96, 3}};
     }
     // Rounding bound for a sum of n terms: |error| <= depth * eps * sum |terms|, where depth is

@@ -29,6 +29,7 @@ std::vector<GemmVariant> variants_of(Backend backend) {
 template <typename T>
 class Gemm : public BackendTest {
 protected:
+    Gemm() : BackendTest({KernelFamily::gemm}) {}
     // Runs C = alpha A B + beta C on the backend under test and on the reference, and checks
     // every element against the forward error bound of a dot product of length k:
     //   |c - c_ref| <= (k + 2) eps (|alpha| sum_l |a_il| |b_lj| + |beta| |c_ij|)

@@ -64,6 +64,7 @@ std::vector<T> hilbert(std::size_t n) {
 template <typename T>
 class Perron : public BackendTest {
 protected:
+    Perron() : BackendTest({KernelFamily::perron}) {}
     std::vector<LaunchConfig> configs() const {
         if (exec.backend() != Backend::cuda) return {LaunchConfig{}};
         return {{32, 1}, {256, 4}, {1024, 4}, {96, 3}};

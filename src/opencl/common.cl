@@ -1,0 +1,44 @@
+// Shared by every program of the opencl backend (built before the family's file). The host
+// defines REAL (the element type), ACC (the accumulator: double where the device has
+// cl_khr_fp64), PORTLA_FP64 (when it has), WG (work-group size), WG_POW2 (the power of two
+// >= WG) and IPT (items per work-item).
+#ifdef PORTLA_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+// A buffer argument: the cl_mem and the byte offset of the view (src/opencl/device.hpp).
+#define PORTLA_BUFFER(type, name) global type *name##_base, ulong name##_offset
+// The view's first element.
+#define PORTLA_AT(type, name) ((global type *)((global char *)name##_base + name##_offset))
+
+// Work-items of the whole launch, for loops over i = first; i < n; i += stride.
+#define PORTLA_FIRST ((ulong)get_global_id(0))
+#define PORTLA_STRIDE ((ulong)get_global_size(0))
+
+// The sum over the work-group of v, returned to every work-item (`scratch` holds WG values).
+ACC group_sum(local ACC *scratch, ACC v) {
+    const uint lid = get_local_id(0);
+    scratch[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint s = WG_POW2 / 2; s > 0; s >>= 1) {
+        if (lid < s && lid + s < WG) scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const ACC sum = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return sum;
+}
+
+// partials[k * groups + g] for k < count: each group's sums (count <= 4); the first work-group
+// of sum_partials adds them up into out[k]. Launched with one work-group.
+kernel void sum_partials(PORTLA_BUFFER(ACC, partials), uint groups, uint count,
+                         PORTLA_BUFFER(ACC, out)) {
+    global ACC *part = PORTLA_AT(ACC, partials);
+    local ACC scratch[WG];
+    for (uint k = 0; k < count; ++k) {
+        ACC s = 0;
+        for (uint g = get_local_id(0); g < groups; g += WG) s += part[k * groups + g];
+        s = group_sum(scratch, s);
+        if (get_local_id(0) == 0) PORTLA_AT(ACC, out)[k] = s;
+    }
+}
