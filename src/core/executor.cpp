@@ -133,7 +133,7 @@ Executor Executor::create(Backend backend, int device) {
     if (!compiled(backend)) throw NotCompiled(to_string(backend));
     const int count = device_count(backend);
     if (count == 0)  // cuda: no GPU, or no driver
-        throw DeviceError(to_string(backend) + ": no device found");
+        throw DeviceError(to_string(backend) + ": no device found (portla info lists the devices)");
     if (device < 0 || device >= count)
         throw DeviceError(to_string(backend) + ": no device with id " + std::to_string(device) +
                           " (" + std::to_string(count) + " found)");
