@@ -18,4 +18,4 @@
 // backend's folder has no file for that family.
 #define PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(X) \
     X(opencl, sptrsv)                            \
-    X(opencl, vendor) X(opencl, batch) X(opencl, batch_direct) X(opencl, gemm) X(opencl, perron)
+    X(opencl, vendor) X(opencl, batch) X(opencl, batch_direct)

@@ -155,14 +155,9 @@ kernel void find_bad_partial(PORTLA_BUFFER(const REAL, d), ulong n, PORTLA_BUFFE
     ulong first = n;
     for (ulong i = PORTLA_FIRST; i < n && first == n; i += PORTLA_STRIDE)
         if (dp[i] == (REAL)0 || !isfinite(dp[i])) first = i;
-    const uint lid = get_local_id(0);
-    scratch[lid] = first;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = WG_POW2 / 2; s > 0; s >>= 1) {
-        if (lid < s && lid + s < WG) scratch[lid] = min(scratch[lid], scratch[lid + s]);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) PORTLA_AT(ulong, bad)[get_group_id(0)] = scratch[0];
+    scratch[get_local_id(0)] = first;
+    PORTLA_GROUP_TREE(scratch, min);
+    if (get_local_id(0) == 0) PORTLA_AT(ulong, bad)[get_group_id(0)] = scratch[0];
 }
 
 // bound[0] = the smallest bad index (n when none); first_bad[0] = it when there is one

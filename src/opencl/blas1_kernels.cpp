@@ -10,17 +10,6 @@ namespace {
 
 constexpr const char* kFile = "blas1_kernels.cl";
 
-// The second launch of a reduction: kernel `finish` (one work-group) reads the `groups`
-// partials of the first and writes result[0].
-template <typename T>
-void finish(const Executor& exec, const char* finish, std::size_t groups, T* result) {
-    Launch::of<T>(exec, kFile, finish)
-        .scratch(0)
-        .value(static_cast<cl_uint>(groups))
-        .buffer(result)
-        .run(1);
-}
-
 }  // namespace
 
 template <typename T>
@@ -63,7 +52,7 @@ void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> re
     std::lock_guard<std::recursive_mutex> lock(k.device().launch_mutex);
     const std::size_t groups = k.groups_for(x.size);
     k.buffer(x.data).buffer(y.data).value(static_cast<cl_ulong>(x.size)).scratch(0).run(groups);
-    finish(exec, "sum_finish", groups, result.data);
+    finish_reduction(exec, kFile, "sum_finish", groups, result.data);
 }
 
 // Blue's scaled sums always (as on cuda): one pass, memory-bound either way.
@@ -73,7 +62,7 @@ void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
     std::lock_guard<std::recursive_mutex> lock(k.device().launch_mutex);
     const std::size_t groups = k.groups_for(x.size);
     k.buffer(x.data).value(static_cast<cl_ulong>(x.size)).scratch(0).run(groups);
-    finish(exec, "norm2_finish", groups, result.data);
+    finish_reduction(exec, kFile, "norm2_finish", groups, result.data);
 }
 
 template <typename T>
@@ -103,7 +92,7 @@ void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_
     const std::size_t groups = k.groups_for(r.size);
     k.value(alpha).buffer(p.data).buffer(q.data).buffer(x.data).buffer(r.data);
     k.value(static_cast<cl_ulong>(r.size)).scratch(0).run(groups);
-    finish(exec, "sum_finish", groups, rr.data);
+    finish_reduction(exec, kFile, "sum_finish", groups, rr.data);
 }
 
 PORTLA_INSTANTIATE_BLAS1_KERNELS(double);

@@ -15,15 +15,25 @@
 #define PORTLA_FIRST ((ulong)get_global_id(0))
 #define PORTLA_STRIDE ((ulong)get_global_size(0))
 
+// The local-memory tree of a work-group: scratch[0] = combine(scratch[0 .. WG)), for any WG.
+// Every work-item has stored its value in scratch[lid]; `combine(a, b)` is a macro or function.
+#define PORTLA_GROUP_TREE(scratch, combine)                                 \
+    do {                                                                    \
+        const uint lid_ = get_local_id(0);                                  \
+        barrier(CLK_LOCAL_MEM_FENCE);                                       \
+        for (uint s_ = WG_POW2 / 2; s_ > 0; s_ >>= 1) {                     \
+            if (lid_ < s_ && lid_ + s_ < WG)                                \
+                scratch[lid_] = combine(scratch[lid_], scratch[lid_ + s_]); \
+            barrier(CLK_LOCAL_MEM_FENCE);                                   \
+        }                                                                   \
+    } while (0)
+
+#define PORTLA_ADD(a, b) ((a) + (b))
+
 // The sum over the work-group of v, returned to every work-item (`scratch` holds WG values).
 ACC group_sum(local ACC *scratch, ACC v) {
-    const uint lid = get_local_id(0);
-    scratch[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint s = WG_POW2 / 2; s > 0; s >>= 1) {
-        if (lid < s && lid + s < WG) scratch[lid] += scratch[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    scratch[get_local_id(0)] = v;
+    PORTLA_GROUP_TREE(scratch, PORTLA_ADD);
     const ACC sum = scratch[0];
     barrier(CLK_LOCAL_MEM_FENCE);
     return sum;

@@ -103,6 +103,18 @@ private:
     std::size_t wg_ = 1, items_ = 1;
 };
 
+/// The second launch of a two-launch reduction: `kernel` of `file`, one work-group, reads the
+/// `groups` partials at the start of the scratch and writes result[0].
+template <typename T>
+void finish_reduction(const Executor& exec, const char* file, const char* kernel,
+                      std::size_t groups, T* result) {
+    Launch::of<T>(exec, file, kernel)
+        .scratch(0)
+        .value(static_cast<cl_uint>(groups))
+        .buffer(result)
+        .run(1);
+}
+
 /// Reads `bytes` at byte `offset` of the device's scratch into `dst` (blocking, in queue order).
 void read_scratch(Device& d, std::size_t offset, void* dst, std::size_t bytes);
 /// Writes `bytes` from `src` to byte `offset` of the device's scratch (blocking).
