@@ -3,13 +3,13 @@
 
 kernel void fill(PORTLA_BUFFER(REAL, x), ulong n, REAL value) {
     global REAL *xp = PORTLA_AT(REAL, x);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) xp[i] = value;
+    PORTLA_FOR_EACH(i, n) xp[i] = value;
 }
 
 kernel void copy(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y), ulong n) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) yp[i] = xp[i];
+    PORTLA_FOR_EACH(i, n) yp[i] = xp[i];
 }
 
 // y = a x + b y; y is not read when b = 0
@@ -17,9 +17,9 @@ kernel void axpby(REAL a, PORTLA_BUFFER(const REAL, x), REAL b, PORTLA_BUFFER(RE
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
     if (b == (REAL)0) {
-        for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) yp[i] = a * xp[i];
+        PORTLA_FOR_EACH(i, n) yp[i] = a * xp[i];
     } else {
-        for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) yp[i] = a * xp[i] + b * yp[i];
+        PORTLA_FOR_EACH(i, n) yp[i] = a * xp[i] + b * yp[i];
     }
 }
 
@@ -28,7 +28,7 @@ kernel void pointwise_mul(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global const REAL *yp = PORTLA_AT(const REAL, y);
     global REAL *zp = PORTLA_AT(REAL, z);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) zp[i] = xp[i] * yp[i];
+    PORTLA_FOR_EACH(i, n) zp[i] = xp[i] * yp[i];
 }
 
 // partials[group] = the group's part of x . y
@@ -38,7 +38,7 @@ kernel void dot_partial(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, 
     global const REAL *yp = PORTLA_AT(const REAL, y);
     local ACC scratch[WG];
     ACC s = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) s += (ACC)xp[i] * (ACC)yp[i];
+    PORTLA_FOR_EACH(i, n) s += (ACC)xp[i] * (ACC)yp[i];
     s = group_sum(scratch, s);
     if (get_local_id(0) == 0) PORTLA_AT(ACC, partials)[get_group_id(0)] = s;
 }
@@ -74,7 +74,7 @@ kernel void norm2_partial(PORTLA_BUFFER(const REAL, x), ulong n, PORTLA_BUFFER(A
     global ACC *part = PORTLA_AT(ACC, partials);
     local ACC scratch[WG];
     ACC small = 0, medium = 0, big = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         const ACC ax = fabs((ACC)xp[i]);
         if (ax > BLUE_TBIG) {
             big += (ax * BLUE_SBIG) * (ax * BLUE_SBIG);
@@ -138,7 +138,7 @@ kernel void fused_cg_update(REAL alpha, PORTLA_BUFFER(const REAL, p), PORTLA_BUF
     global REAL *rp = PORTLA_AT(REAL, r);
     local ACC scratch[WG];
     ACC s = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         xp[i] += alpha * pp[i];
         const REAL ri = rp[i] - alpha * qp[i];
         rp[i] = ri;
@@ -153,8 +153,12 @@ kernel void find_bad_partial(PORTLA_BUFFER(const REAL, d), ulong n, PORTLA_BUFFE
     global const REAL *dp = PORTLA_AT(const REAL, d);
     local ulong scratch[WG];
     ulong first = n;
-    for (ulong i = PORTLA_FIRST; i < n && first == n; i += PORTLA_STRIDE)
-        if (dp[i] == (REAL)0 || !isfinite(dp[i])) first = i;
+    PORTLA_FOR_EACH(i, n) {
+        if (dp[i] == (REAL)0 || !isfinite(dp[i])) {
+            first = i;
+            break;
+        }
+    }
     scratch[get_local_id(0)] = first;
     PORTLA_GROUP_TREE(scratch, min);
     if (get_local_id(0) == 0) PORTLA_AT(ulong, bad)[get_group_id(0)] = scratch[0];
@@ -175,5 +179,5 @@ kernel void find_bad_finish(PORTLA_BUFFER(const ulong, bad), uint groups, ulong 
 kernel void invert_below(PORTLA_BUFFER(REAL, d), PORTLA_BUFFER(const ulong, bound)) {
     global REAL *dp = PORTLA_AT(REAL, d);
     const ulong n = PORTLA_AT(const ulong, bound)[0];
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) dp[i] = (REAL)1 / dp[i];
+    PORTLA_FOR_EACH(i, n) dp[i] = (REAL)1 / dp[i];
 }

@@ -32,7 +32,7 @@ kernel void cg_residual(ulong n, PORTLA_BUFFER(const REAL, r), PORTLA_BUFFER(REA
     global const REAL *rp = PORTLA_AT(const REAL, r);
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         const REAL ri = rp[i];
         PORTLA_STORE_Z(i, ri);
     }
@@ -45,7 +45,7 @@ kernel void cg_form_direction(ulong n, REAL beta, PORTLA_BUFFER(const REAL, z),
     global const REAL *zp = PORTLA_AT(const REAL, z);
     global const REAL *old = PORTLA_AT(const REAL, p_old);
     global REAL *fresh = PORTLA_AT(REAL, p_new);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) fresh[i] = beta * old[i] + zp[i];
+    PORTLA_FOR_EACH(i, n) fresh[i] = beta * old[i] + zp[i];
 }
 
 // s0 = x . y
@@ -55,7 +55,7 @@ kernel void cg_dot(ulong n, PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const RE
     global const REAL *yp = PORTLA_AT(const REAL, y);
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) s0 += (ACC)xp[i] * (ACC)yp[i];
+    PORTLA_FOR_EACH(i, n) s0 += (ACC)xp[i] * (ACC)yp[i];
     PORTLA_WRITE_SUMS();
 }
 
@@ -70,7 +70,7 @@ kernel void cg_update(ulong n, REAL alpha, PORTLA_BUFFER(const REAL, p),
     global REAL *rp = PORTLA_AT(REAL, r);
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         xp[i] += alpha * pp[i];
         if (move_r) {
             const REAL ri = rp[i] - alpha * qp[i];
@@ -91,7 +91,7 @@ kernel void cg_replace(ulong n, PORTLA_BUFFER(const REAL, b), PORTLA_BUFFER(cons
     global REAL *rp = PORTLA_AT(REAL, r);
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         const REAL ri = bp[i] - axp[i];
         rp[i] = ri;
         PORTLA_STORE_Z(i, ri);

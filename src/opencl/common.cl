@@ -15,6 +15,22 @@
 #define PORTLA_FIRST ((ulong)get_global_id(0))
 #define PORTLA_STRIDE ((ulong)get_global_size(0))
 
+// PORTLA_FOR_EACH(i, n) { ... }: the work-item's share of i < n. On a GPU a grid-stride loop
+// (neighbouring work-items read neighbouring elements). On a CPU (PORTLA_CPU) one contiguous
+// chunk per work-item: PoCL runs a work-group's work-items one after the other, and a
+// grid-stride walk of a few thousand work-items over a vector past the caches reads each
+// cache line once per work-item (fitted bandwidth of dot over 2^12 ... 2^24 doubles on PoCL
+// 3.1, 2-core VM, 2026-11-25: 3.1 GB/s grid-stride, 14.5 GB/s chunked; omp 19.6).
+#ifdef PORTLA_CPU
+#define PORTLA_FOR_EACH(i, n)                                                \
+    for (ulong i##_chunk = ((ulong)(n) + PORTLA_STRIDE - 1) / PORTLA_STRIDE, \
+               i = min(PORTLA_FIRST * i##_chunk, (ulong)(n)),                \
+               i##_end = min(i + i##_chunk, (ulong)(n));                     \
+         i < i##_end; ++i)
+#else
+#define PORTLA_FOR_EACH(i, n) PORTLA_FOR_EACH(i, (ulong)(n))
+#endif
+
 // The local-memory tree of a work-group: scratch[0] = combine(scratch[0 .. WG)), for any WG.
 // Every work-item has stored its value in scratch[lid]; `combine(a, b)` is a macro or function.
 #define PORTLA_GROUP_TREE(scratch, combine)                                 \

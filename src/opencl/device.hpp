@@ -39,6 +39,10 @@ struct Device {
     std::size_t max_work_group = 1;
     std::size_t global_memory = 0, max_allocation = 0;
     int compute_units = 1;
+    bool is_cpu = false;
+    /// Work-groups of a reduction: about one wave (compute units x 8 on a GPU, x 4 on a CPU),
+    /// at most kMaxGroups.
+    std::size_t reduction_groups = 1;
     std::size_t local_memory = 0;
     /// Held from setting a kernel's arguments to its launch (a cl_kernel is not thread-safe),
     /// and by a reduction from its first launch to reading its result (the scratch is shared).
@@ -87,8 +91,9 @@ public:
     /// Runs `groups` work-groups of the executor's work-group size.
     void run(std::size_t groups);
 
-    /// Work-groups for n items of `items` per work-item, between 1 and `cap`.
-    std::size_t groups_for(std::size_t n, std::size_t cap = kMaxGroups) const;
+    /// Work-groups for n items of `items` per work-item, between 1 and `cap` (by default the
+    /// device's reduction_groups).
+    std::size_t groups_for(std::size_t n, std::size_t cap = 0) const;
     std::size_t work_group_size() const { return wg_; }
     Device& device() const { return *device_; }
 

@@ -7,7 +7,7 @@ kernel void gemm_naive(ulong m, ulong n, ulong k, REAL alpha, PORTLA_BUFFER(cons
     global const REAL *ap = PORTLA_AT(const REAL, a);
     global const REAL *bp = PORTLA_AT(const REAL, b);
     global REAL *cp = PORTLA_AT(REAL, c);
-    for (ulong e = PORTLA_FIRST; e < m * n; e += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(e, m * n) {
         const ulong i = e / n, j = e - i * n;
         ACC sum = 0;
         for (ulong l = 0; l < k; ++l) sum += (ACC)ap[i * k + l] * (ACC)bp[l * n + j];

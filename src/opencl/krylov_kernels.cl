@@ -12,7 +12,7 @@ kernel void basis_project_partial(ulong n, int k, PORTLA_BUFFER(const REAL, V), 
     for (int j = 0; j < k; ++j) {
         global const REAL *column = vp + (ulong)j * ld;
         ACC s = 0;
-        for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) s += (ACC)column[i] * (ACC)wp[i];
+        PORTLA_FOR_EACH(i, n) s += (ACC)column[i] * (ACC)wp[i];
         s = group_sum(scratch, s);
         if (get_local_id(0) == 0) part[(ulong)j * groups + g] = s;
     }
@@ -23,7 +23,7 @@ kernel void basis_project_finish(int k, uint groups, PORTLA_BUFFER(const ACC, pa
                                  PORTLA_BUFFER(REAL, h)) {
     global const ACC *part = PORTLA_AT(const ACC, partials);
     global REAL *hp = PORTLA_AT(REAL, h);
-    for (ulong j = PORTLA_FIRST; j < (ulong)k; j += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(j, (ulong)k) {
         ACC total = 0;
         for (uint g = 0; g < groups; ++g) total += part[j * groups + g];
         hp[j] = (REAL)total;
@@ -37,7 +37,7 @@ kernel void basis_update(ulong n, int k, PORTLA_BUFFER(const REAL, V), ulong ld,
     global const REAL *vp = PORTLA_AT(const REAL, V);
     global const REAL *hp = PORTLA_AT(const REAL, h);
     global REAL *wp = PORTLA_AT(REAL, w);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         REAL acc = 0;
         for (int j = 0; j < k; ++j) acc += hp[j] * vp[(ulong)j * ld + i];
         wp[i] = (beta == (REAL)0 ? (REAL)0 : beta * wp[i]) + alpha * acc;

@@ -26,7 +26,7 @@ void basis_project(tag, const Executor& exec, std::size_t n, int k, const T* V, 
     // k columns of partials fit the scratch (kMaxGroups * 4 values) with this many groups.
     const std::size_t columns = static_cast<std::size_t>(k);
     const std::size_t fit = std::max<std::size_t>(1, kMaxGroups * 4 / columns);
-    const std::size_t groups = k1.groups_for(n, fit);
+    const std::size_t groups = k1.groups_for(n, std::min(fit, k1.device().reduction_groups));
     const detail::Runtime& runtime = exec.runtime();
     // Past the scratch (k > 4096 columns): a temporary buffer.
     void* extra =

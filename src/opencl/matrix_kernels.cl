@@ -29,7 +29,7 @@ kernel void dense_apply(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values
     global const REAL *a = PORTLA_AT(const REAL, values);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    for (ulong i = PORTLA_FIRST; i < rows; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, rows) {
         REAL sum = 0;
         for (ulong j = 0; j < cols; ++j) sum += a[i * cols + j] * xp[j];
         yp[i] = sum;
@@ -44,7 +44,7 @@ kernel void csr_apply(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
     global const REAL *vals = PORTLA_AT(const REAL, values);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    for (ulong i = PORTLA_FIRST; i < rows; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, rows) {
         REAL sum = 0;
         for (int k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * xp[cols[k]];
         yp[i] = sum;
@@ -59,7 +59,7 @@ kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs
     global const REAL *vals = PORTLA_AT(const REAL, values);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    for (ulong i = PORTLA_FIRST; i < rows; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, rows) {
         REAL sum = 0;
         for (ulong k = 0; k < width; ++k) {
             const int c = cols[k * rows + i];
@@ -73,7 +73,7 @@ kernel void stencil_apply(int dim, ulong points, ulong n, PORTLA_BUFFER(const RE
                           PORTLA_BUFFER(REAL, y)) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) yp[i] = stencil_row(dim, points, i, xp);
+    PORTLA_FOR_EACH(i, n) yp[i] = stencil_row(dim, points, i, xp);
 }
 
 // rows [first, last) of a slab (common/stencil_row.hpp: slab_stencil_row); below / above are
@@ -118,7 +118,7 @@ kernel void gather(PORTLA_BUFFER(const int, idx), ulong n, PORTLA_BUFFER(const R
     global const int *ip = PORTLA_AT(const int, idx);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *op = PORTLA_AT(REAL, out);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) op[i] = xp[ip[i]];
+    PORTLA_FOR_EACH(i, n) op[i] = xp[ip[i]];
 }
 
 // d[i] = the sum of the stored entries (i, i), 0 where there is none
@@ -129,7 +129,7 @@ kernel void csr_diagonal(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
     global const int *cols = PORTLA_AT(const int, col_idxs);
     global const REAL *vals = PORTLA_AT(const REAL, values);
     global REAL *dp = PORTLA_AT(REAL, d);
-    for (ulong i = PORTLA_FIRST; i < rows; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, rows) {
         REAL sum = 0;
         for (int k = ptrs[i]; k < ptrs[i + 1]; ++k)
             if ((ulong)cols[k] == i) sum += vals[k];
@@ -144,7 +144,7 @@ kernel void csr_pattern_check(ulong rows, ulong cols, ulong entries,
     global const int *ptrs = PORTLA_AT(const int, row_ptrs);
     global const int *ci = PORTLA_AT(const int, col_idxs);
     uint mine = 0;
-    for (ulong i = PORTLA_FIRST; i < rows; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, rows) {
         const long begin = ptrs[i], end = ptrs[i + 1];
         if ((i == 0 && begin != 0) || (i + 1 == rows && end != (long)entries) || begin < 0 ||
             end < begin || end > (long)entries) {

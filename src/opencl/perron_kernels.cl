@@ -45,7 +45,7 @@ kernel void perron_max_partial(ulong n, PORTLA_BUFFER(const REAL, x), int stop_t
     global const REAL *xp = PORTLA_AT(const REAL, x);
     local ACC scratch[WG];
     ACC m = 0;
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(i, n) {
         const REAL v = stop_test ? fabs(xp[i] - xp[i + 1 == n ? 0 : i + 1]) : xp[i];
         m = max_nan(m, (ACC)v);
     }
@@ -69,14 +69,14 @@ kernel void perron_scale(ulong n, PORTLA_BUFFER(const REAL, s), PORTLA_BUFFER(co
     global const REAL *sp = PORTLA_AT(const REAL, s);
     const REAL mm = PORTLA_AT(const REAL, m)[0];
     global REAL *vp = PORTLA_AT(REAL, v);
-    for (ulong i = PORTLA_FIRST; i < n; i += PORTLA_STRIDE) vp[i] = vp[i] * (sp[i] / mm);
+    PORTLA_FOR_EACH(i, n) vp[i] = vp[i] * (sp[i] / mm);
 }
 
 // a_ij = a_ij s_j / s_i
 kernel void perron_transform(ulong n, PORTLA_BUFFER(const REAL, s), PORTLA_BUFFER(REAL, a)) {
     global const REAL *sp = PORTLA_AT(const REAL, s);
     global REAL *ap = PORTLA_AT(REAL, a);
-    for (ulong e = PORTLA_FIRST; e < n * n; e += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(e, n * n) {
         const ulong i = e / n, j = e - i * n;
         ap[e] = ap[e] * sp[j] / sp[i];
     }

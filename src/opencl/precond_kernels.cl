@@ -7,7 +7,7 @@ kernel void block_jacobi_apply(ulong n, ulong bs, PORTLA_BUFFER(const REAL, bloc
     global const REAL *bp = PORTLA_AT(const REAL, blocks);
     global const REAL *rp = PORTLA_AT(const REAL, r);
     global REAL *zp = PORTLA_AT(REAL, z);
-    for (ulong row = PORTLA_FIRST; row < n; row += PORTLA_STRIDE) {
+    PORTLA_FOR_EACH(row, n) {
         const ulong b = row / bs, start = b * bs, i = row - start;
         const ulong m = min(bs, n - start);
         global const REAL *block = bp + b * bs * bs;

@@ -427,6 +427,9 @@ Device& device(int id) {
     d->compute_units =
         static_cast<int>(info_value<cl_uint>(d->device, CL_DEVICE_MAX_COMPUTE_UNITS));
     d->local_memory = info_value<cl_ulong>(d->device, CL_DEVICE_LOCAL_MEM_SIZE);
+    d->is_cpu = (info_value<cl_device_type>(d->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+    d->reduction_groups = std::min<std::size_t>(
+        kMaxGroups, static_cast<std::size_t>(std::max(d->compute_units, 1)) * (d->is_cpu ? 4 : 8));
     cl_int err = CL_SUCCESS;
     const cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                            reinterpret_cast<cl_context_properties>(d->platform), 0};
@@ -468,6 +471,7 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     options += dbl ? " -DREAL=double -DACC=double" : " -DREAL=float";
     if (!dbl) options += d.fp64 ? " -DACC=double" : " -DACC=float";
     if (d.fp64) options += " -DPORTLA_FP64=1";
+    if (d.is_cpu) options += " -DPORTLA_CPU=1";
     options += " -DWG=" + std::to_string(wg_) +
                " -DWG_POW2=" + std::to_string(power_of_two_above(static_cast<int>(wg_))) +
                " -DIPT=" + std::to_string(items_);
@@ -500,6 +504,7 @@ Launch& Launch::scratch(std::size_t offset) {
 }
 
 std::size_t Launch::groups_for(std::size_t n, std::size_t cap) const {
+    if (cap == 0) cap = device_->reduction_groups;
     const std::size_t per_group = wg_ * items_;
     return std::max<std::size_t>(1, std::min(cap, (n + per_group - 1) / per_group));
 }

@@ -29,6 +29,13 @@ protected:
             if (std::is_same<T, float>::value) return (depth * 1.2e-16 + 2 * eps<T>()) * abs_sum;
         }
         if (exec.backend() == Backend::reference) depth = 2;
+        // opencl: per work-item grid-stride partials over at least one group of wg (the number
+        // of groups is the device's: a few per compute unit), then the trees over the group and
+        // over at most 1024 groups.
+        if (exec.backend() == Backend::opencl) {
+            const double wg = exec.launch().work_group_size;
+            depth = std::ceil(double(n) / wg) + std::log2(wg) + 10 + 2;
+        }
         return depth * eps<T>() * abs_sum;
     }
     // An element-wise result a x + b y is rounded at most three times (two products, one sum;
