@@ -24,6 +24,25 @@ REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
     return (REAL)(2 * dim) * v[i] - neighbours;
 }
 
+// (A v)_i of a CSR matrix
+REAL csr_row(ulong i, global const int *ptrs, global const int *cols, global const REAL *vals,
+             global const REAL *v) {
+    REAL sum = 0;
+    for (int k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];
+    return sum;
+}
+
+// (A v)_i of an ELL matrix, column-major rows x width, padding column -1 (common/csr_pattern.hpp)
+REAL ell_row(ulong i, ulong rows, ulong width, global const int *cols, global const REAL *vals,
+             global const REAL *v) {
+    REAL sum = 0;
+    for (ulong k = 0; k < width; ++k) {
+        const int c = cols[k * rows + i];
+        if (c >= 0) sum += vals[k * rows + i] * v[c];
+    }
+    return sum;
+}
+
 kernel void dense_apply(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values),
                         PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
     global const REAL *a = PORTLA_AT(const REAL, values);
@@ -44,11 +63,7 @@ kernel void csr_apply(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
     global const REAL *vals = PORTLA_AT(const REAL, values);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    PORTLA_FOR_EACH(i, rows) {
-        REAL sum = 0;
-        for (int k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * xp[cols[k]];
-        yp[i] = sum;
-    }
+    PORTLA_FOR_EACH(i, rows) yp[i] = csr_row(i, ptrs, cols, vals, xp);
 }
 
 // column-major rows x width, padding column -1
@@ -59,14 +74,7 @@ kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs
     global const REAL *vals = PORTLA_AT(const REAL, values);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    PORTLA_FOR_EACH(i, rows) {
-        REAL sum = 0;
-        for (ulong k = 0; k < width; ++k) {
-            const int c = cols[k * rows + i];
-            if (c >= 0) sum += vals[k * rows + i] * xp[c];
-        }
-        yp[i] = sum;
-    }
+    PORTLA_FOR_EACH(i, rows) yp[i] = ell_row(i, rows, width, cols, vals, xp);
 }
 
 kernel void stencil_apply(int dim, ulong points, ulong n, PORTLA_BUFFER(const REAL, x),

@@ -211,8 +211,15 @@ std::string build_log(cl_program program, cl_device_id device) {
     return line;
 }
 
+// The sources a family's file is built after, besides common.cl: the CG steps apply the
+// operator through matrix_kernels.cl's row functions.
+std::string prerequisites(const std::string& file) {
+    return file == "cg_kernels.cl" ? source_text("matrix_kernels.cl") : "";
+}
+
 cl_program build_program(Device& d, const std::string& file, const std::string& options) {
-    const std::string common = source_text("common.cl"), family = source_text(file);
+    const std::string common = source_text("common.cl") + prerequisites(file),
+                      family = source_text(file);
     const std::string key = d.name + '\n' + d.driver_version + '\n' + d.device_version + '\n' +
                             d.platform_name + '\n' + options + '\n' + common + family;
     char hex[17];
