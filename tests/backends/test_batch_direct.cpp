@@ -95,7 +95,8 @@ std::vector<T> cast(const std::vector<double>& v) {
 template <typename T>
 class BatchDirect : public BackendTest {
 protected:
-    BatchDirect() : BackendTest({KernelFamily::batch_direct}) {}
+    // batch::direct_solve reads the batch through the batch family's kernels too.
+    BatchDirect() : BackendTest({KernelFamily::batch_direct, KernelFamily::batch}) {}
 };
 using ValueTypes = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(BatchDirect, ValueTypes);
