@@ -474,24 +474,34 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     wg_ = std::min<std::size_t>(static_cast<std::size_t>(exec.launch().work_group_size),
                                 d.max_work_group);
     items_ = static_cast<std::size_t>(std::max(exec.launch().items_per_thread, 1));
-    std::string options = "-cl-std=CL1.2";
-    options += dbl ? " -DREAL=double -DACC=double" : " -DREAL=float";
-    if (!dbl) options += d.fp64 ? " -DACC=double" : " -DACC=float";
-    if (d.fp64) options += " -DPORTLA_FP64=1";
-    if (d.is_cpu) options += " -DPORTLA_CPU=1";
-    options += " -DWG=" + std::to_string(wg_) +
-               " -DWG_POW2=" + std::to_string(power_of_two_above(static_cast<int>(wg_))) +
-               " -DIPT=" + std::to_string(items_);
+    std::string base = "-cl-std=CL1.2";
+    base += dbl ? " -DREAL=double -DACC=double" : " -DREAL=float";
+    if (!dbl) base += d.fp64 ? " -DACC=double" : " -DACC=float";
+    if (d.fp64) base += " -DPORTLA_FP64=1";
+    if (d.is_cpu) base += " -DPORTLA_CPU=1";
+    base += " -DIPT=" + std::to_string(items_);
     std::lock_guard<std::mutex> lock(program_mutex);
-    ProgramEntry& entry = programs[{d.id, file, options}];
-    if (!entry.program) entry.program = build_program(d, file, options);
-    cl_kernel& k = entry.kernels[kernel];
-    if (!k) {
-        cl_int err = CL_SUCCESS;
-        k = clCreateKernel(entry.program, kernel, &err);
-        check(err, kernel);
+    // A kernel may allow fewer work-items per group than the device (its registers and local
+    // memory): it is built again with its own limit (at most twice: the limit only falls).
+    for (;;) {
+        const std::string options = base + " -DWG=" + std::to_string(wg_) + " -DWG_POW2=" +
+                                    std::to_string(power_of_two_above(static_cast<int>(wg_)));
+        ProgramEntry& entry = programs[{d.id, file, options}];
+        if (!entry.program) entry.program = build_program(d, file, options);
+        cl_kernel& k = entry.kernels[kernel];
+        if (!k) {
+            cl_int err = CL_SUCCESS;
+            k = clCreateKernel(entry.program, kernel, &err);
+            check(err, kernel);
+        }
+        kernel_ = k;
+        std::size_t limit = 0;
+        if (clGetKernelWorkGroupInfo(k, d.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof(limit), &limit,
+                                     nullptr) != CL_SUCCESS ||
+            limit == 0 || limit >= wg_)
+            return;
+        wg_ = limit >= 32 ? limit / 32 * 32 : limit;
     }
-    kernel_ = k;
 }
 
 void Launch::set(std::size_t bytes, const void* value) {
