@@ -20,19 +20,19 @@ std::vector<std::string> kernel_names() {
 
 std::vector<std::string> backends_for(const std::string& kernel) {
     static const std::map<std::string, std::vector<std::string>> table{
-        {"copy", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"axpby", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"dot", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"dot-host", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"norm2", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"fused-cg", {"reference", "omp", "cuda"}},
-        {"unfused-cg", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"gemv", {"reference", "omp", "cuda", "openblas", "cublas"}},
-        {"spmv-csr", {"reference", "omp", "cuda", "cusparse"}},
-        {"stencil", {"reference", "omp", "cuda"}},
-        {"cg", {"reference", "omp", "cuda", "cusparse"}},
+        {"copy", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"axpby", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"dot", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"dot-host", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"norm2", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"fused-cg", {"reference", "omp", "cuda", "opencl"}},
+        {"unfused-cg", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"gemv", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
+        {"spmv-csr", {"reference", "omp", "cuda", "opencl", "cusparse"}},
+        {"stencil", {"reference", "omp", "cuda", "opencl"}},
+        {"cg", {"reference", "omp", "cuda", "opencl", "cusparse"}},
         {"cg-host", {"cuda"}},
-        {"cg-dense", {"reference", "omp", "cuda", "openblas", "cublas"}},
+        {"cg-dense", {"reference", "omp", "cuda", "opencl", "openblas", "cublas"}},
         // cuda: portla's level-scheduled solves; cusparse: cuSPARSE SpSV on the same factors.
         {"ilu0-apply", {"reference", "omp", "cuda", "cusparse"}},
     };
@@ -44,7 +44,7 @@ std::vector<std::string> backends_for(const std::string& kernel) {
 bool has_launch_config(const std::string& kernel, const std::string& backend) {
     static const std::vector<std::string> vector_kernels{
         "copy", "axpby", "dot", "dot-host", "norm2", "fused-cg", "unfused-cg"};
-    return backend == "cuda" &&
+    return (backend == "cuda" || backend == "opencl") &&
            std::find(vector_kernels.begin(), vector_kernels.end(), kernel) != vector_kernels.end();
 }
 

@@ -58,8 +58,8 @@ std::vector<GemmResult> run_typed(const GemmCase& gc) {
     const Executor exec = Executor::create(gc.backend);
     for (auto v : gc.variants)
         if (!gemm_supported(exec.backend(), v))
-            throw Unsupported("gemm variant '" + to_string(v) +
-                              "' exists only on the cuda backend");
+            throw Unsupported("gemm variant '" + to_string(v) + "' is not implemented on the " +
+                              exec.name() + " backend");
     const std::size_t m = gc.m, n = gc.n, k = gc.k;
     const T alpha = static_cast<T>(gc.alpha), beta = static_cast<T>(gc.beta);
     const auto a_host = random_matrix<T>(m * k, 1), b_host = random_matrix<T>(k * n, 2);

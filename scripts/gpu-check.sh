@@ -64,6 +64,31 @@ done
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 
+step "opencl on each OpenCL platform (NVIDIA's, PoCL; issue 18): the opencl tests and CG"
+# The ICD loader reads one vendor file at a time (OCL_ICD_VENDORS), so device 0 is that
+# platform's first device; each line of opencl_platforms.txt names one.
+for icd in /etc/OpenCL/vendors/*.icd; do
+  [ -e "$icd" ] || { echo "no OpenCL platform installed"; break; }
+  name=$(basename "$icd" .icd)
+  export OCL_ICD_VENDORS=$icd
+  "$P" info | grep -E "^  opencl" | tee -a "$OUT/opencl_platforms.txt"
+  for t in test_backend_opencl test_gemm_opencl test_perron_opencl test_preconditioners_opencl \
+           test_batch_direct_opencl test_ilu_opencl test_real_matrices_opencl; do
+    "$BUILD/tests/$t" > "$OUT/opencl_${name}_$t.log" 2>&1 || status=1
+    echo "$name $t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]' "$OUT/opencl_${name}_$t.log" | tr '\n' ' ')"
+  done
+  for args in "--generate poisson3d:128" "--generate poisson3d:128 --assembled --format csr"; do
+    "$P" solve $args --solver cg --backend opencl --rtol 1e-8 --json \
+      > "$OUT/opencl_${name}_cg.json" 2> "$OUT/opencl_${name}_cg.err" || status=1
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j['device'], j['iterations'], 'iters', '%.3f ms/iter' % (1e3*j['time_per_iteration_s']), j['reason'])" \
+      "$OUT/opencl_${name}_cg.json" "$name $args" || cat "$OUT/opencl_${name}_cg.err"
+  done
+  "$P" bench axpby dot norm2 fused-cg spmv-csr stencil --backend opencl --quiet \
+    --json "$OUT/bench_opencl_$name.json" > "$OUT/bench_opencl_$name.txt" 2>&1 || status=1
+  tail -8 "$OUT/bench_opencl_$name.txt"
+  unset OCL_ICD_VENDORS
+done
+
 step "Python on the GPU: pytest (CuPy / PyTorch arrays in place) with the system python3"
 build_python
 PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \

@@ -8,10 +8,14 @@ cd "$(dirname "$0")/.."
 # clang-14 + libomp-14-dev: the clang build (OpenMP) and `make sanitize`; libclang-rt-14-dev:
 # ASan/UBSan runtimes and libFuzzer (libclang_rt.fuzzer) for `make fuzz`; python3-venv +
 # python3-dev: .venv and the headers the extension module compiles against; libopenmpi-dev +
-# openmpi-bin: the MPI-distributed solvers (PORTLA_WITH_MPI) and their tests under mpirun.
+# openmpi-bin: the MPI-distributed solvers (PORTLA_WITH_MPI) and their tests under mpirun;
+# ocl-icd-opencl-dev + opencl-c-headers + opencl-clhpp-headers: the opencl backend
+# (PORTLA_WITH_OPENCL), pocl-opencl-icd: an OpenCL driver on the CPU to run it, clinfo to list
+# the devices.
 packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev
   clang-format-14 clang-14 libomp-14-dev libclang-rt-14-dev python3-venv python3-dev
-  libopenmpi-dev openmpi-bin)
+  libopenmpi-dev openmpi-bin pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers
+  opencl-clhpp-headers clinfo)
 
 setup_venv() {
   # Debian's Python (whose headers python3-dev installs), not one a PATH shim (pyenv) names.

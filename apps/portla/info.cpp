@@ -44,6 +44,18 @@ Runner add_info(CLI::App& app) {
         for (const auto& e : tuned)
             out["tuning"][e.name() + ":" + std::to_string(e.device_id())] =
                 tuning::active_profile(e).origin;
+        const auto cl_devices = opencl_devices();
+        out["opencl_devices"] = nlohmann::json::array();
+        for (const auto& d : cl_devices)
+            out["opencl_devices"].push_back({{"id", d.id},
+                                             {"backend", "opencl:" + std::to_string(d.id)},
+                                             {"platform", d.platform},
+                                             {"platform_device", d.platform_device},
+                                             {"platform_name", d.platform_name},
+                                             {"name", d.name},
+                                             {"driver_version", d.driver_version},
+                                             {"memory_bytes", d.memory_bytes},
+                                             {"compute_units", d.multiprocessors}});
         out["auto_backend"] = Executor::create("auto").name();
         out["mpi"] = has_mpi();
         out["mpi_ranks"] = world_size();
@@ -64,6 +76,18 @@ Runner add_info(CLI::App& app) {
                           << d.memory_bytes / (1024.0 * 1024 * 1024) << " GiB, "
                           << d.multiprocessors << " multiprocessors, compute capability "
                           << d.compute_major << "." << d.compute_minor << "\n";
+        }
+        std::cout << "  opencl     " << (available(Backend::opencl) ? "yes" : "no (not compiled)")
+                  << "\n";
+        if (compiled(Backend::opencl)) {
+            if (cl_devices.empty())
+                std::cout << "OpenCL devices: none found (no OpenCL platform or device)\n";
+            for (const auto& d : cl_devices)
+                std::cout << "  opencl:" << d.id << " (opencl:" << d.platform << ":"
+                          << d.platform_device << "): " << d.name << ", " << d.platform_name
+                          << ", driver " << d.driver_version << ", "
+                          << d.memory_bytes / (1024.0 * 1024 * 1024) << " GiB, "
+                          << d.multiprocessors << " compute units\n";
         }
         for (const auto& [device, origin] : out["tuning"].items())
             std::cout << "tuning profile of " << device << ": " << origin.get<std::string>()

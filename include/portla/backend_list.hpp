@@ -4,5 +4,18 @@
 // here, one folder src/<name>/ with the same file names as the others, and one CMake block.
 #pragma once
 
-// X(name) for every backend, in the order `auto` considers them last to first.
-#define PORTLA_FOR_EACH_BACKEND(X) X(reference) X(omp) X(cuda)
+// X(name) for every backend. `auto` picks cuda, then omp, then reference (never opencl).
+#define PORTLA_FOR_EACH_BACKEND(X) X(reference) X(omp) X(cuda) X(opencl)
+
+// X(name) for every kernel family of src/core/kernels/<name>_kernels.hpp.
+#define PORTLA_FOR_EACH_KERNEL_FAMILY(X) \
+    X(blas1)                             \
+    X(matrix)                            \
+    X(cg) X(krylov) X(precond) X(sptrsv) X(vendor) X(batch) X(batch_direct) X(gemm) X(perron)
+
+// X(backend, family) for every kernel family a compiled backend does not implement yet: dispatch
+// throws Unsupported naming both (core/dispatch.hpp) and never instantiates the call, so the
+// backend's folder has no file for that family.
+#define PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(X) \
+    X(opencl, sptrsv)                            \
+    X(opencl, vendor) X(opencl, batch) X(opencl, batch_direct)

@@ -26,8 +26,24 @@ bool compiled(Backend backend);
 /// Devices `backend` can run on now (0 when it is not compiled or, for cuda, no GPU is present).
 int device_count(Backend backend);
 
-/// "reference", "omp" or "cuda".
+/// "reference", "omp", "cuda" or "opencl".
 std::string to_string(Backend backend);
+
+#define PORTLA_KERNEL_FAMILY_ENUMERATOR(name) name,
+/// The kernel families of src/core/kernels (include/portla/backend_list.hpp).
+enum class KernelFamily { PORTLA_FOR_EACH_KERNEL_FAMILY(PORTLA_KERNEL_FAMILY_ENUMERATOR) };
+#undef PORTLA_KERNEL_FAMILY_ENUMERATOR
+/// "blas1", "matrix", "cg", ...
+std::string to_string(KernelFamily family);
+/// Whether `backend` implements `family` (false for the pairs of
+/// PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY; says nothing about whether the backend was compiled).
+constexpr bool implements(Backend backend, KernelFamily family) {
+#define PORTLA_MISSING_FAMILY(b, f) \
+    if (backend == Backend::b && family == KernelFamily::f) return false;
+    PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(PORTLA_MISSING_FAMILY)
+#undef PORTLA_MISSING_FAMILY
+    return true;
+}
 
 /// Launch parameters of the vector kernels (SYCL: work-group size and items per work-item on a
 /// GPU). The GPU backends read work_group_size and items_per_thread; the omp backend reads
@@ -41,10 +57,14 @@ struct LaunchConfig {
     int threads = 0;
 };
 
-/// A GPU found by the CUDA runtime.
+/// A GPU found by the CUDA runtime, or an OpenCL device.
 struct DeviceInfo {
     int id = 0;
     std::string name;
+    int platform = 0;            ///< OpenCL: the platform's index (0 elsewhere)
+    int platform_device = 0;     ///< OpenCL: the device's index within its platform (else id)
+    std::string platform_name;   ///< OpenCL: the platform's name
+    std::string driver_version;  ///< OpenCL: the driver's version
     std::size_t memory_bytes = 0;
     int multiprocessors = 0;
     int compute_major = 0;
@@ -61,6 +81,10 @@ int cuda_device_count();
 std::vector<DeviceInfo> cuda_devices();
 /// Whether the cuda backend was compiled into this build.
 bool cuda_compiled();
+/// Number of OpenCL devices of every platform (0 when opencl is not compiled or none is found).
+int opencl_device_count();
+/// Every OpenCL device, numbered over the platforms in order (the N of "opencl:N").
+std::vector<DeviceInfo> opencl_devices();
 /// Whether the omp backend was compiled into this build.
 bool omp_compiled();
 /// Threads the omp backend uses (1 when it is not compiled).
@@ -79,8 +103,9 @@ public:
     /// Device `device` of `backend`. Throws NotCompiled when the backend is off, DeviceError
     /// when it has no such device.
     static Executor create(Backend backend, int device = 0);
-    /// "auto" (cuda when a GPU is present, else omp, else reference), a backend's name, or
-    /// "name:N" for device N of it ("cuda:1"). Throws BadInput for an unknown name.
+    /// "auto" (cuda when a GPU is present, else omp, else reference; never opencl), a backend's
+    /// name, "name:N" for device N of it ("cuda:1"), or "name:P:D" for device D of platform P
+    /// (OpenCL: `portla info` lists them). Throws BadInput for an unknown name.
     static Executor create(const std::string& name);
 
     Backend backend() const { return backend_; }

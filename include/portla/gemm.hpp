@@ -22,7 +22,8 @@ namespace portla {
 ///              cache-blocked with packed panels and a register-tile micro-kernel (omp).
 ///  - vendor:   cuBLAS with pedantic fp32/fp64 maths, no TF32 (cuda); OpenBLAS (omp).
 /// The reference backend has one implementation, a plain triple loop summing in double, and
-/// runs it for every variant. tiled and subgroup exist on cuda only.
+/// runs it for every variant. tiled and subgroup exist on cuda; opencl has naive, tiled (16 x 16
+/// tiles of A and B in local memory) and fast (= tiled).
 enum class GemmVariant { naive, tiled, subgroup, fast, vendor };
 
 /// "naive", "tiled", "subgroup", "fast" or "vendor".

@@ -32,7 +32,7 @@ def test_solve_result():
 def test_info():
     d = portla.info()
     names = [b["name"] for b in d["backends"]]
-    assert names == ["reference", "omp", "cuda"]
+    assert names == ["reference", "omp", "cuda", "opencl"]
     assert d["auto"] in ("omp", "cuda") and d["omp_threads"] >= 1
     assert d["version"] == portla.__version__
 

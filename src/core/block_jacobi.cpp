@@ -142,7 +142,7 @@ void BlockJacobi<T>::apply(const_view<T> r, view<T> z) const {
     if (n_ == 0) return;
     const auto& exec = blocks_.executor();
     // z_i = sum_j inv(A_bb)(i, j) r_j over the rows j of i's block b
-    dispatch(exec, [&](auto backend) {
+    dispatch<KernelFamily::precond>(exec, [&](auto backend) {
         block_jacobi_apply(backend, exec, block_size_, blocks_.get_view(), r, z);
     });
 }

@@ -36,7 +36,7 @@ PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_TAG)
 namespace portla {
 
 /// Calls kernel(kernels::<name>::tag{}) for the backend `backend`; throws NotCompiled when that
-/// backend was switched off.
+/// backend was switched off. (For the kernels of a family some backend lacks, dispatch<Family>.)
 template <typename Kernel>
 decltype(auto) dispatch(Backend backend, Kernel&& kernel) {
     switch (backend) {
@@ -57,6 +57,29 @@ decltype(auto) dispatch(Backend backend, Kernel&& kernel) {
 template <typename Kernel>
 decltype(auto) dispatch(const Executor& exec, Kernel&& kernel) {
     return dispatch(exec.backend(), std::forward<Kernel>(kernel));
+}
+
+/// dispatch for a kernel of `family`: a backend that does not implement the family (see
+/// PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY) is never instantiated, and dispatching to it throws
+/// Unsupported naming the family and the backend.
+template <KernelFamily family, typename Kernel>
+decltype(auto) dispatch(const Executor& exec, Kernel&& kernel) {
+    switch (exec.backend()) {
+#define PORTLA_DISPATCH_FAMILY_CASE(name)                          \
+    case Backend::name:                                            \
+        if constexpr (!kernels::name::tag::enabled) {              \
+            throw NotCompiled(kernels::name::tag::name_string);    \
+        } else if constexpr (!implements(Backend::name, family)) { \
+            throw Unsupported("the " + to_string(family) +         \
+                              " kernels are not implemented on "   \
+                              "the " #name " backend yet");        \
+        } else {                                                   \
+            return kernel(kernels::name::tag{});                   \
+        }
+        PORTLA_FOR_EACH_BACKEND(PORTLA_DISPATCH_FAMILY_CASE)
+#undef PORTLA_DISPATCH_FAMILY_CASE
+    }
+    throw Error("dispatch: unknown backend " + std::to_string(static_cast<int>(exec.backend())));
 }
 
 }  // namespace portla

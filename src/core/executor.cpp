@@ -27,6 +27,17 @@ std::string to_string(Backend backend) {
     return "unknown";
 }
 
+std::string to_string(KernelFamily family) {
+    switch (family) {
+#define PORTLA_KERNEL_FAMILY_NAME(name) \
+    case KernelFamily::name:            \
+        return #name;
+        PORTLA_FOR_EACH_KERNEL_FAMILY(PORTLA_KERNEL_FAMILY_NAME)
+#undef PORTLA_KERNEL_FAMILY_NAME
+    }
+    return "unknown";
+}
+
 const std::vector<Backend>& all_backends() {
 #define PORTLA_BACKEND_VALUE(name) Backend::name,
     static const std::vector<Backend> list{PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_VALUE)};
@@ -60,6 +71,15 @@ std::vector<DeviceInfo> cuda_devices() {
 }
 
 bool cuda_compiled() { return compiled(Backend::cuda); }
+
+int opencl_device_count() { return device_count(Backend::opencl); }
+
+std::vector<DeviceInfo> opencl_devices() {
+    std::vector<DeviceInfo> out;
+    for (int i = 0; i < opencl_device_count(); ++i)
+        out.push_back(detail::runtime_of(Backend::opencl, i)->device_info());
+    return out;
+}
 bool omp_compiled() { return PORTLA_WITH_OMP != 0; }
 
 int omp_max_threads() {
@@ -114,14 +134,14 @@ Executor Executor::create(Backend backend, int device) {
     if (!compiled(backend)) throw NotCompiled(to_string(backend));
     const int count = device_count(backend);
     if (count == 0)  // cuda: no GPU, or no driver
-        throw DeviceError(to_string(backend) + ": no device found");
+        throw DeviceError(to_string(backend) + ": no device found (portla info lists the devices)");
     if (device < 0 || device >= count)
         throw DeviceError(to_string(backend) + ": no device with id " + std::to_string(device) +
                           " (" + std::to_string(count) + " found)");
     Executor exec(backend, device, detail::runtime_of(backend, device));
     // A GPU's tuning profile is read here, not at the first vector kernel, which may be
     // running under stream capture (a CUDA graph), where device queries are best avoided.
-    if (!exec.is_host()) (void)tuning::active_profile(exec);
+    if (exec.backend() == Backend::cuda) (void)tuning::active_profile(exec);  // cuda reads it
     return exec;
 }
 
@@ -141,10 +161,23 @@ Executor Executor::create(const std::string& name) {
             const long id = std::strtol(digits, &end, 10);
             if (end != digits && *end == '\0' && id >= 0 && id <= INT_MAX)
                 return create(b, static_cast<int>(id));
+            // name:P:D, device D of platform P (the numbering of DeviceInfo)
+            if (end != digits && *end == ':' && id >= 0 && id <= INT_MAX) {
+                const char* second = end + 1;
+                const long sub = std::strtol(second, &end, 10);
+                if (end != second && *end == '\0' && sub >= 0 && sub <= INT_MAX) {
+                    for (int d = 0; d < device_count(b); ++d) {
+                        const DeviceInfo info = detail::runtime_of(b, d)->device_info();
+                        if (info.platform == id && info.platform_device == sub) return create(b, d);
+                    }
+                    throw DeviceError(n + ": no device " + std::to_string(sub) + " on platform " +
+                                      std::to_string(id) + " (portla info lists them)");
+                }
+            }
         }
     }
     throw BadInput("unknown backend '" + name + "' (expected auto, " + names +
-                   "or name:N for device N)");
+                   "name:N for device N, or name:P:D for device D of platform P)");
 }
 
 std::string Executor::device_name() const { return runtime_->device_name(); }

@@ -33,8 +33,11 @@ GemmVariant parse_gemm_variant(const std::string& name) {
 }
 
 bool gemm_supported(Backend backend, GemmVariant variant) {
-    if (backend != Backend::omp) return true;
-    return variant != GemmVariant::tiled && variant != GemmVariant::subgroup;
+    if (backend == Backend::omp)
+        return variant != GemmVariant::tiled && variant != GemmVariant::subgroup;
+    if (backend == Backend::opencl)  // fast runs tiled; no sub-group variant or library yet
+        return variant != GemmVariant::subgroup && variant != GemmVariant::vendor;
+    return true;
 }
 
 template <typename T>
@@ -47,16 +50,18 @@ void gemm(const Executor& exec, std::size_t m, std::size_t n, std::size_t k, T a
     check_size("gemm B (k n elements)", k * n, b.size);
     check_size("gemm C (m n elements)", m * n, c.size);
     if (!gemm_supported(exec.backend(), variant))
-        throw Unsupported("gemm variant '" + to_string(variant) +
-                          "' exists only on the cuda backend (" + exec.name() +
-                          " has naive, fast and vendor)");
+        throw Unsupported(
+            "gemm variant '" + to_string(variant) + "' is not implemented on the " + exec.name() +
+            " backend (" +
+            (exec.backend() == Backend::omp ? "naive, fast and vendor" : "naive, tiled and fast") +
+            " are)");
     if (m == 0 || n == 0) return;
     if (k == 0) {  // C = beta C; C is not read when beta == 0
         if (beta == T(0)) return blas::fill(exec, c, T(0));
         return blas::axpby(exec, beta, const_view<T>(c), T(0), c);  // beta C, Inf stays Inf
     }
-    dispatch(exec,
-             [&](auto backend) { gemm(backend, exec, variant, m, n, k, alpha, a, b, beta, c); });
+    dispatch<KernelFamily::gemm>(
+        exec, [&](auto backend) { gemm(backend, exec, variant, m, n, k, alpha, a, b, beta, c); });
 }
 
 template <typename T>

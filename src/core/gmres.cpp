@@ -79,7 +79,7 @@ public:
                 A_.apply(z, w);
             }
             T* hd = scalars_.data();
-            dispatch(e, [&](auto backend) {
+            dispatch<KernelFamily::krylov>(e, [&](auto backend) {
                 for (int pass = 0; pass < 2; ++pass) {  // CGS2
                     T* hp = hd + pass * (m_ + 1);
                     basis_project(backend, e, n_, k, V_.data(), n_, w.data, hp);  // h = V^T w
@@ -144,7 +144,7 @@ public:
             estimate = std::abs(g_[k]);
             ++j;
             if (record(estimate)) break;
-            dispatch(e, [&](auto backend) {  // v_k = w / ||w||
+            dispatch<KernelFamily::krylov>(e, [&](auto backend) {  // v_k = w / ||w||
                 basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0}, static_cast<T>(1 / hnorm),
                              w.data);
             });
@@ -184,7 +184,7 @@ public:
         std::vector<T> yt(y.begin(), y.end());
         T* yd = scalars_.data();
         Executor::copy_bytes(exec_, yd, Executor::reference(), yt.data(), j * sizeof(T));
-        dispatch(exec_, [&](auto backend) {
+        dispatch<KernelFamily::krylov>(exec_, [&](auto backend) {
             if (flexible_ || !M_ || left_) {  // x += Z y  (or V y)
                 basis_update(backend, exec_, n_, j, flexible_ ? Z_.data() : V_.data(), n_, yd, T{1},
                              T{1}, x.data);

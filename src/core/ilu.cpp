@@ -296,7 +296,7 @@ struct TriangularFactor {
     void analyse(TriangularSolver how) {
         const auto& exec = matrix.executor();
         const auto m = matrix_view();
-        plan = dispatch(exec, [&](auto backend) {
+        plan = dispatch<KernelFamily::sptrsv>(exec, [&](auto backend) {
             return how == TriangularSolver::vendor ? vendor_sptrsv_analysis(backend, exec, m)
                                                    : sptrsv_analysis(backend, exec, m);
         });
@@ -336,7 +336,7 @@ struct TriangularPair {
         if (z.size != n) throw DimensionMismatch(std::string(who) + " apply: z", n, z.size);
         if (n == 0) return;
         const auto& exec = lower.matrix.executor();
-        dispatch(exec, [&](auto backend) {
+        dispatch<KernelFamily::sptrsv>(exec, [&](auto backend) {
             lower.solve(backend, how, r, work.get_view());  // work = L^-1 r
             upper.solve(backend, how, work.get_view(), z);  // z = U^-1 work
         });

@@ -63,7 +63,8 @@ void row_sums(const Executor& exec, ReductionVariant variant, std::size_t n, con
     check_size("perron row_sums a", n * n, a.size);
     check_size("perron row_sums s", n, s.size);
     if (n == 0) return;
-    dispatch(exec, [&](auto backend) { perron_row_sums(backend, exec, variant, n, a, s); });
+    dispatch<KernelFamily::perron>(
+        exec, [&](auto backend) { perron_row_sums(backend, exec, variant, n, a, s); });
 }
 
 template <typename T>
@@ -73,14 +74,15 @@ void weighted_row_sums(const Executor& exec, ReductionVariant variant, std::size
     check_size("perron weighted_row_sums v", n, v.size);
     check_size("perron weighted_row_sums s", n, s.size);
     if (n == 0) return;
-    dispatch(exec,
-             [&](auto backend) { perron_weighted_row_sums(backend, exec, variant, n, a, v, s); });
+    dispatch<KernelFamily::perron>(
+        exec, [&](auto backend) { perron_weighted_row_sums(backend, exec, variant, n, a, v, s); });
 }
 
 template <typename T>
 void max(const Executor& exec, ReductionVariant variant, const_view<T> x, view<T> result) {
     check_size("perron max result", 1, result.size);
-    dispatch(exec, [&](auto backend) { perron_max(backend, exec, variant, x, result); });
+    dispatch<KernelFamily::perron>(
+        exec, [&](auto backend) { perron_max(backend, exec, variant, x, result); });
 }
 
 template <typename T>
@@ -88,7 +90,8 @@ void scale(const Executor& exec, const_view<T> s, const_view<T> m, view<T> v) {
     check_size("perron scale s", v.size, s.size);
     check_size("perron scale m", 1, m.size);
     if (v.size == 0) return;
-    dispatch(exec, [&](auto backend) { perron_scale(backend, exec, s, m, v); });
+    dispatch<KernelFamily::perron>(exec,
+                                   [&](auto backend) { perron_scale(backend, exec, s, m, v); });
 }
 
 template <typename T>
@@ -96,13 +99,15 @@ void transform(const Executor& exec, std::size_t n, const_view<T> s, view<T> a) 
     check_size("perron transform a", n * n, a.size);
     check_size("perron transform s", n, s.size);
     if (n == 0) return;
-    dispatch(exec, [&](auto backend) { perron_transform(backend, exec, n, s, a); });
+    dispatch<KernelFamily::perron>(exec,
+                                   [&](auto backend) { perron_transform(backend, exec, n, s, a); });
 }
 
 template <typename T>
 void stop_test(const Executor& exec, ReductionVariant variant, const_view<T> s, view<T> result) {
     check_size("perron stop_test result", 1, result.size);
-    dispatch(exec, [&](auto backend) { perron_stop_test(backend, exec, variant, s, result); });
+    dispatch<KernelFamily::perron>(
+        exec, [&](auto backend) { perron_stop_test(backend, exec, variant, s, result); });
 }
 
 template <typename T>
@@ -112,7 +117,7 @@ void fused_transform_row_sums(const Executor& exec, ReductionVariant variant, st
     check_size("perron fused s", n, s.size);
     check_size("perron fused s_next", n, s_next.size);
     if (n == 0) return;
-    dispatch(exec, [&](auto backend) {
+    dispatch<KernelFamily::perron>(exec, [&](auto backend) {
         perron_fused_transform_row_sums(backend, exec, variant, n, s, a, s_next);
     });
 }

@@ -37,32 +37,36 @@ bool sparse_available(Backend backend) { return backend == Backend::cuda && avai
 template <typename T>
 void axpy(const Executor& exec, T a, const_view<T> x, view<T> y) {
     check_size("vendor::axpy x", y.size, x.size);
-    dispatch(exec, [&](auto backend) { vendor_axpy(backend, exec, a, x, y); });
+    dispatch<KernelFamily::vendor>(exec,
+                                   [&](auto backend) { vendor_axpy(backend, exec, a, x, y); });
 }
 
 template <typename T>
 void copy(const Executor& exec, const_view<T> x, view<T> y) {
     check_size("vendor::copy x", y.size, x.size);
-    dispatch(exec, [&](auto backend) { vendor_copy(backend, exec, x, y); });
+    dispatch<KernelFamily::vendor>(exec, [&](auto backend) { vendor_copy(backend, exec, x, y); });
 }
 
 template <typename T>
 void dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
     check_size("vendor::dot y", x.size, y.size);
     check_size("vendor::dot result", 1, result.size);
-    dispatch(exec, [&](auto backend) { vendor_dot(backend, exec, x, y, result); });
+    dispatch<KernelFamily::vendor>(exec,
+                                   [&](auto backend) { vendor_dot(backend, exec, x, y, result); });
 }
 
 template <typename T>
 T dot_host(const Executor& exec, const_view<T> x, const_view<T> y) {
     check_size("vendor::dot_host y", x.size, y.size);
-    return dispatch(exec, [&](auto backend) { return vendor_dot_host(backend, exec, x, y); });
+    return dispatch<KernelFamily::vendor>(
+        exec, [&](auto backend) { return vendor_dot_host(backend, exec, x, y); });
 }
 
 template <typename T>
 void nrm2(const Executor& exec, const_view<T> x, view<T> result) {
     check_size("vendor::nrm2 result", 1, result.size);
-    dispatch(exec, [&](auto backend) { vendor_nrm2(backend, exec, x, result); });
+    dispatch<KernelFamily::vendor>(exec,
+                                   [&](auto backend) { vendor_nrm2(backend, exec, x, result); });
 }
 
 template <typename T>
@@ -71,7 +75,8 @@ void gemv(const Executor& exec, std::size_t rows, std::size_t cols, const_view<T
     check_size("vendor::gemv values (rows cols elements)", rows * cols, values.size);
     check_size("vendor::gemv x", cols, x.size);
     check_size("vendor::gemv y", rows, y.size);
-    dispatch(exec, [&](auto backend) { vendor_gemv(backend, exec, rows, cols, values, x, y); });
+    dispatch<KernelFamily::vendor>(
+        exec, [&](auto backend) { vendor_gemv(backend, exec, rows, cols, values, x, y); });
 }
 
 template <typename T>
@@ -79,7 +84,7 @@ void csr_spmv(const Executor& exec, std::size_t rows, std::size_t cols,
               const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
               const_view<T> values, const_view<T> x, view<T> y) {
     check_csr("vendor::csr_spmv", rows, cols, row_ptrs, col_idxs, values, x.size, y.size);
-    dispatch(exec, [&](auto backend) {
+    dispatch<KernelFamily::vendor>(exec, [&](auto backend) {
         vendor_csr_spmv(backend, exec, rows, cols, row_ptrs, col_idxs, values, x, y);
     });
 }
@@ -89,7 +94,7 @@ int cg(const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs
        const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> b, view<T> x,
        double rtol, int max_iters) {
     check_csr("vendor::cg", rows, rows, row_ptrs, col_idxs, values, b.size, x.size);
-    return dispatch(exec, [&](auto backend) {
+    return dispatch<KernelFamily::vendor>(exec, [&](auto backend) {
         return vendor_cg(backend, exec, rows, row_ptrs, col_idxs, values, b, x, rtol, max_iters);
     });
 }

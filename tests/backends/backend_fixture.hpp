@@ -8,9 +8,18 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "portla/portla.hpp"
+
+/// First line of a test that needs the kernel family `family` (KernelFamily::krylov, ...): skips
+/// it, with the reason, on a backend that does not implement it yet.
+#define PORTLA_REQUIRE(family)                    \
+    do {                                          \
+        this->require(family);                    \
+        if (::testing::Test::IsSkipped()) return; \
+    } while (0)
 
 namespace portla::test {
 
@@ -19,20 +28,38 @@ namespace portla::test {
 inline const std::vector<std::size_t> vector_sizes{0,   1,   31,   32,    33,     255,
                                                    256, 257, 1025, 10007, 1048583};
 
-/// Sets `exec` to the backend under test, or skips (with the reason) when it cannot run here.
+/// Sets `exec` to the backend under test, or skips (with the reason) when it cannot run here:
+/// not compiled, no device, or a kernel family the suite needs (`families`) that the backend
+/// does not implement yet.
 class BackendTest : public ::testing::Test {
 protected:
+    explicit BackendTest(std::vector<KernelFamily> families = {})
+        : families_(std::move(families)) {}
+
     void SetUp() override {
         const std::string name = PORTLA_TEST_BACKEND;
-        if (name == "cuda") {
-            if (!cuda_compiled()) GTEST_SKIP() << "cuda backend not compiled into this build";
-            if (cuda_device_count() == 0)
-                GTEST_SKIP() << "cuda backend: no GPU present on this machine";
+        if (name == "cuda" || name == "opencl") {
+            const Backend b = name == "cuda" ? Backend::cuda : Backend::opencl;
+            if (!compiled(b)) GTEST_SKIP() << name << " backend not compiled into this build";
+            if (device_count(b) == 0)
+                GTEST_SKIP() << name << " backend: no "
+                             << (b == Backend::cuda ? "GPU" : "OpenCL platform or device")
+                             << " present on this machine";
         }
         exec = Executor::create(name);
+        for (KernelFamily f : families_) require(f);
+    }
+    /// Skips the test when the backend under test lacks f (in a test body: PORTLA_REQUIRE).
+    void require(KernelFamily f) {
+        if (!implements(exec.backend(), f))
+            GTEST_SKIP() << "the " << to_string(f) << " kernels are not implemented on the "
+                         << exec.name() << " backend yet";
     }
     Executor exec = Executor::reference();
     Executor ref = Executor::reference();
+
+private:
+    std::vector<KernelFamily> families_;
 };
 
 template <typename T>

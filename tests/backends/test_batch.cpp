@@ -208,6 +208,7 @@ std::vector<Case> all_cases(bool spd) {
 
 class BatchTest : public BackendTest {
 protected:
+    BatchTest() : BackendTest({KernelFamily::batch}) {}
     /// Solves `d` with each case on the backend under test and checks every system: converged,
     /// host-recomputed relative residual below the tolerance, the reported residual equal to the
     /// host's, the solution near the dense direct one, and the iteration counts near the

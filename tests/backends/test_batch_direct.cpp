@@ -93,7 +93,11 @@ std::vector<T> cast(const std::vector<double>& v) {
 }
 
 template <typename T>
-class BatchDirect : public BackendTest {};
+class BatchDirect : public BackendTest {
+protected:
+    // batch::direct_solve reads the batch through the batch family's kernels too.
+    BatchDirect() : BackendTest({KernelFamily::batch_direct, KernelFamily::batch}) {}
+};
 using ValueTypes = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(BatchDirect, ValueTypes);
 

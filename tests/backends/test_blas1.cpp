@@ -49,10 +49,13 @@ private:
 template <typename T>
 class Blas1 : public BackendTest {
 protected:
+    Blas1() : BackendTest({KernelFamily::blas1}) {}
     // Launch configurations: smallest group, default, largest, and a non-power of two; then
-    // `profile` (work-group size 0: use() leaves the launch unset and installs a BandedProfile).
+    // `profile` (work-group size 0: use() leaves the launch unset and installs a BandedProfile;
+    // the backends that read tuning profiles: cuda and omp).
     static constexpr LaunchConfig profile{0, 0, 0};
     std::vector<LaunchConfig> configs() const {
+        if (exec.backend() == Backend::opencl) return {{32, 1}, {256, 4}, {1024, 16}, {96, 3}};
         if (exec.backend() != Backend::cuda) return {LaunchConfig{}, profile};
         return {{32, 1}, {256, 4}, {1024, 16}, {96, 3}, profile};
     }
@@ -81,6 +84,13 @@ protected:
             if (std::is_same<T, float>::value) return (depth * 1.2e-16 + 2 * eps<T>()) * abs_sum;
         }
         if (exec.backend() == Backend::reference) depth = 2;
+        // opencl: per work-item grid-stride partials over at least one group of wg (the number
+        // of groups is the device's: a few per compute unit), then the trees over the group and
+        // over at most 1024 groups.
+        if (exec.backend() == Backend::opencl) {
+            const double wg = exec.launch().work_group_size;
+            depth = std::ceil(double(n) / wg) + std::log2(wg) + 10 + 2;
+        }
         return depth * eps<T>() * abs_sum;
     }
     // An element-wise result a x + b y is rounded at most three times (two products, one sum;

@@ -30,6 +30,7 @@ std::vector<GemmVariant> variants_of(Backend backend) {
 template <typename T>
 class Gemm : public BackendTest {
 protected:
+    Gemm() : BackendTest({KernelFamily::gemm}) {}
     // Runs C = alpha A B + beta C on the backend under test and on the reference, and checks
     // every element against the forward error bound of a dot product of length k:
     //   |c - c_ref| <= (k + 2) eps (|alpha| sum_l |a_il| |b_lj| + |beta| |c_ij|)
@@ -83,14 +84,14 @@ TYPED_TEST(Gemm, EveryVariantMatchesTheReference) {
 // a non-power of two and the largest.
 TYPED_TEST(Gemm, WorkGroupWidths) {
     using T = TypeParam;
-    if (this->exec.backend() != Backend::cuda)
-        GTEST_SKIP() << "launch configurations apply to cuda only";
+    if (this->exec.backend() != Backend::cuda && this->exec.backend() != Backend::opencl)
+        GTEST_SKIP() << "launch configurations apply to cuda and opencl only";
     for (int width : {32, 96, 1024}) {
         this->exec.set_launch({width, 1});
         SCOPED_TRACE("work-group width " + std::to_string(width));
         for (auto v : {GemmVariant::tiled, GemmVariant::subgroup})
             for (const auto& s : {Shape{33, 17, 65}, Shape{7, 1100, 97}})
-                this->check(s, v, T(0.5), T(2), 77);
+                if (gemm_supported(this->exec.backend(), v)) this->check(s, v, T(0.5), T(2), 77);
     }
 }
 
@@ -177,6 +178,12 @@ TYPED_TEST(Gemm, BadInput) {
                  DimensionMismatch);  // A: 6 != 2 x 4
     EXPECT_THROW(gemm<T>(this->exec, std::size_t{1} << 31, 1, 1, T(1), a, b, T(0), c), BadInput);
     EXPECT_THROW(parse_gemm_variant("blocked"), BadInput);
+    if (this->exec.backend() == Backend::opencl) {
+        EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::subgroup),
+                     Unsupported);
+        EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::vendor),
+                     Unsupported);
+    }
     if (this->exec.backend() == Backend::omp) {
         EXPECT_THROW(gemm<T>(this->exec, 2, 2, 3, T(1), a, b, T(0), c, GemmVariant::tiled),
                      Unsupported);

@@ -18,7 +18,10 @@ using solver::Ilu0;
 using solver::TriangularSolver;
 
 template <typename T>
-class Ilu : public BackendTest {};
+class Ilu : public BackendTest {
+protected:
+    Ilu() : BackendTest({KernelFamily::sptrsv}) {}
+};
 using ValueTypes = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(Ilu, ValueTypes);
 

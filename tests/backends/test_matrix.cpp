@@ -44,7 +44,10 @@ void row_bounds(const MatrixData& d, const std::vector<T>& x, std::vector<double
 }
 
 template <typename T>
-class Matrix : public BackendTest {};
+class Matrix : public BackendTest {
+protected:
+    Matrix() : BackendTest({KernelFamily::matrix}) {}
+};
 using ValueTypes = ::testing::Types<double, float>;
 TYPED_TEST_SUITE(Matrix, ValueTypes);
 

@@ -64,8 +64,10 @@ std::vector<T> hilbert(std::size_t n) {
 template <typename T>
 class Perron : public BackendTest {
 protected:
+    Perron() : BackendTest({KernelFamily::perron}) {}
     std::vector<LaunchConfig> configs() const {
-        if (exec.backend() != Backend::cuda) return {LaunchConfig{}};
+        if (exec.backend() != Backend::cuda && exec.backend() != Backend::opencl)
+            return {LaunchConfig{}};
         return {{32, 1}, {256, 4}, {1024, 4}, {96, 3}};
     }
     // Bound on the rounding of a sum of n positive terms in the backend's order, relative to

@@ -46,7 +46,12 @@ std::vector<std::string> matrix_names() {
     return names;
 }
 
-class RealMatrices : public BackendTest, public ::testing::WithParamInterface<std::string> {};
+class RealMatrices : public BackendTest, public ::testing::WithParamInterface<std::string> {
+protected:
+    // Every solver (GMRES: krylov) and preconditioner (block Jacobi: precond; ILU(0): sptrsv).
+    RealMatrices()
+        : BackendTest({KernelFamily::krylov, KernelFamily::precond, KernelFamily::sptrsv}) {}
+};
 
 struct Outcome {
     bool built = false;

@@ -32,6 +32,7 @@ MatrixData convection_diffusion(std::int64_t n, double wind) {
 template <typename T>
 class Solvers : public BackendTest {
 protected:
+    Solvers() : BackendTest({KernelFamily::blas1, KernelFamily::matrix, KernelFamily::cg}) {}
     // Solves with `solve` on the backend under test and on the reference; checks convergence,
     // the independent true residual, and the iteration count against the reference's.
     template <typename MakeOp, typename Solve>
@@ -192,6 +193,7 @@ TYPED_TEST(Solvers, CgOnRealSpdMatrixMarketFile) {
 }
 
 TYPED_TEST(Solvers, UnattainableToleranceRunsToTheLimit) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     // Below what the precision attains, the recurrence residual still falls but the true one
     // does not: the solvers never claim convergence, never stop early, and keep the accuracy
     // the precision attains.
@@ -344,6 +346,7 @@ TYPED_TEST(Solvers, BadInputsAreRejected) {
 // A preconditioner the operator's format cannot provide throws Unsupported before any work (x
 // keeps its contents); a nonsymmetric one given to CG throws BadInput.
 TYPED_TEST(Solvers, PreconditionersTheOperatorCannotProvideAreRefused) {
+    PORTLA_REQUIRE(KernelFamily::sptrsv);  // ILU(0)
     using T = TypeParam;
     const Stencil<T> S(this->exec, 2, 12);
     const auto A = Csr<T>::from_data(this->exec, S.assemble());
@@ -431,6 +434,7 @@ TYPED_TEST(Solvers, ResidualReplacementKeepsTrueResidualClose) {
 int gmres_slack(int expected_iters) { return std::max(2, expected_iters / 20); }
 
 TYPED_TEST(Solvers, GmresOnNonSymmetric) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     using T = TypeParam;
     const MatrixData d = convection_diffusion(30, 0.8);
     for (auto p : {Preconditioner::none, Preconditioner::jacobi})
@@ -451,6 +455,7 @@ TYPED_TEST(Solvers, GmresOnNonSymmetric) {
 }
 
 TYPED_TEST(Solvers, GmresOnMatrixFreeStencil) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 20).assemble();
     this->check(
@@ -459,6 +464,7 @@ TYPED_TEST(Solvers, GmresOnMatrixFreeStencil) {
 }
 
 TYPED_TEST(Solvers, GmresWithFullKrylovSpaceIsExact) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     // restart >= n: GMRES without restarts finds the solution in at most n steps (here n = 40,
     // 1-D Poisson, whose n eigenvalues are distinct: exactly n steps in exact arithmetic; a few
     // more in rounding are not allowed past a restart, so the count is <= n + 2).
@@ -498,6 +504,7 @@ private:
 };
 
 TYPED_TEST(Solvers, FlexibleGmresWithAChangingPreconditioner) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     using T = TypeParam;
     MatrixData d = convection_diffusion(20, 0.5);
     for (std::size_t k = 0; k < d.entries(); ++k)  // rows of very different scale
@@ -513,6 +520,7 @@ TYPED_TEST(Solvers, FlexibleGmresWithAChangingPreconditioner) {
 }
 
 TYPED_TEST(Solvers, GmresReportsBreakdownOnAnInconsistentSingularSystem) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     // A = diag(1, 2, 0, 3), b with a component in the null space: no x solves it, the Krylov
     // space is invariant after 3 steps, and GMRES says breakdown (not converged, not a hang).
     using T = TypeParam;
@@ -549,6 +557,7 @@ TYPED_TEST(Solvers, GmresRejectsBadRestart) {
 class ScaledSystems : public BackendTest {};
 
 TEST_F(ScaledSystems, SolvedCorrectlyOrRefused) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
     using T = double;
     const std::size_t n = 8;
     const auto d = random_vector<T>(n, 77, 1.0, 2.0);

@@ -176,6 +176,55 @@ double relative_residual(const portla::MatrixData& A, const std::vector<double>&
 }
 
 // ---------------------------------------------------------------------------------------------
+// opencl: the program cache on disk (docs/opencl.md)
+// ---------------------------------------------------------------------------------------------
+
+// The .bin files and anything else in `dir`.
+std::vector<std::string> files_in(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d))
+            if (std::string(e->d_name) != "." && std::string(e->d_name) != "..")
+                names.push_back(e->d_name);
+        ::closedir(d);
+    }
+    return names;
+}
+
+// A first solve builds the programs and writes each binary whole under
+// $XDG_CACHE_HOME/portla/opencl (no temporary file left); a second solve runs from them.
+TEST(CliOpencl, ProgramCacheOnDisk) {
+    const json info = parse_json(run_portla({"info", "--json"}));
+    if (!info["backends"].value("opencl", false))
+        GTEST_SKIP() << "opencl backend not compiled into this build";
+    if (info["opencl_devices"].empty())
+        GTEST_SKIP() << "opencl backend: no OpenCL platform or device present on this machine";
+    const char* old = std::getenv("XDG_CACHE_HOME");
+    const std::string saved = old ? old : "";
+    const std::string cache = temp_path("xdg");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    const std::vector<std::string> args{"solve",     "--generate", "poisson1d:40",
+                                        "--backend", "opencl",     "--json"};
+    const RunResult cold = run_portla(args, 600);
+    const RunResult warm = run_portla(args, 600);
+    if (old)
+        ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+    else
+        ::unsetenv("XDG_CACHE_HOME");
+    EXPECT_CLI_OK(cold);
+    EXPECT_CLI_OK(warm);
+    const auto names = files_in(cache + "/portla/opencl");
+    int binaries = 0;
+    for (const auto& n : names) {
+        EXPECT_EQ(n.find(".tmp."), std::string::npos) << n;
+        binaries += n.size() > 4 && n.substr(n.size() - 4) == ".bin";
+    }
+    EXPECT_GE(binaries, 3) << "blas1, matrix and cg programs";  // the solve's families
+    EXPECT_EQ(parse_json(cold)["iterations"], parse_json(warm)["iterations"]);
+    EXPECT_TRUE(parse_json(warm)["converged"].get<bool>()) << warm;
+}
+
+// ---------------------------------------------------------------------------------------------
 // portla info
 // ---------------------------------------------------------------------------------------------
 
@@ -185,6 +234,7 @@ TEST(CliInfo, TextListsBackends) {
     EXPECT_TRUE(contains(r.out, "reference")) << r;
     EXPECT_TRUE(contains(r.out, "omp")) << r;
     EXPECT_TRUE(contains(r.out, "cuda")) << r;
+    EXPECT_TRUE(contains(r.out, "opencl")) << r;
 }
 
 TEST(CliInfo, Json) {

@@ -20,8 +20,32 @@ TEST(Executor, CreatesByName) {
         EXPECT_EQ(automatic.backend(), Backend::cuda);
     else
         EXPECT_EQ(automatic.backend(), omp_compiled() ? Backend::omp : Backend::reference);
-    EXPECT_THROW(Executor::create("opencl"), BadInput);
+    EXPECT_THROW(Executor::create("vulkan"), BadInput);
     EXPECT_THROW(Executor::create("cuda:x"), BadInput);
+    EXPECT_THROW(Executor::create("opencl:0:x"), BadInput);
+}
+
+// opencl: never picked by auto; device N, or device D of platform P, as portla info lists them.
+TEST(Executor, OpenclByIndexAndByPlatform) {
+    if (!compiled(Backend::opencl)) {
+        EXPECT_THROW(Executor::create("opencl"), NotCompiled);
+        GTEST_SKIP() << "opencl backend not compiled into this build";
+    }
+    if (opencl_device_count() == 0) {
+        EXPECT_THROW(Executor::create("opencl"), DeviceError);
+        GTEST_SKIP() << "opencl backend: no OpenCL platform or device present on this machine";
+    }
+    EXPECT_NE(Executor::create("auto").backend(), Backend::opencl);
+    const auto devices = opencl_devices();
+    ASSERT_EQ(devices.size(), std::size_t(opencl_device_count()));
+    for (const auto& d : devices) {
+        const std::string by_platform =
+            "opencl:" + std::to_string(d.platform) + ":" + std::to_string(d.platform_device);
+        EXPECT_EQ(Executor::create(by_platform).device_id(), d.id) << by_platform;
+        EXPECT_EQ(Executor::create("opencl:" + std::to_string(d.id)).device_name(), d.name);
+    }
+    EXPECT_THROW(Executor::create("opencl:" + std::to_string(devices.size())), DeviceError);
+    EXPECT_THROW(Executor::create("opencl:99:0"), DeviceError);
 }
 
 TEST(Executor, CudaWithoutGpuIsAClearError) {

@@ -32,7 +32,7 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
     // The factorisations and solves alone, timed by the kernel on the executor (device events
     // on a GPU); its workspace, copies and checks are outside the timed region.
     Timer timer(exec);
-    dispatch(exec, [&](auto backend) {
+    dispatch<KernelFamily::batch_direct>(exec, [&](auto backend) {
         batch_lu_solve(backend, exec, num_systems, n, A.values().get_view(), b.get_view(),
                        x.get_view(), info, timer);
     });

@@ -83,7 +83,8 @@ void BatchMatrix<T>::apply(const Array<T>& x, Array<T>& y) const {
     if (y.size() != len) throw DimensionMismatch("BatchMatrix::apply (y)", len, y.size());
     const auto args = detail::matrix_args(*this);
     const Executor& exec = executor();
-    dispatch(exec, [&](auto backend) { batch_apply(backend, exec, args, x.data(), y.data()); });
+    dispatch<KernelFamily::batch>(
+        exec, [&](auto backend) { batch_apply(backend, exec, args, x.data(), y.data()); });
 }
 
 template class BatchMatrix<double>;

@@ -116,7 +116,7 @@ std::vector<double> residuals_of(const Executor& exec, const detail::BatchArgs<T
                                  std::vector<double>* bnorm = nullptr) {
     const std::size_t B = static_cast<std::size_t>(args.num_systems);
     Array<double> res(exec, B), rhs(exec, B);
-    dispatch(exec, [&](auto backend) {
+    dispatch<KernelFamily::batch>(exec, [&](auto backend) {
         batch_residual_norms(backend, exec, args, res.data(), rhs.data());
     });
     if (bnorm) *bnorm = rhs.to_host();
@@ -202,7 +202,8 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     // The solve itself, timed by the kernel on the executor (device events on a GPU); its launch
     // set-up and workspace are outside the timed region.
     Timer timer(exec);
-    dispatch(exec, [&](auto backend) { batch_solve(backend, exec, args, timer, result.launch); });
+    dispatch<KernelFamily::batch>(
+        exec, [&](auto backend) { batch_solve(backend, exec, args, timer, result.launch); });
     result.time_s = timer.seconds();
     result.iterations = iterations.to_host();
     result.reason = reasons.to_host();

@@ -1,0 +1,183 @@
+// The vector kernels (core/kernels/blas1_kernels.hpp) in OpenCL C. Reductions: each work-group
+// writes its partial sums (ACC) to the scratch, then one work-group adds them up (*_finish).
+
+kernel void fill(PORTLA_BUFFER(REAL, x), ulong n, REAL value) {
+    global REAL *xp = PORTLA_AT(REAL, x);
+    PORTLA_FOR_EACH(i, n) xp[i] = value;
+}
+
+kernel void copy(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y), ulong n) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    PORTLA_FOR_EACH(i, n) yp[i] = xp[i];
+}
+
+// y = a x + b y; y is not read when b = 0
+kernel void axpby(REAL a, PORTLA_BUFFER(const REAL, x), REAL b, PORTLA_BUFFER(REAL, y), ulong n) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    if (b == (REAL)0) {
+        PORTLA_FOR_EACH(i, n) yp[i] = a * xp[i];
+    } else {
+        PORTLA_FOR_EACH(i, n) yp[i] = a * xp[i] + b * yp[i];
+    }
+}
+
+kernel void pointwise_mul(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, y),
+                          PORTLA_BUFFER(REAL, z), ulong n) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global const REAL *yp = PORTLA_AT(const REAL, y);
+    global REAL *zp = PORTLA_AT(REAL, z);
+    PORTLA_FOR_EACH(i, n) zp[i] = xp[i] * yp[i];
+}
+
+// partials[group] = the group's part of x . y
+kernel void dot_partial(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, y), ulong n,
+                        PORTLA_BUFFER(ACC, partials)) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global const REAL *yp = PORTLA_AT(const REAL, y);
+    local ACC scratch[WG];
+    ACC s = 0;
+    PORTLA_FOR_EACH(i, n) s += (ACC)xp[i] * (ACC)yp[i];
+    s = group_sum(scratch, s);
+    if (get_local_id(0) == 0) PORTLA_AT(ACC, partials)[get_group_id(0)] = s;
+}
+
+// result[0] = the sum of `groups` partials (one work-group)
+kernel void sum_finish(PORTLA_BUFFER(const ACC, partials), uint groups,
+                       PORTLA_BUFFER(REAL, result)) {
+    global const ACC *part = PORTLA_AT(const ACC, partials);
+    local ACC scratch[WG];
+    ACC s = 0;
+    for (uint g = get_local_id(0); g < groups; g += WG) s += part[g];
+    s = group_sum(scratch, s);
+    if (get_local_id(0) == 0) PORTLA_AT(REAL, result)[0] = (REAL)s;
+}
+
+// Blue's scaled sums of squares (src/common/scaled_norm.hpp, the same thresholds and scales):
+// small, medium and big, merged by adding each.
+#ifdef PORTLA_FP64
+#define BLUE_TSML 0x1p-511
+#define BLUE_TBIG 0x1p486
+#define BLUE_SSML 0x1p537
+#define BLUE_SBIG 0x1p-538
+#else
+#define BLUE_TSML 0x1p-63f
+#define BLUE_TBIG 0x1p52f
+#define BLUE_SSML 0x1p75f
+#define BLUE_SBIG 0x1p-76f
+#endif
+
+// partials[k * groups + group], k = 0 small, 1 medium, 2 big
+kernel void norm2_partial(PORTLA_BUFFER(const REAL, x), ulong n, PORTLA_BUFFER(ACC, partials)) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global ACC *part = PORTLA_AT(ACC, partials);
+    local ACC scratch[WG];
+    ACC small = 0, medium = 0, big = 0;
+    PORTLA_FOR_EACH(i, n) {
+        const ACC ax = fabs((ACC)xp[i]);
+        if (ax > BLUE_TBIG) {
+            big += (ax * BLUE_SBIG) * (ax * BLUE_SBIG);
+        } else if (ax < BLUE_TSML) {
+            small += (ax * BLUE_SSML) * (ax * BLUE_SSML);
+        } else {
+            medium += ax * ax;  // also NaN, which then propagates to the norm
+        }
+    }
+    const uint groups = get_num_groups(0), g = get_group_id(0);
+    small = group_sum(scratch, small);
+    medium = group_sum(scratch, medium);
+    big = group_sum(scratch, big);
+    if (get_local_id(0) == 0) {
+        part[g] = small;
+        part[groups + g] = medium;
+        part[2 * groups + g] = big;
+    }
+}
+
+// result[0] = sqrt(small / ssml^2 + medium + big / sbig^2) without underflow or overflow
+// (ScaledSumOfSquares::finish)
+kernel void norm2_finish(PORTLA_BUFFER(const ACC, partials), uint groups,
+                         PORTLA_BUFFER(REAL, result)) {
+    global const ACC *part = PORTLA_AT(const ACC, partials);
+    local ACC scratch[WG];
+    ACC small = 0, medium = 0, big = 0;
+    for (uint g = get_local_id(0); g < groups; g += WG) {
+        small += part[g];
+        medium += part[groups + g];
+        big += part[2 * groups + g];
+    }
+    small = group_sum(scratch, small);
+    medium = group_sum(scratch, medium);
+    big = group_sum(scratch, big);
+    if (get_local_id(0) != 0) return;
+    ACC scale = 1, sum = medium;
+    if (big > 0) {
+        sum = big + (medium > 0 || medium != medium ? (medium * BLUE_SBIG) * BLUE_SBIG : (ACC)0);
+        scale = 1 / BLUE_SBIG;
+    } else if (small > 0) {
+        if (medium > 0 || medium != medium) {
+            const ACC med = sqrt(medium), sml = sqrt(small) / BLUE_SSML;
+            const ACC ymin = sml > med ? med : sml, ymax = sml > med ? sml : med;
+            sum = ymax * ymax * (1 + (ymin / ymax) * (ymin / ymax));
+        } else {
+            sum = small;
+            scale = 1 / BLUE_SSML;
+        }
+    }
+    PORTLA_AT(REAL, result)[0] = (REAL)(scale * sqrt(sum));
+}
+
+// x += alpha p; r -= alpha q; partials[group] = the group's part of r . r
+kernel void fused_cg_update(REAL alpha, PORTLA_BUFFER(const REAL, p), PORTLA_BUFFER(const REAL, q),
+                            PORTLA_BUFFER(REAL, x), PORTLA_BUFFER(REAL, r), ulong n,
+                            PORTLA_BUFFER(ACC, partials)) {
+    global const REAL *pp = PORTLA_AT(const REAL, p);
+    global const REAL *qp = PORTLA_AT(const REAL, q);
+    global REAL *xp = PORTLA_AT(REAL, x);
+    global REAL *rp = PORTLA_AT(REAL, r);
+    local ACC scratch[WG];
+    ACC s = 0;
+    PORTLA_FOR_EACH(i, n) {
+        xp[i] += alpha * pp[i];
+        const REAL ri = rp[i] - alpha * qp[i];
+        rp[i] = ri;
+        s += (ACC)ri * (ACC)ri;
+    }
+    s = group_sum(scratch, s);
+    if (get_local_id(0) == 0) PORTLA_AT(ACC, partials)[get_group_id(0)] = s;
+}
+
+// bad[group] = the smallest i of the group where d[i] is zero or not finite (n when none)
+kernel void find_bad_partial(PORTLA_BUFFER(const REAL, d), ulong n, PORTLA_BUFFER(ulong, bad)) {
+    global const REAL *dp = PORTLA_AT(const REAL, d);
+    local ulong scratch[WG];
+    ulong first = n;
+    PORTLA_FOR_EACH(i, n) {
+        if (dp[i] == (REAL)0 || !isfinite(dp[i])) {
+            first = i;
+            break;
+        }
+    }
+    scratch[get_local_id(0)] = first;
+    PORTLA_GROUP_TREE(scratch, min);
+    if (get_local_id(0) == 0) PORTLA_AT(ulong, bad)[get_group_id(0)] = scratch[0];
+}
+
+// bound[0] = the smallest bad index (n when none); first_bad[0] = it when there is one
+kernel void find_bad_finish(PORTLA_BUFFER(const ulong, bad), uint groups, ulong n,
+                            PORTLA_BUFFER(ulong, first_bad), PORTLA_BUFFER(ulong, bound)) {
+    if (get_global_id(0) != 0) return;
+    global const ulong *b = PORTLA_AT(const ulong, bad);
+    ulong first = n;
+    for (uint g = 0; g < groups; ++g) first = min(first, b[g]);
+    if (first < n) PORTLA_AT(ulong, first_bad)[0] = first;
+    PORTLA_AT(ulong, bound)[0] = first;
+}
+
+// d[i] = 1 / d[i] for i < bound[0]
+kernel void invert_below(PORTLA_BUFFER(REAL, d), PORTLA_BUFFER(const ulong, bound)) {
+    global REAL *dp = PORTLA_AT(REAL, d);
+    const ulong n = PORTLA_AT(const ulong, bound)[0];
+    PORTLA_FOR_EACH(i, n) dp[i] = (REAL)1 / dp[i];
+}

@@ -1,0 +1,330 @@
+// The CG steps (core/kernels/cg_kernels.hpp) in OpenCL C, with their decisions on the device:
+// each step is a pass (its vector work, partial sums per work-group) and cg_finish (one
+// work-group adds the sums up and takes the decisions of src/common/cg_step.hpp, ported below).
+// Every kernel does nothing where the state says the step does not run (stopped, or no
+// replacement due), so a sequence of steps may run past the stop without changing anything.
+// A kernel with barriers never returns before them (all its work-items reach every barrier).
+// Built after matrix_kernels.cl (its row functions) and needs cl_khr_fp64 (the state's doubles).
+
+// common::CgState<REAL>, field for field (the host's layout: natural alignment)
+typedef struct {
+    double rho;
+    double history[16];  // kCgHistory
+    REAL alpha;
+    REAL beta;
+    int iteration;
+    int stopped;
+    int reason;
+    int replace_now;
+    double pending_rr;
+    int pending_mode;
+    double local_sums[2];  // CgState::local (`local` is an OpenCL C keyword)
+    int local_step;
+    int local_mode;
+} CgState;
+
+// solver::StopReason, common::CgFinish and common::CgLocal (checked in cg_kernels.cpp)
+#define STOP_CONVERGED 0
+#define STOP_MAX_ITERATIONS 1
+#define STOP_BREAKDOWN 2
+#define STOP_NON_FINITE 3
+#define STOP_INDEFINITE 4
+#define FINISH_INITIAL 0
+#define FINISH_RESUME 1
+#define FINISH_RECORD 2
+#define FINISH_REPLACED 3
+#define LOCAL_DIRECTION 1
+#define LOCAL_RESIDUAL 2
+#define LOCAL_PRECONDITIONED 3
+
+// Which step a pass belongs to: whether it runs, and which decision its finish takes.
+#define STEP_INITIALIZE 0
+#define STEP_DIRECTION 1
+#define STEP_UPDATE 2
+#define STEP_REPLACE 3
+#define STEP_PRECONDITIONED 4
+
+// The operator of a fused step (FusedOperator::Kind)
+#define OP_STENCIL 1
+#define OP_CSR 2
+#define OP_ELL 3
+
+#define PORTLA_STATE global CgState *state = PORTLA_AT(CgState, st)
+
+bool step_runs(global const CgState *s, int step) {
+    switch (step) {
+        case STEP_INITIALIZE:
+            return true;
+        case STEP_DIRECTION:
+            return !s->stopped;
+        case STEP_UPDATE:
+            return !s->stopped;
+        case STEP_REPLACE:
+            return !s->stopped && s->replace_now;
+        default:
+            return s->pending_mode >= 0;
+    }
+}
+
+// p_old and p_new by the parity of the iterations done
+global REAL *p_old(global const CgState *s, global REAL *p0, global REAL *p1) {
+    return (s->iteration & 1) ? p1 : p0;
+}
+global REAL *p_new(global const CgState *s, global REAL *p0, global REAL *p1) {
+    return (s->iteration & 1) ? p0 : p1;
+}
+
+// (A v)_i of the fused operator
+REAL op_row(int kind, int dim, ulong points, ulong n, ulong width, global const int *ptrs,
+            global const int *cols, global const REAL *vals, ulong i, global const REAL *v) {
+    if (kind == OP_CSR) return csr_row(i, ptrs, cols, vals, v);
+    if (kind == OP_ELL) return ell_row(i, n, width, cols, vals, v);
+    return stencil_row(dim, points, i, v);
+}
+
+#define PORTLA_OPERATOR                                                           \
+    int kind, int dim, ulong points, ulong width, PORTLA_BUFFER(const int, ptrs), \
+        PORTLA_BUFFER(const int, cols), PORTLA_BUFFER(const REAL, vals)
+#define PORTLA_ROW(i, v)                                                                        \
+    op_row(kind, dim, points, n, width, PORTLA_AT(const int, ptrs), PORTLA_AT(const int, cols), \
+           PORTLA_AT(const REAL, vals), i, v)
+
+// r_i given: z_i = inv_diag_i r_i (when has_inv) and the contributions to r.r and r.z
+#define PORTLA_STORE_Z(i, ri)                                          \
+    do {                                                               \
+        s0 += (ACC)(ri) * (ACC)(ri);                                   \
+        if (has_inv) {                                                 \
+            const REAL zi = PORTLA_AT(const REAL, inv_diag)[i] * (ri); \
+            PORTLA_AT(REAL, z)[i] = zi;                                \
+            s1 += (ACC)(ri) * (ACC)zi;                                 \
+        }                                                              \
+    } while (0)
+
+// (`scratch`: WG values of local memory, declared at the kernel's scope)
+#define PORTLA_WRITE_SUMS()                                         \
+    do {                                                            \
+        const uint g = get_group_id(0), groups = get_num_groups(0); \
+        s0 = group_sum(scratch, s0);                                \
+        s1 = group_sum(scratch, s1);                                \
+        if (get_local_id(0) == 0) {                                 \
+            PORTLA_AT(ACC, partials)[g] = s0;                       \
+            PORTLA_AT(ACC, partials)[groups + g] = s1;              \
+        }                                                           \
+    } while (0)
+
+// from a given r: [z = M^-1 r]; r.r; [r.z]
+kernel void cg_residual(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(const REAL, r),
+                        PORTLA_BUFFER(REAL, z), PORTLA_BUFFER(const REAL, inv_diag), int has_inv,
+                        PORTLA_BUFFER(ACC, partials)) {
+    global const REAL *rp = PORTLA_AT(const REAL, r);
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    PORTLA_FOR_EACH(i, n) {
+        const REAL ri = rp[i];
+        PORTLA_STORE_Z(i, ri);
+    }
+    PORTLA_WRITE_SUMS();
+}
+
+// p_new = beta p_old + z
+kernel void cg_form_direction(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(const REAL, z),
+                              PORTLA_BUFFER(REAL, p0), PORTLA_BUFFER(REAL, p1)) {
+    PORTLA_STATE;
+    if (state->stopped) return;
+    global const REAL *zp = PORTLA_AT(const REAL, z);
+    global const REAL *old = p_old(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+    global REAL *fresh = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+    const REAL beta = state->beta;
+    PORTLA_FOR_EACH(i, n) fresh[i] = beta * old[i] + zp[i];
+}
+
+// fused: q = A p_new (after cg_form_direction: neighbouring rows of p_new are read)
+kernel void cg_apply(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR, PORTLA_BUFFER(REAL, p0),
+                     PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(REAL, q)) {
+    PORTLA_STATE;
+    if (state->stopped) return;
+    global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+    global REAL *qp = PORTLA_AT(REAL, q);
+    PORTLA_FOR_EACH(i, n) qp[i] = PORTLA_ROW(i, p);
+}
+
+// s0 = p_new . q
+kernel void cg_direction_dot(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(REAL, p0),
+                             PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(const REAL, q),
+                             PORTLA_BUFFER(ACC, partials)) {
+    PORTLA_STATE;
+    global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+    global const REAL *qp = PORTLA_AT(const REAL, q);
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    if (!state->stopped) PORTLA_FOR_EACH(i, n) s0 += (ACC)p[i] * (ACC)qp[i];
+    PORTLA_WRITE_SUMS();
+}
+
+// x += alpha p_new; unless replacing: r -= alpha q; [z]; r.r; [r.z]
+kernel void cg_update(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(REAL, p0),
+                      PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(const REAL, q), PORTLA_BUFFER(REAL, x),
+                      PORTLA_BUFFER(REAL, r), PORTLA_BUFFER(REAL, z),
+                      PORTLA_BUFFER(const REAL, inv_diag), int has_inv,
+                      PORTLA_BUFFER(ACC, partials)) {
+    PORTLA_STATE;
+    global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+    global const REAL *qp = PORTLA_AT(const REAL, q);
+    global REAL *xp = PORTLA_AT(REAL, x);
+    global REAL *rp = PORTLA_AT(REAL, r);
+    const REAL alpha = state->alpha;
+    const int move_r = !state->replace_now;  // a replacement recomputes r (and z)
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    if (!state->stopped) PORTLA_FOR_EACH(i, n) {
+            xp[i] += alpha * p[i];
+            if (move_r) {
+                const REAL ri = rp[i] - alpha * qp[i];
+                rp[i] = ri;
+                PORTLA_STORE_Z(i, ri);
+            }
+        }
+    PORTLA_WRITE_SUMS();
+}
+
+// when replacing: r = b - A x (from ax when has_ax, else row by row); [z]; r.r; [r.z]
+kernel void cg_replace(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR,
+                       PORTLA_BUFFER(const REAL, b), PORTLA_BUFFER(const REAL, ax), int has_ax,
+                       PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, r), PORTLA_BUFFER(REAL, z),
+                       PORTLA_BUFFER(const REAL, inv_diag), int has_inv,
+                       PORTLA_BUFFER(ACC, partials)) {
+    PORTLA_STATE;
+    global const REAL *bp = PORTLA_AT(const REAL, b);
+    global const REAL *axp = PORTLA_AT(const REAL, ax);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *rp = PORTLA_AT(REAL, r);
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    if (!state->stopped && state->replace_now) PORTLA_FOR_EACH(i, n) {
+            const REAL ri = bp[i] - (has_ax ? axp[i] : PORTLA_ROW(i, xp));
+            rp[i] = ri;
+            PORTLA_STORE_Z(i, ri);
+        }
+    PORTLA_WRITE_SUMS();
+}
+
+// deferred preconditioning: s0 = r . z
+kernel void cg_rz(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(const REAL, r),
+                  PORTLA_BUFFER(const REAL, z), PORTLA_BUFFER(ACC, partials)) {
+    PORTLA_STATE;
+    global const REAL *rp = PORTLA_AT(const REAL, r);
+    global const REAL *zp = PORTLA_AT(const REAL, z);
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    if (state->pending_mode >= 0) PORTLA_FOR_EACH(i, n) s0 += (ACC)rp[i] * (ACC)zp[i];
+    PORTLA_WRITE_SUMS();
+}
+
+// --- the decisions of src/common/cg_step.hpp ---------------------------------------------
+
+void cg_stop(global CgState *s, int reason) {
+    s->stopped = 1;
+    s->reason = reason;
+}
+
+void finish_direction(global CgState *s, int replacement, int distributed, double pq) {
+    if (distributed) {
+        s->local_sums[0] = pq;
+        s->local_step = LOCAL_DIRECTION;
+        return;
+    }
+    s->replace_now = replacement > 0 && (s->iteration + 1) % replacement == 0;
+    if (!isfinite(pq))
+        cg_stop(s, STOP_NON_FINITE);
+    else if (pq <= 0)
+        cg_stop(s, STOP_INDEFINITE);
+    else
+        s->alpha = (REAL)(s->rho / pq);
+}
+
+void finish_residual(global CgState *s, double threshold, int max_iters, int preconditioned,
+                     int deferred, int distributed, double rr, double rz, int mode, bool pending) {
+    if (distributed) {
+        s->local_sums[0] = rr;
+        s->local_sums[1] = rz;
+        s->local_step = LOCAL_RESIDUAL;
+        s->local_mode = mode;
+        return;
+    }
+    if (deferred && !pending) {
+        s->pending_rr = rr;
+        s->pending_mode = mode;
+        return;
+    }
+    const double rho_new = preconditioned ? rz : rr;
+    if (mode == FINISH_INITIAL) {
+        s->rho = rho_new;
+        s->beta = 0;
+        return;
+    }
+    int it = s->iteration;
+    if (mode == FINISH_RESUME) {
+        s->stopped = 0;
+    } else {
+        ++it;
+        const double rnorm = sqrt(rr);
+        if (mode == FINISH_REPLACED) s->replace_now = 0;
+        s->history[it % 16] = rnorm;
+        s->iteration = it;
+        if (!isfinite(rnorm)) {
+            cg_stop(s, STOP_NON_FINITE);
+            return;
+        }
+        if (rnorm <= threshold) {
+            cg_stop(s, STOP_CONVERGED);
+            return;
+        }
+    }
+    if (rho_new == 0) {
+        cg_stop(s, STOP_BREAKDOWN);
+        return;
+    }
+    if (rho_new < 0) {
+        cg_stop(s, STOP_INDEFINITE);
+        return;
+    }
+    s->beta = (REAL)(rho_new / s->rho);
+    s->rho = rho_new;
+    if (it >= max_iters) cg_stop(s, STOP_MAX_ITERATIONS);
+}
+
+// One work-group: the sums of the step's pass (s0, s1), then its decision (mode: a CgFinish).
+kernel void cg_finish(PORTLA_BUFFER(CgState, st), uint groups, PORTLA_BUFFER(const ACC, partials),
+                      int step, int mode, double threshold, int max_iters, int replacement,
+                      int preconditioned, int deferred, int distributed) {
+    PORTLA_STATE;
+    // An update that leaves r to the replacement takes no decision. (No return before the
+    // barriers of group_sum: every work-item reaches them.)
+    const bool runs = step_runs(state, step) && !(step == STEP_UPDATE && state->replace_now);
+    global const ACC *part = PORTLA_AT(const ACC, partials);
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    for (uint g = get_local_id(0); g < groups; g += WG) {
+        s0 += part[g];
+        s1 += part[groups + g];
+    }
+    s0 = group_sum(scratch, s0);
+    s1 = group_sum(scratch, s1);
+    if (!runs || get_local_id(0) != 0) return;
+    if (step == STEP_DIRECTION) {
+        finish_direction(state, replacement, distributed, s0);
+    } else if (step == STEP_PRECONDITIONED) {
+        if (distributed) {
+            state->local_sums[0] = s0;
+            state->local_step = LOCAL_PRECONDITIONED;
+            return;
+        }
+        const int pending = state->pending_mode;
+        state->pending_mode = -1;
+        finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed,
+                        state->pending_rr, s0, pending, true);
+    } else {
+        finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed, s0, s1,
+                        mode, false);
+    }
+}

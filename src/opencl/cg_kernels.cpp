@@ -1,0 +1,169 @@
+// The CG steps of the opencl backend, with their decisions on the device: each step is two
+// launches, its pass (src/opencl/cg_kernels.cl: the vector work and partial sums, returning at
+// once where the state says the step does not run) and cg_finish (the sums, then the decisions
+// of src/common/cg_step.hpp ported to OpenCL C). Nothing is read back: the host reads the state
+// once per replay, as on cuda. The state's doubles need cl_khr_fp64, in float too.
+#include "core/kernels/cg_kernels.hpp"
+
+#include <cstddef>
+
+#include "opencl/device.hpp"
+
+namespace portla::kernels::opencl {
+namespace {
+
+constexpr const char* kFile = "cg_kernels.cl";
+
+// The values cg_kernels.cl spells out.
+static_assert(static_cast<int>(solver::StopReason::converged) == 0 &&
+              static_cast<int>(solver::StopReason::max_iterations) == 1 &&
+              static_cast<int>(solver::StopReason::breakdown) == 2 &&
+              static_cast<int>(solver::StopReason::non_finite) == 3 &&
+              static_cast<int>(solver::StopReason::indefinite) == 4);
+static_assert(static_cast<int>(common::CgFinish::initial) == 0 &&
+              static_cast<int>(common::CgFinish::resume) == 1 &&
+              static_cast<int>(common::CgFinish::record) == 2 &&
+              static_cast<int>(common::CgFinish::replaced) == 3);
+static_assert(static_cast<int>(common::CgLocal::direction) == 1 &&
+              static_cast<int>(common::CgLocal::residual) == 2 &&
+              static_cast<int>(common::CgLocal::preconditioned) == 3);
+static_assert(common::kCgHistory == 16);
+// Natural alignment on both sides: the doubles at multiples of 8.
+static_assert(offsetof(common::CgState<float>, pending_rr) % 8 == 0 &&
+              offsetof(common::CgState<float>, local) % 8 == 0);
+
+// cg_kernels.cl's STEP_*
+enum class Step : int { initialize, direction, update, replace, preconditioned };
+
+cl_ulong u64(std::size_t v) { return static_cast<cl_ulong>(v); }
+cl_int flag(bool v) { return v ? 1 : 0; }
+
+template <typename T>
+Launch pass(const Executor& exec, const CgArgs<T>& a, const char* kernel) {
+    auto k = Launch::of<T>(exec, kFile, kernel);
+    if (!k.device().fp64)
+        throw Unsupported("opencl: the CG steps keep their state in double, and " +
+                          k.device().name + " has no cl_khr_fp64");
+    k.buffer(a.state).value(u64(a.n));
+    return k;
+}
+
+// The fused operator's arguments (PORTLA_OPERATOR).
+template <typename T>
+void operator_args(Launch& k, const FusedOperator<T>& op) {
+    using Kind = typename FusedOperator<T>::Kind;
+    const cl_int kind = op.kind == Kind::csr ? 2 : op.kind == Kind::ell ? 3 : 1;
+    k.value(kind).value(static_cast<cl_int>(op.dim)).value(u64(op.points)).value(u64(op.width));
+    k.buffer(op.row_ptrs).buffer(op.col_idxs).buffer(op.values);
+}
+
+// The pass `k` (its arguments set up to the partials) and its finish, under the device's
+// launch lock (the partials live in its scratch).
+template <typename T>
+void reduce_and_decide(const Executor& exec, const CgArgs<T>& a, Launch k, Step step,
+                       common::CgFinish mode = common::CgFinish::record) {
+    std::lock_guard<std::recursive_mutex> lock(k.device().launch_mutex);
+    const std::size_t groups = k.groups_for(a.n);
+    k.scratch(0).run(groups);
+    const common::CgControl& c = a.control;
+    Launch::of<T>(exec, kFile, "cg_finish")
+        .buffer(a.state)
+        .value(static_cast<cl_uint>(groups))
+        .scratch(0)
+        .value(static_cast<cl_int>(step))
+        .value(static_cast<cl_int>(mode))
+        .value(c.threshold)
+        .value(static_cast<cl_int>(c.max_iters))
+        .value(static_cast<cl_int>(c.replacement))
+        .value(flag(c.preconditioned))
+        .value(flag(c.deferred))
+        .value(flag(c.distributed))
+        .run(1);
+}
+
+template <typename T>
+void form_direction(const Executor& exec, const CgArgs<T>& a) {
+    auto k = pass(exec, a, "cg_form_direction");
+    k.buffer(a.z ? a.z : a.r).buffer(a.p0).buffer(a.p1).run(k.groups_for(a.n, 65535));
+}
+
+template <typename T>
+void direction_dot(const Executor& exec, const CgArgs<T>& a) {
+    auto k = pass(exec, a, "cg_direction_dot");
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q);
+    reduce_and_decide(exec, a, std::move(k), Step::direction);
+}
+
+// r = b - (ax, or A x row by row); [z]; r.r; [r.z] -> finish_residual(replaced)
+template <typename T>
+void replace(const Executor& exec, const CgArgs<T>& a, const T* ax) {
+    auto k = pass(exec, a, "cg_replace");
+    operator_args(k, a.op);
+    k.buffer(a.b).buffer(ax).value(flag(ax != nullptr)).buffer(a.x).buffer(a.r).buffer(a.z);
+    k.buffer(a.inv_diag).value(flag(a.inv_diag != nullptr));
+    reduce_and_decide(exec, a, std::move(k), Step::replace, common::CgFinish::replaced);
+}
+
+}  // namespace
+
+template <typename T>
+void cg_initialize(tag, const Executor& exec, const CgArgs<T>& a, common::CgFinish mode) {
+    auto k = pass(exec, a, "cg_residual");
+    k.buffer(a.r).buffer(a.z).buffer(a.inv_diag).value(flag(a.inv_diag != nullptr));
+    reduce_and_decide(exec, a, std::move(k), Step::initialize, mode);
+}
+
+template <typename T>
+void cg_direction(tag, const Executor& exec, const CgArgs<T>& a) {
+    form_direction(exec, a);
+    auto k = pass(exec, a, "cg_apply");  // q = A p_new
+    operator_args(k, a.op);
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q).run(k.groups_for(a.n, 65535));
+    direction_dot(exec, a);
+}
+
+template <typename T>
+void cg_form_direction(tag, const Executor& exec, const CgArgs<T>& a) {
+    form_direction(exec, a);
+}
+
+template <typename T>
+void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& a) {
+    direction_dot(exec, a);
+}
+
+template <typename T>
+void cg_update(tag, const Executor& exec, const CgArgs<T>& a) {
+    auto k = pass(exec, a, "cg_update");
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q).buffer(a.x).buffer(a.r).buffer(a.z);
+    k.buffer(a.inv_diag).value(flag(a.inv_diag != nullptr));
+    reduce_and_decide(exec, a, std::move(k), Step::update);
+}
+
+template <typename T>
+void cg_replace(tag, const Executor& exec, const CgArgs<T>& a) {
+    replace<T>(exec, a, nullptr);
+}
+
+template <typename T>
+void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& a) {
+    replace<T>(exec, a, a.ax);
+}
+
+template <typename T>
+void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& a) {
+    auto k = pass(exec, a, "cg_rz");
+    k.buffer(a.r).buffer(a.z);
+    reduce_and_decide(exec, a, std::move(k), Step::preconditioned);
+}
+
+// No whole-iteration path yet (cuda runs small systems in one block): the steps are taken.
+template <typename T>
+bool cg_iterations(tag, const Executor&, const CgArgs<T>&, int) {
+    return false;
+}
+
+PORTLA_INSTANTIATE_CG_KERNELS(double);
+PORTLA_INSTANTIATE_CG_KERNELS(float);
+
+}  // namespace portla::kernels::opencl

@@ -1,0 +1,128 @@
+// What the opencl kernel files share: the devices of every platform, the table that maps the
+// addresses portla hands out (view<T>::data) to a cl_mem and an offset, the program cache and
+// a kernel launch. Defined in src/opencl/runtime.cpp.
+//
+// Memory model: allocate() returns an address in a reserved range that is never dereferenced
+// on the host; each allocation is one cl_mem, and buffer_of(p) finds the cl_mem holding p and
+// p's offset in it (views of part of an array, p + k, resolve too). A kernel takes each buffer
+// as two arguments, its cl_mem and the byte offset (common.cl: PORTLA_BUFFER). This needs no
+// shared virtual memory, so any OpenCL 1.2 device runs it.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+#include "portla/error.hpp"
+#include "portla/executor.hpp"
+
+namespace portla::kernels::opencl {
+
+/// Throws DeviceError "opencl: <what>: <error name>" unless err is CL_SUCCESS.
+void check(cl_int err, const char* what);
+#define PORTLA_CL_CHECK(call) ::portla::kernels::opencl::check((call), #call)
+
+/// One OpenCL device, its context and its one in-order queue.
+struct Device {
+    int id = 0;  ///< over every platform in order
+    int platform_index = 0, index_in_platform = 0;
+    cl_platform_id platform = nullptr;
+    cl_device_id device = nullptr;
+    cl_context context = nullptr;
+    cl_command_queue queue = nullptr;
+    std::string name, vendor, driver_version, device_version, platform_name;
+    bool fp64 = false;
+    std::size_t max_work_group = 1;
+    std::size_t global_memory = 0, max_allocation = 0;
+    int compute_units = 1;
+    bool is_cpu = false;
+    /// Work-groups of a reduction: about one wave (compute units x 8 on a GPU, x 4 on a CPU),
+    /// at most kMaxGroups.
+    std::size_t reduction_groups = 1;
+    std::size_t local_memory = 0;
+    /// Held from setting a kernel's arguments to its launch (a cl_kernel is not thread-safe),
+    /// and by a reduction from its first launch to reading its result (the scratch is shared).
+    std::recursive_mutex launch_mutex;
+    /// Partial sums of the reductions (kMaxGroups groups x 4 values x 8 bytes) and results.
+    cl_mem scratch = nullptr;
+};
+
+/// Groups of a reduction at most (each writes its partial sums to the scratch).
+constexpr std::size_t kMaxGroups = 1024;
+/// Byte offset in Device::scratch of the reductions' results (after the partials).
+constexpr std::size_t kScratchResults = kMaxGroups * 4 * 8;
+
+/// Device `id` (opened on first use). Throws DeviceError.
+Device& device(int id);
+
+/// A cl_mem and the byte offset of an address allocate() handed out.
+struct Buffer {
+    cl_mem mem = nullptr;
+    std::size_t offset = 0;
+};
+/// nullptr gives {nullptr, 0}. Throws DeviceError for an address of no live allocation.
+Buffer buffer_of(const void* ptr);
+
+/// A kernel of the program built from common.cl and `file` for the element type T under the
+/// executor's launch configuration, its arguments set one after the other; run() launches it.
+class Launch {
+public:
+    template <typename T>
+    static Launch of(const Executor& exec, const char* file, const char* kernel) {
+        static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>);
+        return Launch(exec, file, kernel, std::is_same_v<T, double>);
+    }
+    Launch(Launch&&) = default;
+
+    /// A buffer (two kernel arguments: cl_mem, byte offset).
+    Launch& buffer(const void* ptr);
+    /// Device::scratch at byte offset `offset`.
+    Launch& scratch(std::size_t offset);
+    /// A scalar argument, passed as it is (int, unsigned long long, float, double).
+    template <typename S>
+    Launch& value(S v) {
+        set(sizeof(S), &v);
+        return *this;
+    }
+    /// Runs `groups` work-groups of the executor's work-group size.
+    void run(std::size_t groups);
+
+    /// Work-groups for n items of `items` per work-item, between 1 and `cap` (by default the
+    /// device's reduction_groups).
+    std::size_t groups_for(std::size_t n, std::size_t cap = 0) const;
+    std::size_t work_group_size() const { return wg_; }
+    Device& device() const { return *device_; }
+
+private:
+    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl);
+    void set(std::size_t bytes, const void* value);
+
+    Device* device_;
+    std::unique_lock<std::recursive_mutex> lock_;
+    cl_kernel kernel_ = nullptr;
+    cl_uint next_ = 0;
+    std::size_t wg_ = 1, items_ = 1;
+};
+
+/// The second launch of a two-launch reduction: `kernel` of `file`, one work-group, reads the
+/// `groups` partials at the start of the scratch and writes result[0].
+template <typename T>
+void finish_reduction(const Executor& exec, const char* file, const char* kernel,
+                      std::size_t groups, T* result) {
+    Launch::of<T>(exec, file, kernel)
+        .scratch(0)
+        .value(static_cast<cl_uint>(groups))
+        .buffer(result)
+        .run(1);
+}
+
+/// Reads `bytes` at byte `offset` of the device's scratch into `dst` (blocking, in queue order).
+void read_scratch(Device& d, std::size_t offset, void* dst, std::size_t bytes);
+/// Writes `bytes` from `src` to byte `offset` of the device's scratch (blocking).
+void write_scratch(Device& d, std::size_t offset, const void* src, std::size_t bytes);
+
+}  // namespace portla::kernels::opencl

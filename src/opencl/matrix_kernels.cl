@@ -1,0 +1,174 @@
+// The operator-apply kernels (core/kernels/matrix_kernels.hpp) in OpenCL C: one row per
+// work-item, rows shared out by a grid-stride loop. The row functions mirror src/common's
+// (stencil_row.hpp, csr_pattern.hpp) and are used by the CG steps too (cg_kernels.cpp applies
+// the operator of a fused step through these kernels).
+
+// (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp)
+REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
+    REAL neighbours = 0;
+    const ulong ix = i % points;
+    if (ix > 0) neighbours += v[i - 1];
+    if (ix + 1 < points) neighbours += v[i + 1];
+    if (dim >= 2) {
+        const ulong line = i / points;
+        const ulong iy = line % points;
+        if (iy > 0) neighbours += v[i - points];
+        if (iy + 1 < points) neighbours += v[i + points];
+        if (dim == 3) {
+            const ulong plane = points * points;
+            const ulong iz = line / points;
+            if (iz > 0) neighbours += v[i - plane];
+            if (iz + 1 < points) neighbours += v[i + plane];
+        }
+    }
+    return (REAL)(2 * dim) * v[i] - neighbours;
+}
+
+// (A v)_i of a CSR matrix
+REAL csr_row(ulong i, global const int *ptrs, global const int *cols, global const REAL *vals,
+             global const REAL *v) {
+    REAL sum = 0;
+    for (int k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];
+    return sum;
+}
+
+// (A v)_i of an ELL matrix, column-major rows x width, padding column -1 (common/csr_pattern.hpp)
+REAL ell_row(ulong i, ulong rows, ulong width, global const int *cols, global const REAL *vals,
+             global const REAL *v) {
+    REAL sum = 0;
+    for (ulong k = 0; k < width; ++k) {
+        const int c = cols[k * rows + i];
+        if (c >= 0) sum += vals[k * rows + i] * v[c];
+    }
+    return sum;
+}
+
+kernel void dense_apply(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values),
+                        PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
+    global const REAL *a = PORTLA_AT(const REAL, values);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    PORTLA_FOR_EACH(i, rows) {
+        REAL sum = 0;
+        for (ulong j = 0; j < cols; ++j) sum += a[i * cols + j] * xp[j];
+        yp[i] = sum;
+    }
+}
+
+kernel void csr_apply(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
+                      PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(const REAL, values),
+                      PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
+    global const int *ptrs = PORTLA_AT(const int, row_ptrs);
+    global const int *cols = PORTLA_AT(const int, col_idxs);
+    global const REAL *vals = PORTLA_AT(const REAL, values);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    PORTLA_FOR_EACH(i, rows) yp[i] = csr_row(i, ptrs, cols, vals, xp);
+}
+
+// column-major rows x width, padding column -1
+kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs),
+                      PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(const REAL, x),
+                      PORTLA_BUFFER(REAL, y)) {
+    global const int *cols = PORTLA_AT(const int, col_idxs);
+    global const REAL *vals = PORTLA_AT(const REAL, values);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    PORTLA_FOR_EACH(i, rows) yp[i] = ell_row(i, rows, width, cols, vals, xp);
+}
+
+kernel void stencil_apply(int dim, ulong points, ulong n, PORTLA_BUFFER(const REAL, x),
+                          PORTLA_BUFFER(REAL, y)) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    PORTLA_FOR_EACH(i, n) yp[i] = stencil_row(dim, points, i, xp);
+}
+
+// rows [first, last) of a slab (common/stencil_row.hpp: slab_stencil_row); below / above are
+// read only when has_below / has_above
+kernel void slab_stencil_apply(int dim, ulong nx, ulong ny, ulong planes, ulong first, ulong last,
+                               PORTLA_BUFFER(const REAL, below), int has_below,
+                               PORTLA_BUFFER(const REAL, above), int has_above,
+                               PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
+    global const REAL *bp = PORTLA_AT(const REAL, below);
+    global const REAL *ap = PORTLA_AT(const REAL, above);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    const ulong plane = nx * ny;
+    for (ulong i = first + PORTLA_FIRST; i < last; i += PORTLA_STRIDE) {
+        const ulong k = i / plane;
+        const ulong in_plane = i - k * plane;
+        REAL neighbours = 0;
+        if (nx > 1) {
+            const ulong ix = in_plane % nx;
+            if (ix > 0) neighbours += xp[i - 1];
+            if (ix + 1 < nx) neighbours += xp[i + 1];
+        }
+        if (ny > 1) {
+            const ulong iy = in_plane / nx;
+            if (iy > 0) neighbours += xp[i - nx];
+            if (iy + 1 < ny) neighbours += xp[i + nx];
+        }
+        if (k > 0)
+            neighbours += xp[i - plane];
+        else if (has_below)
+            neighbours += bp[in_plane];
+        if (k + 1 < planes)
+            neighbours += xp[i + plane];
+        else if (has_above)
+            neighbours += ap[in_plane];
+        yp[i] = (REAL)(2 * dim) * xp[i] - neighbours;
+    }
+}
+
+kernel void gather(PORTLA_BUFFER(const int, idx), ulong n, PORTLA_BUFFER(const REAL, x),
+                   PORTLA_BUFFER(REAL, out)) {
+    global const int *ip = PORTLA_AT(const int, idx);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *op = PORTLA_AT(REAL, out);
+    PORTLA_FOR_EACH(i, n) op[i] = xp[ip[i]];
+}
+
+// d[i] = the sum of the stored entries (i, i), 0 where there is none
+kernel void csr_diagonal(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
+                         PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(const REAL, values),
+                         PORTLA_BUFFER(REAL, d)) {
+    global const int *ptrs = PORTLA_AT(const int, row_ptrs);
+    global const int *cols = PORTLA_AT(const int, col_idxs);
+    global const REAL *vals = PORTLA_AT(const REAL, values);
+    global REAL *dp = PORTLA_AT(REAL, d);
+    PORTLA_FOR_EACH(i, rows) {
+        REAL sum = 0;
+        for (int k = ptrs[i]; k < ptrs[i + 1]; ++k)
+            if ((ulong)cols[k] == i) sum += vals[k];
+        dp[i] = sum;
+    }
+}
+
+// flags[0] |= each row's csr_row_pattern (common/csr_pattern.hpp): 1 invalid, 2 no diagonal
+kernel void csr_pattern_check(ulong rows, ulong cols, ulong entries,
+                              PORTLA_BUFFER(const int, row_ptrs),
+                              PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(uint, flags)) {
+    global const int *ptrs = PORTLA_AT(const int, row_ptrs);
+    global const int *ci = PORTLA_AT(const int, col_idxs);
+    uint mine = 0;
+    PORTLA_FOR_EACH(i, rows) {
+        const long begin = ptrs[i], end = ptrs[i + 1];
+        if ((i == 0 && begin != 0) || (i + 1 == rows && end != (long)entries) || begin < 0 ||
+            end < begin || end > (long)entries) {
+            mine |= 1;
+            continue;
+        }
+        bool diagonal = false, bad = false;
+        for (long k = begin; k < end && !bad; ++k) {
+            const int c = ci[k];
+            if (c < 0 || (ulong)c >= cols) bad = true;
+            diagonal = diagonal || (ulong)c == i;
+        }
+        if (bad)
+            mine |= 1;
+        else if (!diagonal && i < cols)
+            mine |= 2;
+    }
+    if (mine) atomic_or(PORTLA_AT(uint, flags), mine);
+}
