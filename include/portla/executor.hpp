@@ -71,8 +71,8 @@ struct DeviceInfo {
     int compute_minor = 0;
     std::size_t l2_bytes = 0;
     std::size_t shared_memory_per_block_optin = 0;
-    int driver_version = 0;   ///< CUDA driver (cudaDriverGetVersion: 13000 is 13.0); 0 on CPUs
-    int runtime_version = 0;  ///< CUDA runtime portla was built with; 0 on CPUs
+    int cuda_driver_version = 0;  ///< cudaDriverGetVersion (13000 is 13.0); 0 elsewhere
+    int runtime_version = 0;      ///< CUDA runtime portla was built with; 0 on CPUs
 };
 
 /// Number of CUDA devices visible (0 when the cuda backend is not compiled or no GPU is present).

@@ -128,7 +128,7 @@ DeviceIdentity identify(const Executor& exec) {
     } else {
         id.device = info.name + ", sm_" + std::to_string(info.compute_major) +
                     std::to_string(info.compute_minor);
-        id.versions = "driver " + std::to_string(info.driver_version) + ", runtime " +
+        id.versions = "driver " + std::to_string(info.cuda_driver_version) + ", runtime " +
                       std::to_string(info.runtime_version);
     }
     return id;

@@ -118,7 +118,7 @@ public:
         info.compute_minor = prop.minor;
         info.l2_bytes = static_cast<std::size_t>(prop.l2CacheSize);
         info.shared_memory_per_block_optin = prop.sharedMemPerBlockOptin;
-        PORTLA_CUDA_CHECK(cudaDriverGetVersion(&info.driver_version));
+        PORTLA_CUDA_CHECK(cudaDriverGetVersion(&info.cuda_driver_version));
         PORTLA_CUDA_CHECK(cudaRuntimeGetVersion(&info.runtime_version));
         return info;
     }
