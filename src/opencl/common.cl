@@ -28,7 +28,7 @@
                i##_end = min(i + i##_chunk, (ulong)(n));                     \
          i < i##_end; ++i)
 #else
-#define PORTLA_FOR_EACH(i, n) PORTLA_FOR_EACH(i, (ulong)(n))
+#define PORTLA_FOR_EACH(i, n) for (ulong i = PORTLA_FIRST; i < (ulong)(n); i += PORTLA_STRIDE)
 #endif
 
 // The local-memory tree of a work-group: scratch[0] = combine(scratch[0 .. WG)), for any WG.
