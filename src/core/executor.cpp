@@ -150,6 +150,17 @@ Executor Executor::create(const std::string& name) {
         if (device_count(Backend::cuda) > 0) return cuda(0);
         return omp_compiled() ? omp() : reference();
     }
+    // Plain "opencl": the device PORTLA_OPENCL_DEVICE names (N or P:D), else device 0 (PoCL's CPU
+    // and NVIDIA's GPU on one machine: the tests and benchmarks that say "opencl" run on either).
+    if (name == "opencl")
+        if (const char* env = std::getenv("PORTLA_OPENCL_DEVICE"); env && *env) {
+            try {
+                return create("opencl:" + std::string(env));
+            } catch (const BadInput&) {
+                throw BadInput("PORTLA_OPENCL_DEVICE='" + std::string(env) +
+                               "' is not a device number N or platform and device P:D");
+            }
+        }
     std::string names;
     for (Backend b : all_backends()) {
         const std::string n = to_string(b);

@@ -96,7 +96,7 @@ TEST(GemmCli, ErrorsAreOneLineWithStatusOne) {
         {"gemm", "--precision", "half", "--m", "8"},
         {"gemm", "--m", "0"},
         {"gemm", "--m", "-3"},
-        {"gemm", "--backend", "opencl", "--m", "8"},
+        {"gemm", "--backend", "vulkan", "--m", "8"},
         {"gemm", "--reps", "0", "--m", "8", "--n", "8", "--k", "8", "--backend", "omp"},
         {"gemm", "--alpha", "nan", "--m", "8", "--n", "8", "--k", "8", "--backend", "omp"},
     };

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -46,6 +47,32 @@ TEST(Executor, OpenclByIndexAndByPlatform) {
     }
     EXPECT_THROW(Executor::create("opencl:" + std::to_string(devices.size())), DeviceError);
     EXPECT_THROW(Executor::create("opencl:99:0"), DeviceError);
+}
+
+// PORTLA_OPENCL_DEVICE picks the device of a plain "opencl" (N or P:D): how the opencl tests
+// and benchmarks run on NVIDIA's GPU where PoCL's CPU is device 0.
+TEST(Executor, OpenclDeviceFromTheEnvironment) {
+    if (!compiled(Backend::opencl) || opencl_device_count() == 0)
+        GTEST_SKIP() << "opencl backend: not compiled, or no OpenCL platform or device present";
+    const auto devices = opencl_devices();
+    const DeviceInfo& last = devices.back();
+    const char* before = std::getenv("PORTLA_OPENCL_DEVICE");
+    const std::string saved = before ? before : "";
+    ::setenv("PORTLA_OPENCL_DEVICE", std::to_string(last.id).c_str(), 1);
+    EXPECT_EQ(Executor::create("opencl").device_id(), last.id);
+    const std::string pd =
+        std::to_string(last.platform) + ":" + std::to_string(last.platform_device);
+    ::setenv("PORTLA_OPENCL_DEVICE", pd.c_str(), 1);
+    EXPECT_EQ(Executor::create("opencl").device_id(), last.id);
+    EXPECT_EQ(Executor::create("opencl:0").device_id(), 0);  // an explicit device wins
+    ::setenv("PORTLA_OPENCL_DEVICE", "x1", 1);
+    EXPECT_THROW(Executor::create("opencl"), BadInput);
+    ::setenv("PORTLA_OPENCL_DEVICE", std::to_string(devices.size()).c_str(), 1);
+    EXPECT_THROW(Executor::create("opencl"), DeviceError);
+    if (before)
+        ::setenv("PORTLA_OPENCL_DEVICE", saved.c_str(), 1);
+    else
+        ::unsetenv("PORTLA_OPENCL_DEVICE");
 }
 
 TEST(Executor, CudaWithoutGpuIsAClearError) {
