@@ -3,20 +3,30 @@
 // (stencil_row.hpp, csr_pattern.hpp) and are used by the CG steps too (cg_kernels.cpp applies
 // the operator of a fused step through these kernels).
 
-// (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp)
+// (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp). The
+// coordinates of i by 32-bit division where i and points fit in 32 bits, as the cuda kernels do:
+// 64-bit integer division is emulated on GPUs, several times the cost of the 32-bit one.
 REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
+    ulong ix, iy = 0, iz = 0;
+    if (i <= 0xFFFFFFFFul && points <= 0xFFFFFFFFul) {
+        const uint p = (uint)points, j = (uint)i, line = j / p;
+        ix = j - line * p;
+        iy = line % p;
+        iz = line / p;
+    } else {
+        const ulong line = i / points;
+        ix = i - line * points;
+        iy = line % points;
+        iz = line / points;
+    }
     REAL neighbours = 0;
-    const ulong ix = i % points;
     if (ix > 0) neighbours += v[i - 1];
     if (ix + 1 < points) neighbours += v[i + 1];
     if (dim >= 2) {
-        const ulong line = i / points;
-        const ulong iy = line % points;
         if (iy > 0) neighbours += v[i - points];
         if (iy + 1 < points) neighbours += v[i + points];
         if (dim == 3) {
             const ulong plane = points * points;
-            const ulong iz = line / points;
             if (iz > 0) neighbours += v[i - plane];
             if (iz + 1 < points) neighbours += v[i + plane];
         }
