@@ -4,10 +4,8 @@
 // (portla/tuning.hpp); then the shipped defaults against the new profile, measured again.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <utility>
 
@@ -76,15 +74,10 @@ std::vector<LaunchConfig> candidates(const TuneOptions& o, bool gpu, const tunin
 // Throws BadInput when `path` holds a readable profile of another backend or device.
 void refuse_foreign_profile(const std::string& path, const tuning::DeviceIdentity& here) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec) ||
-        std::filesystem::file_size(path, ec) > (std::uintmax_t{1} << 20) || ec)
-        return;
-    std::ifstream f(path);
-    std::stringstream text;
-    text << f.rdbuf();
+    if (!std::filesystem::exists(path, ec)) return;
     tuning::Profile old;
     try {
-        old = tuning::from_json(text.str(), path);
+        old = tuning::read_profile_file(path);
     } catch (const std::exception&) {
         return;  // not a profile: replaced, as any output file
     }

@@ -83,6 +83,10 @@ std::string to_json(const Profile& profile);
 /// reach from 0 to unbounded, or a launch configuration that Executor::set_launch refuses.
 Profile from_json(const std::string& text, const std::string& origin);
 
+/// Reads and parses the profile file at `path`. Throws BadInput: not a regular file, larger
+/// than 1 MiB, unreadable, or what from_json refuses.
+Profile read_profile_file(const std::string& path);
+
 /// The compiled-in profile of exec's device: the configurations measured on the H100 (sm_90,
 /// name containing "H100"); LaunchConfig{} (256 threads, 4 items) on every other GPU; threads 0
 /// (the omp backend's behaviour before tuning) on CPUs.

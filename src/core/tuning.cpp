@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/user_cache.hpp"
 #include "portla/error.hpp"
 
 namespace portla::tuning {
@@ -291,22 +292,31 @@ Profile shipped_defaults(const DeviceIdentity& id) {
 }
 
 std::string cache_path(const Executor& exec) {
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    std::string dir;
-    if (xdg && *xdg)
-        dir = xdg;
-    else if (home && *home)
-        dir = std::string(home) + "/.cache";
-    else
-        return "";
-    return dir + "/portla/tuning-" + identify(exec).slug() + ".json";
+    const std::string dir = common::user_cache_dir();
+    return dir.empty() ? "" : dir + "/tuning-" + identify(exec).slug() + ".json";
 }
 
 std::string profile_path(const Executor& exec) {
     const char* env = std::getenv("PORTLA_TUNING_FILE");
     if (env && *env) return env;
     return cache_path(exec);
+}
+
+Profile read_profile_file(const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw BadInput("tuning profile '" + path + "' is not a regular file");
+    // A profile is a few kilobytes: a larger file is not one (and is not read into memory).
+    constexpr std::uintmax_t largest_profile = 1 << 20;
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (ec || size > largest_profile)
+        throw BadInput("tuning profile '" + path + "' is " +
+                       (ec ? "unreadable (" + ec.message() + ")" : "larger than 1 MiB"));
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    if (!f) throw BadInput("cannot read tuning profile '" + path + "'");
+    return from_json(text.str(), path);
 }
 
 namespace {
@@ -324,29 +334,9 @@ Profile load_profile(const Executor& exec) {
             warn("PORTLA_TUNING_FILE '" + path + "' does not exist; using the " + defaults.origin);
         return defaults;
     }
-    if (!std::filesystem::is_regular_file(path, ec)) {
-        warn("tuning profile '" + path + "' is not a regular file; using the " + defaults.origin);
-        return defaults;
-    }
-    // A profile is a few kilobytes: a larger file is not one (and is not read into memory).
-    constexpr std::uintmax_t largest_profile = 1 << 20;
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (ec || size > largest_profile) {
-        warn("tuning profile '" + path + "' is " +
-             (ec ? "unreadable (" + ec.message() + ")" : "larger than 1 MiB") + "; using the " +
-             defaults.origin);
-        return defaults;
-    }
     Profile p;
     try {
-        std::ifstream f(path);
-        std::stringstream text;
-        text << f.rdbuf();
-        if (!f) {
-            warn("cannot read tuning profile '" + path + "'; using the " + defaults.origin);
-            return defaults;
-        }
-        p = from_json(text.str(), path);
+        p = read_profile_file(path);
     } catch (const std::exception& e) {  // BadInput, and whatever a hostile file provokes
         warn(std::string(e.what()) + "; using the " + defaults.origin);
         return defaults;

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/user_cache.hpp"
 #include "core/runtime.hpp"
 #include "opencl/device.hpp"
 #include "opencl/sources.hpp"
@@ -149,16 +150,8 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603u
 std::string cache_dir() {
     const char* off = std::getenv("PORTLA_OPENCL_CACHE");
     if (off && std::string(off) == "0") return "";
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    std::string base;
-    if (xdg && *xdg)
-        base = xdg;
-    else if (home && *home)
-        base = std::string(home) + "/.cache";
-    else
-        return "";
-    return base + "/portla/opencl";
+    const std::string base = common::user_cache_dir();
+    return base.empty() ? "" : base + "/opencl";
 }
 
 void make_dirs(const std::string& path) {
