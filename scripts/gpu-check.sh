@@ -64,16 +64,16 @@ done
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 
-step "opencl on each OpenCL platform (NVIDIA's, PoCL; issue 18): the opencl tests and CG"
-# The ICD loader reads one vendor file at a time (OCL_ICD_VENDORS), so device 0 is that
-# platform's first device; each line of opencl_platforms.txt names one.
-for icd in /etc/OpenCL/vendors/*.icd; do
-  [ -e "$icd" ] || { echo "no OpenCL platform installed"; break; }
-  name=$(basename "$icd" .icd)
-  export OCL_ICD_VENDORS=$icd
-  "$P" info | grep -E "^  opencl" | tee -a "$OUT/opencl_platforms.txt"
+step "opencl on each OpenCL device (NVIDIA's, PoCL; issue 18): the opencl tests, CG and fits"
+# `portla info` lists every OpenCL device as `opencl:N`; PORTLA_OPENCL_DEVICE=N makes a plain
+# `opencl` (the tests' and bench's backend) that device.
+"$P" info | grep -E "^  opencl:" | tee "$OUT/opencl_devices.txt"
+for dev in $(grep -oE "^  opencl:[0-9]+" "$OUT/opencl_devices.txt" | cut -d: -f2); do
+  export PORTLA_OPENCL_DEVICE=$dev
+  name=dev$dev
   for t in test_backend_opencl test_gemm_opencl test_perron_opencl test_preconditioners_opencl \
            test_batch_direct_opencl test_ilu_opencl test_real_matrices_opencl; do
+    [ -x "$BUILD/tests/$t" ] || continue
     "$BUILD/tests/$t" > "$OUT/opencl_${name}_$t.log" 2>&1 || status=1
     echo "$name $t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]' "$OUT/opencl_${name}_$t.log" | tr '\n' ' ')"
   done
@@ -86,7 +86,7 @@ for icd in /etc/OpenCL/vendors/*.icd; do
   "$P" bench axpby dot norm2 fused-cg spmv-csr stencil --backend opencl --quiet \
     --json "$OUT/bench_opencl_$name.json" > "$OUT/bench_opencl_$name.txt" 2>&1 || status=1
   tail -8 "$OUT/bench_opencl_$name.txt"
-  unset OCL_ICD_VENDORS
+  unset PORTLA_OPENCL_DEVICE
 done
 
 step "Python on the GPU: pytest (CuPy / PyTorch arrays in place) with the system python3"

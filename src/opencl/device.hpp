@@ -40,6 +40,8 @@ struct Device {
     std::size_t global_memory = 0, max_allocation = 0;
     int compute_units = 1;
     bool is_cpu = false;
+    /// CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: float x / y and sqrt rounded correctly on request.
+    bool fp32_exact_divide = false;
     /// Work-groups of a reduction: about one wave (compute units x 8 on a GPU, x 4 on a CPU),
     /// at most kMaxGroups.
     std::size_t reduction_groups = 1;

@@ -428,6 +428,8 @@ Device& device(int id) {
         static_cast<int>(info_value<cl_uint>(d->device, CL_DEVICE_MAX_COMPUTE_UNITS));
     d->local_memory = info_value<cl_ulong>(d->device, CL_DEVICE_LOCAL_MEM_SIZE);
     d->is_cpu = (info_value<cl_device_type>(d->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+    d->fp32_exact_divide = (info_value<cl_device_fp_config>(d->device, CL_DEVICE_SINGLE_FP_CONFIG) &
+                            CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
     d->reduction_groups = std::min<std::size_t>(
         kMaxGroups, static_cast<std::size_t>(std::max(d->compute_units, 1)) * (d->is_cpu ? 4 : 8));
     cl_int err = CL_SUCCESS;
@@ -472,6 +474,9 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     if (!dbl) base += d.fp64 ? " -DACC=double" : " -DACC=float";
     if (d.fp64) base += " -DPORTLA_FP64=1";
     if (d.is_cpu) base += " -DPORTLA_CPU=1";
+    // OpenCL's float division and sqrt may be 2.5 / 3 ulp off by default (NVIDIA's are): round
+    // them correctly, as the other backends do, where the device can.
+    if (d.fp32_exact_divide) base += " -cl-fp32-correctly-rounded-divide-sqrt";
     base += " -DIPT=" + std::to_string(items_);
     std::lock_guard<std::mutex> lock(program_mutex);
     // A kernel may allow fewer work-items per group than the device (its registers and local
