@@ -138,14 +138,53 @@ kernel void cg_form_direction(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER
     PORTLA_FOR_EACH(i, n) fresh[i] = beta * old[i] + zp[i];
 }
 
-// fused: q = A p_new (after cg_form_direction: neighbouring rows of p_new are read)
-kernel void cg_apply(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR, PORTLA_BUFFER(REAL, p0),
-                     PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(REAL, q)) {
+// The fused direction of the stencil, as cuda's: p_new = z + beta p_old formed at every point
+// read (z: r without a preconditioner), q = A p_new, s0 = p_new . q; one pass over z and p_old
+// instead of forming p_new, applying and taking the dot in three.
+kernel void cg_stencil_direction(PORTLA_BUFFER(CgState, st), ulong n, int dim, ulong points,
+                                 PORTLA_BUFFER(const REAL, z), PORTLA_BUFFER(REAL, p0),
+                                 PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(REAL, q),
+                                 PORTLA_BUFFER(ACC, partials)) {
     PORTLA_STATE;
-    if (state->stopped) return;
-    global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
-    global REAL *qp = PORTLA_AT(REAL, q);
-    PORTLA_FOR_EACH(i, n) qp[i] = PORTLA_ROW(i, p);
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    if (!state->stopped) {
+        global const REAL *zp = PORTLA_AT(const REAL, z);
+        global const REAL *old = p_old(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+        global REAL *fresh = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+        global REAL *qp = PORTLA_AT(REAL, q);
+        const REAL beta = state->beta;
+#define PORTLA_DIR_(j) (beta * old[j] + zp[j])
+        PORTLA_FOR_EACH(i, n) {
+            const REAL pi = PORTLA_DIR_(i);
+            REAL qi;
+            PORTLA_STENCIL_ROW(qi, dim, points, i, PORTLA_DIR_, pi);
+            fresh[i] = pi;
+            qp[i] = qi;
+            s0 += (ACC)pi * (ACC)qi;
+        }
+#undef PORTLA_DIR_
+    }
+    PORTLA_WRITE_SUMS();
+}
+
+// fused: q = A p_new and s0 = p_new . q (after cg_form_direction)
+kernel void cg_apply_dot(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR,
+                         PORTLA_BUFFER(REAL, p0), PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(REAL, q),
+                         PORTLA_BUFFER(ACC, partials)) {
+    PORTLA_STATE;
+    local ACC scratch[WG];
+    ACC s0 = 0, s1 = 0;
+    if (!state->stopped) {
+        global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+        global REAL *qp = PORTLA_AT(REAL, q);
+        PORTLA_FOR_EACH(i, n) {
+            const REAL qi = PORTLA_ROW(i, p);
+            qp[i] = qi;
+            s0 += (ACC)p[i] * (ACC)qi;
+        }
+    }
+    PORTLA_WRITE_SUMS();
 }
 
 // s0 = p_new . q

@@ -115,11 +115,19 @@ void cg_initialize(tag, const Executor& exec, const CgArgs<T>& a, common::CgFini
 
 template <typename T>
 void cg_direction(tag, const Executor& exec, const CgArgs<T>& a) {
+    using Kind = typename FusedOperator<T>::Kind;
+    if (a.op.kind == Kind::stencil) {  // one pass: p_new at every point read, q, p_new . q
+        auto k = pass(exec, a, "cg_stencil_direction");
+        k.value(static_cast<cl_int>(a.op.dim)).value(u64(a.op.points));
+        k.buffer(a.z ? a.z : a.r).buffer(a.p0).buffer(a.p1).buffer(a.q);
+        reduce_and_decide(exec, a, std::move(k), Step::direction);
+        return;
+    }
     form_direction(exec, a);
-    auto k = pass(exec, a, "cg_apply");  // q = A p_new
+    auto k = pass(exec, a, "cg_apply_dot");  // q = A p_new, p_new . q
     operator_args(k, a.op);
-    k.buffer(a.p0).buffer(a.p1).buffer(a.q).run(k.groups_for(a.n, 65535));
-    direction_dot(exec, a);
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q);
+    reduce_and_decide(exec, a, std::move(k), Step::direction);
 }
 
 template <typename T>

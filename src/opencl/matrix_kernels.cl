@@ -3,35 +3,46 @@
 // (stencil_row.hpp, csr_pattern.hpp) and are used by the CG steps too (cg_kernels.cpp applies
 // the operator of a fused step through these kernels).
 
-// (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp). The
-// coordinates of i by 32-bit division where i and points fit in 32 bits, as the cuda kernels do:
-// 64-bit integer division is emulated on GPUs, several times the cost of the 32-bit one.
+// (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp), into
+// `out`, with v_j read as V(j) (a macro) and v_i given as `vi`. The coordinates of i by 32-bit
+// division where i and points fit in 32 bits, as the cuda kernels do: 64-bit integer division
+// is emulated on GPUs, several times the cost of the 32-bit one.
+#define PORTLA_STENCIL_ROW(out, dim, points, i, V, vi)                       \
+    do {                                                                     \
+        ulong ix_, iy_ = 0, iz_ = 0;                                         \
+        if ((i) <= 0xFFFFFFFFul && (points) <= 0xFFFFFFFFul) {               \
+            const uint p_ = (uint)(points), j_ = (uint)(i), line_ = j_ / p_; \
+            ix_ = j_ - line_ * p_;                                           \
+            iy_ = line_ % p_;                                                \
+            iz_ = line_ / p_;                                                \
+        } else {                                                             \
+            const ulong line_ = (i) / (points);                              \
+            ix_ = (i)-line_ * (points);                                      \
+            iy_ = line_ % (points);                                          \
+            iz_ = line_ / (points);                                          \
+        }                                                                    \
+        REAL nb_ = 0;                                                        \
+        if (ix_ > 0) nb_ += V((i)-1);                                        \
+        if (ix_ + 1 < (points)) nb_ += V((i) + 1);                           \
+        if ((dim) >= 2) {                                                    \
+            if (iy_ > 0) nb_ += V((i) - (points));                           \
+            if (iy_ + 1 < (points)) nb_ += V((i) + (points));                \
+            if ((dim) == 3) {                                                \
+                const ulong plane_ = (points) * (points);                    \
+                if (iz_ > 0) nb_ += V((i)-plane_);                           \
+                if (iz_ + 1 < (points)) nb_ += V((i) + plane_);              \
+            }                                                                \
+        }                                                                    \
+        (out) = (REAL)(2 * (dim)) * (vi)-nb_;                                \
+    } while (0)
+
+// (A v)_i of the dim-D Poisson stencil
 REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
-    ulong ix, iy = 0, iz = 0;
-    if (i <= 0xFFFFFFFFul && points <= 0xFFFFFFFFul) {
-        const uint p = (uint)points, j = (uint)i, line = j / p;
-        ix = j - line * p;
-        iy = line % p;
-        iz = line / p;
-    } else {
-        const ulong line = i / points;
-        ix = i - line * points;
-        iy = line % points;
-        iz = line / points;
-    }
-    REAL neighbours = 0;
-    if (ix > 0) neighbours += v[i - 1];
-    if (ix + 1 < points) neighbours += v[i + 1];
-    if (dim >= 2) {
-        if (iy > 0) neighbours += v[i - points];
-        if (iy + 1 < points) neighbours += v[i + points];
-        if (dim == 3) {
-            const ulong plane = points * points;
-            if (iz > 0) neighbours += v[i - plane];
-            if (iz + 1 < points) neighbours += v[i + plane];
-        }
-    }
-    return (REAL)(2 * dim) * v[i] - neighbours;
+#define PORTLA_V_(j) v[j]
+    REAL out;
+    PORTLA_STENCIL_ROW(out, dim, points, i, PORTLA_V_, v[i]);
+#undef PORTLA_V_
+    return out;
 }
 
 // (A v)_i of a CSR matrix
