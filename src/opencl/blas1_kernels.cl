@@ -32,15 +32,15 @@ kernel void pointwise_mul(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL
 }
 
 // partials[group] = the group's part of x . y
-kernel void dot_partial(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, y), ulong n,
-                        PORTLA_BUFFER(ACC, partials)) {
+kernel void dot_product(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, y), ulong n,
+                PORTLA_ONE_LAUNCH, PORTLA_BUFFER(REAL, result)) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global const REAL *yp = PORTLA_AT(const REAL, y);
     local ACC scratch[WG];
+    local uint last;
     ACC s = 0;
     PORTLA_FOR_EACH(i, n) s += (ACC)xp[i] * (ACC)yp[i];
-    s = group_sum(scratch, s);
-    if (get_local_id(0) == 0) PORTLA_AT(ACC, partials)[get_group_id(0)] = s;
+    PORTLA_ONE_LAUNCH_RESULT(s, scratch, last, PORTLA_AT(REAL, result));
 }
 
 // result[0] = the sum of `groups` partials (one work-group)
@@ -131,12 +131,13 @@ kernel void norm2_finish(PORTLA_BUFFER(const ACC, partials), uint groups,
 // x += alpha p; r -= alpha q; partials[group] = the group's part of r . r
 kernel void fused_cg_update(REAL alpha, PORTLA_BUFFER(const REAL, p), PORTLA_BUFFER(const REAL, q),
                             PORTLA_BUFFER(REAL, x), PORTLA_BUFFER(REAL, r), ulong n,
-                            PORTLA_BUFFER(ACC, partials)) {
+                            PORTLA_ONE_LAUNCH, PORTLA_BUFFER(REAL, rr)) {
     global const REAL *pp = PORTLA_AT(const REAL, p);
     global const REAL *qp = PORTLA_AT(const REAL, q);
     global REAL *xp = PORTLA_AT(REAL, x);
     global REAL *rp = PORTLA_AT(REAL, r);
     local ACC scratch[WG];
+    local uint last;
     ACC s = 0;
     PORTLA_FOR_EACH(i, n) {
         xp[i] += alpha * pp[i];
@@ -144,8 +145,7 @@ kernel void fused_cg_update(REAL alpha, PORTLA_BUFFER(const REAL, p), PORTLA_BUF
         rp[i] = ri;
         s += (ACC)ri * (ACC)ri;
     }
-    s = group_sum(scratch, s);
-    if (get_local_id(0) == 0) PORTLA_AT(ACC, partials)[get_group_id(0)] = s;
+    PORTLA_ONE_LAUNCH_RESULT(s, scratch, last, PORTLA_AT(REAL, rr));
 }
 
 // bad[group] = the smallest i of the group where d[i] is zero or not finite (n when none)

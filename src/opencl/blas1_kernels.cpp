@@ -48,11 +48,10 @@ void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, 
 
 template <typename T>
 void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
-    auto k = Launch::of<T>(exec, kFile, "dot_partial");
-    std::lock_guard<std::recursive_mutex> lock(k.device().launch_mutex);
+    auto k = Launch::of<T>(exec, kFile, "dot_product");
     const std::size_t groups = k.groups_for(x.size);
-    k.buffer(x.data).buffer(y.data).value(static_cast<cl_ulong>(x.size)).scratch(0).run(groups);
-    finish_reduction(exec, kFile, "sum_finish", groups, result.data);
+    k.buffer(x.data).buffer(y.data).value(static_cast<cl_ulong>(x.size)).one_launch_reduction();
+    k.buffer(result.data).run(groups);
 }
 
 // Blue's scaled sums always (as on cuda): one pass, memory-bound either way.
@@ -88,11 +87,9 @@ template <typename T>
 void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
                      view<T> x, view<T> r, view<T> rr) {
     auto k = Launch::of<T>(exec, kFile, "fused_cg_update");
-    std::lock_guard<std::recursive_mutex> lock(k.device().launch_mutex);
     const std::size_t groups = k.groups_for(r.size);
     k.value(alpha).buffer(p.data).buffer(q.data).buffer(x.data).buffer(r.data);
-    k.value(static_cast<cl_ulong>(r.size)).scratch(0).run(groups);
-    finish_reduction(exec, kFile, "sum_finish", groups, rr.data);
+    k.value(static_cast<cl_ulong>(r.size)).one_launch_reduction().buffer(rr.data).run(groups);
 }
 
 PORTLA_INSTANTIATE_BLAS1_KERNELS(double);

@@ -57,6 +57,9 @@ struct Device {
 constexpr std::size_t kMaxGroups = 1024;
 /// Byte offset in Device::scratch of the reductions' results (after the partials).
 constexpr std::size_t kScratchResults = kMaxGroups * 4 * 8;
+/// Byte offset in Device::scratch of the one-launch reductions' counter (a uint, zero between
+/// reductions: the last group resets it), after the 256 bytes of results.
+constexpr std::size_t kScratchCounter = kScratchResults + 256;
 
 /// Device `id` (opened on first use). Throws DeviceError.
 Device& device(int id);
@@ -84,6 +87,10 @@ public:
     Launch& buffer(const void* ptr);
     /// Device::scratch at byte offset `offset`.
     Launch& scratch(std::size_t offset);
+    /// The partials and the counter of a one-launch reduction (PORTLA_ONE_LAUNCH in common.cl).
+    /// Safe without the launch lock past run(): the queue is in order, so the next reduction
+    /// starts after this one has reset the counter and read its partials.
+    Launch& one_launch_reduction() { return scratch(0).scratch(kScratchCounter); }
     /// A scalar argument, passed as it is (int, unsigned long long, float, double).
     template <typename S>
     Launch& value(S v) {

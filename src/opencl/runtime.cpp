@@ -439,9 +439,10 @@ Device& device(int id) {
     check(err, "clCreateContext");
     d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);  // in order
     check(err, "clCreateCommandQueue");
-    d->scratch =
-        clCreateBuffer(d->context, CL_MEM_READ_WRITE, kScratchResults + 256, nullptr, &err);
+    d->scratch = clCreateBuffer(d->context, CL_MEM_READ_WRITE, kScratchCounter + 64, nullptr, &err);
     check(err, "clCreateBuffer (reduction scratch)");
+    const cl_uint zero = 0;  // the one-launch reductions' counter
+    write_scratch(*d, kScratchCounter, &zero, sizeof zero);
     slot = std::move(d);
     return *slot;
 }
