@@ -155,36 +155,39 @@ kernel void cg_stencil_direction(PORTLA_BUFFER(CgState, st), ulong n, int dim, u
         global REAL *qp = PORTLA_AT(REAL, q);
         const REAL beta = state->beta;
 #define PORTLA_DIR_(j) (beta * old[j] + zp[j])
-        PORTLA_FOR_EACH(i, n) {
-            const REAL pi = PORTLA_DIR_(i);
-            REAL qi;
-            PORTLA_STENCIL_ROW(qi, dim, points, i, PORTLA_DIR_, pi);
-            fresh[i] = pi;
-            qp[i] = qi;
-            s0 += (ACC)pi * (ACC)qi;
-        }
+#define PORTLA_POINT_(i, pts)                                \
+    do {                                                     \
+        const REAL pi = PORTLA_DIR_(i);                      \
+        REAL qi;                                             \
+        PORTLA_STENCIL_ROW(qi, dim, pts, i, PORTLA_DIR_, pi); \
+        fresh[i] = pi;                                       \
+        qp[i] = qi;                                          \
+        s0 += (ACC)pi * (ACC)qi;                             \
+    } while (0)
+#ifndef PORTLA_CPU
+        if (n <= 0xFFFFFFFFul) {  // 32-bit indices, as cuda's kernel (Index = uint32)
+            const uint n32 = (uint)n, p32 = (uint)points, stride = (uint)get_global_size(0);
+            for (uint i = (uint)get_global_id(0); i < n32; i += stride) PORTLA_POINT_(i, p32);
+        } else
+#endif
+            PORTLA_FOR_EACH(i, n) PORTLA_POINT_(i, points);
+#undef PORTLA_POINT_
 #undef PORTLA_DIR_
     }
     PORTLA_WRITE_SUMS();
 }
 
-// fused: q = A p_new and s0 = p_new . q (after cg_form_direction)
-kernel void cg_apply_dot(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR,
-                         PORTLA_BUFFER(REAL, p0), PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(REAL, q),
-                         PORTLA_BUFFER(ACC, partials)) {
+// q = A p_new (after cg_form_direction: neighbouring rows of p_new are read). Kept apart from
+// the dot for CSR and ELL: fused into one pass over the reduction's one-wave grid it was 1.14x
+// slower at 256^3 on NVIDIA's OpenCL (1.416 against 1.246 ms per iteration, 2026-11-25), the
+// rows' dependent loads wanting the launch's many more work-groups.
+kernel void cg_apply(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR, PORTLA_BUFFER(REAL, p0),
+                     PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(REAL, q)) {
     PORTLA_STATE;
-    local ACC scratch[WG];
-    ACC s0 = 0, s1 = 0;
-    if (!state->stopped) {
-        global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
-        global REAL *qp = PORTLA_AT(REAL, q);
-        PORTLA_FOR_EACH(i, n) {
-            const REAL qi = PORTLA_ROW(i, p);
-            qp[i] = qi;
-            s0 += (ACC)p[i] * (ACC)qi;
-        }
-    }
-    PORTLA_WRITE_SUMS();
+    if (state->stopped) return;
+    global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
+    global REAL *qp = PORTLA_AT(REAL, q);
+    PORTLA_FOR_EACH(i, n) qp[i] = PORTLA_ROW(i, p);
 }
 
 // s0 = p_new . q

@@ -124,10 +124,10 @@ void cg_direction(tag, const Executor& exec, const CgArgs<T>& a) {
         return;
     }
     form_direction(exec, a);
-    auto k = pass(exec, a, "cg_apply_dot");  // q = A p_new, p_new . q
+    auto k = pass(exec, a, "cg_apply");  // q = A p_new
     operator_args(k, a.op);
-    k.buffer(a.p0).buffer(a.p1).buffer(a.q);
-    reduce_and_decide(exec, a, std::move(k), Step::direction);
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q).run(k.groups_for(a.n, 65535));
+    direction_dot(exec, a);
 }
 
 template <typename T>

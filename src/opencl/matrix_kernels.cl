@@ -4,7 +4,8 @@
 // the operator of a fused step through these kernels).
 
 // (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp), into
-// `out`, with v_j read as V(j) (a macro) and v_i given as `vi`. The coordinates of i by 32-bit
+// `out`, with v_j read as V(j) (a macro) and v_i given as `vi`; the neighbours' indices in the
+// type of i and points (uint where both fit, so no 64-bit arithmetic on a GPU). The coordinates of i by 32-bit
 // division where i and points fit in 32 bits, as the cuda kernels do: 64-bit integer division
 // is emulated on GPUs, several times the cost of the 32-bit one.
 #define PORTLA_STENCIL_ROW(out, dim, points, i, V, vi)                       \
@@ -27,10 +28,9 @@
         if ((dim) >= 2) {                                                    \
             if (iy_ > 0) nb_ += V((i) - (points));                           \
             if (iy_ + 1 < (points)) nb_ += V((i) + (points));                \
-            if ((dim) == 3) {                                                \
-                const ulong plane_ = (points) * (points);                    \
-                if (iz_ > 0) nb_ += V((i)-plane_);                           \
-                if (iz_ + 1 < (points)) nb_ += V((i) + plane_);              \
+            if ((dim) == 3) { /* the plane in the type of points */          \
+                if (iz_ > 0) nb_ += V((i) - (points) * (points));            \
+                if (iz_ + 1 < (points)) nb_ += V((i) + (points) * (points)); \
             }                                                                \
         }                                                                    \
         (out) = (REAL)(2 * (dim)) * (vi)-nb_;                                \
