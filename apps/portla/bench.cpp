@@ -329,6 +329,14 @@ int run(const BenchOptions& o) {
         j["gpu"] = gpu;
         j["cpu"] = cpu_model();
         j["cpu_threads"] = omp_max_threads();
+        // The device of the opencl points (PORTLA_OPENCL_DEVICE picks it): which platform they
+        // belong to for `portla portability` (a CPU's: its host's; a GPU's: by its name).
+        if (std::any_of(points.begin(), points.end(),
+                        [](const bench::Point& p) { return p.backend == "opencl"; })) {
+            const DeviceInfo cl = Executor::create("opencl").device_info();
+            j["opencl_device"] = cl.name;
+            j["opencl_device_is_cpu"] = cl.cpu;
+        }
         j["host"] = host;
         j["date"] = now_utc();
         j["commit"] = commit;

@@ -2,9 +2,11 @@
 // cg-dense results of one or more `portla bench --json` runs.
 //
 // A point is one dense CG iteration at size N on one backend. Its platform is the GPU (cuda,
-// cublas, cusparse) or the CPU with its thread count (reference, omp, openblas). Programs:
-// "sequential" (reference), "portla omp", "portla cuda", "vendor BLAS" (openblas on CPUs,
-// cublas on GPUs) and "portla" (per platform, the faster of its omp and cuda backends).
+// cublas, cusparse) or the CPU with its thread count (reference, omp, openblas); an opencl
+// point's is its device's (the file's `opencl_device`: a GPU by its name, a CPU device such as
+// PoCL's the host's CPU). Programs: "sequential" (reference), "portla omp", "portla cuda",
+// "portla opencl" (one source on every device), "vendor BLAS" (openblas on CPUs, cublas on
+// GPUs) and "portla" (per platform, the fastest of its omp, cuda and opencl backends).
 //
 // Performance = FLOPs / time with FLOPs per dense CG iteration = 51/25 N^2 + 224/25 N + 1 (the
 // count of the thesis this reproduces, Tables 7.3 and 7.4). Application efficiency = performance
@@ -47,14 +49,15 @@ struct PortabilityOptions {
     JsonOutput json;
 };
 
-const char* const program_names[] = {"sequential", "portla omp", "portla cuda", "vendor BLAS",
-                                     "portla"};
+const char* const program_names[] = {"sequential",  "portla omp", "portla cuda",
+                                     "portla opencl", "vendor BLAS", "portla"};
 
 /// The program a backend's points belong to ("" for a backend that is none of them).
 std::string program_of(const std::string& backend) {
     if (backend == "reference") return "sequential";
     if (backend == "omp") return "portla omp";
     if (backend == "cuda") return "portla cuda";
+    if (backend == "opencl") return "portla opencl";
     if (backend == "openblas" || backend == "cublas") return "vendor BLAS";
     return "";
 }
@@ -228,7 +231,15 @@ void read_file(const std::string& path, std::size_t n, Data& d) {
                                " results of the other files (give files of one precision)");
 
         std::string platform;
-        if (gpu_backend(backend)) {
+        if (backend == "opencl" && !(j.contains("opencl_device_is_cpu") &&
+                                     j["opencl_device_is_cpu"].is_boolean()))
+            throw BadInput(path, 0,
+                           "opencl results but no 'opencl_device_is_cpu' (results of an older "
+                           "portla bench: run it again)");
+        if (backend == "opencl" && !j["opencl_device_is_cpu"].get<bool>()) {
+            platform = get_string(j, "opencl_device", path, "");  // a GPU: by its name
+            if (platform.empty()) throw BadInput(path, 0, "opencl results but no 'opencl_device'");
+        } else if (gpu_backend(backend)) {
             if (!gpu_platform) {
                 gpu_platform = get_string(j, "gpu", path, "");
                 if (gpu_platform->empty() && j.contains("device") && j["device"].is_string())
@@ -333,8 +344,8 @@ int run(const PortabilityOptions& o) {
                 d.notes.push_back(std::to_string(e.files.size()) + " files give " + program +
                                   " on " + platform + "; keeping the fastest, from " + e.file);
 
-    // "portla": the faster of its omp and cuda backends on each platform.
-    for (const char* backend_program : {"portla omp", "portla cuda"}) {
+    // "portla": the fastest of its omp, cuda and opencl backends on each platform.
+    for (const char* backend_program : {"portla omp", "portla cuda", "portla opencl"}) {
         const auto it = d.entries.find(backend_program);
         if (it == d.entries.end()) continue;
         for (const auto& [platform, e] : it->second) {

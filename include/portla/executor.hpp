@@ -65,6 +65,7 @@ struct DeviceInfo {
     int platform_device = 0;     ///< OpenCL: the device's index within its platform (else id)
     std::string platform_name;   ///< OpenCL: the platform's name
     std::string driver_version;  ///< OpenCL: the driver's version
+    bool cpu = false;            ///< OpenCL: a CPU device (PoCL), so its host's platform
     std::size_t memory_bytes = 0;
     int multiprocessors = 0;
     int compute_major = 0;

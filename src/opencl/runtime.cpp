@@ -311,6 +311,7 @@ public:
         info.platform_device = device_.index_in_platform;
         info.platform_name = device_.platform_name;
         info.driver_version = device_.driver_version;
+        info.cpu = device_.is_cpu;
         info.memory_bytes = device_.global_memory;
         info.multiprocessors = device_.compute_units;
         info.shared_memory_per_block_optin = device_.local_memory;

@@ -329,6 +329,41 @@ TEST(Portability, HarmonicMeanOfHalfAndOneTwoPlatforms) {
     EXPECT_TRUE(contains(r.err, "no peak FP64 FLOP rate known for '" + kCpuB + "'")) << r;
 }
 
+// One OpenCL source on each device: the opencl points of a file belong to its OpenCL device's
+// platform (PoCL's CPU device: the host's CPU; a GPU: by its name, as cuda's).
+TEST(Portability, OpenclPointsGoToTheirDevicesPlatform) {
+    json cpu = result_file("", "Test CPU B", 16,
+                           {point("cg-dense", "omp", kN, 100), point("cg-dense", "opencl", kN, 80)});
+    cpu["opencl_device"] = "cpu-haswell-Test CPU B";
+    cpu["opencl_device_is_cpu"] = true;
+    json gpu = result_file(kGpu, "Test CPU B", 16,
+                           {point("cg-dense", "cuda", kN, 10000),
+                            point("cg-dense", "opencl", kN, 12500)});
+    gpu["opencl_device"] = kGpu;
+    gpu["opencl_device_is_cpu"] = false;
+    const json j = run_json({write_json("cl_cpu.json", cpu), write_json("cl_gpu.json", gpu)});
+    EXPECT_EQ(j.at("platforms"), json({kCpuB, kGpu}));
+    const json* cl = find_program(j, "portla opencl");
+    ASSERT_NE(cl, nullptr) << j.dump(1);
+    // 0.8 on the CPU (omp is best), 1 on the GPU (faster than cuda): PP = 2 / (1.25 + 1)
+    EXPECT_NEAR(cl->at("app_efficiency").at(kCpuB).get<double>(), 0.8, kTol);
+    EXPECT_NEAR(cl->at("app_efficiency").at(kGpu).get<double>(), 1.0, kTol);
+    EXPECT_NEAR(cl->at("pp_app").get<double>(), 2.0 / 2.25, kTol);
+    // portla: the fastest backend per platform, opencl included
+    EXPECT_EQ(find_program(j, "portla")->at("backend"), json({{kCpuB, "omp"}, {kGpu, "opencl"}}));
+    EXPECT_NEAR(find_program(j, "portla")->at("pp_app").get<double>(), 1.0, kTol);
+    EXPECT_NEAR(find_program(j, "portla cuda")->at("app_efficiency").at(kGpu).get<double>(), 0.8,
+                kTol);
+
+    // opencl points without their device (an older bench): a clear error
+    json old = gpu;
+    old.erase("opencl_device_is_cpu");
+    const std::string old_path = write_json("cl_old.json", old);
+    const RunResult r = run_portla({"portability", old_path});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "opencl_device_is_cpu")) << r;
+}
+
 TEST(Portability, PeakFlagOverridesTableAndFloatUsesFP32) {
     const auto& in = inputs();
     json j = run_json({in.gpu, "--peak", "H100=68000", "--peak", "CPU A=1000"});
