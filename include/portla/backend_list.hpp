@@ -17,5 +17,4 @@
 // throws Unsupported naming both (core/dispatch.hpp) and never instantiates the call, so the
 // backend's folder has no file for that family.
 #define PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(X) \
-    X(opencl, sptrsv)                            \
     X(opencl, vendor) X(opencl, batch) X(opencl, batch_direct)
