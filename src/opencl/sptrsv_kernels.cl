@@ -13,13 +13,13 @@ void solve_row(int lower, int unit, global const int *rp, global const int *ci,
     x[i] = unit ? sum : sum / diag;
 }
 
-#define PORTLA_SPTRSV_ARGS                                                                 \
-    int lower, int unit, PORTLA_BUFFER(const int, row_ptrs),                                \
-        PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(const REAL, values),              \
-        PORTLA_BUFFER(const int, level_rows), PORTLA_BUFFER(const REAL, b), PORTLA_BUFFER(REAL, x)
-#define PORTLA_SPTRSV_ROW(k)                                                                   \
-    solve_row(lower, unit, PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs),     \
-              PORTLA_AT(const REAL, values), PORTLA_AT(const REAL, b), PORTLA_AT(REAL, x),     \
+#define PORTLA_SPTRSV_ARGS                                                                       \
+    int lower, int unit, PORTLA_BUFFER(const int, row_ptrs), PORTLA_BUFFER(const int, col_idxs), \
+        PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(const int, level_rows),                 \
+        PORTLA_BUFFER(const REAL, b), PORTLA_BUFFER(REAL, x)
+#define PORTLA_SPTRSV_ROW(k)                                                               \
+    solve_row(lower, unit, PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs), \
+              PORTLA_AT(const REAL, values), PORTLA_AT(const REAL, b), PORTLA_AT(REAL, x), \
               PORTLA_AT(const int, level_rows)[k])
 
 // One wide level: level_rows[begin, end), any number of work-groups.

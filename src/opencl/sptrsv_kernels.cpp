@@ -66,7 +66,8 @@ void sptrsv(tag, const Executor& exec, const TriangularMatrix<T>& a, SptrsvPlan*
     if (a.rows == 0) return;
     const auto& plan = static_cast<const LevelPlan&>(*plan_base);  // made by sptrsv_analysis
     for (const Step& s : plan.steps) {
-        auto k = Launch::of<T>(exec, "sptrsv_kernels.cl", s.wide ? "sptrsv_level" : "sptrsv_levels");
+        auto k =
+            Launch::of<T>(exec, "sptrsv_kernels.cl", s.wide ? "sptrsv_level" : "sptrsv_levels");
         std::size_t groups = 1;
         if (s.wide) {
             const auto begin = static_cast<std::size_t>(a.level_ptrs[s.first]);
