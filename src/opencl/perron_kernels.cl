@@ -1,6 +1,70 @@
 // The kernels of the dominant-eigenpair iteration (core/kernels/perron_kernels.hpp) in OpenCL C.
-// A row sum is one work-group per row (terms strided over the work-items, then the local-memory
-// tree of group_sum); the reduction variants of cuda (atomic, sub-group) are not separate here.
+// A row sum is one work-group per row (terms strided over the work-items), then, by the
+// variant (src/opencl/perron_kernels.cpp): the local-memory tree of group_sum, or every term an
+// atomic add on s_i (compare-and-swap on the bit pattern of REAL). A maximum is one wave of
+// work-groups and a tree, or every term an atomic maximum on the result's bit pattern.
+
+// 64-bit compare-and-swap, for the atomic variant in double (the OpenCL C compiler defines the
+// extension's name when the device has it; the host launches the atomic kernels in double only
+// then).
+#if defined(cl_khr_int64_base_atomics) && defined(PORTLA_FP64)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define PORTLA_ATOMIC64 1
+#endif
+
+// *p += v, atomically, in REAL.
+void atomic_add_real(volatile global REAL *p, REAL v) {
+    if (sizeof(REAL) == 4) {
+        volatile global uint *q = (volatile global uint *)p;
+        uint seen, old = *q;
+        do {
+            seen = old;
+            old = atomic_cmpxchg(q, seen, as_uint((float)(as_float(seen) + v)));
+        } while (old != seen);
+    }
+#ifdef PORTLA_ATOMIC64
+    else {
+        volatile global ulong *q = (volatile global ulong *)p;
+        ulong seen, old = *q;
+        do {
+            seen = old;
+            old = atom_cmpxchg(q, seen, as_ulong((double)(as_double(seen) + v)));
+        } while (old != seen);
+    }
+#endif
+}
+
+// *p = max(*p, v), atomically, for p >= 0 and v >= 0: non-negative IEEE values order as their
+// bit patterns, a NaN is given the largest pattern (so it wins, as in the reference) and a
+// negative value or -0 counts as +0. Exact in any order.
+void atomic_max_real(volatile global REAL *p, REAL v) {
+    if (sizeof(REAL) == 4) {
+        const uint key = isnan(v) ? 0x7fc00000u : (v > 0 ? as_uint((float)v) : 0u);
+        atomic_max((volatile global uint *)p, key);
+    }
+#ifdef PORTLA_ATOMIC64
+    else {
+        const ulong key = isnan(v) ? 0x7ff8000000000000ul : (v > 0 ? as_ulong((double)v) : 0ul);
+        volatile global ulong *q = (volatile global ulong *)p;
+        ulong old = *q;
+        while (old < key) {
+            const ulong seen = old;
+            old = atom_cmpxchg(q, seen, key);
+            if (old == seen) break;
+        }
+    }
+#endif
+}
+
+// a_ij of row i, column j; with `transform`, first a_ij = a_ij s_j / s_i (sc = s), stored back
+REAL row_value(global REAL *row, global const REAL *sc, int transform, ulong i, ulong j) {
+    REAL x = row[j];
+    if (transform) {
+        x = x * sc[j] / sc[i];
+        row[j] = x;
+    }
+    return x;
+}
 
 // s_i = sum_j a_ij (w_j when has_w) / (w_i when has_w); with `transform`, first
 // a_ij = a_ij s_j / s_i (s = scale) and the new a_ij summed (fused_transform_row_sums)
@@ -16,15 +80,32 @@ kernel void perron_row_sums(ulong n, PORTLA_BUFFER(REAL, a), PORTLA_BUFFER(const
         global REAL *row = ap + i * n;
         ACC sum = 0;
         for (ulong j = get_local_id(0); j < n; j += WG) {
-            REAL x = row[j];
-            if (transform) {
-                x = x * sc[j] / sc[i];
-                row[j] = x;
-            }
+            const REAL x = row_value(row, sc, transform, i, j);
             sum += has_w ? (ACC)x * (ACC)wp[j] : (ACC)x;
         }
         sum = group_sum(scratch, sum);
         if (get_local_id(0) == 0) sp[i] = (REAL)(has_w ? sum / (ACC)wp[i] : sum);
+    }
+}
+
+// perron_row_sums with every term an atomic add on s_i, in REAL (the atomic variant)
+kernel void perron_row_sums_atomic(ulong n, PORTLA_BUFFER(REAL, a), PORTLA_BUFFER(const REAL, w),
+                                   int has_w, PORTLA_BUFFER(const REAL, scale), int transform,
+                                   PORTLA_BUFFER(REAL, s)) {
+    global REAL *ap = PORTLA_AT(REAL, a);
+    global const REAL *wp = PORTLA_AT(const REAL, w);
+    global const REAL *sc = PORTLA_AT(const REAL, scale);
+    global REAL *sp = PORTLA_AT(REAL, s);
+    for (ulong i = get_group_id(0); i < n; i += get_num_groups(0)) {
+        global REAL *row = ap + i * n;
+        if (get_local_id(0) == 0) sp[i] = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        for (ulong j = get_local_id(0); j < n; j += WG) {
+            const REAL x = row_value(row, sc, transform, i, j);
+            atomic_add_real(sp + i, has_w ? x * wp[j] : x);
+        }
+        barrier(CLK_GLOBAL_MEM_FENCE);  // every add of the row is done
+        if (get_local_id(0) == 0 && has_w) sp[i] = sp[i] / wp[i];
     }
 }
 
@@ -39,18 +120,33 @@ ACC group_max(local ACC *scratch, ACC v) {
     return m;
 }
 
+// x_i, or (stop_test) |x_i - x_(i+1) mod n|
+REAL max_term(global const REAL *xp, ulong n, ulong i, int stop_test) {
+    return stop_test ? fabs(xp[i] - xp[i + 1 == n ? 0 : i + 1]) : xp[i];
+}
+
 // partials[group] = the group's max of x_i (stop_test: of |x_i - x_(i+1) mod n|), 0 when empty
 kernel void perron_max_partial(ulong n, PORTLA_BUFFER(const REAL, x), int stop_test,
                                PORTLA_BUFFER(ACC, partials)) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     local ACC scratch[WG];
     ACC m = 0;
-    PORTLA_FOR_EACH(i, n) {
-        const REAL v = stop_test ? fabs(xp[i] - xp[i + 1 == n ? 0 : i + 1]) : xp[i];
-        m = max_nan(m, (ACC)v);
-    }
+    PORTLA_FOR_EACH(i, n) m = max_nan(m, (ACC)max_term(xp, n, i, stop_test));
     m = group_max(scratch, m);
     if (get_local_id(0) == 0) PORTLA_AT(ACC, partials)[get_group_id(0)] = m;
+}
+
+// result[0] = 0, before perron_max_atomic accumulates into it
+kernel void perron_clear(PORTLA_BUFFER(REAL, result)) {
+    if (get_global_id(0) == 0) PORTLA_AT(REAL, result)[0] = 0;
+}
+
+// result[0] = max(result[0], every term of perron_max_partial), each term an atomic maximum
+kernel void perron_max_atomic(ulong n, PORTLA_BUFFER(const REAL, x), int stop_test,
+                              PORTLA_BUFFER(REAL, result)) {
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *r = PORTLA_AT(REAL, result);
+    PORTLA_FOR_EACH(i, n) atomic_max_real(r, max_term(xp, n, i, stop_test));
 }
 
 kernel void perron_max_finish(PORTLA_BUFFER(const ACC, partials), uint groups,

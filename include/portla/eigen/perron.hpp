@@ -27,7 +27,10 @@ enum class PerronMethod { similarity, fused, power };
 /// How the cuda reductions (row sums, max, stop test) combine their terms: `atomic`, every
 /// term is an atomic on the result; `subgroup`, a warp reduction then one atomic per warp;
 /// `local`, warp results combined in shared memory, one atomic per work-group. The CPU backends
-/// compute the same values and ignore it.
+/// compute the same values and ignore it. opencl: `local` is a local-memory tree per work-group,
+/// `atomic` every term an atomic (in double only where the device has
+/// cl_khr_int64_base_atomics, else it runs `local`), `subgroup` runs `local` (no sub-group
+/// kernel yet). The variant changes the order of the sums, never the quantity computed.
 enum class ReductionVariant { atomic, subgroup, local };
 
 /// "similarity", "fused", "power"; parse throws BadInput for an unknown name.

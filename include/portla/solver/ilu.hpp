@@ -31,7 +31,7 @@ enum class TriangularSolver {
     /// reference).
     levels,
     /// The vendor library's sparse triangular solve: cuSPARSE SpSV on cuda (analysis once, at
-    /// set-up). Throws Unsupported on backends without one (reference, omp).
+    /// set-up). Throws Unsupported on backends without one (reference, omp, opencl).
     vendor,
 };
 
