@@ -11,9 +11,9 @@
 //    for honesty), and 2x for BiCGSTAB, whose iteration count on these ill-conditioned
 //    matrices follows rounding (494_bus: 1351 in SciPy, 1528 on reference, 1120-1392 on omp
 //    across changes that only reorder sums); this comparison runs on the backends users solve
-//    with (omp, cuda): the sequential reference sums in plain order, and its counts drift
-//    further on the most ill-conditioned cases (662_bus GMRES/Jacobi stalls there), so on the
-//    reference only the honesty checks run;
+//    with (omp, cuda, opencl): the sequential reference sums in plain order, and its counts
+//    drift further on the most ill-conditioned cases (662_bus GMRES/Jacobi stalls there), so on
+//    the reference only the honesty checks run (on opencl too for that one case, below);
 //  - a preconditioner that cannot be built for a matrix (zero diagonal, zero pivot, singular
 //    block, not positive definite) is refused with BadInput before the solve.
 #include <fstream>
@@ -138,7 +138,15 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
                     << solver::to_string(res.reason);
                 if (res.reason == StopReason::max_iterations) EXPECT_EQ(res.iterations, limit);
             }
-            if (scipy_solves && exec.backend() != Backend::reference) {
+            // 662_bus GMRES(30) with left Jacobi turns on the last bits of the sums (NumPy
+            // converges or stalls under a 1e-13 perturbation of b; docs/real-matrices.md): on
+            // opencl it converges with work-groups of 32 or 1024 and stalls with 64 to 256
+            // (PoCL 3.1, 2026-11-25), so there, as on the reference, only honesty is checked.
+            const bool rounding_bound = name == "662_bus" && key == "gmres/jacobi";
+            const bool compare = exec.backend() == Backend::omp ||
+                                 exec.backend() == Backend::cuda ||
+                                 (exec.backend() == Backend::opencl && !rounding_bound);
+            if (scipy_solves && compare) {
                 const int its = scipy["iterations"].get<int>();
                 EXPECT_TRUE(res.converged) << solver::to_string(res.reason) << " after "
                                            << res.iterations << " iterations (SciPy: converged in "
