@@ -64,8 +64,28 @@ REAL ell_row(ulong i, ulong rows, ulong width, global const int *cols, global co
     return sum;
 }
 
+// GPUs: one work-group per row (rows beyond the groups in a loop), neighbouring work-items
+// reading neighbouring entries of the row, then the group's sum. One row per work-item read a
+// column of entries N apart at a time: 52 GB/s on the H100 at N = 4096 against cuda's 1.4 TB/s.
 kernel void dense_apply(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values),
                         PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
+    global const REAL *a = PORTLA_AT(const REAL, values);
+    global const REAL *xp = PORTLA_AT(const REAL, x);
+    global REAL *yp = PORTLA_AT(REAL, y);
+    local ACC scratch[WG];
+    for (ulong i = get_group_id(0); i < rows; i += get_num_groups(0)) {  // uniform in the group
+        global const REAL *row = a + i * cols;
+        ACC sum = 0;
+        for (ulong j = get_local_id(0); j < cols; j += WG) sum += (ACC)(row[j] * xp[j]);
+        sum = group_sum(scratch, sum);
+        if (get_local_id(0) == 0) yp[i] = (REAL)sum;
+    }
+}
+
+// CPUs: one row per work-item (a work-group per row paid PoCL's barriers per row: 2.7x slower
+// on the 2-core VM at N = 4096).
+kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values),
+                             PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
     global const REAL *a = PORTLA_AT(const REAL, values);
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);

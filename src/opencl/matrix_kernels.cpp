@@ -18,8 +18,10 @@ template <typename T>
 void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
                  const_view<T> values, const_view<T> x, view<T> y) {
     if (rows == 0) return;
-    auto k = Launch::of<T>(exec, kFile, "dense_apply");
-    const std::size_t groups = k.groups_for(rows, kMaxRowGroups);
+    const bool cpu = opencl::device(exec.device_id()).is_cpu;
+    auto k = Launch::of<T>(exec, kFile, cpu ? "dense_apply_rows" : "dense_apply");
+    const std::size_t groups =  // GPUs: a work-group per row
+        cpu ? k.groups_for(rows, kMaxRowGroups) : std::min(rows, kMaxRowGroups);
     k.value(u64(rows)).value(u64(cols)).buffer(values.data).buffer(x.data).buffer(y.data);
     k.run(groups);
 }
