@@ -49,7 +49,7 @@ struct PortabilityOptions {
     JsonOutput json;
 };
 
-const char* const program_names[] = {"sequential",  "portla omp", "portla cuda",
+const char* const program_names[] = {"sequential",    "portla omp",  "portla cuda",
                                      "portla opencl", "vendor BLAS", "portla"};
 
 /// The program a backend's points belong to ("" for a backend that is none of them).
@@ -231,8 +231,8 @@ void read_file(const std::string& path, std::size_t n, Data& d) {
                                " results of the other files (give files of one precision)");
 
         std::string platform;
-        if (backend == "opencl" && !(j.contains("opencl_device_is_cpu") &&
-                                     j["opencl_device_is_cpu"].is_boolean()))
+        if (backend == "opencl" &&
+            !(j.contains("opencl_device_is_cpu") && j["opencl_device_is_cpu"].is_boolean()))
             throw BadInput(path, 0,
                            "opencl results but no 'opencl_device_is_cpu' (results of an older "
                            "portla bench: run it again)");

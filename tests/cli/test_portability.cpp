@@ -332,13 +332,14 @@ TEST(Portability, HarmonicMeanOfHalfAndOneTwoPlatforms) {
 // One OpenCL source on each device: the opencl points of a file belong to its OpenCL device's
 // platform (PoCL's CPU device: the host's CPU; a GPU: by its name, as cuda's).
 TEST(Portability, OpenclPointsGoToTheirDevicesPlatform) {
-    json cpu = result_file("", "Test CPU B", 16,
-                           {point("cg-dense", "omp", kN, 100), point("cg-dense", "opencl", kN, 80)});
+    json cpu =
+        result_file("", "Test CPU B", 16,
+                    {point("cg-dense", "omp", kN, 100), point("cg-dense", "opencl", kN, 80)});
     cpu["opencl_device"] = "cpu-haswell-Test CPU B";
     cpu["opencl_device_is_cpu"] = true;
-    json gpu = result_file(kGpu, "Test CPU B", 16,
-                           {point("cg-dense", "cuda", kN, 10000),
-                            point("cg-dense", "opencl", kN, 12500)});
+    json gpu =
+        result_file(kGpu, "Test CPU B", 16,
+                    {point("cg-dense", "cuda", kN, 10000), point("cg-dense", "opencl", kN, 12500)});
     gpu["opencl_device"] = kGpu;
     gpu["opencl_device_is_cpu"] = false;
     const json j = run_json({write_json("cl_cpu.json", cpu), write_json("cl_gpu.json", gpu)});
