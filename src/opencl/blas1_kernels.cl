@@ -33,7 +33,7 @@ kernel void pointwise_mul(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL
 
 // partials[group] = the group's part of x . y
 kernel void dot_product(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, y), ulong n,
-                PORTLA_ONE_LAUNCH, PORTLA_BUFFER(REAL, result)) {
+                        PORTLA_ONE_LAUNCH, PORTLA_BUFFER(REAL, result)) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global const REAL *yp = PORTLA_AT(const REAL, y);
     local ACC scratch[WG];

@@ -155,14 +155,14 @@ kernel void cg_stencil_direction(PORTLA_BUFFER(CgState, st), ulong n, int dim, u
         global REAL *qp = PORTLA_AT(REAL, q);
         const REAL beta = state->beta;
 #define PORTLA_DIR_(j) (beta * old[j] + zp[j])
-#define PORTLA_POINT_(i, pts)                                \
-    do {                                                     \
-        const REAL pi = PORTLA_DIR_(i);                      \
-        REAL qi;                                             \
+#define PORTLA_POINT_(i, pts)                                 \
+    do {                                                      \
+        const REAL pi = PORTLA_DIR_(i);                       \
+        REAL qi;                                              \
         PORTLA_STENCIL_ROW(qi, dim, pts, i, PORTLA_DIR_, pi); \
-        fresh[i] = pi;                                       \
-        qp[i] = qi;                                          \
-        s0 += (ACC)pi * (ACC)qi;                             \
+        fresh[i] = pi;                                        \
+        qp[i] = qi;                                           \
+        s0 += (ACC)pi * (ACC)qi;                              \
     } while (0)
 #ifndef PORTLA_CPU
         if (n <= 0xFFFFFFFFul) {  // 32-bit indices, as cuda's kernel (Index = uint32)

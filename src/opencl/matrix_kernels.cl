@@ -5,9 +5,9 @@
 
 // (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp), into
 // `out`, with v_j read as V(j) (a macro) and v_i given as `vi`; the neighbours' indices in the
-// type of i and points (uint where both fit, so no 64-bit arithmetic on a GPU). The coordinates of i by 32-bit
-// division where i and points fit in 32 bits, as the cuda kernels do: 64-bit integer division
-// is emulated on GPUs, several times the cost of the 32-bit one.
+// type of i and points (uint where both fit, so no 64-bit arithmetic on a GPU). The coordinates of
+// i by 32-bit division where i and points fit in 32 bits, as the cuda kernels do: 64-bit integer
+// division is emulated on GPUs, several times the cost of the 32-bit one.
 #define PORTLA_STENCIL_ROW(out, dim, points, i, V, vi)                       \
     do {                                                                     \
         ulong ix_, iy_ = 0, iz_ = 0;                                         \
