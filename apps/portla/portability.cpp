@@ -1,16 +1,20 @@
 // portla portability: the performance-portability metric PP of Pennycook et al. from the
-// cg-dense results of one or more `portla bench --json` runs.
+// cg-dense (dense CG) or cg (sparse CG: 3-D Poisson) results of one or more `portla bench
+// --json` runs.
 //
-// A point is one dense CG iteration at size N on one backend. Its platform is the GPU (cuda,
-// cublas, cusparse) or the CPU with its thread count (reference, omp, openblas); an opencl
-// point's is its device's (the file's `opencl_device`: a GPU by its name, a CPU device such as
-// PoCL's the host's CPU). Programs: "sequential" (reference), "portla omp", "portla cuda",
-// "portla opencl" (one source on every device), "vendor BLAS" (openblas on CPUs, cublas on
-// GPUs) and "portla" (per platform, the fastest of its omp, cuda and opencl backends).
+// A point is one CG iteration at size N on one backend (--kernel: cg-dense, N x N dense; cg,
+// N unknowns of the 7-point 3-D Poisson problem, which portla's backends apply matrix-free and
+// cuSPARSE as CSR: application efficiency compares the time to solve the same problem). Its
+// platform is the GPU (cuda, cublas, cusparse) or the CPU with its thread count (reference, omp,
+// openblas); an opencl point's is its device's (the file's `opencl_device`: a GPU by its name, a
+// CPU device such as PoCL's the host's CPU). Programs: "sequential" (reference), "portla omp",
+// "portla cuda", "portla opencl" (one source on every device), "vendor BLAS" (openblas on CPUs,
+// cublas on GPUs) and "portla" (per platform, the fastest of its omp, cuda and opencl backends).
 //
 // Performance = FLOPs / time with FLOPs per dense CG iteration = 51/25 N^2 + 224/25 N + 1 (the
-// count of the thesis this reproduces, Tables 7.3 and 7.4). Application efficiency = performance
-// / the best performance of any program on the platform; architectural efficiency =
+// count of the thesis this reproduces, Tables 7.3 and 7.4); per sparse CG iteration 2 nnz + 10 N
+// (SpMV, two dots, three vector updates) with nnz = 7 N - 6 m^2 for N = m^3. Application efficiency
+// = performance / the best performance of any program on the platform; architectural efficiency =
 // performance / the platform's peak FLOP rate. PP over the set H of all platforms in the inputs
 // is the harmonic mean |H| / sum 1/e_i of a program's efficiencies, and 0 where the program does
 // not run on some platform of H (S. J. Pennycook, J. D. Sewall, V. W. Lee, "Implications of a
@@ -44,7 +48,8 @@ using nlohmann::json;
 
 struct PortabilityOptions {
     std::vector<std::string> files;
-    std::size_t n = 4096;
+    std::string kernel = "cg-dense";
+    std::size_t n = 0;  ///< 0: the kernel's default (4096 for cg-dense, 128^3 for cg)
     std::vector<std::string> peaks;
     JsonOutput json;
 };
@@ -58,7 +63,7 @@ std::string program_of(const std::string& backend) {
     if (backend == "omp") return "portla omp";
     if (backend == "cuda") return "portla cuda";
     if (backend == "opencl") return "portla opencl";
-    if (backend == "openblas" || backend == "cublas") return "vendor BLAS";
+    if (backend == "openblas" || backend == "cublas" || backend == "cusparse") return "vendor BLAS";
     return "";
 }
 
@@ -72,6 +77,14 @@ bool gpu_backend(const std::string& b) {
 
 /// FLOPs of one dense CG iteration at size N (thesis, Tables 7.3 and 7.4).
 double cg_dense_flops(double n) { return 51.0 / 25.0 * n * n + 224.0 / 25.0 * n + 1.0; }
+/// FLOPs of one sparse CG iteration on the 7-point 3-D Poisson problem of N = m^3 unknowns.
+double cg_sparse_flops(double n) {
+    const double m = std::round(std::cbrt(n));
+    return 2.0 * (7.0 * n - 6.0 * m * m) + 10.0 * n;
+}
+double flops_of(const std::string& kernel, double n) {
+    return kernel == "cg" ? cg_sparse_flops(n) : cg_dense_flops(n);
+}
 
 /// The best (fastest) measurement of one program on one platform.
 struct Entry {
@@ -178,11 +191,11 @@ struct Data {
     std::vector<std::string> platforms;                           ///< in order of first appearance
     std::map<std::string, std::map<std::string, Entry>> entries;  ///< program -> platform -> best
     std::string precision;
-    std::set<std::size_t> sizes_seen;  ///< cg-dense sizes in the inputs (for the error message)
+    std::set<std::size_t> sizes_seen;  ///< the kernel's sizes in the inputs (for the error message)
     std::vector<std::string> notes;    ///< printed on stderr at the end, when nothing failed
 };
 
-void read_file(const std::string& path, std::size_t n, Data& d) {
+void read_file(const std::string& path, const std::string& kernel, std::size_t n, Data& d) {
     const json j = read_json(path);
     if (!j.is_object())
         throw BadInput(path, 0, "not a JSON object (not a portla bench --json file?)");
@@ -198,7 +211,7 @@ void read_file(const std::string& path, std::size_t n, Data& d) {
         const json& p = points[i];
         const std::string where = "points[" + std::to_string(i) + "]: ";
         if (!p.is_object()) throw BadInput(path, 0, where + "not an object");
-        if (get_string(p, "kernel", path, where) != "cg-dense") continue;
+        if (get_string(p, "kernel", path, where) != kernel) continue;
         const double pn = get_number(p, "n", path, where);
         if (!(pn >= 1) || pn != std::floor(pn))
             throw BadInput(path, 0, where + "'n' is not a positive integer");
@@ -210,8 +223,8 @@ void read_file(const std::string& path, std::size_t n, Data& d) {
         if (!p.contains("correct") || !p["correct"].is_boolean())
             throw BadInput(path, 0, where + "'correct' is missing or not true/false");
         if (!p["correct"].get<bool>()) {
-            d.notes.push_back(path + ": cg-dense on " + backend + " at N = " + std::to_string(n) +
-                              " gave a wrong result; point ignored");
+            d.notes.push_back(path + ": " + kernel + " on " + backend + " at N = " +
+                              std::to_string(n) + " gave a wrong result; point ignored");
             continue;
         }
         const double t = get_number(p, "time_s", path, where);
@@ -322,21 +335,23 @@ std::string gflops_text(double v) {
 
 int run(const PortabilityOptions& o) {
     if (o.files.empty()) throw BadInput("portability: no result files given");
-    if (o.n < 1) throw BadInput("portability: --n must be >= 1");
+    const std::string& kernel = o.kernel;
+    const std::size_t n = o.n ? o.n : kernel == "cg" ? std::size_t(128 * 128 * 128) : 4096;
     std::vector<std::pair<std::string, double>> peak_flags;
     for (const auto& s : o.peaks) peak_flags.push_back(parse_peak(s));
 
     Data d;
-    for (const auto& f : o.files) read_file(f, o.n, d);
+    for (const auto& f : o.files) read_file(f, kernel, n, d);
     if (d.platforms.empty()) {
         std::string sizes;
         for (auto s : d.sizes_seen) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
         throw BadInput(
-            "portability: no correct cg-dense results at N = " + std::to_string(o.n) + " in " +
+            "portability: no correct " + kernel + " results at N = " + std::to_string(n) + " in " +
             (o.files.size() == 1 ? "'" + o.files[0] + "'"
                                  : "any of the " + std::to_string(o.files.size()) + " files") +
-            (sizes.empty() ? " (no cg-dense results at all; run portla bench cg-dense --json FILE)"
-                           : " (cg-dense sizes found: " + sizes + "; choose one with --n)"));
+            (sizes.empty() ? " (no " + kernel + " results at all; run portla bench " + kernel +
+                                 " --json FILE)"
+                           : " (" + kernel + " sizes found: " + sizes + "; choose one with --n)"));
     }
     for (const auto& [program, by_platform] : d.entries)
         for (const auto& [platform, e] : by_platform)
@@ -355,7 +370,7 @@ int run(const PortabilityOptions& o) {
     }
 
     const bool fp32 = d.precision == "float";
-    const double flops = cg_dense_flops(double(o.n));
+    const double flops = flops_of(kernel, double(n));
     std::map<std::string, Peak> peaks;
     for (const auto& p : d.platforms) {
         peaks[p] = peak_of(p, peak_flags, fp32);
@@ -397,8 +412,8 @@ int run(const PortabilityOptions& o) {
     // ---- JSON ----
     if (o.json.requested()) {
         json j;
-        j["kernel"] = "cg-dense";
-        j["n"] = o.n;
+        j["kernel"] = kernel;
+        j["n"] = n;
         j["precision"] = d.precision;
         j["flops_per_iteration"] = flops;
         j["platforms"] = d.platforms;
@@ -426,9 +441,12 @@ int run(const PortabilityOptions& o) {
     for (const auto& note : d.notes) std::cerr << "portla: note: " << note << "\n";
     if (o.json.to_stdout()) return exit_ok;
     // ---- text ----
-    std::cout << "cg-dense (one dense CG iteration), N = " << o.n << ", " << d.precision
-              << " precision, " << std::setprecision(6) << flops
-              << " FLOPs per iteration\n\nplatforms (H, |H| = " << d.platforms.size() << "):\n";
+    std::cout << kernel
+              << (kernel == "cg" ? " (one sparse CG iteration, 3-D Poisson)"
+                                 : " (one dense CG iteration)")
+              << ", N = " << n << ", " << d.precision << " precision, " << std::setprecision(6)
+              << flops << " FLOPs per iteration\n\nplatforms (H, |H| = " << d.platforms.size()
+              << "):\n";
     for (std::size_t i = 0; i < d.platforms.size(); ++i) {
         const auto& pk = peaks.at(d.platforms[i]);
         std::cout << "  [" << i + 1 << "] " << d.platforms[i] << ", peak "
@@ -479,10 +497,15 @@ int run(const PortabilityOptions& o) {
 Runner add_portability(CLI::App& app) {
     auto o = std::make_shared<PortabilityOptions>();
     app.add_option("results", o->files,
-                   "result files of portla bench cg-dense --json (one per machine)")
+                   "result files of portla bench cg-dense (or cg) --json (one per machine)")
         ->required()
         ->check(regular_file());
-    app.add_option("--n", o->n, "matrix size N of the cg-dense points to compare (default 4096)")
+    app.add_option("--kernel", o->kernel,
+                   "cg-dense (dense CG, the thesis's) or cg (sparse CG on 3-D Poisson)")
+        ->check(CLI::IsMember({"cg-dense", "cg"}));
+    app.add_option("--n", o->n,
+                   "size N of the points to compare: matrix rows for cg-dense (default 4096), "
+                   "unknowns for cg (default 2097152 = 128^3)")
         ->check(CLI::PositiveNumber);
     app.add_option(
            "--peak", o->peaks,

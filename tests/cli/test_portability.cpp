@@ -77,8 +77,11 @@ const std::string kGpu = "NVIDIA H100 80GB HBM3";
 
 json point(const std::string& kernel, const std::string& backend, double n, double gflops,
            bool correct = true, const std::string& precision = "double") {
-    const double t =
-        (kernel == "cg-dense" ? 51.0 / 25.0 * n * n + 224.0 / 25.0 * n + 1.0 : n) / (gflops * 1e9);
+    const double m = std::round(std::cbrt(n));  // cg: n = m^3 unknowns of 3-D Poisson
+    const double flops = kernel == "cg-dense" ? 51.0 / 25.0 * n * n + 224.0 / 25.0 * n + 1.0
+                         : kernel == "cg"     ? 2.0 * (7.0 * n - 6.0 * m * m) + 10.0 * n
+                                              : n;
+    const double t = flops / (gflops * 1e9);
     return {{"kernel", kernel},
             {"backend", backend},
             {"precision", precision},
@@ -390,6 +393,45 @@ TEST(Portability, OtherN) {
     ASSERT_EQ(j.at("programs").size(), 2u);  // portla omp and portla
     EXPECT_NEAR(find_program(j, "portla omp")->at("performance_gflops").at(kCpuA).get<double>(),
                 5000, 1e-6);
+}
+
+// --kernel cg: the sparse CG points (3-D Poisson, N = 128^3 by default), cuSPARSE as the GPU's
+// vendor library, opencl on both devices; the dense points of the same files are not read.
+TEST(Portability, SparseCgKernel) {
+    const double n = 128.0 * 128 * 128;
+    const json cpu =
+        result_file("", "Test CPU A", 8,
+                    {point("cg", "omp", n, 20), point("cg", "opencl", n, 10),
+                     point("cg", "omp", 64.0 * 64 * 64, 1), point("cg-dense", "omp", kN, 100)});
+    json cpu_cl = cpu;
+    cpu_cl["opencl_device"] = "pthread-test";
+    cpu_cl["opencl_device_is_cpu"] = true;
+    json gpu = result_file(kGpu, "Test CPU A", 8,
+                           {point("cg", "cuda", n, 400), point("cg", "cusparse", n, 200),
+                            point("cg", "opencl", n, 320)});
+    gpu["opencl_device"] = kGpu;
+    gpu["opencl_device_is_cpu"] = false;
+    const json j = run_json(
+        {write_json("sp_cpu.json", cpu_cl), write_json("sp_gpu.json", gpu), "--kernel", "cg"});
+    EXPECT_EQ(j.at("kernel"), "cg");
+    EXPECT_EQ(j.at("n"), 2097152);
+    EXPECT_NEAR(j.at("flops_per_iteration").get<double>(),
+                2.0 * (7.0 * n - 6.0 * 128 * 128) + 10.0 * n, 1e-6);
+    const json* cl = find_program(j, "portla opencl");
+    ASSERT_NE(cl, nullptr);
+    EXPECT_NEAR(cl->at("app_efficiency").at(kCpuA).get<double>(), 0.5, 1e-9);
+    EXPECT_NEAR(cl->at("app_efficiency").at(kGpu).get<double>(), 0.8, 1e-9);
+    EXPECT_NEAR(cl->at("pp_app").get<double>(), 2.0 / (1 / 0.5 + 1 / 0.8), 1e-9);
+    const json* vendor = find_program(j, "vendor BLAS");
+    ASSERT_NE(vendor, nullptr);
+    EXPECT_EQ(vendor->at("backend").at(kGpu), "cusparse");
+    EXPECT_NEAR(vendor->at("pp_app").get<double>(), 0, 1e-12);  // not on the CPU
+    EXPECT_NEAR(find_program(j, "portla")->at("pp_app").get<double>(), 1.0, 1e-9);
+    // the 64^3 point with --n
+    const json small = run_json({write_json("sp_cpu2.json", cpu_cl), "--kernel", "cg", "--n",
+                                 std::to_string(64 * 64 * 64)});
+    EXPECT_NEAR(find_program(small, "portla omp")->at("performance_gflops").at(kCpuA).get<double>(),
+                1, 1e-9);
 }
 
 TEST(Portability, Errors) {
