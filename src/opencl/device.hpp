@@ -97,8 +97,10 @@ public:
         set(sizeof(S), &v);
         return *this;
     }
-    /// Runs `groups` work-groups of the executor's work-group size.
-    void run(std::size_t groups);
+    /// A local-memory argument of `bytes` (at least 1).
+    Launch& local(std::size_t bytes);
+    /// Runs `groups` work-groups of `work_group` work-items (0: work_group_size(); at most that).
+    void run(std::size_t groups, std::size_t work_group = 0);
 
     /// Work-groups for n items of `items` per work-item, between 1 and `cap` (by default the
     /// device's reduction_groups).

@@ -526,8 +526,14 @@ std::size_t Launch::groups_for(std::size_t n, std::size_t cap) const {
     return std::max<std::size_t>(1, std::min(cap, (n + per_group - 1) / per_group));
 }
 
-void Launch::run(std::size_t groups) {
-    const std::size_t global = groups * wg_, local = wg_;
+Launch& Launch::local(std::size_t bytes) {
+    set(std::max<std::size_t>(bytes, 1), nullptr);
+    return *this;
+}
+
+void Launch::run(std::size_t groups, std::size_t work_group) {
+    const std::size_t local = work_group == 0 ? wg_ : std::min(work_group, wg_),
+                      global = groups * local;
     PORTLA_CL_CHECK(clEnqueueNDRangeKernel(device_->queue, kernel_, 1, nullptr, &global, &local, 0,
                                            nullptr, nullptr));
     // Not waited for: the queue is in order, and the arguments were taken at the enqueue, so
