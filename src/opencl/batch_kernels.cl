@@ -10,6 +10,17 @@
 //
 // Control flow is uniform over the work-group (every branch depends on reduced values), and
 // every work-item reaches every barrier.
+//
+// The format and the preconditioner are fixed when the program is built (BATCH_FORMAT,
+// BATCH_PRECOND: a program per pair, batch_kernels.cpp): with them run-time values, every
+// branch on them held barriers, and PoCL (which turns a work-group into loops around the
+// regions between barriers, copying the code after a barrier in a branch once per path) took
+// 45 s to compile batch_gmres and over 5 min for batch_bicgstab on the 2-core VM; fixed, 3 s.
+// For the same reason the solvers keep their barriers out of branches where they can: a sum
+// is taken on every pass, its terms only where they count.
+#if !defined(BATCH_FORMAT) || !defined(BATCH_PRECOND)
+#error "batch_kernels.cl is built with -DBATCH_FORMAT=f -DBATCH_PRECOND=p"
+#endif
 
 // solver::StopReason, solver::Preconditioner, Format (checked in batch_kernels.cpp)
 #define STOP_CONVERGED 0
@@ -106,18 +117,35 @@ ACC group_total(local ACC *scratch, ACC v) {
     return total;
 }
 
+// The sums over the work-group of *a and *b, each as group_total's (`scratch` holds two values
+// per work-item), with the barriers of one.
+void group_total2(local ACC *scratch, ACC *a, ACC *b) {
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    scratch[2 * lid] = *a;
+    scratch[2 * lid + 1] = *b;
+    SYNC();
+    ACC ta = 0, tb = 0;
+    for (uint i = 0; i < size; ++i) {
+        ta += scratch[2 * i];
+        tb += scratch[2 * i + 1];
+    }
+    SYNC();
+    *a = ta;
+    *b = tb;
+}
+
 // ---- one system --------------------------------------------------------------------------
 
 // SystemMatrix: the shared pattern and this system's values
 typedef struct {
-    int format, n, width;
+    int n, width;
     global const int *row_ptrs, *col_idxs;
     Vec values;
 } Matrix;
 
 // The options of the solve (system_solvers.hpp's Options, less the solver)
 typedef struct {
-    int precond, relative, max_iters, restart, block_size, use_initial_guess;
+    int relative, max_iters, restart, block_size, use_initial_guess;
     ACC tolerance;
 } Options;
 
@@ -129,29 +157,29 @@ typedef struct {
 
 // The row loop of SystemMatrix::for_row: `body` sees c (column) and v (value); ell padding
 // skipped.
-#define FOR_ROW(A, i, body)                                                           \
-    do {                                                                              \
-        if ((A).format == FORMAT_CSR) {                                               \
-            for (int k_ = (A).row_ptrs[i]; k_ < (A).row_ptrs[(i) + 1]; ++k_) {        \
-                const int c = (A).col_idxs[k_];                                       \
-                const REAL v = ld((A).values, k_);                                    \
-                body;                                                                 \
-            }                                                                         \
-        } else if ((A).format == FORMAT_ELL) {                                        \
-            for (int k_ = 0; k_ < (A).width; ++k_) {                                  \
-                const int c = (A).col_idxs[k_ * (A).n + (i)];                         \
-                if (c >= 0) {                                                         \
-                    const REAL v = ld((A).values, k_ * (A).n + (i));                  \
-                    body;                                                             \
-                }                                                                     \
-            }                                                                         \
-        } else {                                                                      \
-            const Vec row_ = offset_vec((A).values, (long)(i) * (A).n);               \
-            for (int c = 0; c < (A).n; ++c) {                                         \
-                const REAL v = ld(row_, c);                                           \
-                body;                                                                 \
-            }                                                                         \
-        }                                                                             \
+#define FOR_ROW(A, i, body)                                                    \
+    do {                                                                       \
+        if (BATCH_FORMAT == FORMAT_CSR) {                                      \
+            for (int k_ = (A).row_ptrs[i]; k_ < (A).row_ptrs[(i) + 1]; ++k_) { \
+                const int c = (A).col_idxs[k_];                                \
+                const REAL v = ld((A).values, k_);                             \
+                body;                                                          \
+            }                                                                  \
+        } else if (BATCH_FORMAT == FORMAT_ELL) {                               \
+            for (int k_ = 0; k_ < (A).width; ++k_) {                           \
+                const int c = (A).col_idxs[k_ * (A).n + (i)];                  \
+                if (c >= 0) {                                                  \
+                    const REAL v = ld((A).values, k_ * (A).n + (i));           \
+                    body;                                                      \
+                }                                                              \
+            }                                                                  \
+        } else {                                                               \
+            const Vec row_ = offset_vec((A).values, (long)(i) * (A).n);        \
+            for (int c = 0; c < (A).n; ++c) {                                  \
+                const REAL v = ld(row_, c);                                    \
+                body;                                                          \
+            }                                                                  \
+        }                                                                      \
     } while (0)
 
 // row_dot<T>: (A x)_i accumulated in REAL
@@ -221,7 +249,8 @@ bool invert_block(Vec a, int bs) {
             if (r == k) continue;
             const REAL f = ld(a, r * bs + k);
             st(a, r * bs + k, 0);
-            for (int c = 0; c < bs; ++c) st(a, r * bs + c, ld(a, r * bs + c) - f * ld(a, k * bs + c));
+            for (int c = 0; c < bs; ++c)
+                st(a, r * bs + c, ld(a, r * bs + c) - f * ld(a, k * bs + c));
         }
     }
     for (int k = bs - 1; k >= 0; --k)  // undo the row swaps as column swaps
@@ -235,18 +264,17 @@ bool invert_block(Vec a, int bs) {
 }
 
 // Set-up for this system; false (for the whole group) when it is singular.
-bool precond_setup(local ACC *scratch, const Matrix *A, const Options *o, const Ilu *ilu,
-                   Vec P) {
+bool precond_setup(local ACC *scratch, const Matrix *A, const Options *o, const Ilu *ilu, Vec P) {
     const int n = A->n;
     ACC bad = 0;
-    if (o->precond == PRECOND_JACOBI) {
+    if (BATCH_PRECOND == PRECOND_JACOBI) {
         for (int i = RANK; i < n; i += SIZE) {
             REAL d = 0;
             FOR_ROW(*A, i, if (c == i) d += v);
             if (d == 0 || !FINITE(d)) bad += 1;
             st(P, i, d == 0 ? (REAL)0 : (REAL)1 / d);
         }
-    } else if (o->precond == PRECOND_BLOCK_JACOBI) {
+    } else if (BATCH_PRECOND == PRECOND_BLOCK_JACOBI) {
         // Diagonal blocks of bs rows (the last one padded with the identity), one per member.
         const int bs = o->block_size;
         const int blocks = (n + bs - 1) / bs;
@@ -260,11 +288,13 @@ bool precond_setup(local ACC *scratch, const Matrix *A, const Options *o, const 
                     st(a, r * bs + r, 1);
                     continue;
                 }
-                FOR_ROW(*A, i, if (c >= start && c < start + bs) st(a, r * bs + (c - start), ld(a, r * bs + (c - start)) + v));
+                FOR_ROW(*A, i,
+                        if (c >= start && c < start + bs)
+                            st(a, r * bs + (c - start), ld(a, r * bs + (c - start)) + v));
             }
             if (!invert_block(a, bs)) bad += 1;
         }
-    } else if (o->precond == PRECOND_ILU0) {
+    } else if (BATCH_PRECOND == PRECOND_ILU0) {
         // P: this system's values in the csr pattern, factored in place into L (unit diagonal)
         // and U, row by row in level order (IKJ form). By work-item 0 alone, as the sweeps
         // below: the same arithmetic as the level-parallel C++, but with barriers inside the
@@ -311,9 +341,9 @@ bool precond_setup(local ACC *scratch, const Matrix *A, const Options *o, const 
 // z = M^-1 r (z != r)
 void precond_apply(const Matrix *A, const Options *o, const Ilu *ilu, Vec P, Vec r, Vec z) {
     const int n = A->n;
-    if (o->precond == PRECOND_JACOBI) {
+    if (BATCH_PRECOND == PRECOND_JACOBI) {
         for (int i = RANK; i < n; i += SIZE) st(z, i, ld(P, i) * ld(r, i));
-    } else if (o->precond == PRECOND_BLOCK_JACOBI) {
+    } else if (BATCH_PRECOND == PRECOND_BLOCK_JACOBI) {
         const int bs = o->block_size;
         for (int i = RANK; i < n; i += SIZE) {
             const int blk = i / bs, start = blk * bs, rr = i - start;
@@ -322,7 +352,7 @@ void precond_apply(const Matrix *A, const Options *o, const Ilu *ilu, Vec P, Vec
             for (int c = 0; c < bs && start + c < n; ++c) s += ld(a, c) * ld(r, start + c);
             st(z, i, s);
         }
-    } else if (o->precond == PRECOND_ILU0) {
+    } else if (BATCH_PRECOND == PRECOND_ILU0) {
         // L y = r (unit lower), then U z = y in place
         if (RANK == 0) {
             for (int t = 0; t < n; ++t) {
@@ -368,14 +398,16 @@ Vec item(const Work *w, int k) {
 // ---- solvers -----------------------------------------------------------------------------
 
 // The stopping threshold ||r|| <= tau of this system.
-ACC threshold(const Options *o, ACC bnorm) { return o->relative ? o->tolerance * bnorm : o->tolerance; }
+ACC threshold(const Options *o, ACC bnorm) {
+    return o->relative ? o->tolerance * bnorm : o->tolerance;
+}
 
 // Preconditioned CG; x holds the initial guess (or zero) on entry. Returns the reason.
-int cg(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Ilu *ilu,
-       const Work *w, int *iterations) {
+int cg(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Ilu *ilu, const Work *w,
+       int *iterations) {
     const int n = A->n;
     const Vec r = item(w, SLOT_R), p = item(w, SLOT_P), q = item(w, SLOT_Q), x = item(w, SLOT_X);
-    const bool pre = o->precond != PRECOND_NONE;
+    const bool pre = BATCH_PRECOND != PRECOND_NONE;
     const Vec z = pre ? item(w, SLOT_Z) : r;
     const Vec P = item(w, ITEM_PRECOND(w));
     *iterations = 0;
@@ -424,26 +456,16 @@ int cg(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Ilu *
     return STOP_MAX_ITERATIONS;
 }
 
-// After a convergence claim of BiCGSTAB: the true residual into t; converged, or a restart from
-// it (*fresh), or stagnation after MAX_FALSE_CONVERGENCE. Returns the reason, or -1 to go on.
-int bicgstab_confirm(local ACC *scratch, const Matrix *A, Vec b, Vec x, Vec r, Vec t, ACC tau,
-                     int *false_convergence, bool *fresh) {
-    const ACC true_norm = residual(scratch, A, b, x, t);
-    if (true_norm <= tau) return STOP_CONVERGED;
-    if (++*false_convergence > MAX_FALSE_CONVERGENCE) return STOP_STAGNATION;
-    copy(A->n, t, r);
-    *fresh = true;
-    SYNC();
-    return -1;
-}
-
-// Preconditioned BiCGSTAB (van der Vorst); x holds the initial guess on entry.
+// Preconditioned BiCGSTAB (van der Vorst); x holds the initial guess on entry. Every pass
+// takes the same barriers: the second half (t = A M^-1 s, omega) skipped after a claim on ||s||
+// and the confirmation of a claim (the true residual into t) do their work only when it counts,
+// their sums taken on every pass (group_total2 takes two sums at the price of one).
 int bicgstab(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Ilu *ilu,
              const Work *w, int *iterations) {
     const int n = A->n;
     const Vec r = item(w, SLOT_BI_R), rhat = item(w, SLOT_BI_RHAT), p = item(w, SLOT_BI_P),
               v = item(w, SLOT_BI_V), t = item(w, SLOT_BI_T), x = item(w, SLOT_BI_X);
-    const bool pre = o->precond != PRECOND_NONE;
+    const bool pre = BATCH_PRECOND != PRECOND_NONE;
     const Vec phat = pre ? item(w, SLOT_BI_PHAT) : p;
     const Vec shat = pre ? item(w, SLOT_BI_SHAT) : r;  // s overwrites r
     const Vec P = item(w, ITEM_PRECOND(w));
@@ -456,13 +478,12 @@ int bicgstab(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const
     bool fresh = true;  // (re)start the recurrences from r
     ACC rho_old = 1, alpha = 1, omega = 1;
     while (*iterations < o->max_iters) {
-        if (fresh) {
+        if (fresh) {  // no barrier: each work-item reads only its own rows of these before one
             copy(n, r, rhat);
             fill(n, p, 0);
             fill(n, v, 0);
             rho_old = alpha = omega = 1;
             fresh = false;
-            SYNC();
         }
         const ACC rho = vdot(scratch, n, rhat, r);
         if (!FINITE(rho)) return STOP_NON_FINITE;
@@ -490,43 +511,57 @@ int bicgstab(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const
         ++*iterations;
         const ACC snorm = sqrt(group_total(scratch, s2));
         if (!FINITE(snorm)) return STOP_NON_FINITE;
-        // a claim (||s|| or ||r|| <= tau) is confirmed at one place (the C++ has two, with the
-        // same outcome): fewer barrier sites for PoCL's compile (see docs/opencl.md)
-        bool claim = snorm <= tau;
-        if (!claim) {
-            if (pre) {
-                precond_apply(A, o, ilu, P, r, shat);
-                SYNC();
-            }
+        const bool second = snorm > tau;  // the second half counts (no claim on s)
+        if (pre) {
+            if (second) precond_apply(A, o, ilu, P, r, shat);
+            SYNC();
+        }
+        ACC ts = 0, tt = 0;
+        if (second) {
             spmv(A, shat, t);
-            ACC ts = 0, tt = 0;
             for (int i = RANK; i < n; i += SIZE) {
                 ts += (ACC)ld(t, i) * (ACC)ld(r, i);
                 tt += (ACC)ld(t, i) * (ACC)ld(t, i);
             }
-            ts = group_total(scratch, ts);
-            tt = group_total(scratch, tt);
+        }
+        group_total2(scratch, &ts, &tt);
+        ACC r2 = 0;
+        if (second) {
             if (!FINITE(ts) || !FINITE(tt)) return STOP_NON_FINITE;
             if (tt == 0) return STOP_BREAKDOWN;
             omega = ts / tt;
-            ACC r2 = 0;
             for (int i = RANK; i < n; i += SIZE) {
                 st(x, i, ld(x, i) + (REAL)omega * ld(shat, i));
                 const REAL ri = ld(r, i) - (REAL)omega * ld(t, i);
                 st(r, i, ri);
                 r2 += (ACC)ri * (ACC)ri;
             }
-            rnorm = sqrt(group_total(scratch, r2));
-            if (!FINITE(rnorm)) return STOP_NON_FINITE;
-            claim = rnorm <= tau;
         }
+        rnorm = sqrt(group_total(scratch, r2));
+        if (second && !FINITE(rnorm)) return STOP_NON_FINITE;
+        // a claim (||s|| or ||r|| <= tau) is confirmed by the true residual, into t (the C++
+        // confirms at two places, with the same outcome)
+        const bool claim = !second || rnorm <= tau;
+        ACC e2 = 0;
+        if (claim)
+            for (int i = RANK; i < n; i += SIZE) {
+                const REAL ei = ld(b, i) - row_dot(A, i, x);
+                st(t, i, ei);
+                e2 += (ACC)ei * (ACC)ei;
+            }
+        const ACC true_norm = sqrt(group_total(scratch, e2));
+        int stop = -1;
         if (claim) {
-            const int reason =
-                bicgstab_confirm(scratch, A, b, x, r, t, tau, &false_convergence, &fresh);
-            if (reason >= 0) return reason;
-            continue;
+            if (true_norm <= tau)
+                stop = STOP_CONVERGED;
+            else if (++false_convergence > MAX_FALSE_CONVERGENCE)
+                stop = STOP_STAGNATION;
+            fresh = true;
+        } else if (omega == 0) {
+            stop = STOP_BREAKDOWN;
         }
-        if (omega == 0) return STOP_BREAKDOWN;
+        if (stop >= 0) return stop;
+        if (fresh) copy(n, t, r);  // own rows only, as the restart above reads them
         rho_old = rho;
     }
     return STOP_MAX_ITERATIONS;
@@ -541,9 +576,9 @@ int gmres(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Il
     const Vec wv = item(w, SLOT_GM_W), z = item(w, SLOT_GM_Z), x = item(w, SLOT_GM_X);
     const Vec P = item(w, ITEM_PRECOND(w));
     const Vec H = item(w, ITEM_SCALARS(w));
-    const Vec cs = offset_vec(H, (long)(m + 1) * m), sn = offset_vec(cs, m),
-              gv = offset_vec(sn, m), y = offset_vec(gv, m + 1);
-    const bool pre = o->precond != PRECOND_NONE;
+    const Vec cs = offset_vec(H, (long)(m + 1) * m), sn = offset_vec(cs, m), gv = offset_vec(sn, m),
+              y = offset_vec(gv, m + 1);
+    const bool pre = BATCH_PRECOND != PRECOND_NONE;
     *iterations = 0;
     const ACC tau = threshold(o, vnorm2(scratch, n, b));
     if (!FINITE(tau)) return STOP_NON_FINITE;
@@ -567,13 +602,11 @@ int gmres(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Il
         ACC estimate = beta;
         while (k < m && *iterations < o->max_iters) {
             const Vec vk = item(w, SLOT_GM_BASIS + k);
-            Vec dir = vk;
             if (pre) {
                 precond_apply(A, o, ilu, P, vk, z);
                 SYNC();
-                dir = z;
             }
-            spmv(A, dir, wv);
+            spmv(A, pre ? z : vk, wv);
             SYNC();
             const Vec h = offset_vec(H, (long)k * (m + 1));
             for (int i = 0; i <= k; ++i) {
@@ -643,15 +676,13 @@ int gmres(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Il
 #define SOLVER_GMRES 2
 
 // The batch: matrix (BatchArgs' matrix part), right-hand sides and solutions.
-#define PORTLA_BATCH_PARAMS                                                                 \
-    int num_systems, int n, int format, int width, long stored,                             \
-        PORTLA_BUFFER(const int, row_ptrs), PORTLA_BUFFER(const int, col_idxs),             \
-        PORTLA_BUFFER(REAL, values)
+#define PORTLA_BATCH_PARAMS                                                             \
+    int num_systems, int n, int width, long stored, PORTLA_BUFFER(const int, row_ptrs), \
+        PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(REAL, values)
 
-Matrix system_of(int format, int n, int width, global const int *row_ptrs,
-                 global const int *col_idxs, global REAL *values, long stored, int s) {
+Matrix system_of(int n, int width, global const int *row_ptrs, global const int *col_idxs,
+                 global REAL *values, long stored, int s) {
     Matrix A;
-    A.format = format;
     A.n = n;
     A.width = width;
     A.row_ptrs = row_ptrs;
@@ -659,8 +690,8 @@ Matrix system_of(int format, int n, int width, global const int *row_ptrs,
     A.values = global_vec(values + (long)s * stored);
     return A;
 }
-#define PORTLA_SYSTEM(s)                                                                  \
-    system_of(format, n, width, PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs), \
+#define PORTLA_SYSTEM(s)                                                                \
+    system_of(n, width, PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs), \
               PORTLA_AT(REAL, values), stored, s)
 
 // (used for what fits in local memory: count < 2^31)
@@ -671,7 +702,7 @@ void block_copy(Vec from, Vec to, long count) {
 // Every system of the batch with `solver`, one work-group per system at a time (the cuda
 // kernel's loop). `lmem` holds the items placed in local memory, `workspace` one region of
 // global_elems per work-group for the others.
-void solve_batch(int solver, int num_systems, int n, int format, int width, long stored,
+void solve_batch(int solver, int num_systems, int n, int width, long stored,
                  global const int *row_ptrs, global const int *col_idxs, global REAL *values,
                  global REAL *b, global REAL *x, Options o, Ilu ilu, global int *iterations,
                  global uchar *reasons, global const long *place, int slots, long global_elems,
@@ -684,7 +715,7 @@ void solve_batch(int solver, int num_systems, int n, int format, int width, long
     w.x_slot = solver == SOLVER_CG ? SLOT_X : solver == SOLVER_BICGSTAB ? SLOT_BI_X : SLOT_GM_X;
     const long x_place = place[w.x_slot], matrix_place = place[ITEM_MATRIX(&w)];
     for (int s = get_group_id(0); s < num_systems; s += get_num_groups(0)) {
-        Matrix A = system_of(format, n, width, row_ptrs, col_idxs, values, stored, s);
+        Matrix A = system_of(n, width, row_ptrs, col_idxs, values, stored, s);
         const Vec xs = global_vec(x + (long)s * n);
         if (matrix_place >= 0) {
             const Vec m = local_vec(lmem + matrix_place);
@@ -702,7 +733,7 @@ void solve_batch(int solver, int num_systems, int n, int format, int width, long
         if (!o.use_initial_guess) fill(n, w.x, 0);
         SYNC();
         int its = 0, reason;
-        if (o.precond != PRECOND_NONE &&
+        if (BATCH_PRECOND != PRECOND_NONE &&
             !precond_setup(scratch, &A, &o, &ilu, item(&w, ITEM_PRECOND(&w))))
             reason = STOP_SINGULAR_PRECONDITIONER;
         else if (solver == SOLVER_CG)
@@ -721,40 +752,38 @@ void solve_batch(int solver, int num_systems, int n, int format, int width, long
     }
 }
 
-#define PORTLA_BATCH_SOLVE_PARAMS                                                             \
-    PORTLA_BATCH_PARAMS, PORTLA_BUFFER(REAL, b), PORTLA_BUFFER(REAL, x),                      \
-        int precond, int relative, ACC tolerance, int max_iters, int restart, int block_size, \
-        int use_initial_guess, PORTLA_BUFFER(const int, diag),                                \
-        PORTLA_BUFFER(const int, lower_level_ptrs), PORTLA_BUFFER(const int, lower_rows),     \
-        int lower_levels, PORTLA_BUFFER(const int, upper_level_ptrs),                         \
-        PORTLA_BUFFER(const int, upper_rows), int upper_levels, PORTLA_BUFFER(int, iterations), \
-        PORTLA_BUFFER(uchar, reasons), PORTLA_BUFFER(const long, place), int slots,           \
-        long global_elems, PORTLA_BUFFER(REAL, workspace), local REAL *lmem, local ACC *scratch
+#define PORTLA_BATCH_SOLVE_PARAMS                                                         \
+    PORTLA_BATCH_PARAMS, PORTLA_BUFFER(REAL, b), PORTLA_BUFFER(REAL, x), int relative,    \
+        ACC tolerance, int max_iters, int restart, int block_size, int use_initial_guess, \
+        PORTLA_BUFFER(const int, diag), PORTLA_BUFFER(const int, lower_level_ptrs),       \
+        PORTLA_BUFFER(const int, lower_rows), int lower_levels,                           \
+        PORTLA_BUFFER(const int, upper_level_ptrs), PORTLA_BUFFER(const int, upper_rows), \
+        int upper_levels, PORTLA_BUFFER(int, iterations), PORTLA_BUFFER(uchar, reasons),  \
+        PORTLA_BUFFER(const long, place), int slots, long global_elems,                   \
+        PORTLA_BUFFER(REAL, workspace), local REAL *lmem, local ACC *scratch
 
-#define PORTLA_BATCH_SOLVE(solver)                                                            \
-    do {                                                                                      \
-        Options o;                                                                            \
-        o.precond = precond;                                                                  \
-        o.relative = relative;                                                                \
-        o.tolerance = tolerance;                                                              \
-        o.max_iters = max_iters;                                                              \
-        o.restart = restart;                                                                  \
-        o.block_size = block_size;                                                            \
-        o.use_initial_guess = use_initial_guess;                                              \
-        Ilu ilu;                                                                              \
-        ilu.diag = PORTLA_AT(const int, diag);                                                \
-        ilu.lower_level_ptrs = PORTLA_AT(const int, lower_level_ptrs);                        \
-        ilu.lower_rows = PORTLA_AT(const int, lower_rows);                                    \
-        ilu.lower_levels = lower_levels;                                                      \
-        ilu.upper_level_ptrs = PORTLA_AT(const int, upper_level_ptrs);                        \
-        ilu.upper_rows = PORTLA_AT(const int, upper_rows);                                    \
-        ilu.upper_levels = upper_levels;                                                      \
-        solve_batch(solver, num_systems, n, format, width, stored,                            \
-                    PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs),           \
-                    PORTLA_AT(REAL, values), PORTLA_AT(REAL, b), PORTLA_AT(REAL, x), o, ilu,  \
-                    PORTLA_AT(int, iterations), PORTLA_AT(uchar, reasons),                    \
-                    PORTLA_AT(const long, place), slots, global_elems,                        \
-                    PORTLA_AT(REAL, workspace), lmem, scratch);                               \
+#define PORTLA_BATCH_SOLVE(solver)                                                                \
+    do {                                                                                          \
+        Options o;                                                                                \
+        o.relative = relative;                                                                    \
+        o.tolerance = tolerance;                                                                  \
+        o.max_iters = max_iters;                                                                  \
+        o.restart = restart;                                                                      \
+        o.block_size = block_size;                                                                \
+        o.use_initial_guess = use_initial_guess;                                                  \
+        Ilu ilu;                                                                                  \
+        ilu.diag = PORTLA_AT(const int, diag);                                                    \
+        ilu.lower_level_ptrs = PORTLA_AT(const int, lower_level_ptrs);                            \
+        ilu.lower_rows = PORTLA_AT(const int, lower_rows);                                        \
+        ilu.lower_levels = lower_levels;                                                          \
+        ilu.upper_level_ptrs = PORTLA_AT(const int, upper_level_ptrs);                            \
+        ilu.upper_rows = PORTLA_AT(const int, upper_rows);                                        \
+        ilu.upper_levels = upper_levels;                                                          \
+        solve_batch(solver, num_systems, n, width, stored, PORTLA_AT(const int, row_ptrs),        \
+                    PORTLA_AT(const int, col_idxs), PORTLA_AT(REAL, values), PORTLA_AT(REAL, b),  \
+                    PORTLA_AT(REAL, x), o, ilu, PORTLA_AT(int, iterations),                       \
+                    PORTLA_AT(uchar, reasons), PORTLA_AT(const long, place), slots, global_elems, \
+                    PORTLA_AT(REAL, workspace), lmem, scratch);                                   \
     } while (0)
 
 kernel void batch_cg(PORTLA_BATCH_SOLVE_PARAMS) { PORTLA_BATCH_SOLVE(SOLVER_CG); }

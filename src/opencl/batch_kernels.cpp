@@ -9,6 +9,7 @@
 #include "core/kernels/batch_kernels.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "common/batch/placement.hpp"
@@ -49,10 +50,16 @@ Device& fp64_device(const Executor& exec) {
     return d;
 }
 
-/// Work-items per work-group: one row each, a multiple of 32, at most `limit` (cuda's rule).
-std::size_t work_group_for(int n, std::size_t limit) {
-    const std::size_t rows = (static_cast<std::size_t>(n) + 31) / 32 * 32;
-    return std::max<std::size_t>(1, std::min(limit, std::max<std::size_t>(32, rows)));
+/// Work-items per work-group: one row each, at most `limit`. GPUs: a multiple of 32 (cuda's
+/// rule). CPUs: exactly n, no idle work-item (PoCL runs a work-group's work-items one after the
+/// other; and PoCL 3.1 miscomputed GMRES with a preconditioner on ELL when some work-items had
+/// no row: x stayed 0, 2-core VM, 2026-11-25).
+std::size_t work_group_for(const Launch& k, int n) {
+    const std::size_t limit = k.work_group_size();
+    const auto rows = static_cast<std::size_t>(std::max(n, 1));
+    if (k.device().is_cpu) return std::min(limit, rows);
+    return std::max<std::size_t>(1,
+                                 std::min(limit, std::max<std::size_t>(32, (rows + 31) / 32 * 32)));
 }
 
 /// Work-groups for a loop over systems: about one wave, at most one per system.
@@ -63,11 +70,18 @@ std::size_t groups_for(const Launch& k, int systems) {
 
 cl_int i32(int v) { return static_cast<cl_int>(v); }
 
+/// The program's build-time choices: the format and the preconditioner (batch_kernels.cl says
+/// why; the kernels that take no preconditioner share the program of none).
+std::string defines(Format f, Preconditioner p = Preconditioner::none) {
+    return "-DBATCH_FORMAT=" + std::to_string(static_cast<int>(f)) +
+           " -DBATCH_PRECOND=" + std::to_string(static_cast<int>(p));
+}
+
 /// The batch's matrix (PORTLA_BATCH_PARAMS).
 template <typename T>
 Launch& matrix_args(Launch& k, const BatchArgs<T>& a) {
-    k.value(i32(a.num_systems)).value(i32(a.n)).value(i32(static_cast<int>(a.format)));
-    k.value(i32(a.width)).value(static_cast<cl_long>(a.stored));
+    k.value(i32(a.num_systems)).value(i32(a.n)).value(i32(a.width));
+    k.value(static_cast<cl_long>(a.stored));
     return k.buffer(a.row_ptrs).buffer(a.col_idxs).buffer(a.values);
 }
 
@@ -99,14 +113,14 @@ void batch_solve(tag, const Executor& exec, const BatchArgs<T>& a, Timer& timer,
         return;
     }
     Device& d = fp64_device(exec);
-    auto k = Launch::of<T>(exec, kFile, kernel);
-    const std::size_t wg = work_group_for(a.n, k.work_group_size());
+    auto k = Launch::of<T>(exec, kFile, kernel, defines(a.format, a.options.precond));
+    const std::size_t wg = work_group_for(k, a.n);
     const std::size_t groups = groups_for(k, a.num_systems);
-    const std::size_t scratch_bytes = wg * sizeof(double);
-    const long long capacity = d.local_memory > scratch_bytes
-                                   ? static_cast<long long>((d.local_memory - scratch_bytes) /
-                                                            sizeof(T))
-                                   : 0;
+    const std::size_t scratch_bytes = 2 * wg * sizeof(double);  // group_total2
+    const long long capacity =
+        d.local_memory > scratch_bytes
+            ? static_cast<long long>((d.local_memory - scratch_bytes) / sizeof(T))
+            : 0;
     const Layout lay = plan(a, S, capacity);
     // batch_kernels.cl's Work::place: an offset in local memory, or -1 - one in the region
     std::vector<cl_long> place(static_cast<std::size_t>(item_matrix(lay.slots)) + 1);
@@ -118,7 +132,7 @@ void batch_solve(tag, const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     const Options& o = a.options;
     const IluPattern& ilu = a.ilu;
     matrix_args(k, a).buffer(a.b).buffer(a.x);
-    k.value(i32(static_cast<int>(o.precond))).value(i32(o.relative)).value(o.tolerance);
+    k.value(i32(o.relative)).value(o.tolerance);
     k.value(i32(o.max_iters)).value(i32(o.restart)).value(i32(o.block_size));
     k.value(i32(o.use_initial_guess));
     k.buffer(ilu.diag).buffer(ilu.lower_level_ptrs).buffer(ilu.lower_rows);
@@ -142,8 +156,8 @@ void batch_residual_norms(tag, const Executor& exec, const BatchArgs<T>& a, doub
                           double* bnorm) {
     if (a.num_systems == 0) return;
     fp64_device(exec);
-    auto k = Launch::of<T>(exec, kFile, "batch_residual_norms");
-    const std::size_t wg = work_group_for(a.n, k.work_group_size());
+    auto k = Launch::of<T>(exec, kFile, "batch_residual_norms", defines(a.format));
+    const std::size_t wg = work_group_for(k, a.n);
     const std::size_t groups = groups_for(k, a.num_systems);
     matrix_args(k, a).buffer(a.b).buffer(a.x).buffer(res).buffer(bnorm);
     k.local(wg * sizeof(double)).run(groups, wg);
@@ -152,8 +166,8 @@ void batch_residual_norms(tag, const Executor& exec, const BatchArgs<T>& a, doub
 template <typename T>
 void batch_apply(tag, const Executor& exec, const BatchArgs<T>& a, const T* x, T* y) {
     if (a.num_systems == 0) return;
-    auto k = Launch::of<T>(exec, kFile, "batch_apply");
-    const std::size_t wg = work_group_for(a.n, k.work_group_size());
+    auto k = Launch::of<T>(exec, kFile, "batch_apply", defines(a.format));
+    const std::size_t wg = work_group_for(k, a.n);
     const std::size_t groups = groups_for(k, a.num_systems);
     matrix_args(k, a).buffer(x).buffer(y).run(groups, wg);
 }

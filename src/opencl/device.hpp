@@ -73,13 +73,15 @@ struct Buffer {
 Buffer buffer_of(const void* ptr);
 
 /// A kernel of the program built from common.cl and `file` for the element type T under the
-/// executor's launch configuration, its arguments set one after the other; run() launches it.
+/// executor's launch configuration (and `defines`, more -D options: a program per set), its
+/// arguments set one after the other; run() launches it.
 class Launch {
 public:
     template <typename T>
-    static Launch of(const Executor& exec, const char* file, const char* kernel) {
+    static Launch of(const Executor& exec, const char* file, const char* kernel,
+                     const std::string& defines = "") {
         static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>);
-        return Launch(exec, file, kernel, std::is_same_v<T, double>);
+        return Launch(exec, file, kernel, std::is_same_v<T, double>, defines);
     }
     Launch(Launch&&) = default;
 
@@ -109,7 +111,8 @@ public:
     Device& device() const { return *device_; }
 
 private:
-    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl);
+    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl,
+           const std::string& defines);
     void set(std::size_t bytes, const void* value);
 
     Device* device_;
