@@ -16,4 +16,4 @@
 // X(backend, family) for every kernel family a compiled backend does not implement yet: dispatch
 // throws Unsupported naming both (core/dispatch.hpp) and never instantiates the call, so the
 // backend's folder has no file for that family.
-#define PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(X) X(opencl, vendor) X(opencl, batch)
+#define PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(X) X(opencl, vendor)

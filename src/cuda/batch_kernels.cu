@@ -1,14 +1,11 @@
 // Batch kernels of the cuda backend: one launch for the whole batch, one thread block per
 // system (blocks loop over systems when the batch is larger than what the device holds at once).
 //
-// Placement: dynamic shared memory holds, while they fit and in this order, GMRES's small
-// dense arrays, the work vectors in the order the solver first uses them, the preconditioner
-// storage, then this system's matrix values; the rest lives in a global workspace of one
-// region per resident block (x and the matrix values are then used in place). The limit is
-// what the device allows a block after opting in (227 KiB on the H100); Settings::shared_memory
-// = false puts everything in global memory. Block size (a multiple of 32, one row per thread
-// up to 256 rows) and the placement are chosen at run time from the system size, so one
-// kernel per (precision, solver) serves every size and format.
+// Placement: common/batch/placement.hpp (shared memory while it fits, else a global
+// workspace of one region per resident block). The limit is what the device allows a block
+// after opting in (227 KiB on the H100). Block size (a multiple of 32, one row per thread up
+// to 256 rows) and the placement are chosen at run time from the system size, so one kernel
+// per (precision, solver) serves every size and format.
 //
 // Measured (H100, 2026-11-21, docs/results/h100-2026-11-21/batch_shared_vs_global*.json): the
 // placement buys 1.01x (CG) / 1.04x (BiCGSTAB) at n = 64 and 1.20x at n = 1024 over the
@@ -19,6 +16,7 @@
 #include <algorithm>
 #include <string>
 
+#include "common/batch/placement.hpp"
 #include "common/batch/system_solvers.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -79,20 +77,6 @@ struct BlockGroup {
         sync();
     }
 };
-
-/// Where each item of the workspace lives: items [0, slots) are the work vectors, then the
-/// preconditioner storage, GMRES's scalars and the matrix values.
-struct Layout {
-    int slots = 0;
-    bool shared[kMaxSlots + 3] = {};
-    long long offset[kMaxSlots + 3] =
-        {};                      ///< in elements, in shared memory or in the block's region
-    long long global_elems = 0;  ///< per block
-    long long shared_elems = 0;
-};
-constexpr int item_precond(int slots) { return slots; }
-constexpr int item_scalars(int slots) { return slots + 1; }
-constexpr int item_matrix(int slots) { return slots + 2; }
 
 template <typename T>
 __device__ T* item_ptr(const Layout& lay, int item, T* sh, T* gl) {
@@ -189,52 +173,6 @@ int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem,
     return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, systems)));
 }
 
-constexpr long long round4(long long v) { return (v + 3) / 4 * 4; }
-
-/// Whether solver S leaves slot k unused (it aliases another vector without a preconditioner).
-bool unused_slot(Solver S, Preconditioner precond, int k) {
-    if (precond != Preconditioner::none) return false;
-    return (S == Solver::cg && k == slot_z) || (S == Solver::gmres && k == slot_gm_z) ||
-           (S == Solver::bicgstab && (k == slot_bi_phat || k == slot_bi_shat));
-}
-
-/// The placement (see the top of this file) within `limit_bytes` of shared memory.
-template <typename T>
-Layout plan(const BatchArgs<T>& a, Solver S, std::size_t limit_bytes) {
-    const Options& o = a.options;
-    Layout lay;
-    lay.slots = slots_needed(S, o.restart);
-    const long long n = round4(a.n);  // every vector starts 4-element aligned (16/32 bytes)
-    const long long capacity =
-        a.shared_memory
-            ? static_cast<long long>((limit_bytes - kScratch * sizeof(double)) / sizeof(T))
-            : 0;
-    long long used = 0;
-    // in shared memory when allowed and it fits; else in the block's global region, or (in
-    // place) nowhere for x and the matrix values
-    auto put = [&](int item, long long elems, bool may_share, bool in_place) {
-        if (may_share && elems <= capacity - used) {
-            lay.shared[item] = true;
-            lay.offset[item] = used;
-            used += elems;
-            return true;
-        }
-        lay.shared[item] = false;
-        lay.offset[item] = in_place ? 0 : lay.global_elems;
-        if (!in_place) lay.global_elems += elems;
-        return false;
-    };
-    put(item_scalars(lay.slots), round4(scalar_elems(S, o.restart)), true, false);
-    bool room = true;  // once a vector misses, the later ones (used later) go to global memory
-    for (int k = 0; k < lay.slots; ++k)
-        if (!unused_slot(S, o.precond, k)) room = put(k, n, room, k == x_slot(S)) && room;
-    put(item_precond(lay.slots), round4(precond_elems(o.precond, a.n, o.block_size, a.nnz)), true,
-        false);
-    put(item_matrix(lay.slots), a.stored, true, true);
-    lay.shared_elems = used;
-    return lay;
-}
-
 // The launch of one solve: layout (from the device's cached opt-in shared memory limit),
 // block size, shared memory, grid; the workspace is allocated before the timer starts, so
 // `timer` covers the kernel alone.
@@ -249,8 +187,10 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     }
     const int device = exec.device_id();
     activate(device);
-    const Layout lay = plan(
-        a, S, static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin));
+    const std::size_t limit =
+        static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
+    const Layout lay =
+        plan(a, S, static_cast<long long>((limit - kScratch * sizeof(double)) / sizeof(T)));
     const int threads = threads_for(a.n);
     const std::size_t smem =
         kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
@@ -267,12 +207,7 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     info.block_size = threads;
     info.grid_size = grid;
     info.shared_bytes = smem;
-    info.matrix_in_shared = lay.shared[item_matrix(lay.slots)];
-    for (int k = 0; k < lay.slots; ++k) {
-        if (unused_slot(S, a.options.precond, k)) continue;
-        ++info.vectors_total;
-        if (lay.shared[k]) ++info.vectors_in_shared;
-    }
+    describe(lay, S, a.options.precond, info);
 }
 
 }  // namespace

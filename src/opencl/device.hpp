@@ -73,13 +73,15 @@ struct Buffer {
 Buffer buffer_of(const void* ptr);
 
 /// A kernel of the program built from common.cl and `file` for the element type T under the
-/// executor's launch configuration, its arguments set one after the other; run() launches it.
+/// executor's launch configuration (and `defines`, more -D options: a program per set), its
+/// arguments set one after the other; run() launches it.
 class Launch {
 public:
     template <typename T>
-    static Launch of(const Executor& exec, const char* file, const char* kernel) {
+    static Launch of(const Executor& exec, const char* file, const char* kernel,
+                     const std::string& defines = "") {
         static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>);
-        return Launch(exec, file, kernel, std::is_same_v<T, double>);
+        return Launch(exec, file, kernel, std::is_same_v<T, double>, defines);
     }
     Launch(Launch&&) = default;
 
@@ -97,8 +99,10 @@ public:
         set(sizeof(S), &v);
         return *this;
     }
-    /// Runs `groups` work-groups of the executor's work-group size.
-    void run(std::size_t groups);
+    /// A local-memory argument of `bytes` (at least 1).
+    Launch& local(std::size_t bytes);
+    /// Runs `groups` work-groups of `work_group` work-items (0: work_group_size(); at most that).
+    void run(std::size_t groups, std::size_t work_group = 0);
 
     /// Work-groups for n items of `items` per work-item, between 1 and `cap` (by default the
     /// device's reduction_groups).
@@ -107,7 +111,8 @@ public:
     Device& device() const { return *device_; }
 
 private:
-    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl);
+    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl,
+           const std::string& defines);
     void set(std::size_t bytes, const void* value);
 
     Device* device_;

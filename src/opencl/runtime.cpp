@@ -461,7 +461,8 @@ Buffer buffer_of(const void* ptr) {
     throw DeviceError("opencl: an address that is no live opencl allocation was passed");
 }
 
-Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool dbl)
+Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool dbl,
+               const std::string& defines)
     : device_(&opencl::device(exec.device_id())), lock_(device_->launch_mutex) {
     Device& d = *device_;
     if (dbl && !d.fp64)
@@ -480,6 +481,7 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     // them correctly, as the other backends do, where the device can.
     if (d.fp32_exact_divide) base += " -cl-fp32-correctly-rounded-divide-sqrt";
     base += " -DIPT=" + std::to_string(items_);
+    if (!defines.empty()) base += " " + defines;  // the kernel's own build-time choices
     std::lock_guard<std::mutex> lock(program_mutex);
     // A kernel may allow fewer work-items per group than the device (its registers and local
     // memory): it is built again with its own limit (at most twice: the limit only falls).
@@ -526,8 +528,14 @@ std::size_t Launch::groups_for(std::size_t n, std::size_t cap) const {
     return std::max<std::size_t>(1, std::min(cap, (n + per_group - 1) / per_group));
 }
 
-void Launch::run(std::size_t groups) {
-    const std::size_t global = groups * wg_, local = wg_;
+Launch& Launch::local(std::size_t bytes) {
+    set(std::max<std::size_t>(bytes, 1), nullptr);
+    return *this;
+}
+
+void Launch::run(std::size_t groups, std::size_t work_group) {
+    const std::size_t local = work_group == 0 ? wg_ : std::min(work_group, wg_),
+                      global = groups * local;
     PORTLA_CL_CHECK(clEnqueueNDRangeKernel(device_->queue, kernel_, 1, nullptr, &global, &local, 0,
                                            nullptr, nullptr));
     // Not waited for: the queue is in order, and the arguments were taken at the enqueue, so

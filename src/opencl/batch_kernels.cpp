@@ -1,0 +1,178 @@
+// Batch kernels of the opencl backend: launches of src/opencl/batch_kernels.cl (the solvers of
+// common/batch/system_solvers.hpp in OpenCL C), one launch for the whole batch, one work-group
+// per system (work-groups loop over systems when the batch is larger than one wave of them).
+//
+// Placement as on cuda (common/batch/placement.hpp): the device's local memory, less the
+// reduction's scratch, holds what fits; the rest lives in a global workspace of one region per
+// work-group. Work-group size as cuda's block size: one row per work-item, a multiple of 32,
+// at most the executor's work-group size. Every sum is in double (cl_khr_fp64), as the C++.
+#include "core/kernels/batch_kernels.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/batch/placement.hpp"
+#include "opencl/device.hpp"
+#include "portla/array.hpp"
+
+namespace portla::kernels::opencl {
+namespace {
+
+using namespace ::portla::batch::detail;
+
+constexpr const char* kFile = "batch_kernels.cl";
+
+// The values batch_kernels.cl spells out.
+static_assert(static_cast<int>(StopReason::converged) == 0 &&
+              static_cast<int>(StopReason::max_iterations) == 1 &&
+              static_cast<int>(StopReason::breakdown) == 2 &&
+              static_cast<int>(StopReason::non_finite) == 3 &&
+              static_cast<int>(StopReason::stagnation) == 5 &&
+              static_cast<int>(StopReason::singular_preconditioner) == 6 &&
+              sizeof(StopReason) == 1);
+static_assert(static_cast<int>(Preconditioner::none) == 0 &&
+              static_cast<int>(Preconditioner::jacobi) == 1 &&
+              static_cast<int>(Preconditioner::block_jacobi) == 2 &&
+              static_cast<int>(Preconditioner::ilu0) == 3);
+static_assert(static_cast<int>(Format::dense) == 0 && static_cast<int>(Format::csr) == 1 &&
+              static_cast<int>(Format::ell) == 2);
+static_assert(kMaxBlockSize == 32 && kMaxFalseConvergence == 3);
+static_assert(slot_x == 4 && slot_bi_x == 7 && slot_bi_t == 6 && slot_gm_x == 2 &&
+              slot_gm_basis == 3);
+
+/// The device, which must have cl_khr_fp64: the solvers and residuals sum in double.
+Device& fp64_device(const Executor& exec) {
+    Device& d = device(exec.device_id());
+    if (!d.fp64)
+        throw Unsupported("opencl: the batched solvers sum in double, and " + d.name +
+                          " has no cl_khr_fp64");
+    return d;
+}
+
+/// Work-items per work-group: one row each, at most `limit`. GPUs: a multiple of 32 (cuda's
+/// rule). CPUs: exactly n, no idle work-item (PoCL runs a work-group's work-items one after the
+/// other; and PoCL 3.1 miscomputed GMRES with a preconditioner on ELL when some work-items had
+/// no row: x stayed 0, 2-core VM, 2026-11-25).
+std::size_t work_group_for(const Launch& k, int n) {
+    const std::size_t limit = k.work_group_size();
+    const auto rows = static_cast<std::size_t>(std::max(n, 1));
+    if (k.device().is_cpu) return std::min(limit, rows);
+    return std::max<std::size_t>(1,
+                                 std::min(limit, std::max<std::size_t>(32, (rows + 31) / 32 * 32)));
+}
+
+/// Work-groups for a loop over systems: about one wave, at most one per system.
+std::size_t groups_for(const Launch& k, int systems) {
+    return std::max<std::size_t>(
+        1, std::min(k.device().reduction_groups, static_cast<std::size_t>(systems)));
+}
+
+cl_int i32(int v) { return static_cast<cl_int>(v); }
+
+/// The program's build-time choices: the format and the preconditioner (batch_kernels.cl says
+/// why; the kernels that take no preconditioner share the program of none).
+std::string defines(Format f, Preconditioner p = Preconditioner::none) {
+    return "-DBATCH_FORMAT=" + std::to_string(static_cast<int>(f)) +
+           " -DBATCH_PRECOND=" + std::to_string(static_cast<int>(p));
+}
+
+/// The batch's matrix (PORTLA_BATCH_PARAMS).
+template <typename T>
+Launch& matrix_args(Launch& k, const BatchArgs<T>& a) {
+    k.value(i32(a.num_systems)).value(i32(a.n)).value(i32(a.width));
+    k.value(static_cast<cl_long>(a.stored));
+    return k.buffer(a.row_ptrs).buffer(a.col_idxs).buffer(a.values);
+}
+
+const char* kernel_of(Solver S) {
+    switch (S) {
+        case Solver::cg:
+            return "batch_cg";
+        case Solver::bicgstab:
+            return "batch_bicgstab";
+        case Solver::gmres:
+            break;
+        case Solver::pipecg:  // refused by batch::solve
+            throw Unsupported("batch_solve: pipecg is not a batched solver");
+    }
+    return "batch_gmres";
+}
+
+}  // namespace
+
+template <typename T>
+void batch_solve(tag, const Executor& exec, const BatchArgs<T>& a, Timer& timer,
+                 batch::LaunchInfo& info) {
+    info = {};
+    const Solver S = a.options.solver;
+    const char* kernel = kernel_of(S);
+    if (a.num_systems == 0 || a.n == 0) {
+        timer.start();  // nothing to time, but seconds() stays valid
+        timer.stop();
+        return;
+    }
+    Device& d = fp64_device(exec);
+    auto k = Launch::of<T>(exec, kFile, kernel, defines(a.format, a.options.precond));
+    const std::size_t wg = work_group_for(k, a.n);
+    const std::size_t groups = groups_for(k, a.num_systems);
+    const std::size_t scratch_bytes = 2 * wg * sizeof(double);  // group_total2
+    const long long capacity =
+        d.local_memory > scratch_bytes
+            ? static_cast<long long>((d.local_memory - scratch_bytes) / sizeof(T))
+            : 0;
+    const Layout lay = plan(a, S, capacity);
+    // batch_kernels.cl's Work::place: an offset in local memory, or -1 - one in the region
+    std::vector<cl_long> place(static_cast<std::size_t>(item_matrix(lay.slots)) + 1);
+    for (std::size_t i = 0; i < place.size(); ++i)
+        place[i] = lay.shared[i] ? lay.offset[i] : -1 - lay.offset[i];
+    const Array<cl_long> place_on_device(exec, place);
+    Array<T> workspace(exec, groups * static_cast<std::size_t>(lay.global_elems));
+
+    const Options& o = a.options;
+    const IluPattern& ilu = a.ilu;
+    matrix_args(k, a).buffer(a.b).buffer(a.x);
+    k.value(i32(o.relative)).value(o.tolerance);
+    k.value(i32(o.max_iters)).value(i32(o.restart)).value(i32(o.block_size));
+    k.value(i32(o.use_initial_guess));
+    k.buffer(ilu.diag).buffer(ilu.lower_level_ptrs).buffer(ilu.lower_rows);
+    k.value(i32(ilu.lower_levels)).buffer(ilu.upper_level_ptrs).buffer(ilu.upper_rows);
+    k.value(i32(ilu.upper_levels)).buffer(a.iterations).buffer(a.reasons);
+    k.buffer(place_on_device.data()).value(i32(lay.slots));
+    k.value(static_cast<cl_long>(lay.global_elems)).buffer(workspace.data());
+    const std::size_t local_bytes = static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
+    k.local(local_bytes).local(scratch_bytes);
+    timer.start();
+    k.run(groups, wg);
+    timer.stop();
+    info.block_size = static_cast<int>(wg);
+    info.grid_size = static_cast<int>(groups);
+    info.shared_bytes = local_bytes + scratch_bytes;
+    describe(lay, S, o.precond, info);
+}
+
+template <typename T>
+void batch_residual_norms(tag, const Executor& exec, const BatchArgs<T>& a, double* res,
+                          double* bnorm) {
+    if (a.num_systems == 0) return;
+    fp64_device(exec);
+    auto k = Launch::of<T>(exec, kFile, "batch_residual_norms", defines(a.format));
+    const std::size_t wg = work_group_for(k, a.n);
+    const std::size_t groups = groups_for(k, a.num_systems);
+    matrix_args(k, a).buffer(a.b).buffer(a.x).buffer(res).buffer(bnorm);
+    k.local(wg * sizeof(double)).run(groups, wg);
+}
+
+template <typename T>
+void batch_apply(tag, const Executor& exec, const BatchArgs<T>& a, const T* x, T* y) {
+    if (a.num_systems == 0) return;
+    auto k = Launch::of<T>(exec, kFile, "batch_apply", defines(a.format));
+    const std::size_t wg = work_group_for(k, a.n);
+    const std::size_t groups = groups_for(k, a.num_systems);
+    matrix_args(k, a).buffer(x).buffer(y).run(groups, wg);
+}
+
+PORTLA_INSTANTIATE_BATCH_KERNELS(double);
+PORTLA_INSTANTIATE_BATCH_KERNELS(float);
+
+}  // namespace portla::kernels::opencl
