@@ -103,10 +103,12 @@ Vec offset_vec(Vec v, long k) {
 // Orders local and global memory: vectors live in either.
 #define SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 
-// The sum over the work-group of v, the same (deterministic) total for every work-item: each
-// adds the work-group's values in the same order (`scratch` holds get_local_size(0) values).
-// No tree: a barrier inside a loop, inlined at every sum, made PoCL 3.1's compile of a solver
-// kernel several times longer (2-core VM, 2026-11).
+// The sum over the work-group of v, the same (deterministic) total for every work-item
+// (`scratch` holds get_local_size(0) values). CPUs: each work-item adds the values in order
+// (no tree: a barrier inside a loop, inlined at every sum, made PoCL 3.1's compile of a solver
+// kernel several times longer, 2-core VM, 2026-11). GPUs: a tree (the in-order walk read the
+// whole scratch in every work-item at every sum).
+#ifdef PORTLA_CPU
 ACC group_total(local ACC *scratch, ACC v) {
     const uint lid = get_local_id(0), size = get_local_size(0);
     scratch[lid] = v;
@@ -133,6 +135,44 @@ void group_total2(local ACC *scratch, ACC *a, ACC *b) {
     *a = ta;
     *b = tb;
 }
+#else
+// the power of two >= the work-group size, halved: the tree's first stride
+uint first_stride(uint size) {
+    uint s = 1;
+    while (s < size) s <<= 1;
+    return s >> 1;
+}
+
+ACC group_total(local ACC *scratch, ACC v) {
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    scratch[lid] = v;
+    SYNC();
+    for (uint s = first_stride(size); s > 0; s >>= 1) {
+        if (lid < s && lid + s < size) scratch[lid] += scratch[lid + s];
+        SYNC();
+    }
+    const ACC total = scratch[0];
+    SYNC();
+    return total;
+}
+
+void group_total2(local ACC *scratch, ACC *a, ACC *b) {
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    scratch[2 * lid] = *a;
+    scratch[2 * lid + 1] = *b;
+    SYNC();
+    for (uint s = first_stride(size); s > 0; s >>= 1) {
+        if (lid < s && lid + s < size) {
+            scratch[2 * lid] += scratch[2 * (lid + s)];
+            scratch[2 * lid + 1] += scratch[2 * (lid + s) + 1];
+        }
+        SYNC();
+    }
+    *a = scratch[0];
+    *b = scratch[1];
+    SYNC();
+}
+#endif
 
 // ---- one system --------------------------------------------------------------------------
 
