@@ -55,7 +55,8 @@ Runner add_info(CLI::App& app) {
                                              {"name", d.name},
                                              {"driver_version", d.driver_version},
                                              {"memory_bytes", d.memory_bytes},
-                                             {"compute_units", d.multiprocessors}});
+                                             {"compute_units", d.multiprocessors},
+                                             {"sub_groups", d.sub_groups}});
         out["auto_backend"] = Executor::create("auto").name();
         out["mpi"] = has_mpi();
         out["mpi_ranks"] = world_size();
@@ -87,7 +88,10 @@ Runner add_info(CLI::App& app) {
                           << d.platform_device << "): " << d.name << ", " << d.platform_name
                           << ", driver " << d.driver_version << ", "
                           << d.memory_bytes / (1024.0 * 1024 * 1024) << " GiB, "
-                          << d.multiprocessors << " compute units\n";
+                          << d.multiprocessors << " compute units, "
+                          << (d.sub_groups.empty() ? "no sub-groups"
+                                                   : "sub-groups: " + d.sub_groups)
+                          << "\n";
         }
         for (const auto& [device, origin] : out["tuning"].items())
             std::cout << "tuning profile of " << device << ": " << origin.get<std::string>()

@@ -66,6 +66,7 @@ struct DeviceInfo {
     std::string platform_name;   ///< OpenCL: the platform's name
     std::string driver_version;  ///< OpenCL: the driver's version
     bool cpu = false;            ///< OpenCL: a CPU device (PoCL), so its host's platform
+    std::string sub_groups;      ///< OpenCL: what the sub-group kernels use (empty: none)
     std::size_t memory_bytes = 0;
     int multiprocessors = 0;
     int compute_major = 0;

@@ -60,7 +60,21 @@
 // false for NaN and +-Inf (system_solvers.hpp's finite)
 #define FINITE(v) ((v) == (v) && (v) - (v) == 0)
 
-// A vector of one system, in local or in global memory.
+// Where the work vectors, x, b and the matrix values live, fixed when the program is built
+// (BATCH_PLACE, batch_kernels.cpp): PLACE_LOCAL, all in local memory (b and the matrix values
+// copied in, x copied in and out); PLACE_GLOBAL, all in global memory; PLACE_MIXED, each where
+// common/batch/placement.hpp put it. Under the first two a Vec is a plain pointer; under
+// PLACE_MIXED (OpenCL 1.2 has no generic address space) it holds both pointers and which one
+// is live, and ld/st branch on it: every load behind a branch, none overlapping another (PeleLM
+// drm19 on the H100, 2026-11-25: 2.1x cuda's time with every item in local memory).
+#define PLACE_MIXED 0
+#define PLACE_LOCAL 1
+#define PLACE_GLOBAL 2
+#ifndef BATCH_PLACE
+#define BATCH_PLACE PLACE_MIXED
+#endif
+
+#if BATCH_PLACE == PLACE_MIXED
 typedef struct {
     global REAL *g;
     local REAL *l;
@@ -95,6 +109,18 @@ Vec offset_vec(Vec v, long k) {
         v.g += k;
     return v;
 }
+#else
+#if BATCH_PLACE == PLACE_LOCAL
+typedef local REAL *Vec;
+#define local_vec(p) (p)
+#else
+typedef global REAL *Vec;
+#define global_vec(p) (p)
+#endif
+#define ld(v, i) ((v)[i])
+#define st(v, i, a) ((v)[i] = (a))
+#define offset_vec(v, k) ((v) + (k))
+#endif
 
 // ---- the work-group ----------------------------------------------------------------------
 
@@ -102,6 +128,19 @@ Vec offset_vec(Vec v, long k) {
 #define SIZE ((int)get_local_size(0))
 // Orders local and global memory: vectors live in either.
 #define SYNC() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+// *a, *b = the sums of the first `count` pairs in scratch, added in order by every work-item
+// (the same totals everywhere), then a barrier (the scratch is free again)
+void sum_pairs(local ACC *scratch, uint count, ACC *a, ACC *b) {
+    ACC ta = 0, tb = 0;
+    for (uint i = 0; i < count; ++i) {
+        ta += scratch[2 * i];
+        tb += scratch[2 * i + 1];
+    }
+    SYNC();
+    *a = ta;
+    *b = tb;
+}
 
 // The sum over the work-group of v, the same (deterministic) total for every work-item
 // (`scratch` holds get_local_size(0) values). CPUs: each work-item adds the values in order
@@ -126,14 +165,40 @@ void group_total2(local ACC *scratch, ACC *a, ACC *b) {
     scratch[2 * lid] = *a;
     scratch[2 * lid + 1] = *b;
     SYNC();
-    ACC ta = 0, tb = 0;
-    for (uint i = 0; i < size; ++i) {
-        ta += scratch[2 * i];
-        tb += scratch[2 * i + 1];
+    sum_pairs(scratch, size, a, b);
+}
+#elif defined(PORTLA_WARP)
+// NVIDIA GPUs (work-groups a multiple of the warp, batch_kernels.cpp): warp shuffles, then
+// every work-item adds the warps' totals in order; two barriers, as the cuda backend's BlockGroup
+// (a tree took seven at 32 work-items: PeleLM drm19 2.46x cuda's time, H100, 2026-11-25).
+ACC group_total(local ACC *scratch, ACC v) {
+    const uint lid = get_local_id(0), warps = get_local_size(0) / PORTLA_WARP;
+    v = warp_total(v);
+    if (warps == 1) {  // the barrier orders the vectors' memory, as a sum's always does
+        SYNC();
+        return v;
+    }
+    if (lid % PORTLA_WARP == 0) scratch[lid / PORTLA_WARP] = v;
+    SYNC();
+    ACC total = 0;
+    for (uint w = 0; w < warps; ++w) total += scratch[w];
+    SYNC();
+    return total;
+}
+
+void group_total2(local ACC *scratch, ACC *a, ACC *b) {
+    const uint lid = get_local_id(0), warps = get_local_size(0) / PORTLA_WARP;
+    warp_total2(a, b);
+    if (warps == 1) {
+        SYNC();
+        return;
+    }
+    if (lid % PORTLA_WARP == 0) {
+        scratch[2 * (lid / PORTLA_WARP)] = *a;
+        scratch[2 * (lid / PORTLA_WARP) + 1] = *b;
     }
     SYNC();
-    *a = ta;
-    *b = tb;
+    sum_pairs(scratch, warps, a, b);
 }
 #else
 // the power of two >= the work-group size, halved: the tree's first stride
@@ -429,7 +494,13 @@ typedef struct {
 Vec item(const Work *w, int k) {
     if (k == w->x_slot) return w->x;
     const long p = w->place[k];
+#if BATCH_PLACE == PLACE_LOCAL
+    return w->lmem + p;
+#elif BATCH_PLACE == PLACE_GLOBAL
+    return w->gmem + (-1 - p);
+#else
     return p >= 0 ? local_vec(w->lmem + p) : global_vec(w->gmem + (-1 - p));
+#endif
 }
 #define ITEM_PRECOND(w) ((w)->slots)
 #define ITEM_SCALARS(w) ((w)->slots + 1)
@@ -720,33 +791,22 @@ int gmres(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Il
     int num_systems, int n, int width, long stored, PORTLA_BUFFER(const int, row_ptrs), \
         PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(REAL, values)
 
-Matrix system_of(int n, int width, global const int *row_ptrs, global const int *col_idxs,
-                 global REAL *values, long stored, int s) {
-    Matrix A;
-    A.n = n;
-    A.width = width;
-    A.row_ptrs = row_ptrs;
-    A.col_idxs = col_idxs;
-    A.values = global_vec(values + (long)s * stored);
-    return A;
+// count elements into / out of local memory (count < 2^31: it fits there)
+void copy_in(global const REAL *from, local REAL *to, long count) {
+    for (int i = RANK; i < count; i += SIZE) to[i] = from[i];
 }
-#define PORTLA_SYSTEM(s)                                                                \
-    system_of(n, width, PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs), \
-              PORTLA_AT(REAL, values), stored, s)
-
-// (used for what fits in local memory: count < 2^31)
-void block_copy(Vec from, Vec to, long count) {
-    for (int i = RANK; i < count; i += SIZE) st(to, i, ld(from, i));
+void copy_out(local const REAL *from, global REAL *to, long count) {
+    for (int i = RANK; i < count; i += SIZE) to[i] = from[i];
 }
 
 // Every system of the batch with `solver`, one work-group per system at a time (the cuda
-// kernel's loop). `lmem` holds the items placed in local memory, `workspace` one region of
-// global_elems per work-group for the others.
+// kernel's loop). `lmem` holds the items placed in local memory (and, under PLACE_LOCAL, b at
+// b_place), `workspace` one region of global_elems per work-group for the others.
 void solve_batch(int solver, int num_systems, int n, int width, long stored,
                  global const int *row_ptrs, global const int *col_idxs, global REAL *values,
                  global REAL *b, global REAL *x, Options o, Ilu ilu, global int *iterations,
                  global uchar *reasons, global const long *place, int slots, long global_elems,
-                 global REAL *workspace, local REAL *lmem, local ACC *scratch) {
+                 long b_place, global REAL *workspace, local REAL *lmem, local ACC *scratch) {
     Work w;
     w.lmem = lmem;
     w.gmem = workspace + (long)get_group_id(0) * global_elems;
@@ -755,19 +815,37 @@ void solve_batch(int solver, int num_systems, int n, int width, long stored,
     w.x_slot = solver == SOLVER_CG ? SLOT_X : solver == SOLVER_BICGSTAB ? SLOT_BI_X : SLOT_GM_X;
     const long x_place = place[w.x_slot], matrix_place = place[ITEM_MATRIX(&w)];
     for (int s = get_group_id(0); s < num_systems; s += get_num_groups(0)) {
-        Matrix A = system_of(n, width, row_ptrs, col_idxs, values, stored, s);
-        const Vec xs = global_vec(x + (long)s * n);
+        global REAL *const values_s = values + (long)s * stored;
+        global REAL *const xs = x + (long)s * n, *const bs = b + (long)s * n;
+        Matrix A;
+        A.n = n;
+        A.width = width;
+        A.row_ptrs = row_ptrs;
+        A.col_idxs = col_idxs;
+#if BATCH_PLACE == PLACE_LOCAL
+        copy_in(bs, lmem + b_place, n);
+        copy_in(values_s, lmem + matrix_place, stored);
+        A.values = lmem + matrix_place;
+        w.x = lmem + x_place;
+        if (o.use_initial_guess) copy_in(xs, w.x, n);
+        const Vec bv = lmem + b_place;
+#elif BATCH_PLACE == PLACE_GLOBAL
+        A.values = values_s;
+        w.x = xs;
+        const Vec bv = bs;
+#else
+        A.values = global_vec(values_s);
         if (matrix_place >= 0) {
-            const Vec m = local_vec(lmem + matrix_place);
-            block_copy(A.values, m, stored);
-            A.values = m;
+            copy_in(values_s, lmem + matrix_place, stored);
+            A.values = local_vec(lmem + matrix_place);
         }
-        if (x_place < 0) {
-            w.x = xs;
-        } else {
+        w.x = global_vec(xs);
+        if (x_place >= 0) {
             w.x = local_vec(lmem + x_place);
-            if (o.use_initial_guess) block_copy(xs, w.x, n);
+            if (o.use_initial_guess) copy_in(xs, lmem + x_place, n);
         }
+        const Vec bv = global_vec(bs);
+#endif
         SYNC();
         // solve_system_with: x = 0 unless guessed, the preconditioner, the iteration
         if (!o.use_initial_guess) fill(n, w.x, 0);
@@ -777,13 +855,17 @@ void solve_batch(int solver, int num_systems, int n, int width, long stored,
             !precond_setup(scratch, &A, &o, &ilu, item(&w, ITEM_PRECOND(&w))))
             reason = STOP_SINGULAR_PRECONDITIONER;
         else if (solver == SOLVER_CG)
-            reason = cg(scratch, &A, global_vec(b + (long)s * n), &o, &ilu, &w, &its);
+            reason = cg(scratch, &A, bv, &o, &ilu, &w, &its);
         else if (solver == SOLVER_BICGSTAB)
-            reason = bicgstab(scratch, &A, global_vec(b + (long)s * n), &o, &ilu, &w, &its);
+            reason = bicgstab(scratch, &A, bv, &o, &ilu, &w, &its);
         else
-            reason = gmres(scratch, &A, global_vec(b + (long)s * n), &o, &ilu, &w, &its);
+            reason = gmres(scratch, &A, bv, &o, &ilu, &w, &its);
         SYNC();
-        if (x_place >= 0) block_copy(w.x, xs, n);
+#if BATCH_PLACE == PLACE_LOCAL
+        copy_out(w.x, xs, n);
+#elif BATCH_PLACE == PLACE_MIXED
+        if (x_place >= 0) copy_out(lmem + x_place, xs, n);
+#endif
         if (get_local_id(0) == 0) {
             iterations[s] = its;
             reasons[s] = (uchar)reason;
@@ -799,7 +881,7 @@ void solve_batch(int solver, int num_systems, int n, int width, long stored,
         PORTLA_BUFFER(const int, lower_rows), int lower_levels,                           \
         PORTLA_BUFFER(const int, upper_level_ptrs), PORTLA_BUFFER(const int, upper_rows), \
         int upper_levels, PORTLA_BUFFER(int, iterations), PORTLA_BUFFER(uchar, reasons),  \
-        PORTLA_BUFFER(const long, place), int slots, long global_elems,                   \
+        PORTLA_BUFFER(const long, place), int slots, long global_elems, long b_place,     \
         PORTLA_BUFFER(REAL, workspace), local REAL *lmem, local ACC *scratch
 
 #define PORTLA_BATCH_SOLVE(solver)                                                                \
@@ -823,12 +905,29 @@ void solve_batch(int solver, int num_systems, int n, int width, long stored,
                     PORTLA_AT(const int, col_idxs), PORTLA_AT(REAL, values), PORTLA_AT(REAL, b),  \
                     PORTLA_AT(REAL, x), o, ilu, PORTLA_AT(int, iterations),                       \
                     PORTLA_AT(uchar, reasons), PORTLA_AT(const long, place), slots, global_elems, \
-                    PORTLA_AT(REAL, workspace), lmem, scratch);                                   \
+                    b_place, PORTLA_AT(REAL, workspace), lmem, scratch);                          \
     } while (0)
 
 kernel void batch_cg(PORTLA_BATCH_SOLVE_PARAMS) { PORTLA_BATCH_SOLVE(SOLVER_CG); }
 kernel void batch_bicgstab(PORTLA_BATCH_SOLVE_PARAMS) { PORTLA_BATCH_SOLVE(SOLVER_BICGSTAB); }
 kernel void batch_gmres(PORTLA_BATCH_SOLVE_PARAMS) { PORTLA_BATCH_SOLVE(SOLVER_GMRES); }
+
+// The residual and product kernels: built without BATCH_PLACE (their vectors are in global
+// memory, their matrices' values too).
+#if BATCH_PLACE == PLACE_MIXED
+Matrix system_of(int n, int width, global const int *row_ptrs, global const int *col_idxs,
+                 global REAL *values, long stored, int s) {
+    Matrix A;
+    A.n = n;
+    A.width = width;
+    A.row_ptrs = row_ptrs;
+    A.col_idxs = col_idxs;
+    A.values = global_vec(values + (long)s * stored);
+    return A;
+}
+#define PORTLA_SYSTEM(s)                                                                \
+    system_of(n, width, PORTLA_AT(const int, row_ptrs), PORTLA_AT(const int, col_idxs), \
+              PORTLA_AT(REAL, values), stored, s)
 
 // res[s] = ||b_s - A_s x_s|| (row_dot in ACC), bnorm[s] = ||b_s|| (residual_norm)
 kernel void batch_residual_norms(PORTLA_BATCH_PARAMS, PORTLA_BUFFER(REAL, b),
@@ -861,3 +960,4 @@ kernel void batch_apply(PORTLA_BATCH_PARAMS, PORTLA_BUFFER(REAL, x), PORTLA_BUFF
              global_vec(PORTLA_AT(REAL, y) + (long)s * n));
     }
 }
+#endif

@@ -54,10 +54,9 @@ Device& fp64_device(const Executor& exec) {
 /// rule). CPUs: exactly n, no idle work-item (PoCL runs a work-group's work-items one after the
 /// other; and PoCL 3.1 miscomputed GMRES with a preconditioner on ELL when some work-items had
 /// no row: x stayed 0, 2-core VM, 2026-11-25).
-std::size_t work_group_for(const Launch& k, int n) {
-    const std::size_t limit = k.work_group_size();
+std::size_t work_group_for(const Device& d, std::size_t limit, int n) {
     const auto rows = static_cast<std::size_t>(std::max(n, 1));
-    if (k.device().is_cpu) return std::min(limit, rows);
+    if (d.is_cpu) return std::min(limit, rows);
     return std::max<std::size_t>(1,
                                  std::min(limit, std::max<std::size_t>(32, (rows + 31) / 32 * 32)));
 }
@@ -78,11 +77,27 @@ std::size_t groups_for(const Launch& k, int systems, std::size_t wg) {
 
 cl_int i32(int v) { return static_cast<cl_int>(v); }
 
-/// The program's build-time choices: the format and the preconditioner (batch_kernels.cl says
-/// why; the kernels that take no preconditioner share the program of none).
-std::string defines(Format f, Preconditioner p = Preconditioner::none) {
-    return "-DBATCH_FORMAT=" + std::to_string(static_cast<int>(f)) +
-           " -DBATCH_PRECOND=" + std::to_string(static_cast<int>(p));
+/// batch_kernels.cl's BATCH_PLACE values
+enum class Place { mixed = 0, local = 1, global = 2 };
+
+/// The program's build-time choices: the format, the preconditioner and the placement
+/// (batch_kernels.cl says why; the kernels that take no preconditioner share the program of
+/// none, and the residual and product kernels are built mixed).
+std::string defines(Format f, Preconditioner p = Preconditioner::none, Place place = Place::mixed) {
+    std::string d = "-DBATCH_FORMAT=" + std::to_string(static_cast<int>(f)) +
+                    " -DBATCH_PRECOND=" + std::to_string(static_cast<int>(p));
+    if (place != Place::mixed) d += " -DBATCH_PLACE=" + std::to_string(static_cast<int>(place));
+    return d;
+}
+
+/// Which program serves layout `lay`: local when every item the solver uses is in local memory
+/// and b fits there too (`capacity` elements), global when nothing is, else mixed.
+Place place_of(const Layout& lay, Solver S, Preconditioner precond, long long capacity, int n) {
+    if (lay.shared_elems == 0) return Place::global;
+    bool all = lay.shared[item_precond(lay.slots)] && lay.shared[item_scalars(lay.slots)] &&
+               lay.shared[item_matrix(lay.slots)];
+    for (int k = 0; k < lay.slots; ++k) all = all && (unused_slot(S, precond, k) || lay.shared[k]);
+    return all && capacity - lay.shared_elems >= n ? Place::local : Place::mixed;
 }
 
 /// The batch's matrix (PORTLA_BATCH_PARAMS).
@@ -121,19 +136,35 @@ void batch_solve(tag, const Executor& exec, const BatchArgs<T>& a, Timer& timer,
         return;
     }
     Device& d = fp64_device(exec);
-    auto k = Launch::of<T>(exec, kFile, kernel, defines(a.format, a.options.precond));
-    const std::size_t wg = work_group_for(k, a.n);
-    const std::size_t groups = groups_for(k, a.num_systems, wg);
-    const std::size_t scratch_bytes = 2 * wg * sizeof(double);  // group_total2
+    // The placement picks the program, so it is planned before the program's own work-group
+    // limit is known: with the executor's size (capped by the device), which the kernel's
+    // limit can only lower, leaving more local memory than planned for.
+    const std::size_t planned_wg = work_group_for(
+        d, std::min<std::size_t>(exec.launch().work_group_size, d.max_work_group), a.n);
     const long long capacity =
-        d.local_memory > scratch_bytes
-            ? static_cast<long long>((d.local_memory - scratch_bytes) / sizeof(T))
+        d.local_memory > 2 * planned_wg * sizeof(double)
+            ? static_cast<long long>((d.local_memory - 2 * planned_wg * sizeof(double)) / sizeof(T))
             : 0;
     const Layout lay = plan(a, S, capacity);
-    // batch_kernels.cl's Work::place: an offset in local memory, or -1 - one in the region
+    const Place where = place_of(lay, S, a.options.precond, capacity, a.n);
+    auto k = Launch::of<T>(exec, kFile, kernel, defines(a.format, a.options.precond, where));
+    const std::size_t wg = work_group_for(d, k.work_group_size(), a.n);
+    const std::size_t scratch_bytes = 2 * wg * sizeof(double);  // group_total2
+    // GPUs with no global workspace: a work-group per system, so the device's own scheduler
+    // balances them (a resident wave that loops over the systems ran its last round on part of
+    // the device: PeleLM drm19, 2^17 systems, H100, 2026-11-25: 1.10 ms with 4224 work-groups,
+    // 0.71 ms with one per system; cuda 0.63 ms).
+    const std::size_t groups = !d.is_cpu && lay.global_elems == 0
+                                   ? static_cast<std::size_t>(a.num_systems)
+                                   : groups_for(k, a.num_systems, wg);
+    // batch_kernels.cl's Work::place: an offset in local memory, or -1 - one in the region (an
+    // item of no elements counts as in the region under `global`)
     std::vector<cl_long> place(static_cast<std::size_t>(item_matrix(lay.slots)) + 1);
     for (std::size_t i = 0; i < place.size(); ++i)
-        place[i] = lay.shared[i] ? lay.offset[i] : -1 - lay.offset[i];
+        place[i] = where == Place::global ? -1 - (lay.shared[i] ? 0 : lay.offset[i])
+                   : lay.shared[i]        ? lay.offset[i]
+                                          : -1 - lay.offset[i];
+    const long long b_place = where == Place::local ? lay.shared_elems : -1;
     const Array<cl_long> place_on_device(exec, place);
     Array<T> workspace(exec, groups * static_cast<std::size_t>(lay.global_elems));
 
@@ -147,8 +178,10 @@ void batch_solve(tag, const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     k.value(i32(ilu.lower_levels)).buffer(ilu.upper_level_ptrs).buffer(ilu.upper_rows);
     k.value(i32(ilu.upper_levels)).buffer(a.iterations).buffer(a.reasons);
     k.buffer(place_on_device.data()).value(i32(lay.slots));
-    k.value(static_cast<cl_long>(lay.global_elems)).buffer(workspace.data());
-    const std::size_t local_bytes = static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
+    k.value(static_cast<cl_long>(lay.global_elems)).value(static_cast<cl_long>(b_place));
+    k.buffer(workspace.data());
+    const std::size_t local_bytes =
+        static_cast<std::size_t>(lay.shared_elems + (b_place >= 0 ? a.n : 0)) * sizeof(T);
     k.local(local_bytes).local(scratch_bytes);
     timer.start();
     k.run(groups, wg);
@@ -165,7 +198,7 @@ void batch_residual_norms(tag, const Executor& exec, const BatchArgs<T>& a, doub
     if (a.num_systems == 0) return;
     fp64_device(exec);
     auto k = Launch::of<T>(exec, kFile, "batch_residual_norms", defines(a.format));
-    const std::size_t wg = work_group_for(k, a.n);
+    const std::size_t wg = work_group_for(k.device(), k.work_group_size(), a.n);
     const std::size_t groups = groups_for(k, a.num_systems, wg);
     matrix_args(k, a).buffer(a.b).buffer(a.x).buffer(res).buffer(bnorm);
     k.local(wg * sizeof(double)).run(groups, wg);
@@ -175,7 +208,7 @@ template <typename T>
 void batch_apply(tag, const Executor& exec, const BatchArgs<T>& a, const T* x, T* y) {
     if (a.num_systems == 0) return;
     auto k = Launch::of<T>(exec, kFile, "batch_apply", defines(a.format));
-    const std::size_t wg = work_group_for(k, a.n);
+    const std::size_t wg = work_group_for(k.device(), k.work_group_size(), a.n);
     const std::size_t groups = groups_for(k, a.num_systems, wg);
     matrix_args(k, a).buffer(x).buffer(y).run(groups, wg);
 }

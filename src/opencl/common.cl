@@ -46,7 +46,118 @@
 
 #define PORTLA_ADD(a, b) ((a) + (b))
 
+// Warp shuffles on NVIDIA's GPUs (the host defines PORTLA_WARP=32 where a probe kernel built
+// and summed right, src/opencl/runtime.cpp): NVIDIA's OpenCL reports no cl_khr_subgroups but
+// takes inline PTX (PORTLA_ASM: asm or __asm__, as the probe found). A warp is PORTLA_WARP
+// consecutive work-items of a 1-D work-group; every one of them must take part (the member mask is
+// the whole warp).
+#ifdef PORTLA_WARP
+// v of the work-item whose lane is this one's xor `mask` (shfl.sync.bfly)
+uint warp_xor_u32(uint v, int mask) {
+    uint r;
+    PORTLA_ASM volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                        : "=r"(r)
+                        : "r"(v), "r"(mask));
+    return r;
+}
+// v of lane `lane` of this warp (shfl.sync.idx)
+uint warp_read_u32(uint v, int lane) {
+    uint r;
+    PORTLA_ASM volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                        : "=r"(r)
+                        : "r"(v), "r"(lane));
+    return r;
+}
+float warp_xor_float(float v, int mask) { return as_float(warp_xor_u32(as_uint(v), mask)); }
+float warp_read_float(float v, int lane) { return as_float(warp_read_u32(as_uint(v), lane)); }
+#ifdef PORTLA_FP64
+double warp_xor_double(double v, int mask) {
+    const uint2 u = as_uint2(v);
+    return as_double((uint2)(warp_xor_u32(u.x, mask), warp_xor_u32(u.y, mask)));
+}
+double warp_read_double(double v, int lane) {
+    const uint2 u = as_uint2(v);
+    return as_double((uint2)(warp_read_u32(u.x, lane), warp_read_u32(u.y, lane)));
+}
+#define warp_xor_acc warp_xor_double
+#else
+#define warp_xor_acc warp_xor_float
+#endif
+// The same for REAL (float, or double where the device has it)
+REAL warp_xor_real(REAL v, int mask) {
+#ifdef PORTLA_FP64
+    if (sizeof(REAL) == 8) return (REAL)warp_xor_double((double)v, mask);
+#endif
+    return (REAL)warp_xor_float((float)v, mask);
+}
+REAL warp_read_real(REAL v, int lane) {
+#ifdef PORTLA_FP64
+    if (sizeof(REAL) == 8) return (REAL)warp_read_double((double)v, lane);
+#endif
+    return (REAL)warp_read_float((float)v, lane);
+}
+// The sum over the warp, the same bits in every lane (butterfly: each step adds the same two
+// values in every lane, a + b = b + a).
+ACC warp_total(ACC v) {
+    for (int m = PORTLA_WARP / 2; m > 0; m >>= 1) v += warp_xor_acc(v, m);
+    return v;
+}
+// The same for two sums at once.
+void warp_total2(ACC *a, ACC *b) {
+    for (int m = PORTLA_WARP / 2; m > 0; m >>= 1) {
+        *a += warp_xor_acc(*a, m);
+        *b += warp_xor_acc(*b, m);
+    }
+}
+#endif
+
+// Sub-groups, for the kernels that have a sub-group variant (Perron's, GEMM's): NVIDIA's
+// warps by the shuffles above, or cl_khr_subgroups where the device has it (the host defines
+// PORTLA_KHR_SUBGROUPS where the device reports it; PoCL 5.0 does, PoCL 3.1 does not).
+// PORTLA_SUB_GROUPS is defined where either is. Every work-item of a sub-group must call these.
+//   sg_lane()         the work-item's index in its sub-group
+//   sg_size()         the size of its sub-group
+//   sg_total(v)       the sum over the sub-group, the same in every work-item
+//   sg_read_real(v, l)  v of lane l (l the same in every work-item)
+//   sg_max_ulong(v)   the maximum over the sub-group
+#if defined(PORTLA_WARP)
+#define PORTLA_SUB_GROUPS 1
+uint sg_lane(void) { return get_local_id(0) % PORTLA_WARP; }
+uint sg_size(void) { return PORTLA_WARP; }
+ACC sg_total(ACC v) { return warp_total(v); }
+REAL sg_read_real(REAL v, uint lane) { return warp_read_real(v, (int)lane); }
+ulong sg_max_ulong(ulong v) {
+    for (int m = PORTLA_WARP / 2; m > 0; m >>= 1) {
+        const uint2 u = as_uint2(v);
+        v = max(v, as_ulong((uint2)(warp_xor_u32(u.x, m), warp_xor_u32(u.y, m))));
+    }
+    return v;
+}
+#elif defined(PORTLA_KHR_SUBGROUPS) && defined(cl_khr_subgroups)
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#define PORTLA_SUB_GROUPS 1
+uint sg_lane(void) { return get_sub_group_local_id(); }
+uint sg_size(void) { return get_sub_group_size(); }
+ACC sg_total(ACC v) { return sub_group_reduce_add(v); }
+REAL sg_read_real(REAL v, uint lane) { return sub_group_broadcast(v, lane); }
+ulong sg_max_ulong(ulong v) { return sub_group_reduce_max(v); }
+#endif
+
 // The sum over the work-group of v, returned to every work-item (`scratch` holds WG values).
+// With warp shuffles (WG a multiple of the warp): each warp's total, then every work-item adds
+// the warps' totals in order (the cuda backend's reduction); else the local-memory tree.
+#if defined(PORTLA_WARP) && WG % PORTLA_WARP == 0
+ACC group_sum(local ACC *scratch, ACC v) {
+    v = warp_total(v);
+    const uint lid = get_local_id(0);
+    if (lid % PORTLA_WARP == 0) scratch[lid / PORTLA_WARP] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    ACC sum = 0;
+    for (uint w = 0; w < WG / PORTLA_WARP; ++w) sum += scratch[w];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return sum;
+}
+#else
 ACC group_sum(local ACC *scratch, ACC v) {
     scratch[get_local_id(0)] = v;
     PORTLA_GROUP_TREE(scratch, PORTLA_ADD);
@@ -54,6 +165,7 @@ ACC group_sum(local ACC *scratch, ACC v) {
     barrier(CLK_LOCAL_MEM_FENCE);
     return sum;
 }
+#endif
 
 // partials[k * groups + g] for k < count: each group's sums (count <= 4); the first work-group
 // of sum_partials adds them up into out[k]. Launched with one work-group.

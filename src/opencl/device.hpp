@@ -46,6 +46,21 @@ struct Device {
     /// at most kMaxGroups.
     std::size_t reduction_groups = 1;
     std::size_t local_memory = 0;
+    /// Work-items of a warp whose shuffles the kernels may use (common.cl's PORTLA_WARP): 32 on
+    /// NVIDIA GPUs where a probe kernel with inline PTX shuffles built and summed right, else 0.
+    int warp = 0;
+    std::string asm_keyword;  ///< how the device's compiler spells inline assembly (asm, __asm__)
+    /// cl_khr_subgroups works in programs built with `sub_group_std` (-cl-std=CL3.0 or CL2.0;
+    /// OpenCL C 1.2 has no sub-groups): common.cl's sg_* use it where warp is 0.
+    bool khr_subgroups = false;
+    std::string sub_group_std;
+    /// Whether the kernels' sub-group variants (common.cl's PORTLA_SUB_GROUPS) run on this
+    /// device in work-groups of `work_group` work-items.
+    bool sub_groups(std::size_t work_group) const {
+        return warp > 0 ? work_group % static_cast<std::size_t>(warp) == 0 : khr_subgroups;
+    }
+    /// The build options a program with sub-group kernels adds (its OpenCL C version).
+    std::string sub_group_options() const { return warp > 0 ? "" : sub_group_std; }
     /// Held from setting a kernel's arguments to its launch (a cl_kernel is not thread-safe),
     /// and by a reduction from its first launch to reading its result (the scratch is shared).
     std::recursive_mutex launch_mutex;

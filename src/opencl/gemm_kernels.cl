@@ -60,3 +60,37 @@ kernel void gemm_tiled(ulong m, ulong n, ulong k, REAL alpha, PORTLA_BUFFER(cons
         }
     }
 }
+
+#ifdef PORTLA_SUB_GROUPS
+// The sub-group variant (the cuda backend's): a work-group computes WG consecutive elements of a
+// row i of C, one per work-item; lane t of each sub-group loads A[i][l0 + t] and the sub-group
+// hands it to every lane (common.cl's sg_read_real: a warp shuffle, or sub_group_broadcast; no
+// local memory). Every lane stays in the loops; only the update is guarded. The host launches
+// it where the device has sub-groups (gemm_kernels.cpp).
+kernel void gemm_subgroup(ulong m, ulong n, ulong k, REAL alpha, PORTLA_BUFFER(const REAL, a),
+                          PORTLA_BUFFER(const REAL, b), REAL beta, PORTLA_BUFFER(REAL, c)) {
+    global const REAL *ap = PORTLA_AT(const REAL, a);
+    global const REAL *bp = PORTLA_AT(const REAL, b);
+    global REAL *cp = PORTLA_AT(REAL, c);
+    const uint lane = sg_lane(), width = sg_size();
+    const ulong col_blocks = (n + WG - 1) / WG;
+    for (ulong blk = get_group_id(0); blk < m * col_blocks; blk += get_num_groups(0)) {
+        const ulong i = blk / col_blocks, j = blk % col_blocks * WG + get_local_id(0);
+        const bool active = j < n;
+        global const REAL *arow = ap + i * k;
+        ACC sum = 0;
+        for (ulong l0 = 0; l0 < k; l0 += width) {
+            const REAL mine = l0 + lane < k ? arow[l0 + lane] : (REAL)0;
+            const uint len = (uint)min((ulong)width, k - l0);
+            for (uint t = 0; t < len; ++t) {
+                const REAL at = sg_read_real(mine, t);
+                if (active) sum += (ACC)at * (ACC)bp[(l0 + t) * n + j];
+            }
+        }
+        if (active) {
+            const REAL scaled = alpha * (REAL)sum;
+            cp[i * n + j] = beta == (REAL)0 ? scaled : scaled + beta * cp[i * n + j];
+        }
+    }
+}
+#endif

@@ -1,8 +1,7 @@
 // The kernels of the dominant-eigenpair iteration (core/kernels/perron_kernels.hpp) in OpenCL C.
-// A row sum is one work-group per row (terms strided over the work-items), then, by the
-// variant (src/opencl/perron_kernels.cpp): the local-memory tree of group_sum, or every term an
-// atomic add on s_i (compare-and-swap on the bit pattern of REAL). A maximum is one wave of
-// work-groups and a tree, or every term an atomic maximum on the result's bit pattern.
+// A row sum is one work-group per row (terms strided over the work-items), reduced as
+// PERRON_REDUCE says (below; src/opencl/perron_kernels.cpp picks it per variant). A maximum is
+// one wave of work-groups and a tree, or atomic maxima on the result's bit pattern.
 
 // 64-bit compare-and-swap, for the atomic variant in double (the OpenCL C compiler defines the
 // extension's name when the device has it; the host launches the atomic kernels in double only
@@ -34,17 +33,24 @@ void atomic_add_real(volatile global REAL *p, REAL v) {
 #endif
 }
 
-// *p = max(*p, v), atomically, for p >= 0 and v >= 0: non-negative IEEE values order as their
-// bit patterns, a NaN is given the largest pattern (so it wins, as in the reference) and a
-// negative value or -0 counts as +0. Exact in any order.
-void atomic_max_real(volatile global REAL *p, REAL v) {
-    if (sizeof(REAL) == 4) {
-        const uint key = isnan(v) ? 0x7fc00000u : (v > 0 ? as_uint((float)v) : 0u);
-        atomic_max((volatile global uint *)p, key);
-    }
+// Maxima of non-negative values on their bit patterns: non-negative IEEE values order as
+// their bit patterns, a NaN is given the largest pattern (so it wins, as in the reference) and a
+// negative value or -0 counts as +0. Exact in any order. The key of v (in a ulong for both
+// precisions):
+ulong max_key(REAL v) {
+    if (sizeof(REAL) == 4) return isnan(v) ? 0x7fc00000ul : (v > 0 ? as_uint((float)v) : 0ul);
+#ifdef PORTLA_FP64
+    return isnan(v) ? 0x7ff8000000000000ul : (v > 0 ? as_ulong((double)v) : 0ul);
+#else
+    return 0;
+#endif
+}
+
+// *p = max(*p, the value of `key`), atomically, for *p >= 0
+void atomic_max_key(volatile global REAL *p, ulong key) {
+    if (sizeof(REAL) == 4) atomic_max((volatile global uint *)p, (uint)key);
 #ifdef PORTLA_ATOMIC64
     else {
-        const ulong key = isnan(v) ? 0x7ff8000000000000ul : (v > 0 ? as_ulong((double)v) : 0ul);
         volatile global ulong *q = (volatile global ulong *)p;
         ulong old = *q;
         while (old < key) {
@@ -66,8 +72,23 @@ REAL row_value(global REAL *row, global const REAL *sc, int transform, ulong i, 
     return x;
 }
 
+// How a row sum and the atomic maximum reduce, fixed when the program is built
+// (perron_kernels.cpp: -DPERRON_REDUCE):
+//   REDUCE_LOCAL     each work-item sums its terms in ACC, then group_sum (local memory, or
+//                    warp shuffles and local memory where PORTLA_WARP)
+//   REDUCE_ATOMIC    every term an atomic add on s_i (an atomic maximum on the result), in REAL
+//   REDUCE_SUBGROUP  each work-item sums its terms in ACC, a sub-group reduction (common.cl's
+//                    sg_*: warp shuffles or cl_khr_subgroups), one atomic per sub-group
+#define REDUCE_LOCAL 0
+#define REDUCE_ATOMIC 1
+#define REDUCE_SUBGROUP 2
+#ifndef PERRON_REDUCE
+#define PERRON_REDUCE REDUCE_LOCAL
+#endif
+
 // s_i = sum_j a_ij (w_j when has_w) / (w_i when has_w); with `transform`, first
-// a_ij = a_ij s_j / s_i (s = scale) and the new a_ij summed (fused_transform_row_sums)
+// a_ij = a_ij s_j / s_i (s = scale) and the new a_ij summed (fused_transform_row_sums). One
+// work-group per row.
 kernel void perron_row_sums(ulong n, PORTLA_BUFFER(REAL, a), PORTLA_BUFFER(const REAL, w),
                             int has_w, PORTLA_BUFFER(const REAL, scale), int transform,
                             PORTLA_BUFFER(REAL, s)) {
@@ -75,37 +96,35 @@ kernel void perron_row_sums(ulong n, PORTLA_BUFFER(REAL, a), PORTLA_BUFFER(const
     global const REAL *wp = PORTLA_AT(const REAL, w);
     global const REAL *sc = PORTLA_AT(const REAL, scale);
     global REAL *sp = PORTLA_AT(REAL, s);
+#if PERRON_REDUCE == REDUCE_LOCAL
     local ACC scratch[WG];
+#endif
     for (ulong i = get_group_id(0); i < n; i += get_num_groups(0)) {
         global REAL *row = ap + i * n;
+#if PERRON_REDUCE != REDUCE_LOCAL
+        if (get_local_id(0) == 0) sp[i] = 0;
+        barrier(CLK_GLOBAL_MEM_FENCE);
+#endif
         ACC sum = 0;
         for (ulong j = get_local_id(0); j < n; j += WG) {
             const REAL x = row_value(row, sc, transform, i, j);
+#if PERRON_REDUCE == REDUCE_ATOMIC
+            atomic_add_real(sp + i, has_w ? x * wp[j] : x);
+#else
             sum += has_w ? (ACC)x * (ACC)wp[j] : (ACC)x;
+#endif
         }
+#if PERRON_REDUCE == REDUCE_LOCAL
         sum = group_sum(scratch, sum);
         if (get_local_id(0) == 0) sp[i] = (REAL)(has_w ? sum / (ACC)wp[i] : sum);
-    }
-}
-
-// perron_row_sums with every term an atomic add on s_i, in REAL (the atomic variant)
-kernel void perron_row_sums_atomic(ulong n, PORTLA_BUFFER(REAL, a), PORTLA_BUFFER(const REAL, w),
-                                   int has_w, PORTLA_BUFFER(const REAL, scale), int transform,
-                                   PORTLA_BUFFER(REAL, s)) {
-    global REAL *ap = PORTLA_AT(REAL, a);
-    global const REAL *wp = PORTLA_AT(const REAL, w);
-    global const REAL *sc = PORTLA_AT(const REAL, scale);
-    global REAL *sp = PORTLA_AT(REAL, s);
-    for (ulong i = get_group_id(0); i < n; i += get_num_groups(0)) {
-        global REAL *row = ap + i * n;
-        if (get_local_id(0) == 0) sp[i] = 0;
-        barrier(CLK_GLOBAL_MEM_FENCE);
-        for (ulong j = get_local_id(0); j < n; j += WG) {
-            const REAL x = row_value(row, sc, transform, i, j);
-            atomic_add_real(sp + i, has_w ? x * wp[j] : x);
-        }
+#else
+#if PERRON_REDUCE == REDUCE_SUBGROUP
+        sum = sg_total(sum);
+        if (sg_lane() == 0) atomic_add_real(sp + i, (REAL)sum);
+#endif
         barrier(CLK_GLOBAL_MEM_FENCE);  // every add of the row is done
         if (get_local_id(0) == 0 && has_w) sp[i] = sp[i] / wp[i];
+#endif
     }
 }
 
@@ -141,12 +160,21 @@ kernel void perron_clear(PORTLA_BUFFER(REAL, result)) {
     if (get_global_id(0) == 0) PORTLA_AT(REAL, result)[0] = 0;
 }
 
-// result[0] = max(result[0], every term of perron_max_partial), each term an atomic maximum
+// result[0] = max(result[0], every term of perron_max_partial): each term an atomic maximum
+// (REDUCE_ATOMIC), or each work-item's maximum, the warp's by shuffles and one atomic maximum
+// per warp (REDUCE_SUBGROUP)
 kernel void perron_max_atomic(ulong n, PORTLA_BUFFER(const REAL, x), int stop_test,
                               PORTLA_BUFFER(REAL, result)) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *r = PORTLA_AT(REAL, result);
-    PORTLA_FOR_EACH(i, n) atomic_max_real(r, max_term(xp, n, i, stop_test));
+#if PERRON_REDUCE == REDUCE_SUBGROUP
+    ulong key = 0;
+    PORTLA_FOR_EACH(i, n) key = max(key, max_key(max_term(xp, n, i, stop_test)));
+    key = sg_max_ulong(key);
+    if (sg_lane() == 0) atomic_max_key(r, key);
+#else
+    PORTLA_FOR_EACH(i, n) atomic_max_key(r, max_key(max_term(xp, n, i, stop_test)));
+#endif
 }
 
 kernel void perron_max_finish(PORTLA_BUFFER(const ACC, partials), uint groups,

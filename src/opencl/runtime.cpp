@@ -272,6 +272,100 @@ struct ProgramEntry {
 std::mutex program_mutex;
 std::map<std::tuple<int, std::string, std::string>, ProgramEntry> programs;
 
+// Builds `text` (a kernel `probe(global uint *out)`) for d and runs it in one work-group of 64
+// work-items; what it wrote, or nothing when any step failed.
+std::vector<cl_uint> run_probe(const Device& d, const std::string& text,
+                               const char* options = "-cl-std=CL1.2") {
+    constexpr std::size_t n = 64;
+    std::vector<cl_uint> got;
+    cl_int err = CL_SUCCESS;
+    const char* source = text.c_str();
+    cl_program p = clCreateProgramWithSource(d.context, 1, &source, nullptr, &err);
+    if (err != CL_SUCCESS) return got;
+    cl_kernel k = nullptr;
+    cl_mem out = nullptr;
+    if (d.max_work_group >= n &&
+        clBuildProgram(p, 1, &d.device, options, nullptr, nullptr) == CL_SUCCESS &&
+        (k = clCreateKernel(p, "probe", &err)) != nullptr &&
+        (out = clCreateBuffer(d.context, CL_MEM_WRITE_ONLY, n * sizeof(cl_uint), nullptr, &err)) !=
+            nullptr &&
+        clSetKernelArg(k, 0, sizeof(out), &out) == CL_SUCCESS) {
+        const std::size_t global = n, local = n;
+        std::vector<cl_uint> values(n);
+        if (clEnqueueNDRangeKernel(d.queue, k, 1, nullptr, &global, &local, 0, nullptr, nullptr) ==
+                CL_SUCCESS &&
+            clEnqueueReadBuffer(d.queue, out, CL_TRUE, 0, n * sizeof(cl_uint), values.data(), 0,
+                                nullptr, nullptr) == CL_SUCCESS)
+            got = std::move(values);
+    }
+    if (out) (void)clReleaseMemObject(out);
+    if (k) (void)clReleaseKernel(k);
+    (void)clReleaseProgram(p);
+    return got;
+}
+
+// Whether `keyword` (asm or __asm__) gives inline PTX warp shuffles on d: a probe kernel
+// builds, and its butterfly sums and lane reads are right over two warps.
+bool warp_shuffles_work(const Device& d, const std::string& keyword) {
+    const std::vector<cl_uint> got = run_probe(d, "#define PORTLA_ASM " + keyword + R"(
+kernel void probe(global uint *out) {
+    const uint lid = get_local_id(0);
+    uint v = lid, b;
+    for (int m = 16; m > 0; m >>= 1) {
+        uint r;
+        PORTLA_ASM volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                            : "=r"(r) : "r"(v), "r"(m));
+        v += r;
+    }
+    PORTLA_ASM volatile("shfl.sync.idx.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                        : "=r"(b) : "r"(lid), "r"(5));
+    out[lid] = v * 1000 + b;
+})");
+    bool right = !got.empty();  // warp w sums lanes 32w .. 32w + 31 and reads lane 32w + 5
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const auto w = static_cast<cl_uint>(i / 32);
+        right = right && got[i] == (32 * 32 * w + 496) * 1000 + 32 * w + 5;
+    }
+    return right;
+}
+
+// Whether cl_khr_subgroups' functions build and work on d the way common.cl uses them, in a
+// program of OpenCL C `std` (2.0 or 3.0: C 1.2 has no sub-groups): each work-item's sum of 1 over
+// its sub-group (its size S) and lane 0's local id (its first) put it in [first, first + S), and
+// agree with get_sub_group_size and get_sub_group_local_id.
+bool khr_subgroups_work(const Device& d, const char* std) {
+    const std::vector<cl_uint> got = run_probe(d, R"(
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+kernel void probe(global uint *out) {
+    const uint lid = get_local_id(0), size = sub_group_reduce_add(1u),
+               first = sub_group_broadcast(lid, 0u);
+    const bool agree = get_sub_group_size() == size && get_sub_group_local_id() == lid - first;
+    out[lid] = size << 16 | first | (agree ? 0u : 0x8000u);
+})",
+                                               std);
+    bool right = !got.empty();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const cl_uint size = got[i] >> 16, first = got[i] & 0x7fff;
+        right = right && (got[i] & 0x8000) == 0 && size > 0 && first <= i && i < first + size;
+    }
+    return right;
+}
+
+// Inline PTX warp shuffles on NVIDIA GPUs (common.cl's PORTLA_WARP): sets d.warp = 32 and
+// d.asm_keyword where a probe works, else leaves 0. PORTLA_OPENCL_NO_WARP=1 turns them off
+// (the local-memory trees run instead).
+void probe_warp(Device& d) {
+    if (d.is_cpu || d.vendor.find("NVIDIA") == std::string::npos) return;
+    if (const char* off = std::getenv("PORTLA_OPENCL_NO_WARP"); off && std::string(off) == "1")
+        return;
+    for (const char* keyword : {"asm", "__asm__"})
+        if (warp_shuffles_work(d, keyword)) {
+            d.warp = 32;
+            d.asm_keyword = keyword;
+            return;
+        }
+}
+
 int power_of_two_above(int n) {
     int p = 1;
     while (p < n) p *= 2;
@@ -312,6 +406,10 @@ public:
         info.platform_name = device_.platform_name;
         info.driver_version = device_.driver_version;
         info.cpu = device_.is_cpu;
+        if (device_.warp > 0)
+            info.sub_groups = "warp shuffles of " + std::to_string(device_.warp) + " (inline PTX)";
+        else if (device_.khr_subgroups)
+            info.sub_groups = "cl_khr_subgroups (" + device_.sub_group_std.substr(8) + ")";
         info.memory_bytes = device_.global_memory;
         info.multiprocessors = device_.compute_units;
         info.shared_memory_per_block_optin = device_.local_memory;
@@ -421,7 +519,9 @@ Device& device(int id) {
     d->driver_version = info_string(d->device, CL_DRIVER_VERSION);
     d->device_version = info_string(d->device, CL_DEVICE_VERSION);
     d->platform_name = platform_string(d->platform, CL_PLATFORM_NAME);
-    d->fp64 = info_string(d->device, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos;
+    const std::string extensions = info_string(d->device, CL_DEVICE_EXTENSIONS);
+    d->fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
+    d->khr_subgroups = false;  // set by the probe below, after the queue exists
     d->max_work_group = info_value<std::size_t>(d->device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     d->global_memory = info_value<cl_ulong>(d->device, CL_DEVICE_GLOBAL_MEM_SIZE);
     d->max_allocation = info_value<cl_ulong>(d->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
@@ -444,6 +544,16 @@ Device& device(int id) {
     check(err, "clCreateBuffer (reduction scratch)");
     const cl_uint zero = 0;  // the one-launch reductions' counter
     write_scratch(*d, kScratchCounter, &zero, sizeof zero);
+    probe_warp(*d);
+    if (d->warp == 0 && extensions.find("cl_khr_subgroups") != std::string::npos) {
+        const char* std = d->device_version.rfind("OpenCL 3", 0) == 0   ? "-cl-std=CL3.0"
+                          : d->device_version.rfind("OpenCL 2", 0) == 0 ? "-cl-std=CL2.0"
+                                                                        : nullptr;
+        if (std && khr_subgroups_work(*d, std)) {
+            d->khr_subgroups = true;
+            d->sub_group_std = std;
+        }
+    }
     slot = std::move(d);
     return *slot;
 }
@@ -472,11 +582,16 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     wg_ = std::min<std::size_t>(static_cast<std::size_t>(exec.launch().work_group_size),
                                 d.max_work_group);
     items_ = static_cast<std::size_t>(std::max(exec.launch().items_per_thread, 1));
-    std::string base = "-cl-std=CL1.2";
+    // OpenCL C 1.2, unless the kernel asks for another (`defines` holding -cl-std=...)
+    std::string base = defines.find("-cl-std=") == std::string::npos ? "-cl-std=CL1.2" : "";
     base += dbl ? " -DREAL=double -DACC=double" : " -DREAL=float";
     if (!dbl) base += d.fp64 ? " -DACC=double" : " -DACC=float";
     if (d.fp64) base += " -DPORTLA_FP64=1";
     if (d.is_cpu) base += " -DPORTLA_CPU=1";
+    if (d.warp > 0)
+        base += " -DPORTLA_WARP=" + std::to_string(d.warp) + " -DPORTLA_ASM=" + d.asm_keyword;
+    else if (d.khr_subgroups)
+        base += " -DPORTLA_KHR_SUBGROUPS=1";
     // OpenCL's float division and sqrt may be 2.5 / 3 ulp off by default (NVIDIA's are): round
     // them correctly, as the other backends do, where the device can.
     if (d.fp32_exact_divide) base += " -cl-fp32-correctly-rounded-divide-sqrt";
