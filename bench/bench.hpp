@@ -29,6 +29,10 @@ struct CaseConfig {
     int reps = 50;             ///< at most this many timed calls ...
     double max_time_s = 1.0;   ///< ... and no more time than this (at least 5 calls)
     bool flush_cache = false;  ///< CPU: evict the caches before every timed call
+    /// Every call timed by the host's steady clock between two synchronisations, on every
+    /// backend (a GPU's default is its device events): one clock for backends whose timers
+    /// differ (opencl's is the host clock around clFinish, cuda's are events).
+    bool host_clock = false;
 };
 
 /// One measured point. Times in seconds; the statistics are over the timed calls.

@@ -107,7 +107,7 @@ Point measure(const CaseConfig& config) {
     if ((launch || threads) && !config.tuned) exec.set_launch(config.launch);
     detail::Case cs = detail::make_case(config, exec);
     const std::size_t cache = last_level_cache_bytes(exec);
-    detail::CallTimer timer(exec, cs.host_timed);
+    detail::CallTimer timer(exec, cs.host_timed || config.host_clock);
 
     // Warm-up: module load, handle creation, first touch of every input set.
     for (int s = 0; s < cs.sets; ++s) cs.call(s);

@@ -35,6 +35,7 @@ struct BenchOptions {
     double max_time = 0.5;
     std::string precision = "double";
     bool flush_cache = false;
+    bool host_clock = false;
     JsonOutput json;
     std::string csv, plot;
     bool quiet = false;
@@ -281,6 +282,7 @@ int run(const BenchOptions& o) {
                     c.reps = o.reps;
                     c.max_time_s = o.max_time;
                     c.flush_cache = o.flush_cache;
+                    c.host_clock = o.host_clock;
                     try {
                         const auto p = bench::measure(c);
                         points.push_back(p);
@@ -342,6 +344,7 @@ int run(const BenchOptions& o) {
         j["commit"] = commit;
         j["precision"] = o.precision;
         j["flush_cache"] = o.flush_cache;
+        j["clock"] = o.host_clock ? "host" : "device";
         j["points"] = nlohmann::json::array();
         for (const auto& p : points)
             j["points"].push_back({{"kernel", p.kernel},
@@ -416,6 +419,9 @@ Runner add_bench(CLI::App& app) {
     app.add_option("--precision", o->precision, "double or float")
         ->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--flush-cache", o->flush_cache, "CPU: evict the caches before every timed call");
+    app.add_flag("--host-clock", o->host_clock,
+                 "time every call by the host's clock between two synchronisations, on every "
+                 "backend (GPUs otherwise use their events; opencl always the host clock)");
     add_json_option(app, o->json);  // the points and fits
     app.add_option("--csv", o->csv, "write points as CSV");
     app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size");

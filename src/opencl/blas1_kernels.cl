@@ -39,7 +39,15 @@ kernel void dot_product(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, 
     local ACC scratch[WG];
     local uint last;
     ACC s = 0;
+#ifdef PORTLA_CPU
+    PORTLA_CHUNK(i, end, n);
+    ACC8 s8 = (ACC8)(0);
+    for (; i + 8 <= end; i += 8)
+        s8 += CONVERT_ACC8(vload8(0, xp + i)) * CONVERT_ACC8(vload8(0, yp + i));
+    for (s = PORTLA_SUM8(s8); i < end; ++i) s += (ACC)xp[i] * (ACC)yp[i];
+#else
     PORTLA_FOR_EACH(i, n) s += (ACC)xp[i] * (ACC)yp[i];
+#endif
     PORTLA_ONE_LAUNCH_RESULT(s, scratch, last, PORTLA_AT(REAL, result));
 }
 
@@ -139,12 +147,29 @@ kernel void fused_cg_update(REAL alpha, PORTLA_BUFFER(const REAL, p), PORTLA_BUF
     local ACC scratch[WG];
     local uint last;
     ACC s = 0;
+#ifdef PORTLA_CPU
+    PORTLA_CHUNK(i, end, n);
+    ACC8 s8 = (ACC8)(0);
+    for (; i + 8 <= end; i += 8) {
+        vstore8(vload8(0, xp + i) + alpha * vload8(0, pp + i), 0, xp + i);
+        const REAL8 r8 = vload8(0, rp + i) - alpha * vload8(0, qp + i);
+        vstore8(r8, 0, rp + i);
+        s8 += CONVERT_ACC8(r8) * CONVERT_ACC8(r8);
+    }
+    for (s = PORTLA_SUM8(s8); i < end; ++i) {
+        xp[i] += alpha * pp[i];
+        const REAL ri = rp[i] - alpha * qp[i];
+        rp[i] = ri;
+        s += (ACC)ri * (ACC)ri;
+    }
+#else
     PORTLA_FOR_EACH(i, n) {
         xp[i] += alpha * pp[i];
         const REAL ri = rp[i] - alpha * qp[i];
         rp[i] = ri;
         s += (ACC)ri * (ACC)ri;
     }
+#endif
     PORTLA_ONE_LAUNCH_RESULT(s, scratch, last, PORTLA_AT(REAL, rr));
 }
 

@@ -31,6 +31,22 @@
 #define PORTLA_FOR_EACH(i, n) for (ulong i = PORTLA_FIRST; i < (ulong)(n); i += PORTLA_STRIDE)
 #endif
 
+// Vectors of 8 (the CPUs' reductions and row sums: 8 running sums instead of one chain of
+// dependent adds, which held PoCL's dot at about 4 cycles per element).
+#define PORTLA_CAT_(a, b) a##b
+#define PORTLA_CAT(a, b) PORTLA_CAT_(a, b)
+#define REAL8 PORTLA_CAT(REAL, 8)
+#define ACC8 PORTLA_CAT(ACC, 8)
+#define CONVERT_ACC8 PORTLA_CAT(convert_, ACC8)
+// The 8 lanes of v added in a fixed tree.
+#define PORTLA_SUM8(v) \
+    ((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7)))
+// CPUs: [i, end), the work-item's chunk of i < n (PORTLA_FOR_EACH's on a CPU).
+#define PORTLA_CHUNK(i, end, n)                                               \
+    const ulong i##_chunk = ((ulong)(n) + PORTLA_STRIDE - 1) / PORTLA_STRIDE; \
+    ulong i = min(PORTLA_FIRST * i##_chunk, (ulong)(n));                      \
+    const ulong end = min(i + i##_chunk, (ulong)(n))
+
 // The local-memory tree of a work-group: scratch[0] = combine(scratch[0 .. WG)), for any WG.
 // Every work-item has stored its value in scratch[lid]; `combine(a, b)` is a macro or function.
 #define PORTLA_GROUP_TREE(scratch, combine)                                 \
@@ -206,17 +222,21 @@ ACC sum_of_partials(volatile global const ACC *partials, local ACC *scratch,
     return s;
 }
 
-// The arguments of a one-launch reduction: the partials and the counter (both in the scratch).
-#define PORTLA_ONE_LAUNCH PORTLA_BUFFER(ACC, partials), PORTLA_BUFFER(uint, counter)
+// The argument of a one-launch reduction: the device's scratch (one cl_mem, no offset), its
+// partials at byte 0 and the counter at byte PORTLA_SCRATCH_COUNTER (the host's kScratchCounter,
+// a build option). One argument instead of two buffers' four: NVIDIA's OpenCL charges each
+// argument at the launch.
+#define PORTLA_ONE_LAUNCH global uchar *reduction_scratch
+#define PORTLA_PARTIALS ((global ACC *)reduction_scratch)
+#define PORTLA_COUNTER ((global uint *)(reduction_scratch + PORTLA_SCRATCH_COUNTER))
 // The end of such a kernel: `s` is the work-item's sum; the last group writes the total to
 // out[0] (as REAL). `scratch` (WG values) and `last` (a uint) are local memory declared at the
 // kernel's scope, as OpenCL C requires.
-#define PORTLA_ONE_LAUNCH_RESULT(s, scratch, last, out)                                       \
-    do {                                                                                      \
-        const ACC g_ = group_sum(scratch, s);                                                 \
-        if (last_group(PORTLA_AT(ACC, partials), g_, PORTLA_AT(uint, counter), &(last))) {    \
-            const ACC t_ =                                                                    \
-                sum_of_partials(PORTLA_AT(ACC, partials), scratch, PORTLA_AT(uint, counter)); \
-            if (get_local_id(0) == 0) (out)[0] = (REAL)t_;                                    \
-        }                                                                                     \
+#define PORTLA_ONE_LAUNCH_RESULT(s, scratch, last, out)                               \
+    do {                                                                              \
+        const ACC g_ = group_sum(scratch, s);                                         \
+        if (last_group(PORTLA_PARTIALS, g_, PORTLA_COUNTER, &(last))) {               \
+            const ACC t_ = sum_of_partials(PORTLA_PARTIALS, scratch, PORTLA_COUNTER); \
+            if (get_local_id(0) == 0) (out)[0] = (REAL)t_;                            \
+        }                                                                             \
     } while (0)

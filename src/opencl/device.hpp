@@ -107,7 +107,10 @@ public:
     /// The partials and the counter of a one-launch reduction (PORTLA_ONE_LAUNCH in common.cl).
     /// Safe without the launch lock past run(): the queue is in order, so the next reduction
     /// starts after this one has reset the counter and read its partials.
-    Launch& one_launch_reduction() { return scratch(0).scratch(kScratchCounter); }
+    Launch& one_launch_reduction() {
+        set(sizeof(cl_mem), &device_->scratch);
+        return *this;
+    }
     /// A scalar argument, passed as it is (int, unsigned long long, float, double).
     template <typename S>
     Launch& value(S v) {

@@ -82,10 +82,6 @@ kernel void dense_apply(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values
     }
 }
 
-#define PORTLA_CAT_(a, b) a##b
-#define PORTLA_CAT(a, b) PORTLA_CAT_(a, b)
-#define REAL8 PORTLA_CAT(REAL, 8)
-
 // CPUs: one row per work-item (a work-group per row paid PoCL's barriers per row: 2.7x slower
 // on the 2-core VM at N = 4096), summed in 8 lanes (vload8): one running sum was a chain of
 // dependent adds, about 4 cycles per element, far below the memory's rate.
@@ -99,7 +95,7 @@ kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, v
         REAL8 s8 = (REAL8)(0);
         ulong j = 0;
         for (; j + 8 <= cols; j += 8) s8 += vload8(0, row + j) * vload8(0, xp + j);
-        REAL sum = ((s8.s0 + s8.s1) + (s8.s2 + s8.s3)) + ((s8.s4 + s8.s5) + (s8.s6 + s8.s7));
+        REAL sum = PORTLA_SUM8(s8);
         for (; j < cols; ++j) sum += row[j] * xp[j];
         yp[i] = sum;
     }

@@ -374,10 +374,13 @@ int power_of_two_above(int n) {
 
 // --- the runtime ---------------------------------------------------------------------------
 
+// The queue is finished, then the host clock read: a point in the queue's order of work. Not
+// markers on a profiling queue: on NVIDIA's OpenCL (H100, 2026-11-26) CL_QUEUE_PROFILING_ENABLE
+// made every enqueue slower (axpby's time at n = 2^10 ... 2^19, marker to marker, 17 us against
+// 15 us host clock around clFinish without profiling), and the solvers launch on that queue.
 class OpenclEvent final : public detail::Event {
 public:
     explicit OpenclEvent(Device& d) : device_(d) {}
-    // The queue is finished, then the host clock read: a point in the queue's order of work.
     void record() override {
         PORTLA_CL_CHECK(clFinish(device_.queue));
         time_ = std::chrono::steady_clock::now();
@@ -595,7 +598,8 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     // OpenCL's float division and sqrt may be 2.5 / 3 ulp off by default (NVIDIA's are): round
     // them correctly, as the other backends do, where the device can.
     if (d.fp32_exact_divide) base += " -cl-fp32-correctly-rounded-divide-sqrt";
-    base += " -DIPT=" + std::to_string(items_);
+    base += " -DIPT=" + std::to_string(items_) +
+            " -DPORTLA_SCRATCH_COUNTER=" + std::to_string(kScratchCounter);
     if (!defines.empty()) base += " " + defines;  // the kernel's own build-time choices
     std::lock_guard<std::mutex> lock(program_mutex);
     // A kernel may allow fewer work-items per group than the device (its registers and local

@@ -1117,6 +1117,25 @@ TEST(CliSafe, JsonFileInEverySubcommand) {
     EXPECT_TRUE(hidden_files(dir).empty());
 }
 
+// bench records which clock timed its calls; --host-clock times every backend by the host's.
+TEST(CliBench, ClockIsRecorded) {
+    const std::string dir = fresh_dir("bench_clock");
+    for (const bool host : {false, true}) {
+        SCOPED_TRACE(host);
+        const std::string file = dir + (host ? "/host.json" : "/device.json");
+        std::vector<std::string> args{"bench",   "axpby",     "--sizes", "4096",   "--reps", "3",
+                                      "--quiet", "--backend", "omp",     "--json", file};
+        if (host) args.push_back("--host-clock");
+        const RunResult r = run_portla(args, 60);
+        EXPECT_CLI_OK(r);
+        const json j = json::parse(read_text(file));
+        EXPECT_EQ(j.at("clock"), host ? "host" : "device");
+        ASSERT_EQ(j.at("points").size(), 1u);
+        EXPECT_GT(j.at("points")[0].at("time_s").get<double>(), 0.0);
+        EXPECT_TRUE(j.at("points")[0].at("correct").get<bool>());
+    }
+}
+
 TEST(CliErrors, OutUnwritable) {
     const RunResult r =
         run_portla({"solve", data("spd_small.mtx"), "--out", "/nonexistent_dir_portla/x.mtx"});
