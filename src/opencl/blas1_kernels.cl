@@ -16,11 +16,25 @@ kernel void copy(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y), ulong n) 
 kernel void axpby(REAL a, PORTLA_BUFFER(const REAL, x), REAL b, PORTLA_BUFFER(REAL, y), ulong n) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
+#ifdef PORTLA_CPU
+    // In vectors of 8, as dot and the fused update: PoCL 5.0 on the GPU machine's 16-core host
+    // ran the plain loop at 0.74-0.85 of omp's bandwidth for n = 2^25, 2^26 (2026-11-26), where
+    // the fused update in vload8/vstore8 ran at 0.87-1.03.
+    PORTLA_CHUNK(i, end, n);
+    if (b == (REAL)0) {
+        for (; i + 8 <= end; i += 8) vstore8(a * vload8(0, xp + i), 0, yp + i);
+    } else {
+        for (; i + 8 <= end; i += 8)
+            vstore8(a * vload8(0, xp + i) + b * vload8(0, yp + i), 0, yp + i);
+    }
+    for (; i < end; ++i) yp[i] = b == (REAL)0 ? a * xp[i] : a * xp[i] + b * yp[i];
+#else
     if (b == (REAL)0) {
         PORTLA_FOR_EACH(i, n) yp[i] = a * xp[i];
     } else {
         PORTLA_FOR_EACH(i, n) yp[i] = a * xp[i] + b * yp[i];
     }
+#endif
 }
 
 kernel void pointwise_mul(PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(const REAL, y),
