@@ -88,6 +88,14 @@ for dev in $(grep -oE "^  opencl:[0-9]+" "$OUT/opencl_devices.txt" | cut -d: -f2
   tail -8 "$OUT/bench_opencl_$name.txt"
   unset PORTLA_OPENCL_DEVICE
 done
+# cuda against opencl on the GPU on one clock (opencl's timer is the host clock around clFinish,
+# cuda's are events): issue 18's T0 ratio.
+gpu_cl=$(grep -E "^  opencl:[0-9]+ .*NVIDIA" "$OUT/opencl_devices.txt" | grep -oE "opencl:[0-9]+" | head -1 | cut -d: -f2)
+if [ -n "$gpu_cl" ]; then
+  PORTLA_OPENCL_DEVICE=$gpu_cl "$P" bench axpby dot fused-cg --backend cuda,opencl --host-clock --quiet \
+    --json "$OUT/bench_cuda_opencl_hostclock.json" > "$OUT/bench_cuda_opencl_hostclock.txt" 2>&1 || status=1
+  grep -A8 "^model" "$OUT/bench_cuda_opencl_hostclock.txt"
+fi
 
 step "Python on the GPU: pytest (CuPy / PyTorch arrays in place) with the system python3"
 build_python
