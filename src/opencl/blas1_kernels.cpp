@@ -10,22 +10,13 @@ namespace {
 
 constexpr const char* kFile = "blas1_kernels.cl";
 
-// Work-groups of an element-wise kernel: on a GPU up to 65535 (a grid-stride loop); on a CPU
-// the reductions' few per compute unit, so that each work-item's chunk is long (PORTLA_CHUNK,
-// in vectors of 8 where the kernel has them). 65535 groups of 256 x 4 gave axpby at n = 2^22
-// chunks of 4 elements and PoCL a work-group per 1024: 26-34 GB/s on the 2-core VM against
-// omp's 42-43 (2026-11-26).
-std::size_t elementwise_groups(const Launch& k, std::size_t n) {
-    return k.groups_for(n, k.device().is_cpu ? 0 : 65535);
-}
-
 }  // namespace
 
 template <typename T>
 void fill(tag, const Executor& exec, view<T> x, T value) {
     if (x.size == 0) return;
     auto k = Launch::of<T>(exec, kFile, "fill");
-    const std::size_t groups = elementwise_groups(k, x.size);
+    const std::size_t groups = k.elementwise_groups(x.size);
     k.buffer(x.data).value(static_cast<cl_ulong>(x.size)).value(value).run(groups);
 }
 
@@ -33,7 +24,7 @@ template <typename T>
 void copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
     if (x.size == 0) return;
     auto k = Launch::of<T>(exec, kFile, "copy");
-    const std::size_t groups = elementwise_groups(k, x.size);
+    const std::size_t groups = k.elementwise_groups(x.size);
     k.buffer(x.data).buffer(y.data).value(static_cast<cl_ulong>(x.size)).run(groups);
 }
 
@@ -41,7 +32,7 @@ template <typename T>
 void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
     if (x.size == 0) return;
     auto k = Launch::of<T>(exec, kFile, "axpby");
-    const std::size_t groups = elementwise_groups(k, x.size);
+    const std::size_t groups = k.elementwise_groups(x.size);
     k.value(a).buffer(x.data).value(b).buffer(y.data).value(static_cast<cl_ulong>(x.size));
     k.run(groups);
 }
@@ -50,7 +41,7 @@ template <typename T>
 void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
     if (x.size == 0) return;
     auto k = Launch::of<T>(exec, kFile, "pointwise_mul");
-    const std::size_t groups = elementwise_groups(k, x.size);
+    const std::size_t groups = k.elementwise_groups(x.size);
     k.buffer(x.data).buffer(y.data).buffer(z.data).value(static_cast<cl_ulong>(x.size));
     k.run(groups);
 }
@@ -88,7 +79,7 @@ void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long lo
         .scratch(kScratchResults)
         .run(1);
     auto invert = Launch::of<T>(exec, kFile, "invert_below");
-    const std::size_t invert_groups = elementwise_groups(invert, d.size);
+    const std::size_t invert_groups = invert.elementwise_groups(d.size);
     invert.buffer(d.data).scratch(kScratchResults).run(invert_groups);
 }
 

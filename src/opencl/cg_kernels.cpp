@@ -84,7 +84,7 @@ void reduce_and_decide(const Executor& exec, const CgArgs<T>& a, Launch k, Step 
 template <typename T>
 void form_direction(const Executor& exec, const CgArgs<T>& a) {
     auto k = pass(exec, a, "cg_form_direction");
-    k.buffer(a.z ? a.z : a.r).buffer(a.p0).buffer(a.p1).run(k.groups_for(a.n, 65535));
+    k.buffer(a.z ? a.z : a.r).buffer(a.p0).buffer(a.p1).run(k.elementwise_groups(a.n));
 }
 
 template <typename T>
@@ -126,7 +126,7 @@ void cg_direction(tag, const Executor& exec, const CgArgs<T>& a) {
     form_direction(exec, a);
     auto k = pass(exec, a, "cg_apply");  // q = A p_new
     operator_args(k, a.op);
-    k.buffer(a.p0).buffer(a.p1).buffer(a.q).run(k.groups_for(a.n, 65535));
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q).run(k.elementwise_groups(a.n));
     direction_dot(exec, a);
 }
 

@@ -10,7 +10,7 @@ void block_jacobi_apply(tag, const Executor& exec, int block_size, const_view<T>
                         const_view<T> r, view<T> z) {
     if (r.size == 0) return;
     auto k = Launch::of<T>(exec, "precond_kernels.cl", "block_jacobi_apply");
-    const std::size_t groups = k.groups_for(r.size, 65535);
+    const std::size_t groups = k.elementwise_groups(r.size);
     k.value(static_cast<cl_ulong>(r.size)).value(static_cast<cl_ulong>(block_size));
     k.buffer(blocks.data).buffer(r.data).buffer(z.data).run(groups);
 }
