@@ -54,19 +54,21 @@ __global__ void set_pointers(std::size_t num_systems, std::size_t n, T* lu, T* x
 
 cublasStatus_t getrf_batched(cublasHandle_t h, int n, double* const a[], int* pivots, int* info,
                              int batch) {
-    return cublasDgetrfBatched(h, n, a, n, pivots, info, batch);
+    return PORTLA_VENDOR(cublas, cublasDgetrfBatched)(h, n, a, n, pivots, info, batch);
 }
 cublasStatus_t getrf_batched(cublasHandle_t h, int n, float* const a[], int* pivots, int* info,
                              int batch) {
-    return cublasSgetrfBatched(h, n, a, n, pivots, info, batch);
+    return PORTLA_VENDOR(cublas, cublasSgetrfBatched)(h, n, a, n, pivots, info, batch);
 }
 cublasStatus_t getrs_batched(cublasHandle_t h, int n, const double* const a[], const int* pivots,
                              double* const x[], int* info, int batch) {
-    return cublasDgetrsBatched(h, CUBLAS_OP_T, n, 1, a, n, pivots, x, n, info, batch);
+    return PORTLA_VENDOR(cublas, cublasDgetrsBatched)(h, CUBLAS_OP_T, n, 1, a, n, pivots, x, n,
+                                                      info, batch);
 }
 cublasStatus_t getrs_batched(cublasHandle_t h, int n, const float* const a[], const int* pivots,
                              float* const x[], int* info, int batch) {
-    return cublasSgetrsBatched(h, CUBLAS_OP_T, n, 1, a, n, pivots, x, n, info, batch);
+    return PORTLA_VENDOR(cublas, cublasSgetrsBatched)(h, CUBLAS_OP_T, n, 1, a, n, pivots, x, n,
+                                                      info, batch);
 }
 
 // a * b + c in bytes, or SIZE_MAX when it overflows (then no device can hold it).

@@ -530,9 +530,14 @@ void vendor_gemm(const Executor& exec, int m, int n, int k, T alpha, const T* a,
     cublasHandle_t handle = cublas_handle(exec, CUBLAS_POINTER_MODE_HOST);
     const cublasComputeType_t compute =
         sizeof(T) == 8 ? CUBLAS_COMPUTE_64F_PEDANTIC : CUBLAS_COMPUTE_32F_PEDANTIC;
-    PORTLA_CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b,
-                                     data_type<T>(), n, a, data_type<T>(), k, &beta, c,
-                                     data_type<T>(), n, compute, CUBLAS_GEMM_DEFAULT));
+    // The exported cublasGemmEx (cublas_api.h overloads it with a cudaDataType compute type).
+    using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                      int, int, const void*, const void*, cudaDataType, int,
+                                      const void*, cudaDataType, int, const void*, void*,
+                                      cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+    PORTLA_CUBLAS_CHECK(PORTLA_VENDOR_AS(cublas, cublasGemmEx, GemmEx)(
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, b, data_type<T>(), n, a, data_type<T>(),
+        k, &beta, c, data_type<T>(), n, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace

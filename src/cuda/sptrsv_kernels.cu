@@ -134,8 +134,8 @@ struct SpsvPlan : SptrsvPlan {
     // solve in flight is released only after it.
     ~SpsvPlan() override {
         if (cudaSetDevice(device) == cudaSuccess) {
-            if (spsv) (void)cusparseSpSV_destroyDescr(spsv);
-            if (matrix) (void)cusparseDestroySpMat(matrix);
+            if (spsv) (void)PORTLA_VENDOR(cusparse, cusparseSpSV_destroyDescr)(spsv);
+            if (matrix) (void)PORTLA_VENDOR(cusparse, cusparseDestroySpMat)(matrix);
             if (buffer) (void)cudaFree(buffer);
         }
         (void)cudaGetLastError();
@@ -150,8 +150,8 @@ struct DenseVectors {
     DenseVectors(const DenseVectors&) = delete;
     DenseVectors& operator=(const DenseVectors&) = delete;
     ~DenseVectors() {
-        if (b) (void)cusparseDestroyDnVec(b);
-        if (x) (void)cusparseDestroyDnVec(x);
+        if (b) (void)PORTLA_VENDOR(cusparse, cusparseDestroyDnVec)(b);
+        if (x) (void)PORTLA_VENDOR(cusparse, cusparseDestroyDnVec)(x);
     }
 };
 
@@ -169,7 +169,7 @@ std::unique_ptr<SptrsvPlan> vendor_sptrsv_analysis(tag, const Executor& exec,
     if (n == 0 || plan->identity) return plan;
     cusparseHandle_t handle = cusparse_handle(exec);  // makes the device current
     const auto n64 = static_cast<std::int64_t>(n);
-    PORTLA_CUSPARSE_CHECK(cusparseCreateCsr(
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseCreateCsr)(
         &plan->matrix, n64, n64, static_cast<std::int64_t>(a.values.size),
         const_cast<std::int32_t*>(a.row_ptrs.data), const_cast<std::int32_t*>(a.col_idxs.data),
         const_cast<T*>(a.values.data), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -177,27 +177,29 @@ std::unique_ptr<SptrsvPlan> vendor_sptrsv_analysis(tag, const Executor& exec,
     cusparseFillMode_t fill = a.lower ? CUSPARSE_FILL_MODE_LOWER : CUSPARSE_FILL_MODE_UPPER;
     cusparseDiagType_t diag =
         a.unit_diagonal ? CUSPARSE_DIAG_TYPE_UNIT : CUSPARSE_DIAG_TYPE_NON_UNIT;
-    PORTLA_CUSPARSE_CHECK(
-        cusparseSpMatSetAttribute(plan->matrix, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof(fill)));
-    PORTLA_CUSPARSE_CHECK(
-        cusparseSpMatSetAttribute(plan->matrix, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof(diag)));
-    PORTLA_CUSPARSE_CHECK(cusparseSpSV_createDescr(&plan->spsv));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpMatSetAttribute)(
+        plan->matrix, CUSPARSE_SPMAT_FILL_MODE, &fill, sizeof(fill)));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpMatSetAttribute)(
+        plan->matrix, CUSPARSE_SPMAT_DIAG_TYPE, &diag, sizeof(diag)));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpSV_createDescr)(&plan->spsv));
     // The analysis needs vectors for their type and size only: scratch, zeroed.
     Array<T> b(exec, n), x(exec, n);
     PORTLA_CUDA_CHECK(cudaMemsetAsync(b.data(), 0, n * sizeof(T), stream_of(exec)));
     PORTLA_CUDA_CHECK(cudaMemsetAsync(x.data(), 0, n * sizeof(T), stream_of(exec)));
     DenseVectors v;
-    PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&v.b, n64, b.data(), data_type<T>()));
-    PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&v.x, n64, x.data(), data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateConstDnVec)(&v.b, n64, b.data(), data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateDnVec)(&v.x, n64, x.data(), data_type<T>()));
     const T one = 1;
     std::size_t bytes = 0;
-    PORTLA_CUSPARSE_CHECK(cusparseSpSV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                  plan->matrix, v.b, v.x, data_type<T>(), kSpsvAlg,
-                                                  plan->spsv, &bytes));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpSV_bufferSize)(
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan->matrix, v.b, v.x, data_type<T>(),
+        kSpsvAlg, plan->spsv, &bytes));
     if (bytes > 0) PORTLA_CUDA_CHECK(cudaMalloc(&plan->buffer, bytes));
-    PORTLA_CUSPARSE_CHECK(cusparseSpSV_analysis(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                plan->matrix, v.b, v.x, data_type<T>(), kSpsvAlg,
-                                                plan->spsv, plan->buffer));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpSV_analysis)(
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan->matrix, v.b, v.x, data_type<T>(),
+        kSpsvAlg, plan->spsv, plan->buffer));
     // b and x are freed on return: the analysis must be done with them first.
     PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream_of(exec)));
     return plan;
@@ -218,12 +220,14 @@ void vendor_sptrsv(tag, const Executor& exec, const TriangularMatrix<T>& a, Sptr
     cusparseHandle_t handle = cusparse_handle(exec);
     const auto n64 = static_cast<std::int64_t>(n);
     DenseVectors v;
-    PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&v.b, n64, b.data, data_type<T>()));
-    PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&v.x, n64, x.data, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateConstDnVec)(&v.b, n64, b.data, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateDnVec)(&v.x, n64, x.data, data_type<T>()));
     const T one = 1;
-    PORTLA_CUSPARSE_CHECK(cusparseSpSV_solve(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                             plan.matrix, v.b, v.x, data_type<T>(), kSpsvAlg,
-                                             plan.spsv));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpSV_solve)(
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan.matrix, v.b, v.x, data_type<T>(),
+        kSpsvAlg, plan.spsv));
 }
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);

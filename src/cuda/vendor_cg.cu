@@ -21,10 +21,10 @@ namespace {
 
 // cublas{D,S}scal, host pointer mode (axpy, copy and dot: vendor_handles.hpp).
 cublasStatus_t call_scal(cublasHandle_t h, std::int64_t n, double a, double* x) {
-    return cublasDscal_64(h, n, &a, x, 1);
+    return PORTLA_VENDOR(cublas, cublasDscal_64)(h, n, &a, x, 1);
 }
 cublasStatus_t call_scal(cublasHandle_t h, std::int64_t n, float a, float* x) {
-    return cublasSscal_64(h, n, &a, x, 1);
+    return PORTLA_VENDOR(cublas, cublasSscal_64)(h, n, &a, x, 1);
 }
 
 // Everything one solve allocates, released on return and when a call throws.
@@ -40,9 +40,9 @@ struct CgResources {
     CgResources(const CgResources&) = delete;
     CgResources& operator=(const CgResources&) = delete;
     ~CgResources() {
-        if (q) (void)cusparseDestroyDnVec(q);
-        if (p) (void)cusparseDestroyDnVec(p);
-        if (matrix) (void)cusparseDestroySpMat(matrix);
+        if (q) (void)PORTLA_VENDOR(cusparse, cusparseDestroyDnVec)(q);
+        if (p) (void)PORTLA_VENDOR(cusparse, cusparseDestroyDnVec)(p);
+        if (matrix) (void)PORTLA_VENDOR(cusparse, cusparseDestroySpMat)(matrix);
         if (cudaSetDevice(device) == cudaSuccess) {
             if (spmv_buffer) (void)cudaFree(spmv_buffer);
             if (vectors) (void)cudaFree(vectors);
@@ -80,18 +80,20 @@ int vendor_cg(tag, const Executor& exec, std::size_t rows, const_view<std::int32
     T* r = static_cast<T*>(res.vectors);
     T* p = r + rows;
     T* q = p + rows;
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseCreateConstCsr)(
+        &res.matrix, n, n, static_cast<std::int64_t>(values.size), row_ptrs.data, col_idxs.data,
+        values.data, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+        data_type<T>()));
     PORTLA_CUSPARSE_CHECK(
-        cusparseCreateConstCsr(&res.matrix, n, n, static_cast<std::int64_t>(values.size),
-                               row_ptrs.data, col_idxs.data, values.data, CUSPARSE_INDEX_32I,
-                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, data_type<T>()));
-    PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&res.p, n, p, data_type<T>()));
-    PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&res.q, n, q, data_type<T>()));
+        PORTLA_VENDOR(cusparse, cusparseCreateConstDnVec)(&res.p, n, p, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateDnVec)(&res.q, n, q, data_type<T>()));
     const T one = 1, zero = 0;
     const cusparseSpMVAlg_t alg = CUSPARSE_SPMV_CSR_ALG1;
     std::size_t buffer_bytes = 0;
-    PORTLA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                                  res.matrix, res.p, &zero, res.q, data_type<T>(),
-                                                  alg, &buffer_bytes));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpMV_bufferSize)(
+        sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, res.matrix, res.p, &zero, res.q,
+        data_type<T>(), alg, &buffer_bytes));
     if (buffer_bytes > 0) res.spmv_buffer = device_malloc(buffer_bytes, device);
 
     // x = 0 (all-zero bits are +0.0);  r = b;  p = r;  rr = r . r
@@ -107,9 +109,9 @@ int vendor_cg(tag, const Executor& exec, std::size_t rows, const_view<std::int32
     int iterations = 0;
     while (iterations < max_iters) {
         // q = A p
-        PORTLA_CUSPARSE_CHECK(cusparseSpMV(sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                           res.matrix, res.p, &zero, res.q, data_type<T>(), alg,
-                                           res.spmv_buffer));
+        PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpMV)(
+            sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, res.matrix, res.p, &zero, res.q,
+            data_type<T>(), alg, res.spmv_buffer));
         // alpha = rr / (p . q)
         T pq{};
         PORTLA_CUBLAS_CHECK(call_dot(blas, n, p, q, &pq));

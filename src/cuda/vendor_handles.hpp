@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cuda/scratch.hpp"
+#include "cuda/vendor_library.hpp"
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
 
@@ -23,13 +24,13 @@ namespace portla::kernels::cuda {
 [[noreturn]] inline void throw_cublas_error(cublasStatus_t status, const char* call,
                                             const char* file, int line) {
     throw DeviceError(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " +
-                      cublasGetStatusString(status));
+                      PORTLA_VENDOR(cublas, cublasGetStatusString)(status));
 }
 
 [[noreturn]] inline void throw_cusparse_error(cusparseStatus_t status, const char* call,
                                               const char* file, int line) {
     throw DeviceError(std::string(file) + ":" + std::to_string(line) + ": " + call + ": " +
-                      cusparseGetErrorString(status));
+                      PORTLA_VENDOR(cusparse, cusparseGetErrorString)(status));
 }
 
 /// The cuBLAS handle of exec's device whose pointer mode is `mode` (one handle per mode, so the
@@ -74,25 +75,25 @@ constexpr cudaDataType data_type() {
 // handle's pointer mode).
 inline cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const double* a, const double* x,
                                 double* y) {
-    return cublasDaxpy_64(h, n, a, x, 1, y, 1);
+    return PORTLA_VENDOR(cublas, cublasDaxpy_64)(h, n, a, x, 1, y, 1);
 }
 inline cublasStatus_t call_axpy(cublasHandle_t h, std::int64_t n, const float* a, const float* x,
                                 float* y) {
-    return cublasSaxpy_64(h, n, a, x, 1, y, 1);
+    return PORTLA_VENDOR(cublas, cublasSaxpy_64)(h, n, a, x, 1, y, 1);
 }
 inline cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const double* x, double* y) {
-    return cublasDcopy_64(h, n, x, 1, y, 1);
+    return PORTLA_VENDOR(cublas, cublasDcopy_64)(h, n, x, 1, y, 1);
 }
 inline cublasStatus_t call_copy(cublasHandle_t h, std::int64_t n, const float* x, float* y) {
-    return cublasScopy_64(h, n, x, 1, y, 1);
+    return PORTLA_VENDOR(cublas, cublasScopy_64)(h, n, x, 1, y, 1);
 }
 inline cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const double* x, const double* y,
                                double* result) {
-    return cublasDdot_64(h, n, x, 1, y, 1, result);
+    return PORTLA_VENDOR(cublas, cublasDdot_64)(h, n, x, 1, y, 1, result);
 }
 inline cublasStatus_t call_dot(cublasHandle_t h, std::int64_t n, const float* x, const float* y,
                                float* result) {
-    return cublasSdot_64(h, n, x, 1, y, 1, result);
+    return PORTLA_VENDOR(cublas, cublasSdot_64)(h, n, x, 1, y, 1, result);
 }
 
 }  // namespace portla::kernels::cuda

@@ -69,7 +69,7 @@ std::list<SpmvPlan> spmv_plans;  // most recently used first
 // used by an SpMV in flight is released only after it.
 void destroy_plan(SpmvPlan& plan) noexcept {
     if (cudaSetDevice(plan.key.device) == cudaSuccess) {
-        if (plan.matrix) (void)cusparseDestroySpMat(plan.matrix);
+        if (plan.matrix) (void)PORTLA_VENDOR(cusparse, cusparseDestroySpMat)(plan.matrix);
         if (plan.buffer) (void)cudaFree(plan.buffer);
     }
     (void)cudaGetLastError();
@@ -86,9 +86,9 @@ struct VendorReleaser {
         spmv_plans.clear();
         for (auto& [device, h] : handles) {
             if (cudaSetDevice(device) != cudaSuccess) continue;
-            if (h.blas_host) (void)cublasDestroy(h.blas_host);
-            if (h.blas_device) (void)cublasDestroy(h.blas_device);
-            if (h.sparse) (void)cusparseDestroy(h.sparse);
+            if (h.blas_host) (void)PORTLA_VENDOR(cublas, cublasDestroy)(h.blas_host);
+            if (h.blas_device) (void)PORTLA_VENDOR(cublas, cublasDestroy)(h.blas_device);
+            if (h.sparse) (void)PORTLA_VENDOR(cusparse, cusparseDestroy)(h.sparse);
             h = DeviceHandles{};
         }
         (void)cudaGetLastError();
@@ -109,15 +109,16 @@ cublasHandle_t cublas_handle(const Executor& exec, cublasPointerMode_t mode) {
     cublasHandle_t& slot = mode == CUBLAS_POINTER_MODE_DEVICE ? h.blas_device : h.blas_host;
     if (!slot) {
         cublasHandle_t created = nullptr;
-        PORTLA_CUBLAS_CHECK(cublasCreate(&created));  // on the current device
-        cublasStatus_t status = cublasSetPointerMode(created, mode);
+        PORTLA_CUBLAS_CHECK(
+            PORTLA_VENDOR(cublas, cublasCreate)(&created));  // on the current device
+        cublasStatus_t status = PORTLA_VENDOR(cublas, cublasSetPointerMode)(created, mode);
         const char* call = "cublasSetPointerMode";
         if (status == CUBLAS_STATUS_SUCCESS) {
-            status = cublasSetStream(created, stream_of(exec));
+            status = PORTLA_VENDOR(cublas, cublasSetStream)(created, stream_of(exec));
             call = "cublasSetStream";
         }
         if (status != CUBLAS_STATUS_SUCCESS) {
-            (void)cublasDestroy(created);
+            (void)PORTLA_VENDOR(cublas, cublasDestroy)(created);
             throw_cublas_error(status, call, __FILE__, __LINE__);
         }
         slot = created;
@@ -133,10 +134,12 @@ cusparseHandle_t cusparse_handle(const Executor& exec) {
     DeviceHandles& h = handles[device];
     if (!h.sparse) {
         cusparseHandle_t created = nullptr;
-        PORTLA_CUSPARSE_CHECK(cusparseCreate(&created));  // host pointer mode
-        const cusparseStatus_t status = cusparseSetStream(created, stream_of(exec));
+        PORTLA_CUSPARSE_CHECK(
+            PORTLA_VENDOR(cusparse, cusparseCreate)(&created));  // host pointer mode
+        const cusparseStatus_t status =
+            PORTLA_VENDOR(cusparse, cusparseSetStream)(created, stream_of(exec));
         if (status != CUSPARSE_STATUS_SUCCESS) {
-            (void)cusparseDestroy(created);
+            (void)PORTLA_VENDOR(cusparse, cusparseDestroy)(created);
             throw_cusparse_error(status, "cusparseSetStream", __FILE__, __LINE__);
         }
         h.sparse = created;
@@ -151,22 +154,24 @@ std::int64_t n64(std::size_t n) { return static_cast<std::int64_t>(n); }
 
 // The cuBLAS names not shared with vendor_cg.cu (those are in vendor_handles.hpp).
 cublasStatus_t call_nrm2(cublasHandle_t h, std::int64_t n, const double* x, double* result) {
-    return cublasDnrm2_64(h, n, x, 1, result);
+    return PORTLA_VENDOR(cublas, cublasDnrm2_64)(h, n, x, 1, result);
 }
 cublasStatus_t call_nrm2(cublasHandle_t h, std::int64_t n, const float* x, float* result) {
-    return cublasSnrm2_64(h, n, x, 1, result);
+    return PORTLA_VENDOR(cublas, cublasSnrm2_64)(h, n, x, 1, result);
 }
 // y = A x for A row-major rows x cols: A is the column-major cols x rows matrix A^T, so
 // y = (A^T)^T x with op = T, m = cols, n = rows, lda = cols.
 cublasStatus_t call_gemv(cublasHandle_t h, std::int64_t rows, std::int64_t cols, const double* a,
                          const double* x, double* y) {
     const double one = 1, zero = 0;
-    return cublasDgemv_64(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1, &zero, y, 1);
+    return PORTLA_VENDOR(cublas, cublasDgemv_64)(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1,
+                                                 &zero, y, 1);
 }
 cublasStatus_t call_gemv(cublasHandle_t h, std::int64_t rows, std::int64_t cols, const float* a,
                          const float* x, float* y) {
     const float one = 1, zero = 0;
-    return cublasSgemv_64(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1, &zero, y, 1);
+    return PORTLA_VENDOR(cublas, cublasSgemv_64)(h, CUBLAS_OP_T, cols, rows, &one, a, cols, x, 1,
+                                                 &zero, y, 1);
 }
 
 // data[0, n) = 0 (all-zero bits are +0.0), on the stream of exec's device like a kernel.
@@ -184,8 +189,8 @@ struct DenseVectors {
     DenseVectors(const DenseVectors&) = delete;
     DenseVectors& operator=(const DenseVectors&) = delete;
     ~DenseVectors() {
-        if (x) (void)cusparseDestroyDnVec(x);
-        if (y) (void)cusparseDestroyDnVec(y);
+        if (x) (void)PORTLA_VENDOR(cusparse, cusparseDestroyDnVec)(x);
+        if (y) (void)PORTLA_VENDOR(cusparse, cusparseDestroyDnVec)(y);
     }
 };
 
@@ -209,14 +214,14 @@ const SpmvPlan& spmv_plan(cusparseHandle_t handle, const SpmvKey& key, const Den
     activate(key.device);  // destroy_plan may have switched the device
     SpmvPlan plan;
     plan.key = key;
-    PORTLA_CUSPARSE_CHECK(cusparseCreateConstCsr(
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseCreateConstCsr)(
         &plan.matrix, n64(key.rows), n64(key.cols), n64(key.nnz), key.row_ptrs, key.col_idxs,
         key.values, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, key.type));
     try {
         std::size_t bytes = 0;
-        PORTLA_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one,
-                                                      plan.matrix, v.x, zero, v.y, key.type,
-                                                      kSpmvAlg, &bytes));
+        PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpMV_bufferSize)(
+            handle, CUSPARSE_OPERATION_NON_TRANSPOSE, one, plan.matrix, v.x, zero, v.y, key.type,
+            kSpmvAlg, &bytes));
         if (bytes > 0) PORTLA_CUDA_CHECK(cudaMalloc(&plan.buffer, bytes));
     } catch (...) {
         destroy_plan(plan);  // leaves key.device current
@@ -287,15 +292,18 @@ void vendor_csr_spmv(tag, const Executor& exec, std::size_t rows, std::size_t co
     std::lock_guard<std::mutex> lock(spmv_mutex);
     cusparseHandle_t handle = cusparse_handle(exec);
     DenseVectors v;
-    PORTLA_CUSPARSE_CHECK(cusparseCreateConstDnVec(&v.x, n64(cols), x.data, data_type<T>()));
-    PORTLA_CUSPARSE_CHECK(cusparseCreateDnVec(&v.y, n64(rows), y.data, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateConstDnVec)(&v.x, n64(cols), x.data, data_type<T>()));
+    PORTLA_CUSPARSE_CHECK(
+        PORTLA_VENDOR(cusparse, cusparseCreateDnVec)(&v.y, n64(rows), y.data, data_type<T>()));
     const T one = 1, zero = 0;
     const SpmvKey key{device, row_ptrs.data, col_idxs.data, values.data,
                       rows,   cols,          values.size,   data_type<T>()};
     const SpmvPlan& plan = spmv_plan<T>(handle, key, v, &one, &zero);
     // y = 1 A x + 0 y (beta = 0: y is not read)
-    PORTLA_CUSPARSE_CHECK(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan.matrix,
-                                       v.x, &zero, v.y, data_type<T>(), kSpmvAlg, plan.buffer));
+    PORTLA_CUSPARSE_CHECK(PORTLA_VENDOR(cusparse, cusparseSpMV)(
+        handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, plan.matrix, v.x, &zero, v.y,
+        data_type<T>(), kSpmvAlg, plan.buffer));
 }
 
 // vendor_cg: src/cuda/vendor_cg.cu.

@@ -1,0 +1,55 @@
+// cuBLAS and cuSPARSE at their first use: see vendor_library.hpp.
+#include "cuda/vendor_library.hpp"
+
+#include <cublas_v2.h>
+#include <cusparse.h>
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+
+#include "portla/error.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+#define PORTLA_SO_NAME(stem, major) "lib" stem ".so." PORTLA_VENDOR_STRING(major)
+constexpr const char* kCublas = PORTLA_SO_NAME("cublas", CUBLAS_VER_MAJOR);
+constexpr const char* kCusparse = PORTLA_SO_NAME("cusparse", CUSPARSE_VER_MAJOR);
+#undef PORTLA_SO_NAME
+
+void* open_library(VendorLibrary library) {
+    static std::mutex mutex;
+    static void* handles[2] = {nullptr, nullptr};
+    std::lock_guard<std::mutex> lock(mutex);
+    void*& handle = handles[static_cast<int>(library)];
+    if (!handle) {
+        // Never closed: its functions and handles live until the process ends.
+        handle = dlopen(vendor_library_name(library), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+            const char* why = dlerror();
+            throw DeviceError(
+                std::string("cuda: cannot open ") + vendor_library_name(library) +
+                " (the vendor library path needs it): " + (why ? why : "unknown error"));
+        }
+    }
+    return handle;
+}
+
+}  // namespace
+
+const char* vendor_library_name(VendorLibrary library) {
+    return library == VendorLibrary::cublas ? kCublas : kCusparse;
+}
+
+void* vendor_symbol(VendorLibrary library, const char* symbol) {
+    void* handle = open_library(library);
+    dlerror();
+    void* address = dlsym(handle, symbol);
+    if (!address)
+        throw DeviceError(std::string("cuda: ") + vendor_library_name(library) + " has no " +
+                          symbol);
+    return address;
+}
+
+}  // namespace portla::kernels::cuda
