@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 #include "cuda/vendor_library.hpp"
@@ -19,36 +20,46 @@ namespace {
 using kernels::cuda::vendor_symbol;
 using kernels::cuda::VendorLibrary;
 
-// Every function src/cuda calls through PORTLA_VENDOR (the names macro-expanded as there).
-#define PORTLA_CUBLAS_USED(X)                                                                   \
-    X(cublasCreate)                                                                             \
-    X(cublasDestroy)                                                                            \
-    X(cublasSetStream) X(cublasSetPointerMode) X(cublasGetStatusString) X(cublasDaxpy_64)       \
-        X(cublasSaxpy_64) X(cublasDcopy_64) X(cublasScopy_64) X(cublasDdot_64) X(cublasSdot_64) \
-            X(cublasDnrm2_64) X(cublasSnrm2_64) X(cublasDscal_64) X(cublasSscal_64)             \
-                X(cublasDgemv_64) X(cublasSgemv_64) X(cublasGemmEx) X(cublasDgetrfBatched)      \
-                    X(cublasSgetrfBatched) X(cublasDgetrsBatched) X(cublasSgetrsBatched)
-#define PORTLA_CUSPARSE_USED(X)                                                                   \
-    X(cusparseCreate)                                                                             \
-    X(cusparseDestroy)                                                                            \
-    X(cusparseSetStream) X(cusparseGetErrorString) X(cusparseCreateCsr) X(cusparseCreateConstCsr) \
-        X(cusparseDestroySpMat) X(cusparseSpMatSetAttribute) X(cusparseCreateDnVec)               \
-            X(cusparseCreateConstDnVec) X(cusparseDestroyDnVec) X(cusparseSpMV)                   \
-                X(cusparseSpMV_bufferSize) X(cusparseSpSV_createDescr)                            \
-                    X(cusparseSpSV_destroyDescr) X(cusparseSpSV_bufferSize)                       \
-                        X(cusparseSpSV_analysis) X(cusparseSpSV_solve)
+// Every function src/cuda calls through PORTLA_VENDOR, its name macro-expanded as there.
+#define PORTLA_NAME(f) PORTLA_VENDOR_STRING(f)
+const char* const cublas_used[] = {
+    PORTLA_NAME(cublasCreate),          PORTLA_NAME(cublasDestroy),
+    PORTLA_NAME(cublasSetStream),       PORTLA_NAME(cublasSetPointerMode),
+    PORTLA_NAME(cublasGetStatusString), PORTLA_NAME(cublasDaxpy_64),
+    PORTLA_NAME(cublasSaxpy_64),        PORTLA_NAME(cublasDcopy_64),
+    PORTLA_NAME(cublasScopy_64),        PORTLA_NAME(cublasDdot_64),
+    PORTLA_NAME(cublasSdot_64),         PORTLA_NAME(cublasDnrm2_64),
+    PORTLA_NAME(cublasSnrm2_64),        PORTLA_NAME(cublasDscal_64),
+    PORTLA_NAME(cublasSscal_64),        PORTLA_NAME(cublasDgemv_64),
+    PORTLA_NAME(cublasSgemv_64),        PORTLA_NAME(cublasGemmEx),
+    PORTLA_NAME(cublasDgetrfBatched),   PORTLA_NAME(cublasSgetrfBatched),
+    PORTLA_NAME(cublasDgetrsBatched),   PORTLA_NAME(cublasSgetrsBatched)};
+const char* const cusparse_used[] = {PORTLA_NAME(cusparseCreate),
+                                     PORTLA_NAME(cusparseDestroy),
+                                     PORTLA_NAME(cusparseSetStream),
+                                     PORTLA_NAME(cusparseGetErrorString),
+                                     PORTLA_NAME(cusparseCreateCsr),
+                                     PORTLA_NAME(cusparseCreateConstCsr),
+                                     PORTLA_NAME(cusparseDestroySpMat),
+                                     PORTLA_NAME(cusparseSpMatSetAttribute),
+                                     PORTLA_NAME(cusparseCreateDnVec),
+                                     PORTLA_NAME(cusparseCreateConstDnVec),
+                                     PORTLA_NAME(cusparseDestroyDnVec),
+                                     PORTLA_NAME(cusparseSpMV),
+                                     PORTLA_NAME(cusparseSpMV_bufferSize),
+                                     PORTLA_NAME(cusparseSpSV_createDescr),
+                                     PORTLA_NAME(cusparseSpSV_destroyDescr),
+                                     PORTLA_NAME(cusparseSpSV_bufferSize),
+                                     PORTLA_NAME(cusparseSpSV_analysis),
+                                     PORTLA_NAME(cusparseSpSV_solve)};
+#undef PORTLA_NAME
 
 TEST(VendorLibrary, EveryUsedFunctionResolves) {
-    int count = 0;
-#define PORTLA_RESOLVE(lib, f)                                                     \
-    EXPECT_NE(vendor_symbol(VendorLibrary::lib, PORTLA_VENDOR_STRING(f)), nullptr) \
-        << PORTLA_VENDOR_STRING(f);                                                \
-    ++count;
-#define PORTLA_RESOLVE_CUBLAS(f) PORTLA_RESOLVE(cublas, f)
-#define PORTLA_RESOLVE_CUSPARSE(f) PORTLA_RESOLVE(cusparse, f)
-    PORTLA_CUBLAS_USED(PORTLA_RESOLVE_CUBLAS)
-    PORTLA_CUSPARSE_USED(PORTLA_RESOLVE_CUSPARSE)
-    EXPECT_EQ(count, 40);
+    for (const char* name : cublas_used)
+        EXPECT_NE(vendor_symbol(VendorLibrary::cublas, name), nullptr) << name;
+    for (const char* name : cusparse_used)
+        EXPECT_NE(vendor_symbol(VendorLibrary::cusparse, name), nullptr) << name;
+    EXPECT_EQ(std::size(cublas_used) + std::size(cusparse_used), 40u);
     // The macro-expanded names are the exported ones, not the header's spelling.
     EXPECT_STREQ(PORTLA_VENDOR_STRING(cublasDaxpy_64), "cublasDaxpy_v2_64");
     // And the call-site macro gives a typed pointer to the same function.
