@@ -26,6 +26,13 @@ void* open_library(VendorLibrary library) {
     if (!handle) {
         // Never closed: its functions and handles live until the process ends.
         handle = dlopen(vendor_library_name(library), RTLD_NOW | RTLD_LOCAL);
+#ifdef PORTLA_CUDA_LIBRARY_DIR
+        // Not on the loader's paths: the toolkit portla was built with.
+        if (!handle)
+            handle = dlopen(
+                (std::string(PORTLA_CUDA_LIBRARY_DIR) + "/" + vendor_library_name(library)).c_str(),
+                RTLD_NOW | RTLD_LOCAL);
+#endif
         if (!handle) {
             const char* why = dlerror();
             throw DeviceError(
