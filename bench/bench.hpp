@@ -38,7 +38,10 @@ struct CaseConfig {
 /// One measured point. Times in seconds; the statistics are over the timed calls.
 struct Point {
     std::string kernel, backend, precision;
-    std::string variant;    ///< CaseConfig::variant
+    std::string variant;  ///< CaseConfig::variant
+    /// What timed the calls: "device" (a GPU's events) or "host" (a steady clock between two
+    /// synchronisations: CPUs, opencl's timer, host-timed kernels, --host-clock).
+    std::string clock;
     std::size_t n = 0;      ///< vector length / unknowns / matrix rows (dense)
     int wg = 0, items = 0;  ///< launch configuration (0 where the backend has none)
     int threads = 0;        ///< omp vector kernels: LaunchConfig::threads

@@ -107,7 +107,8 @@ Point measure(const CaseConfig& config) {
     if ((launch || threads) && !config.tuned) exec.set_launch(config.launch);
     detail::Case cs = detail::make_case(config, exec);
     const std::size_t cache = last_level_cache_bytes(exec);
-    detail::CallTimer timer(exec, cs.host_timed || config.host_clock);
+    const bool host_clock = cs.host_timed || config.host_clock;
+    detail::CallTimer timer(exec, host_clock);
 
     // Warm-up: module load, handle creation, first touch of every input set.
     for (int s = 0; s < cs.sets; ++s) cs.call(s);
@@ -137,6 +138,8 @@ Point measure(const CaseConfig& config) {
     p.backend = config.backend;
     p.precision = config.precision;
     p.variant = config.variant;
+    // opencl's Timer is itself the host clock around clFinish (src/opencl/runtime.cpp).
+    p.clock = host_clock || exec.is_host() || exec.backend() == Backend::opencl ? "host" : "device";
     p.n = cs.n;
     // The configuration the kernel ran with: the profile's for a tuned run.
     LaunchConfig used = config.launch;

@@ -344,13 +344,14 @@ int run(const BenchOptions& o) {
         j["commit"] = commit;
         j["precision"] = o.precision;
         j["flush_cache"] = o.flush_cache;
-        j["clock"] = o.host_clock ? "host" : "device";
+        j["host_clock"] = o.host_clock;
         j["points"] = nlohmann::json::array();
         for (const auto& p : points)
             j["points"].push_back({{"kernel", p.kernel},
                                    {"backend", p.backend},
                                    {"precision", p.precision},
                                    {"variant", p.variant},
+                                   {"clock", p.clock},
                                    {"n", p.n},
                                    {"wg", p.wg},
                                    {"items", p.items},

@@ -77,8 +77,9 @@ void destroy_plan(SpmvPlan& plan) noexcept {
 }
 
 // Releases plans and handles at exit. Constructed on the first handle creation, i.e. after the
-// CUDA runtime registered its exit handler (activate() initialised it), so it runs before the
-// runtime tears the contexts down (as ScratchReleaser in runtime.cu).
+// CUDA runtime registered its exit handler (activate() initialised it) and after cuBLAS and
+// cuSPARSE were opened (open_vendor_libraries), so it runs before the runtime tears the contexts
+// down (as ScratchReleaser in runtime.cu) and before either library's own exit handlers.
 struct VendorReleaser {
     ~VendorReleaser() {
         std::scoped_lock lock(spmv_mutex, handles_mutex);
@@ -102,6 +103,7 @@ void register_releaser() { static VendorReleaser releaser; }
 // The stream is set once, at creation: the device has one stream (stream_of) for the process,
 // shared by every executor of the device, and cublasSetStream would also reset the workspace.
 cublasHandle_t cublas_handle(const Executor& exec, cublasPointerMode_t mode) {
+    open_vendor_libraries();  // both, before the releaser exists
     const int device = exec.device_id();
     activate(device);
     std::lock_guard<std::mutex> lock(handles_mutex);
@@ -128,6 +130,7 @@ cublasHandle_t cublas_handle(const Executor& exec, cublasPointerMode_t mode) {
 }
 
 cusparseHandle_t cusparse_handle(const Executor& exec) {
+    open_vendor_libraries();  // both, before the releaser exists
     const int device = exec.device_id();
     activate(device);
     std::lock_guard<std::mutex> lock(handles_mutex);

@@ -23,27 +23,32 @@ void* open_library(VendorLibrary library) {
     static void* handles[2] = {nullptr, nullptr};
     std::lock_guard<std::mutex> lock(mutex);
     void*& handle = handles[static_cast<int>(library)];
-    if (!handle) {
-        // Never closed: its functions and handles live until the process ends.
-        handle = dlopen(vendor_library_name(library), RTLD_NOW | RTLD_LOCAL);
+    if (handle) return handle;
+    // Never closed: its functions and handles live until the process ends.
+    handle = dlopen(vendor_library_name(library), RTLD_NOW | RTLD_LOCAL);
+    if (handle) return handle;
+    const char* why = dlerror();
+    std::string reasons = why ? why : "unknown error";
 #ifdef PORTLA_CUDA_LIBRARY_DIR
-        // Not on the loader's paths: the toolkit portla was built with.
-        if (!handle)
-            handle = dlopen(
-                (std::string(PORTLA_CUDA_LIBRARY_DIR) + "/" + vendor_library_name(library)).c_str(),
-                RTLD_NOW | RTLD_LOCAL);
+    // Not on the loader's paths: the toolkit portla was built with.
+    const std::string path =
+        std::string(PORTLA_CUDA_LIBRARY_DIR) + "/" + vendor_library_name(library);
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle) return handle;
+    why = dlerror();
+    reasons += "; " + (why ? std::string(why) : path + ": unknown error");
 #endif
-        if (!handle) {
-            const char* why = dlerror();
-            throw DeviceError(
-                std::string("cuda: cannot open ") + vendor_library_name(library) +
-                " (the vendor library path needs it): " + (why ? why : "unknown error"));
-        }
-    }
-    return handle;
+    throw DeviceError(std::string("cuda: cannot open ") + vendor_library_name(library) +
+                      " (the vendor library path needs it): " + reasons);
 }
 
 }  // namespace
+
+void open_vendor_libraries() {
+    static const bool opened =
+        (open_library(VendorLibrary::cublas), open_library(VendorLibrary::cusparse), true);
+    (void)opened;
+}
 
 const char* vendor_library_name(VendorLibrary library) {
     return library == VendorLibrary::cublas ? kCublas : kCusparse;

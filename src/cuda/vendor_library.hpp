@@ -14,6 +14,12 @@ enum class VendorLibrary { cublas, cusparse };
 /// when the library lacks it.
 void* vendor_symbol(VendorLibrary library, const char* symbol);
 
+/// Opens both libraries (once; a later call returns at once). The vendor paths call it before
+/// they create a handle or register anything to run at exit: a library registers its own exit
+/// handlers when it is opened, and those run before the handlers registered earlier, so both
+/// must be open before portla's releaser of their handles exists (vendor_kernels.cu).
+void open_vendor_libraries();
+
 /// The file name vendor_symbol opens for `library` (libcublas.so.13, ...).
 const char* vendor_library_name(VendorLibrary library);
 
