@@ -70,6 +70,8 @@ class CallTimer {
 public:
     CallTimer(const Executor& exec, bool host_clock)
         : exec_(exec), host_clock_(host_clock), timer_(exec) {}
+    /// "device" where the executor's events time the calls, else "host".
+    const char* clock() const { return host_clock_ || !timer_.on_device() ? "host" : "device"; }
     template <typename Fn>
     double time(Fn&& fn) {
         if (host_clock_) {
@@ -107,8 +109,7 @@ Point measure(const CaseConfig& config) {
     if ((launch || threads) && !config.tuned) exec.set_launch(config.launch);
     detail::Case cs = detail::make_case(config, exec);
     const std::size_t cache = last_level_cache_bytes(exec);
-    const bool host_clock = cs.host_timed || config.host_clock;
-    detail::CallTimer timer(exec, host_clock);
+    detail::CallTimer timer(exec, cs.host_timed || config.host_clock);
 
     // Warm-up: module load, handle creation, first touch of every input set.
     for (int s = 0; s < cs.sets; ++s) cs.call(s);
@@ -138,8 +139,7 @@ Point measure(const CaseConfig& config) {
     p.backend = config.backend;
     p.precision = config.precision;
     p.variant = config.variant;
-    // opencl's Timer is itself the host clock around clFinish (src/opencl/runtime.cpp).
-    p.clock = host_clock || exec.is_host() || exec.backend() == Backend::opencl ? "host" : "device";
+    p.clock = timer.clock();
     p.n = cs.n;
     // The configuration the kernel ran with: the profile's for a tuned run.
     LaunchConfig used = config.launch;

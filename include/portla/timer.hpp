@@ -25,6 +25,9 @@ public:
     void stop();
     /// Seconds between the last start() and stop(); blocks until the work before stop() is done.
     double seconds() const;
+    /// Whether the device's clock measures (a GPU's events) rather than the host's steady
+    /// clock around a synchronisation (CPUs, opencl).
+    bool on_device() const;
 
 private:
     std::unique_ptr<detail::Event> start_, stop_;

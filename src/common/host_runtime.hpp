@@ -42,6 +42,7 @@ public:
         return std::chrono::duration<double>(time_ - static_cast<const HostEvent&>(start).time_)
             .count();
     }
+    bool on_device() const override { return false; }
 
 private:
     std::chrono::steady_clock::time_point time_ = std::chrono::steady_clock::now();

@@ -234,5 +234,6 @@ Timer& Timer::operator=(Timer&&) noexcept = default;
 void Timer::start() { start_->record(); }
 void Timer::stop() { stop_->record(); }
 double Timer::seconds() const { return stop_->seconds_since(*start_); }
+bool Timer::on_device() const { return stop_->on_device(); }
 
 }  // namespace portla

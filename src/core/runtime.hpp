@@ -27,6 +27,8 @@ public:
     virtual void record() = 0;
     /// Seconds from `start` (recorded earlier) to this event; blocks until this event passed.
     virtual double seconds_since(const Event& start) const = 0;
+    /// Whether the device's own clock measures (a GPU's events), or the host's steady clock.
+    virtual bool on_device() const { return true; }
 };
 
 /// A fixed sequence of work captured once and launched again and again (a CUDA graph on cuda;

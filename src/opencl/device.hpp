@@ -104,7 +104,8 @@ public:
     Launch& buffer(const void* ptr);
     /// Device::scratch at byte offset `offset`.
     Launch& scratch(std::size_t offset);
-    /// The partials and the counter of a one-launch reduction (PORTLA_ONE_LAUNCH in common.cl).
+    /// The one argument of a one-launch reduction (PORTLA_ONE_LAUNCH in common.cl): the device's
+    /// scratch, its partials at byte 0 and its counter at kScratchCounter.
     /// Safe without the launch lock past run(): the queue is in order, so the next reduction
     /// starts after this one has reset the counter and read its partials.
     Launch& one_launch_reduction() {

@@ -389,6 +389,7 @@ public:
         return std::chrono::duration<double>(time_ - static_cast<const OpenclEvent&>(start).time_)
             .count();
     }
+    bool on_device() const override { return false; }
 
 private:
     Device& device_;
