@@ -33,6 +33,11 @@ struct CaseConfig {
     /// backend (a GPU's default is its device events): one clock for backends whose timers
     /// differ (opencl's is the host clock around clFinish, cuda's are events).
     bool host_clock = false;
+    /// Calls timed together, back to back on the stream, the sample being their mean (the way
+    /// the shared PERFORMANCE.md's cuBLAS figures were taken: T0 is then the cost of a call in
+    /// a stream of calls, not of one call between two events). Per-iteration solver cases
+    /// (with a baseline) always take 1.
+    int calls_per_sample = 1;
 };
 
 /// One measured point. Times in seconds; the statistics are over the timed calls.
@@ -49,6 +54,7 @@ struct Point {
     double time_s = 0;      ///< median
     double time_min_s = 0, time_q1_s = 0, time_q3_s = 0, time_max_s = 0;
     int reps = 0;
+    int calls_per_sample = 1;  ///< CaseConfig::calls_per_sample as used
     int input_sets = 1;        ///< inputs rotated so that the working set exceeds the cache
     double bandwidth_gbs = 0;  ///< bytes / median time
     bool correct = false;      ///< the result matched an independent host computation

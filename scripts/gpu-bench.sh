@@ -26,6 +26,13 @@ b cg_dense_4096 cg-dense --backend cuda,cublas,omp,openblas,reference --sizes 2^
 b gpu_cg cg cg-host --backend cuda --sizes 2^10:2^27 --reps 10 --max-time 0.5
 b gpu_cg_vendor cg --backend cusparse --sizes 2^10:2^22 --reps 10 --max-time 0.5
 b gpu_blas1 copy axpby dot dot-host norm2 fused-cg unfused-cg --backend cuda,cublas --sizes 2^10:2^27 --reps 40 --max-time 0.2
+# The vector kernels timed as a stream of 20 calls per sample (T0 of a call among calls, the
+# shared PERFORMANCE.md's way for cuBLAS), and with one element per access (16-byte packs off).
+b gpu_blas1_stream axpby dot fused-cg --backend cuda,cublas --sizes 2^10:2^27 --reps 40 --max-time 0.2 --calls-per-sample 20
+PORTLA_PACKED_LOADS=off b gpu_blas1_unpacked axpby dot fused-cg --backend cuda --sizes 2^10:2^27 --reps 40 --max-time 0.2
+PORTLA_PACKED_LOADS=off b gpu_blas1_unpacked_stream axpby dot fused-cg --backend cuda --sizes 2^10:2^27 --reps 40 --max-time 0.2 --calls-per-sample 20
+b gpu_blas1_packs axpby dot --backend cuda --wg 256,512,1024 --items 1,2,4,8 --sizes 2^16:2^27 --reps 20 --max-time 0.1
+b gpu_vendor spmv-csr --backend cuda,cusparse --sizes 2^16:2^24 --reps 20 --max-time 0.2
 b cpu16_omp copy axpby dot norm2 fused-cg unfused-cg gemv --backend omp --sizes 2^16:2^27 --reps 10 --max-time 0.1
 b cpu16_openblas copy axpby dot norm2 unfused-cg gemv --backend openblas --sizes 2^16:2^27 --reps 10 --max-time 0.1
 b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2

@@ -2,7 +2,8 @@
 # The whole GPU check in one call (for the lent H100): build for sm_90, run every test, run the
 # cuda tests under compute-sanitizer memcheck, then the CG timings; logs and JSON go to $OUT.
 #   usage: OUT=/some/dir scripts/gpu-check.sh [--bench|--bench-only] [SWEEP...]
-# With --bench it also runs the benchmarks (all, or the named sweeps: see below); --bench-only
+# GPU_TESTS="test_x test_y" runs those test binaries (and memcheck of each) instead of every
+# test. With --bench it also runs the benchmarks (all, or the named sweeps: see below); --bench-only
 # skips the tests. Everything ends up in $OUT/results.tgz (the
 # device tool returns at most 8 files), with a summary printed last.
 set -uo pipefail
@@ -37,7 +38,22 @@ targets=()  # benchmarks alone need only the CLI
 cmake --build "$BUILD" -j "$(nproc)" "${targets[@]}" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; status=1; }
 grep -E "warning" "$OUT/build.log" | head -10
 
-if [ "${1:-}" != "--bench-only" ]; then
+if [ -n "${GPU_TESTS:-}" ] && [ "${1:-}" != "--bench-only" ]; then
+# GPU_TESTS="test_a test_b": those test binaries alone, then each (or those of GPU_MEMCHECK)
+# under memcheck (a short call);
+# the opencl, Python and mpirun steps are skipped.
+step "tests: $GPU_TESTS"
+for t in $GPU_TESTS; do
+  "$BUILD/tests/$t" > "$OUT/$t.log" 2>&1 || status=1
+  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]' "$OUT/$t.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED  \]" "$OUT/$t.log" | head -5
+done
+for t in ${GPU_MEMCHECK:-$GPU_TESTS}; do
+  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+    "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 || status=1
+  echo "memcheck $t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
+done
+elif [ "${1:-}" != "--bench-only" ]; then
 step "all tests"
 (cd "$BUILD" && ctest -j 4 --output-on-failure > "$OUT/ctest.log" 2>&1) || status=1
 grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40

@@ -36,6 +36,7 @@ struct BenchOptions {
     std::string precision = "double";
     bool flush_cache = false;
     bool host_clock = false;
+    int calls_per_sample = 1;
     JsonOutput json;
     std::string csv, plot;
     bool quiet = false;
@@ -244,6 +245,8 @@ int run(const BenchOptions& o) {
     if (o.precision != "double" && o.precision != "float")
         throw BadInput("bench: --precision must be double or float");
     if (o.reps < 1) throw BadInput("bench: --reps must be >= 1");
+    if (o.calls_per_sample < 1 || o.calls_per_sample > 1000)
+        throw BadInput("bench: --calls-per-sample must be in 1..1000");
     for (const auto& b : o.backends)
         if (!backend_runs_here(b))
             throw DeviceError("bench: backend '" + b + "' needs a GPU, and none was found");
@@ -283,6 +286,7 @@ int run(const BenchOptions& o) {
                     c.max_time_s = o.max_time;
                     c.flush_cache = o.flush_cache;
                     c.host_clock = o.host_clock;
+                    c.calls_per_sample = o.calls_per_sample;
                     try {
                         const auto p = bench::measure(c);
                         points.push_back(p);
@@ -345,6 +349,7 @@ int run(const BenchOptions& o) {
         j["precision"] = o.precision;
         j["flush_cache"] = o.flush_cache;
         j["host_clock"] = o.host_clock;
+        j["calls_per_sample"] = o.calls_per_sample;
         j["points"] = nlohmann::json::array();
         for (const auto& p : points)
             j["points"].push_back({{"kernel", p.kernel},
@@ -363,6 +368,7 @@ int run(const BenchOptions& o) {
                                    {"time_q3_s", p.time_q3_s},
                                    {"time_max_s", p.time_max_s},
                                    {"reps", p.reps},
+                                   {"calls_per_sample", p.calls_per_sample},
                                    {"input_sets", p.input_sets},
                                    {"bandwidth_gbs", p.bandwidth_gbs},
                                    {"correct", p.correct},
@@ -423,6 +429,10 @@ Runner add_bench(CLI::App& app) {
     app.add_flag("--host-clock", o->host_clock,
                  "time every call by the host's clock between two synchronisations, on every "
                  "backend (GPUs otherwise use their events; opencl always the host clock)");
+    app.add_option("--calls-per-sample", o->calls_per_sample,
+                   "calls timed together back to back, the sample being their mean (T0 of a "
+                   "call in a stream of calls, as the shared cuBLAS figures were taken; "
+                   "default 1: one call between two events); 1 for solver iterations");
     add_json_option(app, o->json);  // the points and fits
     app.add_option("--csv", o->csv, "write points as CSV");
     app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size");

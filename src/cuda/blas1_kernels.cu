@@ -3,9 +3,13 @@
 // it, else the device's tuning profile for the kernel and n); fill, pointwise_mul and
 // invert_diagonal from exec.launch(). Everything runs on the stream of exec's device (stream_of).
 //
-// Access pattern (all kernels): the vector is cut into tiles of blockDim * items_per_thread
-// elements; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile, thread t
-// handles t, t + blockDim, t + 2 blockDim, ..., so each warp access is one coalesced run.
+// Access pattern (all kernels): the vector is read and written in packs of 16 bytes (two
+// doubles, four floats: one ld/st.global.v2.f64 or .v4.f32) where every vector of the call is
+// 16-byte aligned, else in packs of one element; the n % W elements after the last whole pack
+// go to the last block's first threads. The packs are cut into tiles of blockDim *
+// items_per_thread packs; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile,
+// thread t handles packs t, t + blockDim, t + 2 blockDim, ..., so each warp access is one
+// coalesced run. PORTLA_PACKED_LOADS=off forces packs of one (for measurements).
 // Items are processed in batches of kBatch: all loads of a batch are issued before its
 // arithmetic and stores, which keeps several loads in flight per thread.
 //
@@ -23,6 +27,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
 
 #include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
@@ -36,19 +44,52 @@ namespace {
 
 constexpr int kBatch = 4;
 
-// Calls op(first, stride, count, n) for every batch of this thread: elements
-// first + j * stride for j < count (and first + j * stride < n, which op checks).
-template <typename Op>
+// W consecutive elements loaded or stored as one access: 16 bytes (double2, float4) where every
+// vector of the call is 16-byte aligned, else 1 (Pack<T, 1>).
+template <typename T, int W>
+struct alignas(W * sizeof(T)) Pack {
+    T v[W];
+};
+template <typename T>
+constexpr int kPackWidth = 16 / sizeof(T);
+
+inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+template <int W, typename T>
+__device__ __forceinline__ Pack<T, W> load_pack(const T* p, std::size_t chunk) {
+    return reinterpret_cast<const Pack<T, W>*>(p)[chunk];
+}
+template <int W, typename T>
+__device__ __forceinline__ void store_pack(T* p, std::size_t chunk, const Pack<T, W>& v) {
+    reinterpret_cast<Pack<T, W>*>(p)[chunk] = v;
+}
+template <int W, typename T>
+__device__ __forceinline__ Pack<T, W> zero_pack() {
+    Pack<T, W> z;
+#pragma unroll
+    for (int w = 0; w < W; ++w) z.v[w] = T(0);
+    return z;
+}
+
+// Calls op.template step<W>(first, stride, count, chunks) for every batch of this thread over
+// the `chunks` packs of W elements: packs first + j * stride for j < count (and
+// first + j * stride < chunks, which op checks). Then the n % W elements after the last whole
+// pack, one per thread of the grid's last block, as packs of 1.
+template <int W, typename Op>
 __device__ __forceinline__ void for_each_batch(std::size_t n, int items_per_thread, Op& op) {
+    const std::size_t chunks = n / W;
     const std::size_t stride = blockDim.x;
     const std::size_t tile = stride * static_cast<std::size_t>(items_per_thread);
-    for (std::size_t start = blockIdx.x * tile; start < n; start += gridDim.x * tile) {
+    for (std::size_t start = blockIdx.x * tile; start < chunks; start += gridDim.x * tile) {
         for (int k = 0; k < items_per_thread; k += kBatch) {
             const std::size_t first = start + static_cast<std::size_t>(k) * stride;
-            if (first >= n) break;
-            op(first + threadIdx.x, stride, min(kBatch, items_per_thread - k), n);
+            if (first >= chunks) break;
+            op.template step<W>(first + threadIdx.x, stride, min(kBatch, items_per_thread - k),
+                                chunks);
         }
     }
+    if (W > 1 && blockIdx.x == gridDim.x - 1 && threadIdx.x < n % W)
+        op.template step<1>(chunks * W + threadIdx.x, 0, 1, n);
 }
 
 __device__ __forceinline__ bool in_batch(int j, int count, std::size_t i, std::size_t n) {
@@ -59,11 +100,17 @@ template <typename T>
 struct FillOp {
     T value;
     T* y;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
+    bool aligned() const { return aligned16(y); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> v;
+#pragma unroll
+        for (int w = 0; w < W; ++w) v.v[w] = value;
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            if (in_batch(j, count, i, n)) y[i] = value;
+            if (!in_batch(j, count, i, chunks)) continue;
+            store_pack<W>(y, i, v);
         }
     }
 };
@@ -72,17 +119,20 @@ template <typename T>
 struct CopyOp {
     const T* x;
     T* y;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
-        T xv[kBatch];
+    bool aligned() const { return aligned16(x) && aligned16(y); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> xv[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            xv[j] = in_batch(j, count, i, n) ? x[i] : T(0);
+            xv[j] = in_batch(j, count, i, chunks) ? load_pack<W>(x, i) : zero_pack<W, T>();
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            if (in_batch(j, count, i, n)) y[i] = xv[j];
+            if (!in_batch(j, count, i, chunks)) continue;
+            store_pack<W>(y, i, xv[j]);
         }
     }
 };
@@ -94,19 +144,26 @@ struct AxpbyOp {
     bool read_y;
     const T* x;
     T* y;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
-        T xv[kBatch], yv[kBatch];
+    bool aligned() const { return aligned16(x) && aligned16(y); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> xv[kBatch], yv[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            const bool ok = in_batch(j, count, i, n);
-            xv[j] = ok ? x[i] : T(0);
-            yv[j] = ok && read_y ? y[i] : T(0);
+            const bool ok = in_batch(j, count, i, chunks);
+            xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
+            yv[j] = ok && read_y ? load_pack<W>(y, i) : zero_pack<W, T>();
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            if (in_batch(j, count, i, n)) y[i] = read_y ? a * xv[j] + b * yv[j] : a * xv[j];
+            if (!in_batch(j, count, i, chunks)) continue;
+            Pack<T, W> out;
+#pragma unroll
+            for (int w = 0; w < W; ++w)
+                out.v[w] = read_y ? a * xv[j].v[w] + b * yv[j].v[w] : a * xv[j].v[w];
+            store_pack<W>(y, i, out);
         }
     }
 };
@@ -116,26 +173,32 @@ struct PointwiseMulOp {
     const T* x;
     const T* y;
     T* z;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
-        T xv[kBatch], yv[kBatch];
+    bool aligned() const { return aligned16(x) && aligned16(y) && aligned16(z); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> xv[kBatch], yv[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            const bool ok = in_batch(j, count, i, n);
-            xv[j] = ok ? x[i] : T(0);
-            yv[j] = ok ? y[i] : T(0);
+            const bool ok = in_batch(j, count, i, chunks);
+            xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
+            yv[j] = ok ? load_pack<W>(y, i) : zero_pack<W, T>();
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            if (in_batch(j, count, i, n)) z[i] = xv[j] * yv[j];
+            if (!in_batch(j, count, i, chunks)) continue;
+            Pack<T, W> out;
+#pragma unroll
+            for (int w = 0; w < W; ++w) out.v[w] = xv[j].v[w] * yv[j].v[w];
+            store_pack<W>(z, i, out);
         }
     }
 };
 
-template <typename Op>
+template <int W, typename Op>
 __global__ void elementwise_kernel(std::size_t n, int items_per_thread, Op op) {
-    for_each_batch(n, items_per_thread, op);
+    for_each_batch<W>(n, items_per_thread, op);
 }
 
 // Reduction bodies: accumulate into `sum` in a fixed order; finish() maps the total.
@@ -144,17 +207,21 @@ struct DotOp {
     const T* x;
     const T* y;
     T sum;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
-        T xv[kBatch], yv[kBatch];
+    bool aligned() const { return aligned16(x) && aligned16(y); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> xv[kBatch], yv[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            const bool ok = in_batch(j, count, i, n);
-            xv[j] = ok ? x[i] : T(0);
-            yv[j] = ok ? y[i] : T(0);
+            const bool ok = in_batch(j, count, i, chunks);
+            xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
+            yv[j] = ok ? load_pack<W>(y, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) sum += xv[j] * yv[j];
+        for (int j = 0; j < kBatch; ++j)
+#pragma unroll
+            for (int w = 0; w < W; ++w) sum += xv[j].v[w] * yv[j].v[w];
     }
     __device__ static T finish(T total) { return total; }
 };
@@ -165,15 +232,19 @@ template <typename T>
 struct Norm2Op {
     const T* x;
     common::ScaledSumOfSquares<T> acc;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
-        T xv[kBatch];
+    bool aligned() const { return aligned16(x); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> xv[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            xv[j] = in_batch(j, count, i, n) ? x[i] : T(0);
+            xv[j] = in_batch(j, count, i, chunks) ? load_pack<W>(x, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) acc.add(fabs(xv[j]));
+        for (int j = 0; j < kBatch; ++j)
+#pragma unroll
+            for (int w = 0; w < W; ++w) acc.add(fabs(xv[j].v[w]));
     }
 };
 
@@ -186,26 +257,31 @@ struct FusedCgOp {
     T* x;
     T* r;
     T sum;
-    __device__ void operator()(std::size_t first, std::size_t stride, int count, std::size_t n) {
-        T pv[kBatch], qv[kBatch], xv[kBatch], rv[kBatch];
+    bool aligned() const { return aligned16(p) && aligned16(q) && aligned16(x) && aligned16(r); }
+    template <int W>
+    __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        Pack<T, W> pv[kBatch], qv[kBatch], xv[kBatch], rv[kBatch];
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            const bool ok = in_batch(j, count, i, n);
-            pv[j] = ok ? p[i] : T(0);
-            qv[j] = ok ? q[i] : T(0);
-            xv[j] = ok ? x[i] : T(0);
-            rv[j] = ok ? r[i] : T(0);
+            const bool ok = in_batch(j, count, i, chunks);
+            pv[j] = ok ? load_pack<W>(p, i) : zero_pack<W, T>();
+            qv[j] = ok ? load_pack<W>(q, i) : zero_pack<W, T>();
+            xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
+            rv[j] = ok ? load_pack<W>(r, i) : zero_pack<W, T>();
         }
 #pragma unroll
         for (int j = 0; j < kBatch; ++j) {
             const std::size_t i = first + j * stride;
-            if (in_batch(j, count, i, n)) {
-                const T r_new = rv[j] - alpha * qv[j];
-                x[i] = xv[j] + alpha * pv[j];
-                r[i] = r_new;
-                sum += r_new * r_new;
+            if (!in_batch(j, count, i, chunks)) continue;
+#pragma unroll
+            for (int w = 0; w < W; ++w) {
+                rv[j].v[w] -= alpha * qv[j].v[w];
+                xv[j].v[w] += alpha * pv[j].v[w];
+                sum += rv[j].v[w] * rv[j].v[w];
             }
+            store_pack<W>(x, i, xv[j]);
+            store_pack<W>(r, i, rv[j]);
         }
     }
     __device__ static T finish(T total) { return total; }
@@ -228,7 +304,7 @@ __device__ __forceinline__ T block_sum(T v, T* warp_sums) {
     return v;
 }
 
-template <typename T, typename Op>
+template <int W, typename T, typename Op>
 __global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* partials,
                               unsigned int* counter, T* result) {
     extern __shared__ __align__(16) unsigned char shared_raw[];
@@ -236,7 +312,7 @@ __global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* par
     __shared__ bool is_last;
 
     op.sum = T(0);
-    for_each_batch(n, items_per_thread, op);
+    for_each_batch<W>(n, items_per_thread, op);
     const T partial = block_sum(op.sum, warp_sums);
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = partial;
@@ -257,10 +333,10 @@ __global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* par
 
 // The three sums of Norm2Op over the grid in one launch (cuda/reduction.cuh's grid_sum);
 // partials: 3 * gridDim.x entries.
-template <typename T>
+template <int W, typename T>
 __global__ void norm2_kernel(std::size_t n, int items_per_thread, Norm2Op<T> op, T* partials,
                              unsigned int* counter, T* result) {
-    for_each_batch(n, items_per_thread, op);
+    for_each_batch<W>(n, items_per_thread, op);
     T v[3] = {op.acc.small, op.acc.medium, op.acc.big};
     if (grid_sum(v, partials, counter) && threadIdx.x == 0)
         result[0] = common::ScaledSumOfSquares<T>{v[0], v[1], v[2]}.finish();
@@ -287,12 +363,35 @@ Grid make_grid(const Executor& exec, const LaunchConfig& cfg, Kernel* kernel, st
             cfg.items_per_thread};
 }
 
-template <typename Op>
+// 16-byte accesses unless PORTLA_PACKED_LOADS=off (for measurements: docs/performance.md).
+bool packed_loads() {
+    static const bool on = [] {
+        const char* v = std::getenv("PORTLA_PACKED_LOADS");
+        return !(v && std::string(v) == "off");
+    }();
+    return on;
+}
+
+// fn(std::integral_constant<int, W>{}) with W = 16 bytes of T where every vector of op is
+// 16-byte aligned, else 1.
+template <typename T, typename Op, typename Fn>
+void with_pack_width(const Op& op, Fn&& fn) {
+    if (packed_loads() && op.aligned())
+        fn(std::integral_constant<int, kPackWidth<T>>{});
+    else
+        fn(std::integral_constant<int, 1>{});
+}
+
+template <typename T, typename Op>
 void launch_elementwise(const Executor& exec, const LaunchConfig& cfg, std::size_t n, Op op) {
     if (n == 0) return;
     activate(exec.device_id());
-    const Grid g = make_grid(exec, cfg, elementwise_kernel<Op>, n);
-    elementwise_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(n, g.items_per_thread, op);
+    with_pack_width<T>(op, [&](auto width) {
+        constexpr int W = decltype(width)::value;
+        const Grid g = make_grid(exec, cfg, elementwise_kernel<W, Op>, n / W);
+        elementwise_kernel<W>
+            <<<g.blocks, g.threads, 0, stream_of(exec)>>>(n, g.items_per_thread, op);
+    });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -306,10 +405,13 @@ void launch_reduction(const Executor& exec, const LaunchConfig& cfg, std::size_t
         return;
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, cfg, reduce_kernel<T, Op>, n, scratch.capacity);
-    const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
-    reduce_kernel<T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
-        n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
+    with_pack_width<T>(op, [&](auto width) {
+        constexpr int W = decltype(width)::value;
+        const Grid g = make_grid(exec, cfg, reduce_kernel<W, T, Op>, n / W, scratch.capacity);
+        const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
+        reduce_kernel<W, T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
+            n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
+    });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -322,10 +424,14 @@ void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
     const LaunchConfig cfg = tuning::launch_for(exec, tuning::Kernel::norm2, x.size);
-    const Grid g = make_grid(exec, cfg, norm2_kernel<T>, x.size, scratch.capacity / 3);
-    norm2_kernel<T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
-        x.size, g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
-        scratch.counter, result);
+    const Norm2Op<T> op{x.data, {}};
+    with_pack_width<T>(op, [&](auto width) {
+        constexpr int W = decltype(width)::value;
+        const Grid g = make_grid(exec, cfg, norm2_kernel<W, T>, x.size / W, scratch.capacity / 3);
+        norm2_kernel<W, T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
+            x.size, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter,
+            result);
+    });
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -355,24 +461,24 @@ void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long lo
 
 template <typename T>
 void fill(tag, const Executor& exec, view<T> x, T value) {
-    launch_elementwise(exec, exec.launch(), x.size, FillOp<T>{value, x.data});
+    launch_elementwise<T>(exec, exec.launch(), x.size, FillOp<T>{value, x.data});
 }
 
 template <typename T>
 void copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
-    launch_elementwise(exec, tuning::launch_for(exec, tuning::Kernel::copy, y.size), y.size,
-                       CopyOp<T>{x.data, y.data});
+    launch_elementwise<T>(exec, tuning::launch_for(exec, tuning::Kernel::copy, y.size), y.size,
+                          CopyOp<T>{x.data, y.data});
 }
 
 template <typename T>
 void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
-    launch_elementwise(exec, tuning::launch_for(exec, tuning::Kernel::axpby, y.size), y.size,
-                       AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
+    launch_elementwise<T>(exec, tuning::launch_for(exec, tuning::Kernel::axpby, y.size), y.size,
+                          AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
 }
 
 template <typename T>
 void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
-    launch_elementwise(exec, exec.launch(), z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
+    launch_elementwise<T>(exec, exec.launch(), z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
 }
 
 template <typename T>

@@ -288,6 +288,87 @@ TYPED_TEST(Blas1, SizesAreChecked) {
     EXPECT_THROW(blas::dot<T>(this->exec, x, y), DimensionMismatch);
 }
 
+// Views that start 1-3 elements into their arrays (cuda reads 16 bytes at a time where every
+// vector of a call is 16-byte aligned, one element at a time otherwise): every kernel against the
+// reference, with the arrays' entries outside the views left as they were.
+TYPED_TEST(Blas1, ViewsAtEveryOffset) {
+    using T = TypeParam;
+    constexpr std::size_t pad = 4;
+    const T a = T(0.75), b = T(-1.25);
+    for (const std::size_t n :
+         {std::size_t{1}, std::size_t{7}, std::size_t{1025}, std::size_t{10007}}) {
+        for (std::size_t ox = 0; ox < pad; ++ox) {
+            const std::size_t oy = (ox * 3 + 1) % pad;  // x and y at different offsets too
+            for (const std::size_t off_y : {ox, oy}) {
+                SCOPED_TRACE("n = " + std::to_string(n) + ", offsets " + std::to_string(ox) + ", " +
+                             std::to_string(off_y));
+                const auto xh = random_vector<T>(n + pad, unsigned(9 * n + ox + 1));
+                const auto yh = random_vector<T>(n + pad, unsigned(9 * n + off_y + 2));
+                Array<T> x(this->exec, xh), y(this->exec, yh), z(this->exec, yh);
+                const const_view<T> xv(x.get_view().data + ox, n);
+                const view<T> yv(y.get_view().data + off_y, n), zv(z.get_view().data + ox, n);
+                std::vector<T> xs(xh.begin() + ox, xh.begin() + ox + n),
+                    ys(yh.begin() + off_y, yh.begin() + off_y + n);
+                Array<T> xr(this->ref, xs), yr(this->ref, ys);
+                double abs_xy = 0;
+                for (std::size_t i = 0; i < n; ++i) abs_xy += std::abs(double(xs[i]) * ys[i]);
+                EXPECT_NEAR(blas::dot<T>(this->exec, xv, yv), blas::dot<T>(this->ref, xr, yr),
+                            this->sum_tol(n, abs_xy));
+                const double want_norm = blas::norm2<T>(this->ref, yr);
+                EXPECT_NEAR(blas::norm2<T>(this->exec, yv), want_norm,
+                            this->sum_tol(n, want_norm * want_norm) / (2 * want_norm) +
+                                eps<T>() * want_norm);
+                blas::pointwise_mul<T>(this->exec, xv, yv, zv);
+                blas::axpby<T>(this->exec, a, xv, b, yv);
+                blas::axpby<T>(this->ref, a, xr, b, yr);
+                const auto got = y.to_host(), want = yr.to_host(), prod = z.to_host();
+                for (std::size_t i = 0; i < n + pad; ++i) {
+                    const bool in = i >= off_y && i < off_y + n;
+                    if (!in) {
+                        ASSERT_EQ(got[i], yh[i]) << "outside the view, i = " << i;
+                        continue;
+                    }
+                    const std::size_t k = i - off_y;
+                    ASSERT_NEAR(got[i], want[k],
+                                this->elem_tol(std::abs(a * xs[k]) + std::abs(b * ys[k])))
+                        << "i = " << i;
+                }
+                for (std::size_t i = 0; i < n + pad; ++i) {
+                    if (i < ox || i >= ox + n)
+                        ASSERT_EQ(prod[i], yh[i]) << "outside the view, i = " << i;
+                    else
+                        ASSERT_EQ(prod[i], xs[i - ox] * ys[i - ox]) << "i = " << i;
+                }
+                // The fused update on the same views: x and r are y's and z's arrays.
+                Array<T> r(this->exec, yh);
+                const view<T> rv(r.get_view().data + off_y, n);
+                auto rr = poisoned<T>(this->exec, 1);
+                Array<T> pr(this->ref, xs), qr(this->ref, xs), rr_ref(this->ref, ys);
+                Array<T> x2(this->exec, yh);
+                const view<T> x2v(x2.get_view().data + ox, n);
+                std::vector<T> x2s(yh.begin() + ox, yh.begin() + ox + n);
+                Array<T> x2r(this->ref, x2s);
+                T want_rr{};
+                blas::fused_cg_update<T>(this->exec, T(0.3125), xv, xv, x2v, rv, rr);
+                blas::fused_cg_update<T>(this->ref, T(0.3125), pr, qr, x2r, rr_ref,
+                                         view<T>(&want_rr, 1));
+                const auto gx = x2.to_host(), gr = r.to_host(), wx = x2r.to_host(),
+                           wr = rr_ref.to_host();
+                double abs_rr = 0;
+                for (std::size_t k = 0; k < n; ++k) {
+                    ASSERT_NEAR(gx[ox + k], wx[k],
+                                this->elem_tol(std::abs(x2s[k]) + std::abs(xs[k])));
+                    ASSERT_NEAR(gr[off_y + k], wr[k],
+                                this->elem_tol(std::abs(ys[k]) + std::abs(xs[k])));
+                    abs_rr += double(wr[k]) * wr[k];
+                }
+                EXPECT_NEAR(rr.to_host()[0], want_rr,
+                            this->sum_tol(n, abs_rr) + 8 * eps<T>() * abs_rr);
+            }
+        }
+    }
+}
+
 // ||x|| for vectors whose squares underflow or overflow in T: c * u with u in [0.5, 1.5] and c
 // tiny, huge or subnormal. The expected value c * ||u|| is computed in long double (x86: 15-bit
 // exponent, so nothing underflows), independently of the kernels. Tolerance: the n positive
