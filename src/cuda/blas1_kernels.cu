@@ -3,18 +3,21 @@
 // it, else the device's tuning profile for the kernel and n); fill, pointwise_mul and
 // invert_diagonal from exec.launch(). Everything runs on the stream of exec's device (stream_of).
 //
-// Access pattern (all kernels): the vector is read and written in packs of 16 bytes (two
-// doubles, four floats: one ld/st.global.v2.f64 or .v4.f32) where every vector of the call is
-// 16-byte aligned, else in packs of one element; the n % W elements after the last whole pack
-// go to the last block's first threads. The packs are cut into tiles of blockDim *
+// Access pattern: the element-wise kernels (fill, copy, axpby, pointwise_mul) read and write
+// packs of 16 bytes (two doubles, four floats: one ld/st.global.v2.f64 or .v4.f32) where every
+// vector of the call is 16-byte aligned, else packs of one element; the n % W elements after
+// the last whole pack go to the last block's first threads. Reductions take packs of one (see
+// launch_reduction). The packs are cut into tiles of blockDim *
 // items_per_thread packs; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile,
 // thread t handles packs t, t + blockDim, t + 2 blockDim, ..., so each warp access is one
 // coalesced run. PORTLA_PACKED_LOADS=off forces packs of one (for measurements).
 // Items are processed in batches of kBatch: all loads of a batch are issued before its
 // arithmetic and stores, which keeps several loads in flight per thread.
 //
-// Grid: enough tiles to cover n, at most one full wave of the kernel's resident blocks
-// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached: resident_blocks in scratch.hpp).
+// Grid: element-wise kernels one block per tile (tile_grid); reductions enough tiles to cover n,
+// at most one full wave of the kernel's resident blocks
+// (cudaOccupancyMaxActiveBlocksPerMultiprocessor, cached: resident_blocks in scratch.hpp) and at
+// most the partials' scratch.
 //
 // Reductions (dot, norm2, rr of fused_cg_update) are one launch, with no host synchronisation:
 // each block reduces its values (warp shuffles, then one partial per warp in shared memory),
@@ -37,12 +40,20 @@
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
+#include "portla/error.hpp"
 #include "portla/tuning.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
 
-constexpr int kBatch = 4;
+constexpr int kBatch = 4;  // elements of 8 bytes or less per thread per batch, one at a time
+
+// Packs per batch: the same bytes in flight per vector as kBatch single elements (so the same
+// registers: the fused update at 1024 x 16 did not launch with 4 packs of double2 per vector).
+template <int W>
+constexpr int batch_of() {
+    return kBatch / W > 0 ? kBatch / W : 1;
+}
 
 // W consecutive elements loaded or stored as one access: 16 bytes (double2, float4) where every
 // vector of the call is 16-byte aligned, else 1 (Pack<T, 1>).
@@ -77,15 +88,15 @@ __device__ __forceinline__ Pack<T, W> zero_pack() {
 // pack, one per thread of the grid's last block, as packs of 1.
 template <int W, typename Op>
 __device__ __forceinline__ void for_each_batch(std::size_t n, int items_per_thread, Op& op) {
+    constexpr int B = batch_of<W>();
     const std::size_t chunks = n / W;
     const std::size_t stride = blockDim.x;
     const std::size_t tile = stride * static_cast<std::size_t>(items_per_thread);
     for (std::size_t start = blockIdx.x * tile; start < chunks; start += gridDim.x * tile) {
-        for (int k = 0; k < items_per_thread; k += kBatch) {
+        for (int k = 0; k < items_per_thread; k += B) {
             const std::size_t first = start + static_cast<std::size_t>(k) * stride;
             if (first >= chunks) break;
-            op.template step<W>(first + threadIdx.x, stride, min(kBatch, items_per_thread - k),
-                                chunks);
+            op.template step<W>(first + threadIdx.x, stride, min(B, items_per_thread - k), chunks);
         }
     }
     if (W > 1 && blockIdx.x == gridDim.x - 1 && threadIdx.x < n % W)
@@ -103,11 +114,12 @@ struct FillOp {
     bool aligned() const { return aligned16(y); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
+        constexpr int B = batch_of<W>();
         Pack<T, W> v;
 #pragma unroll
         for (int w = 0; w < W; ++w) v.v[w] = value;
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             if (!in_batch(j, count, i, chunks)) continue;
             store_pack<W>(y, i, v);
@@ -122,14 +134,15 @@ struct CopyOp {
     bool aligned() const { return aligned16(x) && aligned16(y); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
-        Pack<T, W> xv[kBatch];
+        constexpr int B = batch_of<W>();
+        Pack<T, W> xv[B];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             xv[j] = in_batch(j, count, i, chunks) ? load_pack<W>(x, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             if (!in_batch(j, count, i, chunks)) continue;
             store_pack<W>(y, i, xv[j]);
@@ -147,16 +160,17 @@ struct AxpbyOp {
     bool aligned() const { return aligned16(x) && aligned16(y); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
-        Pack<T, W> xv[kBatch], yv[kBatch];
+        constexpr int B = batch_of<W>();
+        Pack<T, W> xv[B], yv[B];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             const bool ok = in_batch(j, count, i, chunks);
             xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
             yv[j] = ok && read_y ? load_pack<W>(y, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             if (!in_batch(j, count, i, chunks)) continue;
             Pack<T, W> out;
@@ -176,16 +190,17 @@ struct PointwiseMulOp {
     bool aligned() const { return aligned16(x) && aligned16(y) && aligned16(z); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
-        Pack<T, W> xv[kBatch], yv[kBatch];
+        constexpr int B = batch_of<W>();
+        Pack<T, W> xv[B], yv[B];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             const bool ok = in_batch(j, count, i, chunks);
             xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
             yv[j] = ok ? load_pack<W>(y, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             if (!in_batch(j, count, i, chunks)) continue;
             Pack<T, W> out;
@@ -207,19 +222,19 @@ struct DotOp {
     const T* x;
     const T* y;
     T sum;
-    bool aligned() const { return aligned16(x) && aligned16(y); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
-        Pack<T, W> xv[kBatch], yv[kBatch];
+        constexpr int B = batch_of<W>();
+        Pack<T, W> xv[B], yv[B];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             const bool ok = in_batch(j, count, i, chunks);
             xv[j] = ok ? load_pack<W>(x, i) : zero_pack<W, T>();
             yv[j] = ok ? load_pack<W>(y, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j)
+        for (int j = 0; j < B; ++j)
 #pragma unroll
             for (int w = 0; w < W; ++w) sum += xv[j].v[w] * yv[j].v[w];
     }
@@ -232,17 +247,17 @@ template <typename T>
 struct Norm2Op {
     const T* x;
     common::ScaledSumOfSquares<T> acc;
-    bool aligned() const { return aligned16(x); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
-        Pack<T, W> xv[kBatch];
+        constexpr int B = batch_of<W>();
+        Pack<T, W> xv[B];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             xv[j] = in_batch(j, count, i, chunks) ? load_pack<W>(x, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j)
+        for (int j = 0; j < B; ++j)
 #pragma unroll
             for (int w = 0; w < W; ++w) acc.add(fabs(xv[j].v[w]));
     }
@@ -257,12 +272,12 @@ struct FusedCgOp {
     T* x;
     T* r;
     T sum;
-    bool aligned() const { return aligned16(p) && aligned16(q) && aligned16(x) && aligned16(r); }
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
-        Pack<T, W> pv[kBatch], qv[kBatch], xv[kBatch], rv[kBatch];
+        constexpr int B = batch_of<W>();
+        Pack<T, W> pv[B], qv[B], xv[B], rv[B];
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             const bool ok = in_batch(j, count, i, chunks);
             pv[j] = ok ? load_pack<W>(p, i) : zero_pack<W, T>();
@@ -271,7 +286,7 @@ struct FusedCgOp {
             rv[j] = ok ? load_pack<W>(r, i) : zero_pack<W, T>();
         }
 #pragma unroll
-        for (int j = 0; j < kBatch; ++j) {
+        for (int j = 0; j < B; ++j) {
             const std::size_t i = first + j * stride;
             if (!in_batch(j, count, i, chunks)) continue;
 #pragma unroll
@@ -314,6 +329,10 @@ __global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* par
     op.sum = T(0);
     for_each_batch<W>(n, items_per_thread, op);
     const T partial = block_sum(op.sum, warp_sums);
+    if (gridDim.x == 1) {  // one block (small n): its sum is the total, no ticket needed
+        if (threadIdx.x == 0) result[0] = Op::finish(partial);
+        return;
+    }
     if (threadIdx.x == 0) {
         partials[blockIdx.x] = partial;
         __threadfence();  // the partial is visible device-wide before the ticket is taken
@@ -382,13 +401,27 @@ void with_pack_width(const Op& op, Fn&& fn) {
         fn(std::integral_constant<int, 1>{});
 }
 
+// One block per tile of cfg (element-wise kernels: no partials to bound the grid). H100, axpby
+// at 2^20 ... 2^27 doubles, same run (2026-11-26): W_a 3044 GB/s against 2894 with at most one
+// wave of resident blocks walking the tiles (cublasDaxpy 3092); copy 2993 against 2823.
+inline Grid tile_grid(const LaunchConfig& cfg, std::size_t chunks) {
+    const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
+                             static_cast<std::size_t>(cfg.items_per_thread);
+    const std::size_t blocks = std::max<std::size_t>(1, (chunks + tile - 1) / tile);
+    if (blocks > std::size_t{0x7fffffff})  // gridDim.x's limit: 2^31 - 1 blocks
+        throw BadInput("cuda: " + std::to_string(chunks) +
+                       " packs need more than 2^31 - 1 blocks of " + std::to_string(tile));
+    return {static_cast<unsigned>(blocks), static_cast<unsigned>(cfg.work_group_size),
+            cfg.items_per_thread};
+}
+
 template <typename T, typename Op>
 void launch_elementwise(const Executor& exec, const LaunchConfig& cfg, std::size_t n, Op op) {
     if (n == 0) return;
     activate(exec.device_id());
     with_pack_width<T>(op, [&](auto width) {
         constexpr int W = decltype(width)::value;
-        const Grid g = make_grid(exec, cfg, elementwise_kernel<W, Op>, n / W);
+        const Grid g = tile_grid(cfg, n / W);
         elementwise_kernel<W>
             <<<g.blocks, g.threads, 0, stream_of(exec)>>>(n, g.items_per_thread, op);
     });
@@ -404,14 +437,17 @@ void launch_reduction(const Executor& exec, const LaunchConfig& cfg, std::size_t
         PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream_of(exec)));
         return;
     }
+    // One element per access: the summation order (and so the rounding) of every reduction is
+    // what it was before the element-wise kernels took 16-byte packs. Packed dot and norm2
+    // changed the rounding, and two solves at the edge of the tests' iteration bounds moved past
+    // them on the H100 (494_bus BiCGSTAB + Jacobi 1487 against a bound of 1412, 662_bus
+    // GMRES + Jacobi stagnating; docs/real-matrices.md), for no measured speed: dot's W_a was
+    // at cuBLAS's either way (2026-11-26).
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    with_pack_width<T>(op, [&](auto width) {
-        constexpr int W = decltype(width)::value;
-        const Grid g = make_grid(exec, cfg, reduce_kernel<W, T, Op>, n / W, scratch.capacity);
-        const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
-        reduce_kernel<W, T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
-            n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
-    });
+    const Grid g = make_grid(exec, cfg, reduce_kernel<1, T, Op>, n, scratch.capacity);
+    const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
+    reduce_kernel<1, T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
+        n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -424,14 +460,10 @@ void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
     const LaunchConfig cfg = tuning::launch_for(exec, tuning::Kernel::norm2, x.size);
-    const Norm2Op<T> op{x.data, {}};
-    with_pack_width<T>(op, [&](auto width) {
-        constexpr int W = decltype(width)::value;
-        const Grid g = make_grid(exec, cfg, norm2_kernel<W, T>, x.size / W, scratch.capacity / 3);
-        norm2_kernel<W, T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
-            x.size, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter,
-            result);
-    });
+    const Grid g = make_grid(exec, cfg, norm2_kernel<1, T>, x.size, scratch.capacity / 3);
+    norm2_kernel<1, T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
+        x.size, g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
+        scratch.counter, result);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

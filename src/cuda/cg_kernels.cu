@@ -30,6 +30,7 @@
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/ell_row.cuh"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 
@@ -184,14 +185,10 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
-// (A v)_i of the fused ELL matrix, its entries read through the read-only cache.
+// (A v)_i of the fused ELL matrix (cuda/ell_row.cuh).
 template <typename T, typename Src>
 __device__ __forceinline__ T ell_row(const CgArgs<T>& a, std::size_t i, const Src& v) {
-    const std::int32_t* cols = a.op.col_idxs;
-    const T* vals = a.op.values;
-    return common::ell_row<T>(
-        i, a.n, a.op.width, [cols](std::size_t e) { return __ldg(cols + e); },
-        [vals](std::size_t e) { return __ldg(vals + e); }, v);
+    return ell_row_sum<T>(i, a.n, a.op.width, a.op.col_idxs, a.op.values, v);
 }
 
 // ELL: one thread per row (column-major storage: a warp reads 32 consecutive entries of each

@@ -14,6 +14,7 @@
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/csr_lanes.hpp"
+#include "cuda/ell_row.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -77,24 +78,17 @@ __global__ void csr_apply_kernel(std::size_t rows, const std::int32_t* __restric
     }
 }
 
-// ELL, column-major: entry k of row i at k * rows + i, so a warp reads 32 consecutive entries.
-// One thread per row; padding (column -1) is skipped.
+// ELL: one thread per row (cuda/ell_row.cuh).
 template <typename T>
 __global__ void ell_apply_kernel(std::size_t rows, std::size_t width,
                                  const std::int32_t* __restrict__ col_idxs,
                                  const T* __restrict__ values, const T* __restrict__ x,
                                  T* __restrict__ y) {
     const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    const auto read = [x](std::size_t j) { return __ldg(x + j); };
     for (std::size_t row = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         row < rows; row += threads) {
-        T sum = T(0);
-        for (std::size_t k = 0; k < width; ++k) {
-            const std::size_t e = k * rows + row;
-            const std::int32_t c = col_idxs[e];
-            if (c >= 0) sum += values[e] * x[c];
-        }
-        y[row] = sum;
-    }
+         row < rows; row += threads)
+        y[row] = ell_row_sum<T>(row, rows, width, col_idxs, values, read);
 }
 
 // dim-D Poisson stencil on points^dim grid points (x fastest), homogeneous Dirichlet:

@@ -3,7 +3,8 @@
 // grid_sum is the one-launch deterministic reduction: each block reduces its values (warp
 // shuffles, then one partial per warp in shared memory), thread 0 stores the block's partial in
 // `partials`, __threadfence, and takes a ticket with atomicInc. The block that draws the last
-// ticket sums the partials in a fixed order (same grid, same result) and returns true.
+// ticket sums the partials in a fixed order (same grid, same result) and returns true; a grid of
+// one block returns true at once.
 // atomicInc(counter, grid - 1) wraps to 0 on the last ticket, so the counter is zero again for
 // the next reduction.
 #pragma once
@@ -50,6 +51,9 @@ __device__ bool grid_sum(T (&v)[NV], T* partials, unsigned int* counter) {
     __shared__ T warp_sums[NV][32];
     __shared__ bool is_last;
     block_sum(v, warp_sums);
+    // One block (small n): thread 0's sums are the totals (what the last-block pass below would
+    // give: each total plus zeros), without the partials' round trip through L2 and the ticket.
+    if (gridDim.x == 1) return true;
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int k = 0; k < NV; ++k) partials[k * gridDim.x + blockIdx.x] = v[k];

@@ -114,9 +114,12 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
             const bool left = method == Solver::gmres && p != Preconditioner::none;
             if (left) {  // the right-preconditioned run: honest, not compared with SciPy
                 const Outcome right = run(exec, d, bh, method, p, 3000, false);
-                if (right.built && right.result.converged) EXPECT_LE(right.true_relres, 1.01e-8);
-                if (right.built && !right.result.converged)
+                if (right.built && right.result.converged) {
+                    EXPECT_LE(right.true_relres, 1.01e-8);
+                }
+                if (right.built && !right.result.converged) {
                     EXPECT_NE(right.result.reason, StopReason::stagnation);
+                }
             }
             const Outcome o = run(exec, d, bh, method, p, limit, left);
             if (!o.built) {
@@ -136,7 +139,9 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
                             res.reason == StopReason::non_finite ||
                             res.reason == StopReason::indefinite)
                     << solver::to_string(res.reason);
-                if (res.reason == StopReason::max_iterations) EXPECT_EQ(res.iterations, limit);
+                if (res.reason == StopReason::max_iterations) {
+                    EXPECT_EQ(res.iterations, limit);
+                }
             }
             // 662_bus GMRES(30) with left Jacobi turns on the last bits of the sums (NumPy
             // converges or stalls under a 1e-13 perturbation of b; docs/real-matrices.md): on
