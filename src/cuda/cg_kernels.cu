@@ -30,7 +30,7 @@
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/ell_row.cuh"
+#include "cuda/sparse_row.cuh"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 
@@ -137,8 +137,8 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
         // Through the read-only cache (__ldg): CgArgs' pointers carry no __restrict__, and
         // without it the loads were generic ones.
         const std::int64_t end = __ldg(a.op.row_ptrs + row + 1);
-        for (std::int64_t k = __ldg(a.op.row_ptrs + row) + member; k < end; k += G)
-            acc += __ldg(a.op.values + k) * v(static_cast<std::size_t>(__ldg(a.op.col_idxs + k)));
+        acc = csr_lane_sum<T>(__ldg(a.op.row_ptrs + row) + member, end, G, a.op.col_idxs,
+                              a.op.values, v);
     }
     return warp_sum<G>(acc);
 }
@@ -185,7 +185,7 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
-// (A v)_i of the fused ELL matrix (cuda/ell_row.cuh).
+// (A v)_i of the fused ELL matrix (cuda/sparse_row.cuh).
 template <typename T, typename Src>
 __device__ __forceinline__ T ell_row(const CgArgs<T>& a, std::size_t i, const Src& v) {
     return ell_row_sum<T>(i, a.n, a.op.width, a.op.col_idxs, a.op.values, v);

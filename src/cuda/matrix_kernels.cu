@@ -7,14 +7,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "core/kernels/matrix_kernels.hpp"
 
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/csr_lanes.hpp"
-#include "cuda/ell_row.cuh"
+#include "cuda/sparse_row.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -54,7 +56,7 @@ __global__ void dense_apply_kernel(std::size_t rows, std::size_t cols, const T* 
 // Vector CSR: a group of G lanes (power of two <= 32) per row, 32 / G rows per warp per step.
 // The loop bound is warp-uniform (rows handled per warp step), so full-mask shuffles are safe;
 // the width-G shuffle sums within each group into its lane 0.
-template <int G, typename T>
+template <int G, typename T, int C = kCsrChunk>
 __global__ void csr_apply_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
                                  const std::int32_t* __restrict__ col_idxs,
                                  const T* __restrict__ values, const T* __restrict__ x,
@@ -68,17 +70,16 @@ __global__ void csr_apply_kernel(std::size_t rows, const std::int32_t* __restric
         const std::size_t row = first + lane / G;
         T sum = T(0);
         if (row < rows) {
-            const std::int64_t begin = row_ptrs[row];
-            const std::int64_t end = row_ptrs[row + 1];
-            for (std::int64_t k = begin + member; k < end; k += G)
-                sum += values[k] * x[col_idxs[k]];
+            const auto read = [x](std::size_t j) { return __ldg(x + j); };
+            sum = csr_lane_sum<T, C>(std::int64_t{row_ptrs[row]} + member, row_ptrs[row + 1], G,
+                                     col_idxs, values, read);
         }
         sum = warp_sum<G>(sum);
         if (row < rows && member == 0) y[row] = sum;
     }
 }
 
-// ELL: one thread per row (cuda/ell_row.cuh).
+// ELL: one thread per row (cuda/sparse_row.cuh).
 template <typename T>
 __global__ void ell_apply_kernel(std::size_t rows, std::size_t width,
                                  const std::int32_t* __restrict__ col_idxs,
@@ -169,9 +170,13 @@ void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_
                 const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
-    const unsigned blocks = blocks_for(exec, csr_apply_kernel<G, T>, warps * 32, threads);
-    csr_apply_kernel<G, T>
-        <<<blocks, threads, 0, stream_of(exec)>>>(rows, row_ptrs, col_idxs, values, x, y);
+    static const bool loop = [] {  // EXPERIMENT (measurement): PORTLA_CSR_ROW=loop
+        const char* v = std::getenv("PORTLA_CSR_ROW");
+        return v && std::string(v) == "loop";
+    }();
+    const auto kernel = loop ? csr_apply_kernel<G, T, 1> : csr_apply_kernel<G, T>;
+    const unsigned blocks = blocks_for(exec, kernel, warps * 32, threads);
+    kernel<<<blocks, threads, 0, stream_of(exec)>>>(rows, row_ptrs, col_idxs, values, x, y);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

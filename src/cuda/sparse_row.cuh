@@ -1,6 +1,7 @@
-// One row of an ELL matrix on the cuda backend (column-major: entry k of row i at k * rows + i,
-// so a warp reads 32 consecutive entries of each column), for the SpMV and the fused CG steps.
+// Rows of sparse matrices on the cuda backend, for the SpMVs and the fused CG steps.
 //
+// ELL (column-major: entry k of row i at k * rows + i, so a warp reads 32 consecutive entries of
+// each column), one thread per row:
 // The columns and values of kEllChunk entries of the row are loaded before any of their
 // products, so a thread has up to 2 kEllChunk loads in flight; common::ell_row's loop issued one
 // entry's loads at a time. The products then follow common::ell_row's order (same sum, same
@@ -37,6 +38,32 @@ __device__ __forceinline__ T ell_row_sum(std::size_t i, std::size_t rows, std::s
 #pragma unroll
         for (int j = 0; j < kEllChunk; ++j)
             if (c[j] >= 0) acc += w[j] * v(static_cast<std::size_t>(c[j]));
+    }
+    return acc;
+}
+
+// CSR, a group of lanes per row: the lane's share of row sum, entries k = first, first + step,
+// ... < end. kCsrChunk entries' columns and values are loaded before their products, then the
+// products are added in the loop's order (same partial sum, same rounding as one entry at a
+// time).
+constexpr int kCsrChunk = 4;
+
+template <typename T, int C = kCsrChunk, typename Src>
+__device__ __forceinline__ T csr_lane_sum(std::int64_t first, std::int64_t end, int step,
+                                          const std::int32_t* cols, const T* vals, const Src& v) {
+    T acc = T(0);
+    for (std::int64_t k0 = first; k0 < end; k0 += std::int64_t{step} * C) {
+        std::int32_t c[C];
+        T w[C];
+#pragma unroll
+        for (int j = 0; j < C; ++j) {
+            const std::int64_t k = k0 + std::int64_t{j} * step;
+            c[j] = k < end ? __ldg(cols + k) : 0;
+            w[j] = k < end ? __ldg(vals + k) : T(0);
+        }
+#pragma unroll
+        for (int j = 0; j < C; ++j)
+            if (k0 + std::int64_t{j} * step < end) acc += w[j] * v(static_cast<std::size_t>(c[j]));
     }
     return acc;
 }
