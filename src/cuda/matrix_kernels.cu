@@ -170,7 +170,9 @@ void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_
                 const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
-    static const bool loop = [] {  // EXPERIMENT (measurement): PORTLA_CSR_ROW=loop
+    // PORTLA_CSR_ROW=loop: one entry per step, as before cuda/sparse_row.cuh (measurements: the
+    // SpMV at 2^24 rows 2835 GB/s chunked against 2637, H100, 2026-11-26).
+    static const bool loop = [] {
         const char* v = std::getenv("PORTLA_CSR_ROW");
         return v && std::string(v) == "loop";
     }();
