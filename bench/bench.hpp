@@ -40,7 +40,8 @@ struct CaseConfig {
     int calls_per_sample = 1;
 };
 
-/// One measured point. Times in seconds; the statistics are over the timed calls.
+/// One measured point. Times in seconds; the statistics are over the samples, each the mean
+/// time of `calls_per_sample` calls.
 struct Point {
     std::string kernel, backend, precision;
     std::string variant;  ///< CaseConfig::variant

@@ -125,10 +125,12 @@ Point measure(const CaseConfig& config) {
         if (r >= 5 && total > config.max_time_s) break;
         const int set = r % cs.sets;
         if (config.flush_cache && exec.is_host()) detail::flush_cache(cache);
-        double t = timer.time([&] {
+        // Each sample: `calls` calls; max_time bounds the time of all of them.
+        const double raw = timer.time([&] {
             for (int c = 0; c < calls; ++c) cs.call((set + c) % cs.sets);
-        }) / calls;
-        total += t * calls;
+        });
+        total += raw;
+        double t = raw / calls;
         if (cs.baseline) {
             if (config.flush_cache && exec.is_host()) detail::flush_cache(cache);
             const double t_base = timer.time([&] { cs.baseline(set); });

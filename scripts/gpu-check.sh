@@ -33,17 +33,22 @@ echo "commit $PORTLA_COMMIT" | tee "$OUT/commit.txt"
 step "build"
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
-targets=()  # benchmarks alone need only the CLI
+targets=()  # benchmarks alone need only the CLI; GPU_TESTS only those tests and the CLI
 [ "${1:-}" = "--bench-only" ] && targets=(--target portla_cli)
+if [ -n "${GPU_TESTS:-}" ] && [ "${1:-}" != "--bench-only" ]; then
+  targets=(--target portla_cli)
+  for t in $GPU_TESTS; do targets+=("$t"); done
+fi
 cmake --build "$BUILD" -j "$(nproc)" "${targets[@]}" -- -k > "$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -30; status=1; }
 grep -E "warning" "$OUT/build.log" | head -10
 
 if [ -n "${GPU_TESTS:-}" ] && [ "${1:-}" != "--bench-only" ]; then
-# GPU_TESTS="test_a test_b": those test binaries alone, then each (or those of GPU_MEMCHECK)
-# under memcheck (a short call);
-# the opencl, Python and mpirun steps are skipped.
+# GPU_TESTS="test_a test_b": only those test binaries are built and run, then each (or those of
+# GPU_MEMCHECK) under memcheck (a short call); the whole ctest suite, its memcheck list, the CG
+# timings and the opencl, Python and mpirun steps are skipped.
 step "tests: $GPU_TESTS"
 for t in $GPU_TESTS; do
+  [ -x "$BUILD/tests/$t" ] || { echo "$t: no such test binary"; status=1; continue; }
   "$BUILD/tests/$t" > "$OUT/$t.log" 2>&1 || status=1
   echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]' "$OUT/$t.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]" "$OUT/$t.log" | head -5

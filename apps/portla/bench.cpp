@@ -432,7 +432,8 @@ Runner add_bench(CLI::App& app) {
     app.add_option("--calls-per-sample", o->calls_per_sample,
                    "calls timed together back to back, the sample being their mean (T0 of a "
                    "call in a stream of calls, as the shared cuBLAS figures were taken; "
-                   "default 1: one call between two events); 1 for solver iterations");
+                   "default 1: one call between two events); solver iterations and "
+                   "--flush-cache take 1 (each point's JSON says what it used)");
     add_json_option(app, o->json);  // the points and fits
     app.add_option("--csv", o->csv, "write points as CSV");
     app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size");

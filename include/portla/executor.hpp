@@ -51,7 +51,10 @@ constexpr bool implements(Backend backend, KernelFamily family) {
 /// device's tuning profile (portla/tuning.hpp).
 struct LaunchConfig {
     int work_group_size = 256;  ///< threads per block: a multiple of 32 in [32, 1024]
-    int items_per_thread = 4;   ///< elements each thread handles per grid-stride step, >= 1
+    /// Items each thread handles per grid-stride step, >= 1: elements, except in the cuda
+    /// element-wise kernels (fill, copy, axpby, pointwise_mul), where an item is a 16-byte pack
+    /// (two doubles, four floats) when every vector of the call is 16-byte aligned.
+    int items_per_thread = 4;
     /// omp: threads of the team of a vector kernel; 0: every thread of the OpenMP runtime, and
     /// none below the serial threshold (PORTLA_OMP_MIN_PARALLEL); 1: serial.
     int threads = 0;

@@ -7,12 +7,13 @@
 // packs of 16 bytes (two doubles, four floats: one ld/st.global.v2.f64 or .v4.f32) where every
 // vector of the call is 16-byte aligned, else packs of one element; the n % W elements after
 // the last whole pack go to the last block's first threads. Reductions take packs of one (see
-// launch_reduction). The packs are cut into tiles of blockDim *
-// items_per_thread packs; block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile,
-// thread t handles packs t, t + blockDim, t + 2 blockDim, ..., so each warp access is one
-// coalesced run. PORTLA_PACKED_LOADS=off forces packs of one (for measurements).
-// Items are processed in batches of kBatch: all loads of a batch are issued before its
-// arithmetic and stores, which keeps several loads in flight per thread.
+// launch_reduction). The packs are cut into tiles of blockDim * items_per_thread packs (so
+// items_per_thread counts packs: 16 bytes each in the packed element-wise kernels, one element
+// elsewhere); block b takes tiles b, b + gridDim, ... (grid-stride). Inside a tile, thread t
+// handles packs t, t + blockDim, t + 2 blockDim, ..., so each warp access is one coalesced run.
+// PORTLA_PACKED_LOADS=off forces packs of one (for measurements). Packs are processed in
+// batches of batch_of<W>(): all loads of a batch are issued before its arithmetic and stores,
+// which keeps several loads in flight per thread.
 //
 // Grid: element-wise kernels one block per tile (tile_grid); reductions enough tiles to cover n,
 // at most one full wave of the kernel's resident blocks
@@ -48,8 +49,9 @@ namespace {
 
 constexpr int kBatch = 4;  // elements of 8 bytes or less per thread per batch, one at a time
 
-// Packs per batch: the same bytes in flight per vector as kBatch single elements (so the same
-// registers: the fused update at 1024 x 16 did not launch with 4 packs of double2 per vector).
+// Packs per batch: the same bytes in flight per vector as kBatch single elements, so the same
+// registers (4 packs of double2 per vector made the fused update, when it was packed, too large
+// to launch at 1024 x 16; the reductions now take packs of one, launch_reduction).
 template <int W>
 constexpr int batch_of() {
     return kBatch / W > 0 ? kBatch / W : 1;
@@ -367,14 +369,19 @@ struct Grid {
     int items_per_thread;
 };
 
+// Tiles of cfg (blockDim * items_per_thread packs) that cover `chunks` packs.
+inline std::size_t tiles_of(const LaunchConfig& cfg, std::size_t chunks) {
+    const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
+                             static_cast<std::size_t>(cfg.items_per_thread);
+    return (chunks + tile - 1) / tile;
+}
+
 // Tiles of cfg needed to cover n, at most one wave of `kernel`'s resident blocks (from its
 // registers: resident_blocks) and at most `cap`.
 template <typename Kernel>
 Grid make_grid(const Executor& exec, const LaunchConfig& cfg, Kernel* kernel, std::size_t n,
                std::size_t cap = ~std::size_t(0)) {
-    const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
-                             static_cast<std::size_t>(cfg.items_per_thread);
-    const std::size_t tiles = (n + tile - 1) / tile;
+    const std::size_t tiles = tiles_of(cfg, n);
     const std::size_t wave = resident_blocks(exec.device_id(), cfg.work_group_size,
                                              reinterpret_cast<const void*>(kernel));
     const std::size_t blocks = std::max<std::size_t>(1, std::min({tiles, wave, cap}));
@@ -405,12 +412,13 @@ void with_pack_width(const Op& op, Fn&& fn) {
 // at 2^20 ... 2^27 doubles, same run (2026-11-26): W_a 3044 GB/s against 2894 with at most one
 // wave of resident blocks walking the tiles (cublasDaxpy 3092); copy 2993 against 2823.
 inline Grid tile_grid(const LaunchConfig& cfg, std::size_t chunks) {
-    const std::size_t tile = static_cast<std::size_t>(cfg.work_group_size) *
-                             static_cast<std::size_t>(cfg.items_per_thread);
-    const std::size_t blocks = std::max<std::size_t>(1, (chunks + tile - 1) / tile);
-    if (blocks > std::size_t{0x7fffffff})  // gridDim.x's limit: 2^31 - 1 blocks
-        throw BadInput("cuda: " + std::to_string(chunks) +
-                       " packs need more than 2^31 - 1 blocks of " + std::to_string(tile));
+    const std::size_t blocks = std::max<std::size_t>(1, tiles_of(cfg, chunks));
+    // gridDim.x's limit, 2^31 - 1 blocks: past 2^36 elements with the smallest tile (32 x 1),
+    // more than any device's memory holds today.
+    if (blocks > std::size_t{0x7fffffff})
+        throw DeviceError(
+            "cuda: " + std::to_string(chunks) + " packs need more than 2^31 - 1 blocks of " +
+            std::to_string(cfg.work_group_size) + " x " + std::to_string(cfg.items_per_thread));
     return {static_cast<unsigned>(blocks), static_cast<unsigned>(cfg.work_group_size),
             cfg.items_per_thread};
 }
@@ -438,11 +446,13 @@ void launch_reduction(const Executor& exec, const LaunchConfig& cfg, std::size_t
         return;
     }
     // One element per access: the summation order (and so the rounding) of every reduction is
-    // what it was before the element-wise kernels took 16-byte packs. Packed dot and norm2
-    // changed the rounding, and two solves at the edge of the tests' iteration bounds moved past
-    // them on the H100 (494_bus BiCGSTAB + Jacobi 1487 against a bound of 1412, 662_bus
-    // GMRES + Jacobi stagnating; docs/real-matrices.md), for no measured speed: dot's W_a was
-    // at cuBLAS's either way (2026-11-26).
+    // what it was before the element-wise kernels took 16-byte packs. Packed dot, norm2 and
+    // fused update changed the rounding of rounding-bound solves on the H100 (2026-11-26):
+    // 662_bus GMRES + Jacobi stopped converging in 20000 iterations, and 494_bus BiCGSTAB +
+    // Jacobi, already over its test bound (1462 against 1412, the same at 3344b73), went to
+    // 1487 (docs/real-matrices.md), for no measured speed: dot's W_a was at cuBLAS's either way.
+    // DotOp, Norm2Op and FusedCgOp are written for any W, like the element-wise ops; only
+    // W = 1 is instantiated.
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
     const Grid g = make_grid(exec, cfg, reduce_kernel<1, T, Op>, n, scratch.capacity);
     const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);

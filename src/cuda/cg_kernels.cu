@@ -30,9 +30,9 @@
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
 #include "cuda/cuda_check.hpp"
-#include "cuda/sparse_row.cuh"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
+#include "cuda/sparse_row.cuh"
 
 namespace portla::kernels::cuda {
 namespace {

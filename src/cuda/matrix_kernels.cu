@@ -16,10 +16,10 @@
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/csr_lanes.hpp"
-#include "cuda/sparse_row.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
+#include "cuda/sparse_row.cuh"
 
 namespace portla::kernels::cuda {
 namespace {

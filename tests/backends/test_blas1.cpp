@@ -295,8 +295,11 @@ TYPED_TEST(Blas1, ViewsAtEveryOffset) {
     using T = TypeParam;
     constexpr std::size_t pad = 4;
     const T a = T(0.75), b = T(-1.25);
+    // Sizes with every remainder modulo 2 and 4 (the packs of double and float), below and above
+    // one pack.
     for (const std::size_t n :
-         {std::size_t{1}, std::size_t{7}, std::size_t{1025}, std::size_t{10007}}) {
+         {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{7}, std::size_t{8},
+          std::size_t{1024}, std::size_t{1025}, std::size_t{10006}, std::size_t{10007}}) {
         for (std::size_t ox = 0; ox < pad; ++ox) {
             const std::size_t oy = (ox * 3 + 1) % pad;  // x and y at different offsets too
             for (const std::size_t off_y : {ox, oy}) {
@@ -318,6 +321,19 @@ TYPED_TEST(Blas1, ViewsAtEveryOffset) {
                 EXPECT_NEAR(blas::norm2<T>(this->exec, yv), want_norm,
                             this->sum_tol(n, want_norm * want_norm) / (2 * want_norm) +
                                 eps<T>() * want_norm);
+                // fill and copy on a view of their own array (w), checked with its guards.
+                Array<T> w(this->exec, yh);
+                const view<T> wv(w.get_view().data + off_y, n);
+                blas::fill<T>(this->exec, wv, T(0.375));
+                const auto filled = w.to_host();
+                for (std::size_t i = 0; i < n + pad; ++i)
+                    ASSERT_EQ(filled[i], i >= off_y && i < off_y + n ? T(0.375) : yh[i])
+                        << "fill, i = " << i;
+                blas::copy<T>(this->exec, xv, wv);
+                const auto copied = w.to_host();
+                for (std::size_t i = 0; i < n + pad; ++i)
+                    ASSERT_EQ(copied[i], i >= off_y && i < off_y + n ? xs[i - off_y] : yh[i])
+                        << "copy, i = " << i;
                 blas::pointwise_mul<T>(this->exec, xv, yv, zv);
                 blas::axpby<T>(this->exec, a, xv, b, yv);
                 blas::axpby<T>(this->ref, a, xr, b, yr);
@@ -339,7 +355,8 @@ TYPED_TEST(Blas1, ViewsAtEveryOffset) {
                     else
                         ASSERT_EQ(prod[i], xs[i - ox] * ys[i - ox]) << "i = " << i;
                 }
-                // The fused update on the same views: x and r are y's and z's arrays.
+                // The fused update: p = q = the x view; x and r are views, at x's and y's
+                // offsets, into two more arrays holding yh.
                 Array<T> r(this->exec, yh);
                 const view<T> rv(r.get_view().data + off_y, n);
                 auto rr = poisoned<T>(this->exec, 1);
@@ -354,6 +371,14 @@ TYPED_TEST(Blas1, ViewsAtEveryOffset) {
                                          view<T>(&want_rr, 1));
                 const auto gx = x2.to_host(), gr = r.to_host(), wx = x2r.to_host(),
                            wr = rr_ref.to_host();
+                for (std::size_t i = 0; i < n + pad; ++i) {  // the guards of x and r
+                    if (i < ox || i >= ox + n) {
+                        ASSERT_EQ(gx[i], yh[i]) << "x guard, i = " << i;
+                    }
+                    if (i < off_y || i >= off_y + n) {
+                        ASSERT_EQ(gr[i], yh[i]) << "r guard, i = " << i;
+                    }
+                }
                 double abs_rr = 0;
                 for (std::size_t k = 0; k < n; ++k) {
                     ASSERT_NEAR(gx[ox + k], wx[k],
