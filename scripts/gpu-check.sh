@@ -50,7 +50,7 @@ step "tests: $GPU_TESTS"
 for t in $GPU_TESTS; do
   [ -x "$BUILD/tests/$t" ] || { echo "$t: no such test binary"; status=1; continue; }
   "$BUILD/tests/$t" > "$OUT/$t.log" 2>&1 || status=1
-  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]' "$OUT/$t.log" | tr '\n' ' ')"
+  echo "$t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]' "$OUT/$t.log" | tr '\n' ' ')"
   grep -E "^\[  FAILED  \]" "$OUT/$t.log" | head -5
 done
 for t in ${GPU_MEMCHECK:-$GPU_TESTS}; do
@@ -96,7 +96,7 @@ for dev in $(grep -oE "^  opencl:[0-9]+" "$OUT/opencl_devices.txt" | cut -d: -f2
            test_batch_direct_opencl test_ilu_opencl test_real_matrices_opencl; do
     [ -x "$BUILD/tests/$t" ] || continue
     "$BUILD/tests/$t" > "$OUT/opencl_${name}_$t.log" 2>&1 || status=1
-    echo "$name $t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) \] [0-9]' "$OUT/opencl_${name}_$t.log" | tr '\n' ' ')"
+    echo "$name $t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]' "$OUT/opencl_${name}_$t.log" | tr '\n' ' ')"
   done
   for args in "--generate poisson3d:128" "--generate poisson3d:128 --assembled --format csr"; do
     "$P" solve $args --solver cg --backend opencl --rtol 1e-8 --json \
