@@ -21,18 +21,14 @@
 // most the partials' scratch.
 //
 // Reductions (dot, norm2, rr of fused_cg_update) are one launch, with no host synchronisation:
-// each block reduces its values (warp shuffles, then one partial per warp in shared memory),
-// thread 0 stores the block's partial in per-device scratch, __threadfence, and takes a ticket
-// with atomicInc. The block that draws the last ticket sums the partials in a fixed order (same
-// grid, same result: deterministic) and writes result.data[0]. atomicInc(counter, grid - 1)
-// wraps to 0 on the last ticket, so the counter is zero again for the next reduction.
+// cuda/reduction.cuh's grid_sum (block sums, a ticket, the last block sums the partials in a
+// fixed order: deterministic; a grid of one block needs no ticket), then result.data[0].
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -304,60 +300,23 @@ struct FusedCgOp {
     __device__ static T finish(T total) { return total; }
 };
 
-// Sum over the block, valid in thread 0. warp_sums: blockDim / 32 entries of shared memory.
-// Ends with every thread past its last read of warp_sums only for warp 0; callers that reuse
-// warp_sums must pass a __syncthreads() first.
-template <typename T>
-__device__ __forceinline__ T block_sum(T v, T* warp_sums) {
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warp = threadIdx.x >> 5;
-    v = warp_sum(v);  // cuda/reduction.cuh
-    if (lane == 0) warp_sums[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        v = lane < (blockDim.x >> 5) ? warp_sums[lane] : T(0);
-        v = warp_sum(v);
-    }
-    return v;
-}
-
-template <int W, typename T, typename Op>
+// One launch: the grid's sum of op.sum through grid_sum (cuda/reduction.cuh), mapped by
+// Op::finish into result[0]. Packs of one element (see launch_reduction).
+template <typename T, typename Op>
 __global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* partials,
                               unsigned int* counter, T* result) {
-    extern __shared__ __align__(16) unsigned char shared_raw[];
-    T* warp_sums = reinterpret_cast<T*>(shared_raw);
-    __shared__ bool is_last;
-
     op.sum = T(0);
-    for_each_batch<W>(n, items_per_thread, op);
-    const T partial = block_sum(op.sum, warp_sums);
-    if (gridDim.x == 1) {  // one block (small n): its sum is the total, no ticket needed
-        if (threadIdx.x == 0) result[0] = Op::finish(partial);
-        return;
-    }
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = partial;
-        __threadfence();  // the partial is visible device-wide before the ticket is taken
-        const unsigned int ticket = atomicInc(counter, gridDim.x - 1);
-        is_last = ticket == gridDim.x - 1;
-    }
-    __syncthreads();  // also separates block_sum's reads of warp_sums from the reuse below
-    if (!is_last) return;
-
-    __threadfence();
-    T total = T(0);
-    for (unsigned int b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-        total += __ldcg(partials + b);  // L2, never a stale L1 line
-    total = block_sum(total, warp_sums);
-    if (threadIdx.x == 0) result[0] = Op::finish(total);
+    for_each_batch<1>(n, items_per_thread, op);
+    T v[1] = {op.sum};
+    if (grid_sum(v, partials, counter) && threadIdx.x == 0) result[0] = Op::finish(v[0]);
 }
 
 // The three sums of Norm2Op over the grid in one launch (cuda/reduction.cuh's grid_sum);
 // partials: 3 * gridDim.x entries.
-template <int W, typename T>
+template <typename T>
 __global__ void norm2_kernel(std::size_t n, int items_per_thread, Norm2Op<T> op, T* partials,
                              unsigned int* counter, T* result) {
-    for_each_batch<W>(n, items_per_thread, op);
+    for_each_batch<1>(n, items_per_thread, op);
     T v[3] = {op.acc.small, op.acc.medium, op.acc.big};
     if (grid_sum(v, partials, counter) && threadIdx.x == 0)
         result[0] = common::ScaledSumOfSquares<T>{v[0], v[1], v[2]}.finish();
@@ -391,10 +350,7 @@ Grid make_grid(const Executor& exec, const LaunchConfig& cfg, Kernel* kernel, st
 
 // 16-byte accesses unless PORTLA_PACKED_LOADS=off (for measurements: docs/performance.md).
 bool packed_loads() {
-    static const bool on = [] {
-        const char* v = std::getenv("PORTLA_PACKED_LOADS");
-        return !(v && std::string(v) == "off");
-    }();
+    static const bool on = !env_equals("PORTLA_PACKED_LOADS", "off");
     return on;
 }
 
@@ -454,9 +410,8 @@ void launch_reduction(const Executor& exec, const LaunchConfig& cfg, std::size_t
     // DotOp, Norm2Op and FusedCgOp are written for any W, like the element-wise ops; only
     // W = 1 is instantiated.
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, cfg, reduce_kernel<1, T, Op>, n, scratch.capacity);
-    const std::size_t shared_bytes = (g.threads / 32) * sizeof(T);
-    reduce_kernel<1, T, Op><<<g.blocks, g.threads, shared_bytes, stream_of(exec)>>>(
+    const Grid g = make_grid(exec, cfg, reduce_kernel<T, Op>, n, scratch.capacity);
+    reduce_kernel<T, Op><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
         n, g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -470,8 +425,8 @@ void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
     }
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
     const LaunchConfig cfg = tuning::launch_for(exec, tuning::Kernel::norm2, x.size);
-    const Grid g = make_grid(exec, cfg, norm2_kernel<1, T>, x.size, scratch.capacity / 3);
-    norm2_kernel<1, T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
+    const Grid g = make_grid(exec, cfg, norm2_kernel<T>, x.size, scratch.capacity / 3);
+    norm2_kernel<T><<<g.blocks, g.threads, 0, stream_of(exec)>>>(
         x.size, g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
         scratch.counter, result);
     PORTLA_CUDA_CHECK_LAUNCH();

@@ -7,9 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
-#include <string>
 
 #include "core/kernels/matrix_kernels.hpp"
 
@@ -172,10 +170,7 @@ void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
     // PORTLA_CSR_ROW=loop: one entry per step, as before cuda/sparse_row.cuh (measurements: the
     // SpMV at 2^24 rows 2835 GB/s chunked against 2637, H100, 2026-11-26).
-    static const bool loop = [] {
-        const char* v = std::getenv("PORTLA_CSR_ROW");
-        return v && std::string(v) == "loop";
-    }();
+    static const bool loop = env_equals("PORTLA_CSR_ROW", "loop");
     const auto kernel = loop ? csr_apply_kernel<G, T, 1> : csr_apply_kernel<G, T>;
     const unsigned blocks = blocks_for(exec, kernel, warps * 32, threads);
     kernel<<<blocks, threads, 0, stream_of(exec)>>>(rows, row_ptrs, col_idxs, values, x, y);

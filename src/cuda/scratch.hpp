@@ -5,11 +5,20 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/runtime.hpp"
 #include "portla/executor.hpp"
 
 namespace portla::kernels::cuda {
+
+/// Whether environment variable `name` is set to `value` (the backend's measurement switches;
+/// read once by each caller into a static).
+inline bool env_equals(const char* name, const char* value) {
+    const char* v = std::getenv(name);
+    return v && std::strcmp(v, value) == 0;
+}
 
 /// The stream of the executor's device: every kernel and copy of the cuda backend runs on it.
 inline cudaStream_t stream_of(const Executor& exec) {
