@@ -7,9 +7,18 @@
 // one block returns true at once.
 // atomicInc(counter, grid - 1) wraps to 0 on the last ticket, so the counter is zero again for
 // the next reduction.
+//
+// cluster_sum is the same sum for a grid that is one thread block cluster (sm_90: up to
+// kMaxClusterBlocks blocks): each block's thread 0 writes its partial into block 0's shared
+// memory (distributed shared memory), one cluster barrier, and block 0 sums the partials exactly
+// as grid_sum's last block does (the same order, so the same bits for the same grid), with no
+// fence, no ticket and no round trip through L2. Launch with launch_in_cluster (below).
 #pragma once
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
+
+#include <utility>
 
 namespace portla::kernels::cuda {
 
@@ -72,6 +81,59 @@ __device__ bool grid_sum(T (&v)[NV], T* partials, unsigned int* counter) {
     }
     block_sum(v, warp_sums);
     return true;
+}
+
+/// Most blocks of a cluster_sum grid: the portable cluster size.
+constexpr unsigned kMaxClusterBlocks = 8;
+
+/// grid_sum for a grid that is one cluster of at most kMaxClusterBlocks blocks (sm_90 and later;
+/// earlier machine code traps, and the host never launches it there: KernelOnDevice::clusters).
+/// Returns true in block 0 (every thread of it); the totals are then in thread 0's v[k].
+template <int NV, typename T>
+__device__ bool cluster_sum(T (&v)[NV]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __shared__ T warp_sums[NV][32];
+    __shared__ T partials[NV][kMaxClusterBlocks];
+    block_sum(v, warp_sums);
+    namespace cg = cooperative_groups;
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank();
+    if (threadIdx.x == 0) {
+        T* first = cluster.map_shared_rank(&partials[0][0], 0);
+#pragma unroll
+        for (int k = 0; k < NV; ++k) first[k * kMaxClusterBlocks + rank] = v[k];
+    }
+    cluster.sync();  // release / acquire: block 0 sees every partial
+    if (rank != 0) return false;
+    const unsigned blocks = cluster.num_blocks();
+#pragma unroll
+    for (int k = 0; k < NV; ++k)
+        v[k] = T(0) + (threadIdx.x < blocks ? partials[k][threadIdx.x] : T(0));  // as grid_sum
+    block_sum(v, warp_sums);  // cluster.sync() above also ordered the first one's reads
+    return true;
+#else
+    __trap();
+    return false;
+#endif
+}
+
+/// kernel<<<blocks, threads, 0, stream>>>(args...) as one thread block cluster of `blocks`
+/// blocks (at most kMaxClusterBlocks). Returns the launch's error (the caller checks it).
+template <typename... Params, typename... Args>
+cudaError_t launch_in_cluster(void (*kernel)(Params...), unsigned blocks, unsigned threads,
+                              cudaStream_t stream, Args&&... args) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(threads);
+    config.stream = stream;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = blocks;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 }  // namespace portla::kernels::cuda

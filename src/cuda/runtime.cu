@@ -2,11 +2,11 @@
 // stream, CUDA graphs, and the per-device state behind scratch.hpp.
 #include <cuda_runtime.h>
 
-#include <tuple>
-
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <mutex>
+#include <tuple>
 
 #include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
@@ -227,6 +227,8 @@ DeviceLimits query_limits(int device) {
     PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&l.max_shared_memory_per_block_optin,
                                              cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     PORTLA_CUDA_CHECK(cudaDeviceGetAttribute(&l.l2_bytes, cudaDevAttrL2CacheSize, device));
+    PORTLA_CUDA_CHECK(
+        cudaDeviceGetAttribute(&l.compute_major, cudaDevAttrComputeCapabilityMajor, device));
     l.multiprocessors = std::max(l.multiprocessors, 1);
     l.max_threads_per_multiprocessor = std::max(l.max_threads_per_multiprocessor, 32);
     l.max_blocks_per_multiprocessor = std::max(l.max_blocks_per_multiprocessor, 1);
@@ -267,44 +269,85 @@ struct ScratchReleaser {
 
 }  // namespace
 
+// The lookups below run on every launch: each thread keeps the last answers it got (they never
+// change once known), so the common case takes no lock and no map search.
 DeviceLimits device_limits(int device) {
+    thread_local int last_device = -1;
+    thread_local DeviceLimits last;
+    if (device == last_device) return last;
     std::lock_guard<std::mutex> lock(state_mutex);
-    return limits_locked(device);
+    last = limits_locked(device);
+    last_device = device;
+    return last;
 }
 
 unsigned resident_blocks(int device, int block_size) {
     return resident_blocks(device_limits(device), block_size);
 }
 
-unsigned resident_blocks(int device, int block_size, const void* kernel) {
+KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel) {
     using Key = std::tuple<int, int, const void*>;
-    static std::mutex mutex;
-    static std::map<Key, unsigned> cache;
+    // Per thread: a direct-mapped table of recent answers in front of the shared map.
+    struct Slot {
+        Key key{-1, -1, nullptr};
+        KernelOnDevice value;
+    };
+    thread_local Slot recent[64];
     const Key key{device, block_size, kernel};
+    Slot& slot = recent[(reinterpret_cast<std::uintptr_t>(kernel) / 16 +
+                         static_cast<unsigned>(block_size) / 32 + static_cast<unsigned>(device)) %
+                        64];
+    if (slot.key == key) return slot.value;
+
+    static std::mutex mutex;
+    static std::map<Key, KernelOnDevice> cache;
     {
         std::lock_guard<std::mutex> lock(mutex);
-        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+        if (const auto it = cache.find(key); it != cache.end()) {
+            slot = {key, it->second};
+            return it->second;
+        }
     }
     const DeviceLimits limits = device_limits(device);
     activate(device);
+    KernelOnDevice info;
     int per_sm = 0;
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, 0) !=
             cudaSuccess ||
         per_sm < 1) {
         (void)cudaGetLastError();  // the launch reports a kernel that cannot run
-        return resident_blocks(limits, block_size);
+        info.resident_blocks = resident_blocks(limits, block_size);
+        return info;  // not cached: the launch will say what is wrong
     }
-    const unsigned blocks = static_cast<unsigned>(limits.multiprocessors * per_sm);
+    info.resident_blocks = static_cast<unsigned>(limits.multiprocessors * per_sm);
+    cudaFuncAttributes attributes{};
+    if (cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess)
+        info.binary_version = attributes.binaryVersion;
+    else
+        (void)cudaGetLastError();
+    info.clusters = info.binary_version >= 90 && limits.compute_major >= 9;
     std::lock_guard<std::mutex> lock(mutex);
-    cache.emplace(key, blocks);
-    return blocks;
+    cache.emplace(key, info);
+    slot = {key, info};
+    return info;
+}
+
+unsigned resident_blocks(int device, int block_size, const void* kernel) {
+    return kernel_on_device(device, block_size, kernel).resident_blocks;
 }
 
 ReductionScratch reduction_scratch(int device) {
+    thread_local int last_device = -1;
+    thread_local ReductionScratch last;  // allocated once per device, kept to the process's end
+    if (device == last_device) return last;
     std::lock_guard<std::mutex> lock(state_mutex);
     const DeviceLimits& l = limits_locked(device);
     DeviceState& s = states[device];
-    if (s.scratch.partials) return s.scratch;
+    if (s.scratch.partials) {
+        last = s.scratch;
+        last_device = device;
+        return last;
+    }
 
     // Room for the largest grid a reduction uses: one wave of 32-thread blocks.
     const std::size_t capacity = resident_blocks(l, 32);
@@ -332,6 +375,8 @@ ReductionScratch reduction_scratch(int device) {
     s.scratch.partials = static_cast<unsigned char*>(base) + counter_bytes;
     s.scratch.capacity = capacity;
     static ScratchReleaser releaser;
+    last = s.scratch;
+    last_device = device;
     return s.scratch;
 }
 

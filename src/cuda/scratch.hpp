@@ -36,6 +36,8 @@ struct DeviceLimits {
     int max_shared_memory_per_block_optin = 48 * 1024;
     /// L2 cache, bytes.
     int l2_bytes = 0;
+    /// Compute capability, major number (9: Hopper, thread block clusters).
+    int compute_major = 0;
 };
 
 /// Queried once per device, then cached. Thread-safe.
@@ -51,6 +53,18 @@ unsigned resident_blocks(int device, int block_size);
 /// figure above, the 40-register CSR/ELL CG kernels (75% occupancy) ran 1.33 waves and 1.21 TB/s
 /// (H100, poisson3d:128, ncu, 2026-11-24).
 unsigned resident_blocks(int device, int block_size, const void* kernel);
+
+/// What a kernel can do on a device, cached per device, block size and kernel.
+struct KernelOnDevice {
+    /// resident_blocks(device, block_size, kernel).
+    unsigned resident_blocks = 1;
+    /// The compute capability its machine code was built for (cudaFuncAttributes, 90 = sm_90).
+    int binary_version = 0;
+    /// Whether it may be launched in thread block clusters: machine code for sm_90 or later
+    /// (a kernel's cluster code exists only there) on a device of compute capability 9 or later.
+    bool clusters = false;
+};
+KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel);
 
 /// Scratch of the reductions on one device: `capacity` partial sums (room for doubles) and a
 /// counter that is zero between launches (zeroed once at allocation; the last block of each

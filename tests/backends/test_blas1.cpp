@@ -197,6 +197,44 @@ TYPED_TEST(Blas1, DotAndNorm2) {
     }
 }
 
+// cuda sums grids of 2-8 blocks through one thread block cluster (sm_90) and larger grids with
+// the ticket (src/cuda/reduction.cuh): grids of 1 ... 10 blocks of 32 and of 1024 threads, one
+// item each, so both paths and every cluster size are checked against the reference.
+TYPED_TEST(Blas1, ReductionsOnGridsOfOneToTenBlocks) {
+    using T = TypeParam;
+    for (const int wg : {32, 1024}) {
+        if (this->exec.backend() == Backend::cuda || this->exec.backend() == Backend::opencl)
+            this->exec.set_launch(LaunchConfig{wg, 1});
+        for (std::size_t blocks = 1; blocks <= 10; ++blocks) {
+            const std::size_t n = (blocks - 1) * static_cast<std::size_t>(wg) + 7;
+            SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(wg));
+            const auto xh = random_vector<T>(n, 7 * n + 1), yh = random_vector<T>(n, 7 * n + 2);
+            double abs_xy = 0, abs_xx = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                abs_xy += std::abs(double(xh[i]) * yh[i]);
+                abs_xx += double(xh[i]) * xh[i];
+            }
+            Array<T> x(this->exec, xh), y(this->exec, yh), xr(this->ref, xh), yr(this->ref, yh);
+            EXPECT_NEAR(blas::dot<T>(this->exec, x, y), blas::dot<T>(this->ref, xr, yr),
+                        this->sum_tol(n, abs_xy));
+            const double want_norm = blas::norm2<T>(this->ref, xr);
+            EXPECT_NEAR(blas::norm2<T>(this->exec, x), want_norm,
+                        this->sum_tol(n, abs_xx) / (2 * want_norm + 1e-300) + eps<T>() * want_norm);
+            // The fused update's r.r after r -= alpha q (x += alpha p), against the reference's.
+            auto rr = poisoned<T>(this->exec, 1);
+            auto rr_ref = poisoned<T>(this->ref, 1);
+            Array<T> xd(this->exec, xh), rd(this->exec, yh), xrd(this->ref, xh), rrd(this->ref, yh);
+            blas::fused_cg_update<T>(this->exec, T(0.5), x, y, xd, rd, rr);
+            blas::fused_cg_update<T>(this->ref, T(0.5), xr, yr, xrd, rrd, rr_ref);
+            double abs_rr = 0;
+            for (const T v : rrd.to_host()) abs_rr += double(v) * v;
+            // As in FusedCgUpdate: r differs by elem_tol per entry, the sum by sum_tol.
+            EXPECT_NEAR(rr.to_host()[0], rr_ref.to_host()[0],
+                        this->sum_tol(n, abs_rr) + 8 * eps<T>() * abs_rr);
+        }
+    }
+}
+
 TYPED_TEST(Blas1, FusedCgUpdate) {
     using T = TypeParam;
     const T alpha = T(0.3125);
