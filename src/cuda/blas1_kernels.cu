@@ -23,7 +23,7 @@
 // Reductions (dot, norm2, rr of fused_cg_update) are one launch, with no host synchronisation:
 // cuda/reduction.cuh's grid_sum (block sums, a ticket, the last block sums the partials in a
 // fixed order: deterministic; a grid of one block needs no ticket), then result.data[0]. A grid
-// of 2-8 blocks on sm_90 is launched as one thread block cluster and sums through cluster_sum
+// of 2-16 blocks on sm_90 is launched as one thread block cluster and sums through cluster_sum
 // instead (the same order and bits, without the fence, ticket and L2 round trip: launch_sum).
 // H100, dot as a stream of 20 calls at 2048-8192 doubles (2026-11-26): 4.11-4.38 us per call
 // against 4.66-4.92 with the ticket.
@@ -363,8 +363,9 @@ bool packed_loads() {
 }
 
 // Launches a reduction on grid g: cluster_kernel (its Cluster = true instantiation) as one
-// thread block cluster where g has 2 ... kMaxClusterBlocks blocks and the kernel's cluster code
-// runs on the device, else ticket_kernel (grid_sum's ticket). PORTLA_CLUSTER_SUMS=off keeps the
+// thread block cluster where g has 2 ... max_cluster_blocks blocks (16 on the H100, 8 where only
+// the portable size is placed; 0 where the kernel's cluster code cannot run), else
+// ticket_kernel (grid_sum's ticket). PORTLA_CLUSTER_SUMS=off keeps the
 // ticket everywhere (for measurements).
 template <typename... Params, typename... Args>
 void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Params...),
@@ -372,9 +373,9 @@ void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Para
     static const bool allowed = !env_equals("PORTLA_CLUSTER_SUMS", "off");
     const auto stream = stream_of(exec);
     if (allowed && g.blocks > 1 && g.blocks <= kMaxClusterBlocks &&
-        kernel_on_device(exec.device_id(), static_cast<int>(g.threads),
-                         reinterpret_cast<const void*>(cluster_kernel))
-            .clusters) {
+        g.blocks <= kernel_on_device(exec.device_id(), static_cast<int>(g.threads),
+                                     reinterpret_cast<const void*>(cluster_kernel))
+                        .max_cluster_blocks) {
         PORTLA_CUDA_CHECK(launch_in_cluster(cluster_kernel, g.blocks, g.threads, stream, args...));
         return;
     }

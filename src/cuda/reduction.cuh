@@ -83,8 +83,9 @@ __device__ bool grid_sum(T (&v)[NV], T* partials, unsigned int* counter) {
     return true;
 }
 
-/// Most blocks of a cluster_sum grid: the portable cluster size.
-constexpr unsigned kMaxClusterBlocks = 8;
+/// Most blocks of a cluster_sum grid: 8 is the portable cluster size; up to 16 where the kernel
+/// allows non-portable sizes and the device can place them (KernelOnDevice::max_cluster_blocks).
+constexpr unsigned kMaxClusterBlocks = 16;
 
 /// grid_sum for a grid that is one cluster of at most kMaxClusterBlocks blocks (sm_90 and later;
 /// earlier machine code traps, and the host never launches it there: KernelOnDevice::clusters).
@@ -118,7 +119,8 @@ __device__ bool cluster_sum(T (&v)[NV]) {
 }
 
 /// kernel<<<blocks, threads, 0, stream>>>(args...) as one thread block cluster of `blocks`
-/// blocks (at most kMaxClusterBlocks). Returns the launch's error (the caller checks it).
+/// blocks (at most KernelOnDevice::max_cluster_blocks). Returns the launch's error (the caller
+/// checks it).
 template <typename... Params, typename... Args>
 cudaError_t launch_in_cluster(void (*kernel)(Params...), unsigned blocks, unsigned threads,
                               cudaStream_t stream, Args&&... args) {

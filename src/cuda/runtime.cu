@@ -285,6 +285,38 @@ unsigned resident_blocks(int device, int block_size) {
     return resident_blocks(device_limits(device), block_size);
 }
 
+namespace {
+
+// 16 where `kernel` accepts clusters of 16 blocks of block_size threads (non-portable size) and
+// the device can place one, else the portable 8. The current device is the kernel's.
+unsigned max_cluster_blocks(const void* kernel, int block_size) {
+    static const bool portable_only = env_equals("PORTLA_CLUSTER_MAX", "8");  // measurements
+    if (portable_only ||
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+            cudaSuccess) {
+        (void)cudaGetLastError();
+        return 8;
+    }
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(16);
+    config.blockDim = dim3(static_cast<unsigned>(block_size));
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = 16;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 8;
+    }
+    return clusters >= 1 ? 16 : 8;
+}
+
+}  // namespace
+
 KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel) {
     using Key = std::tuple<int, int, const void*>;
     // Per thread: a direct-mapped table of recent answers in front of the shared map.
@@ -326,6 +358,7 @@ KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel) 
     else
         (void)cudaGetLastError();
     info.clusters = info.binary_version >= 90 && limits.compute_major >= 9;
+    if (info.clusters) info.max_cluster_blocks = max_cluster_blocks(kernel, block_size);
     std::lock_guard<std::mutex> lock(mutex);
     cache.emplace(key, info);
     slot = {key, info};

@@ -63,6 +63,10 @@ struct KernelOnDevice {
     /// Whether it may be launched in thread block clusters: machine code for sm_90 or later
     /// (a kernel's cluster code exists only there) on a device of compute capability 9 or later.
     bool clusters = false;
+    /// The most blocks of one cluster it may be launched with: 8 (portable), 16 where the
+    /// non-portable size is allowed and cudaOccupancyMaxActiveClusters places one; 0 without
+    /// clusters.
+    unsigned max_cluster_blocks = 0;
 };
 KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel);
 

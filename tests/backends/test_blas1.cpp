@@ -197,15 +197,16 @@ TYPED_TEST(Blas1, DotAndNorm2) {
     }
 }
 
-// cuda sums grids of 2-8 blocks through one thread block cluster (sm_90) and larger grids with
-// the ticket (src/cuda/reduction.cuh): grids of 1 ... 10 blocks of 32 and of 1024 threads, one
-// item each, so both paths and every cluster size are checked against the reference.
-TYPED_TEST(Blas1, ReductionsOnGridsOfOneToTenBlocks) {
+// cuda sums grids of 2-16 blocks through one thread block cluster (sm_90; 2-8 where the device
+// places only portable sizes) and larger grids with the ticket (src/cuda/reduction.cuh): grids
+// of 1 ... 18 blocks of 32 and of 1024 threads, one item each, so both paths and every cluster
+// size are checked against the reference.
+TYPED_TEST(Blas1, ReductionsOnGridsOfOneToEighteenBlocks) {
     using T = TypeParam;
     for (const int wg : {32, 1024}) {
         if (this->exec.backend() == Backend::cuda || this->exec.backend() == Backend::opencl)
             this->exec.set_launch(LaunchConfig{wg, 1});
-        for (std::size_t blocks = 1; blocks <= 10; ++blocks) {
+        for (std::size_t blocks = 1; blocks <= 18; ++blocks) {
             const std::size_t n = (blocks - 1) * static_cast<std::size_t>(wg) + 7;
             SCOPED_TRACE("n = " + std::to_string(n) + ", wg = " + std::to_string(wg));
             const auto xh = random_vector<T>(n, 7 * n + 1), yh = random_vector<T>(n, 7 * n + 2);
