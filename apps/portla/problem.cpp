@@ -49,6 +49,16 @@ Problem load_problem(const ProblemSpec& spec) {
         throw BadInput("--assembled applies to --generate only (a FILE is always stored)");
     if (!spec.generate.empty() && !spec.assembled && !p.auto_format && p.format != Format::csr)
         throw BadInput("--format " + spec.format + " applies to stored matrices: add --assembled");
+    p.index = csr_index_from_string(spec.index_width);
+    if (p.index == CsrIndex::offsets64 || p.index == CsrIndex::int64) {
+        if (!spec.generate.empty() && !spec.assembled)
+            throw BadInput("--index-width " + spec.index_width +
+                           " applies to stored matrices: add --assembled");
+        if (!p.auto_format && p.format != Format::csr)
+            throw BadInput("--index-width " + spec.index_width + " needs --format csr (got " +
+                           spec.format + ")");
+        p.auto_format = false;  // the 64-bit index forms are csr's
+    }
     if (!spec.file.empty()) {
         p.description = spec.file;
         // More rows than (expanded) entries leave a row empty: a 60-byte file can declare 2e8
@@ -94,7 +104,8 @@ void choose_format(Problem& problem, const Executor& exec, solver::Preconditione
 template <typename T>
 bool reads_in_place(const Executor& exec, const Problem& problem) {
     return std::is_same_v<T, double> && exec.is_host() && !problem.matrix_free &&
-           problem.format == Format::csr;
+           problem.format == Format::csr &&
+           (problem.index == CsrIndex::automatic || problem.index == CsrIndex::int32);
 }
 
 template <typename T>
@@ -122,7 +133,7 @@ std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const Pro
                 {d.row_ptrs.data(), d.row_ptrs.size()}, {d.col_idxs.data(), d.col_idxs.size()},
                 {d.values.data(), d.values.size()}));
     }
-    return std::make_unique<Csr<T>>(Csr<T>::from_data(exec, d));
+    return std::make_unique<Csr<T>>(Csr<T>::from_data(exec, d, problem.index));
 }
 
 template <typename T>

@@ -16,6 +16,8 @@ struct ProblemSpec {
     bool assembled = false;
     std::string format = "auto";  ///< stored format: auto, csr, ell or dense
     std::string rhs;              ///< right-hand side file, or empty for b = A 1
+    /// csr index widths (CsrIndex): auto, 32, 64/32 or 64; a 64-bit form asks for csr
+    std::string index_width = "auto";
 };
 
 /// A parsed "poissonKd:N": dimension and points per dimension. Throws BadInput.
@@ -28,7 +30,8 @@ struct Problem {
     Format format = Format::csr;  ///< spec.format, parsed (csr for auto until choose_format)
     bool auto_format = false;     ///< spec.format was "auto": choose_format decides
     bool matrix_free = false;
-    std::string description;  ///< file name or generator spec
+    CsrIndex index = CsrIndex::automatic;  ///< spec.index_width, parsed
+    std::string description;               ///< file name or generator spec
 };
 
 /// Reads or generates the matrix (without moving it to a device yet). Throws BadInput.

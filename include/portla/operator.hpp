@@ -8,6 +8,7 @@
 
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
+#include "portla/matrix/csr_index.hpp"
 
 namespace portla {
 
@@ -16,8 +17,9 @@ class Communicator;
 }
 
 /// How the solvers' fused kernels may read an operator directly instead of calling apply():
-/// the dim-D Poisson stencil on `points` per dimension, or CSR with int32 indices. `none` for
-/// every other operator (the solvers then call apply()).
+/// the dim-D Poisson stencil on `points` per dimension, CSR (its index widths in `index`: 32-bit
+/// row_ptrs and col_idxs, or 64-bit offsets in row_ptrs64 with col_idxs or col_idxs64) or ELL.
+/// `none` for every other operator (the solvers then call apply()).
 template <typename T>
 struct FusedOperator {
     enum class Kind { none, stencil, csr, ell };
@@ -28,6 +30,9 @@ struct FusedOperator {
     /// csr: by row; ell: column-major, `width` entries per row, padding column -1.
     const std::int32_t* col_idxs = nullptr;
     const T* values = nullptr;
+    CsrIndex index = CsrIndex::int32;          ///< csr: which of the index pointers are set
+    const std::int64_t* row_ptrs64 = nullptr;  ///< csr, index offsets64 or int64
+    const std::int64_t* col_idxs64 = nullptr;  ///< csr, index int64
     std::size_t nnz = 0;
     std::size_t width = 0;
 };

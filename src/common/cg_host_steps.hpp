@@ -22,20 +22,42 @@ struct HostCgSteps {
     static T* p_old(const Args& a) { return (a.state->iteration & 1) ? a.p1 : a.p0; }
     static T* p_new(const Args& a) { return (a.state->iteration & 1) ? a.p0 : a.p1; }
 
-    // (A v)_i for the operator of a fused step.
-    static T row(const FusedOperator<T>& op, std::size_t n, std::size_t i, const T* v) {
-        if (op.kind == FusedOperator<T>::Kind::csr) {
+    // (A v)_i of a CSR matrix with row offsets P and column indices C.
+    template <typename P, typename C>
+    static auto csr_row(const P* ptrs, const C* cols, const T* vals) {
+        return [=](std::size_t i, const T* v) {
             T acc = T(0);
-            for (std::int64_t k = op.row_ptrs[i]; k < op.row_ptrs[i + 1]; ++k)
-                acc += op.values[k] * v[op.col_idxs[k]];
+            for (std::int64_t k = ptrs[i]; k < ptrs[i + 1]; ++k) acc += vals[k] * v[cols[k]];
             return acc;
+        };
+    }
+
+    // f(row), row(i, v) = (A v)_i for the operator of a fused step, chosen once per step: no test
+    // of the operator's kind or CSR index form inside the loops over rows.
+    template <typename F>
+    static void with_row(const FusedOperator<T>& op, std::size_t n, F&& f) {
+        using Kind = typename FusedOperator<T>::Kind;
+        if (op.kind == Kind::csr) {
+            switch (op.index) {
+                case CsrIndex::offsets64:
+                    return f(csr_row(op.row_ptrs64, op.col_idxs, op.values));
+                case CsrIndex::int64:
+                    return f(csr_row(op.row_ptrs64, op.col_idxs64, op.values));
+                default:
+                    return f(csr_row(op.row_ptrs, op.col_idxs, op.values));
+            }
         }
-        const auto read = [v](std::size_t j) { return v[j]; };
-        if (op.kind == FusedOperator<T>::Kind::ell)
-            return ell_row<T>(
-                i, n, op.width, [&op](std::size_t e) { return op.col_idxs[e]; },
-                [&op](std::size_t e) { return op.values[e]; }, read);
-        return stencil_row<std::size_t>(op.dim, op.points, i, read, v[i]);
+        if (op.kind == Kind::ell)
+            return f([&op, n](std::size_t i, const T* v) {
+                return ell_row<T>(
+                    i, n, op.width, [&op](std::size_t e) { return op.col_idxs[e]; },
+                    [&op](std::size_t e) { return op.values[e]; },
+                    [v](std::size_t j) { return v[j]; });
+            });
+        f([&op](std::size_t i, const T* v) {
+            return stencil_row<std::size_t>(
+                op.dim, op.points, i, [v](std::size_t j) { return v[j]; }, v[i]);
+        });
     }
 
     // r_i given: z_i and the contributions to rr and rz.
@@ -80,14 +102,16 @@ struct HostCgSteps {
         form_direction(a);
         const T* p = p_new(a);
         double pq = 0, unused = 0;
-        Policy::sum(
-            a.n,
-            [&](std::size_t i, double& s0, double&) {
-                const T qi = row(a.op, a.n, i, p);
-                a.q[i] = qi;
-                s0 += double(p[i]) * double(qi);
-            },
-            pq, unused);
+        with_row(a.op, a.n, [&](const auto& row) {
+            Policy::sum(
+                a.n,
+                [&](std::size_t i, double& s0, double&) {
+                    const T qi = row(i, p);
+                    a.q[i] = qi;
+                    s0 += double(p[i]) * double(qi);
+                },
+                pq, unused);
+        });
         cg_finish_direction(a.state, a.control, pq);
     }
 
@@ -116,14 +140,16 @@ struct HostCgSteps {
     static void replace_with(const Args& a, const T* ax) {
         if (a.state->stopped || !a.state->replace_now) return;
         double rr = 0, rz = 0;
-        Policy::sum(
-            a.n,
-            [&](std::size_t i, double& s0, double& s1) {
-                const T ri = a.b[i] - (ax ? ax[i] : row(a.op, a.n, i, a.x));
-                a.r[i] = ri;
-                store_z(a, i, ri, s0, s1);
-            },
-            rr, rz);
+        with_row(a.op, a.n, [&](const auto& row) {
+            Policy::sum(
+                a.n,
+                [&](std::size_t i, double& s0, double& s1) {
+                    const T ri = a.b[i] - (ax ? ax[i] : row(i, a.x));
+                    a.r[i] = ri;
+                    store_z(a, i, ri, s0, s1);
+                },
+                rr, rz);
+        });
         cg_finish_residual(a.state, a.control, rr, rz, CgFinish::replaced);
     }
     static void replace(const Args& a) { replace_with(a, nullptr); }

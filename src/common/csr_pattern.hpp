@@ -45,10 +45,11 @@ PORTLA_HOST_DEVICE inline T ell_row(std::size_t i, std::size_t rows, std::size_t
     return acc;
 }
 
-/// Row i's diagonal: the sum of its stored entries (i, i), 0 where there is none.
-template <typename T>
-PORTLA_HOST_DEVICE inline T csr_row_diagonal(std::size_t i, const std::int32_t* row_ptrs,
-                                             const std::int32_t* col_idxs, const T* values) {
+/// Row i's diagonal: the sum of its stored entries (i, i), 0 where there is none (row offsets P
+/// and column indices C of 32 or 64 bits).
+template <typename T, typename P, typename C>
+PORTLA_HOST_DEVICE inline T csr_row_diagonal(std::size_t i, const P* row_ptrs, const C* col_idxs,
+                                             const T* values) {
     T d = T(0);
     for (std::int64_t k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
         if (static_cast<std::size_t>(col_idxs[k]) == i) d += values[k];

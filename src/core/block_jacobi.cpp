@@ -102,8 +102,10 @@ void for_each_diagonal_block(const LinearOperator<T>& A, std::size_t bs, Block&&
 template <typename T>
 BlockJacobi<T>::BlockJacobi(const LinearOperator<T>& A, int block_size)
     : n_(A.rows()), block_size_(block_size), blocks_(A.executor(), 0) {
-    if (!dynamic_cast<const Csr<T>*>(&A) && !dynamic_cast<const Dense<T>*>(&A))
+    const auto* csr = dynamic_cast<const Csr<T>*>(&A);
+    if (!csr && !dynamic_cast<const Dense<T>*>(&A))
         throw Unsupported("block-jacobi needs a csr or dense matrix (got " + A.format() + ")");
+    if (csr) csr->require_int32("block-jacobi");
     if (A.rows() != A.cols())
         throw DimensionMismatch("block-jacobi: matrix must be square (" + std::to_string(A.rows()) +
                                     " x " + std::to_string(A.cols()) + "); rows",

@@ -5,6 +5,7 @@
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -13,8 +14,11 @@
 namespace portla {
 namespace {
 
-void check_structure(std::size_t rows, std::size_t cols, const_view<std::int32_t> row_ptrs,
-                     const_view<std::int32_t> col_idxs) {
+constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+template <typename P, typename C>
+void check_structure(std::size_t rows, std::size_t cols, const_view<P> row_ptrs,
+                     const_view<C> col_idxs) {
     if (row_ptrs.size != rows + 1) throw DimensionMismatch("Csr row_ptrs", rows + 1, row_ptrs.size);
     if (row_ptrs[0] != 0) throw BadInput("Csr: row_ptrs[0] must be 0");
     for (std::size_t i = 0; i < rows; ++i)
@@ -28,22 +32,46 @@ void check_structure(std::size_t rows, std::size_t cols, const_view<std::int32_t
                            std::to_string(k) + " out of range [0, " + std::to_string(cols) + ")");
 }
 
-template <typename T>
-std::vector<T> diagonal_of(std::size_t rows, const_view<std::int32_t> row_ptrs,
-                           const_view<std::int32_t> col_idxs, const_view<T> values) {
+template <typename T, typename P, typename C>
+std::vector<T> diagonal_of(std::size_t rows, const_view<P> row_ptrs, const_view<C> col_idxs,
+                           const_view<T> values) {
     std::vector<T> d(rows);
     for (std::size_t i = 0; i < rows; ++i)
         d[i] = common::csr_row_diagonal(i, row_ptrs.data, col_idxs.data, values.data);
     return d;
 }
 
-std::string defect_of(std::size_t rows, std::size_t cols, const_view<std::int32_t> row_ptrs,
-                      const_view<std::int32_t> col_idxs) {
+template <typename P, typename C>
+std::string defect_of(std::size_t rows, std::size_t cols, const_view<P> row_ptrs,
+                      const_view<C> col_idxs) {
     return detail::structural_defect(rows, cols, [&](auto&& f) {
         for (std::size_t i = 0; i < rows; ++i)
             for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
                 f(i, static_cast<std::size_t>(col_idxs[k]));
     });
+}
+
+/// `host` on `exec` as an array of To (the form's index type; the values fit, checked before).
+template <typename To, typename From>
+Array<To> upload(const Executor& exec, const std::vector<From>& host) {
+    if constexpr (std::is_same_v<To, From>) {
+        return Array<To>(exec, host);
+    } else {
+        return Array<To>(exec, std::vector<To>(host.begin(), host.end()));
+    }
+}
+
+/// f(P{}, C{}): the row offset and column index types of `index`.
+template <typename F>
+decltype(auto) with_index_types(CsrIndex index, F&& f) {
+    switch (index) {
+        case CsrIndex::offsets64:
+            return f(std::int64_t{}, std::int32_t{});
+        case CsrIndex::int64:
+            return f(std::int64_t{}, std::int64_t{});
+        default:
+            return f(std::int32_t{}, std::int32_t{});
+    }
 }
 
 template <typename T>
@@ -62,28 +90,111 @@ const_view<T> on_host(const Executor& exec, const_view<T> v, std::vector<T>& cop
 
 }  // namespace
 
+std::string to_string(CsrIndex index) {
+    switch (index) {
+        case CsrIndex::int32:
+            return "32";
+        case CsrIndex::offsets64:
+            return "64/32";
+        case CsrIndex::int64:
+            return "64";
+        default:
+            return "auto";
+    }
+}
+
+CsrIndex csr_index_from_string(const std::string& text) {
+    for (const CsrIndex i :
+         {CsrIndex::automatic, CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64})
+        if (text == to_string(i)) return i;
+    throw BadInput("unknown csr index width '" + text + "' (auto, 32, 64/32 or 64)");
+}
+
+CsrIndex csr_index_for(CsrIndex asked, std::size_t rows, std::size_t cols, std::size_t nnz) {
+    // Columns past the 32-bit range need 64-bit column indices; rows or non-zeros past it, 64-bit
+    // offsets (the kernels index rows in 64 bits; the row count is kept below the 32-bit range
+    // of the offsets all the same, as every consumer of the 32-bit form assumes).
+    const CsrIndex needed = cols >= kInt32Max                       ? CsrIndex::int64
+                            : rows >= kInt32Max || nnz >= kInt32Max ? CsrIndex::offsets64
+                                                                    : CsrIndex::int32;
+    if (asked == CsrIndex::automatic) return needed;
+    if (static_cast<int>(asked) < static_cast<int>(needed))
+        throw BadInput(
+            "csr: " + std::to_string(rows) + " x " + std::to_string(cols) + " with " +
+            std::to_string(nnz) + " entries exceeds the " +
+            (asked == CsrIndex::int32 ? "int32 index range" : "int32 column index range") +
+            " (index width " + to_string(asked) + " asked, " + to_string(needed) + " needed)");
+    return asked;
+}
+
+template <typename T>
+template <typename P, typename C>
+Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
+                     const std::vector<P>& row_ptrs, const std::vector<C>& col_idxs,
+                     const std::vector<T>& values, CsrIndex index) {
+    check_structure(rows, cols, of(row_ptrs), of(col_idxs));
+    if (values.size() != col_idxs.size())
+        throw DimensionMismatch("Csr values", col_idxs.size(), values.size());
+    index = csr_index_for(index, rows, cols, values.size());
+    std::string defect = defect_of(rows, cols, of(row_ptrs), of(col_idxs));
+    return with_index_types(index, [&](auto p, auto c) {
+        using SP = decltype(p);
+        using SC = decltype(c);
+        Array<std::int32_t> rp32, ci32;
+        Array<std::int64_t> rp64, ci64;
+        if constexpr (std::is_same_v<SP, std::int32_t>)
+            rp32 = upload<SP>(exec, row_ptrs);
+        else
+            rp64 = upload<SP>(exec, row_ptrs);
+        if constexpr (std::is_same_v<SC, std::int32_t>)
+            ci32 = upload<SC>(exec, col_idxs);
+        else
+            ci64 = upload<SC>(exec, col_idxs);
+        Csr A(rows, cols, index, std::move(rp32), std::move(ci32), std::move(rp64), std::move(ci64),
+              Array<T>(exec, values), std::move(defect));
+        // The 32-bit form's diagonal from the host arrays, as before; the others' through the
+        // backend's csr_diagonal on first use.
+        if (index == CsrIndex::int32) {
+            A.diag_ = Array<T>(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values)));
+            A.diag_once_.reset();
+        }
+        return A;
+    });
+}
+
 template <typename T>
 Csr<T>::Csr(const Executor& exec, std::size_t rows, std::size_t cols,
             const std::vector<std::int32_t>& row_ptrs, const std::vector<std::int32_t>& col_idxs,
-            const std::vector<T>& values)
-    : rows_(rows),
-      cols_(cols),
-      row_ptrs_((check_structure(rows, cols, of(row_ptrs), of(col_idxs)),
-                 Array<std::int32_t>(exec, row_ptrs))),
-      col_idxs_(exec, col_idxs),
-      values_(values.size() == col_idxs.size()
-                  ? Array<T>(exec, values)
-                  : throw DimensionMismatch("Csr values", col_idxs.size(), values.size())),
-      diag_(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values))),
-      defect_(defect_of(rows, cols, of(row_ptrs), of(col_idxs))) {}
+            const std::vector<T>& values, CsrIndex index)
+    : Csr(build(exec, rows, cols, row_ptrs, col_idxs, values, index)) {}
 
 template <typename T>
-Csr<T>::Csr(std::size_t rows, std::size_t cols, Array<std::int32_t> row_ptrs,
-            Array<std::int32_t> col_idxs, Array<T> values, std::string defect)
+Csr<T> Csr<T>::from_arrays(const Executor& exec, std::size_t rows, std::size_t cols,
+                           const std::vector<std::int64_t>& row_ptrs,
+                           const std::vector<std::int32_t>& col_idxs, const std::vector<T>& values,
+                           CsrIndex index) {
+    return build(exec, rows, cols, row_ptrs, col_idxs, values, index);
+}
+
+template <typename T>
+Csr<T> Csr<T>::from_arrays(const Executor& exec, std::size_t rows, std::size_t cols,
+                           const std::vector<std::int64_t>& row_ptrs,
+                           const std::vector<std::int64_t>& col_idxs, const std::vector<T>& values,
+                           CsrIndex index) {
+    return build(exec, rows, cols, row_ptrs, col_idxs, values, index);
+}
+
+template <typename T>
+Csr<T>::Csr(std::size_t rows, std::size_t cols, CsrIndex index, Array<std::int32_t> row_ptrs,
+            Array<std::int32_t> col_idxs, Array<std::int64_t> row_ptrs64,
+            Array<std::int64_t> col_idxs64, Array<T> values, std::string defect)
     : rows_(rows),
       cols_(cols),
+      index_(index),
       row_ptrs_(std::move(row_ptrs)),
       col_idxs_(std::move(col_idxs)),
+      row_ptrs64_(std::move(row_ptrs64)),
+      col_idxs64_(std::move(col_idxs64)),
       values_(std::move(values)),
       diag_(values_.executor(), 0),
       diag_once_(std::make_unique<std::once_flag>()),
@@ -112,37 +223,57 @@ Csr<T> Csr<T>::borrow(const Executor& exec, std::size_t rows, std::size_t cols,
     }
     auto* p = const_cast<std::int32_t*>(row_ptrs.data);
     auto* c = const_cast<std::int32_t*>(col_idxs.data);
-    return Csr(rows, cols, Array<std::int32_t>::borrow(exec, p, row_ptrs.size),
-               Array<std::int32_t>::borrow(exec, c, col_idxs.size),
+    return Csr(rows, cols, CsrIndex::int32, Array<std::int32_t>::borrow(exec, p, row_ptrs.size),
+               Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
                Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
 }
 
 template <typename T>
-Csr<T> Csr<T>::from_data(const Executor& exec, const MatrixData& input) {
-    detail::check_int32_dims("csr", input);
+Csr<T> Csr<T>::from_data(const Executor& exec, const MatrixData& input, CsrIndex index) {
+    if (input.rows < 0 || input.cols < 0) throw BadInput("csr: negative dimensions");
+    const auto rows = static_cast<std::size_t>(input.rows);
+    const auto cols = static_cast<std::size_t>(input.cols);
+    index = csr_index_for(index, rows, cols, input.entries());
     MatrixData copy;
     const MatrixData& data = detail::sorted_entries(input, copy);
-    const auto rows = static_cast<std::size_t>(data.rows);
-    std::vector<std::int32_t> row_ptrs(rows + 1, 0), col_idxs(data.entries());
-    std::vector<T> values(data.entries());
-    for (std::size_t k = 0; k < data.entries(); ++k) {
-        ++row_ptrs[data.row_idx[k] + 1];
-        col_idxs[k] = static_cast<std::int32_t>(data.col_idx[k]);
-        values[k] = static_cast<T>(data.values[k]);
-    }
-    for (std::size_t i = 0; i < rows; ++i) row_ptrs[i + 1] += row_ptrs[i];
-    return Csr(exec, rows, static_cast<std::size_t>(data.cols), row_ptrs, col_idxs, values);
+    return with_index_types(index, [&](auto p, auto c) {
+        using P = decltype(p);
+        using C = decltype(c);
+        std::vector<P> row_ptrs(rows + 1, 0);
+        std::vector<C> col_idxs(data.entries());
+        std::vector<T> values(data.entries());
+        for (std::size_t k = 0; k < data.entries(); ++k) {
+            ++row_ptrs[data.row_idx[k] + 1];
+            col_idxs[k] = static_cast<C>(data.col_idx[k]);
+            values[k] = static_cast<T>(data.values[k]);
+        }
+        for (std::size_t i = 0; i < rows; ++i) row_ptrs[i + 1] += row_ptrs[i];
+        return build(exec, rows, cols, row_ptrs, col_idxs, values, index);
+    });
 }
 
 template <typename T>
-Csr<T> Csr<T>::from_data(const Executor& exec, const CsrData& data) {
+Csr<T> Csr<T>::from_data(const Executor& exec, const CsrData& data, CsrIndex index) {
     const auto rows = static_cast<std::size_t>(data.rows);
     const auto cols = static_cast<std::size_t>(data.cols);
     if constexpr (std::is_same_v<T, double>) {
-        return Csr(exec, rows, cols, data.row_ptrs, data.col_idxs, data.values);
+        return build(exec, rows, cols, data.row_ptrs, data.col_idxs, data.values, index);
     } else {
-        return Csr(exec, rows, cols, data.row_ptrs, data.col_idxs,
-                   std::vector<T>(data.values.begin(), data.values.end()));
+        return build(exec, rows, cols, data.row_ptrs, data.col_idxs,
+                     std::vector<T>(data.values.begin(), data.values.end()), index);
+    }
+}
+
+template <typename T>
+template <typename F>
+decltype(auto) Csr<T>::with_indices(F&& f) const {
+    switch (index_) {
+        case CsrIndex::offsets64:
+            return f(row_ptrs64_.get_view(), col_idxs_.get_view());
+        case CsrIndex::int64:
+            return f(row_ptrs64_.get_view(), col_idxs64_.get_view());
+        default:
+            return f(row_ptrs_.get_view(), col_idxs_.get_view());
     }
 }
 
@@ -151,9 +282,59 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
     dispatch(exec, [&](auto backend) {
-        csr_apply(backend, exec, rows_, row_ptrs_.get_view(), col_idxs_.get_view(),
-                  values_.get_view(), x, y);
+        with_indices([&](auto row_ptrs, auto col_idxs) {
+            csr_apply(backend, exec, rows_, row_ptrs, col_idxs, values_.get_view(), x, y);
+        });
     });
+}
+
+template <typename T>
+FusedOperator<T> Csr<T>::fused() const {
+    FusedOperator<T> f;
+    f.kind = FusedOperator<T>::Kind::csr;
+    f.index = index_;
+    f.row_ptrs = row_ptrs_.data();
+    f.col_idxs = col_idxs_.data();
+    f.row_ptrs64 = row_ptrs64_.data();
+    f.col_idxs64 = col_idxs64_.data();
+    f.values = values_.data();
+    f.nnz = values_.size();
+    return f;
+}
+
+template <typename T>
+void Csr<T>::require_int32(const std::string& consumer) const {
+    if (index_ != CsrIndex::int32)
+        throw Unsupported(consumer + " needs a csr matrix with 32-bit indices; this " +
+                          std::to_string(rows_) + " x " + std::to_string(cols_) + " one with " +
+                          std::to_string(nnz()) + " non-zeros has index width " +
+                          to_string(index_) + " (64-bit row offsets)");
+}
+
+template <typename T>
+const Array<std::int32_t>& Csr<T>::row_ptrs() const {
+    require_int32("Csr::row_ptrs (32-bit row offsets)");
+    return row_ptrs_;
+}
+
+template <typename T>
+const Array<std::int32_t>& Csr<T>::col_idxs() const {
+    if (index_ == CsrIndex::int64) require_int32("Csr::col_idxs (32-bit column indices)");
+    return col_idxs_;
+}
+
+template <typename T>
+const Array<std::int64_t>& Csr<T>::row_ptrs64() const {
+    if (index_ == CsrIndex::int32)
+        throw Unsupported("Csr::row_ptrs64: this csr matrix has 32-bit row offsets (row_ptrs)");
+    return row_ptrs64_;
+}
+
+template <typename T>
+const Array<std::int64_t>& Csr<T>::col_idxs64() const {
+    if (index_ != CsrIndex::int64)
+        throw Unsupported("Csr::col_idxs64: this csr matrix has 32-bit column indices (col_idxs)");
+    return col_idxs64_;
 }
 
 template <typename T>
@@ -163,8 +344,10 @@ void Csr<T>::diagonal(view<T> d) const {
             const Executor& exec = executor();
             diag_ = Array<T>(exec, rows_);
             dispatch(exec, [&](auto backend) {
-                csr_diagonal(backend, exec, rows_, row_ptrs_.get_view(), col_idxs_.get_view(),
-                             values_.get_view(), diag_.get_view());
+                with_indices([&](auto row_ptrs, auto col_idxs) {
+                    csr_diagonal(backend, exec, rows_, row_ptrs, col_idxs, values_.get_view(),
+                                 diag_.get_view());
+                });
             });
         });
     blas::copy<T>(executor(), diag_.get_view(), d);

@@ -358,6 +358,7 @@ void check_square(std::size_t rows, std::size_t cols, const char* who) {
 
 template <typename T>
 Ilu0<T>::Ilu0(const Csr<T>& A, TriangularSolver how) {
+    A.require_int32("ilu0");
     check_square(A.rows(), A.cols(), "ilu0");
     HostCsr a = host_copy(A);
     check_finite(a, "ilu0", [](std::size_t, std::int32_t) { return true; });
@@ -385,6 +386,7 @@ Ilu0<T>::Ilu0(const Csr<T>& A, TriangularSolver how) {
 
 template <typename T>
 Ic0<T>::Ic0(const Csr<T>& A, TriangularSolver how) {
+    A.require_int32("ic0");
     check_square(A.rows(), A.cols(), "ic0");
     HostCsr a = host_copy(A);
     check_finite(a, "ic0", [](std::size_t i, std::int32_t j) { return std::size_t(j) <= i; });

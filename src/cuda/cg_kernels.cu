@@ -127,18 +127,32 @@ __global__ void stencil_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
+// The fused CSR matrix's array of index type U (row offsets or column indices): its 32-bit or
+// its 64-bit pointer.
+template <typename U>
+__device__ __forceinline__ const U* index_array(const std::int32_t* narrow,
+                                                const std::int64_t* wide) {
+    if constexpr (sizeof(U) == 8)
+        return wide;
+    else
+        return narrow;
+}
+
 // A group of G lanes per row (as csr_apply_kernel in matrix_kernels.cu); lane 0 of the group
-// forms the row's own p_new and the product. The loop bound is warp-uniform.
-template <int G, typename T, typename Src>
+// forms the row's own p_new and the product. The loop bound is warp-uniform. Row offsets P and
+// column indices I of the matrix's CsrIndex form (int32 and int32 unless the matrix passes the
+// 32-bit range), each form its own instantiation.
+template <int G, typename P, typename I, typename T, typename Src>
 __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, unsigned member,
                                            const Src& v) {
     T acc = T(0);
     if (row < a.n) {
         // Through the read-only cache (__ldg): CgArgs' pointers carry no __restrict__, and
         // without it the loads were generic ones.
-        const std::int64_t end = __ldg(a.op.row_ptrs + row + 1);
-        acc = csr_lane_sum<T>(__ldg(a.op.row_ptrs + row) + member, end, G, a.op.col_idxs,
-                              a.op.values, v);
+        const P* ptrs = index_array<P>(a.op.row_ptrs, a.op.row_ptrs64);
+        const std::int64_t end = __ldg(ptrs + row + 1);
+        acc = csr_lane_sum<T>(std::int64_t{__ldg(ptrs + row)} + member, end, G,
+                              index_array<I>(a.op.col_idxs, a.op.col_idxs64), a.op.values, v);
     }
     return warp_sum<G>(acc);
 }
@@ -149,7 +163,7 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
 // its own p_new_i. On the fly reads z and p_old (16 bytes) per non-zero instead of p_new (8) but
 // saves the pass: 3% slower at 128^3 (H100, 2026-11-24), 1.5x slower at 10^8 rows where z and
 // p_old leave L2 (H200, 2026-11-23, bench/results/scaling-2026-11-23).
-template <int G, bool OnTheFly, typename T>
+template <int G, bool OnTheFly, typename P, typename I, typename T>
 __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
     if (s->stopped) return;
@@ -167,9 +181,9 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
         const std::size_t row = first + lane / G;
         T acc;
         if constexpr (OnTheFly)
-            acc = csr_row_group<G>(a, row, member, formed);
+            acc = csr_row_group<G, P, I>(a, row, member, formed);
         else
-            acc = csr_row_group<G>(a, row, member, stored);
+            acc = csr_row_group<G, P, I>(a, row, member, stored);
         if (row < a.n && member == 0) {
             a.q[row] = acc;
             T pi;
@@ -328,7 +342,7 @@ __global__ void stencil_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     });
 }
 
-template <int G, typename T>
+template <int G, typename P, typename I, typename T>
 __global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
     if (s->stopped || s->replace_now == 0) return;
@@ -341,7 +355,7 @@ __global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     T sums[2] = {T(0), T(0)};
     for (std::size_t first = warp * rows_per_warp; first < a.n; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
-        const T acc = csr_row_group<G>(a, row, member, v);
+        const T acc = csr_row_group<G, P, I>(a, row, member, v);
         if (row < a.n && member == 0) {
             const T ri = a.b[row] - acc;
             a.r[row] = ri;
@@ -480,25 +494,36 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         if (direction && !fly)
             form_direction_kernel<T>
                 <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
-        auto run = [&](auto group) {
-            constexpr int G = decltype(group)::value;
-            const auto kernel = !direction ? csr_replace_kernel<G, T>
-                                : fly      ? csr_direction_kernel<G, true, T>
-                                           : csr_direction_kernel<G, false, T>;
-            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
+        // The index form picks the instantiation once per launch (CsrIndex).
+        const auto with_index = [&](auto p, auto i) {
+            using P = decltype(p);
+            using I = decltype(i);
+            auto run = [&](auto group) {
+                constexpr int G = decltype(group)::value;
+                const auto kernel = !direction ? csr_replace_kernel<G, P, I, T>
+                                    : fly      ? csr_direction_kernel<G, true, P, I, T>
+                                               : csr_direction_kernel<G, false, P, I, T>;
+                kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
+            };
+            if (g == 1)
+                run(std::integral_constant<int, 1>{});
+            else if (g == 2)
+                run(std::integral_constant<int, 2>{});
+            else if (g == 4)
+                run(std::integral_constant<int, 4>{});
+            else if (g == 8)
+                run(std::integral_constant<int, 8>{});
+            else if (g == 16)
+                run(std::integral_constant<int, 16>{});
+            else
+                run(std::integral_constant<int, 32>{});
         };
-        if (g == 1)
-            run(std::integral_constant<int, 1>{});
-        else if (g == 2)
-            run(std::integral_constant<int, 2>{});
-        else if (g == 4)
-            run(std::integral_constant<int, 4>{});
-        else if (g == 8)
-            run(std::integral_constant<int, 8>{});
-        else if (g == 16)
-            run(std::integral_constant<int, 16>{});
+        if (a.op.index == CsrIndex::offsets64)
+            with_index(std::int64_t{}, std::int32_t{});
+        else if (a.op.index == CsrIndex::int64)
+            with_index(std::int64_t{}, std::int64_t{});
         else
-            run(std::integral_constant<int, 32>{});
+            with_index(std::int32_t{}, std::int32_t{});
     }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
@@ -526,7 +551,7 @@ __device__ __forceinline__ T block_loop_row(const CgArgs<T>& a, std::size_t i, c
         return stencil_row(a.op.dim, static_cast<std::uint32_t>(a.op.points),
                            static_cast<std::uint32_t>(i), src, v[i]);
     if (a.op.kind == FusedOperator<T>::Kind::ell) return ell_row(a, i, src);
-    return csr_row_group<1>(a, i, 0u, src);
+    return csr_row_group<1, std::int32_t, std::int32_t>(a, i, 0u, src);
 }
 
 template <typename T>
@@ -647,8 +672,11 @@ void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& a) {
 
 template <typename T>
 bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& a, int count) {
+    // The one-block loop reads CSR with 32-bit indices only: the 64-bit forms (matrices past the
+    // 32-bit range, far above its rows) take the steps.
     if (a.op.kind == FusedOperator<T>::Kind::none || a.control.replacement > 0 ||
-        a.control.distributed || a.n == 0 || a.n > block_loop_rows())
+        a.control.distributed || a.n == 0 || a.n > block_loop_rows() ||
+        (a.op.kind == FusedOperator<T>::Kind::csr && a.op.index != CsrIndex::int32))
         return false;
     activate(exec.device_id());
     const unsigned threads =

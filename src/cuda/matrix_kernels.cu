@@ -53,12 +53,12 @@ __global__ void dense_apply_kernel(std::size_t rows, std::size_t cols, const T* 
 
 // Vector CSR: a group of G lanes (power of two <= 32) per row, 32 / G rows per warp per step.
 // The loop bound is warp-uniform (rows handled per warp step), so full-mask shuffles are safe;
-// the width-G shuffle sums within each group into its lane 0.
-template <int G, typename T, int C = kCsrChunk>
-__global__ void csr_apply_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
-                                 const std::int32_t* __restrict__ col_idxs,
-                                 const T* __restrict__ values, const T* __restrict__ x,
-                                 T* __restrict__ y) {
+// the width-G shuffle sums within each group into its lane 0. Row offsets P and column indices I
+// of the matrix's index form (CsrIndex), each instantiation without a test of the form.
+template <int G, typename T, int C, typename P, typename I>
+__global__ void csr_apply_kernel(std::size_t rows, const P* __restrict__ row_ptrs,
+                                 const I* __restrict__ col_idxs, const T* __restrict__ values,
+                                 const T* __restrict__ x, T* __restrict__ y) {
     constexpr unsigned rows_per_warp = 32 / G;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned member = lane % G;
@@ -154,24 +154,25 @@ __global__ void csr_pattern_kernel(std::size_t rows, std::size_t cols, std::size
     if (mine) atomicOr(reinterpret_cast<unsigned*>(flags), mine);
 }
 
-template <typename T>
-__global__ void csr_diagonal_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
-                                    const std::int32_t* __restrict__ col_idxs,
-                                    const T* __restrict__ values, T* __restrict__ d) {
+template <typename T, typename P, typename I>
+__global__ void csr_diagonal_kernel(std::size_t rows, const P* __restrict__ row_ptrs,
+                                    const I* __restrict__ col_idxs, const T* __restrict__ values,
+                                    T* __restrict__ d) {
     const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
     for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows; i += threads)
         d[i] = common::csr_row_diagonal(i, row_ptrs, col_idxs, values);
 }
 
-template <int G, typename T>
-void launch_csr(const Executor& exec, std::size_t rows, const std::int32_t* row_ptrs,
-                const std::int32_t* col_idxs, const T* values, const T* x, T* y) {
+template <int G, typename T, typename P, typename I>
+void launch_csr(const Executor& exec, std::size_t rows, const P* row_ptrs, const I* col_idxs,
+                const T* values, const T* x, T* y) {
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
     // PORTLA_CSR_ROW=loop: one entry per step, as before cuda/sparse_row.cuh (measurements: the
     // SpMV at 2^24 rows 2835 GB/s chunked against 2637, H100, 2026-11-26).
     static const bool loop = env_equals("PORTLA_CSR_ROW", "loop");
-    const auto kernel = loop ? csr_apply_kernel<G, T, 1> : csr_apply_kernel<G, T>;
+    const auto kernel =
+        loop ? csr_apply_kernel<G, T, 1, P, I> : csr_apply_kernel<G, T, kCsrChunk, P, I>;
     const unsigned blocks = blocks_for(exec, kernel, warps * 32, threads);
     kernel<<<blocks, threads, 0, stream_of(exec)>>>(rows, row_ptrs, col_idxs, values, x, y);
     PORTLA_CUDA_CHECK_LAUNCH();
@@ -191,10 +192,9 @@ void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
-void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-               view<T> y) {
+template <typename T, typename P, typename I>
+void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,
+               const_view<I> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
     if (rows == 0) return;
     activate(exec.device_id());
     const auto* rp = row_ptrs.data;
@@ -282,15 +282,15 @@ void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
-template <typename T>
-void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+template <typename T, typename P, typename I>
+void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,
+                  const_view<I> col_idxs, const_view<T> values, view<T> d) {
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    csr_diagonal_kernel<T>
-        <<<blocks_for(exec, csr_diagonal_kernel<T>, rows, threads), threads, 0, stream_of(exec)>>>(
-            rows, row_ptrs.data, col_idxs.data, values.data, d.data);
+    const auto kernel = csr_diagonal_kernel<T, P, I>;
+    kernel<<<blocks_for(exec, kernel, rows, threads), threads, 0, stream_of(exec)>>>(
+        rows, row_ptrs.data, col_idxs.data, values.data, d.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -50,12 +50,13 @@ __device__ __forceinline__ T ell_row_sum(std::size_t i, std::size_t rows, std::s
 // against 0.1487-0.1515 in an earlier call that day.
 constexpr int kCsrChunk = 4;
 
-template <typename T, int C = kCsrChunk, typename Src>
+// Column indices I: int32, or int64 for a matrix of 2^31 or more columns (CsrIndex::int64).
+template <typename T, int C = kCsrChunk, typename I, typename Src>
 __device__ __forceinline__ T csr_lane_sum(std::int64_t first, std::int64_t end, int step,
-                                          const std::int32_t* cols, const T* vals, const Src& v) {
+                                          const I* cols, const T* vals, const Src& v) {
     T acc = T(0);
     for (std::int64_t k0 = first; k0 < end; k0 += std::int64_t{step} * C) {
-        std::int32_t c[C];
+        I c[C];
         T w[C];
 #pragma unroll
         for (int j = 0; j < C; ++j) {

@@ -61,9 +61,9 @@ void dense_impl(std::size_t rows, std::size_t cols, const_view<T> values, const_
     }
 }
 
-template <typename T>
-void csr_impl(std::size_t rows, const_view<std::int32_t> row_ptrs,
-              const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
+template <typename T, typename P, typename C>
+void csr_impl(std::size_t rows, const_view<P> row_ptrs, const_view<C> col_idxs,
+              const_view<T> values, const_view<T> x, view<T> y) {
     const bool parallel = values.size + rows >= parallel_threshold();
 #pragma omp parallel for schedule(static) if (parallel)
     for (std::size_t i = 0; i < rows; ++i) {
@@ -132,10 +132,9 @@ void dense_apply(tag, const Executor&, std::size_t rows, std::size_t cols, const
     dense_impl(rows, cols, values, x, y);
 }
 
-template <typename T>
-void csr_apply(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
-               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-               view<T> y) {
+template <typename T, typename P, typename C>
+void csr_apply(tag, const Executor&, std::size_t rows, const_view<P> row_ptrs,
+               const_view<C> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
     csr_impl(rows, row_ptrs, col_idxs, values, x, y);
 }
 
@@ -165,9 +164,9 @@ void gather(tag, const Executor&, const_view<std::int32_t> idx, const_view<T> x,
     for (std::ptrdiff_t i = 0; i < n; ++i) out.data[i] = x.data[idx.data[i]];
 }
 
-template <typename T>
-void csr_diagonal(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
-                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+template <typename T, typename P, typename C>
+void csr_diagonal(tag, const Executor&, std::size_t rows, const_view<P> row_ptrs,
+                  const_view<C> col_idxs, const_view<T> values, view<T> d) {
     const auto n = static_cast<std::ptrdiff_t>(rows);
 #pragma omp parallel for schedule(static) if (rows >= parallel_threshold())
     for (std::ptrdiff_t i = 0; i < n; ++i)

@@ -48,6 +48,8 @@ typedef struct {
 #define OP_STENCIL 1
 #define OP_CSR 2
 #define OP_ELL 3
+#define OP_CSR_L 4   // CSR with 64-bit row offsets (CsrIndex::offsets64), ptrs read as long
+#define OP_CSR_LL 5  // CSR with 64-bit row offsets and column indices (CsrIndex::int64)
 
 #define PORTLA_STATE global CgState *state = PORTLA_AT(CgState, st)
 
@@ -79,6 +81,9 @@ REAL op_row(int kind, int dim, ulong points, ulong n, ulong width, global const 
             global const int *cols, global const REAL *vals, ulong i, global const REAL *v) {
     if (kind == OP_CSR) return csr_row(i, ptrs, cols, vals, v);
     if (kind == OP_ELL) return ell_row(i, n, width, cols, vals, v);
+    if (kind == OP_CSR_L) return csr_row_l(i, (global const long *)ptrs, cols, vals, v);
+    if (kind == OP_CSR_LL)
+        return csr_row_ll(i, (global const long *)ptrs, (global const long *)cols, vals, v);
     return stencil_row(dim, points, i, v);
 }
 

@@ -48,13 +48,23 @@ Launch pass(const Executor& exec, const CgArgs<T>& a, const char* kernel) {
     return k;
 }
 
-// The fused operator's arguments (PORTLA_OPERATOR).
+// The fused operator's arguments (PORTLA_OPERATOR): its OP_* kind (CSR by index form).
 template <typename T>
 void operator_args(Launch& k, const FusedOperator<T>& op) {
     using Kind = typename FusedOperator<T>::Kind;
-    const cl_int kind = op.kind == Kind::csr ? 2 : op.kind == Kind::ell ? 3 : 1;
+    const bool csr = op.kind == Kind::csr;
+    const cl_int kind = !csr                              ? (op.kind == Kind::ell ? 3 : 1)
+                        : op.index == CsrIndex::offsets64 ? 4
+                        : op.index == CsrIndex::int64     ? 5
+                                                          : 2;
     k.value(kind).value(static_cast<cl_int>(op.dim)).value(u64(op.points)).value(u64(op.width));
-    k.buffer(op.row_ptrs).buffer(op.col_idxs).buffer(op.values);
+    if (kind == 4 || kind == 5)
+        k.buffer(op.row_ptrs64)
+            .buffer(kind == 5 ? static_cast<const void*>(op.col_idxs64)
+                              : static_cast<const void*>(op.col_idxs));
+    else
+        k.buffer(op.row_ptrs).buffer(op.col_idxs);
+    k.buffer(op.values);
 }
 
 // The pass `k` (its arguments set up to the partials) and its finish, under the device's

@@ -45,13 +45,19 @@ REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
     return out;
 }
 
-// (A v)_i of a CSR matrix
-REAL csr_row(ulong i, global const int *ptrs, global const int *cols, global const REAL *vals,
-             global const REAL *v) {
-    REAL sum = 0;
-    for (int k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];
-    return sum;
-}
+// (A v)_i of a CSR matrix with row offsets P and column indices C: csr_row (int, int),
+// csr_row_l (long, int) and csr_row_ll (long, long), the forms of CsrIndex, each its own function
+// (no test of the form in the row loop).
+#define PORTLA_CSR_ROW(name, P, C)                                                           \
+    REAL name(ulong i, global const P *ptrs, global const C *cols, global const REAL *vals, \
+              global const REAL *v) {                                                        \
+        REAL sum = 0;                                                                        \
+        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];               \
+        return sum;                                                                          \
+    }
+PORTLA_CSR_ROW(csr_row, int, int)
+PORTLA_CSR_ROW(csr_row_l, long, int)
+PORTLA_CSR_ROW(csr_row_ll, long, long)
 
 // (A v)_i of an ELL matrix, column-major rows x width, padding column -1 (common/csr_pattern.hpp)
 REAL ell_row(ulong i, ulong rows, ulong width, global const int *cols, global const REAL *vals,
@@ -101,16 +107,38 @@ kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, v
     }
 }
 
-kernel void csr_apply(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
-                      PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(const REAL, values),
-                      PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
-    global const int *ptrs = PORTLA_AT(const int, row_ptrs);
-    global const int *cols = PORTLA_AT(const int, col_idxs);
-    global const REAL *vals = PORTLA_AT(const REAL, values);
-    global const REAL *xp = PORTLA_AT(const REAL, x);
-    global REAL *yp = PORTLA_AT(REAL, y);
-    PORTLA_FOR_EACH(i, rows) yp[i] = csr_row(i, ptrs, cols, vals, xp);
-}
+// y = A x and d = diag(A) (the sum of the stored entries (i, i), 0 where there is none) of a CSR
+// matrix with row offsets P and column indices C; the kernels'
+// names end as their row function's (csr_apply, csr_apply_l, csr_apply_ll, csr_diagonal, ...).
+#define PORTLA_CSR_KERNELS(suffix, P, C)                                                         \
+    kernel void csr_apply##suffix(ulong rows, PORTLA_BUFFER(const P, row_ptrs),                 \
+                                  PORTLA_BUFFER(const C, col_idxs),                             \
+                                  PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(const REAL, x), \
+                                  PORTLA_BUFFER(REAL, y)) {                                     \
+        global const P *ptrs = PORTLA_AT(const P, row_ptrs);                                    \
+        global const C *cols = PORTLA_AT(const C, col_idxs);                                    \
+        global const REAL *vals = PORTLA_AT(const REAL, values);                                \
+        global const REAL *xp = PORTLA_AT(const REAL, x);                                       \
+        global REAL *yp = PORTLA_AT(REAL, y);                                                   \
+        PORTLA_FOR_EACH(i, rows) yp[i] = csr_row##suffix(i, ptrs, cols, vals, xp);              \
+    }                                                                                           \
+    kernel void csr_diagonal##suffix(ulong rows, PORTLA_BUFFER(const P, row_ptrs),              \
+                                     PORTLA_BUFFER(const C, col_idxs),                          \
+                                     PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(REAL, d)) { \
+        global const P *ptrs = PORTLA_AT(const P, row_ptrs);                                    \
+        global const C *cols = PORTLA_AT(const C, col_idxs);                                    \
+        global const REAL *vals = PORTLA_AT(const REAL, values);                                \
+        global REAL *dp = PORTLA_AT(REAL, d);                                                   \
+        PORTLA_FOR_EACH(i, rows) {                                                              \
+            REAL sum = 0;                                                                       \
+            for (P k = ptrs[i]; k < ptrs[i + 1]; ++k)                                           \
+                if ((ulong)cols[k] == i) sum += vals[k];                                        \
+            dp[i] = sum;                                                                        \
+        }                                                                                       \
+    }
+PORTLA_CSR_KERNELS(, int, int)
+PORTLA_CSR_KERNELS(_l, long, int)
+PORTLA_CSR_KERNELS(_ll, long, long)
 
 // column-major rows x width, padding column -1
 kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs),
@@ -173,22 +201,6 @@ kernel void gather(PORTLA_BUFFER(const int, idx), ulong n, PORTLA_BUFFER(const R
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *op = PORTLA_AT(REAL, out);
     PORTLA_FOR_EACH(i, n) op[i] = xp[ip[i]];
-}
-
-// d[i] = the sum of the stored entries (i, i), 0 where there is none
-kernel void csr_diagonal(ulong rows, PORTLA_BUFFER(const int, row_ptrs),
-                         PORTLA_BUFFER(const int, col_idxs), PORTLA_BUFFER(const REAL, values),
-                         PORTLA_BUFFER(REAL, d)) {
-    global const int *ptrs = PORTLA_AT(const int, row_ptrs);
-    global const int *cols = PORTLA_AT(const int, col_idxs);
-    global const REAL *vals = PORTLA_AT(const REAL, values);
-    global REAL *dp = PORTLA_AT(REAL, d);
-    PORTLA_FOR_EACH(i, rows) {
-        REAL sum = 0;
-        for (int k = ptrs[i]; k < ptrs[i + 1]; ++k)
-            if ((ulong)cols[k] == i) sum += vals[k];
-        dp[i] = sum;
-    }
 }
 
 // flags[0] |= each row's csr_row_pattern (common/csr_pattern.hpp): 1 invalid, 2 no diagonal

@@ -14,6 +14,14 @@ constexpr std::size_t kMaxRowGroups = 65535;
 
 cl_ulong u64(std::size_t v) { return static_cast<cl_ulong>(v); }
 
+// The kernel of matrix_kernels.cl's PORTLA_CSR_KERNELS for row offsets P and column indices C.
+template <typename P, typename C>
+const char* csr_kernel(bool apply) {
+    if constexpr (sizeof(C) == 8) return apply ? "csr_apply_ll" : "csr_diagonal_ll";
+    if constexpr (sizeof(P) == 8) return apply ? "csr_apply_l" : "csr_diagonal_l";
+    return apply ? "csr_apply" : "csr_diagonal";
+}
+
 }  // namespace
 
 template <typename T>
@@ -35,12 +43,11 @@ void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
     k.run(std::min((rows + per_group - 1) / per_group, kMaxRowGroups), per_group);
 }
 
-template <typename T>
-void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-               view<T> y) {
+template <typename T, typename P, typename C>
+void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,
+               const_view<C> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
     if (rows == 0) return;
-    auto k = Launch::of<T>(exec, kFile, "csr_apply");
+    auto k = Launch::of<T>(exec, kFile, csr_kernel<P, C>(true));
     const std::size_t groups = k.groups_for(rows, kMaxRowGroups);
     k.value(u64(rows)).buffer(row_ptrs.data).buffer(col_idxs.data).buffer(values.data);
     k.buffer(x.data).buffer(y.data).run(groups);
@@ -91,11 +98,11 @@ void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<
     k.buffer(idx.data).value(u64(idx.size)).buffer(x.data).buffer(out.data).run(groups);
 }
 
-template <typename T>
-void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
-                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+template <typename T, typename P, typename C>
+void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,
+                  const_view<C> col_idxs, const_view<T> values, view<T> d) {
     if (rows == 0) return;
-    auto k = Launch::of<T>(exec, kFile, "csr_diagonal");
+    auto k = Launch::of<T>(exec, kFile, csr_kernel<P, C>(false));
     const std::size_t groups = k.groups_for(rows, kMaxRowGroups);
     k.value(u64(rows)).buffer(row_ptrs.data).buffer(col_idxs.data).buffer(values.data);
     k.buffer(d.data).run(groups);

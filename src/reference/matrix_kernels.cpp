@@ -38,10 +38,9 @@ void dense_apply(tag, const Executor&, std::size_t rows, std::size_t cols, const
     }
 }
 
-template <typename T>
-void csr_apply(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
-               const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,
-               view<T> y) {
+template <typename T, typename P, typename C>
+void csr_apply(tag, const Executor&, std::size_t rows, const_view<P> row_ptrs,
+               const_view<C> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
     for (std::size_t i = 0; i < rows; ++i) {
         T sum = 0;
         for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) sum += values[k] * x[col_idxs[k]];
@@ -82,9 +81,9 @@ void gather(tag, const Executor&, const_view<std::int32_t> idx, const_view<T> x,
     for (std::size_t i = 0; i < idx.size; ++i) out[i] = x[static_cast<std::size_t>(idx[i])];
 }
 
-template <typename T>
-void csr_diagonal(tag, const Executor&, std::size_t rows, const_view<std::int32_t> row_ptrs,
-                  const_view<std::int32_t> col_idxs, const_view<T> values, view<T> d) {
+template <typename T, typename P, typename C>
+void csr_diagonal(tag, const Executor&, std::size_t rows, const_view<P> row_ptrs,
+                  const_view<C> col_idxs, const_view<T> values, view<T> d) {
     for (std::size_t i = 0; i < rows; ++i)
         d[i] = common::csr_row_diagonal(i, row_ptrs.data, col_idxs.data, values.data);
 }

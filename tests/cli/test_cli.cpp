@@ -301,6 +301,31 @@ TEST(CliSolve, EverySolverAndPreconditionerOnARealMatrix) {
         }
 }
 
+TEST(CliSolve, IndexWidthsGiveTheSameSolve) {
+    // --index-width: the 64-bit csr forms asked for on a small matrix, with the same iterations
+    // and residual as the 32-bit form (same kernels, other index types); auto stays 32-bit.
+    const std::string file = data("suitesparse/bcsstk05.mtx");
+    const json narrow = solve_json({file, "--backend", "reference", "--format", "csr"});
+    check_solve_json(narrow);
+    EXPECT_EQ(narrow["index_width"], "32");
+    for (const char* width : {"64/32", "64"}) {
+        SCOPED_TRACE(width);
+        const json j = solve_json({file, "--backend", "reference", "--index-width", width});
+        check_solve_json(j);
+        EXPECT_EQ(j["format"], "csr");
+        EXPECT_EQ(j["index_width"], width);
+        EXPECT_EQ(j["iterations"], narrow["iterations"]);
+        EXPECT_EQ(j["residual_norm"], narrow["residual_norm"]);
+    }
+    const RunResult ilu = run_portla(
+        {"solve", file, "--backend", "reference", "--index-width", "64", "--precond", "ic0"});
+    EXPECT_CLI_ERROR(ilu);
+    EXPECT_TRUE(contains(ilu.err, "32-bit")) << ilu;
+    const RunResult ell = run_portla({"solve", file, "--index-width", "64", "--format", "ell"});
+    EXPECT_CLI_ERROR(ell);
+    EXPECT_TRUE(contains(ell.err, "--format csr")) << ell;
+}
+
 TEST(CliSolve, IluIsRefusedByCgWithAClearError) {
     const RunResult r = run_portla({"solve", data("spd_small.mtx"), "--precond", "ilu0"});
     EXPECT_CLI_ERROR(r);

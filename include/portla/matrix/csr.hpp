@@ -1,4 +1,5 @@
-// Compressed sparse row matrix (int32 indices) on an executor.
+// Compressed sparse row matrix on an executor: 32-bit indices, or 64-bit row offsets (and column
+// indices) where the matrix passes the 32-bit range or the caller asks for them (CsrIndex).
 #pragma once
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include <mutex>
 
 #include "portla/array.hpp"
+#include "portla/matrix/csr_index.hpp"
 #include "portla/matrix/matrix_data.hpp"
 #include "portla/operator.hpp"
 
@@ -14,20 +16,34 @@ namespace portla {
 template <typename T>
 class Csr : public LinearOperator<T> {
 public:
-    /// From host CSR arrays. Checks row_ptrs monotone, column indices in range (BadInput).
+    /// From host CSR arrays. Checks row_ptrs monotone, column indices in range (BadInput). The
+    /// index form: `index` (BadInput where it cannot hold the matrix), by default the narrowest.
     Csr(const Executor& exec, std::size_t rows, std::size_t cols,
         const std::vector<std::int32_t>& row_ptrs, const std::vector<std::int32_t>& col_idxs,
-        const std::vector<T>& values);
-    /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
-    static Csr from_data(const Executor& exec, const MatrixData& data);
+        const std::vector<T>& values, CsrIndex index = CsrIndex::automatic);
+    /// From host CSR arrays with 64-bit row offsets (and 64-bit column indices): for matrices of
+    /// 2^31 or more non-zeros (or columns). Checked and stored as by the constructor.
+    static Csr from_arrays(const Executor& exec, std::size_t rows, std::size_t cols,
+                           const std::vector<std::int64_t>& row_ptrs,
+                           const std::vector<std::int32_t>& col_idxs, const std::vector<T>& values,
+                           CsrIndex index = CsrIndex::automatic);
+    static Csr from_arrays(const Executor& exec, std::size_t rows, std::size_t cols,
+                           const std::vector<std::int64_t>& row_ptrs,
+                           const std::vector<std::int64_t>& col_idxs, const std::vector<T>& values,
+                           CsrIndex index = CsrIndex::automatic);
+    /// From coordinate data (sorted, duplicates summed); the index form as by the constructor.
+    static Csr from_data(const Executor& exec, const MatrixData& data,
+                         CsrIndex index = CsrIndex::automatic);
     /// From host CSR (io::read_matrix_market_csr), copied to `exec` (values converted to T).
-    static Csr from_data(const Executor& exec, const CsrData& data);
+    static Csr from_data(const Executor& exec, const CsrData& data,
+                         CsrIndex index = CsrIndex::automatic);
     /// Over CSR arrays already in the memory of `exec` (a NumPy, CuPy or PyTorch matrix's arrays,
     /// for instance): the operator reads them in place, nothing is copied to a new allocation.
     /// The caller keeps them alive and unchanged while this Csr lives. The structure is checked
     /// as by the constructor (BadInput, DimensionMismatch), from a host copy of row_ptrs and
     /// col_idxs when they are device memory (made once here, then dropped); the diagonal
-    /// (Jacobi) is computed on first use, from a host copy of the pattern and values.
+    /// (Jacobi) is computed on first use, from a host copy of the pattern and values. 32-bit
+    /// indices only.
     static Csr borrow(const Executor& exec, std::size_t rows, std::size_t cols,
                       const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
                       const_view<T> values);
@@ -42,31 +58,45 @@ public:
     std::string format() const override { return "csr"; }
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
-    FusedOperator<T> fused() const override {
-        FusedOperator<T> f;
-        f.kind = FusedOperator<T>::Kind::csr;
-        f.row_ptrs = row_ptrs_.data();
-        f.col_idxs = col_idxs_.data();
-        f.values = values_.data();
-        f.nnz = values_.size();
-        return f;
-    }
+    FusedOperator<T> fused() const override;
 
-    const Array<std::int32_t>& row_ptrs() const { return row_ptrs_; }
-    const Array<std::int32_t>& col_idxs() const { return col_idxs_; }
+    /// The widths of the stored indices (never CsrIndex::automatic).
+    CsrIndex index() const { return index_; }
+    /// The 32-bit row offsets; throws Unsupported when they are 64-bit (row_ptrs64()).
+    const Array<std::int32_t>& row_ptrs() const;
+    /// The 32-bit column indices; throws Unsupported when they are 64-bit (col_idxs64()).
+    const Array<std::int32_t>& col_idxs() const;
+    /// The 64-bit row offsets (index offsets64 or int64), else Unsupported.
+    const Array<std::int64_t>& row_ptrs64() const;
+    /// The 64-bit column indices (index int64), else Unsupported.
+    const Array<std::int64_t>& col_idxs64() const;
     const Array<T>& values() const { return values_; }
+    /// For the consumers that read the 32-bit arrays (ILU, block Jacobi, vendor libraries, ...):
+    /// throws Unsupported "<consumer> needs a csr matrix with 32-bit indices ..." unless index()
+    /// is CsrIndex::int32.
+    void require_int32(const std::string& consumer) const;
 
 private:
-    Csr(std::size_t rows, std::size_t cols, Array<std::int32_t> row_ptrs,
-        Array<std::int32_t> col_idxs, Array<T> values, std::string defect);
+    Csr(std::size_t rows, std::size_t cols, CsrIndex index, Array<std::int32_t> row_ptrs,
+        Array<std::int32_t> col_idxs, Array<std::int64_t> row_ptrs64,
+        Array<std::int64_t> col_idxs64, Array<T> values, std::string defect);
+    template <typename P, typename C>
+    static Csr build(const Executor& exec, std::size_t rows, std::size_t cols,
+                     const std::vector<P>& row_ptrs, const std::vector<C>& col_idxs,
+                     const std::vector<T>& values, CsrIndex index);
+    /// f(row_ptrs view, col_idxs view) with the stored index types.
+    template <typename F>
+    decltype(auto) with_indices(F&& f) const;
     std::size_t rows_, cols_;
+    CsrIndex index_ = CsrIndex::int32;
     Array<std::int32_t> row_ptrs_;
     Array<std::int32_t> col_idxs_;
+    Array<std::int64_t> row_ptrs64_;  // index offsets64 or int64
+    Array<std::int64_t> col_idxs64_;  // index int64
     Array<T> values_;
     // Filled at construction, or on the first diagonal() call of a borrowed Csr (once).
     mutable Array<T> diag_;
     mutable std::unique_ptr<std::once_flag> diag_once_;
-    double avg_row_nnz_ = 0;
     std::string defect_;  // structural_defect(), found once at construction
 };
 

@@ -26,7 +26,8 @@ template <typename T>
 class BlockJacobi : public PreconditionerOperator<T> {
 public:
     /// A must be a Csr<T> or a Dense<T>, square. Throws Unsupported ("block-jacobi needs a csr
-    /// or dense matrix (got FORMAT)") for any other operator, DimensionMismatch for a
+    /// or dense matrix (got FORMAT)") for any other operator and for a Csr with 64-bit indices
+    /// (Csr::index()), DimensionMismatch for a
     /// non-square matrix, BadInput for block_size outside [1, 32] and for a singular diagonal
     /// block ("block-jacobi: singular diagonal block at rows A-B", 1-based, inclusive: a pivot
     /// that is 0 or at most 1e-14 times the block's largest |entry|, a NaN or Inf in the block,

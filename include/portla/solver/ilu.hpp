@@ -91,7 +91,8 @@ template <typename T>
 class Ilu0 : public TriangularFactors<T> {
 public:
     /// Factorizes A (blocking). Throws as listed above, Unsupported for `vendor` on a backend
-    /// without a vendor sparse triangular solve, DeviceError/OutOfMemory from the backend.
+    /// without a vendor sparse triangular solve or for A with 64-bit indices (Csr::index()),
+    /// DeviceError/OutOfMemory from the backend.
     explicit Ilu0(const Csr<T>& A, TriangularSolver how = TriangularSolver::automatic);
 
     std::string name() const override { return "ilu0"; }
@@ -119,7 +120,8 @@ template <typename T>
 class Ic0 : public TriangularFactors<T> {
 public:
     /// Factorizes A (blocking). Throws as listed above, Unsupported for `vendor` on a backend
-    /// without a vendor sparse triangular solve, DeviceError/OutOfMemory from the backend.
+    /// without a vendor sparse triangular solve or for A with 64-bit indices (Csr::index()),
+    /// DeviceError/OutOfMemory from the backend.
     explicit Ic0(const Csr<T>& A, TriangularSolver how = TriangularSolver::automatic);
 
     std::string name() const override { return "ic0"; }

@@ -17,11 +17,11 @@
     template <typename T>                                                                          \
     void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,                \
                      const_view<T> values, const_view<T> x, view<T> y);                            \
-    /* y = A x, A CSR with rows + 1 row pointers */                                                \
-    template <typename T>                                                                          \
-    void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs, \
-                   const_view<std::int32_t> col_idxs, const_view<T> values, const_view<T> x,       \
-                   view<T> y);                                                                     \
+    /* y = A x, A CSR with rows + 1 row offsets P and column indices C (int32 or int64: the        \
+       forms of CsrIndex) */                                                                       \
+    template <typename T, typename P, typename C>                                                  \
+    void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,            \
+                   const_view<C> col_idxs, const_view<T> values, const_view<T> x, view<T> y);      \
     /* y = A x, A ELL column-major rows x width, padding column -1 */                              \
     template <typename T>                                                                          \
     void ell_apply(tag, const Executor& exec, std::size_t rows, std::size_t width,                 \
@@ -43,10 +43,9 @@
     void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<T> x,          \
                 view<T> out);                                                                      \
     /* d[i] = sum of the stored entries (i, i) of a CSR matrix, i < rows (0 where none) */         \
-    template <typename T>                                                                          \
-    void csr_diagonal(tag, const Executor& exec, std::size_t rows,                                 \
-                      const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,        \
-                      const_view<T> values, view<T> d);                                            \
+    template <typename T, typename P, typename C>                                                  \
+    void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,         \
+                      const_view<C> col_idxs, const_view<T> values, view<T> d);                    \
     /* The pattern of a CSR matrix over memory of this executor, checked where it lies (rows + 1   \
        row pointers, checked by the caller): kCsrInvalid when the row pointers do not start at 0,  \
        decrease or end elsewhere than col_idxs.size, or a column index is outside [0, cols);       \
@@ -57,11 +56,19 @@
                                     const_view<std::int32_t> col_idxs);                            \
     }
 
+// The CSR kernels of one index form (CsrIndex: int32/int32, int64/int32, int64/int64).
+#define PORTLA_INSTANTIATE_CSR_KERNELS(T, P, C)                                             \
+    template void csr_apply<T, P, C>(tag, const Executor&, std::size_t, const_view<P>,      \
+                                     const_view<C>, const_view<T>, const_view<T>, view<T>); \
+    template void csr_diagonal<T, P, C>(tag, const Executor&, std::size_t, const_view<P>,   \
+                                        const_view<C>, const_view<T>, view<T>)
+
 #define PORTLA_INSTANTIATE_MATRIX_KERNELS(T)                                                     \
     template void dense_apply<T>(tag, const Executor&, std::size_t, std::size_t, const_view<T>,  \
                                  const_view<T>, view<T>);                                        \
-    template void csr_apply<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,      \
-                               const_view<std::int32_t>, const_view<T>, const_view<T>, view<T>); \
+    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int32_t, std::int32_t);                               \
+    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int64_t, std::int32_t);                               \
+    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int64_t, std::int64_t);                               \
     template void ell_apply<T>(tag, const Executor&, std::size_t, std::size_t,                   \
                                const_view<std::int32_t>, const_view<T>, const_view<T>, view<T>); \
     template void stencil_apply<T>(tag, const Executor&, int, std::size_t, const_view<T>,        \
@@ -69,10 +76,7 @@
     template void slab_stencil_apply<T>(tag, const Executor&, int, std::size_t, std::size_t,     \
                                         std::size_t, std::size_t, const T*, const T*,            \
                                         const_view<T>, view<T>);                                 \
-    template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>,       \
-                            view<T>);                                                            \
-    template void csr_diagonal<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
-                                  const_view<std::int32_t>, const_view<T>, view<T>)
+    template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>, view<T>)
 
 namespace portla::kernels {
 /// csr_pattern_check's result bits.
