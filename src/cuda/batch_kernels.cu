@@ -1,16 +1,23 @@
-// Batch kernels of the cuda backend: one launch for the whole batch, one thread block per
-// system (blocks loop over systems when the batch is larger than what the device holds at once).
+// Batch kernels of the cuda backend: one launch for the whole batch. Systems of at most
+// kWarpMaxRows rows are solved one per warp, kSystemsPerBlock per block (WarpGroup: sums by
+// shuffles, __syncwarp for barriers, no block barrier after the block's copy of the index
+// pattern); larger ones one per thread block (BlockGroup). Warps / blocks loop over systems when
+// the batch is larger than what the device holds at once.
 //
 // Placement: common/batch/placement.hpp (shared memory while it fits, else a global
-// workspace of one region per resident block). The limit is what the device allows a block
-// after opting in (227 KiB on the H100). Block size (a multiple of 32, one row per thread up
-// to 256 rows) and the placement are chosen at run time from the system size, so one kernel
-// per (precision, solver) serves every size and format.
+// workspace of one region per resident block, or per warp). The limit is what the device allows
+// a block after opting in (227 KiB on the H100), split among the block's warps. Block size (a
+// multiple of 32, one row per thread up to 256 rows) and the placement are chosen at run time
+// from the system size, so one kernel per (precision, solver) serves every size and format.
 //
-// Measured (H100, 2026-11-21, docs/results/h100-2026-11-21/batch_shared_vs_global*.json): the
-// placement buys 1.01x (CG) / 1.04x (BiCGSTAB) at n = 64 and 1.20x at n = 1024 over the
-// all-global switch: on the H100 shared memory and L1 are one SRAM, a block's small global
-// workspace stays in L1, and this kernel is bound by instruction issue and barriers.
+// Measured (H100, 2026-11-26, bench/results/h100-2026-11-26-s14/batch/; 3-point stencil n = 64,
+// 2^17 systems, rtol 1e-6): with one block of 64 threads per system (session 8's kernel) CG took
+// 2.17 ms in shared and 2.20 ms in global memory (1.01x); Nsight Compute: 1.40e9 instructions,
+// issue slots 62% busy, three block sums of two barriers each per iteration. The warp kernel
+// with the fused reductions of system_solvers.hpp executes 0.79e9 instructions; without a
+// register cap it used 128 registers (25% occupancy, 1.66 ms), capped at 64 (kWarpMinBlocks)
+// 50% occupancy and 1.24 ms shared / 1.50 ms global (1.21x); BiCGSTAB 2.61 -> 1.85 ms shared
+// (global 2.30 ms, 1.24x).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,8 +43,12 @@ constexpr int kScratch = 32;  // doubles of shared memory for the block reductio
 constexpr int kMaxThreads = 256;
 constexpr int kSystemsPerBlock = 4;  ///< warp kernel
 constexpr int kWarpBlockThreads = 32 * kSystemsPerBlock;
+/// Resident blocks the warp kernel is compiled for: 8 x 4 warps, at most 64 registers (CG n =
+/// 64 at 2^17: 1.24 ms, 1.66 ms at the 128 registers ptxas takes uncapped, H100, 2026-11-26).
+constexpr int kWarpMinBlocks = 8;
 /// Systems of at most this many rows are solved one per warp (the warp kernel), larger ones one
-/// per block.
+/// per block (n = 128, 2^17, uncapped warp kernel against the block kernel: CG 2.69 vs 4.31 ms,
+/// BiCGSTAB 4.11 vs 6.48 ms, H100, 2026-11-26).
 constexpr int kWarpMaxRows = 128;
 
 /// The thread block as a group (see system_solvers.hpp).
@@ -186,7 +197,7 @@ __device__ double* shared_scratch() {
     return portla_batch_smem;
 }
 
-template <typename T, Solver S, bool RowLocal>
+template <typename T, Solver S>
 __global__ void __launch_bounds__(kMaxThreads)
     batch_solve_kernel(BatchArgs<T> a, Layout lay, T* workspace) {
     BlockGroup g{shared_scratch()};
@@ -211,8 +222,8 @@ __global__ void __launch_bounds__(kMaxThreads)
         else if (a.options.use_initial_guess)
             block_copy<T>(x, w.vec[xs], a.n);
         __syncthreads();
-        const Outcome out = solve_system_with<S, RowLocal>(
-            g, A, a.b + static_cast<long long>(s) * a.n, a.options, a.ilu, w);
+        const Outcome out =
+            solve_system_with<S>(g, A, a.b + static_cast<long long>(s) * a.n, a.options, a.ilu, w);
         __syncthreads();
         if (x_shared) block_copy<T>(w.vec[xs], x, a.n);
         if (threadIdx.x == 0) {
@@ -237,11 +248,12 @@ long long pattern_elems(const BatchArgs<T>& a) {
     return 0;
 }
 
-/// One system per warp, kSystemsPerBlock warps per block; each warp has its own shared region
+/// One system per warp, kSystemsPerBlock warps per block (RowLocal: o.precond is none or Jacobi,
+/// the other preconditioners' code left out); each warp has its own shared region
 /// of `region` elements (laid out by `lay`) and its own global one. `pattern` > 0: the block
 /// first copies the index pattern (pattern_elems) behind the regions, the only block barrier.
-template <typename T, Solver S, bool RowLocal, int MinBlocks>
-__global__ void __launch_bounds__(kWarpBlockThreads, MinBlocks)
+template <typename T, Solver S, bool RowLocal>
+__global__ void __launch_bounds__(kWarpBlockThreads, kWarpMinBlocks)
     batch_solve_warp_kernel(BatchArgs<T> a, Layout lay, long long region, long long pattern,
                             T* workspace) {
     extern __shared__ double portla_batch_smem[];
@@ -347,19 +359,6 @@ int warp_max_rows() {
     }();
     return rows;
 }
-/// Register cap of the warp kernel: PORTLA_BATCH_WARP_MIN_BLOCKS=8 (measurement switch) asks
-/// for 8 resident blocks of 4 warps (at most 64 registers), otherwise no cap.
-int warp_min_blocks() {
-    static const int blocks = env_equals("PORTLA_BATCH_WARP_MIN_BLOCKS", "8") ? 8 : 1;
-    return blocks;
-}
-/// Whether the warp kernel keeps the index pattern in shared memory (measurement switch
-/// PORTLA_BATCH_SHARED_PATTERN=0 turns it off).
-bool shared_pattern() {
-    static const bool on = !env_equals("PORTLA_BATCH_SHARED_PATTERN", "0");
-    return on;
-}
-
 // The launch of one solve: layout (from the device's cached opt-in shared memory limit),
 // block size, shared memory, grid; the workspace is allocated before the timer starts, so
 // `timer` covers the kernel alone.
@@ -377,8 +376,9 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     const std::size_t limit =
         static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
     if (a.n <= warp_max_rows()) {
-        // the index pattern in shared memory when it takes at most a quarter of it
-        long long pattern = a.shared_memory && shared_pattern() ? pattern_elems(a) : 0;
+        // the index pattern in shared memory when it takes at most a quarter of it (CG n = 64:
+        // 1.656 ms against 1.672 ms with it in global memory, uncapped kernel, H100, 2026-11-26)
+        long long pattern = a.shared_memory ? pattern_elems(a) : 0;
         std::size_t pattern_bytes = (pattern * sizeof(std::int32_t) + 15) / 16 * 16;
         if (pattern_bytes > limit / 4) pattern = 0, pattern_bytes = 0;
         const Layout lay = plan(
@@ -387,8 +387,7 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
         const long long region = (lay.shared_elems + 3) / 4 * 4;  // 16-byte aligned regions
         const std::size_t smem =
             static_cast<std::size_t>(region) * kSystemsPerBlock * sizeof(T) + pattern_bytes;
-        const auto kernel = warp_min_blocks() == 8 ? batch_solve_warp_kernel<T, S, RowLocal, 8>
-                                                   : batch_solve_warp_kernel<T, S, RowLocal, 1>;
+        const auto kernel = batch_solve_warp_kernel<T, S, RowLocal>;
         PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(smem)));
         const int units =
@@ -412,7 +411,7 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     const int threads = threads_for(a.n);
     const std::size_t smem =
         kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
-    const auto kernel = batch_solve_kernel<T, S, RowLocal>;
+    const auto kernel = batch_solve_kernel<T, S>;
     PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            static_cast<int>(smem)));
     const int grid = grid_for(exec, kernel, threads, smem, a.num_systems);
@@ -433,8 +432,8 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
 template <typename T>
 void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, Timer& timer,
                  batch::LaunchInfo& info) {
-    // kernels without the code of block Jacobi and ILU(0) where they are not used: fewer
-    // registers (CG and BiCGSTAB; GMRES has one kernel)
+    // warp kernels without the code of block Jacobi and ILU(0) where they are not used: fewer
+    // registers (CG and BiCGSTAB; GMRES and the block kernel have one kernel each)
     const bool row_local = ::portla::batch::detail::row_local(args.options.precond);
     switch (args.options.solver) {
         case Solver::cg:
