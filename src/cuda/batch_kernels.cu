@@ -1,19 +1,28 @@
-// Batch kernels of the cuda backend: one launch for the whole batch, one thread block per
-// system (blocks loop over systems when the batch is larger than what the device holds at once).
+// Batch kernels of the cuda backend: one launch for the whole batch. Systems of at most
+// kWarpMaxRows rows are solved one per warp, kSystemsPerBlock per block (WarpGroup: sums by
+// shuffles, __syncwarp for barriers, no block barrier after the block's copy of the index
+// pattern); larger ones one per thread block (BlockGroup). Warps / blocks loop over systems when
+// the batch is larger than what the device holds at once.
 //
 // Placement: common/batch/placement.hpp (shared memory while it fits, else a global
-// workspace of one region per resident block). The limit is what the device allows a block
-// after opting in (227 KiB on the H100). Block size (a multiple of 32, one row per thread up
-// to 256 rows) and the placement are chosen at run time from the system size, so one kernel
-// per (precision, solver) serves every size and format.
+// workspace of one region per resident block, or per warp). The limit is what the device allows
+// a block after opting in (227 KiB on the H100), split among the block's warps. Block size (a
+// multiple of 32, one row per thread up to 256 rows) and the placement are chosen at run time
+// from the system size, so one kernel per (precision, solver) serves every size and format.
 //
-// Measured (H100, 2026-11-21, docs/results/h100-2026-11-21/batch_shared_vs_global*.json): the
-// placement buys 1.01x (CG) / 1.04x (BiCGSTAB) at n = 64 and 1.20x at n = 1024 over the
-// all-global switch: on the H100 shared memory and L1 are one SRAM, a block's small global
-// workspace stays in L1, and this kernel is bound by instruction issue and barriers.
+// Measured (H100, 2026-11-26, bench/results/h100-2026-11-26-s14/batch/; 3-point stencil n = 64,
+// 2^17 systems, rtol 1e-6): with one block of 64 threads per system (session 8's kernel) CG took
+// 2.17 ms in shared and 2.20 ms in global memory (1.01x); Nsight Compute: 1.40e9 instructions,
+// issue slots 62% busy, three block sums of two barriers each per iteration. The warp kernel
+// with the fused reductions of system_solvers.hpp executes 0.79e9 instructions; without a
+// register cap it used 128 registers (25% occupancy, 1.66 ms), capped at 64 (kWarpMinBlocks)
+// 50% occupancy and 1.24 ms shared / 1.50 ms global (1.21x); BiCGSTAB 2.61 -> 1.85 ms shared
+// (global 2.30 ms, 1.24x).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "common/batch/placement.hpp"
@@ -32,10 +41,20 @@ using namespace ::portla::batch::detail;
 
 constexpr int kScratch = 32;  // doubles of shared memory for the block reductions
 constexpr int kMaxThreads = 256;
+constexpr int kSystemsPerBlock = 4;  ///< warp kernel
+constexpr int kWarpBlockThreads = 32 * kSystemsPerBlock;
+/// Resident blocks the warp kernel is compiled for: 8 x 4 warps, at most 64 registers (CG n =
+/// 64 at 2^17: 1.24 ms, 1.66 ms at the 128 registers ptxas takes uncapped, H100, 2026-11-26).
+constexpr int kWarpMinBlocks = 8;
+/// Systems of at most this many rows are solved one per warp (the warp kernel), larger ones one
+/// per block (n = 128, 2^17, uncapped warp kernel against the block kernel: CG 2.69 vs 4.31 ms,
+/// BiCGSTAB 4.11 vs 6.48 ms, H100, 2026-11-26).
+constexpr int kWarpMaxRows = 128;
 
 /// The thread block as a group (see system_solvers.hpp).
 struct BlockGroup {
-    double* scratch;
+    double* scratch;  ///< kScratch doubles: two halves of 2 x 8 warp partials
+    int half = 0;     ///< the half of scratch the next sum writes
     __host__ __device__ int rank() const {
 #ifdef __CUDA_ARCH__
         return threadIdx.x;
@@ -56,19 +75,99 @@ struct BlockGroup {
 #endif
     }
     /// Warp shuffles, one partial per warp in shared memory, then every thread adds the
-    /// partials in the same order (all get the same, deterministic total).
-    __host__ __device__ double sum(double v) const {
+    /// partials in the same order (all get the same, deterministic total). One barrier: the
+    /// sums alternate between the halves of scratch, and a half is written again only after
+    /// the next sum's barrier, which every thread passes after reading it.
+    __host__ __device__ double sum(double v) {
 #ifdef __CUDA_ARCH__
         v = warp_sum(v);  // cuda/reduction.cuh: valid in lane 0 of each warp
-        const int warps = (blockDim.x + 31) / 32;
-        if ((threadIdx.x & 31) == 0) scratch[threadIdx.x / 32] = v;
+        double* part = next_half();
+        if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = v;
         __syncthreads();
-        double total = 0;
-        for (int w = 0; w < warps; ++w) total += scratch[w];
-        __syncthreads();  // scratch is free again
-        return total;
+        return add_partials(part);
 #else
         return v;
+#endif
+    }
+    /// Two sums with one barrier.
+    __host__ __device__ void sum2(double& a, double& b) {
+#ifdef __CUDA_ARCH__
+        a = warp_sum(a);
+        b = warp_sum(b);
+        double* part = next_half();
+        if ((threadIdx.x & 31) == 0) {
+            part[threadIdx.x / 32] = a;
+            part[8 + threadIdx.x / 32] = b;
+        }
+        __syncthreads();
+        a = add_partials(part);
+        b = add_partials(part + 8);
+#else
+        (void)a, (void)b;
+#endif
+    }
+    template <typename F>
+    __host__ __device__ void single(F&& f) const {
+        if (rank() == 0) f();
+        sync();
+    }
+
+private:
+    __host__ __device__ double* next_half() {
+        double* part = scratch + 16 * half;
+        half ^= 1;
+        return part;
+    }
+    __host__ __device__ double add_partials(const double* part) const {
+        double total = 0;
+#ifdef __CUDA_ARCH__
+        const int warps = (blockDim.x + 31) / 32;
+        for (int w = 0; w < warps; ++w) total += part[w];
+#else
+        (void)part;
+#endif
+        return total;
+    }
+};
+
+/// One warp as a group: one system per warp, several warps (systems) per block, no block
+/// barrier once the block has started. Sums by butterfly shuffles: each step adds the same
+/// two partials in every lane (a + b == b + a), so every lane holds the same total and the
+/// control flow that depends on it stays uniform.
+struct WarpGroup {
+    __host__ __device__ int rank() const {
+#ifdef __CUDA_ARCH__
+        return threadIdx.x & 31;
+#else
+        return 0;
+#endif
+    }
+    __host__ __device__ int size() const { return 32; }
+    __host__ __device__ void sync() const {
+#ifdef __CUDA_ARCH__
+        __syncwarp();
+#endif
+    }
+    /// __syncwarp first: the sum orders the warp's memory accesses like sync().
+    __host__ __device__ double sum(double v) const {
+#ifdef __CUDA_ARCH__
+        __syncwarp();
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2)
+            v += __shfl_xor_sync(kFullWarpMask, v, offset);
+#endif
+        return v;
+    }
+    __host__ __device__ void sum2(double& a, double& b) const {
+#ifdef __CUDA_ARCH__
+        __syncwarp();
+#pragma unroll
+        for (int offset = 16; offset > 0; offset /= 2) {
+            a += __shfl_xor_sync(kFullWarpMask, a, offset);
+            b += __shfl_xor_sync(kFullWarpMask, b, offset);
+        }
+#else
+        (void)a, (void)b;
 #endif
     }
     template <typename F>
@@ -136,6 +235,84 @@ __global__ void __launch_bounds__(kMaxThreads)
 }
 
 template <typename T>
+__device__ void warp_copy(const T* from, T* to, long long count) {
+    for (long long i = threadIdx.x & 31; i < count; i += 32) to[i] = from[i];
+}
+
+/// Elements of the index pattern (csr: row pointers and column indices; ell: column indices)
+/// that the warp kernel keeps in shared memory, one copy per block.
+template <typename T>
+long long pattern_elems(const BatchArgs<T>& a) {
+    if (a.format == Format::csr) return a.n + 1LL + a.stored;
+    if (a.format == Format::ell) return a.stored;
+    return 0;
+}
+
+/// One system per warp, kSystemsPerBlock warps per block (RowLocal: o.precond is none or Jacobi,
+/// the other preconditioners' code left out); each warp has its own shared region
+/// of `region` elements (laid out by `lay`) and its own global one. `pattern` > 0: the block
+/// first copies the index pattern (pattern_elems) behind the regions, the only block barrier.
+template <typename T, Solver S, bool RowLocal>
+__global__ void __launch_bounds__(kWarpBlockThreads, kWarpMinBlocks)
+    batch_solve_warp_kernel(BatchArgs<T> a, Layout lay, long long region, long long pattern,
+                            T* workspace) {
+    extern __shared__ double portla_batch_smem[];
+    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+    T* sh = reinterpret_cast<T*>(portla_batch_smem) + warp * region;
+    const std::int32_t* row_ptrs = a.row_ptrs;
+    const std::int32_t* col_idxs = a.col_idxs;
+    if (pattern > 0) {
+        auto* idx = reinterpret_cast<std::int32_t*>(reinterpret_cast<T*>(portla_batch_smem) +
+                                                    warps * region);
+        if (a.format == Format::csr) {
+            block_copy(a.row_ptrs, idx, a.n + 1LL);
+            block_copy(a.col_idxs, idx + a.n + 1, a.stored);
+            row_ptrs = idx;
+            col_idxs = idx + a.n + 1;
+        } else {
+            block_copy(a.col_idxs, idx, a.stored);
+            col_idxs = idx;
+        }
+        __syncthreads();
+    }
+    const long long unit = static_cast<long long>(blockIdx.x) * warps + warp;
+    T* gl = workspace + unit * lay.global_elems;
+    WarpGroup g;
+    const int xs = x_slot(S);
+    Workspace<T> w;
+    for (int k = 0; k < lay.slots; ++k) w.vec[k] = item_ptr(lay, k, sh, gl);
+    w.precond = item_ptr(lay, item_precond(lay.slots), sh, gl);
+    w.scalars = item_ptr(lay, item_scalars(lay.slots), sh, gl);
+    const bool x_shared = lay.shared[xs], matrix_shared = lay.shared[item_matrix(lay.slots)];
+    const long long stride = static_cast<long long>(gridDim.x) * warps;
+    for (long long s = unit; s < a.num_systems; s += stride) {
+        SystemMatrix<T> A = a.system(static_cast<int>(s));
+        A.row_ptrs = row_ptrs;
+        A.col_idxs = col_idxs;
+        T* x = a.x + s * a.n;
+        if (matrix_shared) {
+            T* m = sh + lay.offset[item_matrix(lay.slots)];
+            warp_copy(A.values, m, a.stored);
+            A.values = m;
+        }
+        if (!x_shared)
+            w.vec[xs] = x;
+        else if (a.options.use_initial_guess)
+            warp_copy<T>(x, w.vec[xs], a.n);
+        __syncwarp();
+        const Outcome out =
+            solve_system_with<S, RowLocal>(g, A, a.b + s * a.n, a.options, a.ilu, w);
+        __syncwarp();
+        if (x_shared) warp_copy<T>(w.vec[xs], x, a.n);
+        if (lane == 0) {
+            a.iterations[s] = out.iterations;
+            a.reasons[s] = out.reason;
+        }
+        __syncwarp();  // shared memory is reused by the next system
+    }
+}
+
+template <typename T>
 __global__ void __launch_bounds__(kMaxThreads)
     batch_residual_kernel(BatchArgs<T> a, double* res, double* bnorm) {
     BlockGroup g{shared_scratch()};
@@ -173,10 +350,19 @@ int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem,
     return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, systems)));
 }
 
+/// The largest n solved one system per warp: kWarpMaxRows, or PORTLA_BATCH_WARP_MAX_ROWS (a
+/// measurement switch; 0 sends every size to the block kernel).
+int warp_max_rows() {
+    static const int rows = [] {
+        const char* v = std::getenv("PORTLA_BATCH_WARP_MAX_ROWS");
+        return v ? std::atoi(v) : kWarpMaxRows;
+    }();
+    return rows;
+}
 // The launch of one solve: layout (from the device's cached opt-in shared memory limit),
 // block size, shared memory, grid; the workspace is allocated before the timer starts, so
 // `timer` covers the kernel alone.
-template <typename T, Solver S>
+template <typename T, Solver S, bool RowLocal>
 void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
                   batch::LaunchInfo& info) {
     info = {};
@@ -189,6 +375,37 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     activate(device);
     const std::size_t limit =
         static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
+    if (a.n <= warp_max_rows()) {
+        // the index pattern in shared memory when it takes at most a quarter of it (CG n = 64:
+        // 1.656 ms against 1.672 ms with it in global memory, uncapped kernel, H100, 2026-11-26)
+        long long pattern = a.shared_memory ? pattern_elems(a) : 0;
+        std::size_t pattern_bytes = (pattern * sizeof(std::int32_t) + 15) / 16 * 16;
+        if (pattern_bytes > limit / 4) pattern = 0, pattern_bytes = 0;
+        const Layout lay = plan(
+            a, S,
+            static_cast<long long>((limit - pattern_bytes) / kSystemsPerBlock / sizeof(T)) / 4 * 4);
+        const long long region = (lay.shared_elems + 3) / 4 * 4;  // 16-byte aligned regions
+        const std::size_t smem =
+            static_cast<std::size_t>(region) * kSystemsPerBlock * sizeof(T) + pattern_bytes;
+        const auto kernel = batch_solve_warp_kernel<T, S, RowLocal>;
+        PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(smem)));
+        const int units =
+            static_cast<int>((a.num_systems + kSystemsPerBlock - 1) / kSystemsPerBlock);
+        const int grid = grid_for(exec, kernel, kWarpBlockThreads, smem, units);
+        Array<T> workspace(exec, static_cast<std::size_t>(grid) * kSystemsPerBlock *
+                                     static_cast<std::size_t>(lay.global_elems));
+        timer.start();
+        kernel<<<grid, kWarpBlockThreads, smem, stream_of(exec)>>>(a, lay, region, pattern,
+                                                                   workspace.data());
+        timer.stop();
+        PORTLA_CUDA_CHECK_LAUNCH();
+        info.block_size = kWarpBlockThreads;
+        info.grid_size = grid;
+        info.shared_bytes = smem;
+        describe(lay, S, a.options.precond, info);
+        return;
+    }
     const Layout lay =
         plan(a, S, static_cast<long long>((limit - kScratch * sizeof(double)) / sizeof(T)));
     const int threads = threads_for(a.n);
@@ -215,17 +432,22 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
 template <typename T>
 void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, Timer& timer,
                  batch::LaunchInfo& info) {
+    // warp kernels without the code of block Jacobi and ILU(0) where they are not used: fewer
+    // registers (CG and BiCGSTAB; GMRES and the block kernel have one kernel each)
+    const bool row_local = ::portla::batch::detail::row_local(args.options.precond);
     switch (args.options.solver) {
         case Solver::cg:
-            return launch_solve<T, Solver::cg>(exec, args, timer, info);
+            return row_local ? launch_solve<T, Solver::cg, true>(exec, args, timer, info)
+                             : launch_solve<T, Solver::cg, false>(exec, args, timer, info);
         case Solver::bicgstab:
-            return launch_solve<T, Solver::bicgstab>(exec, args, timer, info);
+            return row_local ? launch_solve<T, Solver::bicgstab, true>(exec, args, timer, info)
+                             : launch_solve<T, Solver::bicgstab, false>(exec, args, timer, info);
         case Solver::gmres:
             break;
         case Solver::pipecg:  // refused by batch::solve
             throw Unsupported("batch_solve: pipecg is not a batched solver");
     }
-    return launch_solve<T, Solver::gmres>(exec, args, timer, info);
+    return launch_solve<T, Solver::gmres, false>(exec, args, timer, info);
 }
 
 template <typename T>

@@ -294,6 +294,11 @@ TEST_F(BatchTest, NonsymmetricBatchFloat) {
     check_all<float>(grid_batch(5, 6, false, 5), all_cases(false), 1e-4, 2e-3);
 }
 
+TEST_F(BatchTest, SystemsAboveTheWarpKernelsSizeEverySolverPrecondFormat) {
+    // n = 144: on cuda one block per system (n <= 128: one warp per system, the cases above)
+    check_all<double>(grid_batch(12, 5, true, 18), all_cases(true), 1e-10, 1e-7);
+}
+
 TEST_F(BatchTest, LargerSystemsSpillToGlobalMemory) {
     // n = 1024 with GMRES(60): 64 work vectors do not fit in shared memory on any GPU
     const auto d = grid_batch(32, 3, false, 6);

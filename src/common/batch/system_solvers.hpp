@@ -2,7 +2,8 @@
 // compiled for every backend: the CPU backends run each system on one thread (SerialGroup),
 // the cuda backend on one thread block (BlockGroup in src/cuda/batch_kernels.cu). This is
 // SYCL's work-group model: a group has rank() and size(), sync() is the group barrier, sum()
-// a group reduction whose result every member gets, single() runs on the leader then syncs.
+// a group reduction whose result every member gets (it orders the group's memory accesses like
+// sync()), sum2() two such reductions in one pass, single() runs on the leader then syncs.
 //
 // Loops over rows are strided by the group (row i on member i mod size); every member takes
 // part in every sum() and sync(), so control flow stays uniform across the group (all
@@ -188,6 +189,21 @@ PORTLA_HD double residual(G& g, const SystemMatrix<T>& A, const T* b, const T* x
     }
     return group_sqrt(g.sum(s));
 }
+/// r = b - A x, returns ||r||, and ||b|| in bnorm (one pass, one reduction).
+template <typename G, typename T>
+PORTLA_HD double residual_and_rhs_norm(G& g, const SystemMatrix<T>& A, const T* b, const T* x, T* r,
+                                       double& bnorm) {
+    double s = 0, sb = 0;
+    for (int i = g.rank(); i < A.n; i += g.size()) {
+        const T ri = b[i] - static_cast<T>(A.template row_dot<T>(i, x));
+        r[i] = ri;
+        s += double(ri) * double(ri);
+        sb += double(b[i]) * double(b[i]);
+    }
+    g.sum2(s, sb);
+    bnorm = group_sqrt(sb);
+    return group_sqrt(s);
+}
 template <typename G, typename T>
 PORTLA_HD void copy(G& g, int n, const T* x, T* y) {
     for (int i = g.rank(); i < n; i += g.size()) y[i] = x[i];
@@ -199,8 +215,15 @@ PORTLA_HD void fill(G& g, int n, T* y, T v) {
 
 // ---- preconditioners ----------------------------------------------------------------------
 
+/// Whether the preconditioner acts row by row (z_i from r_i alone, or z = r): its apply then
+/// fuses into the vector update that produces r, and r.z into that update's reduction.
+PORTLA_HD bool row_local(Preconditioner precond) {
+    return precond == Preconditioner::none || precond == Preconditioner::jacobi;
+}
+
 /// Set-up for this system; returns false (for the whole group) when it is singular.
-template <typename G, typename T>
+/// RowLocalOnly: o.precond is none or Jacobi (row_local), the code of the others is left out.
+template <bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
                              const IluPattern& ilu, T* P) {
     const int n = A.n;
@@ -214,7 +237,7 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
             if (d == T(0) || !finite(d)) bad += 1;
             P[i] = d == T(0) ? T(0) : T(1) / d;
         }
-    } else if (o.precond == Preconditioner::block_jacobi) {
+    } else if (!RowLocalOnly && o.precond == Preconditioner::block_jacobi) {
         // Diagonal blocks of bs rows (the last one may be smaller, padded with the identity),
         // each inverted in place by Gauss-Jordan with partial pivoting, one block per member.
         const int bs = o.block_size;
@@ -272,7 +295,7 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
                         a[r * bs + piv[k]] = t;
                     }
         }
-    } else if (o.precond == Preconditioner::ilu0) {
+    } else if (!RowLocalOnly && o.precond == Preconditioner::ilu0) {
         // P holds this system's values in the csr pattern, factored in place into L (unit
         // diagonal, not stored) and U, row by row in level order (IKJ form).
         const int nnz = A.row_ptrs[n];
@@ -313,14 +336,14 @@ PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
     return g.sum(bad) == 0;
 }
 
-/// z = M^-1 r (z != r).
-template <typename G, typename T>
+/// z = M^-1 r (z != r). RowLocalOnly as for precond_setup.
+template <bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o,
                              const IluPattern& ilu, const T* P, const T* r, T* z) {
     const int n = A.n;
     if (o.precond == Preconditioner::jacobi) {
         for (int i = g.rank(); i < n; i += g.size()) z[i] = P[i] * r[i];
-    } else if (o.precond == Preconditioner::block_jacobi) {
+    } else if (!RowLocalOnly && o.precond == Preconditioner::block_jacobi) {
         const int bs = o.block_size;
         for (int i = g.rank(); i < n; i += g.size()) {
             const int blk = i / bs, start = blk * bs, rr = i - start;
@@ -329,7 +352,7 @@ PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o,
             for (int c = 0; c < bs && start + c < n; ++c) s += a[c] * r[start + c];
             z[i] = s;
         }
-    } else if (o.precond == Preconditioner::ilu0) {
+    } else if (!RowLocalOnly && o.precond == Preconditioner::ilu0) {
         // L y = r (unit lower), then U z = y in place
         for (int lvl = 0; lvl < ilu.lower_levels; ++lvl) {
             const int first = ilu.lower_level_ptrs[lvl], last = ilu.lower_level_ptrs[lvl + 1];
@@ -363,37 +386,57 @@ PORTLA_HD double threshold(const Options& o, double bnorm) {
 }
 
 /// Preconditioned CG. x (slot_x) holds the initial guess (or zero) on entry.
-template <typename G, typename T>
+/// Per iteration two reductions: p.q (fused into the SpMV), and r.r with r.z (one pass; with
+/// no or a Jacobi preconditioner z is formed in the update of r). Each member forms the rows it
+/// owns in every loop, so a loop that reads only its own rows needs no barrier before it.
+template <bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                      const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n;
     T *r = w.vec[slot_r], *p = w.vec[slot_p], *q = w.vec[slot_q], *x = w.vec[slot_x];
     const bool pre = o.precond != Preconditioner::none;
+    const bool jacobi = o.precond == Preconditioner::jacobi;
+    const bool fused = RowLocalOnly || row_local(o.precond);
     T* z = pre ? w.vec[slot_z] : r;
+    const T* P = w.precond;
     Outcome out;
-    const double tau = threshold(o, norm2(g, n, b));
-    double rnorm = residual(g, A, b, x, r);
+    double bnorm = 0;
+    double rnorm = residual_and_rhs_norm(g, A, b, x, r, bnorm);
+    const double tau = threshold(o, bnorm);
     if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
     if (rnorm <= tau) return {0, StopReason::converged};
-    if (pre) precond_apply(g, A, o, ilu, w.precond, r, z);
+    if (pre) precond_apply<RowLocalOnly>(g, A, o, ilu, P, r, z);
     g.sync();
     copy(g, n, z, p);
     double rho = dot(g, n, r, z);
     int false_convergence = 0;
     while (out.iterations < o.max_iters) {
-        spmv(g, A, p, q);
-        const double pq = dot(g, n, p, q);
+        double pq = 0;  // q = A p and p.q in one pass
+        for (int i = g.rank(); i < n; i += g.size()) {
+            const T qi = static_cast<T>(A.template row_dot<T>(i, p));
+            q[i] = qi;
+            pq += double(p[i]) * double(qi);
+        }
+        pq = g.sum(pq);
         if (!finite(pq)) return {out.iterations, StopReason::non_finite};
         if (pq <= 0 || rho == 0) return {out.iterations, StopReason::breakdown};
         const T alpha = static_cast<T>(rho / pq);
-        double s = 0;
+        double rr = 0, rz = 0;
         for (int i = g.rank(); i < n; i += g.size()) {
             x[i] += alpha * p[i];
             r[i] -= alpha * q[i];
-            s += double(r[i]) * double(r[i]);
+            rr += double(r[i]) * double(r[i]);
+            if (jacobi) {
+                z[i] = P[i] * r[i];
+                rz += double(r[i]) * double(z[i]);
+            }
         }
         ++out.iterations;
-        rnorm = group_sqrt(g.sum(s));
+        if (jacobi)
+            g.sum2(rr, rz);
+        else
+            rr = g.sum(rr);
+        rnorm = group_sqrt(rr);
         if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
         bool restart = false;
         if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv)
@@ -405,9 +448,14 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
             restart = true;
             g.sync();
         }
-        if (pre) precond_apply(g, A, o, ilu, w.precond, r, z);
-        g.sync();
-        const double rho_new = dot(g, n, r, z);
+        double rho_new = 0;
+        if (fused && !restart) {
+            rho_new = jacobi ? rz : rr;
+        } else {
+            if (pre) precond_apply<RowLocalOnly>(g, A, o, ilu, P, r, z);
+            g.sync();
+            rho_new = dot(g, n, r, z);
+        }
         const T beta = restart ? T(0) : static_cast<T>(rho_new / rho);
         rho = rho_new;
         for (int i = g.rank(); i < n; i += g.size()) p[i] = z[i] + beta * p[i];
@@ -417,23 +465,31 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
 }
 
 /// Preconditioned BiCGSTAB (van der Vorst), x (slot_bi_x) holds the initial guess on entry.
-template <typename G, typename T>
+/// Per iteration four reductions: rhat.v (fused into the first SpMV), s.s, t.s with t.t (fused
+/// into the second SpMV), r.r with the next rhat.r. A Jacobi preconditioner is applied inside
+/// the updates of p and s.
+template <bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                            const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n;
     T *r = w.vec[slot_bi_r], *rhat = w.vec[slot_bi_rhat], *p = w.vec[slot_bi_p],
       *v = w.vec[slot_bi_v], *t = w.vec[slot_bi_t], *x = w.vec[slot_bi_x];
     const bool pre = o.precond != Preconditioner::none;
+    const bool jacobi = o.precond == Preconditioner::jacobi;
+    const bool fused = RowLocalOnly || row_local(o.precond);
     T* phat = pre ? w.vec[slot_bi_phat] : p;
     T* shat = pre ? w.vec[slot_bi_shat] : r;  // s overwrites r
+    const T* P = w.precond;
     Outcome out;
-    const double tau = threshold(o, norm2(g, n, b));
-    double rnorm = residual(g, A, b, x, r);
+    double bnorm = 0;
+    double rnorm = residual_and_rhs_norm(g, A, b, x, r, bnorm);
+    const double tau = threshold(o, bnorm);
     if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
     if (rnorm <= tau) return {0, StopReason::converged};
     int false_convergence = 0;
-    bool fresh = true;  // (re)start the recurrences from r
-    double rho_old = 1, alpha = 1, omega = 1;
+    bool fresh = true;      // (re)start the recurrences from r
+    bool have_rho = false;  // rho = rhat.r came with the last iteration's r.r
+    double rho = 0, rho_old = 1, alpha = 1, omega = 1;
     // After a convergence claim, check the true residual into t; true: converged; otherwise
     // restart from it (or give up after kMaxFalseConvergence).
     auto confirm = [&](StopReason& reason) {
@@ -458,20 +514,29 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             fill(g, n, v, T(0));
             rho_old = alpha = omega = 1;
             fresh = false;
+            have_rho = false;
             g.sync();
         }
-        const double rho = dot(g, n, rhat, r);
+        if (!have_rho) rho = dot(g, n, rhat, r);
         if (!finite(rho)) return {out.iterations, StopReason::non_finite};
         if (rho == 0) return {out.iterations, StopReason::breakdown};
         const T beta = static_cast<T>((rho / rho_old) * (alpha / omega));
-        for (int i = g.rank(); i < n; i += g.size()) p[i] = r[i] + beta * (p[i] - T(omega) * v[i]);
+        for (int i = g.rank(); i < n; i += g.size()) {
+            p[i] = r[i] + beta * (p[i] - T(omega) * v[i]);
+            if (jacobi) phat[i] = P[i] * p[i];
+        }
         g.sync();
-        if (pre) {
-            precond_apply(g, A, o, ilu, w.precond, p, phat);
+        if (!fused) {
+            precond_apply<RowLocalOnly>(g, A, o, ilu, P, p, phat);
             g.sync();
         }
-        spmv(g, A, phat, v);
-        const double rv = dot(g, n, rhat, v);
+        double rv = 0;  // v = A phat and rhat.v in one pass
+        for (int i = g.rank(); i < n; i += g.size()) {
+            const T vi = static_cast<T>(A.template row_dot<T>(i, phat));
+            v[i] = vi;
+            rv += double(rhat[i]) * double(vi);
+        }
+        rv = g.sum(rv);
         if (!finite(rv)) return {out.iterations, StopReason::non_finite};
         if (rv == 0) return {out.iterations, StopReason::breakdown};
         alpha = rho / rv;
@@ -480,37 +545,40 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             r[i] -= T(alpha) * v[i];  // r now holds s
             x[i] += T(alpha) * phat[i];
             s2 += double(r[i]) * double(r[i]);
+            if (jacobi) shat[i] = P[i] * r[i];
         }
         ++out.iterations;
-        const double snorm = group_sqrt(g.sum(s2));
+        const double snorm = group_sqrt(g.sum(s2));  // the sum orders shat for the SpMV
         if (!finite(snorm)) return {out.iterations, StopReason::non_finite};
         StopReason reason = StopReason::converged;
         if (snorm <= tau) {
             if (confirm(reason)) return {out.iterations, reason};
             continue;
         }
-        if (pre) {
-            precond_apply(g, A, o, ilu, w.precond, r, shat);
+        if (!fused) {
+            precond_apply<RowLocalOnly>(g, A, o, ilu, P, r, shat);
             g.sync();
         }
-        spmv(g, A, shat, t);
-        double ts = 0, tt = 0;
+        double ts = 0, tt = 0;  // t = A shat, t.s and t.t in one pass
         for (int i = g.rank(); i < n; i += g.size()) {
-            ts += double(t[i]) * double(r[i]);
-            tt += double(t[i]) * double(t[i]);
+            const T ti = static_cast<T>(A.template row_dot<T>(i, shat));
+            t[i] = ti;
+            ts += double(ti) * double(r[i]);
+            tt += double(ti) * double(ti);
         }
-        ts = g.sum(ts);
-        tt = g.sum(tt);
+        g.sum2(ts, tt);
         if (!finite(ts) || !finite(tt)) return {out.iterations, StopReason::non_finite};
         if (tt == 0) return {out.iterations, StopReason::breakdown};
         omega = ts / tt;
-        double r2 = 0;
+        double r2 = 0, rho_next = 0;
         for (int i = g.rank(); i < n; i += g.size()) {
             x[i] += T(omega) * shat[i];
             r[i] -= T(omega) * t[i];
             r2 += double(r[i]) * double(r[i]);
+            rho_next += double(rhat[i]) * double(r[i]);
         }
-        rnorm = group_sqrt(g.sum(r2));
+        g.sum2(r2, rho_next);
+        rnorm = group_sqrt(r2);
         if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
         if (rnorm <= tau) {
             if (confirm(reason)) return {out.iterations, reason};
@@ -518,13 +586,15 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
         }
         if (omega == 0) return {out.iterations, StopReason::breakdown};
         rho_old = rho;
+        rho = rho_next;
+        have_rho = true;
     }
     return out;
 }
 
 /// Restarted GMRES(m), right-preconditioned (its residual estimate is that of the
 /// unpreconditioned system), modified Gram-Schmidt, Givens rotations.
-template <typename G, typename T>
+template <bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                         const IluPattern& ilu, Workspace<T>& w) {
     const int n = A.n, m = o.restart;
@@ -559,7 +629,7 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
         while (k < m && out.iterations < o.max_iters) {
             const T* dir = V[k];
             if (pre) {
-                precond_apply(g, A, o, ilu, w.precond, V[k], z);
+                precond_apply<RowLocalOnly>(g, A, o, ilu, w.precond, V[k], z);
                 g.sync();
                 dir = z;
             }
@@ -613,7 +683,7 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
         }
         g.sync();
         if (pre) {
-            precond_apply(g, A, o, ilu, w.precond, wv, z);
+            precond_apply<RowLocalOnly>(g, A, o, ilu, w.precond, wv, z);
             g.sync();
         }
         const T* dx = pre ? z : wv;
@@ -630,19 +700,19 @@ PORTLA_HD int x_slot(Solver solver) {
 
 /// The whole solve of one system with solver S: preconditioner set-up, then the iteration.
 /// x (its slot) must hold the initial guess, or anything when !o.use_initial_guess.
-template <Solver S, typename G, typename T>
+template <Solver S, bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                                     const IluPattern& ilu, Workspace<T>& w) {
     if (!o.use_initial_guess) fill(g, A.n, w.vec[x_slot(S)], T(0));
     g.sync();
-    if (o.precond != Preconditioner::none && !precond_setup(g, A, o, ilu, w.precond))
+    if (o.precond != Preconditioner::none && !precond_setup<RowLocalOnly>(g, A, o, ilu, w.precond))
         return {0, StopReason::singular_preconditioner};
     if constexpr (S == Solver::cg)
-        return cg(g, A, b, o, ilu, w);
+        return cg<RowLocalOnly>(g, A, b, o, ilu, w);
     else if constexpr (S == Solver::bicgstab)
-        return bicgstab(g, A, b, o, ilu, w);
+        return bicgstab<RowLocalOnly>(g, A, b, o, ilu, w);
     else
-        return gmres(g, A, b, o, ilu, w);
+        return gmres<RowLocalOnly>(g, A, b, o, ilu, w);
 }
 
 /// solve_system_with for the solver named in o.
@@ -665,8 +735,7 @@ PORTLA_HD void residual_norm(G& g, const SystemMatrix<T>& A, const T* b, const T
         s += ri * ri;
         sb += double(b[i]) * double(b[i]);
     }
-    s = g.sum(s);
-    sb = g.sum(sb);
+    g.sum2(s, sb);
     if (g.rank() == 0) {
         *res = group_sqrt(s);
         *bnorm = group_sqrt(sb);
@@ -679,6 +748,7 @@ struct SerialGroup {
     int size() const { return 1; }
     void sync() const {}
     double sum(double v) const { return v; }
+    void sum2(double&, double&) const {}
     template <typename F>
     void single(F&& f) const {
         f();
