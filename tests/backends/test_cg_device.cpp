@@ -156,6 +156,29 @@ TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
     }
 }
 
+// The 3-D stencil's direction step on cuda: tiles of whole x-lines marching along z (the
+// default from 192^3) or one thread per point; PORTLA_CG_STENCIL forces each (other backends
+// ignore it). 17^3: one tile of all 17 rows, no halo row inside the grid; 70^3: tiles of 29,
+// 29 and 12 rows (both halo rows inside the grid in the middle one, a short last tile), the
+// planes split into as many ranges as fill the GPU; lines:1 tiles of one plane (more tiles than
+// blocks: each block walks several); lines:7 ranges of 7 planes with a short last one (70 =
+// 10 x 7, 17 = 2 x 7 + 3); lines1024 1024 threads per tile.
+TYPED_TEST(CgDevice, StencilByLinesOrByPoints) {
+    using T = TypeParam;
+    ::setenv("PORTLA_CG_BLOCK_LOOP", "off", 1);  // 17^3 = 4913 rows: above 4096 anyway
+    for (const char* how : {"points", "lines", "lines:1", "lines:7", "lines1024"}) {
+        SCOPED_TRACE(std::string("PORTLA_CG_STENCIL=") + how);
+        ::setenv("PORTLA_CG_STENCIL", how, 1);
+        for (int pts : {17, 70}) {
+            const MatrixData d = Stencil<T>(this->ref, 3, pts).assemble();
+            for (auto p : {Preconditioner::none, Preconditioner::jacobi})
+                this->compare(d, stencil_op<T>(3, pts), default_settings<T>(p));
+        }
+        ::unsetenv("PORTLA_CG_STENCIL");
+    }
+    ::unsetenv("PORTLA_CG_BLOCK_LOOP");
+}
+
 // Small systems run whole iterations in one thread block on cuda (up to 4096 rows by
 // default); PORTLA_CG_BLOCK_LOOP=off takes the per-step launches instead, and a larger limit
 // sends a 13824-row system (13.5 rows per thread) through the block. Every format and Jacobi.
