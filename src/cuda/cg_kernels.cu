@@ -24,6 +24,8 @@
 #include <cstring>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
@@ -136,6 +138,166 @@ __device__ __forceinline__ const U* index_array(const std::int32_t* narrow,
         return wide;
     else
         return narrow;
+}
+
+// ---- fused direction on the 3-D stencil: tiles of whole x-lines marching along z ------------
+// A block owns `rows` consecutive y-rows of whole x-lines (rows * points <= 2048 points per
+// plane) over a range of z-planes, and walks up the planes: p_new is formed once per point (and
+// once per point of the two y-halo rows), the planes below and above stay in registers, the
+// current one (with its halo rows) in shared memory for the x and y neighbours, two buffers so
+// one barrier per plane suffices; z and p_old of the plane after next are loaded while the
+// current plane is computed. A tile's points of a plane are one contiguous range, so every load
+// and store is a whole line: no x halo (the 32 x 32 tiles of session 8 lost 25% of their reads
+// to the x-halo sectors). q_i adds the same neighbours in stencil_row's order (a neighbour
+// outside the grid is a +0 here, which changes no sum), so q is as before; p.q is summed in
+// another order. Reads 16 n bytes plus the halo rows (2 / rows of a plane, L2 hits when the
+// neighbouring tile read them) and 2 / planes of a plane at the ends of each tile. Measured at
+// 512^3 (ncu, H100, 2026-11-26): 2.47-2.50 GB read where 16 n = 2.15 GB, 1.60-1.65 ms, 83-86%
+// of DRAM peak; one thread per point 2.45-2.93 GB, 2.32-2.46 ms, 59-62%.
+constexpr unsigned kLineTilePoints = 2048;  // points of a tile's plane (rows * points)
+constexpr unsigned kLineMaxPoints = 512;    // largest N: the halo rows (2 N points) are two
+                                            // points per thread of 512, the two buffers 48 KiB
+
+struct LineTiles {
+    std::uint32_t points;  // N: the grid is N^3
+    std::uint32_t rows;    // y-rows per tile (the last tile of a column may have fewer)
+    std::uint32_t y_tiles;
+    std::uint32_t planes;  // z-planes per tile (the last may have fewer)
+    std::uint32_t tiles;   // y_tiles * tiles along z
+};
+
+template <int Threads, typename T>
+__global__ void __launch_bounds__(Threads, 1)
+    stencil_lines_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
+    constexpr int kPer = kLineTilePoints / Threads;  // tile points per thread and plane
+    constexpr int kHalo = 2 * kLineMaxPoints / Threads;
+    extern __shared__ __align__(16) unsigned char line_shared[];
+    CgState<T>* s = a.state;
+    if (s->stopped) return;
+    const int it = s->iteration;
+    const T* zv = a.z ? a.z : a.r;
+    const T* pv = p_old(a, it);
+    const T beta = s->beta;
+    T* fresh = p_new(a, it);
+    const std::uint32_t N = g.points;
+    const std::uint32_t plane = N * N;
+    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
+    T* const shared = reinterpret_cast<T*>(line_shared);
+    const std::uint32_t tid = threadIdx.x;
+    T sum[1] = {T(0)};
+    for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
+        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
+        const std::uint32_t rows = min(g.rows, N - y0);
+        const std::uint32_t z1 = min(z0 + g.planes, N);
+        const std::uint32_t count = rows * N;  // the tile's points of a plane: first + [0, count)
+        const std::uint32_t first = y0 * N;
+        // Point j of this thread: first + tid + j Threads of a plane, at tid + j Threads + N of a
+        // shared buffer (after the lower halo row).
+        bool in[kPer], left[kPer], right[kPer];
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+            const std::uint32_t idx = tid + j * Threads;
+            const std::uint32_t ix = idx % N;
+            in[j] = idx < count;
+            left[j] = ix > 0;
+            right[j] = ix + 1 < N;
+        }
+        // Halo point m: row y0 - 1 (h < N) or y0 + rows, x = h mod N; zero outside the grid.
+        bool halo[kHalo], real[kHalo];
+        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
+#pragma unroll
+        for (int m = 0; m < kHalo; ++m) {
+            const std::uint32_t h = tid + m * Threads;
+            const bool upper = h >= N;
+            const std::uint32_t ix = upper ? h - N : h;
+            halo[m] = h < 2 * N;
+            real[m] = upper ? y0 + rows < N : y0 > 0;
+            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;  // used when real
+            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
+        }
+        T below[kPer], cur[kPer], above[kPer], next_z[kPer], next_p[kPer];
+        T halo_z[kHalo], halo_p[kHalo];
+        auto form = [&](std::uint32_t at) {
+            return fused_madd(beta, __ldg(pv + at), __ldg(zv + at));
+        };
+        auto fetch = [&](std::uint32_t k, bool with_halo) {  // z and p_old of plane k
+            const std::uint32_t base = k * plane;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (in[j]) {
+                    next_p[j] = __ldg(pv + base + first + tid + j * Threads);
+                    next_z[j] = __ldg(zv + base + first + tid + j * Threads);
+                }
+            if (with_halo) {
+#pragma unroll
+                for (int m = 0; m < kHalo; ++m)
+                    if (halo[m] && real[m]) {
+                        halo_p[m] = __ldg(pv + base + halo_at[m]);
+                        halo_z[m] = __ldg(zv + base + halo_at[m]);
+                    }
+            }
+        };
+        // Plane z0 into buffer 0 and registers, plane z0 - 1 below, plane z0 + 1 on its way.
+        {
+            const std::uint32_t base = z0 * plane;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) {
+                const std::uint32_t at = base + first + tid + j * Threads;
+                below[j] = in[j] && z0 > 0 ? form(at - plane) : T(0);
+                cur[j] = in[j] ? form(at) : T(0);
+                if (in[j]) shared[N + tid + j * Threads] = cur[j];
+            }
+#pragma unroll
+            for (int m = 0; m < kHalo; ++m)
+                if (halo[m]) shared[halo_shared[m]] = real[m] ? form(base + halo_at[m]) : T(0);
+            if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
+        }
+        __syncthreads();
+        for (std::uint32_t k = z0; k < z1; ++k) {
+            const T* now = shared + ((k - z0) & 1u) * buffer;
+            T* then = shared + (((k - z0) & 1u) ^ 1u) * buffer;
+            const bool has_above = k + 1 < N;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                above[j] = in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
+            if (k + 1 < z1) {  // plane k + 1 into the other buffer, plane k + 2 on its way
+#pragma unroll
+                for (int j = 0; j < kPer; ++j)
+                    if (in[j]) then[N + tid + j * Threads] = above[j];
+#pragma unroll
+                for (int m = 0; m < kHalo; ++m)
+                    if (halo[m])
+                        then[halo_shared[m]] =
+                            real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                if (k + 2 < N) fetch(k + 2, k + 2 < z1);
+            }
+            const std::uint32_t base = k * plane + first;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (in[j]) {
+                    const std::uint32_t c = N + tid + j * Threads;
+                    // stencil_row's order: x-, x+, y-, y+, z-, z+
+                    T neighbours = left[j] ? now[c - 1] : T(0);
+                    if (right[j]) neighbours += now[c + 1];
+                    neighbours += now[c - N];
+                    neighbours += now[c + N];
+                    neighbours += below[j];
+                    neighbours += above[j];
+                    const T qi = static_cast<T>(6) * cur[j] - neighbours;
+                    fresh[base + tid + j * Threads] = cur[j];
+                    a.q[base + tid + j * Threads] = qi;
+                    sum[0] += cur[j] * qi;
+                }
+#pragma unroll
+            for (int j = 0; j < kPer; ++j) {
+                below[j] = cur[j];
+                cur[j] = above[j];
+            }
+            __syncthreads();
+        }
+    }
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // A group of G lanes per row (as csr_apply_kernel in matrix_kernels.cu); lane 0 of the group
@@ -455,11 +617,93 @@ bool direction_on_the_fly(const Launch& l, std::size_t n) {
     return 2.0 * double(n) * sizeof(T) <= double(device_limits(l.device).l2_bytes);
 }
 
+// The 3-D stencil's direction step by tiles of whole x-lines (stencil_lines_direction_kernel)
+// or one thread per point (stencil_direction_kernel): lines from 128^3 (up to 512^3, the largest
+// its tiles take). Same run (H100, 2026-11-26, b43b9d3), CG per iteration, points -> lines:
+// 128^3 0.0753 / 0.0741 -> 0.0686 / 0.0686 ms, 256^3 0.4973 / 0.4979 -> 0.4910 / 0.4909, 512^3
+// 4.687 / 4.660 -> 3.922 / 3.926 (direction step 2.32-2.46 -> 1.60-1.65 ms, ncu). Smaller grids
+// keep points (not measured). PORTLA_CG_STENCIL=points, lines or lines:PLANES (z-planes per
+// tile) overrides the choice (tests, measurements).
+constexpr int kLineThreads = 512;
+constexpr std::size_t kLinesFrom = 128;
+
+struct StencilChoice {
+    bool lines = false;
+    std::uint32_t planes = 0;  // z-planes per tile; 0: from the grid
+};
+
+template <typename T>
+StencilChoice stencil_choice(const CgArgs<T>& a) {
+    StencilChoice c;
+    const bool fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kLineMaxPoints;
+    c.lines = fits && a.op.points >= kLinesFrom;
+    if (const char* how = std::getenv("PORTLA_CG_STENCIL")) {
+        if (std::strcmp(how, "points") == 0) c.lines = false;
+        if (std::strncmp(how, "lines", 5) == 0) {
+            c.lines = fits;
+            if (how[5] == ':')
+                c.planes = static_cast<std::uint32_t>(std::strtoul(how + 6, nullptr, 10));
+        }
+    }
+    return c;
+}
+
+// Tiles of `rows` y-rows (rows * N <= 2048) by `planes` z-planes: as many tiles along z as fill
+// the resident blocks (one block per SM), so the grid is one wave and a tile walks N / (tiles
+// along z) planes: at 512^3 128 tiles of 4 rows x 512 planes.
+LineTiles line_tiles(std::size_t points, unsigned resident, std::uint32_t planes) {
+    LineTiles g{};
+    g.points = static_cast<std::uint32_t>(points);
+    g.rows = std::min<std::uint32_t>(g.points, kLineTilePoints / g.points);
+    g.y_tiles = (g.points + g.rows - 1) / g.rows;
+    if (planes == 0) {
+        const std::uint32_t along_z = std::max<std::uint32_t>(1, resident / g.y_tiles);
+        planes = (g.points + along_z - 1) / along_z;
+    }
+    g.planes = std::min(std::max<std::uint32_t>(planes, 1), g.points);
+    g.tiles = g.y_tiles * ((g.points + g.planes - 1) / g.planes);
+    return g;
+}
+
+template <typename T>
+void launch_stencil_lines(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red,
+                          std::uint32_t planes) {
+    const auto kernel = stencil_lines_direction_kernel<kLineThreads, T>;
+    const unsigned resident =
+        resident_blocks(l.device, kLineThreads, reinterpret_cast<const void*>(kernel));
+    const LineTiles g = line_tiles(a.op.points, resident, planes);
+    // Two buffers of rows + 2 lines: 48 KiB at N = 512 in double, over the default limit with
+    // the reduction's static shared memory.
+    const std::size_t shared = 2 * std::size_t{g.rows + 2} * g.points * sizeof(T);
+    // The kernel's limit is only ever raised, once per device and larger size (not on every
+    // launch: the host path of each iteration), under a lock (threads share the attribute).
+    static std::mutex mutex;
+    static std::map<int, std::size_t> raised;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        std::size_t& limit = raised[l.device];
+        if (limit < shared) {
+            PORTLA_CUDA_CHECK(cudaFuncSetAttribute(
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+            limit = shared;
+        }
+    }
+    const unsigned blocks = std::min({g.tiles, resident, l.wave});
+    kernel<<<blocks, kLineThreads, shared, l.stream>>>(a, red, g);
+}
+
 // The fused operator kernels: direction (true) or replace (false).
 template <typename T>
 void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
+    if (a.op.kind == FusedOperator<T>::Kind::stencil && direction) {
+        if (const StencilChoice c = stencil_choice(a); c.lines) {
+            launch_stencil_lines(l, a, red, c.planes);
+            PORTLA_CUDA_CHECK_LAUNCH();
+            return;
+        }
+    }
     if (a.op.kind == FusedOperator<T>::Kind::stencil) {
         auto run = [&](auto kernel) {
             kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
