@@ -327,6 +327,166 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     }
 }
 
+// ------------------------------------------------- fast, float, whole tiles (cp.async ring) --
+// The bounds-free path of the large tile with the global -> shared copies done by cp.async
+// (sm_80+) into a ring of STAGES K-tiles: no staging registers, and the copies of the next
+// STAGES - 1 K-tiles are in flight while one is multiplied. A is copied 4 bytes at a time so
+// that it lands transposed (as[k][m], the same fragment reads as the register-staged kernel);
+// lane l of a warp copies A[r0 + l / 8][k0 + l % 8]: 32 bytes of 4 rows per warp from global
+// memory, and with the row pad of 4 the 32 shared words fall in 32 distinct banks. B is copied
+// 16 bytes at a time, row-major. One barrier per K-tile, placed before the last K step so that
+// the next K-tile's first fragments are read while that step's FMAs run.
+template <int BK_, int STAGES_>
+struct SimtRing : SimtTile<128, 128, BK_, 2, 4, 2, 2, 2, true> {
+    using Base = SimtTile<128, 128, BK_, 2, 4, 2, 2, 2, true>;
+    static constexpr int STAGES = STAGES_;
+    static constexpr int A_STAGE = Base::BK * Base::A_LD, B_STAGE = Base::BK * Base::BN;
+    static constexpr int A_ROWS = Base::threads / 8;  // rows of A one 4-byte copy covers
+    static constexpr int A_COPIES = Base::BM * Base::BK / Base::threads;
+    static constexpr int B_ROWS = Base::threads / (Base::BN / 4);  // rows of B per 16-byte copy
+    static constexpr std::size_t smem_bytes =
+        std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
+    static_assert(Base::BK % 8 == 0 && Base::BM % A_ROWS == 0, "A copies: 8 columns per row");
+    static_assert(STAGES >= 2, "a ring of at least two K-tiles");
+    static_assert(Base::PREFETCH, "the ring kernel reads each K step's fragments one step early");
+};
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void copy_async_4(unsigned dst, const float* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void copy_async_16(unsigned dst, const float* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void copy_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// m, n multiples of BM, BN; k of BK; rows of B and C 16-byte aligned (launch_fast checks).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
+    sgemm_ring_kernel(int n, int k, float alpha, const float* __restrict__ a,
+                      const float* __restrict__ b, float beta, float* __restrict__ c, int tiles_m,
+                      int tiles_n) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int A_LD = Cfg::A_LD, STAGES = Cfg::STAGES;
+    extern __shared__ __align__(16) float ring[];  // [STAGES][BK][A_LD] A^T, [STAGES][BK][BN] B
+    float* const as = ring;
+    float* const bs = ring + STAGES * Cfg::A_STAGE;
+
+    int tm, tn;
+    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int row_base = (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4;
+    const int col_base = (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4;
+
+    const float* a_src = a + static_cast<std::size_t>(m0 + tid / 8) * k + tid % 8;
+    const float* b_src =
+        b + static_cast<std::size_t>(tid / (BN / 4)) * n + n0 + (tid % (BN / 4)) * 4;
+    const unsigned a_dst = shared_address(as + (tid % 8) * A_LD + tid / 8);
+    const unsigned b_dst = shared_address(bs + (tid / (BN / 4)) * BN + (tid % (BN / 4)) * 4);
+    // K-tile t into ring slot `slot`: copy j of A covers rows (j % per_k) * A_ROWS + tid / 8 of
+    // columns (j / per_k) * 8 + tid % 8; copy j of B rows j * B_ROWS + tid / 32.
+    auto issue = [&](int t, int slot) {
+        constexpr int per_k = BM / Cfg::A_ROWS;
+        const float* ap = a_src + t * BK;
+#pragma unroll
+        for (int j = 0; j < Cfg::A_COPIES; ++j) {
+            const int r = (j % per_k) * Cfg::A_ROWS, col = (j / per_k) * 8;
+            copy_async_4(a_dst + 4u * unsigned(slot * Cfg::A_STAGE + col * A_LD + r),
+                         ap + static_cast<std::size_t>(r) * k + col);
+        }
+        const float* bp = b_src + static_cast<std::size_t>(t) * BK * n;
+#pragma unroll
+        for (int j = 0; j < Cfg::B_LOADS; ++j)
+            copy_async_16(b_dst + 4u * unsigned(slot * Cfg::B_STAGE + j * Cfg::B_ROWS * BN),
+                          bp + static_cast<std::size_t>(j) * Cfg::B_ROWS * n);
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+
+    float af[2][TM], bf[2][TN];
+    auto load_fragments = [&](int set, const float* at, const float* bt, int kk) {
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_M; ++s) {
+            const float4 v = *reinterpret_cast<const float4*>(&at[kk * A_LD + row_base + s * 32]);
+            af[set][s * 4 + 0] = v.x, af[set][s * 4 + 1] = v.y, af[set][s * 4 + 2] = v.z,
+                            af[set][s * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            const float4 v = *reinterpret_cast<const float4*>(&bt[kk * BN + col_base + s * 16]);
+            bf[set][s * 4 + 0] = v.x, bf[set][s * 4 + 1] = v.y, bf[set][s * 4 + 2] = v.z,
+                            bf[set][s * 4 + 3] = v.w;
+        }
+    };
+
+    // One commit group per K-tile issued (empty past the end), so that "K-tile t + 1 has
+    // landed" is always "at most STAGES - 2 groups pending" at the barrier of K-tile t.
+    const int tiles_k = k / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+        if (s < tiles_k) issue(s, s);
+        copy_async_commit();
+    }
+    copy_async_wait<STAGES - 1>();
+    __syncthreads();
+    load_fragments(0, as, bs, 0);
+    int slot = 0;
+    for (int t = 0; t < tiles_k; ++t) {
+        const int next = slot + 1 == STAGES ? 0 : slot + 1;
+        const float* at = as + slot * Cfg::A_STAGE;
+        const float* bt = bs + slot * Cfg::B_STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            const int set = kk & 1;
+            if (kk + 1 < BK) {
+                load_fragments(set ^ 1, at, bt, kk + 1);
+            } else if (t + 1 < tiles_k) {
+                // Every thread holds this K-tile's last fragments: its slot can be refilled.
+                copy_async_wait<STAGES - 2>();
+                __syncthreads();
+                if (t + STAGES < tiles_k) issue(t + STAGES, slot);
+                copy_async_commit();
+                load_fragments(set ^ 1, as + next * Cfg::A_STAGE, bs + next * Cfg::B_STAGE, 0);
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[set][i], bf[set][j], acc[i][j]);
+        }
+        slot = next;
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row_base + (i / 4) * 32 + i % 4;
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            float* p = c + static_cast<std::size_t>(row) * n + n0 + col_base + s * 16;
+            const float* v = &acc[i][s * 4];
+            float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+            if (beta != 0.f) {
+                const float4 old = *reinterpret_cast<const float4*>(p);
+                out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
+                    out.w += beta * old.w;
+            }
+            *reinterpret_cast<float4*>(p) = out;
+        }
+    }
+}
+
 // -------------------------------------------------------------------- fast, double (DMMA) ----
 // Block BM x BN, K-tile 8, warps WARPS_M x WARPS_N of 32 x 32 (4 x 4 accumulators of 8 x 8).
 // Shared rows are padded by 4 doubles: the m8n8k4 fragment loads (8 rows x 4 columns of A,
@@ -484,11 +644,50 @@ bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n
     return tiles >= device_limits(exec.device_id()).multiprocessors;
 }
 
+template <class Ring>
+bool launch_ring(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
+                 const float* b, float beta, float* c, VectorFlags vec) {
+    if (!(vec.b && vec.c && m % Ring::BM == 0 && n % Ring::BN == 0 && k % Ring::BK == 0))
+        return false;
+    const int tiles_m = m / Ring::BM, tiles_n = n / Ring::BN;
+    if (Ring::smem_bytes > 48 * 1024)
+        PORTLA_CUDA_CHECK(cudaFuncSetAttribute(sgemm_ring_kernel<Ring>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(Ring::smem_bytes)));
+    sgemm_ring_kernel<Ring>
+        <<<static_cast<unsigned>(tiles_m) * tiles_n, Ring::threads, Ring::smem_bytes, stream>>>(
+            n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
+    PORTLA_CUDA_CHECK_LAUNCH();
+    return true;
+}
+
+// Measurement switch of session 14: PORTLA_GEMM_RING=regs|a8s2|a8s3|a16s2|a16s3 picks the
+// bounds-free large-tile kernel (register-staged, or cp.async ring of K-tile 8/16, 2/3 stages).
+template <class Cfg>
+bool launch_whole_tiles(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
+                        const float* b, float beta, float* c, VectorFlags vec) {
+    if constexpr (Cfg::BM != 128 || Cfg::BN != 128) {
+        return false;
+    } else {
+        const char* pick = std::getenv("PORTLA_GEMM_RING");
+        const std::string name = pick ? pick : "a8s3";
+        if (name == "regs") return false;
+        if (name == "a8s2")
+            return launch_ring<SimtRing<8, 2>>(stream, m, n, k, alpha, a, b, beta, c, vec);
+        if (name == "a16s2")
+            return launch_ring<SimtRing<16, 2>>(stream, m, n, k, alpha, a, b, beta, c, vec);
+        if (name == "a16s3")
+            return launch_ring<SimtRing<16, 3>>(stream, m, n, k, alpha, a, b, beta, c, vec);
+        return launch_ring<SimtRing<8, 3>>(stream, m, n, k, alpha, a, b, beta, c, vec);
+    }
+}
+
 template <class Cfg>
 void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
                  const float* b, float beta, float* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
     const VectorFlags vec = vector_flags(n, k, a, b, c);
+    if (launch_whole_tiles<Cfg>(stream, m, n, k, alpha, a, b, beta, c, vec)) return;
     const bool exact =
         vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 && k % Cfg::BK == 0;
     const unsigned blocks = static_cast<unsigned>(tiles_m) * tiles_n;
