@@ -20,6 +20,8 @@
 //             float: two tile shapes, the large one when it fills the GPU with one block
 //             per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
 //             forces one, for measurements); double: one tile, the faster at every size.
+//             float, large tile, whole tiles: the copies to shared memory by cp.async into
+//             a ring of three K-tiles instead (no staging registers, see sgemm_ring_kernel).
 //   vendor    cublasGemmEx with CUBLAS_COMPUTE_32F_PEDANTIC / 64F_PEDANTIC (no TF32), on the
 //             row-major operands read as column-major: C^T = B^T A^T.
 //
@@ -38,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/kernels/gemm_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -177,14 +180,15 @@ struct SimtTile {
 // (2026-11-24): 0.75-0.77 with spills (135 registers capped at 128), 0.85 with the bounds-free
 // path (128, no spills), 0.89-0.90 with the prefetch; prefetching across K-tiles (the barrier
 // one step early) spilled and gave 0.86, a 128 x 256 tile with one block per SM 0.75, K-tiles
-// of 16 spilled and gave 0.80.
+// of 16 spilled and gave 0.80. Whole tiles take sgemm_ring_kernel (SimtLargeRing below).
 using SimtLarge = SimtTile<128, 128, 8, 2, 4, 2, 2, 2, true>;
 // 64 x 64 x 16, 256 threads, 4 x 4 per thread: four times the blocks for the same C, for
 // shapes where 128 x 128 tiles leave multiprocessors idle (1024^2: 64 tiles on 132 SMs).
 using SimtSmall = SimtTile<64, 64, 16, 2, 4, 1, 1, 2, false>;
 
 // Exact: m, n multiples of the block tile, k of BK, every row 16-byte aligned: no bounds checks
-// and no scalar paths (fewer registers: the general kernel spilled).
+// and no scalar paths (fewer registers: the general kernel spilled). Instantiated for the small
+// tile only: whole large tiles take sgemm_ring_kernel.
 template <class Cfg, bool Exact>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     sgemm_fast_kernel(int m, int n, int k, float alpha, const float* __restrict__ a,
@@ -336,20 +340,29 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
 // memory, and with the row pad of 4 the 32 shared words fall in 32 distinct banks. B is copied
 // 16 bytes at a time, row-major. One barrier per K-tile, placed before the last K step so that
 // the next K-tile's first fragments are read while that step's FMAs run.
-template <int BK_, int STAGES_>
-struct SimtRing : SimtTile<128, 128, BK_, 2, 4, 2, 2, 2, true> {
-    using Base = SimtTile<128, 128, BK_, 2, 4, 2, 2, 2, true>;
+template <class Tile, int STAGES_>
+struct SimtRing : Tile {
     static constexpr int STAGES = STAGES_;
-    static constexpr int A_STAGE = Base::BK * Base::A_LD, B_STAGE = Base::BK * Base::BN;
-    static constexpr int A_ROWS = Base::threads / 8;  // rows of A one 4-byte copy covers
-    static constexpr int A_COPIES = Base::BM * Base::BK / Base::threads;
-    static constexpr int B_ROWS = Base::threads / (Base::BN / 4);  // rows of B per 16-byte copy
+    static constexpr int A_STAGE = Tile::BK * Tile::A_LD, B_STAGE = Tile::BK * Tile::BN;
+    static constexpr int A_ROWS = Tile::threads / 8;  // rows of A one 4-byte copy covers
+    static constexpr int A_COPIES = Tile::BM * Tile::BK / Tile::threads;
+    static constexpr int B_ROWS = Tile::threads / (Tile::BN / 4);  // rows of B per 16-byte copy
     static constexpr std::size_t smem_bytes =
         std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
-    static_assert(Base::BK % 8 == 0 && Base::BM % A_ROWS == 0, "A copies: 8 columns per row");
+    static_assert(Tile::BK % 8 == 0 && Tile::BM % A_ROWS == 0, "A copies: 8 columns per row");
+    static_assert(Tile::BK % 2 == 0 && Tile::PREFETCH,
+                  "two fragment sets: each K step's fragments are read one step early");
     static_assert(STAGES >= 2, "a ring of at least two K-tiles");
-    static_assert(Base::PREFETCH, "the ring kernel reads each K step's fragments one step early");
+    static_assert(smem_bytes <= 48 * 1024, "launched without opting in to more shared memory");
 };
+// The large tile, three K-tiles of 8 in the ring (24.4 KiB of shared memory per block; two
+// blocks per multiprocessor, 127 registers, no spills). Against the register-staged kernel,
+// same call (H200, 2026-11-26, bench/results/h100-2026-11-26-s14/sgemm/): +0.8%, +0.4%, +0.3%
+// fast TFLOP/s at 2048^3, 4096^3, 8192^3 (4096^3: 45.63 against 45.47, three runs each; 0.900-
+// 0.908 of cuBLAS in the same processes, 0.894 of cuBLAS's median over the call); a ring of
+// two was the same within 0.3%; K-tiles of 16 were no faster with two stages and 1.5-1.7%
+// slower with three.
+using SimtLargeRing = SimtRing<SimtLarge, 3>;
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -644,59 +657,30 @@ bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n
     return tiles >= device_limits(exec.device_id()).multiprocessors;
 }
 
-template <class Ring>
-bool launch_ring(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
-                 const float* b, float beta, float* c, VectorFlags vec) {
-    if (!(vec.b && vec.c && m % Ring::BM == 0 && n % Ring::BN == 0 && k % Ring::BK == 0))
-        return false;
-    const int tiles_m = m / Ring::BM, tiles_n = n / Ring::BN;
-    if (Ring::smem_bytes > 48 * 1024)
-        PORTLA_CUDA_CHECK(cudaFuncSetAttribute(sgemm_ring_kernel<Ring>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(Ring::smem_bytes)));
-    sgemm_ring_kernel<Ring>
-        <<<static_cast<unsigned>(tiles_m) * tiles_n, Ring::threads, Ring::smem_bytes, stream>>>(
-            n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
-    PORTLA_CUDA_CHECK_LAUNCH();
-    return true;
-}
-
-// Measurement switch of session 14: PORTLA_GEMM_RING=regs|a8s2|a8s3|a16s2|a16s3 picks the
-// bounds-free large-tile kernel (register-staged, or cp.async ring of K-tile 8/16, 2/3 stages).
-template <class Cfg>
-bool launch_whole_tiles(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
-                        const float* b, float beta, float* c, VectorFlags vec) {
-    if constexpr (Cfg::BM != 128 || Cfg::BN != 128) {
-        return false;
-    } else {
-        const char* pick = std::getenv("PORTLA_GEMM_RING");
-        const std::string name = pick ? pick : "a8s3";
-        if (name == "regs") return false;
-        if (name == "a8s2")
-            return launch_ring<SimtRing<8, 2>>(stream, m, n, k, alpha, a, b, beta, c, vec);
-        if (name == "a16s2")
-            return launch_ring<SimtRing<16, 2>>(stream, m, n, k, alpha, a, b, beta, c, vec);
-        if (name == "a16s3")
-            return launch_ring<SimtRing<16, 3>>(stream, m, n, k, alpha, a, b, beta, c, vec);
-        return launch_ring<SimtRing<8, 3>>(stream, m, n, k, alpha, a, b, beta, c, vec);
-    }
-}
-
 template <class Cfg>
 void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
                  const float* b, float beta, float* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
     const VectorFlags vec = vector_flags(n, k, a, b, c);
-    if (launch_whole_tiles<Cfg>(stream, m, n, k, alpha, a, b, beta, c, vec)) return;
     const bool exact =
         vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 && k % Cfg::BK == 0;
     const unsigned blocks = static_cast<unsigned>(tiles_m) * tiles_n;
-    if (exact)
-        sgemm_fast_kernel<Cfg, true><<<blocks, Cfg::threads, 0, stream>>>(
-            m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
-    else
-        sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
-            m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    if constexpr (std::is_same_v<Cfg, SimtLarge>) {
+        if (exact)
+            sgemm_ring_kernel<SimtLargeRing>
+                <<<blocks, SimtLargeRing::threads, SimtLargeRing::smem_bytes, stream>>>(
+                    n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
+        else
+            sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
+                m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    } else {
+        if (exact)
+            sgemm_fast_kernel<Cfg, true><<<blocks, Cfg::threads, 0, stream>>>(
+                m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+        else
+            sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
+                m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -13,8 +13,8 @@ struct Shape {
 
 // Odd shapes (no dimension a multiple of a tile), tile edges of the fast kernels (64, 128,
 // K-tiles of 8 and 16; 256 x 512 x 40: whole tiles of both float kernels), a long K, a single
-// column and row, whole 128 x 128 tiles with 1 to 130 K-tiles of 8 or 16 (the large float
-// tile's cp.async ring: fewer K-tiles than its stages, as many, and many times round), and one
+// column and row, whole 128 x 128 tiles with 1 to 130 K-tiles of 8 (the large float tile's
+// cp.async ring of 3: fewer K-tiles than its stages, as many, and many times round), and one
 // large enough that the fast kernel picks its large tile on its own (144 tiles of 128 x 128 >=
 // 132 multiprocessors).
 const std::vector<Shape> shapes{
