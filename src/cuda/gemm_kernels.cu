@@ -20,6 +20,8 @@
 //             float: two tile shapes, the large one when it fills the GPU with one block
 //             per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
 //             forces one, for measurements); double: one tile, the faster at every size.
+//             float, large tile, whole tiles: the copies to shared memory by cp.async into
+//             a ring of three K-tiles instead (no staging registers, see sgemm_ring_kernel).
 //   vendor    cublasGemmEx with CUBLAS_COMPUTE_32F_PEDANTIC / 64F_PEDANTIC (no TF32), on the
 //             row-major operands read as column-major: C^T = B^T A^T.
 //
@@ -38,6 +40,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "core/kernels/gemm_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -177,14 +180,15 @@ struct SimtTile {
 // (2026-11-24): 0.75-0.77 with spills (135 registers capped at 128), 0.85 with the bounds-free
 // path (128, no spills), 0.89-0.90 with the prefetch; prefetching across K-tiles (the barrier
 // one step early) spilled and gave 0.86, a 128 x 256 tile with one block per SM 0.75, K-tiles
-// of 16 spilled and gave 0.80.
+// of 16 spilled and gave 0.80. Whole tiles take sgemm_ring_kernel (SimtLargeRing below).
 using SimtLarge = SimtTile<128, 128, 8, 2, 4, 2, 2, 2, true>;
 // 64 x 64 x 16, 256 threads, 4 x 4 per thread: four times the blocks for the same C, for
 // shapes where 128 x 128 tiles leave multiprocessors idle (1024^2: 64 tiles on 132 SMs).
 using SimtSmall = SimtTile<64, 64, 16, 2, 4, 1, 1, 2, false>;
 
 // Exact: m, n multiples of the block tile, k of BK, every row 16-byte aligned: no bounds checks
-// and no scalar paths (fewer registers: the general kernel spilled).
+// and no scalar paths (fewer registers: the general kernel spilled). Instantiated for the small
+// tile only: whole large tiles take sgemm_ring_kernel.
 template <class Cfg, bool Exact>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     sgemm_fast_kernel(int m, int n, int k, float alpha, const float* __restrict__ a,
@@ -323,6 +327,175 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
                 for (int e = 0; e < 4; ++e)
                     if (col + e < n) store_scaled(p + e, v[e], alpha, beta);
             }
+        }
+    }
+}
+
+// ------------------------------------------------- fast, float, whole tiles (cp.async ring) --
+// The bounds-free path of the large tile with the global -> shared copies done by cp.async
+// (sm_80+) into a ring of STAGES K-tiles: no staging registers, and the copies of the next
+// STAGES - 1 K-tiles are in flight while one is multiplied. A is copied 4 bytes at a time so
+// that it lands transposed (as[k][m], the same fragment reads as the register-staged kernel);
+// lane l of a warp copies A[r0 + l / 8][k0 + l % 8]: 32 bytes of 4 rows per warp from global
+// memory, and with the row pad of 4 the 32 shared words fall in 32 distinct banks. B is copied
+// 16 bytes at a time, row-major. One barrier per K-tile, placed before the last K step so that
+// the next K-tile's first fragments are read while that step's FMAs run.
+template <class Tile, int STAGES_>
+struct SimtRing : Tile {
+    static constexpr int STAGES = STAGES_;
+    static constexpr int A_STAGE = Tile::BK * Tile::A_LD, B_STAGE = Tile::BK * Tile::BN;
+    static constexpr int A_ROWS = Tile::threads / 8;  // rows of A one 4-byte copy covers
+    static constexpr int A_COPIES = Tile::BM * Tile::BK / Tile::threads;
+    static constexpr int B_ROWS = Tile::threads / (Tile::BN / 4);  // rows of B per 16-byte copy
+    static constexpr std::size_t smem_bytes =
+        std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
+    static_assert(Tile::BK % 8 == 0 && Tile::BM % A_ROWS == 0, "A copies: 8 columns per row");
+    static_assert(Tile::BK % 2 == 0 && Tile::PREFETCH,
+                  "two fragment sets: each K step's fragments are read one step early");
+    static_assert(STAGES >= 2, "a ring of at least two K-tiles");
+    static_assert(smem_bytes <= 48 * 1024, "launched without opting in to more shared memory");
+};
+// The large tile, three K-tiles of 8 in the ring (24.4 KiB of shared memory per block; two
+// blocks per multiprocessor, 127 registers, no spills). Against the register-staged kernel,
+// same call (H200, 2026-11-26, bench/results/h100-2026-11-26-s14/sgemm/): +0.8%, +0.4%, +0.3%
+// fast TFLOP/s at 2048^3, 4096^3, 8192^3 (4096^3: 45.63 against 45.47, three runs each; 0.900-
+// 0.908 of cuBLAS in the same processes, 0.894 of cuBLAS's median over the call); a ring of
+// two was the same within 0.3%; K-tiles of 16 were no faster with two stages and 1.5-1.7%
+// slower with three.
+using SimtLargeRing = SimtRing<SimtLarge, 3>;
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void copy_async_4(unsigned dst, const float* src) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void copy_async_16(unsigned dst, const float* src) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void copy_async_commit() {
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int Pending>
+__device__ __forceinline__ void copy_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// m, n multiples of BM, BN; k of BK; rows of B and C 16-byte aligned (launch_fast checks).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
+    sgemm_ring_kernel(int n, int k, float alpha, const float* __restrict__ a,
+                      const float* __restrict__ b, float beta, float* __restrict__ c, int tiles_m,
+                      int tiles_n) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int A_LD = Cfg::A_LD, STAGES = Cfg::STAGES;
+    extern __shared__ __align__(16) float ring[];  // [STAGES][BK][A_LD] A^T, [STAGES][BK][BN] B
+    float* const as = ring;
+    float* const bs = ring + STAGES * Cfg::A_STAGE;
+
+    int tm, tn;
+    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int row_base = (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4;
+    const int col_base = (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4;
+
+    const float* a_src = a + static_cast<std::size_t>(m0 + tid / 8) * k + tid % 8;
+    const float* b_src =
+        b + static_cast<std::size_t>(tid / (BN / 4)) * n + n0 + (tid % (BN / 4)) * 4;
+    const unsigned a_dst = shared_address(as + (tid % 8) * A_LD + tid / 8);
+    const unsigned b_dst = shared_address(bs + (tid / (BN / 4)) * BN + (tid % (BN / 4)) * 4);
+    // K-tile t into ring slot `slot`: copy j of A covers rows (j % per_k) * A_ROWS + tid / 8 of
+    // columns (j / per_k) * 8 + tid % 8; copy j of B rows j * B_ROWS + tid / 32.
+    auto issue = [&](int t, int slot) {
+        constexpr int per_k = BM / Cfg::A_ROWS;
+        const float* ap = a_src + t * BK;
+#pragma unroll
+        for (int j = 0; j < Cfg::A_COPIES; ++j) {
+            const int r = (j % per_k) * Cfg::A_ROWS, col = (j / per_k) * 8;
+            copy_async_4(a_dst + 4u * unsigned(slot * Cfg::A_STAGE + col * A_LD + r),
+                         ap + static_cast<std::size_t>(r) * k + col);
+        }
+        const float* bp = b_src + static_cast<std::size_t>(t) * BK * n;
+#pragma unroll
+        for (int j = 0; j < Cfg::B_LOADS; ++j)
+            copy_async_16(b_dst + 4u * unsigned(slot * Cfg::B_STAGE + j * Cfg::B_ROWS * BN),
+                          bp + static_cast<std::size_t>(j) * Cfg::B_ROWS * n);
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+
+    float af[2][TM], bf[2][TN];
+    auto load_fragments = [&](int set, const float* at, const float* bt, int kk) {
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_M; ++s) {
+            const float4 v = *reinterpret_cast<const float4*>(&at[kk * A_LD + row_base + s * 32]);
+            af[set][s * 4 + 0] = v.x, af[set][s * 4 + 1] = v.y, af[set][s * 4 + 2] = v.z,
+                            af[set][s * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            const float4 v = *reinterpret_cast<const float4*>(&bt[kk * BN + col_base + s * 16]);
+            bf[set][s * 4 + 0] = v.x, bf[set][s * 4 + 1] = v.y, bf[set][s * 4 + 2] = v.z,
+                            bf[set][s * 4 + 3] = v.w;
+        }
+    };
+
+    // One commit group per K-tile issued (empty past the end), so that "K-tile t + 1 has
+    // landed" is always "at most STAGES - 2 groups pending" at the barrier of K-tile t.
+    const int tiles_k = k / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+        if (s < tiles_k) issue(s, s);
+        copy_async_commit();
+    }
+    copy_async_wait<STAGES - 1>();
+    __syncthreads();
+    load_fragments(0, as, bs, 0);
+    int slot = 0;
+    for (int t = 0; t < tiles_k; ++t) {
+        const int next = slot + 1 == STAGES ? 0 : slot + 1;
+        const float* at = as + slot * Cfg::A_STAGE;
+        const float* bt = bs + slot * Cfg::B_STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            const int set = kk & 1;
+            if (kk + 1 < BK) {
+                load_fragments(set ^ 1, at, bt, kk + 1);
+            } else if (t + 1 < tiles_k) {
+                // Every thread holds this K-tile's last fragments: its slot can be refilled.
+                copy_async_wait<STAGES - 2>();
+                __syncthreads();
+                if (t + STAGES < tiles_k) issue(t + STAGES, slot);
+                copy_async_commit();
+                load_fragments(set ^ 1, as + next * Cfg::A_STAGE, bs + next * Cfg::B_STAGE, 0);
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[set][i], bf[set][j], acc[i][j]);
+        }
+        slot = next;
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row_base + (i / 4) * 32 + i % 4;
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            float* p = c + static_cast<std::size_t>(row) * n + n0 + col_base + s * 16;
+            const float* v = &acc[i][s * 4];
+            float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+            if (beta != 0.f) {
+                const float4 old = *reinterpret_cast<const float4*>(p);
+                out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
+                    out.w += beta * old.w;
+            }
+            *reinterpret_cast<float4*>(p) = out;
         }
     }
 }
@@ -492,12 +665,22 @@ void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const fl
     const bool exact =
         vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 && k % Cfg::BK == 0;
     const unsigned blocks = static_cast<unsigned>(tiles_m) * tiles_n;
-    if (exact)
-        sgemm_fast_kernel<Cfg, true><<<blocks, Cfg::threads, 0, stream>>>(
-            m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
-    else
-        sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
-            m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    if constexpr (std::is_same_v<Cfg, SimtLarge>) {
+        if (exact)
+            sgemm_ring_kernel<SimtLargeRing>
+                <<<blocks, SimtLargeRing::threads, SimtLargeRing::smem_bytes, stream>>>(
+                    n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
+        else
+            sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
+                m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    } else {
+        if (exact)
+            sgemm_fast_kernel<Cfg, true><<<blocks, Cfg::threads, 0, stream>>>(
+                m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+        else
+            sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
+                m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
+    }
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

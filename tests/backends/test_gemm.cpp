@@ -13,11 +13,15 @@ struct Shape {
 
 // Odd shapes (no dimension a multiple of a tile), tile edges of the fast kernels (64, 128,
 // K-tiles of 8 and 16; 256 x 512 x 40: whole tiles of both float kernels), a long K, a single
-// column and row, and one large enough that the fast kernel picks its large tile on its own (144
-// tiles of 128 x 128 >= 132 multiprocessors).
-const std::vector<Shape> shapes{{1, 1, 1},     {33, 17, 65},   {257, 300, 129}, {64, 64, 16},
-                                {128, 128, 8}, {129, 127, 17}, {5, 3, 1031},    {1, 200, 7},
-                                {300, 1, 9},   {256, 512, 40}, {1537, 1543, 70}};
+// column and row, whole 128 x 128 tiles with 1 to 130 K-tiles of 8 (the large float tile's
+// cp.async ring of 3: fewer K-tiles than its stages, as many, and many times round), and one
+// large enough that the fast kernel picks its large tile on its own (144 tiles of 128 x 128 >=
+// 132 multiprocessors).
+const std::vector<Shape> shapes{
+    {1, 1, 1},      {33, 17, 65},     {257, 300, 129},  {64, 64, 16},
+    {128, 128, 8},  {129, 127, 17},   {5, 3, 1031},     {1, 200, 7},
+    {300, 1, 9},    {256, 512, 40},   {128, 256, 16},   {256, 128, 24},
+    {384, 256, 48}, {256, 384, 1032}, {256, 256, 1040}, {1537, 1543, 70}};
 
 std::vector<GemmVariant> variants_of(Backend backend) {
     std::vector<GemmVariant> out;
