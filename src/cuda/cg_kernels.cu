@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <utility>
 #include <mutex>
 
 #include "common/csr_pattern.hpp"
@@ -300,6 +301,144 @@ __global__ void __launch_bounds__(Threads, 1)
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
+// The same tiles with twice the rows (rows * points <= 4096: half the halo rows per point) and
+// the planes in shared memory instead of registers: a ring of four buffers holds planes k - 1,
+// k, k + 1 and the one being formed, k + 2, from z and p_old loaded one step ahead into
+// registers. 1024 threads, 4 points each; 160 KiB of shared memory at N = 512 in double.
+constexpr unsigned kRingTilePoints = 4096;
+constexpr int kRingThreads = 1024;
+
+template <typename T>
+__global__ void __launch_bounds__(kRingThreads, 1)
+    stencil_ring_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
+    constexpr int kPer = kRingTilePoints / kRingThreads;
+    constexpr int kHalo = 2 * kLineMaxPoints / kRingThreads;  // 1
+    extern __shared__ __align__(16) unsigned char ring_shared[];
+    CgState<T>* s = a.state;
+    if (s->stopped) return;
+    const int it = s->iteration;
+    const T* zv = a.z ? a.z : a.r;
+    const T* pv = p_old(a, it);
+    const T beta = s->beta;
+    T* fresh = p_new(a, it);
+    const std::uint32_t N = g.points;
+    const std::uint32_t plane = N * N;
+    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
+    T* const ring = reinterpret_cast<T*>(ring_shared);
+    auto slot = [&](std::uint32_t k) { return ring + (k & 3u) * buffer; };
+    const std::uint32_t tid = threadIdx.x;
+    T sum[1] = {T(0)};
+    for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
+        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
+        const std::uint32_t rows = min(g.rows, N - y0);
+        const std::uint32_t z1 = min(z0 + g.planes, N);
+        const std::uint32_t count = rows * N;
+        const std::uint32_t first = y0 * N;
+        bool in[kPer], left[kPer], right[kPer];
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+            const std::uint32_t idx = tid + j * kRingThreads;
+            const std::uint32_t ix = idx % N;
+            in[j] = idx < count;
+            left[j] = ix > 0;
+            right[j] = ix + 1 < N;
+        }
+        bool halo[kHalo], real[kHalo];
+        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
+#pragma unroll
+        for (int m = 0; m < kHalo; ++m) {
+            const std::uint32_t h = tid + m * kRingThreads;
+            const bool upper = h >= N;
+            const std::uint32_t ix = upper ? h - N : h;
+            halo[m] = h < 2 * N;
+            real[m] = upper ? y0 + rows < N : y0 > 0;
+            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;
+            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
+        }
+        T next_z[kPer], next_p[kPer], halo_z[kHalo], halo_p[kHalo];
+        // z and p_old of plane k into registers (with the halo rows when asked)
+        auto fetch = [&](std::uint32_t k, bool with_halo) {
+            const std::uint32_t base = k * plane;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (in[j]) {
+                    next_p[j] = __ldg(pv + base + first + tid + j * kRingThreads);
+                    next_z[j] = __ldg(zv + base + first + tid + j * kRingThreads);
+                }
+            if (with_halo) {
+#pragma unroll
+                for (int m = 0; m < kHalo; ++m)
+                    if (halo[m] && real[m]) {
+                        halo_p[m] = __ldg(pv + base + halo_at[m]);
+                        halo_z[m] = __ldg(zv + base + halo_at[m]);
+                    }
+            }
+        };
+        // p_new of plane k from the fetched registers into its buffer (zero past the grid)
+        auto store = [&](std::uint32_t k, bool with_halo) {
+            T* b = slot(k);
+            const bool inside = k < N;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (in[j])
+                    b[N + tid + j * kRingThreads] =
+                        inside ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
+            if (with_halo) {
+#pragma unroll
+                for (int m = 0; m < kHalo; ++m)
+                    if (halo[m])
+                        b[halo_shared[m]] =
+                            inside && real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+            }
+        };
+        // Planes z0 - 1 (interior), z0 and z0 + 1 (with halo rows inside the tile's range).
+        if (z0 > 0) fetch(z0 - 1, false);
+        if (z0 > 0) {
+            store(z0 - 1, false);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (in[j]) slot(z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
+        }
+        fetch(z0, true);
+        store(z0, true);
+        if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
+        store(z0 + 1, z0 + 1 < z1);
+        if (z0 + 2 < N && z0 + 1 < z1) fetch(z0 + 2, z0 + 2 < z1);
+        __syncthreads();
+        for (std::uint32_t k = z0; k < z1; ++k) {
+            if (k + 1 < z1) {  // plane k + 2 into the buffer of plane k - 2, k + 3 on its way
+                store(k + 2, k + 2 < z1);
+                if (k + 3 < N && k + 2 < z1) fetch(k + 3, k + 3 < z1);
+            }
+            const T* below = slot(k + 3);
+            const T* now = slot(k);
+            const T* above = slot(k + 1);
+            const std::uint32_t base = k * plane + first;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (in[j]) {
+                    const std::uint32_t c = N + tid + j * kRingThreads;
+                    const T pi = now[c];
+                    // stencil_row's order: x-, x+, y-, y+, z-, z+
+                    T neighbours = left[j] ? now[c - 1] : T(0);
+                    if (right[j]) neighbours += now[c + 1];
+                    neighbours += now[c - N];
+                    neighbours += now[c + N];
+                    neighbours += below[c];
+                    neighbours += above[c];
+                    const T qi = static_cast<T>(6) * pi - neighbours;
+                    fresh[base + tid + j * kRingThreads] = pi;
+                    a.q[base + tid + j * kRingThreads] = qi;
+                    sum[0] += pi * qi;
+                }
+            __syncthreads();
+        }
+    }
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+}
+
 // A group of G lanes per row (as csr_apply_kernel in matrix_kernels.cu); lane 0 of the group
 // forms the row's own p_new and the product. The loop bound is warp-uniform. Row offsets P and
 // column indices I of the matrix's CsrIndex form (int32 and int32 unless the matrix passes the
@@ -313,8 +452,15 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
         // without it the loads were generic ones.
         const P* ptrs = index_array<P>(a.op.row_ptrs, a.op.row_ptrs64);
         const std::int64_t end = __ldg(ptrs + row + 1);
-        acc = csr_lane_sum<T>(std::int64_t{__ldg(ptrs + row)} + member, end, G,
-                              index_array<I>(a.op.col_idxs, a.op.col_idxs64), a.op.values, v);
+        // 32-bit offsets: the lane's first entry in 32-bit arithmetic, as before the 64-bit
+        // forms (the same machine code for the 32-bit path); 64-bit: in 64-bit.
+        std::int64_t first;
+        if constexpr (sizeof(P) == 4)
+            first = __ldg(ptrs + row) + member;
+        else
+            first = std::int64_t{__ldg(ptrs + row)} + member;
+        acc = csr_lane_sum<T>(first, end, G, index_array<I>(a.op.col_idxs, a.op.col_idxs64),
+                              a.op.values, v);
     }
     return warp_sum<G>(acc);
 }
@@ -617,44 +763,58 @@ bool direction_on_the_fly(const Launch& l, std::size_t n) {
     return 2.0 * double(n) * sizeof(T) <= double(device_limits(l.device).l2_bytes);
 }
 
-// The 3-D stencil's direction step by tiles of whole x-lines (stencil_lines_direction_kernel)
-// or one thread per point (stencil_direction_kernel): lines from 128^3 (up to 512^3, the largest
-// its tiles take). Same run (H100, 2026-11-26, b43b9d3), CG per iteration, points -> lines:
-// 128^3 0.0753 / 0.0741 -> 0.0686 / 0.0686 ms, 256^3 0.4973 / 0.4979 -> 0.4910 / 0.4909, 512^3
-// 4.687 / 4.660 -> 3.922 / 3.926 (direction step 2.32-2.46 -> 1.60-1.65 ms, ncu). Smaller grids
-// keep points (not measured). PORTLA_CG_STENCIL=points, lines or lines:PLANES (z-planes per
-// tile) overrides the choice (tests, measurements).
+// The 3-D stencil's direction step by tiles of whole x-lines (stencil_ring_direction_kernel by
+// default from 128^3 to 512^3, stencil_lines_direction_kernel) or one thread per point
+// (stencil_direction_kernel). Same run (H100, 2026-11-26, 5f867d8 + the ring), CG per
+// iteration, lines -> ring: 512^3 3.874 / 3.897 -> 3.841 / 3.842 ms (1.084x the floor), 128^3
+// 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8%
+// slower; one thread per point 0.497 there, b43b9d3). A tile kernel whose shared memory the
+// device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
+// lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with :PLANES,
+// z-planes per tile) or points overrides the choice by size (tests, measurements).
 constexpr int kLineThreads = 512;
-constexpr std::size_t kLinesFrom = 128;
+constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
 
 struct StencilChoice {
-    bool lines = false;
-    std::uint32_t planes = 0;  // z-planes per tile; 0: from the grid
+    enum class Kernel { points, lines, lines1024, ring } kernel = Kernel::points;
+    std::uint32_t planes = 0;  // 0: from the grid
 };
 
 template <typename T>
 StencilChoice stencil_choice(const CgArgs<T>& a) {
+    using Kernel = StencilChoice::Kernel;
     StencilChoice c;
     const bool fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kLineMaxPoints;
-    c.lines = fits && a.op.points >= kLinesFrom;
-    if (const char* how = std::getenv("PORTLA_CG_STENCIL")) {
-        if (std::strcmp(how, "points") == 0) c.lines = false;
-        if (std::strncmp(how, "lines", 5) == 0) {
-            c.lines = fits;
-            if (how[5] == ':')
-                c.planes = static_cast<std::uint32_t>(std::strtoul(how + 6, nullptr, 10));
-        }
-    }
+    if (fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
+    const char* how = std::getenv("PORTLA_CG_STENCIL");
+    if (!how) return c;
+    const char* rest = how;
+    auto take = [&rest](const char* word) {
+        const std::size_t n = std::strlen(word);
+        if (std::strncmp(rest, word, n) != 0 || (rest[n] != '\0' && rest[n] != ':')) return false;
+        rest += n;
+        return true;
+    };
+    if (take("points"))
+        c.kernel = Kernel::points;
+    else if (take("lines1024"))
+        c.kernel = fits ? Kernel::lines1024 : Kernel::points;
+    else if (take("lines"))
+        c.kernel = fits ? Kernel::lines : Kernel::points;
+    else if (take("ring"))
+        c.kernel = fits ? Kernel::ring : Kernel::points;
+    if (*rest == ':') c.planes = static_cast<std::uint32_t>(std::strtoul(rest + 1, nullptr, 10));
     return c;
 }
 
-// Tiles of `rows` y-rows (rows * N <= 2048) by `planes` z-planes: as many tiles along z as fill
-// the resident blocks (one block per SM), so the grid is one wave and a tile walks N / (tiles
-// along z) planes: at 512^3 128 tiles of 4 rows x 512 planes.
-LineTiles line_tiles(std::size_t points, unsigned resident, std::uint32_t planes) {
+// Tiles of `rows` y-rows (rows * N <= tile_points) by `planes` z-planes: as many tiles along z as
+// fill the resident blocks (one block per SM), so the grid is one wave and a tile walks N /
+// (tiles along z) planes: at 512^3 128 tiles of 4 rows x 512 planes (lines).
+LineTiles line_tiles(std::size_t points, unsigned tile_points, unsigned resident,
+                     std::uint32_t planes) {
     LineTiles g{};
     g.points = static_cast<std::uint32_t>(points);
-    g.rows = std::min<std::uint32_t>(g.points, kLineTilePoints / g.points);
+    g.rows = std::min<std::uint32_t>(g.points, tile_points / g.points);
     g.y_tiles = (g.points + g.rows - 1) / g.rows;
     if (planes == 0) {
         const std::uint32_t along_z = std::max<std::uint32_t>(1, resident / g.y_tiles);
@@ -665,23 +825,29 @@ LineTiles line_tiles(std::size_t points, unsigned resident, std::uint32_t planes
     return g;
 }
 
+// Dynamic shared memory of a tile kernel: `buffers` planes of rows + 2 lines of N points.
 template <typename T>
-void launch_stencil_lines(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red,
-                          std::uint32_t planes) {
-    const auto kernel = stencil_lines_direction_kernel<kLineThreads, T>;
+std::size_t tile_shared(std::size_t points, unsigned tile_points, int buffers) {
+    const std::size_t rows = std::min<std::size_t>(points, tile_points / points);
+    return static_cast<std::size_t>(buffers) * (rows + 2) * points * sizeof(T);
+}
+
+// buffers: shared-memory planes of rows + 2 lines (2 for lines: 48 KiB at N = 512 in double,
+// over the default limit with the reduction's static shared memory; 4 for ring: 160 KiB).
+template <typename Kernel, typename T>
+void launch_stencil_tiles(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, Kernel* kernel,
+                          int threads, unsigned tile_points, int buffers, std::uint32_t planes) {
     const unsigned resident =
-        resident_blocks(l.device, kLineThreads, reinterpret_cast<const void*>(kernel));
-    const LineTiles g = line_tiles(a.op.points, resident, planes);
-    // Two buffers of rows + 2 lines: 48 KiB at N = 512 in double, over the default limit with
-    // the reduction's static shared memory.
-    const std::size_t shared = 2 * std::size_t{g.rows + 2} * g.points * sizeof(T);
-    // The kernel's limit is only ever raised, once per device and larger size (not on every
-    // launch: the host path of each iteration), under a lock (threads share the attribute).
+        resident_blocks(l.device, threads, reinterpret_cast<const void*>(kernel));
+    const LineTiles g = line_tiles(a.op.points, tile_points, resident, planes);
+    const std::size_t shared = buffers * std::size_t{g.rows + 2} * g.points * sizeof(T);
+    // The kernel's limit is only ever raised, once per device, kernel and larger size (not on
+    // every launch: the host path of each iteration), under a lock (threads share it).
     static std::mutex mutex;
-    static std::map<int, std::size_t> raised;
+    static std::map<std::pair<int, const void*>, std::size_t> raised;
     {
         std::lock_guard<std::mutex> lock(mutex);
-        std::size_t& limit = raised[l.device];
+        std::size_t& limit = raised[{l.device, reinterpret_cast<const void*>(kernel)}];
         if (limit < shared) {
             PORTLA_CUDA_CHECK(cudaFuncSetAttribute(
                 kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
@@ -689,7 +855,7 @@ void launch_stencil_lines(const Launch& l, const CgArgs<T>& a, const Reduce<T>& 
         }
     }
     const unsigned blocks = std::min({g.tiles, resident, l.wave});
-    kernel<<<blocks, kLineThreads, shared, l.stream>>>(a, red, g);
+    kernel<<<blocks, threads, shared, l.stream>>>(a, red, g);
 }
 
 // The fused operator kernels: direction (true) or replace (false).
@@ -698,8 +864,26 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
     if (a.op.kind == FusedOperator<T>::Kind::stencil && direction) {
-        if (const StencilChoice c = stencil_choice(a); c.lines) {
-            launch_stencil_lines(l, a, red, c.planes);
+        using Kernel = StencilChoice::Kernel;
+        StencilChoice c = stencil_choice(a);
+        // What the device gives a block (opt-in), less room for the kernels' static arrays.
+        const std::size_t room =
+            static_cast<std::size_t>(device_limits(l.device).max_shared_memory_per_block_optin) -
+            1024;
+        if (c.kernel == Kernel::ring && tile_shared<T>(a.op.points, kRingTilePoints, 4) > room)
+            c.kernel = Kernel::lines;
+        if (c.kernel != Kernel::points && tile_shared<T>(a.op.points, kLineTilePoints, 2) > room)
+            c.kernel = Kernel::points;
+        if (c.kernel != Kernel::points) {
+            if (c.kernel == Kernel::ring)
+                launch_stencil_tiles(l, a, red, stencil_ring_direction_kernel<T>, kRingThreads,
+                                     kRingTilePoints, 4, c.planes);
+            else if (c.kernel == Kernel::lines1024)
+                launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<1024, T>, 1024,
+                                     kLineTilePoints, 2, c.planes);
+            else
+                launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<kLineThreads, T>,
+                                     kLineThreads, kLineTilePoints, 2, c.planes);
             PORTLA_CUDA_CHECK_LAUNCH();
             return;
         }

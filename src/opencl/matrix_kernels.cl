@@ -48,12 +48,12 @@ REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
 // (A v)_i of a CSR matrix with row offsets P and column indices C: csr_row (int, int),
 // csr_row_l (long, int) and csr_row_ll (long, long), the forms of CsrIndex, each its own function
 // (no test of the form in the row loop).
-#define PORTLA_CSR_ROW(name, P, C)                                                           \
+#define PORTLA_CSR_ROW(name, P, C)                                                          \
     REAL name(ulong i, global const P *ptrs, global const C *cols, global const REAL *vals, \
-              global const REAL *v) {                                                        \
-        REAL sum = 0;                                                                        \
-        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];               \
-        return sum;                                                                          \
+              global const REAL *v) {                                                       \
+        REAL sum = 0;                                                                       \
+        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];              \
+        return sum;                                                                         \
     }
 PORTLA_CSR_ROW(csr_row, int, int)
 PORTLA_CSR_ROW(csr_row_l, long, int)
@@ -110,31 +110,30 @@ kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, v
 // y = A x and d = diag(A) (the sum of the stored entries (i, i), 0 where there is none) of a CSR
 // matrix with row offsets P and column indices C; the kernels'
 // names end as their row function's (csr_apply, csr_apply_l, csr_apply_ll, csr_diagonal, ...).
-#define PORTLA_CSR_KERNELS(suffix, P, C)                                                         \
-    kernel void csr_apply##suffix(ulong rows, PORTLA_BUFFER(const P, row_ptrs),                 \
-                                  PORTLA_BUFFER(const C, col_idxs),                             \
-                                  PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(const REAL, x), \
-                                  PORTLA_BUFFER(REAL, y)) {                                     \
-        global const P *ptrs = PORTLA_AT(const P, row_ptrs);                                    \
-        global const C *cols = PORTLA_AT(const C, col_idxs);                                    \
-        global const REAL *vals = PORTLA_AT(const REAL, values);                                \
-        global const REAL *xp = PORTLA_AT(const REAL, x);                                       \
-        global REAL *yp = PORTLA_AT(REAL, y);                                                   \
-        PORTLA_FOR_EACH(i, rows) yp[i] = csr_row##suffix(i, ptrs, cols, vals, xp);              \
-    }                                                                                           \
-    kernel void csr_diagonal##suffix(ulong rows, PORTLA_BUFFER(const P, row_ptrs),              \
-                                     PORTLA_BUFFER(const C, col_idxs),                          \
-                                     PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(REAL, d)) { \
-        global const P *ptrs = PORTLA_AT(const P, row_ptrs);                                    \
-        global const C *cols = PORTLA_AT(const C, col_idxs);                                    \
-        global const REAL *vals = PORTLA_AT(const REAL, values);                                \
-        global REAL *dp = PORTLA_AT(REAL, d);                                                   \
-        PORTLA_FOR_EACH(i, rows) {                                                              \
-            REAL sum = 0;                                                                       \
-            for (P k = ptrs[i]; k < ptrs[i + 1]; ++k)                                           \
-                if ((ulong)cols[k] == i) sum += vals[k];                                        \
-            dp[i] = sum;                                                                        \
-        }                                                                                       \
+#define PORTLA_CSR_KERNELS(suffix, P, C)                                                           \
+    kernel void csr_apply##suffix(                                                                 \
+        ulong rows, PORTLA_BUFFER(const P, row_ptrs), PORTLA_BUFFER(const C, col_idxs),            \
+        PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) { \
+        global const P *ptrs = PORTLA_AT(const P, row_ptrs);                                       \
+        global const C *cols = PORTLA_AT(const C, col_idxs);                                       \
+        global const REAL *vals = PORTLA_AT(const REAL, values);                                   \
+        global const REAL *xp = PORTLA_AT(const REAL, x);                                          \
+        global REAL *yp = PORTLA_AT(REAL, y);                                                      \
+        PORTLA_FOR_EACH(i, rows) yp[i] = csr_row##suffix(i, ptrs, cols, vals, xp);                 \
+    }                                                                                              \
+    kernel void csr_diagonal##suffix(ulong rows, PORTLA_BUFFER(const P, row_ptrs),                 \
+                                     PORTLA_BUFFER(const C, col_idxs),                             \
+                                     PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(REAL, d)) {  \
+        global const P *ptrs = PORTLA_AT(const P, row_ptrs);                                       \
+        global const C *cols = PORTLA_AT(const C, col_idxs);                                       \
+        global const REAL *vals = PORTLA_AT(const REAL, values);                                   \
+        global REAL *dp = PORTLA_AT(REAL, d);                                                      \
+        PORTLA_FOR_EACH(i, rows) {                                                                 \
+            REAL sum = 0;                                                                          \
+            for (P k = ptrs[i]; k < ptrs[i + 1]; ++k)                                              \
+                if ((ulong)cols[k] == i) sum += vals[k];                                           \
+            dp[i] = sum;                                                                           \
+        }                                                                                          \
     }
 PORTLA_CSR_KERNELS(, int, int)
 PORTLA_CSR_KERNELS(_l, long, int)

@@ -157,23 +157,26 @@ TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
 }
 
 // The 3-D stencil's direction step on cuda: tiles of whole x-lines marching along z (the
-// default from 128^3) or one thread per point; PORTLA_CG_STENCIL forces each (other backends
-// ignore it). 17^3: one tile of all 17 rows, no halo row inside the grid; 70^3: tiles of 29,
-// 29 and 12 rows (both halo rows inside the grid in the middle one, a short last tile), the
-// planes split into as many ranges as fill the GPU; lines:1 tiles of one plane (more tiles than
-// blocks: each block walks several); lines:7 ranges of 7 planes with a short last one (70 =
-// 10 x 7, 17 = 2 x 7 + 3).
+// default from 192^3; lines: up to 2048 points of a plane per tile, ring: 4096) or one thread
+// per point; PORTLA_CG_STENCIL forces each (other backends ignore it). 17^3: one tile of all 17
+// rows, no halo row inside the grid. lines at 70^3: tiles of 29, 29 and 12 rows (both halo rows
+// inside the grid in the middle one, a short last tile); ring at 100^3: 40, 40 and 20 rows; the
+// planes split into as many ranges as fill the GPU. :1 tiles of one plane (more tiles than
+// blocks: each block walks several); :7 ranges of 7 planes with a short last one (70 = 10 x 7,
+// 100 = 14 x 7 + 2, 17 = 2 x 7 + 3); lines1024 1024 threads per tile.
 TYPED_TEST(CgDevice, StencilByLinesOrByPoints) {
     using T = TypeParam;
     ::setenv("PORTLA_CG_BLOCK_LOOP", "off", 1);  // 17^3 = 4913 rows: above 4096 anyway
-    for (const char* how : {"points", "lines", "lines:1", "lines:7"}) {
+    for (const char* how :
+         {"points", "lines", "lines:1", "lines:7", "lines1024", "ring", "ring:1", "ring:7"}) {
         SCOPED_TRACE(std::string("PORTLA_CG_STENCIL=") + how);
         ::setenv("PORTLA_CG_STENCIL", how, 1);
-        for (int pts : {17, 70}) {
+        const int large = std::string(how).rfind("ring", 0) == 0 ? 100 : 70;
+        for (int pts : {17, large}) {
             const MatrixData d = Stencil<T>(this->ref, 3, pts).assemble();
             for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
                 auto s = default_settings<T>(p);
-                // cond ~ 0.4 N^2: float did not reach 1e-4 at 70^3 in either loop (H100)
+                // cond ~ 0.4 N^2: float does not reach 1e-4 at 70^3 in either loop
                 if (std::is_same<T, float>::value && pts > 17) s.rtol = 1e-3;
                 this->compare(d, stencil_op<T>(3, pts), s);
             }
