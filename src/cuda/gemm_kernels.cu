@@ -357,11 +357,12 @@ struct SimtRing : Tile {
 };
 // The large tile, three K-tiles of 8 in the ring (24.4 KiB of shared memory per block; two
 // blocks per multiprocessor, 127 registers, no spills). Against the register-staged kernel,
-// same call (H200, 2026-11-26, bench/results/h100-2026-11-26-s14/sgemm/): +0.8%, +0.4%, +0.3%
+// same call (H200, 2026-11-26, bench/results/h200-2026-11-26-s14-sgemm/): +0.8%, +0.4%, +0.3%
 // fast TFLOP/s at 2048^3, 4096^3, 8192^3 (4096^3: 45.63 against 45.47, three runs each; 0.900-
 // 0.908 of cuBLAS in the same processes, 0.894 of cuBLAS's median over the call); a ring of
 // two was the same within 0.3%; K-tiles of 16 were no faster with two stages and 1.5-1.7%
-// slower with three.
+// slower with three. On the H100 (5f867d8, three processes): 0.892-0.895 of cuBLAS at 4096^3
+// (45.77-45.85 against 51.13-51.38 TFLOP/s).
 using SimtLargeRing = SimtRing<SimtLarge, 3>;
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
