@@ -16,8 +16,9 @@
 // issue slots 62% busy, three block sums of two barriers each per iteration. The warp kernel
 // with the fused reductions of system_solvers.hpp executes 0.79e9 instructions; without a
 // register cap it used 128 registers (25% occupancy, 1.66 ms), capped at 64 (kWarpMinBlocks)
-// 50% occupancy and 1.24 ms shared / 1.50 ms global (1.21x); BiCGSTAB 2.61 -> 1.85 ms shared
-// (global 2.30 ms, 1.24x).
+// 45% achieved occupancy and, in the final same-run comparison (b96e1d4 against 505cbc6),
+// CG 1.248 ms shared / 1.551 ms global (1.24x), BiCGSTAB 2.630 -> 1.861 ms shared (global
+// 2.296 ms, 1.23x).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -41,6 +42,8 @@ using namespace ::portla::batch::detail;
 
 constexpr int kScratch = 32;  // doubles of shared memory for the block reductions
 constexpr int kMaxThreads = 256;
+static_assert(kMaxThreads / 32 <= 8 && kScratch >= 32,
+              "the block sums keep two halves of 2 x 8 warp partials in the scratch");
 constexpr int kSystemsPerBlock = 4;  ///< warp kernel
 constexpr int kWarpBlockThreads = 32 * kSystemsPerBlock;
 /// Resident blocks the warp kernel is compiled for: 8 x 4 warps, at most 64 registers (CG n =

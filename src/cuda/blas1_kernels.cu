@@ -376,8 +376,10 @@ void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Para
         g.blocks <= kernel_on_device(exec.device_id(), static_cast<int>(g.threads),
                                      reinterpret_cast<const void*>(cluster_kernel))
                         .max_cluster_blocks) {
-        PORTLA_CUDA_CHECK(launch_in_cluster(cluster_kernel, g.blocks, g.threads, stream, args...));
-        return;
+        // A cluster the device cannot place now (a MIG slice, say) falls back to the ticket.
+        if (launch_in_cluster(cluster_kernel, g.blocks, g.threads, stream, args...) == cudaSuccess)
+            return;
+        (void)cudaGetLastError();
     }
     ticket_kernel<<<g.blocks, g.threads, 0, stream>>>(args...);
     PORTLA_CUDA_CHECK_LAUNCH();

@@ -54,7 +54,9 @@ unsigned resident_blocks(int device, int block_size);
 /// (H100, poisson3d:128, ncu, 2026-11-24).
 unsigned resident_blocks(int device, int block_size, const void* kernel);
 
-/// What a kernel can do on a device, cached per device, block size and kernel.
+/// What a kernel can do on a device, cached per device, block size and kernel. Like the
+/// reduction scratch and the kernels' raised shared-memory limits, these caches assume the
+/// device's context lives as long as the process (cudaDeviceReset under portla is unsupported).
 struct KernelOnDevice {
     /// resident_blocks(device, block_size, kernel).
     unsigned resident_blocks = 1;

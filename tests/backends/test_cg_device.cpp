@@ -157,9 +157,9 @@ TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
 }
 
 // The 3-D stencil's direction step on cuda: tiles of whole x-lines marching along z (the
-// default from 192^3; lines: up to 2048 points of a plane per tile, ring: 4096) or one thread
-// per point; PORTLA_CG_STENCIL forces each (other backends ignore it). 17^3: one tile of all 17
-// rows, no halo row inside the grid. lines at 70^3: tiles of 29, 29 and 12 rows (both halo rows
+// default, ring, from 128^3; lines: up to 2048 points of a plane per tile, ring: 4096) or one
+// thread per point; PORTLA_CG_STENCIL forces each (other backends ignore it). 17^3: one tile of all
+// 17 rows, no halo row inside the grid. lines at 70^3: tiles of 29, 29 and 12 rows (both halo rows
 // inside the grid in the middle one, a short last tile); ring at 100^3: 40, 40 and 20 rows; the
 // planes split into as many ranges as fill the GPU. :1 tiles of one plane (more tiles than
 // blocks: each block walks several); :7 ranges of 7 planes with a short last one (70 = 10 x 7,
