@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <regex>
 #include <type_traits>
 
@@ -93,8 +94,11 @@ void choose_format(Problem& problem, const Executor& exec, solver::Preconditione
                               precond == Preconditioner::jacobi ||
                               precond == Preconditioner::chebyshev;
     const CsrData& d = problem.data;
-    if (exec.is_host() || !any_operator || d.rows == 0 || d.entries() == 0) return;
-    std::int32_t longest = 0;
+    // ELL indexes its entries in 32 bits (Ell::from_data): a matrix of 2^31 - 1 or more stays csr.
+    if (exec.is_host() || !any_operator || d.rows == 0 || d.entries() == 0 ||
+        d.entries() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        return;
+    std::int64_t longest = 0;
     for (std::size_t i = 0; i + 1 < d.row_ptrs.size(); ++i)
         longest = std::max(longest, d.row_ptrs[i + 1] - d.row_ptrs[i]);
     if (double(longest) * double(d.rows) <= 1.25 * double(d.entries()))
@@ -104,8 +108,7 @@ void choose_format(Problem& problem, const Executor& exec, solver::Preconditione
 template <typename T>
 bool reads_in_place(const Executor& exec, const Problem& problem) {
     return std::is_same_v<T, double> && exec.is_host() && !problem.matrix_free &&
-           problem.format == Format::csr &&
-           (problem.index == CsrIndex::automatic || problem.index == CsrIndex::int32);
+           problem.format == Format::csr && problem.index != CsrIndex::int64;
 }
 
 template <typename T>
@@ -125,13 +128,15 @@ std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const Pro
     }
     const CsrData& d = problem.data;
     if constexpr (std::is_same_v<T, double>) {
-        // On the host the operator reads the loaded arrays in place: no 12-byte-per-entry copy,
-        // the pattern checked by the backend's kernel (threads on omp).
+        // On the host the operator reads the loaded arrays in place: no 12-byte-per-entry copy.
+        // A matrix that fits 32-bit offsets gets a 32-bit copy of them (4 bytes per row: the
+        // 32-bit form, which every preconditioner takes; its pattern checked by the backend's
+        // kernel, threads on omp); a larger one reads the 64-bit offsets in place as well.
         if (reads_in_place<T>(exec, problem))
             return std::make_unique<Csr<T>>(Csr<T>::borrow(
                 exec, static_cast<std::size_t>(d.rows), static_cast<std::size_t>(d.cols),
                 {d.row_ptrs.data(), d.row_ptrs.size()}, {d.col_idxs.data(), d.col_idxs.size()},
-                {d.values.data(), d.values.size()}));
+                {d.values.data(), d.values.size()}, problem.index));
     }
     return std::make_unique<Csr<T>>(Csr<T>::from_data(exec, d, problem.index));
 }

@@ -46,7 +46,8 @@ Problem load_problem(const ProblemSpec& spec);
 void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond);
 
 /// Whether make_operator<T> gives an operator that reads problem.data in place (a double CSR
-/// operator on a host executor, through Csr::borrow): `problem` must then outlive it.
+/// operator on a host executor with 32-bit columns, through Csr::borrow; the row offsets are
+/// copied to 32 bits where they fit): `problem` must then outlive it.
 template <typename T>
 bool reads_in_place(const Executor& exec, const Problem& problem);
 

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -92,14 +93,19 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     // A file is read straight into the host CSR (the reader checks its own transient need); a
     // generated matrix is assembled as coordinates first. CG's checks read the CSR in place.
     if (stored) host.add(nnz, o.problem.file.empty() ? coo_entry + csr_entry : csr_entry);
-    if (stored) host.add(n + 1, sizeof(std::int32_t)).add(n, sizeof(double));
+    // per row: CsrData's 64-bit offset, the 32-bit copy a host operator reads, the diagonal
+    if (stored) host.add(n + 1, sizeof(std::int64_t) + sizeof(std::int32_t)).add(n, sizeof(double));
     host.add(3 * n, sizeof(double));  // b or x0 as read, x copied back
     if (stored && o.problem.format == "dense")
         device.add(n * n, sizeof(T));
     else if (stored && (o.problem.format == "csr" || o.problem.index_width == "64/32" ||
                         o.problem.index_width == "64")) {
         const double column = o.problem.index_width == "64" ? 8 : 4;
-        const double offset = o.problem.index_width.rfind("64", 0) == 0 ? 8 : 4;
+        // 64-bit offsets when asked for, or (auto) from 2^31 - 1 non-zeros on
+        const bool wide = o.problem.index_width.rfind("64", 0) == 0 ||
+                          (o.problem.index_width == "auto" &&
+                           nnz >= double(std::numeric_limits<std::int32_t>::max()));
+        const double offset = wide ? 8 : 4;
         device.add(nnz, sizeof(T) + column).add(n + 1, offset);
     } else if (stored)  // ell, or auto: ell pads rows to the longest (at most 1.25x nnz for auto)
         device

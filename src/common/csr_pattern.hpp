@@ -13,10 +13,12 @@ namespace portla::common {
 /// Row i's part of csr_pattern_check: kCsrInvalid (1) when its row pointers are out of order or
 /// out of [0, entries] (the first must be 0, the last `entries`) or one of its column indices
 /// is outside [0, cols); kCsrDiagonalMissing (2) when i < cols and no entry (i, i) is stored.
-/// The row's entries are read only when its pointers are in range.
+/// The row's entries are read only when its pointers are in range. Row offsets P of 32 or 64
+/// bits (the 64-bit ones checked on the host, by Csr::borrow).
+template <typename P>
 PORTLA_HOST_DEVICE inline std::uint32_t csr_row_pattern(std::size_t i, std::size_t rows,
                                                         std::size_t cols, std::size_t entries,
-                                                        const std::int32_t* row_ptrs,
+                                                        const P* row_ptrs,
                                                         const std::int32_t* col_idxs) {
     const std::int64_t begin = row_ptrs[i], end = row_ptrs[i + 1];
     if ((i == 0 && begin != 0) || (i + 1 == rows && end != static_cast<std::int64_t>(entries)) ||

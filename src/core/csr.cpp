@@ -1,10 +1,12 @@
 #include "portla/matrix/csr.hpp"
 
 #include "common/csr_pattern.hpp"
+#include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
+#include <atomic>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -207,23 +209,88 @@ Csr<T> Csr<T>::borrow(const Executor& exec, std::size_t rows, std::size_t cols,
     if (values.size != col_idxs.size)
         throw DimensionMismatch("Csr values", col_idxs.size, values.size);
     if (row_ptrs.size != rows + 1) throw DimensionMismatch("Csr row_ptrs", rows + 1, row_ptrs.size);
+    auto* p = const_cast<std::int32_t*>(row_ptrs.data);
+    return borrow_int32(exec, rows, cols, Array<std::int32_t>::borrow(exec, p, row_ptrs.size),
+                        col_idxs, values);
+}
+
+template <typename T>
+Csr<T> Csr<T>::borrow(const Executor& exec, std::size_t rows, std::size_t cols,
+                      const_view<std::int64_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                      const_view<T> values, CsrIndex index) {
+    if (values.size != col_idxs.size)
+        throw DimensionMismatch("Csr values", col_idxs.size, values.size);
+    if (row_ptrs.size != rows + 1) throw DimensionMismatch("Csr row_ptrs", rows + 1, row_ptrs.size);
+    index = csr_index_for(index, rows, cols, values.size);
+    if (index == CsrIndex::int64)
+        throw BadInput("Csr::borrow: " + std::to_string(rows) + " x " + std::to_string(cols) +
+                       " needs index width 64 (64-bit column indices); these column indices "
+                       "are 32-bit");
+    std::vector<std::int64_t> ptr_copy;
+    const auto ptr = on_host(exec, row_ptrs, ptr_copy);
+    if (index == CsrIndex::int32) {
+        // The offsets fit: a 32-bit copy of them (4 bytes per row), the entries read in place.
+        // An offset outside the int32 range (a broken array: the last one is the entry count,
+        // below it) is not narrowed but refused.
+        std::vector<std::int32_t> narrow(ptr.size);
+        for (std::size_t i = 0; i < ptr.size; ++i) {
+            if (ptr[i] < 0 || ptr[i] > static_cast<std::int64_t>(values.size))
+                throw BadInput("Csr: row_ptrs[" + std::to_string(i) +
+                               "] = " + std::to_string(ptr[i]) + " is outside [0, " +
+                               std::to_string(values.size) + "]");
+            narrow[i] = static_cast<std::int32_t>(ptr[i]);
+        }
+        ptr_copy = {};
+        return borrow_int32(exec, rows, cols, Array<std::int32_t>(exec, narrow), col_idxs, values);
+    }
+    // 64-bit offsets, read in place. The backends check 32-bit patterns only: this one is
+    // checked on the host, rows shared over its threads.
+    std::vector<std::int32_t> col_copy;
+    const auto col = on_host(exec, col_idxs, col_copy);
+    std::atomic<std::uint32_t> flags{
+        rows == 0 && (ptr[0] != 0 || col.size != 0) ? kernels::kCsrInvalid : 0u};
+    const unsigned threads = rows < 4096 ? 1u : detail::host_threads();
+    detail::run_on_threads(threads, [&](unsigned t) {
+        const auto [first, last] = detail::share(rows, t, threads);
+        std::uint32_t mine = 0;
+        for (std::size_t i = first; i < last; ++i)
+            mine |= common::csr_row_pattern(i, rows, cols, col.size, ptr.data, col.data);
+        flags |= mine;
+    });
+    std::string defect;
+    if (flags != 0 && !(flags == kernels::kCsrDiagonalMissing && rows != cols)) {
+        check_structure(rows, cols, ptr, col);
+        defect = defect_of(rows, cols, ptr, col);
+    }
+    auto* p = const_cast<std::int64_t*>(row_ptrs.data);
+    return Csr(
+        rows, cols, index, {},
+        Array<std::int32_t>::borrow(exec, const_cast<std::int32_t*>(col_idxs.data), col_idxs.size),
+        Array<std::int64_t>::borrow(exec, p, row_ptrs.size), {},
+        Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
+}
+
+template <typename T>
+Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t cols,
+                            Array<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                            const_view<T> values) {
     // Checked where the memory lies (a GPU's: no copy of the pattern, 7e6 entries in ~0.1 ms
     // instead of ~30 ms on the host); a valid pattern with every diagonal entry stored has no
     // structural defect. Anything else is examined again on the host for the exact message.
     const std::uint32_t flags = dispatch(exec, [&](auto backend) {
-        return csr_pattern_check(backend, exec, rows, cols, row_ptrs, col_idxs);
+        return csr_pattern_check(backend, exec, rows, cols, std::as_const(row_ptrs).get_view(),
+                                 col_idxs);
     });
     std::string defect;
     if (flags != 0 && !(flags == kernels::kCsrDiagonalMissing && rows != cols)) {
         std::vector<std::int32_t> ptr_copy, col_copy;
-        const auto ptr = on_host(exec, row_ptrs, ptr_copy);
+        const auto ptr = on_host(exec, std::as_const(row_ptrs).get_view(), ptr_copy);
         const auto col = on_host(exec, col_idxs, col_copy);
         check_structure(rows, cols, ptr, col);
         defect = defect_of(rows, cols, ptr, col);
     }
-    auto* p = const_cast<std::int32_t*>(row_ptrs.data);
     auto* c = const_cast<std::int32_t*>(col_idxs.data);
-    return Csr(rows, cols, CsrIndex::int32, Array<std::int32_t>::borrow(exec, p, row_ptrs.size),
+    return Csr(rows, cols, CsrIndex::int32, std::move(row_ptrs),
                Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
                Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
 }

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <new>
 #include <string>
 #include <tuple>
@@ -14,7 +13,6 @@
 #include <vector>
 
 #include "core/host_threads.hpp"
-#include "portla/error.hpp"
 #include "portla/matrix/matrix_data.hpp"
 
 namespace portla::detail {
@@ -59,31 +57,30 @@ inline std::size_t sort_and_sum_row(std::int32_t* col, double* val, std::size_t 
 /// is called twice (counting, then placing: `last` is true, so the caller may free what it has
 /// listed). Rows are bucketed by a counting sort, then each row is sorted by column and its
 /// duplicates summed in input order (what MatrixData::sort_and_sum_duplicates gives), rows
-/// shared out over the host's threads. Bytes: 4 per row and 12 per entry for the result, 8 per
-/// row while placing and sorting. Throws BadInput for more than 2^31 - 1 entries, bad_alloc.
+/// shared out over the host's threads. Bytes: 8 per row and 12 per entry for the result, 8 per
+/// row while placing (then 4 while sorting). Any number of entries (64-bit offsets); rows and
+/// columns below 2^31 - 1 (int32 indices, checked by the caller). Throws bad_alloc.
 template <typename Visit>
 CsrData build_csr(std::int64_t rows, std::int64_t cols, const Visit& visit) {
     CsrData out;
     out.rows = rows;
     out.cols = cols;
     const auto n = static_cast<std::size_t>(rows);
-    std::vector<std::int32_t>& start = out.row_ptrs;
+    std::vector<std::int64_t>& start = out.row_ptrs;
     start.assign(n + 1, 0);
-    std::size_t total = 0;
+    std::int64_t total = 0;
     visit([&](std::int32_t r, std::int32_t, double) { ++start[static_cast<std::size_t>(r) + 1]; },
           false);
     for (std::size_t i = 0; i < n; ++i) {
-        total += static_cast<std::size_t>(start[i + 1]);
-        if (total >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-            throw BadInput("csr: more than 2^31 - 1 entries exceed the int32 index range");
-        start[i + 1] = static_cast<std::int32_t>(total);
+        total += start[i + 1];
+        start[i + 1] = total;
     }
     std::vector<std::int32_t>& col = out.col_idxs;
     std::vector<double>& val = out.values;
-    col.resize(total);
-    val.resize(total);
+    col.resize(static_cast<std::size_t>(total));
+    val.resize(static_cast<std::size_t>(total));
     {
-        std::vector<std::int32_t> next(start.begin(), start.end() - 1);
+        std::vector<std::int64_t> next(start.begin(), start.end() - 1);
         visit(
             [&](std::int32_t r, std::int32_t c, double v) {
                 const auto p = static_cast<std::size_t>(next[static_cast<std::size_t>(r)]++);
@@ -93,7 +90,8 @@ CsrData build_csr(std::int64_t rows, std::int64_t cols, const Visit& visit) {
             true);
     }
     // Rows sorted in parallel, each share of rows by one thread (a long row's sort allocates:
-    // its failure is thrown here, on the calling thread).
+    // its failure is thrown here, on the calling thread). A row's length is below its column
+    // count, so below 2^31 - 1.
     std::vector<std::int32_t> length(n);
     const unsigned threads = n < 4096 ? 1u : host_threads();
     std::atomic<bool> out_of_memory{false};
@@ -120,10 +118,10 @@ CsrData build_csr(std::int64_t rows, std::int64_t cols, const Visit& visit) {
             std::copy(col.begin() + b, col.begin() + b + m, col.begin() + to);
             std::copy(val.begin() + b, val.begin() + b + m, val.begin() + to);
         }
-        start[i] = static_cast<std::int32_t>(to);
+        start[i] = static_cast<std::int64_t>(to);
         to += m;
     }
-    start[n] = static_cast<std::int32_t>(to);
+    start[n] = static_cast<std::int64_t>(to);
     col.resize(to);
     val.resize(to);
     return out;

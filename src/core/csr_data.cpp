@@ -19,7 +19,15 @@ CsrData CsrData::from(const MatrixData& data) {
         throw DimensionMismatch("CsrData::from: row_idx", data.values.size(), data.row_idx.size());
     if (data.col_idx.size() != data.values.size())
         throw DimensionMismatch("CsrData::from: col_idx", data.values.size(), data.col_idx.size());
-    detail::check_int32_dims("csr", data);
+    // Rows and columns are indexed with int32 (the parts of a row and its column indices); the
+    // offsets are 64-bit, so the entries are not limited.
+    constexpr std::int64_t max = std::numeric_limits<std::int32_t>::max();
+    if (data.rows < 0 || data.cols < 0) throw BadInput("CsrData::from: negative dimensions");
+    if (data.rows >= max || data.cols >= max)
+        throw BadInput("CsrData::from: " + std::to_string(data.rows) + " x " +
+                       std::to_string(data.cols) +
+                       " exceeds the int32 range of row and column indices (at most " +
+                       std::to_string(max - 1) + " each)");
     for (std::size_t k = 0; k < data.entries(); ++k)
         if (data.row_idx[k] < 0 || data.row_idx[k] >= data.rows || data.col_idx[k] < 0 ||
             data.col_idx[k] >= data.cols)
@@ -43,7 +51,8 @@ MatrixData CsrData::to_matrix_data() const {
     d.col_idx.assign(col_idxs.begin(), col_idxs.end());
     d.values = values;
     for (std::size_t i = 0; i + 1 < row_ptrs.size(); ++i)
-        std::fill(d.row_idx.begin() + row_ptrs[i], d.row_idx.begin() + row_ptrs[i + 1],
+        std::fill(d.row_idx.begin() + static_cast<std::ptrdiff_t>(row_ptrs[i]),
+                  d.row_idx.begin() + static_cast<std::ptrdiff_t>(row_ptrs[i + 1]),
                   static_cast<std::int64_t>(i));
     return d;
 }
@@ -64,11 +73,12 @@ bool CsrData::is_symmetric(double rel_tol) const {
     detail::run_on_threads(threads, [&](unsigned t) {
         const auto [first, last] = detail::share(n, t, threads);
         for (std::size_t i = first; i < last && symmetric.load(std::memory_order_relaxed); ++i) {
-            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) {
+            for (auto k = static_cast<std::size_t>(row_ptrs[i]);
+                 k < static_cast<std::size_t>(row_ptrs[i + 1]); ++k) {
                 const auto j = static_cast<std::size_t>(col_idxs[k]);
                 if (values[k] == 0.0 && j != i) continue;
-                const auto b = col_idxs.begin() + row_ptrs[j];
-                const auto e = col_idxs.begin() + row_ptrs[j + 1];
+                const auto b = col_idxs.begin() + static_cast<std::ptrdiff_t>(row_ptrs[j]);
+                const auto e = col_idxs.begin() + static_cast<std::ptrdiff_t>(row_ptrs[j + 1]);
                 const auto it = std::lower_bound(b, e, static_cast<std::int32_t>(i));
                 const double transposed = it != e && *it == static_cast<std::int32_t>(i)
                                               ? values[it - col_idxs.begin()]
@@ -88,7 +98,8 @@ std::string CsrData::structural_defect() const {
     const auto n = static_cast<std::size_t>(rows);
     return detail::structural_defect(n, static_cast<std::size_t>(cols), [this, n](auto&& f) {
         for (std::size_t i = 0; i < n; ++i)
-            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
+            for (auto k = static_cast<std::size_t>(row_ptrs[i]);
+                 k < static_cast<std::size_t>(row_ptrs[i + 1]); ++k)
                 f(i, static_cast<std::size_t>(col_idxs[k]));
     });
 }

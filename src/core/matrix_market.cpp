@@ -34,8 +34,9 @@ constexpr std::int64_t max_reserve = std::int64_t{1} << 20;
 // The longest line read (a real entry line is under 100 characters): a file without line breaks
 // (a binary file, /dev/zero behind a regular name) fails at once instead of growing a string.
 constexpr std::size_t max_line_length = std::size_t{1} << 20;
-// Rows, columns and stored entries must be below this: portla's matrices use int32 indices
-// (core/matrix_checks.hpp, check_int32_dims).
+// Rows and columns must be below this: portla's matrices use int32 row and column indices
+// (core/matrix_checks.hpp, check_int32_dims). So must the stored entries of read_matrix_market's
+// coordinates; read_matrix_market_csr's CsrData has 64-bit row offsets and takes any number.
 constexpr std::int64_t max_index_extent = std::numeric_limits<std::int32_t>::max();
 // Host bytes per stored entry on the way from the file to a CSR matrix: the triplet (row, col,
 // value: 24 B), the sort's permutation and row buckets (8 + 16 B), the sorted copy (24 B) and the
@@ -46,9 +47,9 @@ constexpr double bytes_per_row = 12.0;
 // The same for read_matrix_market_csr: the parsed chunks (int32 row and column, double value:
 // 16 B per entry of the file, at most one per stored entry, up to 1.5x that as reserved) while
 // the CSR arrays (12 B) fill, the chunks freed as they are placed; per row the row pointer and
-// the counting sort's cursor.
+// the counting sort's cursor (64-bit each).
 constexpr double csr_bytes_per_entry = 24.0 + 12.0;
-constexpr double csr_bytes_per_row = 8.0;
+constexpr double csr_bytes_per_row = 16.0;
 
 enum class Format { coordinate, array };
 enum class Field { real, integer, pattern };
@@ -210,7 +211,8 @@ public:
     Reader(std::istream& in, const std::string& name, const ReadOptions& options)
         : in_(in), name_(name), options_(options) {}
 
-    /// to_csr: the memory check counts read_matrix_market_csr's way (no sorted triplet copies).
+    /// to_csr: the memory check counts read_matrix_market_csr's way (no sorted triplet copies),
+    /// and 2^31 or more entries are taken (CsrData's 64-bit row offsets).
     Header read_header(bool to_csr = false);
     /// The entries as the file stores them, in file order, in chunks (freed one by one on the
     /// way to what the caller builds).
@@ -515,7 +517,7 @@ Header Reader::read_header(bool to_csr) {
     }
     // Symmetric and skew-symmetric files are expanded to both triangles.
     const double stored = static_cast<double>(h.count) * (h.symmetry == Symmetry::general ? 1 : 2);
-    if (stored >= static_cast<double>(max_index_extent)) {
+    if (!to_csr && stored >= static_cast<double>(max_index_extent)) {
         fail(line_no_, std::to_string(h.count) + " entries (" +
                            std::to_string(static_cast<std::int64_t>(stored)) +
                            " once expanded) is too large: portla indexes entries with 32-bit "

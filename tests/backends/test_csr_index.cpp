@@ -7,6 +7,7 @@
 // the 64-bit forms. PORTLA_TEST_LARGE_CSR=1 adds a matrix of more than 2^31 non-zeros (about
 // 18 GB in float, host and device each).
 #include <cstdlib>
+#include <deque>
 #include <iostream>
 
 #include "backends/backend_fixture.hpp"
@@ -102,7 +103,8 @@ TYPED_TEST(CsrIndexTest, EveryConstructionPath) {
     const CsrData c = CsrData::from(d);
     const auto rows = static_cast<std::size_t>(c.rows), cols = static_cast<std::size_t>(c.cols);
     const std::vector<T> values(c.values.begin(), c.values.end());
-    const std::vector<std::int64_t> ptr64(c.row_ptrs.begin(), c.row_ptrs.end());
+    const std::vector<std::int64_t>& ptr64 = c.row_ptrs;  // CsrData's offsets are 64-bit
+    const std::vector<std::int32_t> ptr32(c.row_ptrs.begin(), c.row_ptrs.end());
     const std::vector<std::int64_t> col64(c.col_idxs.begin(), c.col_idxs.end());
     const auto x = random_vector<T>(cols, 3);
     const auto want = apply_on(Csr<T>::from_data(this->exec, d, CsrIndex::int32), x);
@@ -112,13 +114,13 @@ TYPED_TEST(CsrIndexTest, EveryConstructionPath) {
     };
     check(Csr<T>::from_data(this->exec, d), CsrIndex::int32);
     check(Csr<T>::from_data(this->exec, c), CsrIndex::int32);
-    check(Csr<T>(this->exec, rows, cols, c.row_ptrs, c.col_idxs, values), CsrIndex::int32);
+    check(Csr<T>(this->exec, rows, cols, ptr32, c.col_idxs, values), CsrIndex::int32);
     check(Csr<T>::from_arrays(this->exec, rows, cols, ptr64, c.col_idxs, values), CsrIndex::int32);
     check(Csr<T>::from_arrays(this->exec, rows, cols, ptr64, col64, values), CsrIndex::int32);
     for (const CsrIndex form : kWide) {
         SCOPED_TRACE(to_string(form));
         check(Csr<T>::from_data(this->exec, c, form), form);
-        check(Csr<T>(this->exec, rows, cols, c.row_ptrs, c.col_idxs, values, form), form);
+        check(Csr<T>(this->exec, rows, cols, ptr32, c.col_idxs, values, form), form);
         check(Csr<T>::from_arrays(this->exec, rows, cols, ptr64, c.col_idxs, values, form), form);
         check(Csr<T>::from_arrays(this->exec, rows, cols, ptr64, col64, values, form), form);
     }
@@ -131,6 +133,83 @@ TYPED_TEST(CsrIndexTest, EveryConstructionPath) {
     if (decreasing[3] != decreasing[4]) {
         EXPECT_THROW(Csr<T>::from_arrays(this->exec, rows, cols, decreasing, col64, values),
                      BadInput);
+    }
+}
+
+// Borrowed 64-bit offsets and 32-bit columns (a CsrData's arrays, as `portla solve` reads them
+// on the host): automatic and int32 keep the 32-bit form with a 32-bit copy of the offsets,
+// offsets64 reads the offsets in place too; columns and values are read in place in both. The
+// same products and diagonal as the 32-bit form built from copies, bit for bit.
+TYPED_TEST(CsrIndexTest, BorrowsSixtyFourBitOffsets) {
+    using T = TypeParam;
+    for (const std::string name : {"west0479", "cage5", "arc130", "bcsstk01"}) {
+        SCOPED_TRACE(name);
+        const CsrData c = CsrData::from(load(name));
+        const auto rows = static_cast<std::size_t>(c.rows), cols = static_cast<std::size_t>(c.cols);
+        const Array<std::int64_t> ptr(this->exec, c.row_ptrs);
+        const Array<std::int32_t> col(this->exec, c.col_idxs);
+        const Array<T> val(this->exec, std::vector<T>(c.values.begin(), c.values.end()));
+        const auto narrow = Csr<T>::from_data(this->exec, c, CsrIndex::int32);
+        const auto x = random_vector<T>(cols, 5);
+        const auto want = apply_on(narrow, x);
+        const auto diagonal = diagonal_on(narrow);
+        const std::vector<std::int32_t> ptr32(c.row_ptrs.begin(), c.row_ptrs.end());
+        for (const CsrIndex asked : {CsrIndex::automatic, CsrIndex::int32, CsrIndex::offsets64}) {
+            SCOPED_TRACE(to_string(asked));
+            const auto A = Csr<T>::borrow(this->exec, rows, cols, ptr.get_view(), col.get_view(),
+                                          val.get_view(), asked);
+            const CsrIndex form = asked == CsrIndex::offsets64 ? asked : CsrIndex::int32;
+            ASSERT_EQ(A.index(), form);
+            EXPECT_EQ(A.values().data(), val.data());
+            EXPECT_EQ(A.col_idxs().data(), col.data());
+            if (form == CsrIndex::offsets64)
+                EXPECT_EQ(A.row_ptrs64().data(), ptr.data());
+            else
+                EXPECT_EQ(A.row_ptrs().to_host(), ptr32);
+            EXPECT_EQ(apply_on(A, x), want);
+            EXPECT_EQ(diagonal_on(A), diagonal);
+            EXPECT_EQ(A.structural_defect(), c.structural_defect());
+        }
+        EXPECT_THROW(Csr<T>::borrow(this->exec, rows, cols, ptr.get_view(), col.get_view(),
+                                    val.get_view(), CsrIndex::int64),
+                     BadInput);
+    }
+}
+
+// The structure of borrowed 64-bit offsets is checked in either form; a structural defect is
+// found as by the other constructors.
+TYPED_TEST(CsrIndexTest, BorrowedSixtyFourBitOffsetsAreChecked) {
+    using T = TypeParam;
+    const std::vector<std::int32_t> col_host{0, 2, 1, 0, 2};
+    const Array<std::int32_t> col(this->exec, col_host);
+    const Array<T> val(this->exec, std::vector<T>{T(4), T(1), T(3), T(1), T(5)});
+    std::deque<Array<std::int64_t>> offsets;  // alive while the Csr that borrows them is
+    const auto borrow = [&](const std::vector<std::int64_t>& ptr_host, CsrIndex form,
+                            const Array<std::int32_t>& cols) {
+        const Array<std::int64_t>& ptr = offsets.emplace_back(this->exec, ptr_host);
+        return Csr<T>::borrow(this->exec, 3, 3, ptr.get_view(), cols.get_view(), val.get_view(),
+                              form);
+    };
+    for (const CsrIndex form : {CsrIndex::automatic, CsrIndex::offsets64}) {
+        SCOPED_TRACE(to_string(form));
+        const auto A = borrow({0, 2, 3, 5}, form, col);
+        EXPECT_EQ(A.structural_defect(), "");
+        EXPECT_EQ(apply_on(A, {T(1), T(2), T(3)}), (std::vector<T>{T(7), T(6), T(16)}));
+        EXPECT_THROW(borrow({1, 2, 3, 5}, form, col), BadInput);           // first offset
+        EXPECT_THROW(borrow({0, 3, 2, 5}, form, col), BadInput);           // decreasing
+        EXPECT_THROW(borrow({0, 2, 3, 4}, form, col), DimensionMismatch);  // last offset
+        // past the entries: BadInput where it cannot be narrowed, else the count's mismatch
+        EXPECT_THROW(borrow({0, 2, 3, std::int64_t(1) << 32}, form, col), Error);
+        EXPECT_THROW(borrow({0, 2, std::int64_t(1) << 32, 5}, form, col), Error);
+        EXPECT_THROW(borrow({0, 2, 3}, form, col), DimensionMismatch);  // rows + 1 offsets
+        const Array<std::int32_t> outside(this->exec, std::vector<std::int32_t>{0, 3, 1, 0, 2});
+        EXPECT_THROW(borrow({0, 2, 3, 5}, form, outside), BadInput);
+        // row 1 empty: a defect, read as it is
+        const Array<std::int32_t> defect_cols(this->exec, std::vector<std::int32_t>{0, 1, 2, 1, 2});
+        const auto B = borrow({0, 3, 3, 5}, form, defect_cols);
+        EXPECT_NE(B.structural_defect().find("empty row (row 2 of 3"), std::string::npos)
+            << B.structural_defect();
+        EXPECT_EQ(apply_on(B, {T(1), T(2), T(3)}), (std::vector<T>{T(15), T(0), T(17)}));
     }
 }
 
@@ -276,6 +355,15 @@ TEST(CsrIndexChoice, WidensPastTheInt32Range) {
          {CsrIndex::automatic, CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64})
         EXPECT_EQ(csr_index_from_string(to_string(i)), i);
     EXPECT_THROW(csr_index_from_string("48"), BadInput);
+    // Borrowed 64-bit offsets (a CsrData's): the form is chosen from the counts before anything
+    // is read, so arrays that only claim 2^31 entries are enough here.
+    const Executor ref = Executor::reference();
+    const std::int64_t ptr[2] = {0, std::int64_t(max32)};
+    EXPECT_THROW(Csr<double>::borrow(ref, 1, 1, {ptr, 2}, {nullptr, max32}, {nullptr, max32},
+                                     CsrIndex::int32),
+                 BadInput);
+    EXPECT_THROW(Csr<double>::borrow(ref, 1, big, {ptr, 2}, {nullptr, max32}, {nullptr, max32}),
+                 BadInput);  // 2^31 columns need 64-bit column indices
 }
 
 // More than 2^31 non-zeros, chosen automatically: 2^24 rows of 129 entries (2.17 * 10^9), float

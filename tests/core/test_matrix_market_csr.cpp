@@ -170,7 +170,7 @@ TEST_F(ThreeThreads, SmallAndEmptyFiles) {
     }
     const CsrData empty = csr_of_text("%%MatrixMarket matrix coordinate real general\n0 0 0\n");
     EXPECT_EQ(empty.rows, 0);
-    EXPECT_EQ(empty.row_ptrs, std::vector<std::int32_t>{0});
+    EXPECT_EQ(empty.row_ptrs, std::vector<std::int64_t>{0});
     // Array files: column-major, a symmetric one's lower triangle column by column.
     expect_csr(csr_of_text("%%MatrixMarket matrix array real symmetric\n2 2\n1\n2\n3\n"), 2, 2,
                {{{0, 0}, 1.0}, {{1, 0}, 2.0}, {{0, 1}, 2.0}, {{1, 1}, 3.0}});
@@ -285,6 +285,32 @@ TEST(CsrData, FromRefusesEntriesOutsideTheMatrix) {
     EXPECT_THROW(CsrData::from(d), BadInput);
 }
 
+// CsrData's row offsets are 64-bit: any number of entries; rows and columns stay below
+// 2^31 - 1 (32-bit indices), refused with a message that says so.
+TEST(CsrData, FromTakesColumnsUpToTheInt32Range) {
+    constexpr std::int64_t max32 = 2147483647;
+    MatrixData d;
+    d.rows = 3;
+    d.cols = max32 - 1;
+    d.add(2, max32 - 2, 1.5);
+    d.add(0, 1, 2.0);
+    const CsrData c = CsrData::from(d);
+    EXPECT_EQ(c.row_ptrs, (std::vector<std::int64_t>{0, 1, 1, 2}));
+    EXPECT_EQ(c.col_idxs, (std::vector<std::int32_t>{1, static_cast<std::int32_t>(max32 - 2)}));
+    for (const auto& [rows, cols] : {std::pair<std::int64_t, std::int64_t>{3, max32}, {max32, 3}}) {
+        d.rows = rows;
+        d.cols = cols;
+        try {
+            (void)CsrData::from(d);
+            ADD_FAILURE() << rows << " x " << cols << " accepted";
+        } catch (const BadInput& e) {
+            EXPECT_NE(std::string(e.what()).find("int32 range of row and column indices"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+}
+
 // Expects BadInput "input.mtx:LINE: ...fragment..." from the CSR reader (csr) or the coordinate
 // reader of `text`.
 void expect_bad(const std::string& text, bool csr, long line, const std::string& fragment) {
@@ -330,6 +356,37 @@ TEST_F(ThreeThreads, ErrorsDeepInALargeFileNameTheirLine) {
         SCOPED_TRACE(bad);
         const std::string text = replace_line(bad);
         for (const bool csr : {true, false}) expect_bad(text, csr, line, fragment);
+    }
+}
+
+// 2^31 - 1 entries or more: the coordinate reader refuses them at the size line (int32 entry
+// count); the CSR reader (64-bit row offsets) takes the size line and reads on, failing here
+// only for the host memory such a matrix needs or the entries the file lacks, never for the
+// index range. A column or row count of 2^31 - 1 is refused by both, at the size line.
+TEST(CsrReader, TakesMoreThanInt32EntriesButNotColumns) {
+    const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
+    for (const std::string entries : {"2147483647", "3000000000"}) {
+        SCOPED_TRACE(entries);
+        const std::string text = banner + "100000 100000 " + entries + "\n1 1 1.0\n";
+        expect_bad(text, false, 2, "portla indexes entries with 32-bit integers");
+        try {
+            (void)csr_of_text(text);
+            ADD_FAILURE() << "no exception";
+        } catch (const BadInput& e) {
+            const std::string message = e.what();
+            EXPECT_EQ(message.find("32-bit"), std::string::npos) << message;
+            EXPECT_TRUE(message.find("expected " + entries + " entries, found 1") !=
+                            std::string::npos ||
+                        message.find("(the size line declares it)") != std::string::npos)
+                << message;
+        }
+    }
+    for (const bool csr : {true, false}) {
+        expect_bad(banner + "2 2147483647 1\n1 1 1.0\n", csr, 2,
+                   "column count 2147483647 is too large: portla indexes rows and columns "
+                   "with 32-bit integers");
+        expect_bad(banner + "2147483647 2 1\n1 1 1.0\n", csr, 2, "row count 2147483647");
+        expect_bad(banner + "2 3000000000 1\n1 1 1.0\n", csr, 2, "column count 3000000000");
     }
 }
 

@@ -27,7 +27,8 @@ MatrixData read_matrix_market(std::istream& in, const std::string& name,
 /// The same matrix as host CSR, built straight from the file's entries (no coordinate copy):
 /// rows sorted by column, duplicates summed in file order, symmetric and skew-symmetric files
 /// expanded. The text is parsed a block at a time by all the host's threads (OMP_NUM_THREADS
-/// limits them). Errors as read_matrix_market.
+/// limits them). Errors as read_matrix_market, except that any number of entries is taken
+/// (64-bit row offsets; rows and columns stay below 2^31 - 1, BadInput past it).
 CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& options = {});
 CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
                                const ReadOptions& options = {});

@@ -47,6 +47,16 @@ public:
     static Csr borrow(const Executor& exec, std::size_t rows, std::size_t cols,
                       const_view<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
                       const_view<T> values);
+    /// As above, over 64-bit row offsets and 32-bit column indices (a CsrData's arrays): the
+    /// column indices and values are read in place. The form is `index` (BadInput where it cannot
+    /// hold the matrix, or for CsrIndex::int64, which needs 64-bit column indices), by default
+    /// the narrowest: CsrIndex::offsets64 reads the offsets in place too (checked on the host,
+    /// from a host copy when they are device memory); CsrIndex::int32 stores a 32-bit copy of
+    /// the offsets (4 bytes per row, no copy of an entry), so a matrix that fits 32 bits keeps
+    /// the 32-bit form that ILU(0), IC(0), block Jacobi and the vendor libraries need.
+    static Csr borrow(const Executor& exec, std::size_t rows, std::size_t cols,
+                      const_view<std::int64_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                      const_view<T> values, CsrIndex index = CsrIndex::automatic);
 
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return cols_; }
@@ -80,6 +90,11 @@ private:
     Csr(std::size_t rows, std::size_t cols, CsrIndex index, Array<std::int32_t> row_ptrs,
         Array<std::int32_t> col_idxs, Array<std::int64_t> row_ptrs64,
         Array<std::int64_t> col_idxs64, Array<T> values, std::string defect);
+    /// A 32-bit Csr over `row_ptrs` (borrowed or owned) and the borrowed columns and values,
+    /// its pattern checked by the backend where it lies.
+    static Csr borrow_int32(const Executor& exec, std::size_t rows, std::size_t cols,
+                            Array<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
+                            const_view<T> values);
     template <typename P, typename C>
     static Csr build(const Executor& exec, std::size_t rows, std::size_t cols,
                      const std::vector<P>& row_ptrs, const std::vector<C>& col_idxs,

@@ -44,20 +44,24 @@ struct MatrixData {
     std::string structural_defect() const;
 };
 
-/// Host-side compressed sparse rows (int32 indices): what a Matrix Market file becomes on its
-/// way to a stored matrix without a coordinate copy (io::read_matrix_market_csr). Each row's
-/// columns are strictly increasing (duplicates summed); explicit zeros are kept.
+/// Host-side compressed sparse rows: what a Matrix Market file becomes on its way to a stored
+/// matrix without a coordinate copy (io::read_matrix_market_csr). Each row's columns are
+/// strictly increasing (duplicates summed); explicit zeros are kept. The row offsets are 64-bit,
+/// so a matrix may hold 2^31 or more entries (Csr::from_data then stores them as
+/// CsrIndex::offsets64, and as int32 whenever they fit); rows and columns stay below 2^31 - 1
+/// (32-bit column indices).
 struct CsrData {
     std::int64_t rows = 0;
     std::int64_t cols = 0;
-    std::vector<std::int32_t> row_ptrs{0};  ///< rows + 1 offsets into col_idxs and values
+    std::vector<std::int64_t> row_ptrs{0};  ///< rows + 1 offsets into col_idxs and values
     std::vector<std::int32_t> col_idxs;
     std::vector<double> values;
 
     std::size_t entries() const { return values.size(); }
     /// The same matrix from coordinate data in any order: sorted, duplicates summed in input
-    /// order (as MatrixData::sort_and_sum_duplicates). Throws BadInput for sizes or indices
-    /// beyond the int32 range or outside the matrix, DimensionMismatch for ragged arrays.
+    /// order (as MatrixData::sort_and_sum_duplicates). Throws BadInput for rows or columns
+    /// beyond the int32 range (2^31 - 1 or more) or indices outside the matrix,
+    /// DimensionMismatch for ragged arrays. Any number of entries.
     static CsrData from(const MatrixData& data);
     /// The entries as coordinate data, sorted by (row, col).
     MatrixData to_matrix_data() const;
