@@ -375,7 +375,9 @@ void Csr<T>::require_int32(const std::string& consumer) const {
         throw Unsupported(consumer + " needs a csr matrix with 32-bit indices; this " +
                           std::to_string(rows_) + " x " + std::to_string(cols_) + " one with " +
                           std::to_string(nnz()) + " non-zeros has index width " +
-                          to_string(index_) + " (64-bit row offsets)");
+                          to_string(index_) +
+                          (index_ == CsrIndex::int64 ? " (64-bit row offsets and column indices)"
+                                                     : " (64-bit row offsets)"));
 }
 
 template <typename T>

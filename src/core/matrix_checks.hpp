@@ -104,14 +104,19 @@ inline std::size_t structural_rank(std::size_t n, const std::vector<std::size_t>
     }
 }
 
+/// Most entries structural_defect copies for the structural rank (2 GiB of copy).
+constexpr std::size_t kMaxMatchedEntries = std::size_t{1} << 28;
+
 /// Why a square rows x cols structure is singular whatever its values: the first empty row or,
 /// failing that, the first empty column (1-based in the message), or, when some diagonal entry
 /// is not stored, a structural rank below n (a maximum matching); "" otherwise. `for_each_entry(f)`
 /// calls f(row, col) for every stored entry (explicit zeros count: they are structure). With every
 /// diagonal entry stored (the common case) O(entries + rows + cols) time and rows + cols bits;
-/// otherwise the pattern is copied once for the matching.
+/// otherwise the pattern is copied once for the matching, up to `max_matched` entries (past it
+/// the rank is not computed: "" unless a row or column is empty).
 template <typename ForEachEntry>
-std::string structural_defect(std::size_t rows, std::size_t cols, ForEachEntry for_each_entry) {
+std::string structural_defect(std::size_t rows, std::size_t cols, ForEachEntry for_each_entry,
+                              std::size_t max_matched = kMaxMatchedEntries) {
     if (rows != cols || rows == 0) return {};
     std::vector<bool> row_used(rows, false), col_used(cols, false), diagonal(rows, false);
     for_each_entry([&](std::size_t r, std::size_t c) {
@@ -131,6 +136,10 @@ std::string structural_defect(std::size_t rows, std::size_t cols, ForEachEntry f
     std::vector<std::size_t> row_ptrs(rows + 1, 0), col_idxs;
     for_each_entry([&](std::size_t r, std::size_t) { ++row_ptrs[r + 1]; });
     for (std::size_t i = 0; i < rows; ++i) row_ptrs[i + 1] += row_ptrs[i];
+    // The matching copies the pattern (8 bytes per entry): past max_matched it is not
+    // attempted (2e9 entries would take 16 GB more host memory), and only the empty rows and
+    // columns above are reported.
+    if (row_ptrs[rows] > max_matched) return {};
     col_idxs.resize(row_ptrs[rows]);
     std::vector<std::size_t> fill(row_ptrs.begin(), row_ptrs.end() - 1);
     for_each_entry([&](std::size_t r, std::size_t c) { col_idxs[fill[r]++] = c; });

@@ -1,6 +1,8 @@
 #include "portla/io/matrix_market.hpp"
 #include "portla/memory.hpp"
 
+#include "core/matrix_checks.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -745,6 +747,26 @@ TEST(MatrixMarketFiles, StructurallySingular) {
 // No empty row or column, yet singular for any values: rows 1 and 2 hold entries in column 1
 // only. And patterns without a diagonal: a permutation is fine; the off-diagonal part of a
 // tridiagonal pattern has a perfect matching for even n and structural rank n - 1 for odd n.
+// Past its limit of entries the matching (8 bytes per entry of copy) is not attempted: the
+// singular 3 x 3 pattern above with a limit of 3 entries (it has 4) reports no defect, with 4 it
+// reports rank 2; empty rows are found whatever the limit.
+TEST(MatrixMarketFiles, StructuralRankOnlyUpToItsLimitOfEntries) {
+    const std::vector<std::pair<std::size_t, std::size_t>> entries{{0, 0}, {1, 0}, {2, 1}, {2, 2}};
+    auto each = [&](auto&& f) {
+        for (const auto& [r, c] : entries) f(r, c);
+    };
+    EXPECT_NE(portla::detail::structural_defect(3, 3, each, 4).find("allows rank 2 of 3"),
+              std::string::npos);
+    EXPECT_EQ(portla::detail::structural_defect(3, 3, each, 3), "");
+    EXPECT_GE(portla::detail::kMaxMatchedEntries, std::size_t{1} << 28);
+    auto empty_row = [](auto&& f) {
+        f(std::size_t{0}, std::size_t{0});
+        f(std::size_t{2}, std::size_t{1});
+    };
+    EXPECT_NE(portla::detail::structural_defect(3, 3, empty_row, 0).find("empty row (row 2 of 3"),
+              std::string::npos);
+}
+
 TEST(MatrixMarketFiles, StructuralRankByMatching) {
     portla::MatrixData d;
     d.rows = d.cols = 3;
