@@ -117,17 +117,18 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
         if not csr.has_canonical_format:
             csr = csr.copy()
             csr.sum_duplicates()
-        if csr.nnz > _INT32_MAX or max(csr.shape) > _INT32_MAX:
-            raise ValueError(f"A: {csr.nnz} entries or {csr.shape} exceed portla's int32 indices")
+        if max(csr.shape) > _INT32_MAX:
+            raise ValueError(f"A: shape {csr.shape} exceeds portla's int32 row and column indices")
         rows, cols = csr.shape
-        return getattr(_portla, "csr" + s)(
-            backend,
-            rows,
-            cols,
-            np.ascontiguousarray(csr.indptr, dtype=np.int32),
-            np.ascontiguousarray(csr.indices, dtype=np.int32),
-            np.ascontiguousarray(csr.data, dtype=dtype),
-        )
+        indices = np.ascontiguousarray(csr.indices, dtype=np.int32)
+        data = np.ascontiguousarray(csr.data, dtype=dtype)
+        if csr.nnz > _INT32_MAX or csr.indptr.dtype == np.int64:
+            # 64-bit row offsets (SciPy's past 2^31 - 1 entries), read as they are: portla keeps
+            # them where the entries need them, else takes a 32-bit copy (4 bytes per row).
+            indptr64 = np.ascontiguousarray(csr.indptr, dtype=np.int64)
+            return getattr(_portla, "csr64" + s)(backend, rows, cols, indptr64, indices, data)
+        indptr = np.ascontiguousarray(csr.indptr, dtype=np.int32)
+        return getattr(_portla, "csr" + s)(backend, rows, cols, indptr, indices, data)
     if _is_linear_operator(A):
         rows, cols = shape_of(A)
         return getattr(_portla, "callback" + s)(backend, rows, cols, _matvec(A.matvec, dtype))

@@ -30,7 +30,8 @@ Differences from SciPy:
   leaves x0 alone), or a new array like b. They must share one GPU, one dtype (float32 or
   float64; none is converted) and be contiguous; M must be a preconditioner name. int64 index
   arrays (PyTorch's default) are converted once to int32 on the GPU; CSC/COO matrices are
-  converted to CSR once.
+  converted to CSR once. Host (SciPy) matrices with int64 index arrays, such as SciPy's past
+  2^31 - 1 entries, are taken with 64-bit row offsets.
 - gmres preconditions from the left, as SciPy does, and counts maxiter in restart cycles.
 - ``tol`` is accepted as a deprecated alias of ``rtol`` (removed from SciPy 1.14).
 """

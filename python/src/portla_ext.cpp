@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -115,6 +116,7 @@ void call_python(const nb::object& f, const Executor& exec, const char* what, co
 template <typename T>
 struct Operator {
     std::optional<Any1<std::int32_t>> row_ptrs, col_idxs;
+    std::optional<Any1<std::int64_t>> row_ptrs64;
     std::optional<Any1<T>> values;
     std::optional<Any2<T>> dense;
     std::unique_ptr<LinearOperator<T>> op;
@@ -146,22 +148,32 @@ std::vector<T> to_vector(const Any1<T>& a) {
     return std::vector<T>(a.data(), a.data() + a.size());
 }
 
-/// CSR with int32 indices. Arrays the executor reads (host arrays on a CPU backend, arrays of
-/// GPU N on cuda:N) are borrowed, not copied; host arrays on cuda are copied to the GPU.
-template <typename T>
+/// CSR with int32 column indices and row offsets P: int32, or int64 (SciPy's index arrays past
+/// 2^31 - 1 entries; Csr::borrow then keeps 64-bit offsets only where the entries need them,
+/// else takes a 32-bit copy, 4 bytes per row). Arrays the executor reads (host arrays on a CPU
+/// backend, arrays of GPU N on cuda:N) are borrowed, not copied; host arrays on cuda are copied
+/// to the GPU. GPU arrays with 64-bit offsets are refused: that path has not run on a GPU.
+template <typename T, typename P>
 std::unique_ptr<Operator<T>> make_csr(const std::string& backend, std::size_t rows,
-                                      std::size_t cols, Any1<std::int32_t> indptr,
-                                      Any1<std::int32_t> indices, Any1<T> data) {
+                                      std::size_t cols, Any1<P> indptr, Any1<std::int32_t> indices,
+                                      Any1<T> data) {
     if (indptr.size() != rows + 1) throw DimensionMismatch("csr: indptr", rows + 1, indptr.size());
     if (indices.size() != data.size())
         throw DimensionMismatch("csr: indices", data.size(), indices.size());
     const Place p = place_of(data, "A");
     if (!(place_of(indptr, "A") == p) || !(place_of(indices, "A") == p))
         throw BadInput("A: its indptr, indices and data are on different devices");
+    constexpr bool wide = std::is_same_v<P, std::int64_t>;
+    if (wide && !p.host)
+        throw Unsupported("A: 64-bit row offsets in GPU memory (" + p.name() +
+                          "): give the matrix on the host, or with fewer than 2^31 - 1 entries");
     auto result = std::make_unique<Operator<T>>();
     const Executor exec = executor_for(backend, p, "A");
     if (reachable(exec, p)) {
-        result->row_ptrs = indptr;
+        if constexpr (wide)
+            result->row_ptrs64 = indptr;
+        else
+            result->row_ptrs = indptr;
         result->col_idxs = indices;
         result->values = data;
         nb::gil_scoped_release nogil;
@@ -172,7 +184,11 @@ std::unique_ptr<Operator<T>> make_csr(const std::string& backend, std::size_t ro
         auto ptr = to_vector(indptr), col = to_vector(indices);
         auto val = to_vector(data);
         nb::gil_scoped_release nogil;
-        result->op = std::make_unique<Csr<T>>(exec, rows, cols, ptr, col, val);
+        if constexpr (wide)
+            result->op =
+                std::make_unique<Csr<T>>(Csr<T>::from_arrays(exec, rows, cols, ptr, col, val));
+        else
+            result->op = std::make_unique<Csr<T>>(exec, rows, cols, ptr, col, val);
     }
     result->values_ptr =
         reinterpret_cast<std::uintptr_t>(static_cast<const Csr<T>&>(*result->op).values().data());
@@ -437,12 +453,24 @@ void bind_precision(nb::module_& m, const char* suffix) {
         .def_prop_ro("format", [](const Operator<T>& o) { return o.op->format(); })
         .def_prop_ro("backend", [](const Operator<T>& o) { return o.backend; })
         .def_prop_ro("nnz", [](const Operator<T>& o) { return o.op->nnz(); })
+        .def_prop_ro(
+            "index_width",
+            [](const Operator<T>& o) {
+                const auto* csr = dynamic_cast<const Csr<T>*>(o.op.get());
+                return csr ? to_string(csr->index()) : std::string();
+            },
+            "A CSR operator's index form: '32', '64/32' (64-bit row offsets) or '64'; '' for "
+            "other operators.")
         .def_ro("values_ptr", &Operator<T>::values_ptr,
                 "Address of the values the operator reads (0 for a matrix-free one).");
-    m.def(("csr" + s).c_str(), &make_csr<T>, "backend"_a, "rows"_a, "cols"_a, "indptr"_a,
-          "indices"_a, "data"_a,
+    m.def(("csr" + s).c_str(), &make_csr<T, std::int32_t>, "backend"_a, "rows"_a, "cols"_a,
+          "indptr"_a, "indices"_a, "data"_a,
           "A CSR operator (int32 indices): the arrays borrowed where the backend reads them, "
           "else copied.");
+    m.def(("csr64" + s).c_str(), &make_csr<T, std::int64_t>, "backend"_a, "rows"_a, "cols"_a,
+          "indptr"_a, "indices"_a, "data"_a,
+          "A CSR operator over host arrays with 64-bit row offsets and int32 column indices "
+          "(its index form chosen by portla: 32-bit where the matrix fits).");
     m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
           "A dense row-major operator: borrowed where the backend reads it, else copied.");
     m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,

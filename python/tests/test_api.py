@@ -81,6 +81,31 @@ def test_bad_input_raises(call, error, match):
         call(A, b)
 
 
+def test_int64_index_arrays_take_the_64_bit_offsets_path():
+    # SciPy keeps int64 index arrays past 2^31 - 1 entries (or when given them): they go to
+    # portla as 64-bit row offsets, which it keeps only where the entries need them.
+    A = poisson2d(20)
+    A64 = A.copy()
+    A64.indptr = A64.indptr.astype(np.int64)
+    A64.indices = A64.indices.astype(np.int64)
+    assert A64.indptr.dtype == np.int64
+    b = np.ones(A.shape[0])
+    for backend in ("reference", "omp"):
+        r32 = portla.solve(A, b, rtol=1e-10, backend=backend, history=False)
+        r64 = portla.solve(A64, b, rtol=1e-10, backend=backend, history=False)
+        assert r64.converged and r64.iterations == r32.iterations
+        np.testing.assert_array_equal(r64.x, r32.x)
+    n = A.shape[0]
+    ptr, idx = A.indptr.astype(np.int64), A.indices.astype(np.int32)
+    op = portla._portla.csr64_f64("reference", n, n, ptr, idx, A.data)
+    assert op.index_width == "32" and op.nnz == A.nnz and op.format == "csr"
+    assert portla._portla.csr_f64("reference", n, n, A.indptr, A.indices, A.data).index_width == "32"
+    bad = ptr.copy()
+    bad[3] = 2**40
+    with pytest.raises(ValueError, match=r"row_ptrs\[3\]"):
+        portla._portla.csr64_f64("reference", n, n, bad, idx, A.data)
+
+
 def test_zero_diagonal_jacobi_is_value_error():
     A = sp.csr_array(np.array([[0.0, 1.0], [1.0, 2.0]]))
     with pytest.raises(ValueError, match="diagonal"):
