@@ -87,6 +87,7 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
         what = "--generate " + o.problem.generate;
     }
     const bool stored = !o.problem.file.empty() || o.problem.assembled;
+    const CsrIndex index = csr_index_from_string(o.problem.index_width);
     const double csr_entry = sizeof(std::int32_t) + sizeof(double);      // CsrData
     const double coo_entry = 2 * sizeof(std::int64_t) + sizeof(double);  // MatrixData
     MemoryNeed host, device;
@@ -98,15 +99,16 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     host.add(3 * n, sizeof(double));  // b or x0 as read, x copied back
     if (stored && o.problem.format == "dense")
         device.add(n * n, sizeof(T));
-    else if (stored && (o.problem.format == "csr" || o.problem.index_width == "64/32" ||
-                        o.problem.index_width == "64")) {
-        const double column = o.problem.index_width == "64" ? 8 : 4;
-        // 64-bit offsets when asked for, or (auto) from 2^31 - 1 non-zeros on
-        const bool wide = o.problem.index_width.rfind("64", 0) == 0 ||
-                          (o.problem.index_width == "auto" &&
-                           nnz >= double(std::numeric_limits<std::int32_t>::max()));
-        const double offset = wide ? 8 : 4;
-        device.add(nnz, sizeof(T) + column).add(n + 1, offset);
+    else if (stored && (o.problem.format == "csr" ||
+                        (index != CsrIndex::automatic && index != CsrIndex::int32))) {
+        // The form Csr takes (csr_index_for: 64-bit offsets from 2^31 - 1 non-zeros on).
+        const CsrIndex form =
+            index == CsrIndex::automatic
+                ? csr_index_for(index, static_cast<std::size_t>(n), static_cast<std::size_t>(n),
+                                static_cast<std::size_t>(nnz))
+                : index;
+        device.add(nnz, sizeof(T) + (form == CsrIndex::int64 ? 8 : 4))
+            .add(n + 1, form == CsrIndex::int32 ? 4 : 8);
     } else if (stored)  // ell, or auto: ell pads rows to the longest (at most 1.25x nnz for auto)
         device
             .add(o.problem.format == "ell" ? 2 * nnz : 1.25 * nnz, sizeof(T) + sizeof(std::int32_t))
@@ -472,8 +474,8 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::IsMember({std::string("auto"), to_string(Format::csr), to_string(Format::ell),
                                to_string(Format::dense)}));
     app.add_option("--index-width", o->problem.index_width,
-                   "csr index widths: auto (default: 32-bit, 64-bit row offsets past 2^31 - 1 "
-                   "non-zeros, 64-bit columns past 2^31 - 1 columns), 32, 64/32 (64-bit row "
+                   "csr index widths: auto (default: 32-bit, 64-bit row offsets from 2^31 - 1 "
+                   "non-zeros on; rows and columns stay below 2^31 - 1), 32, 64/32 (64-bit row "
                    "offsets, 32-bit columns) or 64; a 64-bit form stores the matrix as csr")
         ->check(CLI::IsMember({to_string(CsrIndex::automatic), to_string(CsrIndex::int32),
                                to_string(CsrIndex::offsets64), to_string(CsrIndex::int64)}));
