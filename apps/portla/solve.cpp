@@ -15,6 +15,7 @@
 #include "mpi.hpp"
 #include "output.hpp"
 #include "portla/dist/communicator.hpp"
+#include "portla/kernel_choices.hpp"
 #if PORTLA_HAS_MPI
 #include "portla/dist/distributed_csr.hpp"
 #include "portla/dist/distributed_stencil.hpp"
@@ -343,10 +344,12 @@ int run(const SolveOptions& o) {
 
     if (comm) comm->reset_stats();
     Timer timer(exec);
+    clear_kernel_choices();
     timer.start();
     const solver::Result res = solve(x, s);
     timer.stop();
     double time_s = timer.seconds();
+    const std::vector<KernelChoice> kernels = kernel_choices();
     // Under mpirun: the slowest rank's time, and where the ranks' time in communication went.
     dist::Communicator::Stats comm_stats;
     if (comm) {
@@ -413,6 +416,10 @@ int run(const SolveOptions& o) {
                   {"preconditioner_s", precond_s},
                   {"warmup_s", warmup_s}};
     j["time_per_iteration_s"] = time_s / std::max(1, res.iterations);
+    // The kernel variants the timed solve took, where the backend chooses between several
+    // (cuda: the CG direction step's kernel, the sums' path; empty elsewhere).
+    j["kernels"] = nlohmann::json::object();
+    for (const auto& k : kernels) j["kernels"][k.step] = k.kernel;
     if (method == solver::Solver::gmres) {
         j["restart"] = o.restart;
         j["pc_side"] = o.side;

@@ -8,6 +8,7 @@
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
 #include "portla/io/matrix_market.hpp"
+#include "portla/kernel_choices.hpp"
 #include "portla/matrix/csr.hpp"
 #include "portla/matrix/dense.hpp"
 #include "portla/matrix/ell.hpp"

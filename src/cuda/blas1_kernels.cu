@@ -42,6 +42,7 @@
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 #include "portla/error.hpp"
+#include "portla/kernel_choices.hpp"
 #include "portla/tuning.hpp"
 
 namespace portla::kernels::cuda {
@@ -377,10 +378,14 @@ void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Para
                                      reinterpret_cast<const void*>(cluster_kernel))
                         .max_cluster_blocks) {
         // A cluster the device cannot place now (a MIG slice, say) falls back to the ticket.
-        if (launch_in_cluster(cluster_kernel, g.blocks, g.threads, stream, args...) == cudaSuccess)
+        if (launch_in_cluster(cluster_kernel, g.blocks, g.threads, stream, args...) ==
+            cudaSuccess) {
+            portla::detail::note_kernel("blas1.sum", "cluster");
             return;
+        }
         (void)cudaGetLastError();
     }
+    portla::detail::note_kernel("blas1.sum", g.blocks > 1 ? "ticket" : "one-block");
     ticket_kernel<<<g.blocks, g.threads, 0, stream>>>(args...);
     PORTLA_CUDA_CHECK_LAUNCH();
 }

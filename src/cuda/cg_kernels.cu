@@ -24,9 +24,8 @@
 #include <cstring>
 #include <cstdlib>
 #include <limits>
-#include <map>
+#include <string>
 #include <utility>
-#include <mutex>
 
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
@@ -36,6 +35,8 @@
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 #include "cuda/sparse_row.cuh"
+#include "portla/error.hpp"
+#include "portla/kernel_choices.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -167,6 +168,50 @@ struct LineTiles {
     std::uint32_t tiles;   // y_tiles * tiles along z
 };
 
+// Where thread `tid` of a tile kernel of Threads threads works in tile `tile` of g: planes
+// [z0, z1) of y-rows from y0, `first` = y0 N the tile's first point of a plane. Point j of the
+// thread: first + tid + j Threads of a plane (in[j]: inside the tile; left/right: neighbours in
+// x inside the grid), at N + tid + j Threads of a shared buffer (after the lower halo row). Halo
+// point m: row y0 - 1 (h = tid + m Threads < N) or y0 + rows, x = h mod N (halo[m]: one of the
+// 2 N; real[m]: inside the grid, else zero), at halo_at[m] of a plane and halo_shared[m] of a
+// buffer.
+template <int Threads, int Per, int Halo>
+struct TilePoints {
+    std::uint32_t z0, z1, first;
+    bool in[Per], left[Per], right[Per];
+    bool halo[Halo], real[Halo];
+    std::uint32_t halo_at[Halo], halo_shared[Halo];
+
+    __device__ __forceinline__ TilePoints(const LineTiles& g, std::uint32_t tile,
+                                          std::uint32_t tid) {
+        const std::uint32_t N = g.points;
+        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
+        z0 = (tile / g.y_tiles) * g.planes;
+        const std::uint32_t rows = min(g.rows, N - y0);
+        z1 = min(z0 + g.planes, N);
+        const std::uint32_t count = rows * N;  // the tile's points of a plane: first + [0, count)
+        first = y0 * N;
+#pragma unroll
+        for (int j = 0; j < Per; ++j) {
+            const std::uint32_t idx = tid + j * Threads;
+            const std::uint32_t ix = idx % N;
+            in[j] = idx < count;
+            left[j] = ix > 0;
+            right[j] = ix + 1 < N;
+        }
+#pragma unroll
+        for (int m = 0; m < Halo; ++m) {
+            const std::uint32_t h = tid + m * Threads;
+            const bool upper = h >= N;
+            const std::uint32_t ix = upper ? h - N : h;
+            halo[m] = h < 2 * N;
+            real[m] = upper ? y0 + rows < N : y0 > 0;
+            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;  // used when real
+            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
+        }
+    }
+};
+
 template <int Threads, typename T>
 __global__ void __launch_bounds__(Threads, 1)
     stencil_lines_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
@@ -187,36 +232,7 @@ __global__ void __launch_bounds__(Threads, 1)
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
-        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
-        const std::uint32_t rows = min(g.rows, N - y0);
-        const std::uint32_t z1 = min(z0 + g.planes, N);
-        const std::uint32_t count = rows * N;  // the tile's points of a plane: first + [0, count)
-        const std::uint32_t first = y0 * N;
-        // Point j of this thread: first + tid + j Threads of a plane, at tid + j Threads + N of a
-        // shared buffer (after the lower halo row).
-        bool in[kPer], left[kPer], right[kPer];
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-            const std::uint32_t idx = tid + j * Threads;
-            const std::uint32_t ix = idx % N;
-            in[j] = idx < count;
-            left[j] = ix > 0;
-            right[j] = ix + 1 < N;
-        }
-        // Halo point m: row y0 - 1 (h < N) or y0 + rows, x = h mod N; zero outside the grid.
-        bool halo[kHalo], real[kHalo];
-        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
-#pragma unroll
-        for (int m = 0; m < kHalo; ++m) {
-            const std::uint32_t h = tid + m * Threads;
-            const bool upper = h >= N;
-            const std::uint32_t ix = upper ? h - N : h;
-            halo[m] = h < 2 * N;
-            real[m] = upper ? y0 + rows < N : y0 > 0;
-            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;  // used when real
-            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
-        }
+        const TilePoints<Threads, kPer, kHalo> t(g, tile, tid);
         T below[kPer], cur[kPer], above[kPer], next_z[kPer], next_p[kPer];
         T halo_z[kHalo], halo_p[kHalo];
         auto form = [&](std::uint32_t at) {
@@ -226,61 +242,62 @@ __global__ void __launch_bounds__(Threads, 1)
             const std::uint32_t base = k * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
-                    next_p[j] = __ldg(pv + base + first + tid + j * Threads);
-                    next_z[j] = __ldg(zv + base + first + tid + j * Threads);
+                if (t.in[j]) {
+                    next_p[j] = __ldg(pv + base + t.first + tid + j * Threads);
+                    next_z[j] = __ldg(zv + base + t.first + tid + j * Threads);
                 }
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m] && real[m]) {
-                        halo_p[m] = __ldg(pv + base + halo_at[m]);
-                        halo_z[m] = __ldg(zv + base + halo_at[m]);
+                    if (t.halo[m] && t.real[m]) {
+                        halo_p[m] = __ldg(pv + base + t.halo_at[m]);
+                        halo_z[m] = __ldg(zv + base + t.halo_at[m]);
                     }
             }
         };
         // Plane z0 into buffer 0 and registers, plane z0 - 1 below, plane z0 + 1 on its way.
         {
-            const std::uint32_t base = z0 * plane;
+            const std::uint32_t base = t.z0 * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j) {
-                const std::uint32_t at = base + first + tid + j * Threads;
-                below[j] = in[j] && z0 > 0 ? form(at - plane) : T(0);
-                cur[j] = in[j] ? form(at) : T(0);
-                if (in[j]) shared[N + tid + j * Threads] = cur[j];
+                const std::uint32_t at = base + t.first + tid + j * Threads;
+                below[j] = t.in[j] && t.z0 > 0 ? form(at - plane) : T(0);
+                cur[j] = t.in[j] ? form(at) : T(0);
+                if (t.in[j]) shared[N + tid + j * Threads] = cur[j];
             }
 #pragma unroll
             for (int m = 0; m < kHalo; ++m)
-                if (halo[m]) shared[halo_shared[m]] = real[m] ? form(base + halo_at[m]) : T(0);
-            if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
+                if (t.halo[m])
+                    shared[t.halo_shared[m]] = t.real[m] ? form(base + t.halo_at[m]) : T(0);
+            if (t.z0 + 1 < N) fetch(t.z0 + 1, t.z0 + 1 < t.z1);
         }
         __syncthreads();
-        for (std::uint32_t k = z0; k < z1; ++k) {
-            const T* now = shared + ((k - z0) & 1u) * buffer;
-            T* then = shared + (((k - z0) & 1u) ^ 1u) * buffer;
+        for (std::uint32_t k = t.z0; k < t.z1; ++k) {
+            const T* now = shared + ((k - t.z0) & 1u) * buffer;
+            T* then = shared + (((k - t.z0) & 1u) ^ 1u) * buffer;
             const bool has_above = k + 1 < N;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                above[j] = in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
-            if (k + 1 < z1) {  // plane k + 1 into the other buffer, plane k + 2 on its way
+                above[j] = t.in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
+            if (k + 1 < t.z1) {  // plane k + 1 into the other buffer, plane k + 2 on its way
 #pragma unroll
                 for (int j = 0; j < kPer; ++j)
-                    if (in[j]) then[N + tid + j * Threads] = above[j];
+                    if (t.in[j]) then[N + tid + j * Threads] = above[j];
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m])
-                        then[halo_shared[m]] =
-                            real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
-                if (k + 2 < N) fetch(k + 2, k + 2 < z1);
+                    if (t.halo[m])
+                        then[t.halo_shared[m]] =
+                            t.real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                if (k + 2 < N) fetch(k + 2, k + 2 < t.z1);
             }
-            const std::uint32_t base = k * plane + first;
+            const std::uint32_t base = k * plane + t.first;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
+                if (t.in[j]) {
                     const std::uint32_t c = N + tid + j * Threads;
                     // stencil_row's order: x-, x+, y-, y+, z-, z+
-                    T neighbours = left[j] ? now[c - 1] : T(0);
-                    if (right[j]) neighbours += now[c + 1];
+                    T neighbours = t.left[j] ? now[c - 1] : T(0);
+                    if (t.right[j]) neighbours += now[c + 1];
                     neighbours += now[c - N];
                     neighbours += now[c + N];
                     neighbours += below[j];
@@ -329,49 +346,23 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
-        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
-        const std::uint32_t rows = min(g.rows, N - y0);
-        const std::uint32_t z1 = min(z0 + g.planes, N);
-        const std::uint32_t count = rows * N;
-        const std::uint32_t first = y0 * N;
-        bool in[kPer], left[kPer], right[kPer];
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-            const std::uint32_t idx = tid + j * kRingThreads;
-            const std::uint32_t ix = idx % N;
-            in[j] = idx < count;
-            left[j] = ix > 0;
-            right[j] = ix + 1 < N;
-        }
-        bool halo[kHalo], real[kHalo];
-        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
-#pragma unroll
-        for (int m = 0; m < kHalo; ++m) {
-            const std::uint32_t h = tid + m * kRingThreads;
-            const bool upper = h >= N;
-            const std::uint32_t ix = upper ? h - N : h;
-            halo[m] = h < 2 * N;
-            real[m] = upper ? y0 + rows < N : y0 > 0;
-            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;
-            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
-        }
+        const TilePoints<kRingThreads, kPer, kHalo> t(g, tile, tid);
         T next_z[kPer], next_p[kPer], halo_z[kHalo], halo_p[kHalo];
         // z and p_old of plane k into registers (with the halo rows when asked)
         auto fetch = [&](std::uint32_t k, bool with_halo) {
             const std::uint32_t base = k * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
-                    next_p[j] = __ldg(pv + base + first + tid + j * kRingThreads);
-                    next_z[j] = __ldg(zv + base + first + tid + j * kRingThreads);
+                if (t.in[j]) {
+                    next_p[j] = __ldg(pv + base + t.first + tid + j * kRingThreads);
+                    next_z[j] = __ldg(zv + base + t.first + tid + j * kRingThreads);
                 }
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m] && real[m]) {
-                        halo_p[m] = __ldg(pv + base + halo_at[m]);
-                        halo_z[m] = __ldg(zv + base + halo_at[m]);
+                    if (t.halo[m] && t.real[m]) {
+                        halo_p[m] = __ldg(pv + base + t.halo_at[m]);
+                        halo_z[m] = __ldg(zv + base + t.halo_at[m]);
                     }
             }
         };
@@ -381,49 +372,49 @@ __global__ void __launch_bounds__(kRingThreads, 1)
             const bool inside = k < N;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j])
+                if (t.in[j])
                     b[N + tid + j * kRingThreads] =
                         inside ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m])
-                        b[halo_shared[m]] =
-                            inside && real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                    if (t.halo[m])
+                        b[t.halo_shared[m]] =
+                            inside && t.real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
             }
         };
         // Planes z0 - 1 (interior), z0 and z0 + 1 (with halo rows inside the tile's range).
-        if (z0 > 0) fetch(z0 - 1, false);
-        if (z0 > 0) {
-            store(z0 - 1, false);
+        if (t.z0 > 0) fetch(t.z0 - 1, false);
+        if (t.z0 > 0) {
+            store(t.z0 - 1, false);
         } else {
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) slot(z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
+                if (t.in[j]) slot(t.z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
         }
-        fetch(z0, true);
-        store(z0, true);
-        if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
-        store(z0 + 1, z0 + 1 < z1);
-        if (z0 + 2 < N && z0 + 1 < z1) fetch(z0 + 2, z0 + 2 < z1);
+        fetch(t.z0, true);
+        store(t.z0, true);
+        if (t.z0 + 1 < N) fetch(t.z0 + 1, t.z0 + 1 < t.z1);
+        store(t.z0 + 1, t.z0 + 1 < t.z1);
+        if (t.z0 + 2 < N && t.z0 + 1 < t.z1) fetch(t.z0 + 2, t.z0 + 2 < t.z1);
         __syncthreads();
-        for (std::uint32_t k = z0; k < z1; ++k) {
-            if (k + 1 < z1) {  // plane k + 2 into the buffer of plane k - 2, k + 3 on its way
-                store(k + 2, k + 2 < z1);
-                if (k + 3 < N && k + 2 < z1) fetch(k + 3, k + 3 < z1);
+        for (std::uint32_t k = t.z0; k < t.z1; ++k) {
+            if (k + 1 < t.z1) {  // plane k + 2 into the buffer of plane k - 2, k + 3 on its way
+                store(k + 2, k + 2 < t.z1);
+                if (k + 3 < N && k + 2 < t.z1) fetch(k + 3, k + 3 < t.z1);
             }
             const T* below = slot(k + 3);
             const T* now = slot(k);
             const T* above = slot(k + 1);
-            const std::uint32_t base = k * plane + first;
+            const std::uint32_t base = k * plane + t.first;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
+                if (t.in[j]) {
                     const std::uint32_t c = N + tid + j * kRingThreads;
                     const T pi = now[c];
                     // stencil_row's order: x-, x+, y-, y+, z-, z+
-                    T neighbours = left[j] ? now[c - 1] : T(0);
-                    if (right[j]) neighbours += now[c + 1];
+                    T neighbours = t.left[j] ? now[c - 1] : T(0);
+                    if (t.right[j]) neighbours += now[c + 1];
                     neighbours += now[c - N];
                     neighbours += now[c + N];
                     neighbours += below[c];
@@ -803,7 +794,20 @@ StencilChoice stencil_choice(const CgArgs<T>& a) {
         c.kernel = fits ? Kernel::lines : Kernel::points;
     else if (take("ring"))
         c.kernel = fits ? Kernel::ring : Kernel::points;
-    if (*rest == ':') c.planes = static_cast<std::uint32_t>(std::strtoul(rest + 1, nullptr, 10));
+    else
+        rest = nullptr;
+    char* end = nullptr;
+    if (rest && *rest == ':') {
+        const unsigned long planes = std::strtoul(rest + 1, &end, 10);
+        if (end == rest + 1 || *end != '\0' || planes == 0 || planes > kLineMaxPoints)
+            rest = nullptr;
+        else
+            c.planes = static_cast<std::uint32_t>(planes);
+    }
+    if (!rest)
+        throw BadInput(std::string("PORTLA_CG_STENCIL=") + how +
+                       ": expected points, lines, lines1024 or ring, the last three with an "
+                       "optional :PLANES (1 ... 512)");
     return c;
 }
 
@@ -833,30 +837,21 @@ std::size_t tile_shared(std::size_t points, unsigned tile_points, int buffers) {
 }
 
 // buffers: shared-memory planes of rows + 2 lines (2 for lines: 48 KiB at N = 512 in double,
-// over the default limit with the reduction's static shared memory; 4 for ring: 160 KiB).
+// over the default limit with the reduction's static shared memory; 4 for ring: 160 KiB). The
+// tiles along z fill the blocks that fit with that much shared memory (one per SM for the ring).
 template <typename Kernel, typename T>
 void launch_stencil_tiles(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, Kernel* kernel,
                           int threads, unsigned tile_points, int buffers, std::uint32_t planes) {
+    const std::size_t shared = tile_shared<T>(a.op.points, tile_points, buffers);
     const unsigned resident =
-        resident_blocks(l.device, threads, reinterpret_cast<const void*>(kernel));
-    const LineTiles g = line_tiles(a.op.points, tile_points, resident, planes);
-    const std::size_t shared = buffers * std::size_t{g.rows + 2} * g.points * sizeof(T);
-    // The kernel's limit is only ever raised, once per device, kernel and larger size (not on
-    // every launch: the host path of each iteration), under a lock (threads share it).
-    static std::mutex mutex;
-    static std::map<std::pair<int, const void*>, std::size_t> raised;
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        std::size_t& limit = raised[{l.device, reinterpret_cast<const void*>(kernel)}];
-        if (limit < shared) {
-            PORTLA_CUDA_CHECK(cudaFuncSetAttribute(
-                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-            limit = shared;
-        }
-    }
-    const unsigned blocks = std::min({g.tiles, resident, l.wave});
+        use_dynamic_shared(l.device, reinterpret_cast<const void*>(kernel), threads, shared);
+    const LineTiles g = line_tiles(a.op.points, tile_points, std::max(resident, 1u), planes);
+    const unsigned blocks = std::min({g.tiles, std::max(resident, 1u), l.wave});
     kernel<<<blocks, threads, shared, l.stream>>>(a, red, g);
 }
+
+// The step that forms p_new and q = A p_new, as kernel_choices() names it.
+constexpr const char* kDirectionStep = "cg.direction";
 
 // The fused operator kernels: direction (true) or replace (false).
 template <typename T>
@@ -875,6 +870,10 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         if (c.kernel != Kernel::points && tile_shared<T>(a.op.points, kLineTilePoints, 2) > room)
             c.kernel = Kernel::points;
         if (c.kernel != Kernel::points) {
+            portla::detail::note_kernel(kDirectionStep, c.kernel == Kernel::ring ? "stencil-ring"
+                                                        : c.kernel == Kernel::lines1024
+                                                            ? "stencil-lines1024"
+                                                            : "stencil-lines");
             if (c.kernel == Kernel::ring)
                 launch_stencil_tiles(l, a, red, stencil_ring_direction_kernel<T>, kRingThreads,
                                      kRingTilePoints, 4, c.planes);
@@ -889,6 +888,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         }
     }
     if (a.op.kind == FusedOperator<T>::Kind::stencil) {
+        if (direction) portla::detail::note_kernel(kDirectionStep, "stencil-points");
         auto run = [&](auto kernel) {
             kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
         };
@@ -901,6 +901,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
         if (direction) {
             const bool fly = direction_on_the_fly<T>(l, a.n);
+            portla::detail::note_kernel(kDirectionStep, fly ? "ell-fly" : "ell-pass");
             if (!fly)
                 form_direction_kernel<T>
                     <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
@@ -919,6 +920,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         // H100, 2026-11-24; ELL 2% faster): the CSR path keeps the pass unless forced.
         const char* how = std::getenv("PORTLA_CG_DIRECTION");
         const bool fly = direction && how && std::strcmp(how, "fly") == 0;
+        if (direction) portla::detail::note_kernel(kDirectionStep, fly ? "csr-fly" : "csr-pass");
         if (direction && !fly)
             form_direction_kernel<T>
                 <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
@@ -1104,11 +1106,14 @@ bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& a, int count) {
     // 32-bit range, far above its rows) take the steps.
     if (a.op.kind == FusedOperator<T>::Kind::none || a.control.replacement > 0 ||
         a.control.distributed || a.n == 0 || a.n > block_loop_rows() ||
-        (a.op.kind == FusedOperator<T>::Kind::csr && a.op.index != CsrIndex::int32))
+        (a.op.kind == FusedOperator<T>::Kind::csr && a.op.index != CsrIndex::int32)) {
+        portla::detail::note_kernel("cg.iterations", "steps");
         return false;
+    }
     activate(exec.device_id());
     const unsigned threads =
         static_cast<unsigned>(std::min<std::size_t>(kBlockLoopThreads, (a.n + 31) / 32 * 32));
+    portla::detail::note_kernel("cg.iterations", "one-block");
     cg_block_loop_kernel<T><<<1, threads, 0, stream_of(exec)>>>(a, count);
     PORTLA_CUDA_CHECK_LAUNCH();
     return true;

@@ -197,6 +197,27 @@ TYPED_TEST(Blas1, DotAndNorm2) {
     }
 }
 
+// The path cuda's dot took on a grid of `blocks` blocks (kernel_choices): one block sums alone;
+// 2-8 blocks form a cluster on a device of compute capability 9 or more (portable size; 9-16
+// where the device places the non-portable size, else the ticket); more take the ticket.
+// PORTLA_CLUSTER_SUMS=off keeps the ticket everywhere.
+void expect_sum_path(const Executor& exec, std::size_t blocks) {
+    std::string path;
+    for (const auto& c : kernel_choices())
+        if (c.step == "blas1.sum") path = c.kernel;
+    const char* off = std::getenv("PORTLA_CLUSTER_SUMS");
+    const bool clusters =
+        exec.device_info().compute_major >= 9 && !(off && std::string(off) == "off");
+    if (blocks == 1)
+        EXPECT_EQ(path, "one-block");
+    else if (blocks > 16 || !clusters)
+        EXPECT_EQ(path, "ticket");
+    else if (blocks <= 8)
+        EXPECT_EQ(path, "cluster");
+    else
+        EXPECT_TRUE(path == "cluster" || path == "ticket") << path;
+}
+
 // cuda sums grids of 2-16 blocks through one thread block cluster (sm_90; 2-8 where the device
 // places only portable sizes) and larger grids with the ticket (src/cuda/reduction.cuh): grids
 // of 1 ... 18 blocks of 32 and of 1024 threads, one item each, so both paths and every cluster
@@ -216,8 +237,10 @@ TYPED_TEST(Blas1, ReductionsOnGridsOfOneToEighteenBlocks) {
                 abs_xx += double(xh[i]) * xh[i];
             }
             Array<T> x(this->exec, xh), y(this->exec, yh), xr(this->ref, xh), yr(this->ref, yh);
+            clear_kernel_choices();
             EXPECT_NEAR(blas::dot<T>(this->exec, x, y), blas::dot<T>(this->ref, xr, yr),
                         this->sum_tol(n, abs_xy));
+            if (this->exec.backend() == Backend::cuda) expect_sum_path(this->exec, blocks);
             const double want_norm = blas::norm2<T>(this->ref, xr);
             EXPECT_NEAR(blas::norm2<T>(this->exec, x), want_norm,
                         this->sum_tol(n, abs_xx) / (2 * want_norm + 1e-300) + eps<T>() * want_norm);

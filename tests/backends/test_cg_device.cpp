@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "backends/backend_fixture.hpp"
 
@@ -36,6 +37,14 @@ MakeOp<T> csr_op(const MatrixData& d) {
 template <typename T>
 MakeOp<T> ell_op(const MatrixData& d) {
     return [d](const Executor& e) { return std::make_unique<Ell<T>>(Ell<T>::from_data(e, d)); };
+}
+
+// The kernel the step took last on this thread (kernel_choices), "" if it never ran.
+std::string choice_of(const std::string& step) {
+    std::string kernel;
+    for (const auto& c : kernel_choices())
+        if (c.step == step) kernel = c.kernel;
+    return kernel;
 }
 
 template <typename T>
@@ -178,7 +187,13 @@ TYPED_TEST(CgDevice, StencilByLinesOrByPoints) {
                 auto s = default_settings<T>(p);
                 // cond ~ 0.4 N^2: float does not reach 1e-4 at 70^3 in either loop
                 if (std::is_same<T, float>::value && pts > 17) s.rtol = 1e-3;
+                clear_kernel_choices();
                 this->compare(d, stencil_op<T>(3, pts), s);
+                if (this->exec.backend() == Backend::cuda) {  // the forced kernel ran
+                    const std::string want =
+                        "stencil-" + std::string(how).substr(0, std::string(how).find(':'));
+                    EXPECT_EQ(choice_of("cg.direction"), want);
+                }
             }
         }
         ::unsetenv("PORTLA_CG_STENCIL");

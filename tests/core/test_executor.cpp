@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -143,6 +144,39 @@ TEST(Timer, TimesWorkOnEveryBackend) {
         EXPECT_EQ(got.front(), 4.0);
         EXPECT_EQ(got.back(), 4.0);
     }
+}
+
+// kernel_choices: the last kernel of each step, in the order the steps first chose, per thread;
+// clear_kernel_choices forgets them; steps past the 32nd are dropped, the kept ones still update.
+TEST(KernelChoices, LastOfEachStepInFirstOrderPerThread) {
+    clear_kernel_choices();
+    EXPECT_TRUE(kernel_choices().empty());
+    detail::note_kernel("step.a", "one");
+    detail::note_kernel("step.b", "two");
+    const std::string a = "step.a";  // the same name at another address
+    detail::note_kernel(a.c_str(), "three");
+    auto got = kernel_choices();
+    ASSERT_EQ(got.size(), 2u);
+    EXPECT_EQ(got[0].step, "step.a");
+    EXPECT_EQ(got[0].kernel, "three");
+    EXPECT_EQ(got[1].step, "step.b");
+    EXPECT_EQ(got[1].kernel, "two");
+    std::thread([] { EXPECT_TRUE(kernel_choices().empty()); }).join();
+
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v;
+        for (int i = 0; i < 40; ++i) v.push_back("many." + std::to_string(i));
+        return v;
+    }();
+    clear_kernel_choices();
+    for (const auto& name : names) detail::note_kernel(name.c_str(), "x");
+    detail::note_kernel(names[5].c_str(), "y");
+    got = kernel_choices();
+    ASSERT_EQ(got.size(), 32u);
+    EXPECT_EQ(got[31].step, "many.31");
+    EXPECT_EQ(got[5].kernel, "y");
+    clear_kernel_choices();
+    EXPECT_TRUE(kernel_choices().empty());
 }
 
 // On the CPU the timer is a wall clock in seconds: a 20 ms sleep between start and stop.
