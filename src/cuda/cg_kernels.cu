@@ -759,10 +759,12 @@ bool direction_on_the_fly(const Launch& l, std::size_t n) {
 // (stencil_direction_kernel). Same run (H100, 2026-11-26, 5f867d8 + the ring), CG per
 // iteration, lines -> ring: 512^3 3.874 / 3.897 -> 3.841 / 3.842 ms (1.084x the floor), 128^3
 // 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8%
-// slower; one thread per point 0.497 there, b43b9d3). A tile kernel whose shared memory the
-// device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
-// lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with :PLANES,
-// z-planes per tile) or points overrides the choice by size (tests, measurements).
+// slower; one thread per point 0.497 there, b43b9d3). Splitting z by the blocks that fit with
+// the ring's shared memory (one per SM) instead of two per SM: H200, same run, 63368a3: 512^3
+// 2.852 -> 2.844 ms, 256^3 0.368 -> 0.363, 128^3 0.0594 -> 0.0540. A tile kernel whose shared
+// memory the device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in
+// double) -> lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with
+// :PLANES, z-planes per tile) or points overrides the choice by size (tests, measurements).
 constexpr int kLineThreads = 512;
 constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
 
