@@ -40,6 +40,9 @@ class SolveResult:
     history: List[float] = field(default_factory=list)  #: recurrence residual per iteration
     time_s: float = 0.0  #: the C++ solver call alone
     backend: str = ""
+    #: the kernel variant each step took where the backend chooses (cuda: "cg.direction" ->
+    #: "stencil-ring", "csr-pass", ...; "blas1.sum" -> "cluster", ...); empty on CPUs
+    kernels: Dict[str, str] = field(default_factory=dict)
 
     @property
     def relative_residual(self) -> float:
@@ -98,6 +101,7 @@ def solve(
         history=list(r.history),
         time_s=r.time_s,
         backend=r.backend,
+        kernels=dict(r.kernels),
     )
 
 

@@ -237,6 +237,8 @@ struct SolveInfo {
     solver::Result result;
     double time_s = 0;  ///< the C++ solver call alone (steady clock, synchronised)
     std::string backend;
+    /// The kernel variants the solve took, step -> kernel (kernel_choices; empty on CPUs).
+    std::vector<std::pair<std::string, std::string>> kernels;
     /// Where the solver read b and wrote x: the caller's buffers, unless host arrays were
     /// staged through the GPU (then portla's device copies).
     std::uintptr_t b_ptr = 0, x_ptr = 0;
@@ -314,6 +316,7 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
     info.x_ptr = reinterpret_cast<std::uintptr_t>(xv.data);
     {
         nb::gil_scoped_release nogil;
+        clear_kernel_choices();
         const auto start = clock::now();
         switch (which) {
             case solver::Solver::cg:
@@ -335,6 +338,7 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
         }
         exec.synchronize();
         info.time_s = std::chrono::duration<double>(clock::now() - start).count();
+        for (const auto& k : kernel_choices()) info.kernels.emplace_back(k.step, k.kernel);
         if (staged)
             Executor::copy_bytes(Executor::reference(), x.data(), exec, xd.data(),
                                  x.size() * sizeof(T));
@@ -565,6 +569,12 @@ NB_MODULE(_portla, m) {
         .def_prop_ro("history", [](const SolveInfo& i) { return i.result.history; })
         .def_ro("time_s", &SolveInfo::time_s)
         .def_ro("backend", &SolveInfo::backend)
+        .def_prop_ro("kernels",
+                     [](const SolveInfo& i) {
+                         nb::dict d;
+                         for (const auto& [step, kernel] : i.kernels) d[step.c_str()] = kernel;
+                         return d;
+                     })
         .def_ro("b_ptr", &SolveInfo::b_ptr)
         .def_ro("x_ptr", &SolveInfo::x_ptr);
 

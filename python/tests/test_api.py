@@ -23,8 +23,10 @@ def test_solve_result():
     assert r.relative_residual <= 1e-10
     assert np.isclose(r.residual_norm, np.linalg.norm(b - A @ r.x), rtol=1e-3, atol=1e-14)
     assert r.backend in ("omp", "cuda") and r.time_s > 0
+    # the kernel variants: on cuda 256 rows take whole iterations in one block; none on CPUs
+    assert r.kernels.get("cg.iterations") == "one-block" if r.backend == "cuda" else r.kernels == {}
     r = portla.solve(A, b, solver="gmres", precond="ilu0", restart=10, backend="reference")
-    assert r.converged and r.backend == "reference"
+    assert r.converged and r.backend == "reference" and r.kernels == {}
     r = portla.solve(A, b, solver="bicgstab", max_iters=3)
     assert not r.converged and r.reason == "max_iterations" and r.iterations == 3
 

@@ -222,6 +222,8 @@ def test_cupy_csr_in_place(cupy, name, dtype):
     _, si = core.run(name, A, b, x0=x2, rtol=tolerance(dtype), max_iters=5000)
     assert si.backend == "cuda" and si.converged
     assert si.b_ptr == b_ptr and si.x_ptr == x2.data.ptr
+    if name == "cg":  # 576 rows: whole iterations in one block on the GPU
+        assert si.kernels.get("cg.iterations") == "one-block", si.kernels
     op = core._gpu_operator(A, "auto", None)[0]
     assert op.values_ptr == values_ptr and op.backend == "cuda"
     assert A.data.data.ptr == values_ptr  # A unchanged too
