@@ -142,10 +142,11 @@ __global__ void gemm_subgroup_kernel(int m, int n, int k, T alpha, const T* __re
 // so blocks running at the same time share tiles of A and of B in L2.
 constexpr int kGroupRows = 8;
 
+template <int Group = kGroupRows>
 __device__ __forceinline__ void tile_of_block(int pid, int tiles_m, int tiles_n, int& tm, int& tn) {
-    const int per_group = kGroupRows * tiles_n;
-    const int first = (pid / per_group) * kGroupRows;
-    const int rows = min(tiles_m - first, kGroupRows);
+    const int per_group = Group * tiles_n;
+    const int first = (pid / per_group) * Group;
+    const int rows = min(tiles_m - first, Group);
     const int in_group = pid % per_group;
     tm = first + in_group % rows;
     tn = in_group / rows;
@@ -377,6 +378,14 @@ __device__ __forceinline__ void copy_async_16(unsigned dst, const float* src) {
 __device__ __forceinline__ void copy_async_commit() {
     asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
+// 16 bytes of shared memory at byte address addr + Offset (a compile-time immediate).
+__device__ __forceinline__ float4 load_shared_4(unsigned addr, int offset) {
+    float4 v;
+    asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "r"(addr + offset));
+    return v;
+}
 template <int Pending>
 __device__ __forceinline__ void copy_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
@@ -482,6 +491,156 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
         }
         slot = next;
     }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int row = m0 + row_base + (i / 4) * 32 + i % 4;
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            float* p = c + static_cast<std::size_t>(row) * n + n0 + col_base + s * 16;
+            const float* v = &acc[i][s * 4];
+            float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+            if (beta != 0.f) {
+                const float4 old = *reinterpret_cast<const float4*>(p);
+                out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
+                    out.w += beta * old.w;
+            }
+            *reinterpret_cast<float4*>(p) = out;
+        }
+    }
+}
+
+// EXPERIMENT (s15): the ring with copy addresses stepped per K-tile, one stage offset for A and
+// B (each stage holds A^T then B), the refilling K-tiles and the last STAGES in two loops.
+template <class Cfg, int Group, bool RowA, bool Unroll>
+__global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
+    sgemm_ring2_kernel(int n, int k, float alpha, const float* __restrict__ a,
+                       const float* __restrict__ b, float beta, float* __restrict__ c, int tiles_m,
+                       int tiles_n) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int A_LD = Cfg::A_LD, STAGES = Cfg::STAGES;
+    constexpr unsigned STAGE = 4u * (Cfg::A_STAGE + Cfg::B_STAGE);  // bytes
+    extern __shared__ __align__(16) float ring[];  // [STAGES][A^T [BK][A_LD], B [BK][BN]]
+
+    int tm, tn;
+    tile_of_block<Group>(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int row_base = (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4;
+    const int col_base = (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4;
+
+    // Block-uniform sources (stepped per K-tile) and per-thread 32-bit offsets.
+    const float* a_blk = a + static_cast<std::size_t>(m0) * k;
+    const float* b_blk = b + n0;
+    // RowA: each thread copies 4 consecutive columns of one row of A (one source pointer,
+    // immediate offsets); else 4 rows A_ROWS apart, one column.
+    constexpr int A_PER_ROW = BK / 4;  // RowA: threads per row of the A tile
+    const int a_thr = RowA ? (tid / A_PER_ROW) * k + (tid % A_PER_ROW) * 4
+                           : (tid / 8) * k + tid % 8;  // launch: BM * k <= INT_MAX
+    const int b_thr = (tid / (BN / 4)) * n + (tid % (BN / 4)) * 4;
+    const int a_rows = Cfg::A_ROWS * k;
+    const std::size_t b_step = static_cast<std::size_t>(BK) * n;
+    const unsigned a_dst =
+        RowA ? shared_address(ring + (tid % A_PER_ROW) * 4 * A_LD + tid / A_PER_ROW)
+             : shared_address(ring + (tid % 8) * A_LD + tid / 8);
+    const unsigned b_dst =
+        shared_address(ring + Cfg::A_STAGE + (tid / (BN / 4)) * BN + (tid % (BN / 4)) * 4);
+    auto issue = [&](unsigned stage) {
+        if constexpr (RowA) {
+            static_assert(BM * BK == Cfg::threads * 4, "RowA: one row segment of 4 per thread");
+            const float* p = a_blk + a_thr;
+#pragma unroll
+            for (int e = 0; e < 4; ++e) copy_async_4(a_dst + stage + 4u * (e * A_LD), p + e);
+        } else {
+            constexpr int per_k = BM / Cfg::A_ROWS;
+            const float* p = a_blk + a_thr;
+#pragma unroll
+            for (int j = 0; j < Cfg::A_COPIES; ++j) {
+                const int r = (j % per_k) * Cfg::A_ROWS, col = (j / per_k) * 8;
+                copy_async_4(a_dst + stage + 4u * (col * A_LD + r), p + col);
+                if (j % per_k == per_k - 1)
+                    p = a_blk + a_thr;
+                else
+                    p += a_rows;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < Cfg::B_LOADS; ++j)
+            copy_async_16(b_dst + stage + 4u * (j * Cfg::B_ROWS * BN),
+                          b_blk + (b_thr + j * Cfg::B_ROWS * n));
+        a_blk += BK;
+        b_blk += b_step;
+    };
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
+
+    float af[2][TM], bf[2][TN];
+    const unsigned a_rd = shared_address(ring + row_base);
+    const unsigned b_rd = shared_address(ring + Cfg::A_STAGE + col_base);
+    auto load_fragments = [&](int set, unsigned stage, int kk) {
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_M; ++s) {
+            const float4 v = load_shared_4(a_rd + stage, 4 * (kk * A_LD + s * 32));
+            af[set][s * 4 + 0] = v.x, af[set][s * 4 + 1] = v.y, af[set][s * 4 + 2] = v.z,
+                            af[set][s * 4 + 3] = v.w;
+        }
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            const float4 v = load_shared_4(b_rd + stage, 4 * (kk * BN + s * 16));
+            bf[set][s * 4 + 0] = v.x, bf[set][s * 4 + 1] = v.y, bf[set][s * 4 + 2] = v.z,
+                            bf[set][s * 4 + 3] = v.w;
+        }
+    };
+
+    const int tiles_k = k / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+        if (s < tiles_k) issue(s * STAGE);
+        copy_async_commit();
+    }
+    copy_async_wait<STAGES - 1>();
+    __syncthreads();
+    load_fragments(0, 0, 0);
+    unsigned stage = 0;
+    // One K-tile; Refill: K-tile t + STAGES exists (its copies go into this K-tile's slot).
+    auto k_tile = [&](auto refill, bool more) {
+        const unsigned next = stage == (STAGES - 1) * STAGE ? 0u : stage + STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            const int set = kk & 1;
+            if (kk + 1 < BK) {
+                load_fragments(set ^ 1, stage, kk + 1);
+            } else if (decltype(refill)::value || more) {
+                copy_async_wait<STAGES - 2>();
+                __syncthreads();
+                if constexpr (decltype(refill)::value) issue(stage);
+                copy_async_commit();
+                load_fragments(set ^ 1, next, 0);
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[set][i], bf[set][j], acc[i][j]);
+        }
+        stage = next;
+    };
+    int t = 0;
+    if constexpr (Unroll) {
+        for (; t + STAGES <= tiles_k - STAGES; t += STAGES) {
+#pragma unroll
+            for (int s = 0; s < STAGES; ++s) {
+                stage = s * STAGE;
+                k_tile(std::true_type{}, true);
+            }
+            stage = 0;
+        }
+    }
+    for (; t < tiles_k - STAGES; ++t) k_tile(std::true_type{}, true);
+    for (; t < tiles_k; ++t) k_tile(std::false_type{}, t + 1 < tiles_k);
 
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
@@ -658,19 +817,54 @@ bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n
     return tiles >= device_limits(exec.device_id()).multiprocessors;
 }
 
+template <class Ring, int Group, bool RowA = false, bool Unroll = false>
+void launch_ring2(cudaStream_t stream, unsigned blocks, int n, int k, float alpha, const float* a,
+                  const float* b, float beta, float* c, int tiles_m, int tiles_n) {
+    sgemm_ring2_kernel<Ring, Group, RowA, Unroll>
+        <<<blocks, Ring::threads, Ring::smem_bytes, stream>>>(n, k, alpha, a, b, beta, c, tiles_m,
+                                                              tiles_n);
+}
+
 template <class Cfg>
 void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const float* a,
                  const float* b, float beta, float* c) {
     const int tiles_m = (m + Cfg::BM - 1) / Cfg::BM, tiles_n = (n + Cfg::BN - 1) / Cfg::BN;
     const VectorFlags vec = vector_flags(n, k, a, b, c);
-    const bool exact =
+    bool exact =
         vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 && k % Cfg::BK == 0;
     const unsigned blocks = static_cast<unsigned>(tiles_m) * tiles_n;
     if constexpr (std::is_same_v<Cfg, SimtLarge>) {
-        if (exact)
+        const char* pick = std::getenv("PORTLA_GEMM_RING");  // EXPERIMENT (s15)
+        exact = exact && static_cast<long long>(Cfg::BM) * k <= INT_MAX;
+        const std::string v = pick ? pick : "rowa";
+        if (exact && v == "s14")
             sgemm_ring_kernel<SimtLargeRing>
                 <<<blocks, SimtLargeRing::threads, SimtLargeRing::smem_bytes, stream>>>(
                     n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
+        else if (exact && v == "rowag16")
+            launch_ring2<SimtLargeRing, 16, true>(stream, blocks, n, k, alpha, a, b, beta, c,
+                                                  tiles_m, tiles_n);
+        else if (exact && v == "rowas4")
+            launch_ring2<SimtRing<SimtLarge, 4>, 8, true>(stream, blocks, n, k, alpha, a, b, beta,
+                                                          c, tiles_m, tiles_n);
+        else if (exact && v == "rowas2")
+            launch_ring2<SimtRing<SimtLarge, 2>, 8, true>(stream, blocks, n, k, alpha, a, b, beta,
+                                                          c, tiles_m, tiles_n);
+        else if (exact && v == "rowa")
+            launch_ring2<SimtLargeRing, 8, true>(stream, blocks, n, k, alpha, a, b, beta, c,
+                                                 tiles_m, tiles_n);
+        else if (exact && v == "rowau")
+            launch_ring2<SimtLargeRing, 8, true, true>(stream, blocks, n, k, alpha, a, b, beta, c,
+                                                       tiles_m, tiles_n);
+        else if (exact && v == "rowag4")
+            launch_ring2<SimtLargeRing, 4, true>(stream, blocks, n, k, alpha, a, b, beta, c,
+                                                 tiles_m, tiles_n);
+        else if (exact && v == "step")
+            launch_ring2<SimtLargeRing, 8>(stream, blocks, n, k, alpha, a, b, beta, c, tiles_m,
+                                           tiles_n);
+        else if (exact)
+            launch_ring2<SimtLargeRing, 8, true>(stream, blocks, n, k, alpha, a, b, beta, c,
+                                                 tiles_m, tiles_n);
         else
             sgemm_fast_kernel<Cfg, false><<<blocks, Cfg::threads, 0, stream>>>(
                 m, n, k, alpha, a, b, beta, c, tiles_m, tiles_n, vec);
