@@ -387,10 +387,12 @@ struct SimtRing : Tile {
 // register-staged kernel at 4096^3; on the H100 0.892-0.895 of cuBLAS. Session 15: the copy
 // addresses stepped per K-tile from block pointers and 32-bit thread offsets instead of
 // recomputed in 64 bits from the K-tile index, the stage as one byte offset shared by A and B
-// (fragment loads address [thread + stage + immediate]), and the refilling K-tiles and the last
-// STAGES in two loops: 579 instead of 605 SASS instructions per K-tile (512 FFMA), +5.7% at
-// 4096^3 (H200, same call: 48.3 against 45.7 TFLOP/s, 0.947-0.958 of cuBLAS in the same
-// processes against 0.896-0.904; bench/results/h100-2026-11-26-s15/sgemm/).
+// (fragment loads address [thread + stage + immediate]), the refilling K-tiles three at a time
+// (each stage a constant) and the last STAGES in a loop of their own: 565 instead of 605 SASS
+// instructions per K-tile (512 FFMA). H200, 2026-11-26, bench/results/h100-2026-11-26-s15/
+// sgemm/: 49.5 TFLOP/s at 4096^3 against 45.7 for session 14's kernel (0.970-0.985 of cuBLAS
+// in the same processes). The speed also hangs on ptxas's register choice: the same source
+// compiled beside other variants ran at 47.7 with twice the same-bank FFMA operand reads.
 using SimtLargeRing = SimtRing<SimtLarge, 3>;
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
@@ -505,6 +507,15 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
         stage = next;
     };
     int t = 0;
+    // The refilling K-tiles STAGES at a time, so that each one's stage is a constant.
+    for (; t + STAGES <= tiles_k - STAGES; t += STAGES) {
+#pragma unroll
+        for (int s = 0; s < STAGES; ++s) {
+            stage = s * STAGE;
+            k_tile(std::true_type{}, true);
+        }
+        stage = 0;
+    }
     for (; t < tiles_k - STAGES; ++t) k_tile(std::true_type{}, true);
     for (; t < tiles_k; ++t) k_tile(std::false_type{}, t + 1 < tiles_k);
 
