@@ -186,6 +186,70 @@ using SimtLarge = SimtTile<128, 128, 8, 2, 4, 2, 2, 2, true>;
 // shapes where 128 x 128 tiles leave multiprocessors idle (1024^2: 64 tiles on 132 SMs).
 using SimtSmall = SimtTile<64, 64, 16, 2, 4, 1, 1, 2, false>;
 
+// A thread's place in a SimtTile block: the block's tile of C at (m0, n0) (tile_of_block) and
+// the first row and column of the thread's register tile (sub-tiles 32 rows, 16 columns apart).
+struct SimtPlace {
+    int m0, n0, tid, row_base, col_base;
+};
+template <class Cfg>
+__device__ __forceinline__ SimtPlace simt_place(int tiles_m, int tiles_n) {
+    int tm, tn;
+    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    return {tm * Cfg::BM, tn * Cfg::BN, tid, (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4,
+            (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4};
+}
+
+// One K step's register fragments from shared memory: TM values of A^T from `at` (the thread's
+// row_base in that K row) and TN values of B from `bt` (its col_base), 16 bytes per load.
+template <class Cfg>
+__device__ __forceinline__ void load_fragments(float (&af)[Cfg::TM], float (&bf)[Cfg::TN],
+                                               const float* at, const float* bt) {
+#pragma unroll
+    for (int s = 0; s < Cfg::SUB_M; ++s) {
+        const float4 v = *reinterpret_cast<const float4*>(at + s * 32);
+        af[s * 4 + 0] = v.x, af[s * 4 + 1] = v.y, af[s * 4 + 2] = v.z, af[s * 4 + 3] = v.w;
+    }
+#pragma unroll
+    for (int s = 0; s < Cfg::SUB_N; ++s) {
+        const float4 v = *reinterpret_cast<const float4*>(bt + s * 16);
+        bf[s * 4 + 0] = v.x, bf[s * 4 + 1] = v.y, bf[s * 4 + 2] = v.z, bf[s * 4 + 3] = v.w;
+    }
+}
+
+// C = alpha acc + beta C on the thread's register tile (C not read when beta == 0). Exact: the
+// tile lies inside C and rows are 16-byte aligned (float4 stores, no bounds checks).
+template <class Cfg, bool Exact>
+__device__ __forceinline__ void store_register_tile(const float (&acc)[Cfg::TM][Cfg::TN],
+                                                    float* __restrict__ c, int m, int n,
+                                                    const SimtPlace& pl, float alpha, float beta,
+                                                    bool vec_c) {
+#pragma unroll
+    for (int i = 0; i < Cfg::TM; ++i) {
+        const int row = pl.m0 + pl.row_base + (i / 4) * 32 + i % 4;
+        if (!Exact && row >= m) continue;
+#pragma unroll
+        for (int s = 0; s < Cfg::SUB_N; ++s) {
+            const int col = pl.n0 + pl.col_base + s * 16;
+            float* p = c + static_cast<std::size_t>(row) * n + col;
+            const float* v = &acc[i][s * 4];
+            if (Exact || (vec_c && col + 3 < n)) {
+                float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+                if (beta != 0.f) {
+                    const float4 old = *reinterpret_cast<const float4*>(p);
+                    out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
+                        out.w += beta * old.w;
+                }
+                *reinterpret_cast<float4*>(p) = out;
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (col + e < n) store_scaled(p + e, v[e], alpha, beta);
+            }
+        }
+    }
+}
+
 // Exact: m, n multiples of the block tile, k of BK, every row 16-byte aligned: no bounds checks
 // and no scalar paths (fewer registers: the general kernel spilled). Instantiated for the small
 // tile only: whole large tiles take sgemm_ring_kernel.
@@ -194,16 +258,12 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     sgemm_fast_kernel(int m, int n, int k, float alpha, const float* __restrict__ a,
                       const float* __restrict__ b, float beta, float* __restrict__ c, int tiles_m,
                       int tiles_n, VectorFlags vec) {
-    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
+    constexpr int BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
     __shared__ __align__(16) float as[2][BK][Cfg::A_LD];  // A transposed: as[k][m]
     __shared__ __align__(16) float bs[2][BK][BN];
 
-    int tm, tn;
-    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
-    const int m0 = tm * BM, n0 = tn * BN;
-    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
-    const int row_base = (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4;
-    const int col_base = (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4;
+    const SimtPlace pl = simt_place<Cfg>(tiles_m, tiles_n);
+    const int m0 = pl.m0, n0 = pl.n0, tid = pl.tid;
 
     float4 a_reg[Cfg::A_LOADS], b_reg[Cfg::B_LOADS];
     auto load_tiles = [&](int k0) {
@@ -270,32 +330,21 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     // memory while the current step's FMAs run.
     constexpr bool prefetch = Cfg::PREFETCH;
     float af[prefetch ? 2 : 1][TM], bf[prefetch ? 2 : 1][TN];
-    auto load_fragments = [&](int set, int buf, int kk) {
-#pragma unroll
-        for (int s = 0; s < Cfg::SUB_M; ++s) {
-            const float4 v = *reinterpret_cast<const float4*>(&as[buf][kk][row_base + s * 32]);
-            af[set][s * 4 + 0] = v.x, af[set][s * 4 + 1] = v.y, af[set][s * 4 + 2] = v.z,
-                            af[set][s * 4 + 3] = v.w;
-        }
-#pragma unroll
-        for (int s = 0; s < Cfg::SUB_N; ++s) {
-            const float4 v = *reinterpret_cast<const float4*>(&bs[buf][kk][col_base + s * 16]);
-            bf[set][s * 4 + 0] = v.x, bf[set][s * 4 + 1] = v.y, bf[set][s * 4 + 2] = v.z,
-                            bf[set][s * 4 + 3] = v.w;
-        }
+    auto fragments = [&](int set, int buf, int kk) {
+        load_fragments<Cfg>(af[set], bf[set], &as[buf][kk][pl.row_base], &bs[buf][kk][pl.col_base]);
     };
     for (int t = 0; t < tiles_k; ++t) {
         const int cur = t & 1;
         const bool more = t + 1 < tiles_k;
         if (more) load_tiles((t + 1) * BK);  // in flight during the products below
-        if constexpr (prefetch) load_fragments(0, cur, 0);
+        if constexpr (prefetch) fragments(0, cur, 0);
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
             const int set = prefetch ? (kk & 1) : 0;
             if constexpr (!prefetch)
-                load_fragments(0, cur, kk);
+                fragments(0, cur, kk);
             else if (kk + 1 < BK)
-                load_fragments(set ^ 1, cur, kk + 1);
+                fragments(set ^ 1, cur, kk + 1);
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -305,50 +354,28 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
         __syncthreads();
     }
 
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int row = m0 + row_base + (i / 4) * 32 + i % 4;
-        if (!Exact && row >= m) continue;
-#pragma unroll
-        for (int s = 0; s < Cfg::SUB_N; ++s) {
-            const int col = n0 + col_base + s * 16;
-            float* p = c + static_cast<std::size_t>(row) * n + col;
-            const float* v = &acc[i][s * 4];
-            if (Exact || (vec.c && col + 3 < n)) {
-                float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-                if (beta != 0.f) {
-                    const float4 old = *reinterpret_cast<const float4*>(p);
-                    out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
-                        out.w += beta * old.w;
-                }
-                *reinterpret_cast<float4*>(p) = out;
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (col + e < n) store_scaled(p + e, v[e], alpha, beta);
-            }
-        }
-    }
+    store_register_tile<Cfg, Exact>(acc, c, m, n, pl, alpha, beta, vec.c);
 }
 
 // ------------------------------------------------- fast, float, whole tiles (cp.async ring) --
 // The bounds-free path of the large tile with the global -> shared copies done by cp.async
 // (sm_80+) into a ring of STAGES K-tiles: no staging registers, and the copies of the next
-// STAGES - 1 K-tiles are in flight while one is multiplied. A is copied 4 bytes at a time so
-// that it lands transposed (as[k][m], the same fragment reads as the register-staged kernel);
-// lane l of a warp copies A[r0 + l / 8][k0 + l % 8]: 32 bytes of 4 rows per warp from global
-// memory, and with the row pad of 4 the 32 shared words fall in 32 distinct banks. B is copied
-// 16 bytes at a time, row-major. One barrier per K-tile, placed before the last K step so that
-// the next K-tile's first fragments are read while that step's FMAs run.
+// STAGES - 1 K-tiles are in flight while one is multiplied. Each stage holds A^T [BK][A_LD]
+// then B [BK][BN]. A is copied 4 bytes at a time so that it lands transposed (the same fragment
+// reads as the register-staged kernel); lane l of a warp copies A[r0 + l / 8][k0 + l % 8]: 32
+// bytes of 4 rows per warp from global memory, and with the row pad of 4 the 32 shared words
+// fall in 32 distinct banks. B is copied 16 bytes at a time, row-major. One barrier per K-tile,
+// placed before the last K step so that the next K-tile's first fragments are read while that
+// step's FMAs run.
 template <class Tile, int STAGES_>
 struct SimtRing : Tile {
     static constexpr int STAGES = STAGES_;
     static constexpr int A_STAGE = Tile::BK * Tile::A_LD, B_STAGE = Tile::BK * Tile::BN;
+    static constexpr unsigned STAGE_BYTES = (A_STAGE + B_STAGE) * sizeof(float);
     static constexpr int A_ROWS = Tile::threads / 8;  // rows of A one 4-byte copy covers
     static constexpr int A_COPIES = Tile::BM * Tile::BK / Tile::threads;
     static constexpr int B_ROWS = Tile::threads / (Tile::BN / 4);  // rows of B per 16-byte copy
-    static constexpr std::size_t smem_bytes =
-        std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(float);
+    static constexpr std::size_t smem_bytes = std::size_t(STAGES) * STAGE_BYTES;
     static_assert(Tile::BK % 8 == 0 && Tile::BM % A_ROWS == 0, "A copies: 8 columns per row");
     static_assert(Tile::BK % 2 == 0 && Tile::PREFETCH,
                   "two fragment sets: each K step's fragments are read one step early");
@@ -356,13 +383,16 @@ struct SimtRing : Tile {
     static_assert(smem_bytes <= 48 * 1024, "launched without opting in to more shared memory");
 };
 // The large tile, three K-tiles of 8 in the ring (24.4 KiB of shared memory per block; two
-// blocks per multiprocessor, 127 registers, no spills). Against the register-staged kernel,
-// same call (H200, 2026-11-26, bench/results/h200-2026-11-26-s14-sgemm/): +0.8%, +0.4%, +0.3%
-// fast TFLOP/s at 2048^3, 4096^3, 8192^3 (4096^3: 45.63 against 45.47, three runs each; 0.900-
-// 0.908 of cuBLAS in the same processes, 0.894 of cuBLAS's median over the call); a ring of
-// two was the same within 0.3%; K-tiles of 16 were no faster with two stages and 1.5-1.7%
-// slower with three. On the H100 (5f867d8, three processes): 0.892-0.895 of cuBLAS at 4096^3
-// (45.77-45.85 against 51.13-51.38 TFLOP/s).
+// blocks per multiprocessor, 127 registers, no spills). Session 14 (H200): +0.4% over the
+// register-staged kernel at 4096^3; on the H100 0.892-0.895 of cuBLAS. Session 15: the copy
+// addresses stepped per K-tile from block pointers and 32-bit thread offsets instead of
+// recomputed in 64 bits from the K-tile index, the stage as one byte offset shared by A and B
+// (fragment loads address [thread + stage + immediate]), the refilling K-tiles three at a time
+// (each stage a constant) and the last STAGES in a loop of their own: 565 instead of 605 SASS
+// instructions per K-tile (512 FFMA). H200, 2026-11-26, bench/results/h100-2026-11-26-s15/
+// sgemm/: 49.5 TFLOP/s at 4096^3 against 45.7 for session 14's kernel (0.970-0.985 of cuBLAS
+// in the same processes). The speed also hangs on ptxas's register choice: the same source
+// compiled beside other variants ran at 47.7 with twice the same-bank FFMA operand reads.
 using SimtLargeRing = SimtRing<SimtLarge, 3>;
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
@@ -382,7 +412,8 @@ __device__ __forceinline__ void copy_async_wait() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
 }
 
-// m, n multiples of BM, BN; k of BK; rows of B and C 16-byte aligned (launch_fast checks).
+// m, n multiples of BM, BN; k of BK; rows of B and C 16-byte aligned; BM * k and BK * n at most
+// INT_MAX (launch_fast checks).
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     sgemm_ring_kernel(int n, int k, float alpha, const float* __restrict__ a,
@@ -390,38 +421,38 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
                       int tiles_n) {
     constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN;
     constexpr int A_LD = Cfg::A_LD, STAGES = Cfg::STAGES;
-    extern __shared__ __align__(16) float ring[];  // [STAGES][BK][A_LD] A^T, [STAGES][BK][BN] B
-    float* const as = ring;
-    float* const bs = ring + STAGES * Cfg::A_STAGE;
+    constexpr unsigned STAGE = Cfg::STAGE_BYTES;
+    extern __shared__ __align__(16) float ring[];  // [STAGES][A^T [BK][A_LD], B [BK][BN]]
 
-    int tm, tn;
-    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
-    const int m0 = tm * BM, n0 = tn * BN;
-    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
-    const int row_base = (warp / Cfg::WARPS_N) * Cfg::WM + (lane >> 2) * 4;
-    const int col_base = (warp % Cfg::WARPS_N) * Cfg::WN + (lane & 3) * 4;
-
-    const float* a_src = a + static_cast<std::size_t>(m0 + tid / 8) * k + tid % 8;
-    const float* b_src =
-        b + static_cast<std::size_t>(tid / (BN / 4)) * n + n0 + (tid % (BN / 4)) * 4;
-    const unsigned a_dst = shared_address(as + (tid % 8) * A_LD + tid / 8);
-    const unsigned b_dst = shared_address(bs + (tid / (BN / 4)) * BN + (tid % (BN / 4)) * 4);
-    // K-tile t into ring slot `slot`: copy j of A covers rows (j % per_k) * A_ROWS + tid / 8 of
-    // columns (j / per_k) * 8 + tid % 8; copy j of B rows j * B_ROWS + tid / 32.
-    auto issue = [&](int t, int slot) {
+    const SimtPlace pl = simt_place<Cfg>(tiles_m, tiles_n);
+    const int tid = pl.tid;
+    // Sources: the block's K-tile (stepped per K-tile) plus 32-bit thread offsets; copy j of A
+    // covers rows (j % per_k) * A_ROWS + tid / 8 of column (j / per_k) * 8 + tid % 8, copy j of
+    // B row j * B_ROWS + tid / (BN / 4).
+    const float* a_blk = a + static_cast<std::size_t>(pl.m0) * k;
+    const float* b_blk = b + pl.n0;
+    const int a_thr = (tid / 8) * k + tid % 8, a_rows = Cfg::A_ROWS * k;
+    const int b_thr = (tid / (BN / 4)) * n + (tid % (BN / 4)) * 4;
+    const std::size_t b_step = static_cast<std::size_t>(BK) * n;
+    const unsigned a_dst = shared_address(ring + (tid % 8) * A_LD + tid / 8);
+    const unsigned b_dst =
+        shared_address(ring + Cfg::A_STAGE + (tid / (BN / 4)) * BN + (tid % (BN / 4)) * 4);
+    // The next K-tile not yet copied into the stage at byte offset `stage`.
+    auto issue = [&](unsigned stage) {
         constexpr int per_k = BM / Cfg::A_ROWS;
-        const float* ap = a_src + t * BK;
+        const float* p = a_blk + a_thr;
 #pragma unroll
         for (int j = 0; j < Cfg::A_COPIES; ++j) {
             const int r = (j % per_k) * Cfg::A_ROWS, col = (j / per_k) * 8;
-            copy_async_4(a_dst + 4u * unsigned(slot * Cfg::A_STAGE + col * A_LD + r),
-                         ap + static_cast<std::size_t>(r) * k + col);
+            copy_async_4(a_dst + stage + 4u * (col * A_LD + r), p + col);
+            p = j % per_k == per_k - 1 ? a_blk + a_thr : p + a_rows;
         }
-        const float* bp = b_src + static_cast<std::size_t>(t) * BK * n;
 #pragma unroll
         for (int j = 0; j < Cfg::B_LOADS; ++j)
-            copy_async_16(b_dst + 4u * unsigned(slot * Cfg::B_STAGE + j * Cfg::B_ROWS * BN),
-                          bp + static_cast<std::size_t>(j) * Cfg::B_ROWS * n);
+            copy_async_16(b_dst + stage + 4u * (j * Cfg::B_ROWS * BN),
+                          b_blk + (b_thr + j * Cfg::B_ROWS * n));
+        a_blk += BK;
+        b_blk += b_step;
     };
 
     float acc[TM][TN];
@@ -431,19 +462,12 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
         for (int j = 0; j < TN; ++j) acc[i][j] = 0.f;
 
     float af[2][TM], bf[2][TN];
-    auto load_fragments = [&](int set, const float* at, const float* bt, int kk) {
-#pragma unroll
-        for (int s = 0; s < Cfg::SUB_M; ++s) {
-            const float4 v = *reinterpret_cast<const float4*>(&at[kk * A_LD + row_base + s * 32]);
-            af[set][s * 4 + 0] = v.x, af[set][s * 4 + 1] = v.y, af[set][s * 4 + 2] = v.z,
-                            af[set][s * 4 + 3] = v.w;
-        }
-#pragma unroll
-        for (int s = 0; s < Cfg::SUB_N; ++s) {
-            const float4 v = *reinterpret_cast<const float4*>(&bt[kk * BN + col_base + s * 16]);
-            bf[set][s * 4 + 0] = v.x, bf[set][s * 4 + 1] = v.y, bf[set][s * 4 + 2] = v.z,
-                            bf[set][s * 4 + 3] = v.w;
-        }
+    const char* const a_rd = reinterpret_cast<const char*>(ring + pl.row_base);
+    const char* const b_rd = reinterpret_cast<const char*>(ring + Cfg::A_STAGE + pl.col_base);
+    auto fragments = [&](int set, unsigned stage, int kk) {
+        load_fragments<Cfg>(af[set], bf[set],
+                            reinterpret_cast<const float*>(a_rd + stage) + kk * A_LD,
+                            reinterpret_cast<const float*>(b_rd + stage) + kk * BN);
     };
 
     // One commit group per K-tile issued (empty past the end), so that "K-tile t + 1 has
@@ -451,54 +475,51 @@ __global__ void __launch_bounds__(Cfg::threads, Cfg::MIN_BLOCKS)
     const int tiles_k = k / BK;
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
-        if (s < tiles_k) issue(s, s);
+        if (s < tiles_k) issue(s * STAGE);
         copy_async_commit();
     }
     copy_async_wait<STAGES - 1>();
     __syncthreads();
-    load_fragments(0, as, bs, 0);
-    int slot = 0;
-    for (int t = 0; t < tiles_k; ++t) {
-        const int next = slot + 1 == STAGES ? 0 : slot + 1;
-        const float* at = as + slot * Cfg::A_STAGE;
-        const float* bt = bs + slot * Cfg::B_STAGE;
+    fragments(0, 0, 0);
+    unsigned stage = 0;
+    // One K-tile. Refill: K-tile t + STAGES exists and goes into this K-tile's stage; more:
+    // K-tile t + 1 exists.
+    auto k_tile = [&](auto refill, bool more) {
+        const unsigned next = stage == (STAGES - 1) * STAGE ? 0u : stage + STAGE;
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
             const int set = kk & 1;
             if (kk + 1 < BK) {
-                load_fragments(set ^ 1, at, bt, kk + 1);
-            } else if (t + 1 < tiles_k) {
-                // Every thread holds this K-tile's last fragments: its slot can be refilled.
+                fragments(set ^ 1, stage, kk + 1);
+            } else if (decltype(refill)::value || more) {
+                // Every thread holds this K-tile's last fragments: its stage can be refilled.
                 copy_async_wait<STAGES - 2>();
                 __syncthreads();
-                if (t + STAGES < tiles_k) issue(t + STAGES, slot);
+                if constexpr (decltype(refill)::value) issue(stage);
                 copy_async_commit();
-                load_fragments(set ^ 1, as + next * Cfg::A_STAGE, bs + next * Cfg::B_STAGE, 0);
+                fragments(set ^ 1, next, 0);
             }
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
                 for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(af[set][i], bf[set][j], acc[i][j]);
         }
-        slot = next;
-    }
-
+        stage = next;
+    };
+    int t = 0;
+    // The refilling K-tiles STAGES at a time, so that each one's stage is a constant.
+    for (; t + STAGES <= tiles_k - STAGES; t += STAGES) {
 #pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        const int row = m0 + row_base + (i / 4) * 32 + i % 4;
-#pragma unroll
-        for (int s = 0; s < Cfg::SUB_N; ++s) {
-            float* p = c + static_cast<std::size_t>(row) * n + n0 + col_base + s * 16;
-            const float* v = &acc[i][s * 4];
-            float4 out = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
-            if (beta != 0.f) {
-                const float4 old = *reinterpret_cast<const float4*>(p);
-                out.x += beta * old.x, out.y += beta * old.y, out.z += beta * old.z,
-                    out.w += beta * old.w;
-            }
-            *reinterpret_cast<float4*>(p) = out;
+        for (int s = 0; s < STAGES; ++s) {
+            stage = s * STAGE;
+            k_tile(std::true_type{}, true);
         }
+        stage = 0;
     }
+    for (; t < tiles_k - STAGES; ++t) k_tile(std::true_type{}, true);
+    for (; t < tiles_k; ++t) k_tile(std::false_type{}, t + 1 < tiles_k);
+
+    store_register_tile<Cfg, true>(acc, c, 0, n, pl, alpha, beta, true);
 }
 
 // -------------------------------------------------------------------- fast, double (DMMA) ----
@@ -667,7 +688,10 @@ void launch_fast(cudaStream_t stream, int m, int n, int k, float alpha, const fl
         vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 && k % Cfg::BK == 0;
     const unsigned blocks = static_cast<unsigned>(tiles_m) * tiles_n;
     if constexpr (std::is_same_v<Cfg, SimtLarge>) {
-        if (exact)
+        // The ring kernel's thread offsets into A and B are 32-bit.
+        const bool offsets32 = static_cast<long long>(Cfg::BM) * k <= INT_MAX &&
+                               static_cast<long long>(Cfg::BK) * n <= INT_MAX;
+        if (exact && offsets32)
             sgemm_ring_kernel<SimtLargeRing>
                 <<<blocks, SimtLargeRing::threads, SimtLargeRing::smem_bytes, stream>>>(
                     n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
