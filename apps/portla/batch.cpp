@@ -191,9 +191,9 @@ std::string format_number(double v) {
 std::string describe_launch(const batch::LaunchInfo& l) {
     std::ostringstream os;
     os << "block size " << l.block_size << ", grid " << l.grid_size << ", " << l.vectors_in_shared
-       << " of " << l.vectors_total << " vectors in shared memory, matrix in "
-       << (l.matrix_in_shared ? "shared" : "global") << " memory (" << l.shared_bytes
-       << " bytes shared per block)";
+       << " of " << l.vectors_total << " vectors in shared memory, " << l.vectors_in_registers
+       << " in registers, matrix in " << (l.matrix_in_shared ? "shared" : "global") << " memory ("
+       << l.shared_bytes << " bytes shared per block)";
     return os.str();
 }
 
@@ -309,6 +309,7 @@ int report(const BatchOptions& o, const Executor& exec, Format format, const Inp
                        {"grid_size", res.launch.grid_size},
                        {"vectors_total", res.launch.vectors_total},
                        {"vectors_in_shared", res.launch.vectors_in_shared},
+                       {"vectors_in_registers", res.launch.vectors_in_registers},
                        {"matrix_in_shared", res.launch.matrix_in_shared},
                        {"shared_bytes", res.launch.shared_bytes}};
         j["iterations"] = res.iterations;

@@ -18,13 +18,17 @@
 // register cap it used 128 registers (25% occupancy, 1.66 ms), capped at 64 (kWarpMinBlocks)
 // 45% achieved occupancy and, in the final same-run comparison (b96e1d4 against 505cbc6),
 // CG 1.248 ms shared / 1.551 ms global (1.24x), BiCGSTAB 2.630 -> 1.861 ms shared (global
-// 2.296 ms, 1.23x).
+// 2.296 ms, 1.23x). Session 15 (H200, 2026-11-26, bench/results/h100-2026-11-26-s15/batch/):
+// the register variant (Rows > 0: owner-only vectors in registers, shared pointers known at
+// compile time) takes CG to 0.962 ms shared against 1.495 ms global (1.55x), BiCGSTAB 1.261
+// against 2.286 ms (1.81x).
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "common/batch/placement.hpp"
 #include "common/batch/system_solvers.hpp"
@@ -56,8 +60,9 @@ constexpr int kWarpMaxRows = 128;
 
 /// The thread block as a group (see system_solvers.hpp).
 struct BlockGroup {
-    double* scratch;  ///< kScratch doubles: two halves of 2 x 8 warp partials
-    int half = 0;     ///< the half of scratch the next sum writes
+    static constexpr int kRows = 0;  ///< rows per member: any number
+    double* scratch;                 ///< kScratch doubles: two halves of 2 x 8 warp partials
+    int half = 0;                    ///< the half of scratch the next sum writes
     __host__ __device__ int rank() const {
 #ifdef __CUDA_ARCH__
         return threadIdx.x;
@@ -114,6 +119,11 @@ struct BlockGroup {
         if (rank() == 0) f();
         sync();
     }
+    /// to[0, count) = from[0, count), strided over the block (no barrier)
+    template <typename U>
+    __device__ void copy(const U* from, U* to, long long count) const {
+        for (long long i = threadIdx.x; i < count; i += blockDim.x) to[i] = from[i];
+    }
 
 private:
     __host__ __device__ double* next_half() {
@@ -136,8 +146,11 @@ private:
 /// One warp as a group: one system per warp, several warps (systems) per block, no block
 /// barrier once the block has started. Sums by butterfly shuffles: each step adds the same
 /// two partials in every lane (a + b == b + a), so every lane holds the same total and the
-/// control flow that depends on it stays uniform.
+/// control flow that depends on it stays uniform. Rows > 0: at most Rows rows per lane (n <=
+/// 32 Rows), the owner-only vectors of CG and BiCGSTAB in registers (system_solvers.hpp).
+template <int Rows>
 struct WarpGroup {
+    static constexpr int kRows = Rows;
     __host__ __device__ int rank() const {
 #ifdef __CUDA_ARCH__
         return threadIdx.x & 31;
@@ -178,16 +191,16 @@ struct WarpGroup {
         if (rank() == 0) f();
         sync();
     }
+    /// to[0, count) = from[0, count), strided over the warp (no barrier)
+    template <typename U>
+    __device__ void copy(const U* from, U* to, long long count) const {
+        for (long long i = threadIdx.x & 31; i < count; i += 32) to[i] = from[i];
+    }
 };
 
 template <typename T>
 __device__ T* item_ptr(const Layout& lay, int item, T* sh, T* gl) {
     return (lay.shared[item] ? sh : gl) + lay.offset[item];
-}
-
-template <typename T>
-__device__ void block_copy(const T* from, T* to, long long count) {
-    for (long long i = threadIdx.x; i < count; i += blockDim.x) to[i] = from[i];
 }
 
 template <typename T>
@@ -200,46 +213,68 @@ __device__ double* shared_scratch() {
     return portla_batch_smem;
 }
 
+/// The systems first, first + stride, ... of one group (a block or a warp): the work vectors'
+/// pointers (shared region `sh`, global region `gl`), then per system the matrix values into
+/// shared memory where placed there, x (in place or a copy), the solve, x back, the outcome.
+/// row_ptrs / col_idxs: the index pattern to use (the warp kernel's shared copy, or the
+/// batch's). OnChip: every item but x is in shared memory (x in place), known at compile time:
+/// the pointers come from `sh` alone, never chosen at run time, so the compiler knows them to
+/// be shared (shared loads with 32-bit addresses instead of generic ones).
+template <Solver S, bool RowLocal, bool OnChip, typename G, typename T>
+__device__ __forceinline__ void solve_systems(G& g, const BatchArgs<T>& a, const Layout& lay, T* sh,
+                                              T* gl, long long first, long long stride,
+                                              const std::int32_t* row_ptrs,
+                                              const std::int32_t* col_idxs) {
+    const int xs = x_slot(S);
+    Workspace<T> w;
+    bool x_shared = false, matrix_shared = true;
+    if constexpr (OnChip) {
+        static_assert(S != Solver::gmres, "OnChip: CG and BiCGSTAB");
+        constexpr int slots = slots_needed(S, 0);
+#pragma unroll
+        for (int k = 0; k < slots; ++k) w.vec[k] = sh + lay.offset[k];
+        w.precond = sh + lay.offset[item_precond(slots)];
+    } else {
+        for (int k = 0; k < lay.slots; ++k) w.vec[k] = item_ptr(lay, k, sh, gl);
+        w.precond = item_ptr(lay, item_precond(lay.slots), sh, gl);
+        w.scalars = item_ptr(lay, item_scalars(lay.slots), sh, gl);
+        x_shared = lay.shared[xs];
+        matrix_shared = lay.shared[item_matrix(lay.slots)];
+    }
+    for (long long s = first; s < a.num_systems; s += stride) {
+        SystemMatrix<T> A = a.system(static_cast<int>(s));
+        A.row_ptrs = row_ptrs;
+        A.col_idxs = col_idxs;
+        T* x = a.x + s * a.n;
+        if (OnChip || matrix_shared) {
+            T* m = sh + lay.offset[item_matrix(lay.slots)];
+            g.copy(A.values, m, a.stored);
+            A.values = m;
+        }
+        if (OnChip || !x_shared)
+            w.vec[xs] = x;
+        else if (a.options.use_initial_guess)
+            g.copy(x, w.vec[xs], a.n);
+        g.sync();
+        const Outcome out =
+            solve_system_with<S, RowLocal>(g, A, a.b + s * a.n, a.options, a.ilu, w);
+        g.sync();
+        if (!OnChip && x_shared) g.copy(w.vec[xs], x, a.n);
+        if (g.rank() == 0) {
+            a.iterations[s] = out.iterations;
+            a.reasons[s] = out.reason;
+        }
+        g.sync();  // shared memory is reused by the next system
+    }
+}
+
 template <typename T, Solver S>
 __global__ void __launch_bounds__(kMaxThreads)
     batch_solve_kernel(BatchArgs<T> a, Layout lay, T* workspace) {
     BlockGroup g{shared_scratch()};
-    T* sh = shared_values<T>();
-    T* gl = workspace + blockIdx.x * lay.global_elems;
-    const int xs = x_slot(S);
-    Workspace<T> w;
-    for (int k = 0; k < lay.slots; ++k) w.vec[k] = item_ptr(lay, k, sh, gl);
-    w.precond = item_ptr(lay, item_precond(lay.slots), sh, gl);
-    w.scalars = item_ptr(lay, item_scalars(lay.slots), sh, gl);
-    const bool x_shared = lay.shared[xs], matrix_shared = lay.shared[item_matrix(lay.slots)];
-    for (int s = blockIdx.x; s < a.num_systems; s += gridDim.x) {
-        SystemMatrix<T> A = a.system(s);
-        T* x = a.x + static_cast<long long>(s) * a.n;
-        if (matrix_shared) {
-            T* m = sh + lay.offset[item_matrix(lay.slots)];
-            block_copy(A.values, m, a.stored);
-            A.values = m;
-        }
-        if (!x_shared)
-            w.vec[xs] = x;
-        else if (a.options.use_initial_guess)
-            block_copy<T>(x, w.vec[xs], a.n);
-        __syncthreads();
-        const Outcome out =
-            solve_system_with<S>(g, A, a.b + static_cast<long long>(s) * a.n, a.options, a.ilu, w);
-        __syncthreads();
-        if (x_shared) block_copy<T>(w.vec[xs], x, a.n);
-        if (threadIdx.x == 0) {
-            a.iterations[s] = out.iterations;
-            a.reasons[s] = out.reason;
-        }
-        __syncthreads();  // shared memory is reused by the next system
-    }
-}
-
-template <typename T>
-__device__ void warp_copy(const T* from, T* to, long long count) {
-    for (long long i = threadIdx.x & 31; i < count; i += 32) to[i] = from[i];
+    solve_systems<S, false, false>(g, a, lay, shared_values<T>(),
+                                   workspace + blockIdx.x * lay.global_elems, blockIdx.x, gridDim.x,
+                                   a.row_ptrs, a.col_idxs);
 }
 
 /// Elements of the index pattern (csr: row pointers and column indices; ell: column indices)
@@ -251,68 +286,52 @@ long long pattern_elems(const BatchArgs<T>& a) {
     return 0;
 }
 
+/// Resident blocks the warp kernel is compiled for (its register cap: 65536 / (128 x blocks),
+/// rounded down to 8). Rows = 0, work vectors in memory: kWarpMinBlocks. Rows > 0 (registers):
+/// the most blocks at which ptxas (CUDA 13, sm_90, double) spills at most a few bytes: CG 8 up
+/// to 2 rows per lane (64 registers), 6 (80) above; BiCGSTAB 6 up to 2 rows, 5 (96) above.
+template <Solver S, int Rows>
+constexpr int kWarpMinBlocksFor = Rows == 0         ? kWarpMinBlocks
+                                  : S == Solver::cg ? (Rows <= 2 ? 8 : 6)
+                                                    : (Rows <= 2 ? 6 : 5);
+
 /// One system per warp, kSystemsPerBlock warps per block (RowLocal: o.precond is none or Jacobi,
-/// the other preconditioners' code left out); each warp has its own shared region
-/// of `region` elements (laid out by `lay`) and its own global one. `pattern` > 0: the block
-/// first copies the index pattern (pattern_elems) behind the regions, the only block barrier.
-template <typename T, Solver S, bool RowLocal>
-__global__ void __launch_bounds__(kWarpBlockThreads, kWarpMinBlocks)
+/// the other preconditioners' code left out; Rows > 0: at most Rows rows per lane, owner-only
+/// vectors in registers, needs RowLocal); each warp has its own shared region of `region`
+/// elements (laid out by `lay`) and its own global one. `pattern` > 0: the block first copies
+/// the index pattern (pattern_elems) behind the regions, the only block barrier.
+template <typename T, Solver S, bool RowLocal, int Rows, int MinBlocks = kWarpMinBlocksFor<S, Rows>>
+__global__ void __launch_bounds__(kWarpBlockThreads, MinBlocks)
     batch_solve_warp_kernel(BatchArgs<T> a, Layout lay, long long region, long long pattern,
                             T* workspace) {
     extern __shared__ double portla_batch_smem[];
-    const int warps = blockDim.x / 32, warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-    T* sh = reinterpret_cast<T*>(portla_batch_smem) + warp * region;
+    const int warps = blockDim.x / 32, warp = threadIdx.x / 32;
     const std::int32_t* row_ptrs = a.row_ptrs;
     const std::int32_t* col_idxs = a.col_idxs;
+    auto* idx =
+        reinterpret_cast<std::int32_t*>(reinterpret_cast<T*>(portla_batch_smem) + warps * region);
     if (pattern > 0) {
-        auto* idx = reinterpret_cast<std::int32_t*>(reinterpret_cast<T*>(portla_batch_smem) +
-                                                    warps * region);
+        BlockGroup block{nullptr};
         if (a.format == Format::csr) {
-            block_copy(a.row_ptrs, idx, a.n + 1LL);
-            block_copy(a.col_idxs, idx + a.n + 1, a.stored);
-            row_ptrs = idx;
-            col_idxs = idx + a.n + 1;
+            block.copy(a.row_ptrs, idx, a.n + 1LL);
+            block.copy(a.col_idxs, idx + a.n + 1, a.stored);
         } else {
-            block_copy(a.col_idxs, idx, a.stored);
-            col_idxs = idx;
+            block.copy(a.col_idxs, idx, a.stored);
         }
         __syncthreads();
     }
-    const long long unit = static_cast<long long>(blockIdx.x) * warps + warp;
-    T* gl = workspace + unit * lay.global_elems;
-    WarpGroup g;
-    const int xs = x_slot(S);
-    Workspace<T> w;
-    for (int k = 0; k < lay.slots; ++k) w.vec[k] = item_ptr(lay, k, sh, gl);
-    w.precond = item_ptr(lay, item_precond(lay.slots), sh, gl);
-    w.scalars = item_ptr(lay, item_scalars(lay.slots), sh, gl);
-    const bool x_shared = lay.shared[xs], matrix_shared = lay.shared[item_matrix(lay.slots)];
-    const long long stride = static_cast<long long>(gridDim.x) * warps;
-    for (long long s = unit; s < a.num_systems; s += stride) {
-        SystemMatrix<T> A = a.system(static_cast<int>(s));
-        A.row_ptrs = row_ptrs;
-        A.col_idxs = col_idxs;
-        T* x = a.x + s * a.n;
-        if (matrix_shared) {
-            T* m = sh + lay.offset[item_matrix(lay.slots)];
-            warp_copy(A.values, m, a.stored);
-            A.values = m;
-        }
-        if (!x_shared)
-            w.vec[xs] = x;
-        else if (a.options.use_initial_guess)
-            warp_copy<T>(x, w.vec[xs], a.n);
-        __syncwarp();
-        const Outcome out =
-            solve_system_with<S, RowLocal>(g, A, a.b + s * a.n, a.options, a.ilu, w);
-        __syncwarp();
-        if (x_shared) warp_copy<T>(w.vec[xs], x, a.n);
-        if (lane == 0) {
-            a.iterations[s] = out.iterations;
-            a.reasons[s] = out.reason;
-        }
-        __syncwarp();  // shared memory is reused by the next system
+    // Rows > 0 (on chip, launch_warp): the copy is there (or the format dense, which has no
+    // pattern); shared pointers, not chosen at run time
+    if (Rows > 0 || pattern > 0) {
+        row_ptrs = idx;
+        col_idxs = a.format == Format::csr ? idx + a.n + 1 : idx;
     }
+    const long long unit = static_cast<long long>(blockIdx.x) * warps + warp;
+    WarpGroup<Rows> g;
+    solve_systems<S, RowLocal, (Rows > 0)>(
+        g, a, lay, reinterpret_cast<T*>(portla_batch_smem) + warp * region,
+        workspace + unit * lay.global_elems, unit, static_cast<long long>(gridDim.x) * warps,
+        row_ptrs, col_idxs);
 }
 
 template <typename T>
@@ -362,6 +381,96 @@ int warp_max_rows() {
     }();
     return rows;
 }
+
+/// The launch's LaunchInfo.
+void record_launch(batch::LaunchInfo& info, int threads, int grid, std::size_t smem,
+                   const Layout& lay, Solver S, Preconditioner precond) {
+    info.block_size = threads;
+    info.grid_size = grid;
+    info.shared_bytes = smem;
+    describe(lay, S, precond, info);
+}
+
+/// The warp kernel's launch (Rows: see batch_solve_warp_kernel).
+template <typename T, Solver S, bool RowLocal, int Rows, int MinBlocks = kWarpMinBlocksFor<S, Rows>>
+void launch_warp(const Executor& exec, const BatchArgs<T>& a, std::size_t limit, Timer& timer,
+                 batch::LaunchInfo& info) {
+    // the index pattern in shared memory when it takes at most a quarter of it (CG n = 64:
+    // 1.656 ms against 1.672 ms with it in global memory, uncapped kernel, H100, 2026-11-26)
+    long long pattern = a.shared_memory ? pattern_elems(a) : 0;
+    std::size_t pattern_bytes = (pattern * sizeof(std::int32_t) + 15) / 16 * 16;
+    if (pattern_bytes > limit / 4) pattern = 0, pattern_bytes = 0;
+    const Layout lay =
+        plan(a, S,
+             static_cast<long long>((limit - pattern_bytes) / kSystemsPerBlock / sizeof(T)) / 4 * 4,
+             Rows > 0);
+    if constexpr (Rows > 0) {  // on chip: everything but x in shared memory, else memory views
+        bool on_chip = pattern > 0 || a.format == Format::dense;
+        for (int k = 0; k < lay.slots; ++k)
+            if (!owner_only(S, k) && !lay.shared[k]) on_chip = false;
+        if (a.options.precond != Preconditioner::none && !lay.shared[item_precond(lay.slots)])
+            on_chip = false;
+        if (!lay.shared[item_matrix(lay.slots)]) on_chip = false;
+        if (!on_chip) return launch_warp<T, S, RowLocal, 0>(exec, a, limit, timer, info);
+    }
+    const long long region = (lay.shared_elems + 3) / 4 * 4;  // 16-byte aligned regions
+    const std::size_t smem =
+        static_cast<std::size_t>(region) * kSystemsPerBlock * sizeof(T) + pattern_bytes;
+    const auto kernel = batch_solve_warp_kernel<T, S, RowLocal, Rows, MinBlocks>;
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(smem)));
+    const int units = static_cast<int>((a.num_systems + kSystemsPerBlock - 1) / kSystemsPerBlock);
+    const int grid = grid_for(exec, kernel, kWarpBlockThreads, smem, units);
+    Array<T> workspace(exec, static_cast<std::size_t>(grid) * kSystemsPerBlock *
+                                 static_cast<std::size_t>(lay.global_elems));
+    timer.start();
+    kernel<<<grid, kWarpBlockThreads, smem, stream_of(exec)>>>(a, lay, region, pattern,
+                                                               workspace.data());
+    timer.stop();
+    PORTLA_CUDA_CHECK_LAUNCH();
+    record_launch(info, kWarpBlockThreads, grid, smem, lay, S, a.options.precond);
+}
+
+/// Whether the warp kernel keeps the owner-only vectors in registers where it can (on-chip
+/// placement, CG / BiCGSTAB, none / Jacobi, n <= 128); PORTLA_BATCH_REGISTERS=0 (a measurement
+/// switch) keeps them in shared memory.
+bool warp_registers() {
+    static const bool on = [] {
+        const char* v = std::getenv("PORTLA_BATCH_REGISTERS");
+        return !v || std::atoi(v) != 0;
+    }();
+    return on;
+}
+
+/// PORTLA_BATCH_REG_MIN_BLOCKS (a measurement switch, double only): the register variants'
+/// cap as 5, 6 or 8 resident blocks instead of kWarpMinBlocksFor; 0: the default.
+int reg_min_blocks() {
+    static const int blocks = [] {
+        const char* v = std::getenv("PORTLA_BATCH_REG_MIN_BLOCKS");
+        return v ? std::atoi(v) : 0;
+    }();
+    return blocks;
+}
+
+/// The register variant of Rows rows per lane.
+template <typename T, Solver S, int Rows>
+void launch_rows(const Executor& exec, const BatchArgs<T>& a, std::size_t limit, Timer& timer,
+                 batch::LaunchInfo& info) {
+    if constexpr (std::is_same_v<T, double>) {
+        switch (reg_min_blocks()) {
+            case 5:
+                return launch_warp<T, S, true, Rows, 5>(exec, a, limit, timer, info);
+            case 6:
+                return launch_warp<T, S, true, Rows, 6>(exec, a, limit, timer, info);
+            case 8:
+                return launch_warp<T, S, true, Rows, 8>(exec, a, limit, timer, info);
+            default:
+                break;
+        }
+    }
+    launch_warp<T, S, true, Rows>(exec, a, limit, timer, info);
+}
+
 // The launch of one solve: layout (from the device's cached opt-in shared memory limit),
 // block size, shared memory, grid; the workspace is allocated before the timer starts, so
 // `timer` covers the kernel alone.
@@ -379,35 +488,16 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     const std::size_t limit =
         static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
     if (a.n <= warp_max_rows()) {
-        // the index pattern in shared memory when it takes at most a quarter of it (CG n = 64:
-        // 1.656 ms against 1.672 ms with it in global memory, uncapped kernel, H100, 2026-11-26)
-        long long pattern = a.shared_memory ? pattern_elems(a) : 0;
-        std::size_t pattern_bytes = (pattern * sizeof(std::int32_t) + 15) / 16 * 16;
-        if (pattern_bytes > limit / 4) pattern = 0, pattern_bytes = 0;
-        const Layout lay = plan(
-            a, S,
-            static_cast<long long>((limit - pattern_bytes) / kSystemsPerBlock / sizeof(T)) / 4 * 4);
-        const long long region = (lay.shared_elems + 3) / 4 * 4;  // 16-byte aligned regions
-        const std::size_t smem =
-            static_cast<std::size_t>(region) * kSystemsPerBlock * sizeof(T) + pattern_bytes;
-        const auto kernel = batch_solve_warp_kernel<T, S, RowLocal>;
-        PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(smem)));
-        const int units =
-            static_cast<int>((a.num_systems + kSystemsPerBlock - 1) / kSystemsPerBlock);
-        const int grid = grid_for(exec, kernel, kWarpBlockThreads, smem, units);
-        Array<T> workspace(exec, static_cast<std::size_t>(grid) * kSystemsPerBlock *
-                                     static_cast<std::size_t>(lay.global_elems));
-        timer.start();
-        kernel<<<grid, kWarpBlockThreads, smem, stream_of(exec)>>>(a, lay, region, pattern,
-                                                                   workspace.data());
-        timer.stop();
-        PORTLA_CUDA_CHECK_LAUNCH();
-        info.block_size = kWarpBlockThreads;
-        info.grid_size = grid;
-        info.shared_bytes = smem;
-        describe(lay, S, a.options.precond, info);
-        return;
+        if constexpr (RowLocal && S != Solver::gmres) {
+            if (a.shared_memory && warp_registers() && a.n <= 4 * 32) {
+                const int rows = (a.n + 31) / 32;
+                if (rows == 1) return launch_rows<T, S, 1>(exec, a, limit, timer, info);
+                if (rows == 2) return launch_rows<T, S, 2>(exec, a, limit, timer, info);
+                if (rows == 3) return launch_rows<T, S, 3>(exec, a, limit, timer, info);
+                return launch_rows<T, S, 4>(exec, a, limit, timer, info);
+            }
+        }
+        return launch_warp<T, S, RowLocal, 0>(exec, a, limit, timer, info);
     }
     const Layout lay =
         plan(a, S, static_cast<long long>((limit - kScratch * sizeof(double)) / sizeof(T)));
@@ -424,10 +514,7 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     kernel<<<grid, threads, smem, stream_of(exec)>>>(a, lay, workspace.data());
     timer.stop();
     PORTLA_CUDA_CHECK_LAUNCH();
-    info.block_size = threads;
-    info.grid_size = grid;
-    info.shared_bytes = smem;
-    describe(lay, S, a.options.precond, info);
+    record_launch(info, threads, grid, smem, lay, S, a.options.precond);
 }
 
 }  // namespace

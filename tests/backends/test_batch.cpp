@@ -294,6 +294,13 @@ TEST_F(BatchTest, NonsymmetricBatchFloat) {
     check_all<float>(grid_batch(5, 6, false, 5), all_cases(false), 1e-4, 2e-3);
 }
 
+TEST_F(BatchTest, ThreeAndFourRowsPerLaneEverySolverPrecondFormat) {
+    // n = 81 and 121: on cuda one warp per system with 3 and 4 rows per lane (registers for
+    // CG and BiCGSTAB with none / Jacobi); the cases above have 1 and 2
+    check_all<double>(grid_batch(9, 4, true, 19), all_cases(true), 1e-10, 1e-7);
+    check_all<double>(grid_batch(11, 4, false, 20), all_cases(false), 1e-10, 1e-7);
+}
+
 TEST_F(BatchTest, SystemsAboveTheWarpKernelsSizeEverySolverPrecondFormat) {
     // n = 144: on cuda one block per system (n <= 128: one warp per system, the cases above)
     check_all<double>(grid_batch(12, 5, true, 18), all_cases(true), 1e-10, 1e-7);
@@ -343,7 +350,9 @@ TEST_F(BatchTest, SharedAndGlobalPlacementGiveTheSameAnswer) {
             xs[shared] = x.to_host();
             its[shared] = res.iterations;
             if (exec.backend() == Backend::cuda) {
-                EXPECT_EQ(res.launch.vectors_in_shared, shared ? res.launch.vectors_total : 0);
+                // on chip: in shared memory or (warp kernel, none / Jacobi) registers
+                EXPECT_EQ(res.launch.vectors_in_shared + res.launch.vectors_in_registers,
+                          shared ? res.launch.vectors_total : 0);
                 EXPECT_EQ(res.launch.matrix_in_shared, shared == 1);
             }
         }

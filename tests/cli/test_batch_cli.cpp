@@ -77,7 +77,7 @@ void check_batch_json(const json& j, std::size_t systems, double rtol) {
                             "reason"})
         ASSERT_TRUE(j.contains(key)) << "missing key '" << key << "' in\n" << j.dump(2);
     for (const char* key : {"block_size", "grid_size", "vectors_total", "vectors_in_shared",
-                            "matrix_in_shared", "shared_bytes"})
+                            "vectors_in_registers", "matrix_in_shared", "shared_bytes"})
         EXPECT_TRUE(j["launch"].contains(key)) << key;
     ASSERT_EQ(j["num_systems"].get<std::size_t>(), systems);
     for (const char* key : {"iterations", "residual_norm", "rhs_norm", "converged", "reason"}) {
@@ -254,10 +254,12 @@ TEST(CliBatch, CudaRunsOrSaysWhyNot) {
         batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend", "cuda"});
     check_batch_json(j, 1000, 1e-6);
     EXPECT_GT(j["launch"]["block_size"].get<int>(), 0);
+    EXPECT_GT(j["launch"]["vectors_in_registers"].get<int>(), 0);  // n = 64: the warp kernel
     const json g = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend",
                                "cuda", "--global-memory"});
     check_batch_json(g, 1000, 1e-6);
     EXPECT_EQ(g["launch"]["vectors_in_shared"], 0);
+    EXPECT_EQ(g["launch"]["vectors_in_registers"], 0);
     EXPECT_EQ(g["launch"]["matrix_in_shared"], false);
     const json d = batch_json({"--generate", "stencil3pt:64", "--batch-size", "1000", "--backend",
                                "cuda", "--solver", "direct"});

@@ -36,6 +36,9 @@ struct LaunchInfo {
     int grid_size = 0;          ///< blocks (each loops over systems)
     int vectors_total = 0;      ///< work vectors per system
     int vectors_in_shared = 0;  ///< of those, in shared memory
+    /// of those, in registers (cuda, n <= 128 with none / Jacobi: the vectors no other thread
+    /// reads)
+    int vectors_in_registers = 0;
     bool matrix_in_shared = false;
     std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
 };

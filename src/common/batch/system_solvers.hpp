@@ -10,11 +10,15 @@
 // branches below depend only on reduced, hence group-uniform, values).
 //
 // Storage: the caller resolves every work vector (and the preconditioner storage) to a pointer
-// (shared or global memory on cuda), see Workspace. Nothing here allocates.
+// (shared or global memory on cuda), see Workspace. Nothing here allocates. CG and BiCGSTAB
+// reach the vectors that only ever meet their own rows (not gathered by a SpMV) through a view
+// (OwnVec): memory at that pointer, or, for a group of G::kRows > 0 rows per member (the cuda
+// warp kernel), an array of kRows registers per member, the loops over rows fully unrolled.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "portla/matrix/format.hpp"
 #include "portla/solver/types.hpp"
@@ -128,8 +132,15 @@ enum Slot : int {
 constexpr int kMaxSlots = 72;
 
 /// Number of n-vectors a solve needs (GMRES: restart + 1 basis vectors after its 3).
-PORTLA_HD int slots_needed(Solver solver, int restart) {
+PORTLA_HD constexpr int slots_needed(Solver solver, int restart) {
     return solver == Solver::cg ? 5 : solver == Solver::bicgstab ? 8 : slot_gm_basis + restart + 1;
+}
+/// Whether slot k of solver S is an owner-only view in cg / bicgstab (registers for a group of
+/// kRows > 0; then the others, p for CG, p-hat and s-hat for BiCGSTAB, are the memory ones).
+PORTLA_HD bool owner_only(Solver solver, int k) {
+    if (solver == Solver::cg) return k != slot_p;
+    if (solver == Solver::bicgstab) return k != slot_bi_phat && k != slot_bi_shat;
+    return false;
 }
 /// Elements of the preconditioner storage.
 PORTLA_HD long long precond_elems(Preconditioner precond, int n, int block_size, long long nnz) {
@@ -160,6 +171,76 @@ struct Outcome {
     StopReason reason = StopReason::max_iterations;
 };
 
+// ---- rows and vector views ------------------------------------------------------------
+
+/// A row of a member's loop: i the row, j how many of the member's rows came before it.
+struct Row {
+    int i;
+    int j;
+};
+
+/// f(Row) for each row of this member: i = rank, rank + size, ... below n. A group with
+/// kRows > 0 has at most kRows rows per member (n <= kRows * size); the loop is unrolled, so
+/// that j is known at compile time and a RegVec stays in registers.
+template <typename G, typename F>
+PORTLA_HD void for_rows(G& g, int n, F&& f) {
+    if constexpr (G::kRows > 0) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+        for (int j = 0; j < G::kRows; ++j) {
+            const int i = g.rank() + j * g.size();
+            if (i < n) f(Row{i, j});
+        }
+    } else {
+        for (int i = g.rank(), j = 0; i < n; i += g.size(), ++j) f(Row{i, j});
+    }
+}
+
+/// A work vector in memory: any member may read any row.
+template <typename T>
+struct MemVec {
+    T* p = nullptr;
+    PORTLA_HD T& operator[](Row k) const { return p[k.i]; }
+};
+/// A work vector of which each member only ever meets its own rows, at most R of them: in
+/// registers.
+template <typename T, int R>
+struct RegVec {
+    T v[R];
+    PORTLA_HD T& operator[](Row k) { return v[k.j]; }
+};
+/// The view of an owner-only vector for a group of R rows per member (0: no bound, memory).
+template <typename T, int R>
+using OwnVec = typename std::conditional<R == 0, MemVec<T>, RegVec<T, R>>::type;
+template <int R, typename T>
+PORTLA_HD OwnVec<T, R> own_vec(T* p) {
+    if constexpr (R == 0)
+        return MemVec<T>{p};
+    else
+        return RegVec<T, R>{};
+}
+/// The memory of a view (nullptr for registers).
+template <typename T>
+PORTLA_HD T* mem_of(const MemVec<T>& v) {
+    return v.p;
+}
+template <typename T, int R>
+PORTLA_HD T* mem_of(const RegVec<T, R>&) {
+    return nullptr;
+}
+/// Memory holding v for a SpMV to gather: v's own, or v copied into `scratch` (then synced).
+template <typename G, typename T>
+PORTLA_HD const T* gatherable(G&, int, MemVec<T>& v, T*) {
+    return v.p;
+}
+template <typename G, typename T, int R>
+PORTLA_HD const T* gatherable(G& g, int n, RegVec<T, R>& v, T* scratch) {
+    for_rows(g, n, [&](Row k) { scratch[k.i] = v[k]; });
+    g.sync();
+    return scratch;
+}
+
 // ---- group-wide vector operations -------------------------------------------------------
 
 template <typename G, typename T>
@@ -178,28 +259,28 @@ PORTLA_HD void spmv(G& g, const SystemMatrix<T>& A, const T* x, T* y) {
     for (int i = g.rank(); i < A.n; i += g.size())
         y[i] = static_cast<T>(A.template row_dot<T>(i, x));
 }
-/// r = b - A x, returns ||r||.
-template <typename G, typename T>
-PORTLA_HD double residual(G& g, const SystemMatrix<T>& A, const T* b, const T* x, T* r) {
+/// r = b - A x (r a view), returns ||r||.
+template <typename G, typename T, typename V>
+PORTLA_HD double residual(G& g, const SystemMatrix<T>& A, const T* b, const T* x, V& r) {
     double s = 0;
-    for (int i = g.rank(); i < A.n; i += g.size()) {
-        const T ri = b[i] - static_cast<T>(A.template row_dot<T>(i, x));
-        r[i] = ri;
+    for_rows(g, A.n, [&](Row k) {
+        const T ri = b[k.i] - static_cast<T>(A.template row_dot<T>(k.i, x));
+        r[k] = ri;
         s += double(ri) * double(ri);
-    }
+    });
     return group_sqrt(g.sum(s));
 }
-/// r = b - A x, returns ||r||, and ||b|| in bnorm (one pass, one reduction).
-template <typename G, typename T>
-PORTLA_HD double residual_and_rhs_norm(G& g, const SystemMatrix<T>& A, const T* b, const T* x, T* r,
+/// r = b - A x (r a view), returns ||r||, and ||b|| in bnorm (one pass, one reduction).
+template <typename G, typename T, typename V>
+PORTLA_HD double residual_and_rhs_norm(G& g, const SystemMatrix<T>& A, const T* b, const T* x, V& r,
                                        double& bnorm) {
     double s = 0, sb = 0;
-    for (int i = g.rank(); i < A.n; i += g.size()) {
-        const T ri = b[i] - static_cast<T>(A.template row_dot<T>(i, x));
-        r[i] = ri;
+    for_rows(g, A.n, [&](Row k) {
+        const T ri = b[k.i] - static_cast<T>(A.template row_dot<T>(k.i, x));
+        r[k] = ri;
         s += double(ri) * double(ri);
-        sb += double(b[i]) * double(b[i]);
-    }
+        sb += double(b[k.i]) * double(b[k.i]);
+    });
     g.sum2(s, sb);
     bnorm = group_sqrt(sb);
     return group_sqrt(s);
@@ -385,52 +466,76 @@ PORTLA_HD double threshold(const Options& o, double bnorm) {
     return o.relative ? o.tolerance * bnorm : o.tolerance;
 }
 
-/// Preconditioned CG. x (slot_x) holds the initial guess (or zero) on entry.
+/// Preconditioned CG. x: the view of the iterate, holding the initial guess (or zero) on entry,
+/// also in memory at w.vec[slot_x] (the first residual gathers it from there).
 /// Per iteration two reductions: p.q (fused into the SpMV), and r.r with r.z (one pass; with
 /// no or a Jacobi preconditioner z is formed in the update of r). Each member forms the rows it
 /// owns in every loop, so a loop that reads only its own rows needs no barrier before it.
-template <bool RowLocalOnly = false, typename G, typename T>
+/// Only p is gathered (by the SpMV): r, z, q and x are owner-only views (G::kRows > 0, which
+/// needs RowLocalOnly: registers).
+template <bool RowLocalOnly = false, typename G, typename T, typename X>
 PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
-                     const IluPattern& ilu, Workspace<T>& w) {
+                     const IluPattern& ilu, Workspace<T>& w, X& x) {
+    constexpr int R = G::kRows;
+    static_assert(R == 0 || RowLocalOnly, "owner-only vectors in registers need a row-local M");
     const int n = A.n;
-    T *r = w.vec[slot_r], *p = w.vec[slot_p], *q = w.vec[slot_q], *x = w.vec[slot_x];
+    T* p = w.vec[slot_p];
+    OwnVec<T, R> r = own_vec<R>(w.vec[slot_r]), q = own_vec<R>(w.vec[slot_q]);
     const bool pre = o.precond != Preconditioner::none;
     const bool jacobi = o.precond == Preconditioner::jacobi;
     const bool fused = RowLocalOnly || row_local(o.precond);
-    T* z = pre ? w.vec[slot_z] : r;
+    // z = M^-1 r; without a preconditioner r itself (memory) or a copy of it (registers)
+    OwnVec<T, R> z = own_vec<R>(pre ? w.vec[slot_z] : mem_of(r));
     const T* P = w.precond;
+    // z from r, returns r.z: in the rows (row-local M), else precond_apply
+    auto precondition = [&]() {
+        if (!fused) {
+            precond_apply<RowLocalOnly>(g, A, o, ilu, P, mem_of(r), mem_of(z));
+            g.sync();
+        }
+        double rz = 0;
+        for_rows(g, n, [&](Row k) {
+            if (jacobi && fused)
+                z[k] = P[k.i] * r[k];
+            else if (R > 0)
+                z[k] = r[k];
+            rz += double(r[k]) * double(z[k]);
+        });
+        return g.sum(rz);
+    };
     Outcome out;
     double bnorm = 0;
-    double rnorm = residual_and_rhs_norm(g, A, b, x, r, bnorm);
+    double rnorm = residual_and_rhs_norm(g, A, b, w.vec[slot_x], r, bnorm);
     const double tau = threshold(o, bnorm);
     if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
     if (rnorm <= tau) return {0, StopReason::converged};
-    if (pre) precond_apply<RowLocalOnly>(g, A, o, ilu, P, r, z);
+    double rho = precondition();
+    for_rows(g, n, [&](Row k) { p[k.i] = z[k]; });
     g.sync();
-    copy(g, n, z, p);
-    double rho = dot(g, n, r, z);
     int false_convergence = 0;
     while (out.iterations < o.max_iters) {
         double pq = 0;  // q = A p and p.q in one pass
-        for (int i = g.rank(); i < n; i += g.size()) {
-            const T qi = static_cast<T>(A.template row_dot<T>(i, p));
-            q[i] = qi;
-            pq += double(p[i]) * double(qi);
-        }
+        for_rows(g, n, [&](Row k) {
+            const T qi = static_cast<T>(A.template row_dot<T>(k.i, p));
+            q[k] = qi;
+            pq += double(p[k.i]) * double(qi);
+        });
         pq = g.sum(pq);
         if (!finite(pq)) return {out.iterations, StopReason::non_finite};
         if (pq <= 0 || rho == 0) return {out.iterations, StopReason::breakdown};
         const T alpha = static_cast<T>(rho / pq);
         double rr = 0, rz = 0;
-        for (int i = g.rank(); i < n; i += g.size()) {
-            x[i] += alpha * p[i];
-            r[i] -= alpha * q[i];
-            rr += double(r[i]) * double(r[i]);
+        for_rows(g, n, [&](Row k) {
+            x[k] += alpha * p[k.i];
+            r[k] -= alpha * q[k];
+            rr += double(r[k]) * double(r[k]);
             if (jacobi) {
-                z[i] = P[i] * r[i];
-                rz += double(r[i]) * double(z[i]);
+                z[k] = P[k.i] * r[k];
+                rz += double(r[k]) * double(z[k]);
+            } else if (R > 0) {
+                z[k] = r[k];
             }
-        }
+        });
         ++out.iterations;
         if (jacobi)
             g.sum2(rr, rz);
@@ -439,12 +544,13 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
         rnorm = group_sqrt(rr);
         if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
         bool restart = false;
-        if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv)
-            const double true_norm = residual(g, A, b, x, q);
+        if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv;
+                             // x in registers goes through p, which a restart rebuilds from z)
+            const double true_norm = residual(g, A, b, gatherable(g, n, x, p), q);
             if (true_norm <= tau) return {out.iterations, StopReason::converged};
             if (++false_convergence > kMaxFalseConvergence)
                 return {out.iterations, StopReason::stagnation};
-            copy(g, n, q, r);
+            for_rows(g, n, [&](Row k) { r[k] = q[k]; });
             restart = true;
             g.sync();
         }
@@ -452,37 +558,40 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
         if (fused && !restart) {
             rho_new = jacobi ? rz : rr;
         } else {
-            if (pre) precond_apply<RowLocalOnly>(g, A, o, ilu, P, r, z);
-            g.sync();
-            rho_new = dot(g, n, r, z);
+            rho_new = precondition();
         }
         const T beta = restart ? T(0) : static_cast<T>(rho_new / rho);
         rho = rho_new;
-        for (int i = g.rank(); i < n; i += g.size()) p[i] = z[i] + beta * p[i];
+        for_rows(g, n, [&](Row k) { p[k.i] = z[k] + beta * p[k.i]; });
         g.sync();
     }
     return out;
 }
 
-/// Preconditioned BiCGSTAB (van der Vorst), x (slot_bi_x) holds the initial guess on entry.
+/// Preconditioned BiCGSTAB (van der Vorst). x: the view of the iterate, as for cg.
 /// Per iteration four reductions: rhat.v (fused into the first SpMV), s.s, t.s with t.t (fused
 /// into the second SpMV), r.r with the next rhat.r. A Jacobi preconditioner is applied inside
-/// the updates of p and s.
-template <bool RowLocalOnly = false, typename G, typename T>
+/// the updates of p and s. Only p-hat and s-hat are gathered (by the SpMVs); r (s), r-hat, p,
+/// v, t and x are owner-only views. Without a preconditioner p-hat and s-hat are p and r
+/// themselves when those are in memory, else copies of them.
+template <bool RowLocalOnly = false, typename G, typename T, typename X>
 PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
-                           const IluPattern& ilu, Workspace<T>& w) {
+                           const IluPattern& ilu, Workspace<T>& w, X& x) {
+    constexpr int R = G::kRows;
+    static_assert(R == 0 || RowLocalOnly, "owner-only vectors in registers need a row-local M");
     const int n = A.n;
-    T *r = w.vec[slot_bi_r], *rhat = w.vec[slot_bi_rhat], *p = w.vec[slot_bi_p],
-      *v = w.vec[slot_bi_v], *t = w.vec[slot_bi_t], *x = w.vec[slot_bi_x];
+    OwnVec<T, R> r = own_vec<R>(w.vec[slot_bi_r]), rhat = own_vec<R>(w.vec[slot_bi_rhat]),
+                 p = own_vec<R>(w.vec[slot_bi_p]), v = own_vec<R>(w.vec[slot_bi_v]),
+                 t = own_vec<R>(w.vec[slot_bi_t]);
     const bool pre = o.precond != Preconditioner::none;
     const bool jacobi = o.precond == Preconditioner::jacobi;
     const bool fused = RowLocalOnly || row_local(o.precond);
-    T* phat = pre ? w.vec[slot_bi_phat] : p;
-    T* shat = pre ? w.vec[slot_bi_shat] : r;  // s overwrites r
+    T* phat = pre || R > 0 ? w.vec[slot_bi_phat] : mem_of(p);
+    T* shat = pre || R > 0 ? w.vec[slot_bi_shat] : mem_of(r);  // s overwrites r
     const T* P = w.precond;
     Outcome out;
     double bnorm = 0;
-    double rnorm = residual_and_rhs_norm(g, A, b, x, r, bnorm);
+    double rnorm = residual_and_rhs_norm(g, A, b, w.vec[slot_bi_x], r, bnorm);
     const double tau = threshold(o, bnorm);
     if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
     if (rnorm <= tau) return {0, StopReason::converged};
@@ -491,9 +600,10 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
     bool have_rho = false;  // rho = rhat.r came with the last iteration's r.r
     double rho = 0, rho_old = 1, alpha = 1, omega = 1;
     // After a convergence claim, check the true residual into t; true: converged; otherwise
-    // restart from it (or give up after kMaxFalseConvergence).
+    // restart from it (or give up after kMaxFalseConvergence). x in registers goes through
+    // p-hat, which the restart rebuilds.
     auto confirm = [&](StopReason& reason) {
-        const double true_norm = residual(g, A, b, x, t);
+        const double true_norm = residual(g, A, b, gatherable(g, n, x, phat), t);
         if (true_norm <= tau) {
             reason = StopReason::converged;
             return true;
@@ -502,51 +612,63 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             reason = StopReason::stagnation;
             return true;
         }
-        copy(g, n, t, r);
+        for_rows(g, n, [&](Row k) { r[k] = t[k]; });
         fresh = true;
         g.sync();
         return false;
     };
     while (out.iterations < o.max_iters) {
         if (fresh) {
-            copy(g, n, r, rhat);
-            fill(g, n, p, T(0));
-            fill(g, n, v, T(0));
+            for_rows(g, n, [&](Row k) {
+                rhat[k] = r[k];
+                p[k] = T(0);
+                v[k] = T(0);
+            });
             rho_old = alpha = omega = 1;
             fresh = false;
             have_rho = false;
             g.sync();
         }
-        if (!have_rho) rho = dot(g, n, rhat, r);
+        if (!have_rho) {
+            double s = 0;
+            for_rows(g, n, [&](Row k) { s += double(rhat[k]) * double(r[k]); });
+            rho = g.sum(s);
+        }
         if (!finite(rho)) return {out.iterations, StopReason::non_finite};
         if (rho == 0) return {out.iterations, StopReason::breakdown};
         const T beta = static_cast<T>((rho / rho_old) * (alpha / omega));
-        for (int i = g.rank(); i < n; i += g.size()) {
-            p[i] = r[i] + beta * (p[i] - T(omega) * v[i]);
-            if (jacobi) phat[i] = P[i] * p[i];
-        }
+        for_rows(g, n, [&](Row k) {
+            p[k] = r[k] + beta * (p[k] - T(omega) * v[k]);
+            if (jacobi)
+                phat[k.i] = P[k.i] * p[k];
+            else if (R > 0)
+                phat[k.i] = p[k];
+        });
         g.sync();
         if (!fused) {
-            precond_apply<RowLocalOnly>(g, A, o, ilu, P, p, phat);
+            precond_apply<RowLocalOnly>(g, A, o, ilu, P, mem_of(p), phat);
             g.sync();
         }
         double rv = 0;  // v = A phat and rhat.v in one pass
-        for (int i = g.rank(); i < n; i += g.size()) {
-            const T vi = static_cast<T>(A.template row_dot<T>(i, phat));
-            v[i] = vi;
-            rv += double(rhat[i]) * double(vi);
-        }
+        for_rows(g, n, [&](Row k) {
+            const T vi = static_cast<T>(A.template row_dot<T>(k.i, phat));
+            v[k] = vi;
+            rv += double(rhat[k]) * double(vi);
+        });
         rv = g.sum(rv);
         if (!finite(rv)) return {out.iterations, StopReason::non_finite};
         if (rv == 0) return {out.iterations, StopReason::breakdown};
         alpha = rho / rv;
         double s2 = 0;
-        for (int i = g.rank(); i < n; i += g.size()) {
-            r[i] -= T(alpha) * v[i];  // r now holds s
-            x[i] += T(alpha) * phat[i];
-            s2 += double(r[i]) * double(r[i]);
-            if (jacobi) shat[i] = P[i] * r[i];
-        }
+        for_rows(g, n, [&](Row k) {
+            r[k] -= T(alpha) * v[k];  // r now holds s
+            x[k] += T(alpha) * phat[k.i];
+            s2 += double(r[k]) * double(r[k]);
+            if (jacobi)
+                shat[k.i] = P[k.i] * r[k];
+            else if (R > 0)
+                shat[k.i] = r[k];
+        });
         ++out.iterations;
         const double snorm = group_sqrt(g.sum(s2));  // the sum orders shat for the SpMV
         if (!finite(snorm)) return {out.iterations, StopReason::non_finite};
@@ -556,27 +678,27 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             continue;
         }
         if (!fused) {
-            precond_apply<RowLocalOnly>(g, A, o, ilu, P, r, shat);
+            precond_apply<RowLocalOnly>(g, A, o, ilu, P, mem_of(r), shat);
             g.sync();
         }
         double ts = 0, tt = 0;  // t = A shat, t.s and t.t in one pass
-        for (int i = g.rank(); i < n; i += g.size()) {
-            const T ti = static_cast<T>(A.template row_dot<T>(i, shat));
-            t[i] = ti;
-            ts += double(ti) * double(r[i]);
+        for_rows(g, n, [&](Row k) {
+            const T ti = static_cast<T>(A.template row_dot<T>(k.i, shat));
+            t[k] = ti;
+            ts += double(ti) * double(r[k]);
             tt += double(ti) * double(ti);
-        }
+        });
         g.sum2(ts, tt);
         if (!finite(ts) || !finite(tt)) return {out.iterations, StopReason::non_finite};
         if (tt == 0) return {out.iterations, StopReason::breakdown};
         omega = ts / tt;
         double r2 = 0, rho_next = 0;
-        for (int i = g.rank(); i < n; i += g.size()) {
-            x[i] += T(omega) * shat[i];
-            r[i] -= T(omega) * t[i];
-            r2 += double(r[i]) * double(r[i]);
-            rho_next += double(rhat[i]) * double(r[i]);
-        }
+        for_rows(g, n, [&](Row k) {
+            x[k] += T(omega) * shat[k.i];
+            r[k] -= T(omega) * t[k];
+            r2 += double(r[k]) * double(r[k]);
+            rho_next += double(rhat[k]) * double(r[k]);
+        });
         g.sum2(r2, rho_next);
         rnorm = group_sqrt(r2);
         if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
@@ -613,7 +735,8 @@ PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Option
     bool claimed = false;  // the last cycle's estimate met the test
     for (;;) {
         // the true residual: it confirms (or refutes) the last cycle's claim
-        const double beta = residual(g, A, b, x, V[0]);
+        MemVec<T> v0{V[0]};
+        const double beta = residual(g, A, b, x, v0);
         if (!finite(beta)) return {out.iterations, StopReason::non_finite};
         if (beta <= tau) return {out.iterations, StopReason::converged};
         if (claimed && ++false_convergence > kMaxFalseConvergence)
@@ -707,12 +830,22 @@ PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, 
     g.sync();
     if (o.precond != Preconditioner::none && !precond_setup<RowLocalOnly>(g, A, o, ilu, w.precond))
         return {0, StopReason::singular_preconditioner};
-    if constexpr (S == Solver::cg)
-        return cg<RowLocalOnly>(g, A, b, o, ilu, w);
-    else if constexpr (S == Solver::bicgstab)
-        return bicgstab<RowLocalOnly>(g, A, b, o, ilu, w);
-    else
+    if constexpr (S == Solver::gmres) {
         return gmres<RowLocalOnly>(g, A, b, o, ilu, w);
+    } else {
+        // x's view: its memory, or registers loaded from it and stored back at the end
+        constexpr int R = G::kRows;
+        T* xm = w.vec[x_slot(S)];
+        OwnVec<T, R> x = own_vec<R>(xm);
+        if constexpr (R > 0) for_rows(g, A.n, [&](Row k) { x[k] = xm[k.i]; });
+        Outcome out;
+        if constexpr (S == Solver::cg)
+            out = cg<RowLocalOnly>(g, A, b, o, ilu, w, x);
+        else
+            out = bicgstab<RowLocalOnly>(g, A, b, o, ilu, w, x);
+        if constexpr (R > 0) for_rows(g, A.n, [&](Row k) { xm[k.i] = x[k]; });
+        return out;
+    }
 }
 
 /// solve_system_with for the solver named in o.
@@ -744,6 +877,7 @@ PORTLA_HD void residual_norm(G& g, const SystemMatrix<T>& A, const T* b, const T
 
 /// The CPU group: one thread does a whole system.
 struct SerialGroup {
+    static constexpr int kRows = 0;  ///< rows per member: any number (see for_rows)
     int rank() const { return 0; }
     int size() const { return 1; }
     void sync() const {}
