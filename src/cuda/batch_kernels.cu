@@ -18,7 +18,7 @@
 // register cap it used 128 registers (25% occupancy, 1.66 ms), capped at 64 (kWarpMinBlocks)
 // 45% achieved occupancy and, in the final same-run comparison (b96e1d4 against 505cbc6),
 // CG 1.248 ms shared / 1.551 ms global (1.24x), BiCGSTAB 2.630 -> 1.861 ms shared (global
-// 2.296 ms, 1.23x). Session 15 (H200, 2026-11-26, bench/results/h100-2026-11-26-s15/batch/):
+// 2.296 ms, 1.23x). Session 15 (H200, 2026-11-26, bench/results/h200-2026-11-26-s15-batch/):
 // the register variant (Rows > 0: owner-only vectors in registers, shared pointers known at
 // compile time) takes CG to 0.962 ms shared against 1.495 ms global (1.55x), BiCGSTAB 1.261
 // against 2.286 ms (1.81x).
