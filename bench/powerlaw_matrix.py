@@ -7,7 +7,7 @@ M = L + I, L the Laplacian of a Chung-Lu random graph whose expected degrees fol
 lower triangle) and as a SciPy .npz for the vendor timings (--cupy).
 
     python3 bench/powerlaw_matrix.py OUT.mtx [--rows 3000000] [--degree 10] [--alpha 0.8]
-        [--offset 10] [--seed 1] [--cupy JSON]
+        [--offset 10] [--seed 1] [--keep-order] [--rhs B.mtx] [--cupy JSON]
 
 Prints the row-length statistics as one JSON line. Needs NumPy and SciPy (and CuPy for
 --cupy: cuSPARSE's SpMV through cupyx and cupyx's CG, timed with CUDA events). The matrix is
@@ -22,7 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def build(rows, degree, alpha, offset, seed):
+def build(rows, degree, alpha, offset, seed, shuffle=True):
     rng = np.random.default_rng(seed)
     w = (np.arange(rows, dtype=np.float64) + offset) ** -alpha
     w *= degree * rows / w.sum()
@@ -34,8 +34,9 @@ def build(rows, degree, alpha, offset, seed):
     keep = u != v
     u, v = u[keep], v[keep]
     # shuffle the ids so the long rows are spread over the matrix, not its first rows
-    perm = rng.permutation(rows)
-    u, v = perm[u], perm[v]
+    if shuffle:
+        perm = rng.permutation(rows)
+        u, v = perm[u], perm[v]
     A = sp.coo_matrix((np.ones(u.size), (u, v)), shape=(rows, rows)).tocsr()
     A = A + A.T
     A.data[:] = 1.0
@@ -80,6 +81,20 @@ def write_mtx(M, path):
             f.write(("%d %d %d\n" * part.shape[0]) % tuple(part.ravel().tolist()))
 
 
+def rhs_values(n, seed=2):
+    """The right-hand side of the timings: uniform in [0.5, 1.5]. (portla solve's default
+    b = A (1, ..., 1) is b = 1 here, an eigenvector of L + I: CG stops after one iteration.)"""
+    return np.random.default_rng(seed).uniform(0.5, 1.5, n)
+
+
+def write_rhs(n, path):
+    with open(path, "w") as f:
+        f.write("%%MatrixMarket matrix array real general\n")
+        f.write(f"{n} 1\n")
+        f.write("\n".join(f"{v:.17g}" for v in rhs_values(n)))
+        f.write("\n")
+
+
 def cupy_times(M, out):
     import cupy as cp
     import cupyx.scipy.sparse as csp
@@ -98,12 +113,15 @@ def cupy_times(M, out):
     end.synchronize()
     spmv = cp.cuda.get_elapsed_time(start, end) / reps * 1e-3
     bytes_spmv = 12 * M.nnz + 4 * (n + 1) + 16 * n
-    b = cp.ones(n)
+    b = cp.asarray(rhs_values(n))
 
     def cg_seconds(iters):
         cp.cuda.Device().synchronize()
         t0 = time.perf_counter()
-        csl.cg(A, b, tol=0.0, maxiter=iters)  # atol defaults to 0: exactly `iters`
+        try:  # CuPy 14 follows SciPy's rtol; older ones take tol
+            csl.cg(A, b, rtol=0.0, atol=0.0, maxiter=iters)  # exactly `iters` iterations
+        except TypeError:
+            csl.cg(A, b, tol=0.0, atol=0.0, maxiter=iters)
         cp.cuda.Device().synchronize()
         return time.perf_counter() - t0
 
@@ -128,13 +146,17 @@ def main():
     p.add_argument("--alpha", type=float, default=0.8)
     p.add_argument("--offset", type=float, default=10.0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--keep-order", action="store_true", help="hubs first (no shuffle of the ids)")
+    p.add_argument("--rhs", help="write a right-hand side (Matrix Market array) to this file")
     p.add_argument("--cupy", help="write cuSPARSE SpMV / CuPy CG timings to this JSON")
     a = p.parse_args()
     t0 = time.time()
-    M = build(a.rows, a.degree, a.alpha, a.offset, a.seed)
+    M = build(a.rows, a.degree, a.alpha, a.offset, a.seed, not a.keep_order)
     s = stats(M)
     s["build_seconds"] = time.time() - t0
     write_mtx(M, a.out)
+    if a.rhs:
+        write_rhs(M.shape[0], a.rhs)
     s["written_seconds"] = time.time() - t0
     print(json.dumps(s))
     sys.stdout.flush()
