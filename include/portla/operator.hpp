@@ -20,6 +20,20 @@ class Communicator;
 /// the dim-D Poisson stencil on `points` per dimension, CSR (its index widths in `index`: 32-bit
 /// row_ptrs and col_idxs, or 64-bit offsets in row_ptrs64 with col_idxs or col_idxs64) or ELL.
 /// `none` for every other operator (the solvers then call apply()).
+/// The long rows of a CSR matrix on cuda (src/common/csr_long_rows.hpp): rows of more than
+/// `from` entries, split into `segments` segments of one warp each (segment s: part parts[s] of
+/// row rows[s]); partials and counters are the kernels' scratch (one per segment, counters zero
+/// between launches). segments == 0: no long rows (or a form the split does not take).
+template <typename T>
+struct CsrLongRows {
+    std::size_t from = 0;
+    std::size_t segments = 0;
+    const std::int32_t* rows = nullptr;
+    const std::int32_t* parts = nullptr;
+    T* partials = nullptr;
+    std::uint32_t* counters = nullptr;
+};
+
 template <typename T>
 struct FusedOperator {
     enum class Kind { none, stencil, csr, ell };
@@ -35,6 +49,7 @@ struct FusedOperator {
     const std::int64_t* col_idxs64 = nullptr;  ///< csr, index int64
     std::size_t nnz = 0;
     std::size_t width = 0;
+    CsrLongRows<T> long_rows;  ///< csr with 32-bit indices on cuda
 };
 
 template <typename T>

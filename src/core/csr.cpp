@@ -1,12 +1,17 @@
 #include "portla/matrix/csr.hpp"
 
+#include "common/csr_long_rows.hpp"
 #include "common/csr_pattern.hpp"
+#include "core/kernels/csr_split_kernels.hpp"
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
+#include "cuda/csr_lanes.hpp"
 #include "portla/blas.hpp"
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -157,6 +162,7 @@ Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
         // The 32-bit form's diagonal from the host arrays, as before; the others' through the
         // backend's csr_diagonal on first use.
         if (index == CsrIndex::int32) {
+            A.plan_long_rows(row_ptrs.data());
             A.diag_ = Array<T>(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values)));
             A.diag_once_.reset();
         }
@@ -290,9 +296,33 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
         defect = defect_of(rows, cols, ptr, col);
     }
     auto* c = const_cast<std::int32_t*>(col_idxs.data);
-    return Csr(rows, cols, CsrIndex::int32, std::move(row_ptrs),
-               Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
-               Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
+    Csr A(rows, cols, CsrIndex::int32, std::move(row_ptrs),
+          Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
+          Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
+    if (exec.backend() == Backend::cuda) {  // the long rows from a host copy of the offsets
+        std::vector<std::int32_t> ptr_copy;
+        A.plan_long_rows(on_host(exec, std::as_const(A.row_ptrs_).get_view(), ptr_copy).data);
+    }
+    return A;
+}
+
+template <typename T>
+template <typename P>
+void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
+    // PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements).
+    const char* how = std::getenv("PORTLA_CSR_SPLIT");
+    if (executor().backend() != Backend::cuda || rows_ == 0 ||
+        (how && std::strcmp(how, "off") == 0))
+        return;
+    const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
+    common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
+    if (plan.rows.empty()) return;
+    const Executor& exec = executor();
+    long_from_ = plan.from;
+    long_rows_ = Array<std::int32_t>(exec, plan.rows);
+    long_parts_ = Array<std::int32_t>(exec, plan.parts);
+    long_partials_ = Array<T>(exec, plan.rows.size());
+    long_counters_ = Array<std::uint32_t>(exec, std::vector<std::uint32_t>(plan.rows.size(), 0u));
 }
 
 template <typename T>
@@ -349,6 +379,14 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
     dispatch(exec, [&](auto backend) {
+        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
+            if (long_rows_.size() > 0) {
+                csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
+                                std::as_const(col_idxs_).get_view(), values_.get_view(),
+                                long_rows(), x, y);
+                return;
+            }
+        }
         with_indices([&](auto row_ptrs, auto col_idxs) {
             csr_apply(backend, exec, rows_, row_ptrs, col_idxs, values_.get_view(), x, y);
         });
@@ -366,7 +404,21 @@ FusedOperator<T> Csr<T>::fused() const {
     f.col_idxs64 = col_idxs64_.data();
     f.values = values_.data();
     f.nnz = values_.size();
+    f.long_rows = long_rows();
     return f;
+}
+
+template <typename T>
+CsrLongRows<T> Csr<T>::long_rows() const {
+    CsrLongRows<T> l;
+    if (long_rows_.size() == 0) return l;
+    l.from = long_from_;
+    l.segments = long_rows_.size();
+    l.rows = long_rows_.data();
+    l.parts = long_parts_.data();
+    l.partials = long_partials_.data();
+    l.counters = long_counters_.data();
+    return l;
 }
 
 template <typename T>

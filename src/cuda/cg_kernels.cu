@@ -31,6 +31,7 @@
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
+#include "cuda/csr_split.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -498,6 +499,36 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
+// CSR with long rows (cuda/csr_split.cuh, 32-bit indices): the long rows' segments, a warp
+// each, then the other rows by groups of G lanes; p_new formed in a pass before (never on the
+// fly: the segments of a row would each form its p_new). p.q adds p_row times each segment's
+// sum.
+template <int G, typename T>
+__global__ void csr_split_direction_kernel(CgArgs<T> a, Reduce<T> red) {
+    CgState<T>* s = a.state;
+    if (s->stopped) return;
+    const T* fresh = p_new(a, s->iteration);
+    const Plain<T> v{fresh};
+    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    T sum[1] = {T(0)};
+    csr_long_segments(a.op.long_rows, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, warp, warps,
+                      a.q, [&](std::size_t row, T part) { sum[0] += fresh[row] * part; });
+    csr_short_rows<G, T>(a.n, a.op.long_rows.from, a.op.row_ptrs, a.op.col_idxs, a.op.values, v,
+                         warp, warps, [&](std::size_t row, T qi) {
+                             a.q[row] = qi;
+                             sum[0] += fresh[row] * qi;
+                         });
+    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+}
+
+// The replacement's gate of csr_split_apply_kernel: run only when a replacement is due.
+template <typename T>
+struct ReplaceDue {
+    const CgState<T>* s;
+    __device__ __forceinline__ bool operator()() const { return s->stopped || s->replace_now == 0; }
+};
+
 // (A v)_i of the fused ELL matrix (cuda/sparse_row.cuh).
 template <typename T, typename Src>
 __device__ __forceinline__ T ell_row(const CgArgs<T>& a, std::size_t i, const Src& v) {
@@ -855,6 +886,51 @@ void launch_stencil_tiles(const Launch& l, const CgArgs<T>& a, const Reduce<T>& 
 // The step that forms p_new and q = A p_new, as kernel_choices() names it.
 constexpr const char* kDirectionStep = "cg.direction";
 
+// CSR with long rows (32-bit indices): p_new in a pass, then csr_split_direction_kernel; the
+// replacement as two launches, q = A x (q is free after the update) and r = b - q with the sums
+// (residual_kernel), since r.r needs each long row whole.
+template <typename T>
+void launch_csr_split(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, bool direction) {
+    const int g = csr_group(a);
+    const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
+    const std::size_t work =
+        ((a.n + rows_per_warp - 1) / rows_per_warp + a.op.long_rows.segments) * 32;
+    if (direction) {
+        portla::detail::note_kernel(kDirectionStep, "csr-split");
+        form_direction_kernel<T>
+            <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+    }
+    auto run = [&](auto group) {
+        constexpr int G = decltype(group)::value;
+        if (direction) {
+            const auto kernel = csr_split_direction_kernel<G, T>;
+            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
+        } else {
+            const auto kernel = csr_split_apply_kernel<G, T, ReplaceDue<T>>;
+            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(
+                a.n, a.op.row_ptrs, a.op.col_idxs, a.op.values, a.op.long_rows, a.x, a.q,
+                ReplaceDue<T>{a.state});
+            CgArgs<T> from_q = a;
+            from_q.ax = a.q;
+            residual_kernel<T><<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(
+                from_q, red, CgFinish::replaced, true);
+        }
+    };
+    if (g == 1)
+        run(std::integral_constant<int, 1>{});
+    else if (g == 2)
+        run(std::integral_constant<int, 2>{});
+    else if (g == 4)
+        run(std::integral_constant<int, 4>{});
+    else if (g == 8)
+        run(std::integral_constant<int, 8>{});
+    else if (g == 16)
+        run(std::integral_constant<int, 16>{});
+    else
+        run(std::integral_constant<int, 32>{});
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
 // The fused operator kernels: direction (true) or replace (false).
 template <typename T>
 void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
@@ -914,6 +990,9 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             ell_replace_kernel<T>
                 <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
         }
+    } else if (a.op.long_rows.segments > 0 && a.op.index == CsrIndex::int32) {
+        launch_csr_split(l, a, red, direction);
+        return;
     } else {
         const int g = csr_group(a);
         const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);

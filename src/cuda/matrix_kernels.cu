@@ -10,14 +10,17 @@
 #include <limits>
 
 #include "core/kernels/matrix_kernels.hpp"
+#include "core/kernels/csr_split_kernels.hpp"
 
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/csr_lanes.hpp"
+#include "cuda/csr_split.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 #include "cuda/sparse_row.cuh"
+#include "portla/kernel_choices.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -199,6 +202,7 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_pt
     activate(exec.device_id());
     const auto* rp = row_ptrs.data;
     const auto* ci = col_idxs.data;
+    portla::detail::note_kernel("csr.apply", "lanes");
     switch (csr_lanes(values.size, rows)) {
         case 1:
             return launch_csr<1>(exec, rows, rp, ci, values.data, x.data, y.data);
@@ -213,6 +217,43 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_pt
         default:
             return launch_csr<32>(exec, rows, rp, ci, values.data, x.data, y.data);
     }
+}
+
+template <typename T>
+void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+                     const_view<std::int32_t> col_idxs, const_view<T> values,
+                     const CsrLongRows<T>& long_rows, const_view<T> x, view<T> y) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    portla::detail::note_kernel("csr.apply", "split");
+    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
+    auto run = [&](auto group) {
+        constexpr int G = decltype(group)::value;
+        const auto kernel = csr_split_apply_kernel<G, T, Ungated>;
+        const std::size_t warps = (rows + 32 / G - 1) / (32 / G) + long_rows.segments;
+        kernel<<<blocks_for(exec, kernel, warps * 32, threads), threads, 0, stream_of(exec)>>>(
+            rows, row_ptrs.data, col_idxs.data, values.data, long_rows, x.data, y.data, Ungated{});
+    };
+    switch (csr_lanes(values.size, rows)) {
+        case 1:
+            run(std::integral_constant<int, 1>{});
+            break;
+        case 2:
+            run(std::integral_constant<int, 2>{});
+            break;
+        case 4:
+            run(std::integral_constant<int, 4>{});
+            break;
+        case 8:
+            run(std::integral_constant<int, 8>{});
+            break;
+        case 16:
+            run(std::integral_constant<int, 16>{});
+            break;
+        default:
+            run(std::integral_constant<int, 32>{});
+    }
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
@@ -322,5 +363,11 @@ std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
+template void csr_split_apply<double>(tag, const Executor&, std::size_t, const_view<std::int32_t>,
+                                      const_view<std::int32_t>, const_view<double>,
+                                      const CsrLongRows<double>&, const_view<double>, view<double>);
+template void csr_split_apply<float>(tag, const Executor&, std::size_t, const_view<std::int32_t>,
+                                     const_view<std::int32_t>, const_view<float>,
+                                     const CsrLongRows<float>&, const_view<float>, view<float>);
 
 }  // namespace portla::kernels::cuda

@@ -1,4 +1,4 @@
-// OpenMP operator-apply kernels: rows split statically over threads.
+// OpenMP operator-apply kernels: rows split statically over threads (CSR: by entries + rows).
 #include <algorithm>
 #include <vector>
 
@@ -65,11 +65,32 @@ template <typename T, typename P, typename C>
 void csr_impl(std::size_t rows, const_view<P> row_ptrs, const_view<C> col_idxs,
               const_view<T> values, const_view<T> x, view<T> y) {
     const bool parallel = values.size + rows >= parallel_threshold();
-#pragma omp parallel for schedule(static) if (parallel)
-    for (std::size_t i = 0; i < rows; ++i) {
-        T sum = 0;
-        for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) sum += values[k] * x[col_idxs[k]];
-        y[i] = sum;
+    const auto run = [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            T sum = 0;
+            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) sum += values[k] * x[col_idxs[k]];
+            y[i] = sum;
+        }
+    };
+    if (!parallel) return run(0, rows);
+    // Rows split by work, entries + rows (row i starts at work row_ptrs[i] + i), not by count:
+    // a power-law matrix's long rows no longer land on one thread. Each row is summed as before.
+    const std::size_t work = static_cast<std::size_t>(row_ptrs[rows]) + rows;
+    const auto row_at = [&](std::size_t target) {  // the first row starting at >= target
+        std::size_t lo = 0, hi = rows;
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (static_cast<std::size_t>(row_ptrs[mid]) + mid < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    };
+#pragma omp parallel
+    {
+        const auto [begin, end] = thread_range(work);
+        run(row_at(begin), end == work ? rows : row_at(end));
     }
 }
 

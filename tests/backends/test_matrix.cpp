@@ -107,6 +107,85 @@ TYPED_TEST(Matrix, CsrApplyAllRowLengths) {
     }
 }
 
+// A few very long rows among short ones (issue 17): on cuda the rows longer than 32 entries
+// per lane (4 lanes here: 6 to 8 entries per row on average, so 128) are split into segments of
+// 512 entries, a warp each. Lengths at the limit (128: grouped; 129: split), one segment (511,
+// 512), two (513, 1024, 1025), many (5000) and a dense row (60000 = every column, 118 segments),
+// at the first row, the last, next to each other and alone; every index form (the 64-bit ones
+// keep the groups). The sums are compared with the reference and a second apply gives the same
+// bits (the row counters are back at zero, the order of the partials fixed).
+TYPED_TEST(Matrix, CsrApplyLongRows) {
+    using T = TypeParam;
+    const std::int64_t n = 60000;
+    const std::vector<std::pair<std::int64_t, int>> longs{
+        {0, 129},      {1, 128},      {2, 127},      {1000, 511}, {1001, 512},  {1002, 513},
+        {30000, 1024}, {30002, 1025}, {45000, 5000}, {50001, n},  {n - 1, 2049}};
+    MatrixData d;
+    d.rows = d.cols = n;
+    std::mt19937_64 gen(17);
+    std::uniform_real_distribution<double> val(-1, 1);
+    std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+    std::size_t split_rows = 0, segments = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        int len = 6;
+        for (const auto& [row, l] : longs)
+            if (row == i) len = l;
+        if (len == n) {
+            for (std::int64_t j = 0; j < n; ++j) d.add(i, j, val(gen));
+        } else {
+            for (int e = 0; e < len; ++e) d.add(i, (i * 7919 + e * 131) % n, val(gen));
+        }
+        if (len > 128) {
+            ++split_rows;
+            segments += (len + 511) / 512;
+        }
+    }
+    const auto xh = random_vector<T>(n, 5);
+    std::vector<double> abs_row, len_row;
+    row_bounds(d, xh, abs_row, len_row);
+    const auto Aref = Csr<T>::from_data(this->ref, d);
+    Array<T> xr(this->ref, xh), yr(this->ref, n);
+    Aref.apply(xr, yr);
+    const auto want = yr.to_host();
+    const bool cuda = this->exec.backend() == Backend::cuda;
+    for (const CsrIndex form : {CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64}) {
+        SCOPED_TRACE("index width " + to_string(form));
+        const auto A = Csr<T>::from_data(this->exec, d, form);
+        const auto plan = A.long_rows();
+        if (cuda && form == CsrIndex::int32) {
+            EXPECT_EQ(plan.from, 128u);
+            EXPECT_EQ(plan.segments, segments);
+            EXPECT_EQ(split_rows, 9u);
+        } else {
+            EXPECT_EQ(plan.segments, 0u);
+        }
+        Array<T> x(this->exec, xh);
+        auto y = poisoned<T>(this->exec, n);
+        clear_kernel_choices();
+        A.apply(x, y);
+        if (cuda) {
+            std::string choice;
+            for (const auto& c : kernel_choices())
+                if (c.step == "csr.apply") choice = c.kernel;
+            EXPECT_EQ(choice, form == CsrIndex::int32 ? "split" : "lanes");
+        }
+        const auto got = y.to_host();
+        expect_rows_near(got, want, abs_row, len_row);
+        auto again = poisoned<T>(this->exec, n);
+        A.apply(x, again);
+        ASSERT_EQ(again.to_host(), got);
+    }
+    // A borrowed matrix plans its long rows from a host copy of the row offsets.
+    const auto c = Csr<T>::from_data(this->exec, d);
+    const auto B = Csr<T>::borrow(this->exec, n, n, c.row_ptrs().get_view(),
+                                  c.col_idxs().get_view(), c.values().get_view());
+    EXPECT_EQ(B.long_rows().segments, cuda ? segments : 0u);
+    Array<T> x(this->exec, xh);
+    auto y = poisoned<T>(this->exec, n);
+    B.apply(x, y);
+    expect_rows_near(y.to_host(), want, abs_row, len_row);
+}
+
 TYPED_TEST(Matrix, DenseApply) {
     using T = TypeParam;
     for (auto [r, c] : std::vector<std::pair<int, int>>{

@@ -1,0 +1,21 @@
+// The CSR SpMV with its long rows split (cuda/csr_split.cuh): cuda only, 32-bit indices. Csr
+// calls it when its set-up found long rows (common/csr_long_rows.hpp) on a cuda executor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dispatch.hpp"
+#include "portla/array.hpp"
+#include "portla/executor.hpp"
+#include "portla/operator.hpp"
+
+namespace portla::kernels::cuda {
+
+/// y = A x, the rows longer than long_rows.from entries split into segments of a warp each.
+template <typename T>
+void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
+                     const_view<std::int32_t> col_idxs, const_view<T> values,
+                     const CsrLongRows<T>& long_rows, const_view<T> x, view<T> y);
+
+}  // namespace portla::kernels::cuda
