@@ -24,6 +24,8 @@
 #include <cstring>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -169,50 +171,6 @@ struct LineTiles {
     std::uint32_t tiles;   // y_tiles * tiles along z
 };
 
-// Where thread `tid` of a tile kernel of Threads threads works in tile `tile` of g: planes
-// [z0, z1) of y-rows from y0, `first` = y0 N the tile's first point of a plane. Point j of the
-// thread: first + tid + j Threads of a plane (in[j]: inside the tile; left/right: neighbours in
-// x inside the grid), at N + tid + j Threads of a shared buffer (after the lower halo row). Halo
-// point m: row y0 - 1 (h = tid + m Threads < N) or y0 + rows, x = h mod N (halo[m]: one of the
-// 2 N; real[m]: inside the grid, else zero), at halo_at[m] of a plane and halo_shared[m] of a
-// buffer.
-template <int Threads, int Per, int Halo>
-struct TilePoints {
-    std::uint32_t z0, z1, first;
-    bool in[Per], left[Per], right[Per];
-    bool halo[Halo], real[Halo];
-    std::uint32_t halo_at[Halo], halo_shared[Halo];
-
-    __device__ __forceinline__ TilePoints(const LineTiles& g, std::uint32_t tile,
-                                          std::uint32_t tid) {
-        const std::uint32_t N = g.points;
-        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
-        z0 = (tile / g.y_tiles) * g.planes;
-        const std::uint32_t rows = min(g.rows, N - y0);
-        z1 = min(z0 + g.planes, N);
-        const std::uint32_t count = rows * N;  // the tile's points of a plane: first + [0, count)
-        first = y0 * N;
-#pragma unroll
-        for (int j = 0; j < Per; ++j) {
-            const std::uint32_t idx = tid + j * Threads;
-            const std::uint32_t ix = idx % N;
-            in[j] = idx < count;
-            left[j] = ix > 0;
-            right[j] = ix + 1 < N;
-        }
-#pragma unroll
-        for (int m = 0; m < Halo; ++m) {
-            const std::uint32_t h = tid + m * Threads;
-            const bool upper = h >= N;
-            const std::uint32_t ix = upper ? h - N : h;
-            halo[m] = h < 2 * N;
-            real[m] = upper ? y0 + rows < N : y0 > 0;
-            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;  // used when real
-            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
-        }
-    }
-};
-
 template <int Threads, typename T>
 __global__ void __launch_bounds__(Threads, 1)
     stencil_lines_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
@@ -233,7 +191,36 @@ __global__ void __launch_bounds__(Threads, 1)
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-        const TilePoints<Threads, kPer, kHalo> t(g, tile, tid);
+        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
+        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
+        const std::uint32_t rows = min(g.rows, N - y0);
+        const std::uint32_t z1 = min(z0 + g.planes, N);
+        const std::uint32_t count = rows * N;  // the tile's points of a plane: first + [0, count)
+        const std::uint32_t first = y0 * N;
+        // Point j of this thread: first + tid + j Threads of a plane, at tid + j Threads + N of a
+        // shared buffer (after the lower halo row).
+        bool in[kPer], left[kPer], right[kPer];
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+            const std::uint32_t idx = tid + j * Threads;
+            const std::uint32_t ix = idx % N;
+            in[j] = idx < count;
+            left[j] = ix > 0;
+            right[j] = ix + 1 < N;
+        }
+        // Halo point m: row y0 - 1 (h < N) or y0 + rows, x = h mod N; zero outside the grid.
+        bool halo[kHalo], real[kHalo];
+        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
+#pragma unroll
+        for (int m = 0; m < kHalo; ++m) {
+            const std::uint32_t h = tid + m * Threads;
+            const bool upper = h >= N;
+            const std::uint32_t ix = upper ? h - N : h;
+            halo[m] = h < 2 * N;
+            real[m] = upper ? y0 + rows < N : y0 > 0;
+            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;  // used when real
+            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
+        }
         T below[kPer], cur[kPer], above[kPer], next_z[kPer], next_p[kPer];
         T halo_z[kHalo], halo_p[kHalo];
         auto form = [&](std::uint32_t at) {
@@ -243,62 +230,61 @@ __global__ void __launch_bounds__(Threads, 1)
             const std::uint32_t base = k * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) {
-                    next_p[j] = __ldg(pv + base + t.first + tid + j * Threads);
-                    next_z[j] = __ldg(zv + base + t.first + tid + j * Threads);
+                if (in[j]) {
+                    next_p[j] = __ldg(pv + base + first + tid + j * Threads);
+                    next_z[j] = __ldg(zv + base + first + tid + j * Threads);
                 }
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (t.halo[m] && t.real[m]) {
-                        halo_p[m] = __ldg(pv + base + t.halo_at[m]);
-                        halo_z[m] = __ldg(zv + base + t.halo_at[m]);
+                    if (halo[m] && real[m]) {
+                        halo_p[m] = __ldg(pv + base + halo_at[m]);
+                        halo_z[m] = __ldg(zv + base + halo_at[m]);
                     }
             }
         };
         // Plane z0 into buffer 0 and registers, plane z0 - 1 below, plane z0 + 1 on its way.
         {
-            const std::uint32_t base = t.z0 * plane;
+            const std::uint32_t base = z0 * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j) {
-                const std::uint32_t at = base + t.first + tid + j * Threads;
-                below[j] = t.in[j] && t.z0 > 0 ? form(at - plane) : T(0);
-                cur[j] = t.in[j] ? form(at) : T(0);
-                if (t.in[j]) shared[N + tid + j * Threads] = cur[j];
+                const std::uint32_t at = base + first + tid + j * Threads;
+                below[j] = in[j] && z0 > 0 ? form(at - plane) : T(0);
+                cur[j] = in[j] ? form(at) : T(0);
+                if (in[j]) shared[N + tid + j * Threads] = cur[j];
             }
 #pragma unroll
             for (int m = 0; m < kHalo; ++m)
-                if (t.halo[m])
-                    shared[t.halo_shared[m]] = t.real[m] ? form(base + t.halo_at[m]) : T(0);
-            if (t.z0 + 1 < N) fetch(t.z0 + 1, t.z0 + 1 < t.z1);
+                if (halo[m]) shared[halo_shared[m]] = real[m] ? form(base + halo_at[m]) : T(0);
+            if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
         }
         __syncthreads();
-        for (std::uint32_t k = t.z0; k < t.z1; ++k) {
-            const T* now = shared + ((k - t.z0) & 1u) * buffer;
-            T* then = shared + (((k - t.z0) & 1u) ^ 1u) * buffer;
+        for (std::uint32_t k = z0; k < z1; ++k) {
+            const T* now = shared + ((k - z0) & 1u) * buffer;
+            T* then = shared + (((k - z0) & 1u) ^ 1u) * buffer;
             const bool has_above = k + 1 < N;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                above[j] = t.in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
-            if (k + 1 < t.z1) {  // plane k + 1 into the other buffer, plane k + 2 on its way
+                above[j] = in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
+            if (k + 1 < z1) {  // plane k + 1 into the other buffer, plane k + 2 on its way
 #pragma unroll
                 for (int j = 0; j < kPer; ++j)
-                    if (t.in[j]) then[N + tid + j * Threads] = above[j];
+                    if (in[j]) then[N + tid + j * Threads] = above[j];
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (t.halo[m])
-                        then[t.halo_shared[m]] =
-                            t.real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
-                if (k + 2 < N) fetch(k + 2, k + 2 < t.z1);
+                    if (halo[m])
+                        then[halo_shared[m]] =
+                            real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                if (k + 2 < N) fetch(k + 2, k + 2 < z1);
             }
-            const std::uint32_t base = k * plane + t.first;
+            const std::uint32_t base = k * plane + first;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) {
+                if (in[j]) {
                     const std::uint32_t c = N + tid + j * Threads;
                     // stencil_row's order: x-, x+, y-, y+, z-, z+
-                    T neighbours = t.left[j] ? now[c - 1] : T(0);
-                    if (t.right[j]) neighbours += now[c + 1];
+                    T neighbours = left[j] ? now[c - 1] : T(0);
+                    if (right[j]) neighbours += now[c + 1];
                     neighbours += now[c - N];
                     neighbours += now[c + N];
                     neighbours += below[j];
@@ -347,23 +333,49 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-        const TilePoints<kRingThreads, kPer, kHalo> t(g, tile, tid);
+        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
+        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
+        const std::uint32_t rows = min(g.rows, N - y0);
+        const std::uint32_t z1 = min(z0 + g.planes, N);
+        const std::uint32_t count = rows * N;
+        const std::uint32_t first = y0 * N;
+        bool in[kPer], left[kPer], right[kPer];
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+            const std::uint32_t idx = tid + j * kRingThreads;
+            const std::uint32_t ix = idx % N;
+            in[j] = idx < count;
+            left[j] = ix > 0;
+            right[j] = ix + 1 < N;
+        }
+        bool halo[kHalo], real[kHalo];
+        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
+#pragma unroll
+        for (int m = 0; m < kHalo; ++m) {
+            const std::uint32_t h = tid + m * kRingThreads;
+            const bool upper = h >= N;
+            const std::uint32_t ix = upper ? h - N : h;
+            halo[m] = h < 2 * N;
+            real[m] = upper ? y0 + rows < N : y0 > 0;
+            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;
+            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
+        }
         T next_z[kPer], next_p[kPer], halo_z[kHalo], halo_p[kHalo];
         // z and p_old of plane k into registers (with the halo rows when asked)
         auto fetch = [&](std::uint32_t k, bool with_halo) {
             const std::uint32_t base = k * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) {
-                    next_p[j] = __ldg(pv + base + t.first + tid + j * kRingThreads);
-                    next_z[j] = __ldg(zv + base + t.first + tid + j * kRingThreads);
+                if (in[j]) {
+                    next_p[j] = __ldg(pv + base + first + tid + j * kRingThreads);
+                    next_z[j] = __ldg(zv + base + first + tid + j * kRingThreads);
                 }
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (t.halo[m] && t.real[m]) {
-                        halo_p[m] = __ldg(pv + base + t.halo_at[m]);
-                        halo_z[m] = __ldg(zv + base + t.halo_at[m]);
+                    if (halo[m] && real[m]) {
+                        halo_p[m] = __ldg(pv + base + halo_at[m]);
+                        halo_z[m] = __ldg(zv + base + halo_at[m]);
                     }
             }
         };
@@ -373,49 +385,49 @@ __global__ void __launch_bounds__(kRingThreads, 1)
             const bool inside = k < N;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j])
+                if (in[j])
                     b[N + tid + j * kRingThreads] =
                         inside ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (t.halo[m])
-                        b[t.halo_shared[m]] =
-                            inside && t.real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                    if (halo[m])
+                        b[halo_shared[m]] =
+                            inside && real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
             }
         };
         // Planes z0 - 1 (interior), z0 and z0 + 1 (with halo rows inside the tile's range).
-        if (t.z0 > 0) fetch(t.z0 - 1, false);
-        if (t.z0 > 0) {
-            store(t.z0 - 1, false);
+        if (z0 > 0) fetch(z0 - 1, false);
+        if (z0 > 0) {
+            store(z0 - 1, false);
         } else {
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) slot(t.z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
+                if (in[j]) slot(z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
         }
-        fetch(t.z0, true);
-        store(t.z0, true);
-        if (t.z0 + 1 < N) fetch(t.z0 + 1, t.z0 + 1 < t.z1);
-        store(t.z0 + 1, t.z0 + 1 < t.z1);
-        if (t.z0 + 2 < N && t.z0 + 1 < t.z1) fetch(t.z0 + 2, t.z0 + 2 < t.z1);
+        fetch(z0, true);
+        store(z0, true);
+        if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
+        store(z0 + 1, z0 + 1 < z1);
+        if (z0 + 2 < N && z0 + 1 < z1) fetch(z0 + 2, z0 + 2 < z1);
         __syncthreads();
-        for (std::uint32_t k = t.z0; k < t.z1; ++k) {
-            if (k + 1 < t.z1) {  // plane k + 2 into the buffer of plane k - 2, k + 3 on its way
-                store(k + 2, k + 2 < t.z1);
-                if (k + 3 < N && k + 2 < t.z1) fetch(k + 3, k + 3 < t.z1);
+        for (std::uint32_t k = z0; k < z1; ++k) {
+            if (k + 1 < z1) {  // plane k + 2 into the buffer of plane k - 2, k + 3 on its way
+                store(k + 2, k + 2 < z1);
+                if (k + 3 < N && k + 2 < z1) fetch(k + 3, k + 3 < z1);
             }
             const T* below = slot(k + 3);
             const T* now = slot(k);
             const T* above = slot(k + 1);
-            const std::uint32_t base = k * plane + t.first;
+            const std::uint32_t base = k * plane + first;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) {
+                if (in[j]) {
                     const std::uint32_t c = N + tid + j * kRingThreads;
                     const T pi = now[c];
                     // stencil_row's order: x-, x+, y-, y+, z-, z+
-                    T neighbours = t.left[j] ? now[c - 1] : T(0);
-                    if (t.right[j]) neighbours += now[c + 1];
+                    T neighbours = left[j] ? now[c - 1] : T(0);
+                    if (right[j]) neighbours += now[c + 1];
                     neighbours += now[c - N];
                     neighbours += now[c + N];
                     neighbours += below[c];
@@ -790,11 +802,15 @@ bool direction_on_the_fly(const Launch& l, std::size_t n) {
 // (stencil_direction_kernel). Same run (H100, 2026-11-26, 5f867d8 + the ring), CG per
 // iteration, lines -> ring: 512^3 3.874 / 3.897 -> 3.841 / 3.842 ms (1.084x the floor), 128^3
 // 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8%
-// slower; one thread per point 0.497 there, b43b9d3). Splitting z by the blocks that fit with
-// the ring's shared memory (one per SM) instead of two per SM: H200, same run, 63368a3: 512^3
-// 2.852 -> 2.844 ms, 256^3 0.368 -> 0.363, 128^3 0.0594 -> 0.0540. A tile kernel whose shared
-// memory the device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in
-// double) -> lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with
+// slower; one thread per point 0.497 there, b43b9d3). The z-split counts the blocks the
+// kernel's registers allow (two 1024-thread blocks per SM) where its shared memory lets one fit:
+// the configuration measured at 1.087x the floor at 512^3 (H100, session 15, 91422f8). Splitting
+// by the shared-memory residency instead measured 0.998 / 0.988 / 0.910x at 512^3 / 256^3 /
+// 128^3 on an H200 (63368a3), but the H100 run of that tree (with a shared set-up helper for the
+// two tile kernels, since removed) gave 3.97-3.99 ms at 512^3 (1.12x) and the two changes were
+// not measured apart: both wait for a device call. A tile kernel whose shared memory the
+// device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
+// lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with
 // :PLANES, z-planes per tile) or points overrides the choice by size (tests, measurements).
 constexpr int kLineThreads = 512;
 constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
@@ -870,16 +886,28 @@ std::size_t tile_shared(std::size_t points, unsigned tile_points, int buffers) {
 }
 
 // buffers: shared-memory planes of rows + 2 lines (2 for lines: 48 KiB at N = 512 in double,
-// over the default limit with the reduction's static shared memory; 4 for ring: 160 KiB). The
-// tiles along z fill the blocks that fit with that much shared memory (one per SM for the ring).
+// over the default limit with the reduction's static shared memory; 4 for ring: 160 KiB).
 template <typename Kernel, typename T>
 void launch_stencil_tiles(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, Kernel* kernel,
                           int threads, unsigned tile_points, int buffers, std::uint32_t planes) {
-    const std::size_t shared = tile_shared<T>(a.op.points, tile_points, buffers);
     const unsigned resident =
-        use_dynamic_shared(l.device, reinterpret_cast<const void*>(kernel), threads, shared);
-    const LineTiles g = line_tiles(a.op.points, tile_points, std::max(resident, 1u), planes);
-    const unsigned blocks = std::min({g.tiles, std::max(resident, 1u), l.wave});
+        resident_blocks(l.device, threads, reinterpret_cast<const void*>(kernel));
+    const LineTiles g = line_tiles(a.op.points, tile_points, resident, planes);
+    const std::size_t shared = buffers * std::size_t{g.rows + 2} * g.points * sizeof(T);
+    // The kernel's limit is only ever raised, once per device, kernel and larger size (not on
+    // every launch: the host path of each iteration), under a lock (threads share it).
+    static std::mutex mutex;
+    static std::map<std::pair<int, const void*>, std::size_t> raised;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        std::size_t& limit = raised[{l.device, reinterpret_cast<const void*>(kernel)}];
+        if (limit < shared) {
+            PORTLA_CUDA_CHECK(cudaFuncSetAttribute(
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
+            limit = shared;
+        }
+    }
+    const unsigned blocks = std::min({g.tiles, resident, l.wave});
     kernel<<<blocks, threads, shared, l.stream>>>(a, red, g);
 }
 

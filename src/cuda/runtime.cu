@@ -365,42 +365,6 @@ KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel) 
     return info;
 }
 
-unsigned use_dynamic_shared(int device, const void* kernel, int block_size, std::size_t bytes) {
-    using Key = std::tuple<int, const void*, int, std::size_t>;
-    thread_local Key last_key{-1, nullptr, 0, 0};
-    thread_local unsigned last = 0;
-    const Key key{device, kernel, block_size, bytes};
-    if (key == last_key) return last;
-    static std::mutex mutex;
-    static std::map<std::pair<int, const void*>, std::size_t> raised;  // each kernel's limit
-    static std::map<Key, unsigned> resident;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = resident.find(key); it != resident.end()) {
-        last_key = key;
-        last = it->second;
-        return last;
-    }
-    activate(device);
-    std::size_t& limit = raised[{device, kernel}];
-    if (bytes > 48 * 1024 && limit < bytes) {
-        PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(bytes)));
-        limit = bytes;
-    }
-    int per_sm = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_size, bytes) !=
-        cudaSuccess) {
-        (void)cudaGetLastError();
-        per_sm = 0;
-    }
-    const unsigned blocks = static_cast<unsigned>(device_limits(device).multiprocessors) *
-                            static_cast<unsigned>(per_sm);
-    resident.emplace(key, blocks);
-    last_key = key;
-    last = blocks;
-    return blocks;
-}
-
 unsigned resident_blocks(int device, int block_size, const void* kernel) {
     return kernel_on_device(device, block_size, kernel).resident_blocks;
 }

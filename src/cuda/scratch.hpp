@@ -54,13 +54,6 @@ unsigned resident_blocks(int device, int block_size);
 /// (H100, poisson3d:128, ncu, 2026-11-24).
 unsigned resident_blocks(int device, int block_size, const void* kernel);
 
-/// Raises `kernel`'s dynamic shared-memory limit to `bytes` where that is above the default
-/// (once per device, kernel and larger size: not on every launch) and returns how many blocks of
-/// `block_size` threads with `bytes` of dynamic shared memory the device holds at once (from
-/// cudaOccupancyMaxActiveBlocksPerMultiprocessor with that size; 0 where none fits). Answers are
-/// cached per device, kernel, block size and size. Thread-safe.
-unsigned use_dynamic_shared(int device, const void* kernel, int block_size, std::size_t bytes);
-
 /// What a kernel can do on a device, cached per device, block size and kernel. Like the
 /// reduction scratch and the kernels' raised shared-memory limits, these caches assume the
 /// device's context lives as long as the process (cudaDeviceReset under portla is unsupported).
