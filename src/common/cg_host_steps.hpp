@@ -10,6 +10,7 @@
 
 #include "common/cg_step.hpp"
 #include "common/csr_pattern.hpp"
+#include "common/row_work.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 
@@ -32,32 +33,40 @@ struct HostCgSteps {
         };
     }
 
-    // f(row), row(i, v) = (A v)_i for the operator of a fused step, chosen once per step: no test
-    // of the operator's kind or CSR index form inside the loops over rows.
+    // f(row, work), row(i, v) = (A v)_i for the operator of a fused step, chosen once per step:
+    // no test of the operator's kind or CSR index form inside the loops over rows; work: how the
+    // rows divide a loop's work (common/row_work.hpp: CSR by entries, the others evenly).
     template <typename F>
     static void with_row(const FusedOperator<T>& op, std::size_t n, F&& f) {
         using Kind = typename FusedOperator<T>::Kind;
         if (op.kind == Kind::csr) {
             switch (op.index) {
                 case CsrIndex::offsets64:
-                    return f(csr_row(op.row_ptrs64, op.col_idxs, op.values));
+                    return f(csr_row(op.row_ptrs64, op.col_idxs, op.values),
+                             csr_row_work(op.row_ptrs64));
                 case CsrIndex::int64:
-                    return f(csr_row(op.row_ptrs64, op.col_idxs64, op.values));
+                    return f(csr_row(op.row_ptrs64, op.col_idxs64, op.values),
+                             csr_row_work(op.row_ptrs64));
                 default:
-                    return f(csr_row(op.row_ptrs, op.col_idxs, op.values));
+                    return f(csr_row(op.row_ptrs, op.col_idxs, op.values),
+                             csr_row_work(op.row_ptrs));
             }
         }
         if (op.kind == Kind::ell)
-            return f([&op, n](std::size_t i, const T* v) {
-                return ell_row<T>(
-                    i, n, op.width, [&op](std::size_t e) { return op.col_idxs[e]; },
-                    [&op](std::size_t e) { return op.values[e]; },
-                    [v](std::size_t j) { return v[j]; });
-            });
-        f([&op](std::size_t i, const T* v) {
-            return stencil_row<std::size_t>(
-                op.dim, op.points, i, [v](std::size_t j) { return v[j]; }, v[i]);
-        });
+            return f(
+                [&op, n](std::size_t i, const T* v) {
+                    return ell_row<T>(
+                        i, n, op.width, [&op](std::size_t e) { return op.col_idxs[e]; },
+                        [&op](std::size_t e) { return op.values[e]; },
+                        [v](std::size_t j) { return v[j]; });
+                },
+                EvenRows{});
+        f(
+            [&op](std::size_t i, const T* v) {
+                return stencil_row<std::size_t>(
+                    op.dim, op.points, i, [v](std::size_t j) { return v[j]; }, v[i]);
+            },
+            EvenRows{});
     }
 
     // r_i given: z_i and the contributions to rr and rz.
@@ -102,9 +111,9 @@ struct HostCgSteps {
         form_direction(a);
         const T* p = p_new(a);
         double pq = 0, unused = 0;
-        with_row(a.op, a.n, [&](const auto& row) {
-            Policy::sum(
-                a.n,
+        with_row(a.op, a.n, [&](const auto& row, const auto& work) {
+            Policy::sum_by(
+                a.n, work,
                 [&](std::size_t i, double& s0, double&) {
                     const T qi = row(i, p);
                     a.q[i] = qi;
@@ -140,15 +149,16 @@ struct HostCgSteps {
     static void replace_with(const Args& a, const T* ax) {
         if (a.state->stopped || !a.state->replace_now) return;
         double rr = 0, rz = 0;
-        with_row(a.op, a.n, [&](const auto& row) {
-            Policy::sum(
-                a.n,
-                [&](std::size_t i, double& s0, double& s1) {
-                    const T ri = a.b[i] - (ax ? ax[i] : row(i, a.x));
-                    a.r[i] = ri;
-                    store_z(a, i, ri, s0, s1);
-                },
-                rr, rz);
+        with_row(a.op, a.n, [&](const auto& row, const auto& work) {
+            const auto step = [&](std::size_t i, double& s0, double& s1) {
+                const T ri = a.b[i] - (ax ? ax[i] : row(i, a.x));
+                a.r[i] = ri;
+                store_z(a, i, ri, s0, s1);
+            };
+            if (ax)  // the rows cost the same: no product here
+                Policy::sum(a.n, step, rr, rz);
+            else
+                Policy::sum_by(a.n, work, step, rr, rz);
         });
         cg_finish_residual(a.state, a.control, rr, rz, CgFinish::replaced);
     }

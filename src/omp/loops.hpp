@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
+#include "common/row_work.hpp"
 #include "omp/parallel.hpp"
 
 namespace portla::kernels::omp {
@@ -23,6 +25,24 @@ struct OmpLoops {
         for (std::size_t i = 0; i < n; ++i) f(i, a, b);
         s0 += a;
         s1 += b;
+    }
+    // sum over rows whose work is `start` (common/row_work.hpp): a split by work, one range of
+    // rows per thread, serial below parallel_threshold() units of work.
+    template <typename Start, typename F>
+    static void sum_by(std::size_t n, Start start, F f, double& s0, double& s1) {
+        if constexpr (std::is_same_v<Start, common::EvenRows>) {
+            sum(n, f, s0, s1);
+        } else {
+            const bool parallel = start(n) >= parallel_threshold();
+            double a = 0, b = 0;
+#pragma omp parallel reduction(+ : a, b) if (parallel)
+            {
+                const auto [first, last] = thread_rows(n, start);
+                for (std::size_t i = first; i < last; ++i) f(i, a, b);
+            }
+            s0 += a;
+            s1 += b;
+        }
     }
 };
 

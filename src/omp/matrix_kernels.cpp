@@ -75,22 +75,11 @@ void csr_impl(std::size_t rows, const_view<P> row_ptrs, const_view<C> col_idxs,
     if (!parallel) return run(0, rows);
     // Rows split by work, entries + rows (row i starts at work row_ptrs[i] + i), not by count:
     // a power-law matrix's long rows no longer land on one thread. Each row is summed as before.
-    const std::size_t work = static_cast<std::size_t>(row_ptrs[rows]) + rows;
-    const auto row_at = [&](std::size_t target) {  // the first row starting at >= target
-        std::size_t lo = 0, hi = rows;
-        while (lo < hi) {
-            const std::size_t mid = lo + (hi - lo) / 2;
-            if (static_cast<std::size_t>(row_ptrs[mid]) + mid < target)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo;
-    };
+    const auto start = [&](std::size_t i) { return static_cast<std::size_t>(row_ptrs[i]) + i; };
 #pragma omp parallel
     {
-        const auto [begin, end] = thread_range(work);
-        run(row_at(begin), end == work ? rows : row_at(end));
+        const auto [first, last] = thread_rows(rows, start);
+        run(first, last);
     }
 }
 

@@ -56,4 +56,26 @@ inline std::pair<std::size_t, std::size_t> thread_range(std::size_t n) {
     return {n * t / threads, n * (t + 1) / threads};
 }
 
+/// The calling thread's rows [first, last) of n rows in a split by work: row i starts at work
+/// start(i), nondecreasing, start(n) the total (CSR rows: row_ptrs[i] + i, entries + rows), and
+/// each thread gets the rows starting in its static share of [0, start(n)) units. A power-law
+/// matrix's long rows then no longer land on one thread.
+template <typename Start>
+std::pair<std::size_t, std::size_t> thread_rows(std::size_t n, Start start) {
+    const std::size_t total = start(n);
+    const auto row_at = [&](std::size_t target) {  // the first row starting at >= target
+        std::size_t lo = 0, hi = n;
+        while (lo < hi) {
+            const std::size_t mid = lo + (hi - lo) / 2;
+            if (start(mid) < target)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo;
+    };
+    const auto [begin, end] = thread_range(total);
+    return {row_at(begin), end == total ? n : row_at(end)};
+}
+
 }  // namespace portla::kernels::omp
