@@ -311,9 +311,10 @@ template <typename P>
 void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
     // PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements).
     const char* how = std::getenv("PORTLA_CSR_SPLIT");
-    if (executor().backend() != Backend::cuda || rows_ == 0 ||
-        (how && std::strcmp(how, "off") == 0))
-        return;
+    const bool off = how && std::strcmp(how, "off") == 0;
+    if (how && *how && !off && std::strcmp(how, "on") != 0)
+        throw BadInput(std::string("PORTLA_CSR_SPLIT=") + how + ": expected on or off");
+    if (executor().backend() != Backend::cuda || rows_ == 0 || off) return;
     const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
     common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
     if (plan.rows.empty()) return;

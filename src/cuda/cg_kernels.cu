@@ -827,7 +827,7 @@ StencilChoice stencil_choice(const CgArgs<T>& a) {
     const bool fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kLineMaxPoints;
     if (fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
     const char* how = std::getenv("PORTLA_CG_STENCIL");
-    if (!how) return c;
+    if (!how || !*how) return c;  // set but empty: as unset
     const char* rest = how;
     auto take = [&rest](const char* word) {
         const std::size_t n = std::strlen(word);
@@ -835,7 +835,8 @@ StencilChoice stencil_choice(const CgArgs<T>& a) {
         rest += n;
         return true;
     };
-    if (take("points"))
+    const bool points = take("points");  // takes no :PLANES
+    if (points)
         c.kernel = Kernel::points;
     else if (take("lines1024"))
         c.kernel = fits ? Kernel::lines1024 : Kernel::points;
@@ -846,6 +847,7 @@ StencilChoice stencil_choice(const CgArgs<T>& a) {
     else
         rest = nullptr;
     char* end = nullptr;
+    if (rest && *rest == ':' && points) rest = nullptr;
     if (rest && *rest == ':') {
         const unsigned long planes = std::strtoul(rest + 1, &end, 10);
         if (end == rest + 1 || *end != '\0' || planes == 0 || planes > kLineMaxPoints)

@@ -56,12 +56,14 @@ inline std::pair<std::size_t, std::size_t> thread_range(std::size_t n) {
     return {n * t / threads, n * (t + 1) / threads};
 }
 
-/// The calling thread's rows [first, last) of n rows in a split by work: row i starts at work
-/// start(i), nondecreasing, start(n) the total (CSR rows: row_ptrs[i] + i, entries + rows), and
-/// each thread gets the rows starting in its static share of [0, start(n)) units. A power-law
-/// matrix's long rows then no longer land on one thread.
+/// Share t of `threads` in a split of n rows by work: row i starts at work start(i),
+/// nondecreasing, start(n) the total (CSR rows: row_ptrs[i] + i, entries + rows); share t gets
+/// the rows [first, last) starting in its static share [n_w t / threads, n_w (t + 1) / threads)
+/// of the n_w = start(n) units. The shares tile [0, n) in order. A power-law matrix's long rows
+/// then no longer land on one thread.
 template <typename Start>
-std::pair<std::size_t, std::size_t> thread_rows(std::size_t n, Start start) {
+std::pair<std::size_t, std::size_t> rows_of_share(std::size_t n, Start start, std::size_t t,
+                                                  std::size_t threads) {
     const std::size_t total = start(n);
     const auto row_at = [&](std::size_t target) {  // the first row starting at >= target
         std::size_t lo = 0, hi = n;
@@ -74,8 +76,19 @@ std::pair<std::size_t, std::size_t> thread_rows(std::size_t n, Start start) {
         }
         return lo;
     };
-    const auto [begin, end] = thread_range(total);
-    return {row_at(begin), end == total ? n : row_at(end)};
+    const std::size_t begin = total * t / threads, end = total * (t + 1) / threads;
+    return {row_at(begin), t + 1 == threads ? n : row_at(end)};
+}
+
+/// The calling thread's rows of n rows split by work (rows_of_share over the team).
+template <typename Start>
+std::pair<std::size_t, std::size_t> thread_rows(std::size_t n, Start start) {
+#ifdef _OPENMP
+    const std::size_t t = omp_get_thread_num(), threads = omp_get_num_threads();
+#else
+    const std::size_t t = 0, threads = 1;
+#endif
+    return rows_of_share(n, start, t, threads);
 }
 
 }  // namespace portla::kernels::omp
