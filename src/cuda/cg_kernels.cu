@@ -946,18 +946,7 @@ void launch_csr_split(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red,
                 from_q, red, CgFinish::replaced, true);
         }
     };
-    if (g == 1)
-        run(std::integral_constant<int, 1>{});
-    else if (g == 2)
-        run(std::integral_constant<int, 2>{});
-    else if (g == 4)
-        run(std::integral_constant<int, 4>{});
-    else if (g == 8)
-        run(std::integral_constant<int, 8>{});
-    else if (g == 16)
-        run(std::integral_constant<int, 16>{});
-    else
-        run(std::integral_constant<int, 32>{});
+    with_lanes(g, run);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -1046,18 +1035,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
                                                : csr_direction_kernel<G, false, P, I, T>;
                 kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
             };
-            if (g == 1)
-                run(std::integral_constant<int, 1>{});
-            else if (g == 2)
-                run(std::integral_constant<int, 2>{});
-            else if (g == 4)
-                run(std::integral_constant<int, 4>{});
-            else if (g == 8)
-                run(std::integral_constant<int, 8>{});
-            else if (g == 16)
-                run(std::integral_constant<int, 16>{});
-            else
-                run(std::integral_constant<int, 32>{});
+            with_lanes(g, run);
         };
         if (a.op.index == CsrIndex::offsets64)
             with_index(std::int64_t{}, std::int32_t{});

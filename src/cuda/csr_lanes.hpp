@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <type_traits>
 
 namespace portla::kernels::cuda {
 
@@ -16,6 +17,26 @@ inline int csr_lanes(std::size_t entries, std::size_t rows) {
     int lanes = 1;
     while (lanes < 32 && static_cast<std::size_t>(lanes) < half_avg) lanes *= 2;
     return lanes;
+}
+
+/// fn(std::integral_constant<int, G>{}) with G = g for a group width of csr_lanes (1, 2, 4, 8,
+/// 16; anything else 32): the kernels' instantiation for the width chosen at run time.
+template <typename Fn>
+void with_lanes(int g, Fn&& fn) {
+    switch (g) {
+        case 1:
+            return fn(std::integral_constant<int, 1>{});
+        case 2:
+            return fn(std::integral_constant<int, 2>{});
+        case 4:
+            return fn(std::integral_constant<int, 4>{});
+        case 8:
+            return fn(std::integral_constant<int, 8>{});
+        case 16:
+            return fn(std::integral_constant<int, 16>{});
+        default:
+            return fn(std::integral_constant<int, 32>{});
+    }
 }
 
 }  // namespace portla::kernels::cuda

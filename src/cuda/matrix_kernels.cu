@@ -203,20 +203,9 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_pt
     const auto* rp = row_ptrs.data;
     const auto* ci = col_idxs.data;
     portla::detail::note_kernel("csr.apply", "lanes");
-    switch (csr_lanes(values.size, rows)) {
-        case 1:
-            return launch_csr<1>(exec, rows, rp, ci, values.data, x.data, y.data);
-        case 2:
-            return launch_csr<2>(exec, rows, rp, ci, values.data, x.data, y.data);
-        case 4:
-            return launch_csr<4>(exec, rows, rp, ci, values.data, x.data, y.data);
-        case 8:
-            return launch_csr<8>(exec, rows, rp, ci, values.data, x.data, y.data);
-        case 16:
-            return launch_csr<16>(exec, rows, rp, ci, values.data, x.data, y.data);
-        default:
-            return launch_csr<32>(exec, rows, rp, ci, values.data, x.data, y.data);
-    }
+    with_lanes(csr_lanes(values.size, rows), [&](auto group) {
+        launch_csr<decltype(group)::value>(exec, rows, rp, ci, values.data, x.data, y.data);
+    });
 }
 
 template <typename T>
@@ -234,25 +223,7 @@ void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std
         kernel<<<blocks_for(exec, kernel, warps * 32, threads), threads, 0, stream_of(exec)>>>(
             rows, row_ptrs.data, col_idxs.data, values.data, long_rows, x.data, y.data, Ungated{});
     };
-    switch (csr_lanes(values.size, rows)) {
-        case 1:
-            run(std::integral_constant<int, 1>{});
-            break;
-        case 2:
-            run(std::integral_constant<int, 2>{});
-            break;
-        case 4:
-            run(std::integral_constant<int, 4>{});
-            break;
-        case 8:
-            run(std::integral_constant<int, 8>{});
-            break;
-        case 16:
-            run(std::integral_constant<int, 16>{});
-            break;
-        default:
-            run(std::integral_constant<int, 32>{});
-    }
+    with_lanes(csr_lanes(values.size, rows), run);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
