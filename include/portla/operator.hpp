@@ -23,13 +23,17 @@ class Communicator;
 /// The long rows of a CSR matrix on cuda (src/common/csr_long_rows.hpp): rows of more than
 /// `from` entries, split into `segments` segments of one warp each (segment s: part parts[s] of
 /// row rows[s]); partials and counters are the kernels' scratch (one per segment, counters zero
-/// between launches). segments == 0: no long rows (or a form the split does not take).
+/// between launches); every row lies in a row block [blocks[b], blocks[b + 1]), b < block_count
+/// (a long row in a block of its own, which the row-block loop skips). segments == 0: no long
+/// rows (or a form the split does not take).
 template <typename T>
 struct CsrLongRows {
     std::size_t from = 0;
     std::size_t segments = 0;
     const std::int32_t* rows = nullptr;
     const std::int32_t* parts = nullptr;
+    std::size_t block_count = 0;
+    const std::int32_t* blocks = nullptr;
     T* partials = nullptr;
     std::uint32_t* counters = nullptr;
 };

@@ -324,6 +324,7 @@ void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
     long_parts_ = Array<std::int32_t>(exec, plan.parts);
     long_partials_ = Array<T>(exec, plan.rows.size());
     long_counters_ = Array<std::uint32_t>(exec, std::vector<std::uint32_t>(plan.rows.size(), 0u));
+    long_blocks_ = Array<std::int32_t>(exec, plan.blocks);
 }
 
 template <typename T>
@@ -419,6 +420,8 @@ CsrLongRows<T> Csr<T>::long_rows() const {
     l.parts = long_parts_.data();
     l.partials = long_partials_.data();
     l.counters = long_counters_.data();
+    l.block_count = long_blocks_.size() - 1;
+    l.blocks = long_blocks_.data();
     return l;
 }
 

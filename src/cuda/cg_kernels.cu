@@ -512,25 +512,25 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
 }
 
 // CSR with long rows (cuda/csr_split.cuh, 32-bit indices): the long rows' segments, a warp
-// each, then the other rows by groups of G lanes; p_new formed in a pass before (never on the
-// fly: the segments of a row would each form its p_new). p.q adds p_row times each segment's
-// sum.
-template <int G, typename T>
-__global__ void csr_split_direction_kernel(CgArgs<T> a, Reduce<T> red) {
+// each, then the row blocks; p_new formed in a pass before (never on the fly: the segments of a
+// row would each form its p_new). p.q adds p_row times each segment's sum.
+template <typename T>
+__global__ void __launch_bounds__(kCsrSplitThreads)
+    csr_split_direction_kernel(CgArgs<T> a, Reduce<T> red) {
+    __shared__ T shared[kCsrSplitThreads / 32][common::kCsrBlockEntries];
     CgState<T>* s = a.state;
     if (s->stopped) return;
     const T* fresh = p_new(a, s->iteration);
     const Plain<T> v{fresh};
-    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    const SplitWarp<T> w = split_warp(shared);
     T sum[1] = {T(0)};
-    csr_long_segments(a.op.long_rows, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, warp, warps,
+    csr_long_segments(a.op.long_rows, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps,
                       a.q, [&](std::size_t row, T part) { sum[0] += fresh[row] * part; });
-    csr_short_rows<G, T>(a.n, a.op.long_rows.from, a.op.row_ptrs, a.op.col_idxs, a.op.values, v,
-                         warp, warps, [&](std::size_t row, T qi) {
-                             a.q[row] = qi;
-                             sum[0] += fresh[row] * qi;
-                         });
+    csr_row_blocks(a.op.long_rows, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps,
+                   w.products, [&](std::size_t row, T qi) {
+                       a.q[row] = qi;
+                       sum[0] += fresh[row] * qi;
+                   });
     reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
@@ -754,12 +754,14 @@ struct Launch {
     unsigned threads;
     unsigned wave;  // the most blocks the reduction scratch has room for
     int device;
-    // One wave of `kernel`'s resident blocks at most (grid-stride loops do the rest).
+    // One wave of `kernel`'s resident blocks at most (grid-stride loops do the rest), blocks of
+    // `block` threads (default: the executor's work-group size).
     template <typename Kernel>
-    unsigned blocks(Kernel* kernel, std::size_t work_threads) const {
-        const std::size_t needed = (work_threads + threads - 1) / threads;
+    unsigned blocks(Kernel* kernel, std::size_t work_threads, unsigned block = 0) const {
+        if (block == 0) block = threads;
+        const std::size_t needed = (work_threads + block - 1) / block;
         const std::size_t resident =
-            std::min<std::size_t>(wave, resident_blocks(device, static_cast<int>(threads),
+            std::min<std::size_t>(wave, resident_blocks(device, static_cast<int>(block),
                                                         reinterpret_cast<const void*>(kernel)));
         return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, resident)));
     }
@@ -921,32 +923,23 @@ constexpr const char* kDirectionStep = "cg.direction";
 // (residual_kernel), since r.r needs each long row whole.
 template <typename T>
 void launch_csr_split(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, bool direction) {
-    const int g = csr_group(a);
-    const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
-    const std::size_t work =
-        ((a.n + rows_per_warp - 1) / rows_per_warp + a.op.long_rows.segments) * 32;
+    const std::size_t work = (a.op.long_rows.block_count + a.op.long_rows.segments) * 32;
     if (direction) {
         portla::detail::note_kernel(kDirectionStep, "csr-split");
         form_direction_kernel<T>
             <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+        const auto kernel = csr_split_direction_kernel<T>;
+        kernel<<<l.blocks(kernel, work, kCsrSplitThreads), kCsrSplitThreads, 0, l.stream>>>(a, red);
+    } else {
+        const auto kernel = csr_split_apply_kernel<T, ReplaceDue<T>>;
+        kernel<<<l.blocks(kernel, work, kCsrSplitThreads), kCsrSplitThreads, 0, l.stream>>>(
+            a.op.row_ptrs, a.op.col_idxs, a.op.values, a.op.long_rows, a.x, a.q,
+            ReplaceDue<T>{a.state});
+        CgArgs<T> from_q = a;
+        from_q.ax = a.q;
+        residual_kernel<T><<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(
+            from_q, red, CgFinish::replaced, true);
     }
-    auto run = [&](auto group) {
-        constexpr int G = decltype(group)::value;
-        if (direction) {
-            const auto kernel = csr_split_direction_kernel<G, T>;
-            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
-        } else {
-            const auto kernel = csr_split_apply_kernel<G, T, ReplaceDue<T>>;
-            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(
-                a.n, a.op.row_ptrs, a.op.col_idxs, a.op.values, a.op.long_rows, a.x, a.q,
-                ReplaceDue<T>{a.state});
-            CgArgs<T> from_q = a;
-            from_q.ax = a.q;
-            residual_kernel<T><<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(
-                from_q, red, CgFinish::replaced, true);
-        }
-    };
-    with_lanes(g, run);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

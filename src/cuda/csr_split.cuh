@@ -1,16 +1,16 @@
 // CSR with long rows on the cuda backend (issue 17): the rows longer than CsrLongRows::from
 // entries (common/csr_long_rows.hpp) are split into segments of kCsrSegment entries, one warp per
-// segment, before the other rows take their groups of G lanes (csr_lanes: by the average row);
-// the groups skip the long rows. A row of one segment is written by its warp. A row of several:
-// each warp stores its segment's sum in `partials`, __threadfence, and takes a ticket on the
-// row's counter (the one of its first segment); the warp that draws the last ticket sums the
-// row's partials in segment order (the same bits whichever warp is last) and writes the row,
-// then sets the counter back to zero for the next launch. Nobody waits on anybody.
+// segment, before the other rows are taken by row blocks (consecutive rows of at most
+// kCsrBlockEntries entries together, a warp each: csr_row_blocks). A row of one segment is written
+// by its warp. A row of several: each warp stores its segment's sum in `partials`, __threadfence,
+// and takes a ticket on the row's counter (the one of its first segment); the warp that draws the
+// last ticket sums the row's partials in segment order (the same bits whichever warp is last) and
+// writes the row, then sets the counter back to zero for the next launch. Nobody waits on anybody.
 //
-// Segments go to the warps of the grid in turn (segment s to warp s mod warps), the rest by
-// rows as before, so the work of each warp is known before the launch: the fused CG step adds
-// p_row times each segment's sum to its warp's p.q (p.q = sum over segments), in an order fixed
-// by the grid, as every other sum of the backend.
+// Segments go to the warps of the grid in turn (segment s to warp s mod warps), then the row
+// blocks (block b to warp b mod warps), so the work of each warp is known before the launch: the
+// fused CG step adds p_row times each segment's sum to its warp's p.q (p.q = sum over segments), in
+// an order fixed by the grid, as every other sum of the backend.
 //
 // 32-bit indices only (the plan is made for CsrIndex::int32; the 64-bit forms keep the groups).
 #pragma once
@@ -75,31 +75,80 @@ __device__ __forceinline__ void csr_long_segments(const CsrLongRows<T>& lr,
     }
 }
 
-/// The groups of G lanes over the rows of at most lr.from entries (the long ones skipped):
-/// on_row(row, (A v)_row) in the group's lane 0. Every lane of the warp calls it.
-template <int G, typename T, typename Src, typename OnRow>
-__device__ __forceinline__ void csr_short_rows(std::size_t rows, std::size_t from,
+/// Threads of a block of the split kernels (their row blocks' shared memory is sized for them).
+constexpr unsigned kCsrSplitThreads = 256;
+
+/// The row blocks (all rows but the long ones) given to warp `warp` of `warps` in turn (every
+/// lane of the warp calls it): the warp loads the block's entries, 8 a lane, each lane its own
+/// (columns and values as streams, __ldcs: read once, they leave the cache to the gathered
+/// vector), and stores the products in `products` (kCsrBlockEntries of the warp's shared memory);
+/// then groups of g lanes, g = 32 / (the block's rows rounded up to a power of two), add each
+/// row's products in order and lane 0 of the group calls on_row(row, (A v)_row).
+template <typename T, typename Src, typename OnRow>
+__device__ __forceinline__ void csr_row_blocks(const CsrLongRows<T>& lr,
                                                const std::int32_t* row_ptrs,
                                                const std::int32_t* col_idxs, const T* values,
                                                const Src& v, std::size_t warp, std::size_t warps,
-                                               OnRow on_row) {
-    constexpr unsigned rows_per_warp = 32 / G;
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned member = lane % G;
-    for (std::size_t first = warp * rows_per_warp; first < rows; first += warps * rows_per_warp) {
-        const std::size_t row = first + lane / G;
-        T acc = T(0);
-        bool mine = false;
-        if (row < rows) {
-            const std::int32_t begin = __ldg(row_ptrs + row);
-            const std::int32_t end = __ldg(row_ptrs + row + 1);
-            mine = static_cast<std::size_t>(end - begin) <= from;
-            if (mine)
-                acc = csr_lane_sum<T>(std::int64_t{begin} + member, end, G, col_idxs, values, v);
+                                               T* products, OnRow on_row) {
+    constexpr int kCap = static_cast<int>(common::kCsrBlockEntries);
+    constexpr int kPerLane = kCap / 32;
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    for (std::size_t b = warp; b < lr.block_count; b += warps) {
+        const std::int32_t r0 = __ldg(lr.blocks + b);
+        const std::int32_t r1 = __ldg(lr.blocks + b + 1);
+        const std::int32_t base = __ldg(row_ptrs + r0);
+        const std::int32_t end = __ldg(row_ptrs + r1);
+        if (end - base > kCap) continue;  // a long row: its segments
+        std::int32_t c[kPerLane];
+        T w[kPerLane];
+#pragma unroll
+        for (int j = 0; j < kPerLane; ++j) {
+            const std::int32_t k = base + j * 32 + lane;
+            c[j] = k < end ? __ldcs(col_idxs + k) : 0;
+            w[j] = k < end ? __ldcs(values + k) : T(0);
         }
-        acc = warp_sum<G>(acc);
-        if (mine && member == 0) on_row(row, acc);
+#pragma unroll
+        for (int j = 0; j < kPerLane; ++j)
+            if (base + j * 32 + lane < end)
+                products[j * 32 + lane] = w[j] * v(static_cast<std::size_t>(c[j]));
+        __syncwarp();
+        const int rows = r1 - r0;
+        const int g = rows > 16  ? 1
+                      : rows > 8 ? 2
+                      : rows > 4 ? 4
+                      : rows > 2 ? 8
+                      : rows > 1 ? 16
+                                 : 32;
+        const int mine = lane / g, member = lane % g;
+        T acc = T(0);
+        if (mine < rows) {
+            const std::int32_t first = __ldg(row_ptrs + r0 + mine) - base;
+            const std::int32_t last = __ldg(row_ptrs + r0 + mine + 1) - base;
+            for (std::int32_t k = first + member; k < last; k += g) acc += products[k];
+        }
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            const T other = __shfl_down_sync(kFullWarpMask, acc, offset);
+            if (offset < g) acc += other;
+        }
+        if (mine < rows && member == 0) on_row(static_cast<std::size_t>(r0 + mine), acc);
+        __syncwarp();  // the products are read before the next block's are stored
     }
+}
+
+/// The warp's index and count of the grid, and its kCsrBlockEntries of shared memory, for the
+/// split kernels (launched with kCsrSplitThreads threads).
+template <typename T>
+struct SplitWarp {
+    std::size_t warp, warps;
+    T* products;
+};
+
+template <typename T>
+__device__ __forceinline__ SplitWarp<T> split_warp(
+    T (&shared)[kCsrSplitThreads / 32][common::kCsrBlockEntries]) {
+    return {(static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5,
+            (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5, shared[threadIdx.x >> 5]};
 }
 
 /// No gate: the plain SpMV always runs.
@@ -109,18 +158,20 @@ struct Ungated {
 
 /// y = A x with the long rows split; returns at once when gate() says so (the CG replacement
 /// step: only when a replacement is due).
-template <int G, typename T, typename Gate>
-__global__ void csr_split_apply_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
-                                       const std::int32_t* __restrict__ col_idxs,
-                                       const T* __restrict__ values, CsrLongRows<T> lr,
-                                       const T* __restrict__ x, T* __restrict__ y, Gate gate) {
+template <typename T, typename Gate>
+__global__ void __launch_bounds__(kCsrSplitThreads)
+    csr_split_apply_kernel(const std::int32_t* __restrict__ row_ptrs,
+                           const std::int32_t* __restrict__ col_idxs, const T* __restrict__ values,
+                           CsrLongRows<T> lr, const T* __restrict__ x, T* __restrict__ y,
+                           Gate gate) {
+    __shared__ T shared[kCsrSplitThreads / 32][common::kCsrBlockEntries];
     if (gate()) return;
-    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
-    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    const SplitWarp<T> w = split_warp(shared);
     const auto read = [x](std::size_t j) { return __ldg(x + j); };
-    csr_long_segments(lr, row_ptrs, col_idxs, values, read, warp, warps, y, [](std::size_t, T) {});
-    csr_short_rows<G, T>(rows, lr.from, row_ptrs, col_idxs, values, read, warp, warps,
-                         [y](std::size_t row, T sum) { y[row] = sum; });
+    csr_long_segments(lr, row_ptrs, col_idxs, values, read, w.warp, w.warps, y,
+                      [](std::size_t, T) {});
+    csr_row_blocks(lr, row_ptrs, col_idxs, values, read, w.warp, w.warps, w.products,
+                   [y](std::size_t row, T sum) { y[row] = sum; });
 }
 
 }  // namespace portla::kernels::cuda

@@ -215,15 +215,11 @@ void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std
     if (rows == 0) return;
     activate(exec.device_id());
     portla::detail::note_kernel("csr.apply", "split");
-    const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    auto run = [&](auto group) {
-        constexpr int G = decltype(group)::value;
-        const auto kernel = csr_split_apply_kernel<G, T, Ungated>;
-        const std::size_t warps = (rows + 32 / G - 1) / (32 / G) + long_rows.segments;
-        kernel<<<blocks_for(exec, kernel, warps * 32, threads), threads, 0, stream_of(exec)>>>(
-            rows, row_ptrs.data, col_idxs.data, values.data, long_rows, x.data, y.data, Ungated{});
-    };
-    with_lanes(csr_lanes(values.size, rows), run);
+    const auto kernel = csr_split_apply_kernel<T, Ungated>;
+    const std::size_t warps = long_rows.block_count + long_rows.segments;
+    kernel<<<blocks_for(exec, kernel, warps * 32, kCsrSplitThreads), kCsrSplitThreads, 0,
+             stream_of(exec)>>>(row_ptrs.data, col_idxs.data, values.data, long_rows, x.data,
+                                y.data, Ungated{});
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -107,19 +107,21 @@ TYPED_TEST(Matrix, CsrApplyAllRowLengths) {
     }
 }
 
-// A few very long rows among short ones (issue 17): on cuda the rows longer than 32 entries
-// per lane (4 lanes here: 6 to 8 entries per row on average, so 128) are split into segments of
-// 512 entries, a warp each. Lengths at the limit (128: grouped; 129: split), one segment (511,
-// 512), two (513, 1024, 1025), many (5000) and a dense row (60000 = every column, 118 segments),
-// at the first row, the last, next to each other and alone; every index form (the 64-bit ones
-// keep the groups). The sums are compared with the reference and a second apply gives the same
-// bits (the row counters are back at zero, the order of the partials fixed).
+// A few very long rows among short ones (issue 17): on cuda a matrix with a row longer than 32
+// entries per lane (4 lanes here: 6 to 8 entries per row on average, so 128) has its rows of more
+// than 256 entries split into segments of 512 entries, a warp each, and the others in row blocks
+// of at most 256 entries. Lengths at the limits (127, 128, 129: one row of a block; 256 and 257),
+// one segment (511, 512), two (513, 1024, 1025), many (5000) and a dense row (60000 = every
+// column, 118 segments), at the first row, the last, next to each other and alone; every index
+// form (the 64-bit ones keep the groups). The sums are compared with the reference and a second
+// apply gives the same bits (the row counters are back at zero, the order of the partials fixed).
 TYPED_TEST(Matrix, CsrApplyLongRows) {
     using T = TypeParam;
     const std::int64_t n = 60000;
     const std::vector<std::pair<std::int64_t, int>> longs{
-        {0, 129},      {1, 128},      {2, 127},      {1000, 511}, {1001, 512},  {1002, 513},
-        {30000, 1024}, {30002, 1025}, {45000, 5000}, {50001, n},  {n - 1, 2049}};
+        {0, 129},      {1, 128},      {2, 127},    {3, 256},     {4, 257},
+        {900, 256},    {1000, 511},   {1001, 512}, {1002, 513},  {30000, 1024},
+        {30002, 1025}, {45000, 5000}, {50001, n},  {n - 1, 2049}};
     MatrixData d;
     d.rows = d.cols = n;
     std::mt19937_64 gen(17);
@@ -135,7 +137,7 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
         } else {
             for (int e = 0; e < len; ++e) d.add(i, (i * 7919 + e * 131) % n, val(gen));
         }
-        if (len > 128) {
+        if (len > 256) {
             ++split_rows;
             segments += (len + 511) / 512;
         }
@@ -153,9 +155,10 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
         const auto A = Csr<T>::from_data(this->exec, d, form);
         const auto plan = A.long_rows();
         if (cuda && form == CsrIndex::int32) {
-            EXPECT_EQ(plan.from, 128u);
+            EXPECT_EQ(plan.from, 256u);
             EXPECT_EQ(plan.segments, segments);
             EXPECT_EQ(split_rows, 9u);
+            EXPECT_GT(plan.block_count, static_cast<std::size_t>(n) / 32);
         } else {
             EXPECT_EQ(plan.segments, 0u);
         }

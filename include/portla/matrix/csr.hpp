@@ -119,10 +119,11 @@ private:
     mutable Array<T> diag_;
     mutable std::unique_ptr<std::once_flag> diag_once_;
     std::string defect_;  // structural_defect(), found once at construction
-    // plan_long_rows: rows longer than long_from_ entries, segment -> (row, part); the kernels'
-    // scratch (a partial sum and a counter per segment) is written by apply() and the CG steps.
+    // plan_long_rows: rows longer than long_from_ entries, segment -> (row, part), and the row
+    // blocks of the others; the kernels' scratch (a partial sum and a counter per segment) is
+    // written by apply() and the CG steps.
     std::size_t long_from_ = 0;
-    Array<std::int32_t> long_rows_, long_parts_;
+    Array<std::int32_t> long_rows_, long_parts_, long_blocks_;
     mutable Array<T> long_partials_;
     mutable Array<std::uint32_t> long_counters_;
 };
