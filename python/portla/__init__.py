@@ -41,7 +41,7 @@ class SolveResult:
     time_s: float = 0.0  #: the C++ solver call alone
     backend: str = ""
     #: the kernel variant each step took where the backend chooses (cuda: "cg.direction" ->
-    #: "stencil-ring", "csr-blocks", ...; "blas1.sum" -> "cluster", ...); empty on CPUs
+    #: "stencil-ring", "csr-pass", ...; "blas1.sum" -> "cluster", ...); empty on CPUs
     kernels: Dict[str, str] = field(default_factory=dict)
 
     @property

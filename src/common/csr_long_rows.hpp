@@ -1,14 +1,18 @@
-// The row plan of a CSR matrix on cuda (issue 17): its rows of more than kCsrBlockEntries
-// entries split into segments of one warp each and all the others in row blocks (a warp per
-// block of consecutive rows: cuda/csr_split.cuh). Made once at set-up, on the host, from the row
-// offsets, for every 32-bit CSR matrix on cuda.
+// The long rows of a CSR matrix (issue 17): which rows the cuda kernels take out of the groups of
+// lanes sized by the average row (cuda/csr_lanes.hpp) and split into segments of one warp each
+// (cuda/csr_split.cuh). Decided once at set-up, on the host, from the row offsets.
 //
-// Why (H100, 2026-11-27, same run, SpMV in double; docs/s16-irregular.md): the groups of lanes
-// sized by the average row (cuda/csr_lanes.hpp) left most lanes idle on short rows and walked a
-// power-law matrix's rows of 10^4 entries with 8 lanes. Row blocks load 8 entries a lane whatever
-// the rows' lengths: power-law (3e6 rows, 10.9 entries a row on average, longest 43,299) 0.374 ms
-// against 0.537 with groups of 8 lanes (cuSPARSE CSR_ALG1 0.316); 3-D Poisson 128^3 0.085 ms
-// against 0.113 with groups of 4 lanes (cuSPARSE 0.106).
+// A power-law matrix (graph Laplacian of Zipf degrees: 12 entries per row on average, a few rows
+// of 10^4 - 10^5) gives 8 lanes to every row, so its longest rows are walked by 8 lanes while the
+// rest of the GPU idles. Rule: a matrix has long rows when a row has more than 32 entries per
+// lane of the group (8 chunked steps of kCsrChunk = 4 entries: 256 entries at 8 lanes); a matrix
+// without keeps the kernels it had, unchanged (every stencil-like matrix: the 7-point stencil's
+// longest row is 7 entries where the limit is 128). A matrix with long rows takes its rows of
+// more than kCsrBlockEntries entries by segments and all the others by row blocks (a warp per
+// block of consecutive rows, every lane loading entries, whatever the rows' lengths): H100,
+// 2026-11-27, SpMV of the 3e6-row power-law matrix (bench/powerlaw_matrix.py) 0.371 ms with row
+// blocks against 0.533 with the groups of 8 lanes (cuSPARSE 0.317; .dev notes in
+// docs/s16-irregular.md).
 #pragma once
 
 #include <algorithm>
@@ -20,17 +24,22 @@ namespace portla::common {
 
 /// Entries of a segment: one warp, 32 lanes x 4 chunked entries x 4 steps.
 constexpr std::size_t kCsrSegment = 512;
-/// A row block: consecutive rows of at most
+/// A row block (the other rows of a matrix with long rows): consecutive rows of at most
 /// kCsrBlockEntries entries together and at most kCsrBlockRows rows, one warp, 8 entries a lane.
 constexpr std::size_t kCsrBlockEntries = 256;
 constexpr std::size_t kCsrBlockRows = 32;
 
-/// The plan: the rows of more than `from` = kCsrBlockEntries entries as segments, in row order
-/// (segment s is entries [row_ptrs[rows[s]] + parts[s] kCsrSegment,
+/// A matrix has long rows when a row has more entries than this (its groups have `lanes` lanes
+/// per row, csr_lanes).
+inline std::size_t csr_long_from(int lanes) { return 32 * static_cast<std::size_t>(lanes); }
+
+/// The plan of a matrix with long rows: the rows of more than `from` = kCsrBlockEntries entries
+/// as segments, in row order (segment s is entries [row_ptrs[rows[s]] + parts[s] kCsrSegment,
 /// + kCsrSegment) of row rows[s], the last one of a row shorter; its parts 0, 1, ...
 /// consecutive, so a row's first segment is s - parts[s]), and every row in the row blocks
 /// [blocks[b], blocks[b + 1]): blocks of short rows, and each long row a block of its own (more
-/// than kCsrBlockEntries entries: the kernels skip it).
+/// than kCsrBlockEntries entries: the kernels skip it). Empty (no rows, no blocks) when no row
+/// is long.
 struct CsrLongRowPlan {
     std::size_t from = 0;  ///< rows with more entries are long
     std::vector<std::int32_t> rows, parts;
@@ -38,10 +47,15 @@ struct CsrLongRowPlan {
     std::size_t longest = 0;           ///< entries of the longest row
 };
 
-/// The plan of a matrix of `rows` rows (rows < 2^31).
+/// The plan of a matrix of `rows` rows (rows < 2^31) whose groups have `lanes` lanes per row:
+/// empty unless a row has more than csr_long_from(lanes) entries.
 template <typename P>
-CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs) {
+CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs, int lanes) {
     CsrLongRowPlan plan;
+    for (std::size_t i = 0; i < rows; ++i)
+        plan.longest =
+            std::max(plan.longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
+    if (plan.longest <= csr_long_from(lanes)) return plan;
     plan.from = kCsrBlockEntries;
     const auto length = [&](std::size_t i) {
         return static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]);
@@ -49,7 +63,6 @@ CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs) {
     plan.blocks.push_back(0);
     for (std::size_t i = 0; i < rows;) {
         if (length(i) > plan.from) {
-            plan.longest = std::max(plan.longest, length(i));
             const std::size_t parts = (length(i) + kCsrSegment - 1) / kCsrSegment;
             for (std::size_t k = 0; k < parts; ++k) {
                 plan.rows.push_back(static_cast<std::int32_t>(i));
@@ -59,7 +72,6 @@ CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs) {
         } else {
             std::size_t count = 0, entries = 0;
             while (i < rows && count < kCsrBlockRows && entries + length(i) <= kCsrBlockEntries) {
-                plan.longest = std::max(plan.longest, length(i));
                 entries += length(i);
                 ++count;
                 ++i;

@@ -6,6 +6,7 @@
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
+#include "cuda/csr_lanes.hpp"
 #include "portla/blas.hpp"
 
 #include <atomic>
@@ -308,13 +309,15 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
 template <typename T>
 template <typename P>
 void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
-    // PORTLA_CSR_SPLIT=off keeps the groups of lanes by the average row (measurements, tests).
+    // PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements).
     const char* how = std::getenv("PORTLA_CSR_SPLIT");
     const bool off = how && std::strcmp(how, "off") == 0;
     if (how && *how && !off && std::strcmp(how, "on") != 0)
         throw BadInput(std::string("PORTLA_CSR_SPLIT=") + how + ": expected on or off");
     if (executor().backend() != Backend::cuda || rows_ == 0 || off) return;
-    common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs);
+    const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
+    common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
+    if (plan.rows.empty()) return;
     const Executor& exec = executor();
     long_from_ = plan.from;
     long_rows_ = Array<std::int32_t>(exec, plan.rows);
@@ -379,7 +382,7 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     const auto& exec = executor();
     dispatch(exec, [&](auto backend) {
         if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
-            if (long_blocks_.size() > 0) {
+            if (long_rows_.size() > 0) {
                 csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
                                 std::as_const(col_idxs_).get_view(), values_.get_view(),
                                 long_rows(), x, y);
@@ -410,7 +413,7 @@ FusedOperator<T> Csr<T>::fused() const {
 template <typename T>
 CsrLongRows<T> Csr<T>::long_rows() const {
     CsrLongRows<T> l;
-    if (long_blocks_.size() == 0) return l;
+    if (long_rows_.size() == 0) return l;
     l.from = long_from_;
     l.segments = long_rows_.size();
     l.rows = long_rows_.data();

@@ -925,7 +925,7 @@ template <typename T>
 void launch_csr_split(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, bool direction) {
     const std::size_t work = (a.op.long_rows.block_count + a.op.long_rows.segments) * 32;
     if (direction) {
-        portla::detail::note_kernel(kDirectionStep, "csr-blocks");
+        portla::detail::note_kernel(kDirectionStep, "csr-split");
         form_direction_kernel<T>
             <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
         const auto kernel = csr_split_direction_kernel<T>;
@@ -1002,7 +1002,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             ell_replace_kernel<T>
                 <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
         }
-    } else if (a.op.long_rows.block_count > 0 && a.op.index == CsrIndex::int32) {
+    } else if (a.op.long_rows.segments > 0 && a.op.index == CsrIndex::int32) {
         launch_csr_split(l, a, red, direction);
         return;
     } else {

@@ -214,7 +214,7 @@ void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std
                      const CsrLongRows<T>& long_rows, const_view<T> x, view<T> y) {
     if (rows == 0) return;
     activate(exec.device_id());
-    portla::detail::note_kernel("csr.apply", "blocks");
+    portla::detail::note_kernel("csr.apply", "split");
     const auto kernel = csr_split_apply_kernel<T, Ungated>;
     const std::size_t warps = long_rows.block_count + long_rows.segments;
     kernel<<<blocks_for(exec, kernel, warps * 32, kCsrSplitThreads), kCsrSplitThreads, 0,

@@ -73,25 +73,18 @@ std::vector<std::int32_t> offsets_of(const std::vector<int>& lengths) {
     return p;
 }
 
-// A regular matrix: no segments, blocks of 32 rows (7 x 32 = 224 entries fit), the last shorter.
-TEST(CsrLongRowPlan, RegularRowsTakeBlocksOf32Rows) {
+TEST(CsrLongRowPlan, NoneWithoutALongRow) {
     const std::vector<int> lengths(1000, 7);
     const auto p = offsets_of(lengths);
-    const auto plan = common::plan_csr_long_rows(lengths.size(), p.data());
+    const auto plan = common::plan_csr_long_rows(lengths.size(), p.data(), 4);
     EXPECT_TRUE(plan.rows.empty());
-    ASSERT_EQ(plan.blocks.size(), 1000u / 32 + 2);
-    for (std::size_t b = 0; b + 1 < plan.blocks.size(); ++b)
-        EXPECT_EQ(plan.blocks[b], static_cast<std::int32_t>(32 * b));
-    EXPECT_EQ(plan.blocks.back(), 1000);
+    EXPECT_TRUE(plan.blocks.empty());
     EXPECT_EQ(plan.longest, 7u);
-    // 9 entries a row: 28 rows (252 entries) a block
-    const std::vector<int> nine(100, 9);
-    const auto q = offsets_of(nine);
-    EXPECT_EQ(common::plan_csr_long_rows(nine.size(), q.data()).blocks,
-              (std::vector<std::int32_t>{0, 28, 56, 84, 100}));
-    // no rows: one empty block list
-    const std::vector<std::int32_t> none{0};
-    EXPECT_EQ(common::plan_csr_long_rows(0, none.data()).blocks, std::vector<std::int32_t>{0});
+    // 128 entries at 4 lanes is at the limit: still none
+    std::vector<int> at = lengths;
+    at[500] = 128;
+    const auto q = offsets_of(at);
+    EXPECT_TRUE(common::plan_csr_long_rows(at.size(), q.data(), 4).blocks.empty());
 }
 
 // Every row in exactly one block, in order; a block is one row longer than kCsrBlockEntries or
@@ -105,11 +98,11 @@ TEST(CsrLongRowPlan, BlocksTileTheRowsAndSegmentsCoverTheLongOnes) {
         lengths[i] = 257 + static_cast<int>(i % 3000);
     lengths[30] = 256;  // the largest short row: a block may hold it alone
     lengths[31] = 255;
-    lengths[40] = 129;
+    lengths[40] = 129;  // long at 4 lanes, short for the blocks
     for (std::size_t i = 100; i < 200; ++i) lengths[i] = 8;  // 32 rows x 8 = 256 entries
     for (std::size_t i = 300; i < 400; ++i) lengths[i] = 0;  // empty rows: 32 a block
     const auto p = offsets_of(lengths);
-    const auto plan = common::plan_csr_long_rows(lengths.size(), p.data());
+    const auto plan = common::plan_csr_long_rows(lengths.size(), p.data(), 4);
     ASSERT_EQ(plan.from, common::kCsrBlockEntries);
     ASSERT_FALSE(plan.blocks.empty());
     EXPECT_EQ(plan.blocks.front(), 0);
