@@ -251,10 +251,10 @@ TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
 }
 
 // A power-law graph Laplacian + I (Chung-Lu: expected degrees ~ (i + 10)^-0.8, 8 on average)
-// with two hubs of 3000 neighbours: on cuda its rows of more than 256 entries (8 lanes per row)
-// are split into segments of a warp each (csr-split), the replacement a product then the
-// residual. Device loop against host loop, with and without Jacobi and residual replacement;
-// PORTLA_CG_DIRECTION=fly does not apply to the split rows (the pass is kept).
+// with two hubs of 3000 neighbours: on cuda its rows of more than 256 entries are split into
+// segments of a warp each and the others taken by row blocks (csr-split), the replacement a
+// product then the residual. Device loop against host loop, with and without Jacobi and residual
+// replacement; PORTLA_CG_DIRECTION=fly does not apply to the split rows (the pass is kept).
 MatrixData power_law(std::int64_t n, unsigned seed) {
     std::mt19937_64 gen(seed);
     std::vector<double> w(n);
@@ -310,7 +310,15 @@ TYPED_TEST(CgDevice, PowerLawRowsMatchHostLoop) {
         }
         ::unsetenv("PORTLA_CG_DIRECTION");
     }
-    // The 64-bit forms keep the groups by the average row.
+    // The 64-bit forms keep the groups by the average row, as the 32-bit form does with
+    // PORTLA_CSR_SPLIT=off.
+    ::setenv("PORTLA_CSR_SPLIT", "off", 1);
+    clear_kernel_choices();
+    this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
+    ::unsetenv("PORTLA_CSR_SPLIT");
+    if (cuda) {
+        EXPECT_EQ(choice_of("cg.direction"), "csr-pass");
+    }
     const auto wide = [d](const Executor& e) {
         return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d, CsrIndex::offsets64));
     };

@@ -1,5 +1,8 @@
 // Operator-apply kernels (dense gemv, CSR and ELL SpMV, stencils) of the backend under test
 // against the reference backend on random inputs.
+#include <cstdlib>
+#include <string>
+
 #include "backends/backend_fixture.hpp"
 
 namespace portla::test {
@@ -107,14 +110,14 @@ TYPED_TEST(Matrix, CsrApplyAllRowLengths) {
     }
 }
 
-// A few very long rows among short ones (issue 17): on cuda a matrix with a row longer than 32
-// entries per lane (4 lanes here: 6 to 8 entries per row on average, so 128) has its rows of more
-// than 256 entries split into segments of 512 entries, a warp each, and the others in row blocks
-// of at most 256 entries. Lengths at the limits (127, 128, 129: one row of a block; 256 and 257),
-// one segment (511, 512), two (513, 1024, 1025), many (5000) and a dense row (60000 = every
-// column, 118 segments), at the first row, the last, next to each other and alone; every index
-// form (the 64-bit ones keep the groups). The sums are compared with the reference and a second
-// apply gives the same bits (the row counters are back at zero, the order of the partials fixed).
+// A few very long rows among short ones (issue 17): on cuda the rows of more than 256 entries are
+// split into segments of 512 entries, a warp each, and the others go in row blocks of at most 256
+// entries (PORTLA_CSR_SPLIT=off: groups of 4 lanes by the average row, for every row). Lengths at
+// the limits (127, 128, 129: one row of a block; 256 and 257), one segment (511, 512), two (513,
+// 1024, 1025), many (5000) and a dense row (60000 = every column, 118 segments), at the first row,
+// the last, next to each other and alone; every index form (the 64-bit ones keep the groups). The
+// sums are compared with the reference and a second apply gives the same bits (the row counters are
+// back at zero, the order of the partials fixed).
 TYPED_TEST(Matrix, CsrApplyLongRows) {
     using T = TypeParam;
     const std::int64_t n = 60000;
@@ -150,34 +153,39 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
     Aref.apply(xr, yr);
     const auto want = yr.to_host();
     const bool cuda = this->exec.backend() == Backend::cuda;
-    for (const CsrIndex form : {CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64}) {
-        SCOPED_TRACE("index width " + to_string(form));
-        const auto A = Csr<T>::from_data(this->exec, d, form);
-        const auto plan = A.long_rows();
-        if (cuda && form == CsrIndex::int32) {
-            EXPECT_EQ(plan.from, 256u);
-            EXPECT_EQ(plan.segments, segments);
-            EXPECT_EQ(split_rows, 9u);
-            EXPECT_GT(plan.block_count, static_cast<std::size_t>(n) / 32);
-        } else {
-            EXPECT_EQ(plan.segments, 0u);
+    for (const char* split : {"on", "off"}) {
+        ::setenv("PORTLA_CSR_SPLIT", split, 1);
+        const bool on = std::string(split) == "on";
+        for (const CsrIndex form : {CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64}) {
+            SCOPED_TRACE("index width " + to_string(form) + ", PORTLA_CSR_SPLIT=" + split);
+            const auto A = Csr<T>::from_data(this->exec, d, form);
+            const auto plan = A.long_rows();
+            if (cuda && form == CsrIndex::int32 && on) {
+                EXPECT_EQ(plan.from, 256u);
+                EXPECT_EQ(plan.segments, segments);
+                EXPECT_EQ(split_rows, 9u);
+                EXPECT_GT(plan.block_count, static_cast<std::size_t>(n) / 32);
+            } else {
+                EXPECT_EQ(plan.segments, 0u);
+            }
+            Array<T> x(this->exec, xh);
+            auto y = poisoned<T>(this->exec, n);
+            clear_kernel_choices();
+            A.apply(x, y);
+            if (cuda) {
+                std::string choice;
+                for (const auto& c : kernel_choices())
+                    if (c.step == "csr.apply") choice = c.kernel;
+                EXPECT_EQ(choice, form == CsrIndex::int32 && on ? "split" : "lanes");
+            }
+            const auto got = y.to_host();
+            expect_rows_near(got, want, abs_row, len_row);
+            auto again = poisoned<T>(this->exec, n);
+            A.apply(x, again);
+            ASSERT_EQ(again.to_host(), got);
         }
-        Array<T> x(this->exec, xh);
-        auto y = poisoned<T>(this->exec, n);
-        clear_kernel_choices();
-        A.apply(x, y);
-        if (cuda) {
-            std::string choice;
-            for (const auto& c : kernel_choices())
-                if (c.step == "csr.apply") choice = c.kernel;
-            EXPECT_EQ(choice, form == CsrIndex::int32 ? "split" : "lanes");
-        }
-        const auto got = y.to_host();
-        expect_rows_near(got, want, abs_row, len_row);
-        auto again = poisoned<T>(this->exec, n);
-        A.apply(x, again);
-        ASSERT_EQ(again.to_host(), got);
     }
+    ::unsetenv("PORTLA_CSR_SPLIT");
     // A borrowed matrix plans its long rows from a host copy of the row offsets.
     const auto c = Csr<T>::from_data(this->exec, d);
     const auto B = Csr<T>::borrow(this->exec, n, n, c.row_ptrs().get_view(),
