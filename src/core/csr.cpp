@@ -19,7 +19,18 @@
 #include <vector>
 
 namespace portla {
+
 namespace {
+
+// PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements, tests);
+// anything but on, off or empty is an error.
+bool csr_split_off() {
+    const char* how = std::getenv("PORTLA_CSR_SPLIT");
+    const bool off = how && std::strcmp(how, "off") == 0;
+    if (how && *how && !off && std::strcmp(how, "on") != 0)
+        throw BadInput(std::string("PORTLA_CSR_SPLIT=") + how + ": expected on or off");
+    return off;
+}
 
 constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
@@ -299,7 +310,16 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
     Csr A(rows, cols, CsrIndex::int32, std::move(row_ptrs),
           Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
           Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
-    if (exec.backend() == Backend::cuda) {  // the long rows from a host copy of the offsets
+    // The long rows from a host copy of the offsets, made only when the device finds a long row
+    // (most matrices have none: a borrow then copies one number, not the offsets).
+    const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
+        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
+            if (!csr_split_off())
+                return csr_longest_row(backend, exec, rows, std::as_const(A.row_ptrs_).get_view());
+        }
+        return 0;
+    });
+    if (longest > common::csr_long_from(kernels::cuda::csr_lanes(values.size, rows))) {
         std::vector<std::int32_t> ptr_copy;
         A.plan_long_rows(on_host(exec, std::as_const(A.row_ptrs_).get_view(), ptr_copy).data);
     }
@@ -309,12 +329,7 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
 template <typename T>
 template <typename P>
 void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
-    // PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements).
-    const char* how = std::getenv("PORTLA_CSR_SPLIT");
-    const bool off = how && std::strcmp(how, "off") == 0;
-    if (how && *how && !off && std::strcmp(how, "on") != 0)
-        throw BadInput(std::string("PORTLA_CSR_SPLIT=") + how + ": expected on or off");
-    if (executor().backend() != Backend::cuda || rows_ == 0 || off) return;
+    if (executor().backend() != Backend::cuda || rows_ == 0 || csr_split_off()) return;
     const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
     common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
     if (plan.rows.empty()) return;

@@ -5,7 +5,8 @@
 // by its warp. A row of several: each warp stores its segment's sum in `partials`, __threadfence,
 // and takes a ticket on the row's counter (the one of its first segment); the warp that draws the
 // last ticket sums the row's partials in segment order (the same bits whichever warp is last) and
-// writes the row, then sets the counter back to zero for the next launch. Nobody waits on anybody.
+// writes the row; atomicInc has wrapped the counter back to zero for the next launch. Nobody
+// waits on anybody.
 //
 // Segments go to the warps of the grid in turn (segment s to warp s mod warps), then the row
 // blocks (block b to warp b mod warps), so the work of each warp is known before the launch: the
@@ -45,7 +46,7 @@ __device__ __forceinline__ void csr_long_segments(const CsrLongRows<T>& lr,
         const std::int64_t end = __ldg(row_ptrs + row + 1);
         const std::int64_t first = begin + std::int64_t{part} * kSegment;
         const std::int64_t last = first + kSegment < end ? first + kSegment : end;
-        T sum = csr_lane_sum<T>(first + lane, last, 32, col_idxs, values, v);
+        T sum = csr_lane_sum<T, kCsrChunk, true>(first + lane, last, 32, col_idxs, values, v);
         sum = warp_sum(sum);
         if (lane == 0) on_segment(static_cast<std::size_t>(row), sum);
         const std::int64_t parts = (end - begin + kSegment - 1) / kSegment;
@@ -58,7 +59,10 @@ __device__ __forceinline__ void csr_long_segments(const CsrLongRows<T>& lr,
         if (lane == 0) {
             lr.partials[s] = sum;
             __threadfence();  // the partial is visible device-wide before the ticket
-            last_in = atomicAdd(lr.counters + head, 1u) == static_cast<unsigned>(parts - 1);
+            // atomicInc wraps the counter back to zero on the last ticket (ready for the next
+            // launch), as grid_sum's does
+            const auto wrap = static_cast<unsigned>(parts - 1);
+            last_in = atomicInc(lr.counters + head, wrap) == wrap;
         }
         last_in = __shfl_sync(kFullWarpMask, last_in, 0);
         if (last_in) {
@@ -67,10 +71,7 @@ __device__ __forceinline__ void csr_long_segments(const CsrLongRows<T>& lr,
             for (std::int64_t k = lane; k < parts; k += 32)
                 total += __ldcg(lr.partials + head + k);  // L2, never a stale L1 line
             total = warp_sum(total);
-            if (lane == 0) {
-                out[row] = total;
-                lr.counters[head] = 0;
-            }
+            if (lane == 0) out[row] = total;
         }
     }
 }

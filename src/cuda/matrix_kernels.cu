@@ -36,6 +36,18 @@ unsigned blocks_for(const Executor& exec, Kernel* kernel, std::size_t work_threa
     return static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
 }
 
+// The longest row of 32-bit offsets: a grid-stride max, a warp max, an atomicMax per warp.
+__global__ void csr_longest_row_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
+                                       std::uint32_t* __restrict__ longest) {
+    std::uint32_t m = 0;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < rows;
+         i += stride)
+        m = max(m, static_cast<std::uint32_t>(__ldg(row_ptrs + i + 1) - __ldg(row_ptrs + i)));
+    m = __reduce_max_sync(kFullWarpMask, m);
+    if ((threadIdx.x & 31u) == 0 && m > 0) atomicMax(longest, m);
+}
+
 // Dense row-major gemv: one warp per row, lanes stride over the columns (coalesced), warp
 // shuffle sum (warp_sum). The loop bound is warp-uniform, so full-mask shuffles are safe.
 template <typename T>
@@ -206,6 +218,18 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_pt
     with_lanes(csr_lanes(values.size, rows), [&](auto group) {
         launch_csr<decltype(group)::value>(exec, rows, rp, ci, values.data, x.data, y.data);
     });
+}
+
+std::size_t csr_longest_row(tag, const Executor& exec, std::size_t rows,
+                            const_view<std::int32_t> row_ptrs) {
+    if (rows == 0) return 0;
+    activate(exec.device_id());
+    Array<std::uint32_t> longest(exec, std::vector<std::uint32_t>{0u});
+    const unsigned threads = 256;
+    csr_longest_row_kernel<<<blocks_for(exec, csr_longest_row_kernel, rows, threads), threads, 0,
+                             stream_of(exec)>>>(rows, row_ptrs.data, longest.data());
+    PORTLA_CUDA_CHECK_LAUNCH();
+    return longest.to_host()[0];
 }
 
 template <typename T>

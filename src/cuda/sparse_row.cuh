@@ -51,7 +51,10 @@ __device__ __forceinline__ T ell_row_sum(std::size_t i, std::size_t rows, std::s
 constexpr int kCsrChunk = 4;
 
 // Column indices I: int32, or int64 for a matrix of 2^31 or more columns (CsrIndex::int64).
-template <typename T, int C = kCsrChunk, typename I, typename Src>
+// Streams: columns and values loaded with __ldcs (read once: they leave the caches to the
+// gathered vector; the long rows' segments, cuda/csr_split.cuh: 2.5% on the power-law SpMV,
+// H100, 2026-11-27).
+template <typename T, int C = kCsrChunk, bool Streams = false, typename I, typename Src>
 __device__ __forceinline__ T csr_lane_sum(std::int64_t first, std::int64_t end, int step,
                                           const I* cols, const T* vals, const Src& v) {
     T acc = T(0);
@@ -61,8 +64,13 @@ __device__ __forceinline__ T csr_lane_sum(std::int64_t first, std::int64_t end, 
 #pragma unroll
         for (int j = 0; j < C; ++j) {
             const std::int64_t k = k0 + std::int64_t{j} * step;
-            c[j] = k < end ? __ldg(cols + k) : 0;
-            w[j] = k < end ? __ldg(vals + k) : T(0);
+            if constexpr (Streams) {
+                c[j] = k < end ? __ldcs(cols + k) : 0;
+                w[j] = k < end ? __ldcs(vals + k) : T(0);
+            } else {
+                c[j] = k < end ? __ldg(cols + k) : 0;
+                w[j] = k < end ? __ldg(vals + k) : T(0);
+            }
         }
 #pragma unroll
         for (int j = 0; j < C; ++j)

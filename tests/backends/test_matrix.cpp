@@ -197,6 +197,39 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
     expect_rows_near(y.to_host(), want, abs_row, len_row);
 }
 
+// A borrowed matrix is planned (row blocks, segments) only when the device finds a row longer
+// than 32 entries per lane (4 lanes here: 128): the longest row at 128 keeps the groups, 129
+// takes the plan (a row block of its own: no segment, which starts past 256 entries).
+TYPED_TEST(Matrix, BorrowPlansOnlyWhenARowIsLong) {
+    using T = TypeParam;
+    const std::int64_t n = 5000;
+    const bool cuda = this->exec.backend() == Backend::cuda;
+    for (const int longest : {128, 129}) {
+        SCOPED_TRACE("longest row " + std::to_string(longest));
+        MatrixData d;
+        d.rows = d.cols = n;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const int len = i == 2500 ? longest : 6;
+            for (int e = 0; e < len; ++e) d.add(i, (i + e * 37) % n, 1.0 + 0.001 * e);
+        }
+        const auto owned = Csr<T>::from_data(this->exec, d);
+        const auto B = Csr<T>::borrow(this->exec, n, n, owned.row_ptrs().get_view(),
+                                      owned.col_idxs().get_view(), owned.values().get_view());
+        const bool planned = cuda && longest > 128;
+        EXPECT_EQ(B.long_rows().block_count > 0, planned);
+        EXPECT_EQ(owned.long_rows().block_count > 0, planned);
+        EXPECT_EQ(B.long_rows().segments, 0u);
+        const auto xh = random_vector<T>(n, 9);
+        Array<T> x(this->exec, xh), xr(this->ref, xh), yr(this->ref, n);
+        auto y = poisoned<T>(this->exec, n);
+        B.apply(x, y);
+        Csr<T>::from_data(this->ref, d).apply(xr, yr);
+        std::vector<double> abs_row, len_row;
+        row_bounds(d, xh, abs_row, len_row);
+        expect_rows_near(y.to_host(), yr.to_host(), abs_row, len_row);
+    }
+}
+
 TYPED_TEST(Matrix, DenseApply) {
     using T = TypeParam;
     for (auto [r, c] : std::vector<std::pair<int, int>>{

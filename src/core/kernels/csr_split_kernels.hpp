@@ -18,4 +18,9 @@ void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std
                      const_view<std::int32_t> col_idxs, const_view<T> values,
                      const CsrLongRows<T>& long_rows, const_view<T> x, view<T> y);
 
+/// The entries of the longest row of valid 32-bit offsets in device memory (a borrowed matrix:
+/// its offsets are copied to the host for the plan only when a row is long).
+std::size_t csr_longest_row(tag, const Executor& exec, std::size_t rows,
+                            const_view<std::int32_t> row_ptrs);
+
 }  // namespace portla::kernels::cuda
