@@ -24,8 +24,9 @@ class Communicator;
 /// `from` entries, split into `segments` segments of one warp each (segment s: part parts[s] of
 /// row rows[s]); partials and counters are the kernels' scratch (one per segment, counters zero
 /// between launches); every row lies in a row block [blocks[b], blocks[b + 1]), b < block_count
-/// (a long row in a block of its own, which the row-block loop skips). segments == 0: no long
-/// rows (or a form the split does not take).
+/// (a long row in a block of its own, which the row-block loop skips). block_count == 0: no plan
+/// (no row longer than 32 entries per lane of the groups, or a form the plan does not take); a
+/// plan may have no segment (its longest row at most `from` entries).
 template <typename T>
 struct CsrLongRows {
     std::size_t from = 0;

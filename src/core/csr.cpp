@@ -332,7 +332,7 @@ void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
     if (executor().backend() != Backend::cuda || rows_ == 0 || csr_split_off()) return;
     const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
     common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
-    if (plan.rows.empty()) return;
+    if (plan.blocks.empty()) return;  // no long row: the groups
     const Executor& exec = executor();
     long_from_ = plan.from;
     long_rows_ = Array<std::int32_t>(exec, plan.rows);
@@ -397,7 +397,7 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     const auto& exec = executor();
     dispatch(exec, [&](auto backend) {
         if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
-            if (long_rows_.size() > 0) {
+            if (long_blocks_.size() > 0) {
                 csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
                                 std::as_const(col_idxs_).get_view(), values_.get_view(),
                                 long_rows(), x, y);
@@ -428,7 +428,7 @@ FusedOperator<T> Csr<T>::fused() const {
 template <typename T>
 CsrLongRows<T> Csr<T>::long_rows() const {
     CsrLongRows<T> l;
-    if (long_rows_.size() == 0) return l;
+    if (long_blocks_.size() == 0) return l;
     l.from = long_from_;
     l.segments = long_rows_.size();
     l.rows = long_rows_.data();

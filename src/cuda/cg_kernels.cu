@@ -1002,7 +1002,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             ell_replace_kernel<T>
                 <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
         }
-    } else if (a.op.long_rows.segments > 0 && a.op.index == CsrIndex::int32) {
+    } else if (a.op.long_rows.block_count > 0 && a.op.index == CsrIndex::int32) {
         launch_csr_split(l, a, red, direction);
         return;
     } else {

@@ -255,7 +255,8 @@ TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
 // segments of a warp each and the others taken by row blocks (csr-split), the replacement a
 // product then the residual. Device loop against host loop, with and without Jacobi and residual
 // replacement; PORTLA_CG_DIRECTION=fly does not apply to the split rows (the pass is kept).
-MatrixData power_law(std::int64_t n, unsigned seed) {
+MatrixData power_law(std::int64_t n, unsigned seed, std::int64_t edges_per_row = 4,
+                     int hub_edges = 3000) {
     std::mt19937_64 gen(seed);
     std::vector<double> w(n);
     for (std::int64_t i = 0; i < n; ++i) w[i] = std::pow(double(i) + 10.0, -0.8);
@@ -271,9 +272,9 @@ MatrixData power_law(std::int64_t n, unsigned seed) {
         degree[u] += 1;
         degree[v] += 1;
     };
-    for (std::int64_t e = 0; e < 4 * n; ++e) edge(pick(gen), pick(gen));
+    for (std::int64_t e = 0; e < edges_per_row * n; ++e) edge(pick(gen), pick(gen));
     for (std::int64_t hub : {n / 3, n - 2})
-        for (int k = 0; k < 3000; ++k) edge(hub, any(gen));
+        for (int k = 0; k < hub_edges; ++k) edge(hub, any(gen));
     for (std::int64_t i = 0; i < n; ++i) d.add(i, i, degree[i] + 1.0);  // duplicates are summed
     return d;
 }
@@ -326,6 +327,24 @@ TYPED_TEST(CgDevice, PowerLawRowsMatchHostLoop) {
     this->compare(d, wide, default_settings<T>(Preconditioner::jacobi));
     if (cuda) {
         EXPECT_EQ(choice_of("cg.direction"), "csr-pass");
+    }
+}
+
+// A plan without segments: one edge a row (3 entries a row on average: 2 lanes, long from 65
+// entries) and hubs of 100 more neighbours: 39 rows of 65 to 232 entries, long for the groups but
+// short for the row blocks (at most 256 entries), so every row goes by row blocks.
+TYPED_TEST(CgDevice, RowBlocksWithoutSegments) {
+    using T = TypeParam;
+    const MatrixData d = power_law(20000, 11, 1, 100);
+    if (this->exec.backend() == Backend::cuda) {
+        const auto A = Csr<T>::from_data(this->exec, d);
+        EXPECT_GT(A.long_rows().block_count, 0u);
+        EXPECT_EQ(A.long_rows().segments, 0u);
+    }
+    clear_kernel_choices();
+    this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
+    if (this->exec.backend() == Backend::cuda) {
+        EXPECT_EQ(choice_of("cg.direction"), "csr-split");
     }
 }
 

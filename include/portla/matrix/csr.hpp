@@ -69,7 +69,8 @@ public:
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
     FusedOperator<T> fused() const override;
-    /// The long rows the cuda kernels split (segments == 0: none; see FusedOperator).
+    /// The cuda plan of a matrix with long rows: segments and row blocks (block_count == 0: no
+    /// plan, the groups by the average row; see FusedOperator).
     CsrLongRows<T> long_rows() const;
 
     /// The widths of the stored indices (never CsrIndex::automatic).
