@@ -17,13 +17,13 @@
 using namespace portla;
 using namespace portla::kernels::cuda;
 
-#define CK(x)                                                                   \
-    do {                                                                        \
-        cudaError_t e = (x);                                                    \
-        if (e != cudaSuccess) {                                                 \
+#define CK(x)                                                                     \
+    do {                                                                          \
+        cudaError_t e = (x);                                                      \
+        if (e != cudaSuccess) {                                                   \
             std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-            std::exit(1);                                                       \
-        }                                                                       \
+            std::exit(1);                                                         \
+        }                                                                         \
     } while (0)
 
 template <typename T>
@@ -84,8 +84,7 @@ __global__ void groups_kernel(std::size_t rows, std::size_t from, const int* row
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
     const auto read = [x](std::size_t j) { return ldx<X>(x + j); };
-    csr_long_segments(lr, row_ptrs, cols, vals, read, warp, warps, y,
-                      [](std::size_t, double) {});
+    csr_long_segments(lr, row_ptrs, cols, vals, read, warp, warps, y, [](std::size_t, double) {});
     constexpr unsigned per = 32 / G;
     const unsigned lane = threadIdx.x & 31u, member = lane % G;
     for (std::size_t first = warp * per; first < rows; first += warps * per) {
@@ -120,17 +119,15 @@ __global__ void groups_kernel(std::size_t rows, std::size_t from, const int* row
 // rows, loads their products into shared memory (every lane busy, E gathers in flight per lane),
 // then groups of g lanes (by the block's row count) add the rows from shared memory.
 template <int E, int L, int X>
-__global__ void __launch_bounds__(256) blocks_kernel(std::size_t nblocks, const int* blk,
-                                                     const int* row_ptrs, const int* cols,
-                                                     const double* vals, CsrLongRows<double> lr,
-                                                     const double* x, double* y) {
+__global__ void __launch_bounds__(256)
+    blocks_kernel(std::size_t nblocks, const int* blk, const int* row_ptrs, const int* cols,
+                  const double* vals, CsrLongRows<double> lr, const double* x, double* y) {
     constexpr int cap = 32 * E;
     __shared__ double prod[8][cap];
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
     const auto read = [x](std::size_t j) { return ldx<X>(x + j); };
-    csr_long_segments(lr, row_ptrs, cols, vals, read, warp, warps, y,
-                      [](std::size_t, double) {});
+    csr_long_segments(lr, row_ptrs, cols, vals, read, warp, warps, y, [](std::size_t, double) {});
     const unsigned lane = threadIdx.x & 31u;
     double* sp = prod[threadIdx.x >> 5];
     for (std::size_t b = warp; b < nblocks; b += warps) {
@@ -156,7 +153,8 @@ __global__ void __launch_bounds__(256) blocks_kernel(std::size_t nblocks, const 
         const int mine = static_cast<int>(lane) / g, member = static_cast<int>(lane) % g;
         double acc = 0;
         if (mine < nr) {
-            const int s = __ldg(row_ptrs + r0 + mine) - base, e = __ldg(row_ptrs + r0 + mine + 1) - base;
+            const int s = __ldg(row_ptrs + r0 + mine) - base,
+                      e = __ldg(row_ptrs + r0 + mine + 1) - base;
             for (int k = s + member; k < e; k += g) acc += sp[k];
         }
 #pragma unroll
@@ -169,15 +167,13 @@ __global__ void __launch_bounds__(256) blocks_kernel(std::size_t nblocks, const 
     }
 }
 
-
 // blocks with the header (first row, first entry) planned and the next block's header loaded
 // while this block is summed
 template <int E, int L, int X>
-__global__ void __launch_bounds__(256) blocks2_kernel(std::size_t nblocks, const int* blk,
-                                                      const int* blk_base, const int* row_ptrs,
-                                                      const int* cols, const double* vals,
-                                                      CsrLongRows<double> lr, const double* x,
-                                                      double* y) {
+__global__ void __launch_bounds__(256)
+    blocks2_kernel(std::size_t nblocks, const int* blk, const int* blk_base, const int* row_ptrs,
+                   const int* cols, const double* vals, CsrLongRows<double> lr, const double* x,
+                   double* y) {
     constexpr int cap = 32 * E;
     __shared__ double prod[8][cap];
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -187,15 +183,19 @@ __global__ void __launch_bounds__(256) blocks2_kernel(std::size_t nblocks, const
     double* sp = prod[threadIdx.x >> 5];
     int r0 = 0, r1 = 0, base = 0, end = 0;
     if (warp < nblocks) {
-        r0 = __ldg(blk + warp); r1 = __ldg(blk + warp + 1);
-        base = __ldg(blk_base + warp); end = __ldg(blk_base + warp + 1);
+        r0 = __ldg(blk + warp);
+        r1 = __ldg(blk + warp + 1);
+        base = __ldg(blk_base + warp);
+        end = __ldg(blk_base + warp + 1);
     }
     for (std::size_t b = warp; b < nblocks; b += warps) {
         const std::size_t nb = b + warps;
         int n0 = 0, n1 = 0, nbase = 0, nend = 0;
         if (nb < nblocks) {
-            n0 = __ldg(blk + nb); n1 = __ldg(blk + nb + 1);
-            nbase = __ldg(blk_base + nb); nend = __ldg(blk_base + nb + 1);
+            n0 = __ldg(blk + nb);
+            n1 = __ldg(blk + nb + 1);
+            nbase = __ldg(blk_base + nb);
+            nend = __ldg(blk_base + nb + 1);
         }
         if (end - base <= cap) {
             int c[E];
@@ -230,12 +230,13 @@ __global__ void __launch_bounds__(256) blocks2_kernel(std::size_t nblocks, const
             if (mine < nr && member == 0) y[r0 + mine] = acc;
             __syncwarp();
         }
-        r0 = n0; r1 = n1; base = nbase; end = nend;
+        r0 = n0;
+        r1 = n1;
+        base = nbase;
+        end = nend;
     }
-    csr_long_segments(lr, row_ptrs, cols, vals, read, warp, warps, y,
-                      [](std::size_t, double) {});
+    csr_long_segments(lr, row_ptrs, cols, vals, read, warp, warps, y, [](std::size_t, double) {});
 }
-
 
 // The access pattern alone: every entry's column, value and gathered x, summed per thread with
 // no rows (the cheapest kernel that reads what the SpMV reads).
@@ -282,7 +283,8 @@ std::vector<int> plan_blocks(const std::vector<int>& ptr, int cap) {
             ++r;
         } else {
             int cnt = 0, ent = 0;
-            while (r < n && cnt < 32 && ptr[r + 1] - ptr[r] <= cap && ent + ptr[r + 1] - ptr[r] <= cap) {
+            while (r < n && cnt < 32 && ptr[r + 1] - ptr[r] <= cap &&
+                   ent + ptr[r + 1] - ptr[r] <= cap) {
                 ent += ptr[r + 1] - ptr[r];
                 ++cnt;
                 ++r;
@@ -343,7 +345,8 @@ int main(int argc, char** argv) {
     std::vector<double> ref(n), scale(n);
     for (std::size_t i = 0; i < n; ++i) {
         double s = 0, a = 0;
-        for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[col[k]], a += std::fabs(val[k] * x[col[k]]);
+        for (int k = ptr[i]; k < ptr[i + 1]; ++k)
+            s += val[k] * x[col[k]], a += std::fabs(val[k] * x[col[k]]);
         ref[i] = s;
         scale[i] = a;
     }
@@ -364,11 +367,13 @@ int main(int argc, char** argv) {
     cudaStream_t st;
     CK(cudaStreamCreate(&st));
     const double bytes = 12.0 * nnz + 4.0 * (n + 1) + 16.0 * n;
-    std::printf("%s: n %zu nnz %zu, grid %d x 256, floor bytes %.1f MB\n", base.c_str(), n, nnz, grid,
-                bytes / 1e6);
+    std::printf("%s: n %zu nnz %zu, grid %d x 256, floor bytes %.1f MB\n", base.c_str(), n, nnz,
+                grid, bytes / 1e6);
 
-    const Dev d256 = upload_plan(ptr, 256), d128 = upload_plan(ptr, 128), d64 = upload_plan(ptr, 64);
-    std::vector<int> b8 = plan_blocks(ptr, 256), b4 = plan_blocks(ptr, 128), b2 = plan_blocks(ptr, 64);
+    const Dev d256 = upload_plan(ptr, 256), d128 = upload_plan(ptr, 128),
+              d64 = upload_plan(ptr, 64);
+    std::vector<int> b8 = plan_blocks(ptr, 256), b4 = plan_blocks(ptr, 128),
+                     b2 = plan_blocks(ptr, 64);
     auto up = [](const std::vector<int>& v) {
         int* p;
         CK(cudaMalloc(&p, v.size() * 4));
@@ -382,8 +387,9 @@ int main(int argc, char** argv) {
         return v;
     };
     int *dbb8 = up(bases(b8)), *dbb4 = up(bases(b4));
-    std::printf("row blocks: cap 256 %zu, cap 128 %zu, cap 64 %zu; segments %zu/%zu/%zu\n", b8.size() - 1,
-                b4.size() - 1, b2.size() - 1, d256.lr.segments, d128.lr.segments, d64.lr.segments);
+    std::printf("row blocks: cap 256 %zu, cap 128 %zu, cap 64 %zu; segments %zu/%zu/%zu\n",
+                b8.size() - 1, b4.size() - 1, b2.size() - 1, d256.lr.segments, d128.lr.segments,
+                d64.lr.segments);
 
     std::vector<double> y(n);
     auto run = [&](const char* name, auto launch) {
@@ -393,7 +399,8 @@ int main(int argc, char** argv) {
         CK(cudaGetLastError());
         CK(cudaMemcpy(y.data(), dy, n * 8, cudaMemcpyDeviceToHost));
         double err = 0;
-        for (std::size_t i = 0; i < n; ++i) err = std::max(err, std::fabs(y[i] - ref[i]) / (scale[i] + 1e-300));
+        for (std::size_t i = 0; i < n; ++i)
+            err = std::max(err, std::fabs(y[i] - ref[i]) / (scale[i] + 1e-300));
         if (!std::getenv("NCU"))
             for (int w = 0; w < 3; ++w) launch();
         cudaEvent_t a, b;
@@ -414,13 +421,14 @@ int main(int argc, char** argv) {
         std::printf("%-28s mean %.4f ms best %.4f ms  %.0f GB/s(floor bytes)  err %.1e\n", name,
                     total / reps, best, bytes / (total / reps * 1e-3) / 1e9, err);
     };
-#define GROUPS(G, L, X, D)                                                                     \
-    run("groups G=" #G " L=" #L " X=" #X, [&] {                                                \
-        groups_kernel<G, L, X><<<grid, 256, 0, st>>>(n, D.lr.from, dptr, dcol, dval, D.lr, dx, dy); \
+#define GROUPS(G, L, X, D)                                                        \
+    run("groups G=" #G " L=" #L " X=" #X, [&] {                                   \
+        groups_kernel<G, L, X>                                                    \
+            <<<grid, 256, 0, st>>>(n, D.lr.from, dptr, dcol, dval, D.lr, dx, dy); \
     })
-#define BLOCKS(E, L, X, D, B, NB)                                                                 \
-    run("blocks E=" #E " L=" #L " X=" #X, [&] {                                                  \
-        blocks_kernel<E, L, X><<<grid, 256, 0, st>>>(NB, B, dptr, dcol, dval, D.lr, dx, dy);       \
+#define BLOCKS(E, L, X, D, B, NB)                                                            \
+    run("blocks E=" #E " L=" #L " X=" #X, [&] {                                              \
+        blocks_kernel<E, L, X><<<grid, 256, 0, st>>>(NB, B, dptr, dcol, dval, D.lr, dx, dy); \
     })
     {
         double* scratch;
@@ -442,8 +450,10 @@ int main(int argc, char** argv) {
             }
             std::printf("%-28s mean %.4f ms\n", name, total / 50);
         };
-        timed("touch (streams + gathers)", [&] { touch_kernel<<<grid * 2, 256, 0, st>>>(nnz, dcol, dval, dx, scratch); });
-        timed("streams only (12 B/entry)", [&] { stream_kernel<<<grid * 2, 256, 0, st>>>(nnz, dcol, dval, scratch); });
+        timed("touch (streams + gathers)",
+              [&] { touch_kernel<<<grid * 2, 256, 0, st>>>(nnz, dcol, dval, dx, scratch); });
+        timed("streams only (12 B/entry)",
+              [&] { stream_kernel<<<grid * 2, 256, 0, st>>>(nnz, dcol, dval, scratch); });
     }
     GROUPS(8, 0, 0, d256);
     GROUPS(8, 1, 0, d256);
@@ -452,9 +462,9 @@ int main(int argc, char** argv) {
     GROUPS(4, 0, 0, d128);
     GROUPS(4, 2, 1, d128);
     GROUPS(2, 0, 0, d64);
-#define BLOCKS2(E, L, X, D, B, BB, NB)                                                             \
+#define BLOCKS2(E, L, X, D, B, BB, NB)                                                            \
     run("blocks2 E=" #E " L=" #L " X=" #X, [&] {                                                  \
-        blocks2_kernel<E, L, X><<<grid, 256, 0, st>>>(NB, B, BB, dptr, dcol, dval, D.lr, dx, dy);   \
+        blocks2_kernel<E, L, X><<<grid, 256, 0, st>>>(NB, B, BB, dptr, dcol, dval, D.lr, dx, dy); \
     })
     BLOCKS2(8, 1, 0, d256, db8, dbb8, b8.size() - 1);
     BLOCKS2(8, 2, 1, d256, db8, dbb8, b8.size() - 1);
@@ -481,26 +491,31 @@ int main(int argc, char** argv) {
         for (auto alg : {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2}) {
             size_t ws = 0;
             void* buf = nullptr;
-            cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F, alg, &ws);
+            cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy,
+                                    CUDA_R_64F, alg, &ws);
             CK(cudaMalloc(&buf, ws + 1));
-            cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F, alg, buf);
+            cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy,
+                                    CUDA_R_64F, alg, buf);
             run(alg == CUSPARSE_SPMV_CSR_ALG1 ? "cusparse CSR_ALG1" : "cusparse CSR_ALG2", [&] {
-                cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F, alg, buf);
+                cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy,
+                             CUDA_R_64F, alg, buf);
             });
         }
     }
     // x persisting in L2
     const std::size_t win = std::min<std::size_t>(n * 8, prop.accessPolicyMaxWindowSize);
-    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, std::min<std::size_t>(prop.persistingL2CacheMaxSize, n * 8)));
+    CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize,
+                          std::min<std::size_t>(prop.persistingL2CacheMaxSize, n * 8)));
     cudaStreamAttrValue attr{};
     attr.accessPolicyWindow.base_ptr = dx;
     attr.accessPolicyWindow.num_bytes = win;
-    attr.accessPolicyWindow.hitRatio = std::min(1.0f, float(prop.persistingL2CacheMaxSize) / float(win));
+    attr.accessPolicyWindow.hitRatio =
+        std::min(1.0f, float(prop.persistingL2CacheMaxSize) / float(win));
     attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
     attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
     CK(cudaStreamSetAttribute(st, cudaStreamAttributeAccessPolicyWindow, &attr));
-    std::printf("persisting: max %d B, window %zu B, hitRatio %.2f\n", prop.persistingL2CacheMaxSize, win,
-                attr.accessPolicyWindow.hitRatio);
+    std::printf("persisting: max %d B, window %zu B, hitRatio %.2f\n",
+                prop.persistingL2CacheMaxSize, win, attr.accessPolicyWindow.hitRatio);
     GROUPS(8, 2, 0, d256);
     BLOCKS(8, 0, 0, d256, db8, b8.size() - 1);
     BLOCKS(8, 2, 0, d256, db8, b8.size() - 1);

@@ -17,13 +17,13 @@
 using namespace portla;
 using namespace portla::kernels::cuda;
 
-#define CK(x)                                                                   \
-    do {                                                                        \
-        cudaError_t e = (x);                                                    \
-        if (e != cudaSuccess) {                                                 \
+#define CK(x)                                                                     \
+    do {                                                                          \
+        cudaError_t e = (x);                                                      \
+        if (e != cudaSuccess) {                                                   \
             std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-            std::exit(1);                                                       \
-        }                                                                       \
+            std::exit(1);                                                         \
+        }                                                                         \
     } while (0)
 
 template <typename T>
@@ -75,7 +75,6 @@ __device__ __forceinline__ double ldx(const double* p) {
     asm volatile("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(r) : "l"(p), "l"(pol));
     return r;
 }
-
 
 struct Segs {
     std::size_t segments = 0;
@@ -137,10 +136,9 @@ __device__ __forceinline__ void segs(const Segs& sg, const int* row_ptrs, const 
 }
 
 template <int SEG, int C, int L, int E, int Y = 0, int H = 0>
-__global__ void __launch_bounds__(256) combo_kernel(std::size_t nblocks, const int* blk,
-                                                    const int* row_ptrs, const int* cols,
-                                                    const double* vals, Segs sg, const double* x,
-                                                    double* y) {
+__global__ void __launch_bounds__(256)
+    combo_kernel(std::size_t nblocks, const int* blk, const int* row_ptrs, const int* cols,
+                 const double* vals, Segs sg, const double* x, double* y) {
     constexpr int cap = 32 * E;
     __shared__ double prod[8][cap];
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -149,7 +147,8 @@ __global__ void __launch_bounds__(256) combo_kernel(std::size_t nblocks, const i
     const unsigned lane = threadIdx.x & 31u;
     double* sp = prod[threadIdx.x >> 5];
     for (std::size_t b = warp; b < nblocks; b += warps) {
-        const int r0 = H ? __ldcs(blk + b) : __ldg(blk + b), r1 = H ? __ldcs(blk + b + 1) : __ldg(blk + b + 1);
+        const int r0 = H ? __ldcs(blk + b) : __ldg(blk + b),
+                  r1 = H ? __ldcs(blk + b + 1) : __ldg(blk + b + 1);
         const int base = __ldg(row_ptrs + r0), end = __ldg(row_ptrs + r1);
         if (end - base > cap) continue;
         int c[E];
@@ -171,7 +170,8 @@ __global__ void __launch_bounds__(256) combo_kernel(std::size_t nblocks, const i
         const int mine = static_cast<int>(lane) / g, member = static_cast<int>(lane) % g;
         double acc = 0;
         if (mine < nr) {
-            const int s = __ldg(row_ptrs + r0 + mine) - base, e = __ldg(row_ptrs + r0 + mine + 1) - base;
+            const int s = __ldg(row_ptrs + r0 + mine) - base,
+                      e = __ldg(row_ptrs + r0 + mine + 1) - base;
             for (int k = s + member; k < e; k += g) acc += sp[k];
         }
 #pragma unroll
@@ -180,7 +180,10 @@ __global__ void __launch_bounds__(256) combo_kernel(std::size_t nblocks, const i
             if (off < g) acc += o;
         }
         if (mine < nr && member == 0) {
-            if (Y) __stcs(y + r0 + mine, acc); else y[r0 + mine] = acc;
+            if (Y)
+                __stcs(y + r0 + mine, acc);
+            else
+                y[r0 + mine] = acc;
         }
         __syncwarp();
     }
@@ -231,7 +234,8 @@ std::vector<int> plan_blocks(const std::vector<int>& ptr, int cap) {
             ++r;
         } else {
             int cnt = 0, ent = 0;
-            while (r < n && cnt < 32 && ptr[r + 1] - ptr[r] <= cap && ent + ptr[r + 1] - ptr[r] <= cap) {
+            while (r < n && cnt < 32 && ptr[r + 1] - ptr[r] <= cap &&
+                   ent + ptr[r + 1] - ptr[r] <= cap) {
                 ent += ptr[r + 1] - ptr[r];
                 ++cnt;
                 ++r;
@@ -241,7 +245,6 @@ std::vector<int> plan_blocks(const std::vector<int>& ptr, int cap) {
     }
     return blk;
 }
-
 
 Segs upload_segs(const std::vector<int>& ptr, int from, int seg) {
     std::vector<int> rows, parts;
@@ -280,7 +283,8 @@ int main(int argc, char** argv) {
     std::vector<double> ref(n), scale(n);
     for (std::size_t i = 0; i < n; ++i) {
         double s = 0, a = 0;
-        for (int k = ptr[i]; k < ptr[i + 1]; ++k) s += val[k] * x[col[k]], a += std::fabs(val[k] * x[col[k]]);
+        for (int k = ptr[i]; k < ptr[i + 1]; ++k)
+            s += val[k] * x[col[k]], a += std::fabs(val[k] * x[col[k]]);
         ref[i] = s;
         scale[i] = a;
     }
@@ -311,7 +315,8 @@ int main(int argc, char** argv) {
             CK(cudaStreamSynchronize(st));
             CK(cudaGetLastError());
             CK(cudaMemcpy(y.data(), dy, n * 8, cudaMemcpyDeviceToHost));
-            for (std::size_t i = 0; i < n; ++i) err = std::max(err, std::fabs(y[i] - ref[i]) / (scale[i] + 1e-300));
+            for (std::size_t i = 0; i < n; ++i)
+                err = std::max(err, std::fabs(y[i] - ref[i]) / (scale[i] + 1e-300));
         }
         if (!ncu)
             for (int w = 0; w < 3; ++w) launch();
@@ -331,24 +336,42 @@ int main(int argc, char** argv) {
         }
         std::printf("%-34s mean %.4f ms  err %.1e\n", name, total / reps, err);
     };
-    run("touch (streams + gathers)", false, [&] { touch_kernel<<<grid * 2, 256, 0, st>>>(nnz, dcol, dval, dx, scratch); });
+    run("touch (streams + gathers)", false,
+        [&] { touch_kernel<<<grid * 2, 256, 0, st>>>(nnz, dcol, dval, dx, scratch); });
     const auto b8 = plan_blocks(ptr, 256);
     int* db8;
     CK(cudaMalloc(&db8, b8.size() * 4));
     CK(cudaMemcpy(db8, b8.data(), b8.size() * 4, cudaMemcpyHostToDevice));
     const std::size_t nb = b8.size() - 1;
-    const Segs s512 = upload_segs(ptr, 256, 512), s256 = upload_segs(ptr, 256, 256), s1024 = upload_segs(ptr, 256, 1024);
-    std::printf("blocks %zu, segments 512: %zu, 256: %zu, 1024: %zu\n", nb, s512.segments, s256.segments, s1024.segments);
-#define COMBO(SEG, C, L, S)                                                                              \
-    run("blocks8 + seg " #SEG " C=" #C " L=" #L, true, [&] {                                        \
-        combo_kernel<SEG, C, L, 8><<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, S, dx, dy);            \
+    const Segs s512 = upload_segs(ptr, 256, 512), s256 = upload_segs(ptr, 256, 256),
+               s1024 = upload_segs(ptr, 256, 1024);
+    std::printf("blocks %zu, segments 512: %zu, 256: %zu, 1024: %zu\n", nb, s512.segments,
+                s256.segments, s1024.segments);
+#define COMBO(SEG, C, L, S)                                                                     \
+    run("blocks8 + seg " #SEG " C=" #C " L=" #L, true, [&] {                                    \
+        combo_kernel<SEG, C, L, 8><<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, S, dx, dy); \
     })
     COMBO(512, 4, 1, s512);
-    run("combo Y=stcs", true, [&] { combo_kernel<512, 4, 1, 8, 1, 0><<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy); });
-    run("combo Y=stcs H=ldcs", true, [&] { combo_kernel<512, 4, 1, 8, 1, 1><<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy); });
-    run("combo E=8 grid x2 (2 waves)", true, [&] { combo_kernel<512, 4, 1, 8, 1, 0><<<grid * 2, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy); });
-    run("combo E=8 grid /2", true, [&] { combo_kernel<512, 4, 1, 8, 1, 0><<<grid / 2, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy); });
-    run("combo E=16 (cap 512 blocks w/ 256 plan)", true, [&] { combo_kernel<512, 4, 1, 16, 1, 0><<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy); });
+    run("combo Y=stcs", true, [&] {
+        combo_kernel<512, 4, 1, 8, 1, 0>
+            <<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy);
+    });
+    run("combo Y=stcs H=ldcs", true, [&] {
+        combo_kernel<512, 4, 1, 8, 1, 1>
+            <<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy);
+    });
+    run("combo E=8 grid x2 (2 waves)", true, [&] {
+        combo_kernel<512, 4, 1, 8, 1, 0>
+            <<<grid * 2, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy);
+    });
+    run("combo E=8 grid /2", true, [&] {
+        combo_kernel<512, 4, 1, 8, 1, 0>
+            <<<grid / 2, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy);
+    });
+    run("combo E=16 (cap 512 blocks w/ 256 plan)", true, [&] {
+        combo_kernel<512, 4, 1, 16, 1, 0>
+            <<<grid, 256, 0, st>>>(nb, db8, dptr, dcol, dval, s512, dx, dy);
+    });
     {
         cusparseHandle_t h;
         cusparseCreate(&h);
@@ -363,11 +386,14 @@ int main(int argc, char** argv) {
         size_t ws = 0;
         void* buf = nullptr;
         const auto alg = CUSPARSE_SPMV_CSR_ALG1;
-        cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F, alg, &ws);
+        cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy,
+                                CUDA_R_64F, alg, &ws);
         CK(cudaMalloc(&buf, ws + 1));
-        cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F, alg, buf);
+        cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy,
+                                CUDA_R_64F, alg, buf);
         run("cusparse CSR_ALG1", true, [&] {
-            cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F, alg, buf);
+            cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vx, &zero, vy, CUDA_R_64F,
+                         alg, buf);
         });
     }
     return 0;
