@@ -312,9 +312,10 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
           Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
     // The long rows from a host copy of the offsets, made only when the device finds a long row
     // (most matrices have none: a borrow then copies one number, not the offsets).
+    const bool off = csr_split_off();  // checked on every backend, as plan_long_rows does
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
         if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
-            if (!csr_split_off())
+            if (!off)
                 return csr_longest_row(backend, exec, rows, std::as_const(A.row_ptrs_).get_view());
         }
         return 0;
@@ -329,7 +330,8 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
 template <typename T>
 template <typename P>
 void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
-    if (executor().backend() != Backend::cuda || rows_ == 0 || csr_split_off()) return;
+    // The switch is checked on every backend (a typo is an error wherever it is set).
+    if (csr_split_off() || executor().backend() != Backend::cuda || rows_ == 0) return;
     const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
     common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
     if (plan.blocks.empty()) return;  // no long row: the groups

@@ -93,24 +93,31 @@ __device__ __forceinline__ void csr_row_blocks(const CsrLongRows<T>& lr,
                                                T* products, OnRow on_row) {
     constexpr int kCap = static_cast<int>(common::kCsrBlockEntries);
     constexpr int kPerLane = kCap / 32;
+    static_assert(common::kCsrBlockEntries == 8 * 32 && common::kCsrBlockRows <= 32,
+                  "8 entries a lane; a lane (or more) a row");
     const int lane = static_cast<int>(threadIdx.x & 31u);
     for (std::size_t b = warp; b < lr.block_count; b += warps) {
         const std::int32_t r0 = __ldg(lr.blocks + b);
         const std::int32_t r1 = __ldg(lr.blocks + b + 1);
         const std::int32_t base = __ldg(row_ptrs + r0);
         const std::int32_t end = __ldg(row_ptrs + r1);
-        if (end - base > kCap) continue;  // a long row: its segments
+        const int entries = end - base;
+        if (entries > kCap) continue;  // a long row: its segments
+        // Indexed from the block's first entry: base + 255 may pass 2^31 - 1 near the end of
+        // the 32-bit form's largest matrices, entries - 1 never does.
+        const std::int32_t* block_cols = col_idxs + base;
+        const T* block_values = values + base;
         std::int32_t c[kPerLane];
         T w[kPerLane];
 #pragma unroll
         for (int j = 0; j < kPerLane; ++j) {
-            const std::int32_t k = base + j * 32 + lane;
-            c[j] = k < end ? __ldcs(col_idxs + k) : 0;
-            w[j] = k < end ? __ldcs(values + k) : T(0);
+            const int k = j * 32 + lane;
+            c[j] = k < entries ? __ldcs(block_cols + k) : 0;
+            w[j] = k < entries ? __ldcs(block_values + k) : T(0);
         }
 #pragma unroll
         for (int j = 0; j < kPerLane; ++j)
-            if (base + j * 32 + lane < end)
+            if (j * 32 + lane < entries)
                 products[j * 32 + lane] = w[j] * v(static_cast<std::size_t>(c[j]));
         __syncwarp();
         const int rows = r1 - r0;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 #include <limits>
 #include <random>
 #include <string>
@@ -22,6 +24,28 @@
     } while (0)
 
 namespace portla::test {
+
+/// Sets an environment variable for a scope and restores it (or unsets it) on the way out, also
+/// when an ASSERT returns early.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (old_)
+            ::setenv(name_.c_str(), old_->c_str(), 1);
+        else
+            ::unsetenv(name_.c_str());
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    std::string name_;
+    std::optional<std::string> old_;
+};
 
 /// Sizes every vector kernel is tested at: empty, one, around a warp, around a work-group,
 /// a prime above 10^4, and one above 10^6 that no work-group size divides.

@@ -313,10 +313,11 @@ TYPED_TEST(CgDevice, PowerLawRowsMatchHostLoop) {
     }
     // The 64-bit forms keep the groups by the average row, as the 32-bit form does with
     // PORTLA_CSR_SPLIT=off.
-    ::setenv("PORTLA_CSR_SPLIT", "off", 1);
-    clear_kernel_choices();
-    this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
-    ::unsetenv("PORTLA_CSR_SPLIT");
+    {
+        const ScopedEnv env("PORTLA_CSR_SPLIT", "off");
+        clear_kernel_choices();
+        this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
+    }
     if (cuda) {
         EXPECT_EQ(choice_of("cg.direction"), "csr-pass");
     }

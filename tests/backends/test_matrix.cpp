@@ -154,7 +154,7 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
     const auto want = yr.to_host();
     const bool cuda = this->exec.backend() == Backend::cuda;
     for (const char* split : {"on", "off"}) {
-        ::setenv("PORTLA_CSR_SPLIT", split, 1);
+        const ScopedEnv env("PORTLA_CSR_SPLIT", split);
         const bool on = std::string(split) == "on";
         for (const CsrIndex form : {CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64}) {
             SCOPED_TRACE("index width " + to_string(form) + ", PORTLA_CSR_SPLIT=" + split);
@@ -185,7 +185,6 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
             ASSERT_EQ(again.to_host(), got);
         }
     }
-    ::unsetenv("PORTLA_CSR_SPLIT");
     // A borrowed matrix plans its long rows from a host copy of the row offsets.
     const auto c = Csr<T>::from_data(this->exec, d);
     const auto B = Csr<T>::borrow(this->exec, n, n, c.row_ptrs().get_view(),
@@ -227,7 +226,72 @@ TYPED_TEST(Matrix, BorrowPlansOnlyWhenARowIsLong) {
         std::vector<double> abs_row, len_row;
         row_bounds(d, xh, abs_row, len_row);
         expect_rows_near(y.to_host(), yr.to_host(), abs_row, len_row);
+        if (longest == 128) continue;
+        // 64-bit offsets narrowed to 32 bits are planned as the 32-bit form; offsets64 never is.
+        const Array<std::int64_t> ptr64(this->exec, [&] {
+            const auto p = owned.row_ptrs().to_host();
+            return std::vector<std::int64_t>(p.begin(), p.end());
+        }());
+        for (const CsrIndex asked : {CsrIndex::automatic, CsrIndex::offsets64}) {
+            SCOPED_TRACE(to_string(asked));
+            const auto W =
+                Csr<T>::borrow(this->exec, n, n, ptr64.get_view(), owned.col_idxs().get_view(),
+                               owned.values().get_view(), asked);
+            EXPECT_EQ(W.long_rows().block_count > 0, planned && asked == CsrIndex::automatic);
+        }
+        {  // PORTLA_CSR_SPLIT=off: no plan, and nothing but on, off or empty is accepted
+            const ScopedEnv off("PORTLA_CSR_SPLIT", "off");
+            const auto U = Csr<T>::borrow(this->exec, n, n, owned.row_ptrs().get_view(),
+                                          owned.col_idxs().get_view(), owned.values().get_view());
+            EXPECT_EQ(U.long_rows().block_count, 0u);
+        }
+        const ScopedEnv typo("PORTLA_CSR_SPLIT", "yes");
+        EXPECT_THROW(Csr<T>::borrow(this->exec, n, n, owned.row_ptrs().get_view(),
+                                    owned.col_idxs().get_view(), owned.values().get_view()),
+                     BadInput);
+        EXPECT_THROW(Csr<T>::from_data(this->exec, d), BadInput);
     }
+}
+
+// Row blocks at every group width and past one wave of warps: blocks of exactly k rows for k =
+// 1 ... 32 (rows of 256 / k entries), empty rows (a whole block of them, and between short
+// rows), rows of 300 and 3000 entries (so the matrix is planned on cuda) and 400,000 rows of 6
+// entries: more than 10^4 blocks, so each warp takes several blocks (an H100 runs 8448 warps).
+// Every row against the reference; a second apply gives the same bits.
+TYPED_TEST(Matrix, CsrRowBlocksEveryWidthAndManyBlocks) {
+    using T = TypeParam;
+    std::vector<int> lengths;
+    for (int k = 1; k <= 32; ++k)
+        for (int r = 0; r < 3 * k; ++r) lengths.push_back(256 / k);
+    lengths.insert(lengths.end(), 40, 0);
+    for (int r = 0; r < 50; ++r) lengths.push_back(r % 2 ? 5 : 0);
+    lengths.push_back(300);
+    lengths.push_back(3000);
+    lengths.insert(lengths.end(), 400000, 6);
+    const auto n = static_cast<std::int64_t>(lengths.size());
+    MatrixData d;
+    d.rows = d.cols = n;
+    std::mt19937_64 gen(23);
+    std::uniform_real_distribution<double> val(-1, 1);
+    for (std::int64_t i = 0; i < n; ++i)
+        for (int e = 0; e < lengths[i]; ++e) d.add(i, (i * 7919 + e * 131) % n, val(gen));
+    const auto A = Csr<T>::from_data(this->exec, d);
+    if (this->exec.backend() == Backend::cuda) {
+        EXPECT_GT(A.long_rows().block_count, 10000u);
+        EXPECT_EQ(A.long_rows().segments, 1u + 6u);
+    }
+    const auto xh = random_vector<T>(n, 4);
+    Array<T> x(this->exec, xh), xr(this->ref, xh), yr(this->ref, n);
+    Csr<T>::from_data(this->ref, d).apply(xr, yr);
+    auto y = poisoned<T>(this->exec, n);
+    A.apply(x, y);
+    const auto got = y.to_host();
+    std::vector<double> abs_row, len_row;
+    row_bounds(d, xh, abs_row, len_row);
+    expect_rows_near(got, yr.to_host(), abs_row, len_row);
+    auto again = poisoned<T>(this->exec, n);
+    A.apply(x, again);
+    EXPECT_EQ(again.to_host(), got);
 }
 
 TYPED_TEST(Matrix, DenseApply) {
