@@ -809,8 +809,10 @@ bool direction_on_the_fly(const Launch& l, std::size_t n) {
 // the configuration measured at 1.087x the floor at 512^3 (H100, session 15, 91422f8). Splitting
 // by the shared-memory residency instead measured 0.998 / 0.988 / 0.910x at 512^3 / 256^3 /
 // 128^3 on an H200 (63368a3), but the H100 run of that tree (with a shared set-up helper for the
-// two tile kernels, since removed) gave 3.97-3.99 ms at 512^3 (1.12x) and the two changes were
-// not measured apart: both wait for a device call. A tile kernel whose shared memory the
+// two tile kernels, since removed) gave 3.97-3.99 ms at 512^3 (1.12x). Measured apart on the H100
+// (session 16, 3fa3b15, PORTLA_CG_STENCIL=ring:P with the split's planes): 512^3 256 planes
+// 3.865 / 3.869 ms against the default's 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against
+// 0.0688 / 0.0683 (3% faster): not yet a rule. A tile kernel whose shared memory the
 // device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
 // lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with
 // :PLANES, z-planes per tile) or points overrides the choice by size (tests, measurements).
