@@ -1,5 +1,5 @@
-// The CSR SpMV with its long rows split (cuda/csr_split.cuh): cuda only, 32-bit indices. Csr
-// calls it when its set-up found long rows (common/csr_long_rows.hpp) on a cuda executor.
+// The CSR SpMV by the plan of a matrix with long rows (cuda/csr_split.cuh): cuda only, 32-bit
+// indices. Csr calls it when its set-up made a plan (common/csr_long_rows.hpp) on a cuda executor.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,8 @@
 
 namespace portla::kernels::cuda {
 
-/// y = A x, the rows longer than long_rows.from entries split into segments of a warp each.
+/// y = A x: the rows longer than long_rows.from entries by segments of a warp each, the others
+/// by row blocks.
 template <typename T>
 void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
                      const_view<std::int32_t> col_idxs, const_view<T> values,
