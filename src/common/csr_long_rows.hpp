@@ -11,8 +11,7 @@
 // more than kCsrBlockEntries entries by segments and all the others by row blocks (a warp per
 // block of consecutive rows, every lane loading entries, whatever the rows' lengths): H100,
 // 2026-11-27, SpMV of the 3e6-row power-law matrix (bench/powerlaw_matrix.py) 0.371 ms with row
-// blocks against 0.533 with the groups of 8 lanes (cuSPARSE 0.317; .dev notes in
-// docs/s16-irregular.md).
+// blocks against 0.533 with the groups of 8 lanes (cuSPARSE 0.317; docs/s16-irregular.md).
 #pragma once
 
 #include <algorithm>
@@ -33,6 +32,11 @@ constexpr std::size_t kCsrBlockRows = 32;
 /// per row, csr_lanes).
 inline std::size_t csr_long_from(int lanes) { return 32 * static_cast<std::size_t>(lanes); }
 
+/// Whether a matrix whose longest row has `longest` entries is planned (groups of `lanes`).
+inline bool csr_has_long_rows(std::size_t longest, int lanes) {
+    return longest > csr_long_from(lanes);
+}
+
 /// The plan of a matrix with long rows: the rows of more than `from` = kCsrBlockEntries entries
 /// as segments, in row order (segment s is entries [row_ptrs[rows[s]] + parts[s] kCsrSegment,
 /// + kCsrSegment) of row rows[s], the last one of a row shorter; its parts 0, 1, ...
@@ -52,14 +56,12 @@ struct CsrLongRowPlan {
 template <typename P>
 CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs, int lanes) {
     CsrLongRowPlan plan;
-    for (std::size_t i = 0; i < rows; ++i)
-        plan.longest =
-            std::max(plan.longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
-    if (plan.longest <= csr_long_from(lanes)) return plan;
-    plan.from = kCsrBlockEntries;
     const auto length = [&](std::size_t i) {
         return static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]);
     };
+    for (std::size_t i = 0; i < rows; ++i) plan.longest = std::max(plan.longest, length(i));
+    if (!csr_has_long_rows(plan.longest, lanes)) return plan;
+    plan.from = kCsrBlockEntries;
     plan.blocks.push_back(0);
     for (std::size_t i = 0; i < rows;) {
         if (length(i) > plan.from) {

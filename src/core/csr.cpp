@@ -19,7 +19,6 @@
 #include <vector>
 
 namespace portla {
-
 namespace {
 
 // PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements, tests);
@@ -320,7 +319,7 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
         }
         return 0;
     });
-    if (longest > common::csr_long_from(kernels::cuda::csr_lanes(values.size, rows))) {
+    if (common::csr_has_long_rows(longest, kernels::cuda::csr_lanes(values.size, rows))) {
         std::vector<std::int32_t> ptr_copy;
         A.plan_long_rows(on_host(exec, std::as_const(A.row_ptrs_).get_view(), ptr_copy).data);
     }
