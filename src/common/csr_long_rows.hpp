@@ -1,6 +1,7 @@
 // The long rows of a CSR matrix (issue 17): which rows the cuda kernels take out of the groups of
 // lanes sized by the average row (cuda/csr_lanes.hpp) and split into segments of one warp each
-// (cuda/csr_split.cuh). Decided once at set-up, on the host, from the row offsets.
+// (cuda/csr_split.cuh). Decided once at set-up from the row offsets: on the device where they lie
+// (cuda/csr_plan.cu, the same plan as plan_csr_long_rows below, which is its oracle in the tests).
 //
 // A power-law matrix (graph Laplacian of Zipf degrees: 12 entries per row on average, a few rows
 // of 10^4 - 10^5) gives 8 lanes to every row, so its longest rows are walked by 8 lanes while the
@@ -27,6 +28,12 @@ constexpr std::size_t kCsrSegment = 512;
 /// kCsrBlockEntries entries together and at most kCsrBlockRows rows, one warp, 8 entries a lane.
 constexpr std::size_t kCsrBlockEntries = 256;
 constexpr std::size_t kCsrBlockRows = 32;
+/// Rows of a plan chunk: no row block crosses a multiple of kCsrPlanRows rows, so the device makes
+/// the plan a chunk per thread block in parallel (cuda/csr_plan.cu), the same plan as the loop
+/// below. H100, 2026-11-27: chunks of 256-4096 rows left the power-law SpMV unchanged (0.364-0.367
+/// ms against 0.364-0.365 unchunked, +1.1% blocks at 1024), where the host plan took 17-23 ms of
+/// every borrow (3e6 rows).
+constexpr std::size_t kCsrPlanRows = 1024;
 
 /// A matrix has long rows when a row has more entries than this (its groups have `lanes` lanes
 /// per row, csr_lanes).
@@ -41,9 +48,9 @@ inline bool csr_has_long_rows(std::size_t longest, int lanes) {
 /// as segments, in row order (segment s is entries [row_ptrs[rows[s]] + parts[s] kCsrSegment,
 /// + kCsrSegment) of row rows[s], the last one of a row shorter; its parts 0, 1, ...
 /// consecutive, so a row's first segment is s - parts[s]), and every row in the row blocks
-/// [blocks[b], blocks[b + 1]): blocks of short rows, and each long row a block of its own (more
-/// than kCsrBlockEntries entries: the kernels skip it). Empty (no rows, no blocks) when no row
-/// is long.
+/// [blocks[b], blocks[b + 1]): blocks of short rows (greedy within each chunk of kCsrPlanRows
+/// rows), and each long row a block of its own (more than kCsrBlockEntries entries: the kernels
+/// skip it). Empty (no rows, no blocks) when no row is long.
 struct CsrLongRowPlan {
     std::size_t from = 0;  ///< rows with more entries are long
     std::vector<std::int32_t> rows, parts;
@@ -72,8 +79,9 @@ CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs, int lanes
             }
             ++i;
         } else {
+            const std::size_t stop = std::min(rows, (i / kCsrPlanRows + 1) * kCsrPlanRows);
             std::size_t count = 0, entries = 0;
-            while (i < rows && count < kCsrBlockRows && entries + length(i) <= kCsrBlockEntries) {
+            while (i < stop && count < kCsrBlockRows && entries + length(i) <= kCsrBlockEntries) {
                 entries += length(i);
                 ++count;
                 ++i;

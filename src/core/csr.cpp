@@ -2,6 +2,7 @@
 
 #include "common/csr_long_rows.hpp"
 #include "common/csr_pattern.hpp"
+#include "core/kernels/csr_plan_kernels.hpp"
 #include "core/kernels/csr_split_kernels.hpp"
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
@@ -172,7 +173,11 @@ Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
         // The 32-bit form's diagonal from the host arrays, as before; the others' through the
         // backend's csr_diagonal on first use.
         if (index == CsrIndex::int32) {
-            A.plan_long_rows(row_ptrs.data());
+            std::size_t longest = 0;  // the plan's trigger (cuda only)
+            for (std::size_t i = 0; exec.backend() == Backend::cuda && i < rows; ++i)
+                longest =
+                    std::max(longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
+            A.plan_long_rows(longest);
             A.diag_ = Array<T>(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values)));
             A.diag_once_.reset();
         }
@@ -309,8 +314,8 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
     Csr A(rows, cols, CsrIndex::int32, std::move(row_ptrs),
           Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
           Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
-    // The long rows from a host copy of the offsets, made only when the device finds a long row
-    // (most matrices have none: a borrow then copies one number, not the offsets).
+    // The long rows: the device finds the longest row (one number read back) and, when a row is
+    // long, plans on the device (no copy of the offsets).
     const bool off = csr_split_off();  // checked on every backend, as plan_long_rows does
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
         if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
@@ -319,28 +324,30 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
         }
         return 0;
     });
-    if (common::csr_has_long_rows(longest, kernels::cuda::csr_lanes(values.size, rows))) {
-        std::vector<std::int32_t> ptr_copy;
-        A.plan_long_rows(on_host(exec, std::as_const(A.row_ptrs_).get_view(), ptr_copy).data);
-    }
+    A.plan_long_rows(longest);
     return A;
 }
 
 template <typename T>
-template <typename P>
-void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
+void Csr<T>::plan_long_rows(std::size_t longest) {
     // The switch is checked on every backend (a typo is an error wherever it is set).
     if (csr_split_off() || executor().backend() != Backend::cuda || rows_ == 0) return;
-    const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
-    common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
-    if (plan.blocks.empty()) return;  // no long row: the groups
+    if (!common::csr_has_long_rows(longest, kernels::cuda::csr_lanes(values_.size(), rows_)))
+        return;
     const Executor& exec = executor();
-    long_from_ = plan.from;
-    long_rows_ = Array<std::int32_t>(exec, plan.rows);
-    long_parts_ = Array<std::int32_t>(exec, plan.parts);
-    long_partials_ = Array<T>(exec, plan.rows.size());
-    long_counters_ = Array<std::uint32_t>(exec, std::vector<std::uint32_t>(plan.rows.size(), 0u));
-    long_blocks_ = Array<std::int32_t>(exec, plan.blocks);
+    auto plan = dispatch(exec, [&](auto backend) {
+        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>)
+            return csr_plan_long_rows(backend, exec, rows_, std::as_const(row_ptrs_).get_view());
+        else
+            return kernels::cuda::CsrDevicePlan{};
+    });
+    long_from_ = common::kCsrBlockEntries;
+    const std::size_t segments = plan.rows.size();
+    long_rows_ = std::move(plan.rows);
+    long_parts_ = std::move(plan.parts);
+    long_partials_ = Array<T>(exec, segments);
+    long_counters_ = Array<std::uint32_t>(exec, std::vector<std::uint32_t>(segments, 0u));
+    long_blocks_ = std::move(plan.blocks);
 }
 
 template <typename T>

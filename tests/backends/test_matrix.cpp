@@ -4,6 +4,8 @@
 #include <string>
 
 #include "backends/backend_fixture.hpp"
+#include "common/csr_long_rows.hpp"
+#include "cuda/csr_lanes.hpp"
 
 namespace portla::test {
 namespace {
@@ -292,6 +294,67 @@ TYPED_TEST(Matrix, CsrRowBlocksEveryWidthAndManyBlocks) {
     auto again = poisoned<T>(this->exec, n);
     A.apply(x, again);
     EXPECT_EQ(again.to_host(), got);
+}
+
+// On cuda the long-row plan is made on the device (cuda/csr_plan.cu), a chunk of
+// kCsrPlanRows rows per thread block: its segments and row blocks must be the host plan's
+// (common::plan_csr_long_rows, the oracle), for an uploaded and a borrowed matrix alike, with
+// long rows and block ends at and across the chunks' edges and a last partial chunk.
+TYPED_TEST(Matrix, CsrPlanOnTheDeviceIsTheHostPlan) {
+    using T = TypeParam;
+    if (this->exec.backend() != Backend::cuda)
+        GTEST_SKIP() << "the long-row plan is made on cuda only";
+    const auto copy = [&](const std::int32_t* p, std::size_t n) {
+        return Array<std::int32_t>::borrow(this->exec, const_cast<std::int32_t*>(p), n).to_host();
+    };
+    std::mt19937 gen(5);
+    std::vector<std::vector<int>> cases;
+    {
+        std::vector<int> l(5 * 1024 + 17);
+        for (auto& v : l) v = static_cast<int>(gen() % 14);
+        for (std::size_t i : {0ul, 1023ul, 1024ul, 2047ul, 3000ul, l.size() - 1})
+            l[i] = 257 + static_cast<int>(gen() % 3000);
+        l[1500] = 256;
+        l[1501] = 255;
+        for (std::size_t i = 4080; i < 4200; ++i) l[i] = 0;  // 32 empty rows a block
+        for (std::size_t i = 2040; i < 2060; ++i) l[i] = 1;  // a block cut at 2048
+        cases.push_back(l);
+    }
+    cases.push_back(std::vector<int>(300, 3));
+    cases.back()[150] = 20000;  // one chunk, one long row of 40 segments
+    cases.push_back(std::vector<int>(1024, 9));
+    cases.back()[1023] = 600;  // exactly one chunk, the long row last
+    cases.push_back(std::vector<int>(3000, 200));
+    cases.back()[7] = 129;   // 200 entries a row: 32 lanes, long from 1024 entries
+    cases.back()[8] = 6000;  // the one long row; every short row a block of its own
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+        SCOPED_TRACE("case " + std::to_string(c));
+        const auto& lengths = cases[c];
+        const std::size_t n = lengths.size();
+        std::vector<std::int32_t> ptr(n + 1, 0), col;
+        for (std::size_t i = 0; i < n; ++i) {
+            ptr[i + 1] = ptr[i] + lengths[i];
+            for (int e = 0; e < lengths[i]; ++e)
+                col.push_back(static_cast<std::int32_t>((i * 7919 + std::size_t(e) * 131) % n));
+        }
+        std::vector<T> val(col.size(), T(1));
+        const Csr<T> A(this->exec, n, n, ptr, col, val);
+        const auto B = Csr<T>::borrow(this->exec, n, n, A.row_ptrs().get_view(),
+                                      A.col_idxs().get_view(), A.values().get_view());
+        const auto want =
+            common::plan_csr_long_rows(n, ptr.data(), kernels::cuda::csr_lanes(col.size(), n));
+        ASSERT_FALSE(want.blocks.empty()) << "the case has no long row";
+        for (const Csr<T>* M : {&A, &B}) {
+            const auto lr = M->long_rows();
+            ASSERT_EQ(lr.block_count + 1, want.blocks.size());
+            ASSERT_EQ(lr.segments, want.rows.size());
+            EXPECT_EQ(lr.from, want.from);
+            EXPECT_EQ(copy(lr.blocks, lr.block_count + 1), want.blocks);
+            if (lr.segments == 0) continue;
+            EXPECT_EQ(copy(lr.rows, lr.segments), want.rows);
+            EXPECT_EQ(copy(lr.parts, lr.segments), want.parts);
+        }
+    }
 }
 
 TYPED_TEST(Matrix, DenseApply) {

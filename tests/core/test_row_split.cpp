@@ -4,6 +4,7 @@
 // long rows, row blocks of the others.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <random>
 #include <vector>
@@ -89,7 +90,8 @@ TEST(CsrLongRowPlan, NoneWithoutALongRow) {
 
 // Every row in exactly one block, in order; a block is one row longer than kCsrBlockEntries or
 // short rows of at most kCsrBlockEntries entries and kCsrBlockRows rows, and it ends only where
-// the next row would not fit (greedy); the long rows' segments in row order, parts 0, 1, ...
+// the next row would not fit or a chunk of kCsrPlanRows rows ends (greedy within each chunk); the
+// long rows' segments in row order, parts 0, 1, ...
 TEST(CsrLongRowPlan, BlocksTileTheRowsAndSegmentsCoverTheLongOnes) {
     std::mt19937 gen(3);
     std::vector<int> lengths(20000);
@@ -101,6 +103,9 @@ TEST(CsrLongRowPlan, BlocksTileTheRowsAndSegmentsCoverTheLongOnes) {
     lengths[40] = 129;  // long at 4 lanes, short for the blocks
     for (std::size_t i = 100; i < 200; ++i) lengths[i] = 8;  // 32 rows x 8 = 256 entries
     for (std::size_t i = 300; i < 400; ++i) lengths[i] = 0;  // empty rows: 32 a block
+    lengths[2038] = 200;  // 2039 starts a block, full with 256 entries: 2040 starts the next
+    lengths[2039] = 256;
+    for (std::size_t i = 2040; i < 2060; ++i) lengths[i] = 1;  // would share a block but for 2048
     const auto p = offsets_of(lengths);
     const auto plan = common::plan_csr_long_rows(lengths.size(), p.data(), 4);
     ASSERT_EQ(plan.from, common::kCsrBlockEntries);
@@ -122,13 +127,24 @@ TEST(CsrLongRowPlan, BlocksTileTheRowsAndSegmentsCoverTheLongOnes) {
         EXPECT_LE(entries, common::kCsrBlockEntries) << "block " << b;
         EXPECT_LE(static_cast<std::size_t>(r1 - r0), common::kCsrBlockRows) << "block " << b;
         for (std::int32_t i = r0; i < r1; ++i) EXPECT_LE(lengths[i], 256) << "row " << i;
-        if (static_cast<std::size_t>(r1) < lengths.size() && r1 - r0 < 32 && lengths[r1] <= 256) {
+        // no block crosses a chunk of kCsrPlanRows rows (the device plans chunk by chunk)
+        EXPECT_EQ(static_cast<std::size_t>(r0) / common::kCsrPlanRows,
+                  static_cast<std::size_t>(r1 - 1) / common::kCsrPlanRows)
+            << "block " << b;
+        const bool chunk_end = static_cast<std::size_t>(r1) % common::kCsrPlanRows == 0;
+        if (static_cast<std::size_t>(r1) < lengths.size() && r1 - r0 < 32 && lengths[r1] <= 256 &&
+            !chunk_end) {
             EXPECT_GT(entries + static_cast<std::size_t>(lengths[r1]), common::kCsrBlockEntries)
                 << "block " << b << " ends before row " << r1 << ", which fits";
         }
     }
     EXPECT_EQ(plan.rows, want_rows);
     EXPECT_EQ(plan.parts, want_parts);
+    // rows 2040-2059 of one entry: the block from 2040 ends at the chunk's end, 2048
+    const auto at = std::find(plan.blocks.begin(), plan.blocks.end(), 2040);
+    ASSERT_NE(at, plan.blocks.end());
+    ASSERT_LT(at + 1, plan.blocks.end());
+    EXPECT_EQ(at[1], 2048);
     // 257, 274 and 275 entries: one segment each; 1256: three; 2257 and 2256: five each
     EXPECT_EQ(plan.rows.size(), 16u);
 }

@@ -102,10 +102,10 @@ private:
     static Csr build(const Executor& exec, std::size_t rows, std::size_t cols,
                      const std::vector<P>& row_ptrs, const std::vector<C>& col_idxs,
                      const std::vector<T>& values, CsrIndex index);
-    /// The long rows' segments on cuda (32-bit form; common/csr_long_rows.hpp), from the host
-    /// row offsets; nothing elsewhere, or when no row is long.
-    template <typename P>
-    void plan_long_rows(const P* host_row_ptrs);
+    /// The long rows' segments and row blocks on cuda (32-bit form; common/csr_long_rows.hpp),
+    /// planned on the device when the longest row (`longest` entries) is long; nothing
+    /// elsewhere, or when no row is long.
+    void plan_long_rows(std::size_t longest);
     /// f(row_ptrs view, col_idxs view) with the stored index types.
     template <typename F>
     decltype(auto) with_indices(F&& f) const;

@@ -1,0 +1,121 @@
+// The long-row plan on the device (core/kernels/csr_plan_kernels.hpp). The greedy row blocks are
+// sequential within a chunk of kCsrPlanRows rows and independent across chunks
+// (common/csr_long_rows.hpp), so each chunk is one thread block: its offsets go to shared memory,
+// one thread walks them as plan_csr_long_rows does. A first launch counts every chunk's blocks and
+// segments, a scan (CUB) gives each chunk its place, a second launch writes. 3e6 rows: the host
+// plan took 17-23 ms of every borrow (2-core VM, and 18-19 ms of a one-iteration
+// portla.scipy.cg on the H100 machine), this takes two launches, a scan and one read-back.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cub/device/device_scan.cuh>
+#include <vector>
+
+#include "common/csr_long_rows.hpp"
+#include "core/kernels/csr_plan_kernels.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/scratch.hpp"
+
+namespace portla::kernels::cuda {
+namespace {
+
+constexpr unsigned kPlanThreads = 128;
+constexpr std::size_t kChunk = common::kCsrPlanRows;
+
+// A chunk's blocks (low 32 bits) and segments (high 32 bits): the scan adds both at once (neither
+// total passes 2^32 for 32-bit offsets: fewer blocks than rows, fewer segments than entries / 256).
+__device__ __forceinline__ std::uint64_t pack(std::uint64_t blocks, std::uint64_t segments) {
+    return blocks | (segments << 32);
+}
+
+// Chunk blockIdx.x: rows [lo, hi). Write = false: counts[chunk] = its blocks and segments.
+// Write = true: counts[chunk] holds the blocks and segments of the chunks before it; writes its
+// blocks' ends to blocks[1 + that ...] and its segments to seg_rows / seg_parts.
+template <bool Write>
+__global__ void __launch_bounds__(kPlanThreads)
+    csr_plan_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
+                    std::uint64_t* __restrict__ counts, std::int32_t* __restrict__ blocks,
+                    std::int32_t* __restrict__ seg_rows, std::int32_t* __restrict__ seg_parts) {
+    __shared__ std::int32_t ptr[kChunk + 1];
+    const std::size_t lo = static_cast<std::size_t>(blockIdx.x) * kChunk;
+    const int n = static_cast<int>(rows - lo < kChunk ? rows - lo : kChunk);
+    for (int k = static_cast<int>(threadIdx.x); k <= n; k += kPlanThreads)
+        ptr[k] = __ldg(row_ptrs + lo + k);
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    std::uint64_t block_at = 0, segment_at = 0;
+    if constexpr (Write) {
+        block_at = 1 + (counts[blockIdx.x] & 0xffffffffu);
+        segment_at = counts[blockIdx.x] >> 32;
+    }
+    constexpr int kFrom = static_cast<int>(common::kCsrBlockEntries);
+    constexpr int kSegment = static_cast<int>(common::kCsrSegment);
+    std::uint64_t nb = 0, ns = 0;
+    for (int i = 0; i < n;) {
+        const int length = ptr[i + 1] - ptr[i];
+        if (length > kFrom) {
+            const int parts = (length - 1) / kSegment + 1;
+            if constexpr (Write)
+                for (int k = 0; k < parts; ++k) {
+                    seg_rows[segment_at + ns + k] = static_cast<std::int32_t>(lo + i);
+                    seg_parts[segment_at + ns + k] = k;
+                }
+            ns += parts;
+            ++i;
+        } else {
+            int count = 0, entries = 0;
+            while (i < n && count < static_cast<int>(common::kCsrBlockRows) &&
+                   entries + (ptr[i + 1] - ptr[i]) <= kFrom) {
+                entries += ptr[i + 1] - ptr[i];
+                ++count;
+                ++i;
+            }
+        }
+        if constexpr (Write) blocks[block_at + nb] = static_cast<std::int32_t>(lo + i);
+        ++nb;
+    }
+    if constexpr (!Write) counts[blockIdx.x] = pack(nb, ns);
+}
+
+}  // namespace
+
+CsrDevicePlan csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
+                                 const_view<std::int32_t> row_ptrs) {
+    CsrDevicePlan plan;
+    if (rows == 0) return plan;
+    activate(exec.device_id());
+    const cudaStream_t stream = stream_of(exec);
+    const std::size_t chunks = (rows + kChunk - 1) / kChunk;
+    // counts[chunks] = 0, so the exclusive scan's last entry is the totals
+    Array<std::uint64_t> counts(exec, chunks + 1), starts(exec, chunks + 1);
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(counts.data() + chunks, 0, sizeof(std::uint64_t), stream));
+    const auto grid = static_cast<unsigned>(chunks);
+    csr_plan_kernel<false><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, counts.data(),
+                                                              nullptr, nullptr, nullptr);
+    PORTLA_CUDA_CHECK_LAUNCH();
+    std::size_t scan_bytes = 0;
+    PORTLA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.data(),
+                                                    starts.data(), chunks + 1, stream));
+    Array<unsigned char> scan_scratch(exec, scan_bytes);
+    PORTLA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_scratch.data(), scan_bytes, counts.data(),
+                                                    starts.data(), chunks + 1, stream));
+    std::uint64_t totals = 0;
+    PORTLA_CUDA_CHECK(cudaMemcpyAsync(&totals, starts.data() + chunks, sizeof(totals),
+                                      cudaMemcpyDeviceToHost, stream));
+    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const std::size_t block_count = totals & 0xffffffffu, segments = totals >> 32;
+    plan.blocks = Array<std::int32_t>(exec, block_count + 1);
+    plan.rows = Array<std::int32_t>(exec, segments);
+    plan.parts = Array<std::int32_t>(exec, segments);
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(plan.blocks.data(), 0, sizeof(std::int32_t), stream));
+    csr_plan_kernel<true><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, starts.data(),
+                                                             plan.blocks.data(), plan.rows.data(),
+                                                             plan.parts.data());
+    PORTLA_CUDA_CHECK_LAUNCH();
+    // counts, starts and the scan's scratch are freed on return: the write has read them
+    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return plan;
+}
+
+}  // namespace portla::kernels::cuda
