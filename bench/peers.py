@@ -4,8 +4,9 @@
 
 Matrices: generated 3-D Poisson problems (7-point, N^3 unknowns; on the GPU up to N = 128,
 n = 2.1e6) and the real matrices of tests/data/suitesparse (cg on the symmetric ones, gmres on
-those where SciPy's GMRES converges in the checked-in baseline, scipy.json). Every solver gets
-the same b = A (1, ..., 1), x0 = 0, rtol (default 1e-8, atol 0, float64), maxiter and, for
+those where SciPy's GMRES converges in the checked-in baseline, scipy.json) and, with --powerlaw,
+the power-law SPD matrix of bench/powerlaw_matrix.py (irregular rows; its b is uniform in
+[0.5, 1.5]). Every solver gets the same b (A (1, ..., 1) unless said), x0 = 0, rtol (default 1e-8, atol 0, float64), maxiter and, for
 gmres, restart 30. Each (matrix, solver, contender) is run once to warm up (CUDA contexts,
 kernel caches, JAX's compilation), then timed `--repeats` times (median; fewer repeats when one
 run exceeds the time budget). GPU timings synchronise the device before the clock stops. The
@@ -54,7 +55,7 @@ def poisson3d(m):
 def real_matrices(names):
     base = json.loads((DATA / "scipy.json").read_text())["matrices"]
     out = []
-    for name in names:
+    for name in names:  # (label, make A, solvers[, b of n]): b = A (1, ..., 1) unless given
         m = base[name]
         solvers = []
         if m["symmetric"] and m["runs"].get("cg/none", {}).get("converged"):
@@ -247,6 +248,9 @@ def main():
     p.add_argument("--sizes", default=None, help="Poisson 3-D points per dimension, e.g. 32,64,100")
     p.add_argument("--matrices", default=None,
                    help="names in tests/data/suitesparse (default: all; 'none' for none)")
+    p.add_argument("--powerlaw", type=int, default=0, metavar="ROWS",
+                   help="also a power-law SPD matrix of ROWS rows (bench/powerlaw_matrix.py: "
+                        "irregular rows, ids shuffled; cg only)")
     p.add_argument("--solvers", default="cg,gmres")
     p.add_argument("--rtol", type=float, default=1e-8)
     p.add_argument("--maxiter", type=int, default=20000, help="iterations (gmres: / restart cycles)")
@@ -277,13 +281,23 @@ def main():
     solvers = args.solvers.split(",")
     problems = [(f"poisson3d:{m}", lambda m=m: poisson3d(m), ["cg", "gmres"]) for m in sizes]
     problems += real_matrices(names)
+    if args.powerlaw:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from powerlaw_matrix import build as powerlaw
+        from powerlaw_matrix import rhs_values
+
+        # b = A 1 = 1 is an eigenvector of this L + I (CG would stop after one iteration): its
+        # b is uniform in [0.5, 1.5], as in the CLI timings (powerlaw_matrix.py --rhs)
+        problems.append((f"powerlaw:{args.powerlaw}",
+                         lambda: sp.csr_array(powerlaw(args.powerlaw, 10.0, 0.8, 10.0, 1)), ["cg"],
+                         rhs_values))
     for m in missing:
         print(f"peers: skipped {m}", file=sys.stderr)
 
     rows = []
-    for label, make, fits in problems:
+    for label, make, fits, *rhs in problems:
         A = make().astype(np.float64)
-        b = A @ np.ones(A.shape[0])
+        b = rhs[0](A.shape[0]) if rhs else A @ np.ones(A.shape[0])
         bnorm = np.linalg.norm(b)
         for method in [s for s in solvers if s in fits]:
             for c in found:
