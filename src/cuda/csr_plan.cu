@@ -2,14 +2,14 @@
 // sequential within a chunk of kCsrPlanRows rows and independent across chunks
 // (common/csr_long_rows.hpp), so each chunk is one thread block: its offsets go to shared memory,
 // one thread walks them as plan_csr_long_rows does. A first launch counts every chunk's blocks and
-// segments, a scan (CUB) gives each chunk its place, a second launch writes. 3e6 rows: the host
-// plan took 17-23 ms of every borrow (2-core VM, and 18-19 ms of a one-iteration
+// segments, a scan on the host gives each chunk its place, a second launch writes. 3e6 rows: the
+// host plan took 17-23 ms of every borrow (2-core VM, and 18-19 ms of a one-iteration
 // portla.scipy.cg on the H100 machine), this takes two launches, a scan and one read-back.
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <cub/device/device_scan.cuh>
+#include <utility>
 #include <vector>
 
 #include "common/csr_long_rows.hpp"
@@ -87,33 +87,26 @@ CsrDevicePlan csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
     activate(exec.device_id());
     const cudaStream_t stream = stream_of(exec);
     const std::size_t chunks = (rows + kChunk - 1) / kChunk;
-    // counts[chunks] = 0, so the exclusive scan's last entry is the totals
-    Array<std::uint64_t> counts(exec, chunks + 1), starts(exec, chunks + 1);
-    PORTLA_CUDA_CHECK(cudaMemsetAsync(counts.data() + chunks, 0, sizeof(std::uint64_t), stream));
+    Array<std::uint64_t> counts(exec, chunks);
     const auto grid = static_cast<unsigned>(chunks);
     csr_plan_kernel<false><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, counts.data(),
                                                               nullptr, nullptr, nullptr);
     PORTLA_CUDA_CHECK_LAUNCH();
-    std::size_t scan_bytes = 0;
-    PORTLA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.data(),
-                                                    starts.data(), chunks + 1, stream));
-    Array<unsigned char> scan_scratch(exec, scan_bytes);
-    PORTLA_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_scratch.data(), scan_bytes, counts.data(),
-                                                    starts.data(), chunks + 1, stream));
+    // The chunks' places: a scan of chunks = rows / 1024 numbers (3e6 rows: 23 KB each way)
+    std::vector<std::uint64_t> starts = counts.to_host();
     std::uint64_t totals = 0;
-    PORTLA_CUDA_CHECK(cudaMemcpyAsync(&totals, starts.data() + chunks, sizeof(totals),
-                                      cudaMemcpyDeviceToHost, stream));
-    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (auto& c : starts) totals += std::exchange(c, totals);
+    counts.copy_from_host(starts);
     const std::size_t block_count = totals & 0xffffffffu, segments = totals >> 32;
     plan.blocks = Array<std::int32_t>(exec, block_count + 1);
     plan.rows = Array<std::int32_t>(exec, segments);
     plan.parts = Array<std::int32_t>(exec, segments);
     PORTLA_CUDA_CHECK(cudaMemsetAsync(plan.blocks.data(), 0, sizeof(std::int32_t), stream));
-    csr_plan_kernel<true><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, starts.data(),
+    csr_plan_kernel<true><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, counts.data(),
                                                              plan.blocks.data(), plan.rows.data(),
                                                              plan.parts.data());
     PORTLA_CUDA_CHECK_LAUNCH();
-    // counts, starts and the scan's scratch are freed on return: the write has read them
+    // counts is freed on return: the write has read it
     PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
     return plan;
 }

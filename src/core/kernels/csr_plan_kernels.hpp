@@ -19,7 +19,7 @@ struct CsrDevicePlan {
 /// common::plan_csr_long_rows(rows, row_ptrs, lanes)'s segments and row blocks, bit for bit, from
 /// valid 32-bit offsets in device memory, for a matrix with a long row (the caller has checked
 /// csr_has_long_rows): a thread block per chunk of common::kCsrPlanRows rows counts, a scan places,
-/// the same walk writes. One read-back of the totals.
+/// the same walk writes.
 CsrDevicePlan csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
                                  const_view<std::int32_t> row_ptrs);
 
