@@ -6,7 +6,6 @@
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
-#include "cuda/csr_lanes.hpp"
 #include "portla/blas.hpp"
 
 #include <atomic>
@@ -32,6 +31,18 @@ bool csr_split_off() {
 }
 
 constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+/// The lanes per row of the CSR groups of exec's backend when it splits long rows by the plan
+/// (core/kernels/csr_split_kernels.hpp), 0 when it never does.
+int split_lanes(const Executor& exec, std::size_t entries, std::size_t rows) {
+    return dispatch(exec, [&](auto backend) -> int {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
+            return csr_group_lanes(backend, entries, rows);
+        } else {
+            return 0;
+        }
+    });
+}
 
 template <typename P, typename C>
 void check_structure(std::size_t rows, std::size_t cols, const_view<P> row_ptrs,
@@ -312,14 +323,15 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
     // The long rows from a host copy of the offsets, made only when the device finds a long row
     // (most matrices have none: a borrow then copies one number, not the offsets).
     const bool off = csr_split_off();  // checked on every backend, as plan_long_rows does
+    const int lanes = off ? 0 : split_lanes(exec, values.size, rows);
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
-        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
-            if (!off)
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
+            if (lanes > 0)
                 return csr_longest_row(backend, exec, rows, std::as_const(A.row_ptrs_).get_view());
         }
         return 0;
     });
-    if (common::csr_has_long_rows(longest, kernels::cuda::csr_lanes(values.size, rows))) {
+    if (lanes > 0 && common::csr_has_long_rows(longest, lanes)) {
         std::vector<std::int32_t> ptr_copy;
         A.plan_long_rows(on_host(exec, std::as_const(A.row_ptrs_).get_view(), ptr_copy).data);
     }
@@ -330,16 +342,19 @@ template <typename T>
 template <typename P>
 void Csr<T>::plan_long_rows(const P* host_row_ptrs) {
     // The switch is checked on every backend (a typo is an error wherever it is set).
-    if (csr_split_off() || executor().backend() != Backend::cuda || rows_ == 0) return;
-    const int lanes = kernels::cuda::csr_lanes(values_.size(), rows_);
+    if (csr_split_off() || rows_ == 0) return;
+    const Executor& exec = executor();
+    const int lanes = split_lanes(exec, values_.size(), rows_);
+    if (lanes == 0) return;  // the backend never splits
     common::CsrLongRowPlan plan = common::plan_csr_long_rows(rows_, host_row_ptrs, lanes);
     if (plan.blocks.empty()) return;  // no long row: the groups
-    const Executor& exec = executor();
+    dispatch(exec, [&](auto backend) {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>)
+            csr_split_reserve(backend, exec, plan.rows.size());
+    });
     long_from_ = plan.from;
     long_rows_ = Array<std::int32_t>(exec, plan.rows);
     long_parts_ = Array<std::int32_t>(exec, plan.parts);
-    long_partials_ = Array<T>(exec, plan.rows.size());
-    long_counters_ = Array<std::uint32_t>(exec, std::vector<std::uint32_t>(plan.rows.size(), 0u));
     long_blocks_ = Array<std::int32_t>(exec, plan.blocks);
 }
 
@@ -397,7 +412,7 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
     dispatch(exec, [&](auto backend) {
-        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             if (long_blocks_.size() > 0) {
                 csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
                                 std::as_const(col_idxs_).get_view(), values_.get_view(),
@@ -427,15 +442,13 @@ FusedOperator<T> Csr<T>::fused() const {
 }
 
 template <typename T>
-CsrLongRows<T> Csr<T>::long_rows() const {
-    CsrLongRows<T> l;
+CsrLongRows Csr<T>::long_rows() const {
+    CsrLongRows l;
     if (long_blocks_.size() == 0) return l;
     l.from = long_from_;
     l.segments = long_rows_.size();
     l.rows = long_rows_.data();
     l.parts = long_parts_.data();
-    l.partials = long_partials_.data();
-    l.counters = long_counters_.data();
     l.block_count = long_blocks_.size() - 1;
     l.blocks = long_blocks_.data();
     return l;
