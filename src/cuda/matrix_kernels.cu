@@ -230,12 +230,20 @@ std::size_t csr_longest_row(tag, const Executor& exec, std::size_t rows,
                             const_view<std::int32_t> row_ptrs) {
     if (rows == 0) return 0;
     activate(exec.device_id());
-    Array<std::uint32_t> longest(exec, std::vector<std::uint32_t>{0u});
+    const cudaStream_t stream = stream_of(exec);
+    // The result lives in the reductions' scratch (ordered with them on the device's stream), as
+    // csr_pattern_check's flags: no allocation per borrow.
+    auto* longest = static_cast<std::uint32_t*>(reduction_scratch(exec.device_id()).partials);
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(std::uint32_t), stream));
     const unsigned threads = 256;
     csr_longest_row_kernel<<<blocks_for(exec, csr_longest_row_kernel, rows, threads), threads, 0,
-                             stream_of(exec)>>>(rows, row_ptrs.data, longest.data());
+                             stream>>>(rows, row_ptrs.data, longest);
     PORTLA_CUDA_CHECK_LAUNCH();
-    return longest.to_host()[0];
+    std::uint32_t result = 0;
+    PORTLA_CUDA_CHECK(
+        cudaMemcpyAsync(&result, longest, sizeof(result), cudaMemcpyDeviceToHost, stream));
+    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return result;
 }
 
 template <typename T>
