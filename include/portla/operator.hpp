@@ -20,14 +20,13 @@ class Communicator;
 /// the dim-D Poisson stencil on `points` per dimension, CSR (its index widths in `index`: 32-bit
 /// row_ptrs and col_idxs, or 64-bit offsets in row_ptrs64 with col_idxs or col_idxs64) or ELL.
 /// `none` for every other operator (the solvers then call apply()).
-/// The long rows of a CSR matrix on cuda (src/common/csr_long_rows.hpp): rows of more than
-/// `from` entries, split into `segments` segments of one warp each (segment s: part parts[s] of
-/// row rows[s]); partials and counters are the kernels' scratch (one per segment, counters zero
-/// between launches); every row lies in a row block [blocks[b], blocks[b + 1]), b < block_count
-/// (a long row in a block of its own, which the row-block loop skips). block_count == 0: no plan
-/// (no row longer than 32 entries per lane of the groups, or a form the plan does not take); a
-/// plan may have no segment (its longest row at most `from` entries).
-template <typename T>
+/// The long rows of a CSR matrix on cuda (src/common/csr_long_rows.hpp), read-only: rows of
+/// more than `from` entries, split into `segments` segments of one warp each (segment s: part
+/// parts[s] of row rows[s]); every row lies in a row block [blocks[b], blocks[b + 1]),
+/// b < block_count (a long row in a block of its own, which the row-block loop skips).
+/// block_count == 0: no plan (no row longer than 32 entries per lane of the groups, or a form the
+/// plan does not take); a plan may have no segment (its longest row at most `from` entries). The
+/// scratch the kernels write (a partial sum and a counter per segment) is the backend's own.
 struct CsrLongRows {
     std::size_t from = 0;
     std::size_t segments = 0;
@@ -35,8 +34,6 @@ struct CsrLongRows {
     const std::int32_t* parts = nullptr;
     std::size_t block_count = 0;
     const std::int32_t* blocks = nullptr;
-    T* partials = nullptr;
-    std::uint32_t* counters = nullptr;
 };
 
 template <typename T>
@@ -54,7 +51,7 @@ struct FusedOperator {
     const std::int64_t* col_idxs64 = nullptr;  ///< csr, index int64
     std::size_t nnz = 0;
     std::size_t width = 0;
-    CsrLongRows<T> long_rows;  ///< csr with 32-bit indices on cuda
+    CsrLongRows long_rows;  ///< csr with 32-bit indices on cuda
 };
 
 template <typename T>

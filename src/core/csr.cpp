@@ -2,12 +2,10 @@
 
 #include "common/csr_long_rows.hpp"
 #include "common/csr_pattern.hpp"
-#include "core/kernels/csr_plan_kernels.hpp"
 #include "core/kernels/csr_split_kernels.hpp"
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
-#include "cuda/csr_lanes.hpp"
 #include "portla/blas.hpp"
 
 #include <atomic>
@@ -33,6 +31,18 @@ bool csr_split_off() {
 }
 
 constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+
+/// The lanes per row of the CSR groups of exec's backend when it splits long rows by the plan
+/// (core/kernels/csr_split_kernels.hpp), 0 when it never does.
+int split_lanes(const Executor& exec, std::size_t entries, std::size_t rows) {
+    return dispatch(exec, [&](auto backend) -> int {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
+            return csr_group_lanes(backend, entries, rows);
+        } else {
+            return 0;
+        }
+    });
+}
 
 template <typename P, typename C>
 void check_structure(std::size_t rows, std::size_t cols, const_view<P> row_ptrs,
@@ -173,11 +183,13 @@ Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
         // The 32-bit form's diagonal from the host arrays, as before; the others' through the
         // backend's csr_diagonal on first use.
         if (index == CsrIndex::int32) {
-            std::size_t longest = 0;  // the plan's trigger (cuda only)
-            for (std::size_t i = 0; exec.backend() == Backend::cuda && i < rows; ++i)
-                longest =
-                    std::max(longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
-            A.plan_long_rows(longest);
+            if (split_lanes(exec, values.size(), rows) > 0) {  // the plan's trigger
+                std::size_t longest = 0;
+                for (std::size_t i = 0; i < rows; ++i)
+                    longest =
+                        std::max(longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
+                A.plan_long_rows(longest);
+            }
             A.diag_ = Array<T>(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values)));
             A.diag_once_.reset();
         }
@@ -317,37 +329,36 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
     // The long rows: the device finds the longest row (one number read back) and, when a row is
     // long, plans on the device (no copy of the offsets).
     const bool off = csr_split_off();  // checked on every backend, as plan_long_rows does
+    const int lanes = off ? 0 : split_lanes(exec, values.size, rows);
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
-        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
-            if (!off)
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
+            if (lanes > 0)
                 return csr_longest_row(backend, exec, rows, std::as_const(A.row_ptrs_).get_view());
         }
         return 0;
     });
-    A.plan_long_rows(longest);
+    if (lanes > 0) A.plan_long_rows(longest);
     return A;
 }
 
 template <typename T>
 void Csr<T>::plan_long_rows(std::size_t longest) {
     // The switch is checked on every backend (a typo is an error wherever it is set).
-    if (csr_split_off() || executor().backend() != Backend::cuda || rows_ == 0) return;
-    if (!common::csr_has_long_rows(longest, kernels::cuda::csr_lanes(values_.size(), rows_)))
-        return;
+    if (csr_split_off() || rows_ == 0) return;
     const Executor& exec = executor();
-    auto plan = dispatch(exec, [&](auto backend) {
-        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>)
-            return csr_plan_long_rows(backend, exec, rows_, std::as_const(row_ptrs_).get_view());
-        else
-            return kernels::cuda::CsrDevicePlan{};
+    const int lanes = split_lanes(exec, values_.size(), rows_);
+    if (lanes == 0 || !common::csr_has_long_rows(longest, lanes)) return;  // the groups
+    dispatch(exec, [&](auto backend) {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
+            kernels::CsrPlanArrays plan =
+                csr_plan_long_rows(backend, exec, rows_, std::as_const(row_ptrs_).get_view());
+            csr_split_reserve(backend, exec, plan.rows.size());
+            long_from_ = common::kCsrBlockEntries;
+            long_rows_ = std::move(plan.rows);
+            long_parts_ = std::move(plan.parts);
+            long_blocks_ = std::move(plan.blocks);
+        }
     });
-    long_from_ = common::kCsrBlockEntries;
-    const std::size_t segments = plan.rows.size();
-    long_rows_ = std::move(plan.rows);
-    long_parts_ = std::move(plan.parts);
-    long_partials_ = Array<T>(exec, segments);
-    long_counters_ = Array<std::uint32_t>(exec, std::vector<std::uint32_t>(segments, 0u));
-    long_blocks_ = std::move(plan.blocks);
 }
 
 template <typename T>
@@ -404,7 +415,7 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
     dispatch(exec, [&](auto backend) {
-        if constexpr (std::is_same_v<decltype(backend), kernels::cuda::tag>) {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             if (long_blocks_.size() > 0) {
                 csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
                                 std::as_const(col_idxs_).get_view(), values_.get_view(),
@@ -434,15 +445,13 @@ FusedOperator<T> Csr<T>::fused() const {
 }
 
 template <typename T>
-CsrLongRows<T> Csr<T>::long_rows() const {
-    CsrLongRows<T> l;
+CsrLongRows Csr<T>::long_rows() const {
+    CsrLongRows l;
     if (long_blocks_.size() == 0) return l;
     l.from = long_from_;
     l.segments = long_rows_.size();
     l.rows = long_rows_.data();
     l.parts = long_parts_.data();
-    l.partials = long_partials_.data();
-    l.counters = long_counters_.data();
     l.block_count = long_blocks_.size() - 1;
     l.blocks = long_blocks_.data();
     return l;

@@ -513,10 +513,11 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
 
 // CSR with long rows (cuda/csr_split.cuh, 32-bit indices): the long rows' segments, a warp
 // each, then the row blocks; p_new formed in a pass before (never on the fly: the segments of a
-// row would each form its p_new). p.q adds p_row times each segment's sum.
+// row would each form its p_new). p.q adds p_row times each segment's sum. lr: a.op.long_rows
+// with the device's split scratch.
 template <typename T>
 __global__ void __launch_bounds__(kCsrSplitThreads)
-    csr_split_direction_kernel(CgArgs<T> a, Reduce<T> red) {
+    csr_split_direction_kernel(CgArgs<T> a, Reduce<T> red, SplitRows<T> lr) {
     __shared__ T shared[kCsrSplitThreads / 32][common::kCsrBlockEntries];
     CgState<T>* s = a.state;
     if (s->stopped) return;
@@ -524,10 +525,10 @@ __global__ void __launch_bounds__(kCsrSplitThreads)
     const Plain<T> v{fresh};
     const SplitWarp<T> w = split_warp(shared);
     T sum[1] = {T(0)};
-    csr_long_segments(a.op.long_rows, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps,
-                      a.q, [&](std::size_t row, T part) { sum[0] += fresh[row] * part; });
-    csr_row_blocks(a.op.long_rows, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps,
-                   w.products, [&](std::size_t row, T qi) {
+    csr_long_segments(lr, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps, a.q,
+                      [&](std::size_t row, T part) { sum[0] += fresh[row] * part; });
+    csr_row_blocks(lr, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps, w.products,
+                   [&](std::size_t row, T qi) {
                        a.q[row] = qi;
                        sum[0] += fresh[row] * qi;
                    });
@@ -926,17 +927,18 @@ constexpr const char* kDirectionStep = "cg.direction";
 template <typename T>
 void launch_csr_split(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red, bool direction) {
     const std::size_t work = (a.op.long_rows.block_count + a.op.long_rows.segments) * 32;
+    const SplitRows<T> lr = split_rows<T>(l.device, a.op.long_rows);
     if (direction) {
         portla::detail::note_kernel(kDirectionStep, "csr-split");
         form_direction_kernel<T>
             <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
         const auto kernel = csr_split_direction_kernel<T>;
-        kernel<<<l.blocks(kernel, work, kCsrSplitThreads), kCsrSplitThreads, 0, l.stream>>>(a, red);
+        kernel<<<l.blocks(kernel, work, kCsrSplitThreads), kCsrSplitThreads, 0, l.stream>>>(a, red,
+                                                                                            lr);
     } else {
         const auto kernel = csr_split_apply_kernel<T, ReplaceDue<T>>;
         kernel<<<l.blocks(kernel, work, kCsrSplitThreads), kCsrSplitThreads, 0, l.stream>>>(
-            a.op.row_ptrs, a.op.col_idxs, a.op.values, a.op.long_rows, a.x, a.q,
-            ReplaceDue<T>{a.state});
+            a.op.row_ptrs, a.op.col_idxs, a.op.values, lr, a.x, a.q, ReplaceDue<T>{a.state});
         CgArgs<T> from_q = a;
         from_q.ax = a.q;
         residual_kernel<T><<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(

@@ -1,10 +1,10 @@
-// The long-row plan on the device (core/kernels/csr_plan_kernels.hpp). The greedy row blocks are
+// The long-row plan on the device (core/kernels/csr_split_kernels.hpp). The greedy row blocks are
 // sequential within a chunk of kCsrPlanRows rows and independent across chunks
 // (common/csr_long_rows.hpp), so each chunk is one thread block: its offsets go to shared memory,
 // one thread walks them as plan_csr_long_rows does. A first launch counts every chunk's blocks and
 // segments, a scan on the host gives each chunk its place, a second launch writes. 3e6 rows: the
 // host plan took 17-23 ms of every borrow (2-core VM, and 18-19 ms of a one-iteration
-// portla.scipy.cg on the H100 machine), this takes two launches, a scan and one read-back.
+// portla.scipy.cg on the H100 machine); this takes two launches and two copies of a number a chunk.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/csr_long_rows.hpp"
-#include "core/kernels/csr_plan_kernels.hpp"
+#include "core/kernels/csr_split_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
 
@@ -80,9 +80,9 @@ __global__ void __launch_bounds__(kPlanThreads)
 
 }  // namespace
 
-CsrDevicePlan csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
+CsrPlanArrays csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
                                  const_view<std::int32_t> row_ptrs) {
-    CsrDevicePlan plan;
+    CsrPlanArrays plan;
     if (rows == 0) return plan;
     activate(exec.device_id());
     const cudaStream_t stream = stream_of(exec);

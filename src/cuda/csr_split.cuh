@@ -23,6 +23,7 @@
 
 #include "common/csr_long_rows.hpp"
 #include "cuda/reduction.cuh"
+#include "cuda/scratch.hpp"
 #include "cuda/sparse_row.cuh"
 #include "portla/operator.hpp"
 
@@ -32,7 +33,7 @@ namespace portla::kernels::cuda {
 /// loop is warp-uniform): out[row] = (A v)_row once the row's last segment is in, and
 /// on_segment(row, sum) in lane 0 for each segment's sum.
 template <typename T, typename Src, typename OnSegment>
-__device__ __forceinline__ void csr_long_segments(const CsrLongRows<T>& lr,
+__device__ __forceinline__ void csr_long_segments(const SplitRows<T>& lr,
                                                   const std::int32_t* row_ptrs,
                                                   const std::int32_t* col_idxs, const T* values,
                                                   const Src& v, std::size_t warp, std::size_t warps,
@@ -86,8 +87,7 @@ constexpr unsigned kCsrSplitThreads = 256;
 /// then groups of g lanes, g = 32 / (the block's rows rounded up to a power of two), add each
 /// row's products in order and lane 0 of the group calls on_row(row, (A v)_row).
 template <typename T, typename Src, typename OnRow>
-__device__ __forceinline__ void csr_row_blocks(const CsrLongRows<T>& lr,
-                                               const std::int32_t* row_ptrs,
+__device__ __forceinline__ void csr_row_blocks(const CsrLongRows& lr, const std::int32_t* row_ptrs,
                                                const std::int32_t* col_idxs, const T* values,
                                                const Src& v, std::size_t warp, std::size_t warps,
                                                T* products, OnRow on_row) {
@@ -170,8 +170,7 @@ template <typename T, typename Gate>
 __global__ void __launch_bounds__(kCsrSplitThreads)
     csr_split_apply_kernel(const std::int32_t* __restrict__ row_ptrs,
                            const std::int32_t* __restrict__ col_idxs, const T* __restrict__ values,
-                           CsrLongRows<T> lr, const T* __restrict__ x, T* __restrict__ y,
-                           Gate gate) {
+                           SplitRows<T> lr, const T* __restrict__ x, T* __restrict__ y, Gate gate) {
     __shared__ T shared[kCsrSplitThreads / 32][common::kCsrBlockEntries];
     if (gate()) return;
     const SplitWarp<T> w = split_warp(shared);

@@ -220,30 +220,45 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_pt
     });
 }
 
+int csr_group_lanes(tag, std::size_t entries, std::size_t rows) { return csr_lanes(entries, rows); }
+
+void csr_split_reserve(tag, const Executor& exec, std::size_t segments) {
+    split_scratch(exec.device_id(), segments);
+}
+
 std::size_t csr_longest_row(tag, const Executor& exec, std::size_t rows,
                             const_view<std::int32_t> row_ptrs) {
     if (rows == 0) return 0;
     activate(exec.device_id());
-    Array<std::uint32_t> longest(exec, std::vector<std::uint32_t>{0u});
+    const cudaStream_t stream = stream_of(exec);
+    // The result lives in the reductions' scratch (ordered with them on the device's stream), as
+    // csr_pattern_check's flags: no allocation per borrow.
+    auto* longest = static_cast<std::uint32_t*>(reduction_scratch(exec.device_id()).partials);
+    PORTLA_CUDA_CHECK(cudaMemsetAsync(longest, 0, sizeof(std::uint32_t), stream));
     const unsigned threads = 256;
     csr_longest_row_kernel<<<blocks_for(exec, csr_longest_row_kernel, rows, threads), threads, 0,
-                             stream_of(exec)>>>(rows, row_ptrs.data, longest.data());
+                             stream>>>(rows, row_ptrs.data, longest);
     PORTLA_CUDA_CHECK_LAUNCH();
-    return longest.to_host()[0];
+    std::uint32_t result = 0;
+    PORTLA_CUDA_CHECK(
+        cudaMemcpyAsync(&result, longest, sizeof(result), cudaMemcpyDeviceToHost, stream));
+    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return result;
 }
 
 template <typename T>
 void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
                      const_view<std::int32_t> col_idxs, const_view<T> values,
-                     const CsrLongRows<T>& long_rows, const_view<T> x, view<T> y) {
+                     const CsrLongRows& long_rows, const_view<T> x, view<T> y) {
     if (rows == 0) return;
     activate(exec.device_id());
     portla::detail::note_kernel("csr.apply", "split");
     const auto kernel = csr_split_apply_kernel<T, Ungated>;
     const std::size_t warps = long_rows.block_count + long_rows.segments;
     kernel<<<blocks_for(exec, kernel, warps * 32, kCsrSplitThreads), kCsrSplitThreads, 0,
-             stream_of(exec)>>>(row_ptrs.data, col_idxs.data, values.data, long_rows, x.data,
-                                y.data, Ungated{});
+             stream_of(exec)>>>(row_ptrs.data, col_idxs.data, values.data,
+                                split_rows<T>(exec.device_id(), long_rows), x.data, y.data,
+                                Ungated{});
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -356,9 +371,9 @@ PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
 template void csr_split_apply<double>(tag, const Executor&, std::size_t, const_view<std::int32_t>,
                                       const_view<std::int32_t>, const_view<double>,
-                                      const CsrLongRows<double>&, const_view<double>, view<double>);
+                                      const CsrLongRows&, const_view<double>, view<double>);
 template void csr_split_apply<float>(tag, const Executor&, std::size_t, const_view<std::int32_t>,
                                      const_view<std::int32_t>, const_view<float>,
-                                     const CsrLongRows<float>&, const_view<float>, view<float>);
+                                     const CsrLongRows&, const_view<float>, view<float>);
 
 }  // namespace portla::kernels::cuda

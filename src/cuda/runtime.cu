@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
@@ -211,6 +213,8 @@ struct DeviceState {
     bool have_limits = false;
     DeviceLimits limits;
     ReductionScratch scratch;
+    SplitScratch split;
+    std::vector<void*> outgrown;  // split scratch buffers replaced by larger ones
 };
 
 std::mutex state_mutex;
@@ -258,14 +262,43 @@ unsigned resident_blocks(const DeviceLimits& l, int block_size) {
 struct ScratchReleaser {
     ~ScratchReleaser() {
         std::lock_guard<std::mutex> lock(state_mutex);
-        for (auto& [device, state] : states)
-            if (state.scratch.counter) {
-                (void)cudaSetDevice(device);
-                (void)cudaFree(state.scratch.counter);
-                state.scratch = ReductionScratch{};
-            }
+        for (auto& [device, state] : states) {
+            if (!state.scratch.counter && !state.split.counters) continue;
+            (void)cudaSetDevice(device);
+            if (state.scratch.counter) (void)cudaFree(state.scratch.counter);
+            if (state.split.counters) (void)cudaFree(state.split.counters);
+            for (void* old : state.outgrown) (void)cudaFree(old);
+            state.scratch = ReductionScratch{};
+            state.split = SplitScratch{};
+            state.outgrown.clear();
+        }
     }
 };
+
+// `bytes` of device memory whose first `zeroed` bytes are zero, for scratch kept to the process's
+// end (freed by ScratchReleaser). Caller holds state_mutex.
+void* allocate_scratch(int device, std::size_t bytes, std::size_t zeroed, const char* what) {
+    activate(device);
+    void* base = nullptr;
+    const cudaError_t err = cudaMalloc(&base, bytes);
+    if (err == cudaErrorMemoryAllocation) {
+        (void)cudaGetLastError();
+        throw OutOfMemory("cuda:" + std::to_string(device) + ": " + what, bytes);
+    }
+    PORTLA_CUDA_CHECK(err);
+    // Zeroed on the device's stream (every later kernel runs there), and waited for: the counters
+    // are zeroed only here.
+    const auto stream =
+        static_cast<cudaStream_t>(detail::runtime_of(Backend::cuda, device)->stream());
+    cudaError_t set_err = cudaMemsetAsync(base, 0, zeroed, stream);
+    if (set_err == cudaSuccess) set_err = cudaStreamSynchronize(stream);
+    if (set_err != cudaSuccess) {
+        (void)cudaFree(base);
+        PORTLA_CUDA_CHECK(set_err);
+    }
+    static ScratchReleaser releaser;
+    return base;
+}
 
 }  // namespace
 
@@ -385,32 +418,37 @@ ReductionScratch reduction_scratch(int device) {
     // Room for the largest grid a reduction uses: one wave of 32-thread blocks.
     const std::size_t capacity = resident_blocks(l, 32);
     const std::size_t counter_bytes = 256;  // keeps the partials 256-byte aligned
-    const std::size_t bytes = counter_bytes + capacity * sizeof(double);
-    activate(device);
-    void* base = nullptr;
-    const cudaError_t err = cudaMalloc(&base, bytes);
-    if (err == cudaErrorMemoryAllocation) {
-        (void)cudaGetLastError();
-        throw OutOfMemory("cuda:" + std::to_string(device) + ": reduction scratch", bytes);
-    }
-    PORTLA_CUDA_CHECK(err);
-    // Zeroed on the device's stream (every later reduction runs there), and waited for: the
-    // counter is zeroed only here.
-    const auto stream =
-        static_cast<cudaStream_t>(detail::runtime_of(Backend::cuda, device)->stream());
-    cudaError_t set_err = cudaMemsetAsync(base, 0, counter_bytes, stream);
-    if (set_err == cudaSuccess) set_err = cudaStreamSynchronize(stream);
-    if (set_err != cudaSuccess) {
-        (void)cudaFree(base);
-        PORTLA_CUDA_CHECK(set_err);
-    }
+    void* base = allocate_scratch(device, counter_bytes + capacity * sizeof(double), counter_bytes,
+                                  "reduction scratch");
     s.scratch.counter = static_cast<unsigned int*>(base);
     s.scratch.partials = static_cast<unsigned char*>(base) + counter_bytes;
     s.scratch.capacity = capacity;
-    static ScratchReleaser releaser;
     last = s.scratch;
     last_device = device;
     return s.scratch;
+}
+
+SplitScratch split_scratch(int device, std::size_t segments) {
+    if (segments == 0) return {};
+    thread_local int last_device = -1;
+    thread_local SplitScratch last;  // an outgrown buffer stays valid: kept to the process's end
+    if (device == last_device && last.capacity >= segments) return last;
+    std::lock_guard<std::mutex> lock(state_mutex);
+    DeviceState& s = states[device];
+    if (s.split.capacity < segments) {
+        // At least twice the last: a few buffers outgrown at most, whatever the plans' order.
+        const std::size_t capacity = std::max(segments, 2 * s.split.capacity);
+        const std::size_t counter_bytes = (capacity * sizeof(std::uint32_t) + 255) / 256 * 256;
+        void* base = allocate_scratch(device, counter_bytes + capacity * sizeof(double),
+                                      counter_bytes, "split CSR scratch");
+        if (s.split.counters) s.outgrown.push_back(s.split.counters);
+        s.split.counters = static_cast<std::uint32_t*>(base);
+        s.split.partials = static_cast<unsigned char*>(base) + counter_bytes;
+        s.split.capacity = capacity;
+    }
+    last = s.split;
+    last_device = device;
+    return last;
 }
 
 }  // namespace portla::kernels::cuda

@@ -1,15 +1,17 @@
-// Per-device state of the cuda backend: cached device limits (for grid sizing) and the scratch
-// memory of the one-launch reductions. Internal to src/cuda.
+// Per-device state of the cuda backend: cached device limits (for grid sizing), the scratch
+// memory of the one-launch reductions and that of the split CSR kernels. Internal to src/cuda.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/runtime.hpp"
 #include "portla/executor.hpp"
+#include "portla/operator.hpp"
 
 namespace portla::kernels::cuda {
 
@@ -85,5 +87,40 @@ struct ReductionScratch {
 
 /// Throws OutOfMemory or DeviceError on the first call for a device if allocation fails.
 ReductionScratch reduction_scratch(int device);
+
+/// Scratch of the split CSR kernels on one device (cuda/csr_split.cuh): a partial sum (room for
+/// a double) and a counter per segment of a plan (CsrLongRows), the counters zero between
+/// launches (zeroed at allocation; a row's last ticket wraps its counter back to zero). Shared by
+/// every plan on the device: their launches must be ordered (the device's one stream, as the
+/// reductions'). Nothing for a plan without segments.
+struct SplitScratch {
+    void* partials = nullptr;
+    std::uint32_t* counters = nullptr;
+    std::size_t capacity = 0;
+};
+
+/// The scratch for `segments` segments: a larger buffer is allocated when the device's is
+/// smaller (at a plan's set-up, csr_split_reserve; never while a graph is captured); an outgrown
+/// one stays allocated to the process's end, since a captured graph may still use it. Throws
+/// OutOfMemory or DeviceError if allocation fails.
+SplitScratch split_scratch(int device, std::size_t segments);
+
+/// The plan as the split kernels take it: the matrix's (read-only) and the device's scratch.
+template <typename T>
+struct SplitRows : CsrLongRows {
+    T* partials = nullptr;
+    std::uint32_t* counters = nullptr;
+};
+
+/// `plan` with the split scratch of `device`.
+template <typename T>
+SplitRows<T> split_rows(int device, const CsrLongRows& plan) {
+    SplitRows<T> lr;
+    static_cast<CsrLongRows&>(lr) = plan;
+    const SplitScratch scratch = split_scratch(device, plan.segments);
+    lr.partials = static_cast<T*>(scratch.partials);
+    lr.counters = scratch.counters;
+    return lr;
+}
 
 }  // namespace portla::kernels::cuda

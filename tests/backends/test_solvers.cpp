@@ -429,13 +429,10 @@ TYPED_TEST(Solvers, ResidualReplacementKeepsTrueResidualClose) {
     }
 }
 
-// CG on a CSR matrix whose first rows are hubs: the Laplacian + I of a 40 x 40 grid plus two
-// vertices joined to every 2nd and every 3rd grid point (800 and 533 entries where the others
-// have 5). On omp the fused steps split rows over threads by entries, not by count (the hubs
-// first would give one thread most of the work); every backend against the reference, with and
-// without Jacobi and residual replacement.
-TYPED_TEST(Solvers, CgOnCsrWithHubRowsFirst) {
-    using T = TypeParam;
+// The Laplacian + shift I of a 40 x 40 grid plus two vertices joined to every 2nd and every 3rd
+// grid point, numbered first (800 and 533 entries where the others have 5): on cuda a matrix with
+// long rows (the two hubs in two segments each, the others by row blocks).
+MatrixData hub_rows_first(double shift = 1.0) {
     const std::int64_t grid = 40, hubs = 2, n = hubs + grid * grid;
     MatrixData d;
     d.rows = d.cols = n;
@@ -454,7 +451,16 @@ TYPED_TEST(Solvers, CgOnCsrWithHubRowsFirst) {
             if ((i - hubs) % 2 == 0) edge(0, i);
             if ((i - hubs) % 3 == 0) edge(1, i);
         }
-    for (std::int64_t i = 0; i < n; ++i) d.add(i, i, degree[i] + 1.0);
+    for (std::int64_t i = 0; i < n; ++i) d.add(i, i, degree[i] + shift);
+    return d;
+}
+
+// CG on hub_rows_first. On omp the fused steps split rows over threads by entries, not by count
+// (the hubs first would give one thread most of the work); every backend against the reference,
+// with and without Jacobi and residual replacement.
+TYPED_TEST(Solvers, CgOnCsrWithHubRowsFirst) {
+    using T = TypeParam;
+    const MatrixData d = hub_rows_first();
     const auto csr = [&d](const Executor& e) {
         return std::make_unique<Csr<T>>(Csr<T>::from_data(e, d));
     };
@@ -466,6 +472,76 @@ TYPED_TEST(Solvers, CgOnCsrWithHubRowsFirst) {
             s.residual_replacement = every;
             this->check(d, csr, cg_fn<T>(), s, slack<T>(60));
         }
+}
+
+// A second solve on the same operator (and the same b and x) after one that stopped early, with
+// residual replacement every 10 iterations. On cuda the hubs' segments sum by tickets on
+// per-segment counters, and the replacement step launches a kernel that returns at once unless a
+// replacement is due, as every launch of a batch (16 iterations) does after the solve stopped:
+// stopped at 7 (the replacement due at 10 returns at once), at 13 (after the replacement at 10),
+// or converged early (the host's check of the true residual through apply()). Whatever the first
+// solve leaves behind must not show: the second takes the iterations and gives the bits of a
+// solve on a fresh operator, which matches the reference backend. The grid's shift 0.1 keeps the
+// solves past 13 iterations (20 in float with Jacobi on the reference backend).
+TYPED_TEST(Solvers, CgSolvesAgainAfterAnEarlyStop) {
+    using T = TypeParam;
+    const MatrixData d = hub_rows_first(0.1);
+    const auto bh = random_vector<T>(d.rows, 4242, 0.5, 1.5);
+    const bool cuda = this->exec.backend() == Backend::cuda;
+    for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+        SCOPED_TRACE(std::string("precond ") + solver::to_string(p));
+        auto s = default_settings<T>(p);
+        s.residual_replacement = 10;
+        s.record_history = true;
+        auto solve = [&](const Csr<T>& A, Array<T>& b, Array<T>& x, const Settings& t) {
+            const auto res = solver::cg<T>(A, b, x, t);
+            return std::make_pair(res, x.to_host());
+        };
+        Array<T> b(this->exec, bh), x(this->exec, d.cols), br(this->ref, bh), xr(this->ref, d.cols);
+        const auto [fresh, x_fresh] = solve(Csr<T>::from_data(this->exec, d), b, x, s);
+        const auto [ref, x_ref] = solve(Csr<T>::from_data(this->ref, d), br, xr, s);
+        ASSERT_TRUE(fresh.converged) << solver::to_string(fresh.reason);
+        ASSERT_TRUE(ref.converged) << solver::to_string(ref.reason);
+        ASSERT_GT(fresh.iterations, 13);  // the early stops below come first
+        EXPECT_LE(true_relative_residual(d, x_fresh, bh), 2 * s.rtol);
+        EXPECT_NEAR(fresh.iterations, ref.iterations, slack<T>(ref.iterations))
+            << "reference took " << ref.iterations;
+
+        const auto A = Csr<T>::from_data(this->exec, d);
+        if (cuda) {
+            EXPECT_EQ(A.long_rows().segments, 4u);
+        }
+        for (const int stop : {7, 13, 0}) {
+            SCOPED_TRACE(stop ? "first solve stopped at " + std::to_string(stop)
+                              : std::string("first solve converged at rtol 1e-2"));
+            auto early = s;
+            if (stop) {
+                early.max_iters = stop;
+            } else {
+                early.rtol = 1e-2;
+            }
+            clear_kernel_choices();
+            const auto [first, x_first] = solve(A, b, x, early);
+            if (stop) {
+                EXPECT_EQ(first.reason, StopReason::max_iterations);
+                EXPECT_EQ(first.iterations, stop);
+            } else {
+                EXPECT_TRUE(first.converged) << solver::to_string(first.reason);
+                EXPECT_LT(first.iterations, fresh.iterations);
+            }
+            if (cuda) {
+                std::string direction;
+                for (const auto& c : kernel_choices())
+                    if (c.step == "cg.direction") direction = c.kernel;
+                EXPECT_EQ(direction, "csr-split");
+            }
+            const auto [second, x_second] = solve(A, b, x, s);
+            EXPECT_EQ(second.reason, fresh.reason);
+            EXPECT_EQ(second.iterations, fresh.iterations);
+            EXPECT_EQ(second.history, fresh.history);
+            EXPECT_EQ(x_second, x_fresh);
+        }
+    }
 }
 
 // GMRES minimises the residual over the Krylov space: rounding changes little (a few

@@ -69,9 +69,9 @@ public:
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
     FusedOperator<T> fused() const override;
-    /// The cuda plan of a matrix with long rows: segments and row blocks (block_count == 0: no
-    /// plan, the groups by the average row; see FusedOperator).
-    CsrLongRows<T> long_rows() const;
+    /// The cuda plan of a matrix with long rows, read-only: segments and row blocks
+    /// (block_count == 0: no plan, the groups by the average row; see CsrLongRows).
+    CsrLongRows long_rows() const;
 
     /// The widths of the stored indices (never CsrIndex::automatic).
     CsrIndex index() const { return index_; }
@@ -102,9 +102,9 @@ private:
     static Csr build(const Executor& exec, std::size_t rows, std::size_t cols,
                      const std::vector<P>& row_ptrs, const std::vector<C>& col_idxs,
                      const std::vector<T>& values, CsrIndex index);
-    /// The long rows' segments and row blocks on cuda (32-bit form; common/csr_long_rows.hpp),
-    /// planned on the device when the longest row (`longest` entries) is long; nothing
-    /// elsewhere, or when no row is long.
+    /// The long rows' segments and row blocks on a backend that splits them (cuda; 32-bit
+    /// form; common/csr_long_rows.hpp), planned where the offsets lie when the longest row
+    /// (`longest` entries) is long; nothing elsewhere, or when no row is long.
     void plan_long_rows(std::size_t longest);
     /// f(row_ptrs view, col_idxs view) with the stored index types.
     template <typename F>
@@ -121,12 +121,9 @@ private:
     mutable std::unique_ptr<std::once_flag> diag_once_;
     std::string defect_;  // structural_defect(), found once at construction
     // plan_long_rows: rows longer than long_from_ entries, segment -> (row, part), and the row
-    // blocks of the others; the kernels' scratch (a partial sum and a counter per segment) is
-    // written by apply() and the CG steps.
+    // blocks of the others (read by apply() and the CG steps; their scratch is the backend's).
     std::size_t long_from_ = 0;
     Array<std::int32_t> long_rows_, long_parts_, long_blocks_;
-    mutable Array<T> long_partials_;
-    mutable Array<std::uint32_t> long_counters_;
 };
 
 }  // namespace portla

@@ -1,5 +1,7 @@
-// The CSR SpMV by the plan of a matrix with long rows (cuda/csr_split.cuh): cuda only, 32-bit
-// indices. Csr calls it when its set-up made a plan (common/csr_long_rows.hpp) on a cuda executor.
+// The CSR kernels by the plan of a matrix with long rows (common/csr_long_rows.hpp), 32-bit
+// indices only. A backend that takes the plan declares them for its tag below and says so by
+// splits_csr_long_rows; Csr (core/csr.cpp) reaches them through dispatch and that trait, never by
+// a backend's name. The other backends keep csr_apply for every matrix and have none of these.
 #pragma once
 
 #include <cstddef>
@@ -10,18 +12,52 @@
 #include "portla/executor.hpp"
 #include "portla/operator.hpp"
 
-namespace portla::kernels::cuda {
+namespace portla::kernels {
+
+/// Whether the backend of tag Tag splits the long rows of a CSR matrix by the plan: false unless
+/// its block below declares the kernels and sets it.
+template <typename Tag>
+inline constexpr bool splits_csr_long_rows = false;
+
+/// A plan's arrays where the backend made it (common::CsrLongRowPlan's rows, parts and blocks).
+struct CsrPlanArrays {
+    Array<std::int32_t> rows, parts, blocks;
+};
+
+namespace cuda {
+
+/// The lanes per row of the backend's CSR groups (csr_apply and the fused CG steps) for `entries`
+/// entries in `rows` rows: a matrix with a row of more than common::csr_long_from(lanes) entries
+/// is planned.
+int csr_group_lanes(tag, std::size_t entries, std::size_t rows);
+
+/// Readies the split kernels' scratch (the backend's own: a partial sum and a counter per
+/// segment) for a plan of `segments` segments on exec's device. At set-up, before any launch of
+/// the plan (never while a graph is captured).
+void csr_split_reserve(tag, const Executor& exec, std::size_t segments);
 
 /// y = A x: the rows longer than long_rows.from entries by segments of a warp each, the others
 /// by row blocks.
 template <typename T>
 void csr_split_apply(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> row_ptrs,
                      const_view<std::int32_t> col_idxs, const_view<T> values,
-                     const CsrLongRows<T>& long_rows, const_view<T> x, view<T> y);
+                     const CsrLongRows& long_rows, const_view<T> x, view<T> y);
 
-/// The entries of the longest row of valid 32-bit offsets in device memory (a borrowed matrix:
-/// its offsets are copied to the host for the plan only when a row is long).
+/// The entries of the longest row of valid 32-bit offsets in device memory (a borrowed matrix
+/// is planned only when a row is long).
 std::size_t csr_longest_row(tag, const Executor& exec, std::size_t rows,
                             const_view<std::int32_t> row_ptrs);
 
-}  // namespace portla::kernels::cuda
+/// common::plan_csr_long_rows(rows, row_ptrs, lanes)'s segments and row blocks, bit for bit, made
+/// on the device from valid 32-bit offsets in device memory (cuda/csr_plan.cu), for a matrix with
+/// a long row (the caller has checked csr_has_long_rows): a thread block per chunk of
+/// common::kCsrPlanRows rows counts, a scan places, the same walk writes. No copy of the offsets.
+CsrPlanArrays csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
+                                 const_view<std::int32_t> row_ptrs);
+
+}  // namespace cuda
+
+template <>
+inline constexpr bool splits_csr_long_rows<cuda::tag> = true;
+
+}  // namespace portla::kernels
