@@ -1,6 +1,9 @@
 """portla.solve, info, perron, gemm; errors as Python exceptions; the GIL; the stubs."""
 
+import os
 import pathlib
+import subprocess
+import sys
 import threading
 import time
 
@@ -119,6 +122,28 @@ def test_not_compiled_backend_is_runtime_error():
         pytest.skip("cuda is compiled into this build")
     with pytest.raises(RuntimeError, match="not compiled"):
         pscipy.cg(poisson2d(4), np.ones(16), backend="cuda")
+
+
+def test_switch_with_a_value_it_does_not_know_is_value_error():
+    # A PORTLA_* switch set to a value it does not know (docs/kernel-choices.md, "Switches"): the
+    # solve that reads it raises ValueError with the one-line message. In a child process: the
+    # omp threshold is read at its first use and kept for the process.
+    if not any(b["name"] == "omp" and b["compiled"] for b in portla.info()["backends"]):
+        pytest.skip("the omp backend is not compiled into this build")
+    code = (
+        "import numpy as np, scipy.sparse as sp, portla\n"
+        "A = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(50, 50), format='csr')\n"
+        "try:\n"
+        "    portla.solve(A, np.ones(50), backend='omp')\n"
+        "except ValueError as e:\n"
+        "    print(e)\n"
+    )
+    env = dict(os.environ, PORTLA_OMP_MIN_PARALLEL="12x")
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "PORTLA_OMP_MIN_PARALLEL=12x: expected an integer >= 0\n", r.stderr
 
 
 def test_errors_from_python_callbacks_propagate():

@@ -157,8 +157,8 @@ Executor Executor::create(const std::string& name) {
             try {
                 return create("opencl:" + std::string(env));
             } catch (const BadInput&) {
-                throw BadInput("PORTLA_OPENCL_DEVICE='" + std::string(env) +
-                               "' is not a device number N or platform and device P:D");
+                throw BadInput("PORTLA_OPENCL_DEVICE=" + std::string(env) +
+                               ": expected a device number N or platform and device P:D");
             }
         }
     std::string names;

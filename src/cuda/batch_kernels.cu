@@ -25,13 +25,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
 #include "common/batch/placement.hpp"
 #include "common/batch/system_solvers.hpp"
+#include "common/env_switch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
@@ -375,11 +376,11 @@ int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem,
 /// The largest n solved one system per warp: kWarpMaxRows, or PORTLA_BATCH_WARP_MAX_ROWS (a
 /// measurement switch; 0 sends every size to the block kernel).
 int warp_max_rows() {
-    static const int rows = [] {
-        const char* v = std::getenv("PORTLA_BATCH_WARP_MAX_ROWS");
-        return v ? std::atoi(v) : kWarpMaxRows;
-    }();
-    return rows;
+    static common::EnvCache<int> rows;
+    return rows.get([] {
+        return static_cast<int>(
+            common::env_integer("PORTLA_BATCH_WARP_MAX_ROWS", 0, INT_MAX, kWarpMaxRows));
+    });
 }
 
 /// The launch's LaunchInfo.
@@ -435,21 +436,19 @@ void launch_warp(const Executor& exec, const BatchArgs<T>& a, std::size_t limit,
 /// placement, CG / BiCGSTAB, none / Jacobi, n <= 128); PORTLA_BATCH_REGISTERS=0 (a measurement
 /// switch) keeps them in shared memory.
 bool warp_registers() {
-    static const bool on = [] {
-        const char* v = std::getenv("PORTLA_BATCH_REGISTERS");
-        return !v || std::atoi(v) != 0;
-    }();
-    return on;
+    static common::EnvCache<bool> on;
+    return on.get([] { return common::env_choice("PORTLA_BATCH_REGISTERS", {"1", "0"}) != 1; });
 }
 
 /// PORTLA_BATCH_REG_MIN_BLOCKS (a measurement switch, double only): the register variants'
 /// cap as 5, 6 or 8 resident blocks instead of kWarpMinBlocksFor; 0: the default.
 int reg_min_blocks() {
-    static const int blocks = [] {
-        const char* v = std::getenv("PORTLA_BATCH_REG_MIN_BLOCKS");
-        return v ? std::atoi(v) : 0;
-    }();
-    return blocks;
+    static common::EnvCache<int> blocks;
+    return blocks.get([] {
+        constexpr int choices[] = {0, 5, 6, 8};
+        const int i = common::env_choice("PORTLA_BATCH_REG_MIN_BLOCKS", {"0", "5", "6", "8"});
+        return i < 0 ? 0 : choices[i];
+    });
 }
 
 /// The register variant of Rows rows per lane.

@@ -36,6 +36,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/env_switch.hpp"
 #include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -359,8 +360,8 @@ Grid make_grid(const Executor& exec, const LaunchConfig& cfg, Kernel* kernel, st
 
 // 16-byte accesses unless PORTLA_PACKED_LOADS=off (for measurements: docs/performance.md).
 bool packed_loads() {
-    static const bool on = !env_equals("PORTLA_PACKED_LOADS", "off");
-    return on;
+    static common::EnvCache<bool> on;
+    return on.get([] { return common::env_choice("PORTLA_PACKED_LOADS", {"on", "off"}) != 1; });
 }
 
 // Launches a reduction on grid g: cluster_kernel (its Cluster = true instantiation) as one
@@ -371,7 +372,10 @@ bool packed_loads() {
 template <typename... Params, typename... Args>
 void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Params...),
                 void (*ticket_kernel)(Params...), Args... args) {
-    static const bool allowed = !env_equals("PORTLA_CLUSTER_SUMS", "off");
+    static common::EnvCache<bool> clusters;
+    const bool allowed = clusters.get([] {
+        return common::env_choice("PORTLA_CLUSTER_SUMS", {"on", "off"}) != 1;
+    });
     const auto stream = stream_of(exec);
     if (allowed && g.blocks > 1 && g.blocks <= kMaxClusterBlocks &&
         g.blocks <= kernel_on_device(exec.device_id(), static_cast<int>(g.threads),

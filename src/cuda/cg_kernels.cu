@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "common/csr_pattern.hpp"
+#include "common/env_switch.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
@@ -793,10 +794,8 @@ int csr_group(const CgArgs<T>& a) {
 // PORTLA_CG_DIRECTION=pass or =fly overrides it, for ELL and CSR (tests, measurements).
 template <typename T>
 bool direction_on_the_fly(const Launch& l, std::size_t n) {
-    if (const char* how = std::getenv("PORTLA_CG_DIRECTION")) {
-        if (std::strcmp(how, "pass") == 0) return false;
-        if (std::strcmp(how, "fly") == 0) return true;
-    }
+    const int how = common::env_choice("PORTLA_CG_DIRECTION", {"pass", "fly"});
+    if (how >= 0) return how == 1;
     return 2.0 * double(n) * sizeof(T) <= double(device_limits(l.device).l2_bytes);
 }
 
@@ -1015,8 +1014,8 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         const std::size_t work = (a.n + rows_per_warp - 1) / rows_per_warp * 32;
         // On the fly measured 3% slower for CSR (0.1689 vs 0.1636 ms per iteration at 128^3,
         // H100, 2026-11-24; ELL 2% faster): the CSR path keeps the pass unless forced.
-        const char* how = std::getenv("PORTLA_CG_DIRECTION");
-        const bool fly = direction && how && std::strcmp(how, "fly") == 0;
+        const bool fly =
+            direction && common::env_choice("PORTLA_CG_DIRECTION", {"pass", "fly"}) == 1;
         if (direction) portla::detail::note_kernel(kDirectionStep, fly ? "csr-fly" : "csr-pass");
         if (direction && !fly)
             form_direction_kernel<T>
@@ -1112,11 +1111,8 @@ __global__ void __launch_bounds__(kBlockLoopThreads) cg_block_loop_kernel(CgArgs
 // Rows up to which one block runs the iterations: 4096 by default; PORTLA_CG_BLOCK_LOOP=off
 // or a row count overrides it (tests, measurements).
 std::size_t block_loop_rows() {
-    if (const char* how = std::getenv("PORTLA_CG_BLOCK_LOOP")) {
-        if (std::strcmp(how, "off") == 0) return 0;
-        return static_cast<std::size_t>(std::strtoull(how, nullptr, 10));
-    }
-    return 4096;
+    return static_cast<std::size_t>(common::env_integer(
+        "PORTLA_CG_BLOCK_LOOP", 0, std::numeric_limits<long long>::max(), 4096, {{"off", 0}}));
 }
 
 }  // namespace

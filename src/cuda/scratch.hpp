@@ -15,13 +15,6 @@
 
 namespace portla::kernels::cuda {
 
-/// Whether environment variable `name` is set to `value` (the backend's measurement switches;
-/// read once by each caller into a static).
-inline bool env_equals(const char* name, const char* value) {
-    const char* v = std::getenv(name);
-    return v && std::strcmp(v, value) == 0;
-}
-
 /// The stream of the executor's device: every kernel and copy of the cuda backend runs on it.
 inline cudaStream_t stream_of(const Executor& exec) {
     return static_cast<cudaStream_t>(exec.runtime().stream());

@@ -3,8 +3,9 @@
 
 #include <chrono>
 #include <climits>
-#include <cstdlib>
 #include <string>
+
+#include "common/env_switch.hpp"
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // OpenMPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
@@ -76,9 +77,10 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm) {
 }
 
 bool MpiCommunicator::exchanges_memory_of(const Executor& exec) const {
+    // read on every executor, so a typo is an error on the CPU backends too
+    const bool staged = common::env_choice("PORTLA_HALO", {"staged"}) == 0;
     if (exec.is_host()) return true;
-    const char* halo = std::getenv("PORTLA_HALO");
-    return cuda_aware_ && !(halo && std::string(halo) == "staged");
+    return cuda_aware_ && !staged;
 }
 
 MpiCommunicator::~MpiCommunicator() {

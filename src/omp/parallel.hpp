@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
+#include <limits>
 #include <utility>
+
+#include "common/env_switch.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -23,16 +25,15 @@ namespace portla::kernels::omp {
 // work. PORTLA_OMP_MIN_PARALLEL overrides it (0: always parallel), which is how `portla bench`
 // measures the crossover on a machine.
 inline std::size_t parallel_threshold() {
-    static const std::size_t value = [] {
-        const char* env = std::getenv("PORTLA_OMP_MIN_PARALLEL");
-        if (env && *env) return static_cast<std::size_t>(std::strtoull(env, nullptr, 10));
-        // Measured crossover, omp (2 threads, PORTLA_OMP_MIN_PARALLEL=0) vs the sequential
-        // reference, 2-core Xeon VM, 2026-11-21 (docs/results/cpu2-2026-11-21/omp_threshold):
-        // axpby 4096 (0.97x the serial time; 1.75x at 2048), dot 1024 (0.92x), fused CG
-        // update 2048 (0.55x). 4096 keeps every kernel at or below its serial time.
-        return std::size_t{4096};
-    }();
-    return value;
+    // Measured crossover, omp (2 threads, PORTLA_OMP_MIN_PARALLEL=0) vs the sequential
+    // reference, 2-core Xeon VM, 2026-11-21 (docs/results/cpu2-2026-11-21/omp_threshold):
+    // axpby 4096 (0.97x the serial time; 1.75x at 2048), dot 1024 (0.92x), fused CG
+    // update 2048 (0.55x). 4096 keeps every kernel at or below its serial time.
+    static common::EnvCache<std::size_t> value;
+    return value.get([] {
+        return static_cast<std::size_t>(common::env_integer(
+            "PORTLA_OMP_MIN_PARALLEL", 0, std::numeric_limits<long long>::max(), 4096));
+    });
 }
 
 /// Threads of a team asked for with `threads` (LaunchConfig::threads): 0 means every thread of

@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/env_switch.hpp"
 #include "common/user_cache.hpp"
 #include "core/runtime.hpp"
 #include "opencl/device.hpp"
@@ -148,8 +149,7 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603u
 // $XDG_CACHE_HOME/portla/opencl or ~/.cache/portla/opencl; "" (no disk cache) when neither is
 // set or PORTLA_OPENCL_CACHE=0.
 std::string cache_dir() {
-    const char* off = std::getenv("PORTLA_OPENCL_CACHE");
-    if (off && std::string(off) == "0") return "";
+    if (common::env_choice("PORTLA_OPENCL_CACHE", {"1", "0"}) == 1) return "";
     const std::string base = common::user_cache_dir();
     return base.empty() ? "" : base + "/opencl";
 }
@@ -352,12 +352,10 @@ kernel void probe(global uint *out) {
 }
 
 // Inline PTX warp shuffles on NVIDIA GPUs (common.cl's PORTLA_WARP): sets d.warp = 32 and
-// d.asm_keyword where a probe works, else leaves 0. PORTLA_OPENCL_NO_WARP=1 turns them off
-// (the local-memory trees run instead).
-void probe_warp(Device& d) {
-    if (d.is_cpu || d.vendor.find("NVIDIA") == std::string::npos) return;
-    if (const char* off = std::getenv("PORTLA_OPENCL_NO_WARP"); off && std::string(off) == "1")
-        return;
+// d.asm_keyword where a probe works, else leaves 0. `off` (PORTLA_OPENCL_NO_WARP=1, read by
+// device()) turns them off: the local-memory trees run instead.
+void probe_warp(Device& d, bool off) {
+    if (off || d.is_cpu || d.vendor.find("NVIDIA") == std::string::npos) return;
     for (const char* keyword : {"asm", "__asm__"})
         if (warp_shuffles_work(d, keyword)) {
             d.warp = 32;
@@ -509,6 +507,8 @@ Device& device(int id) {
     std::lock_guard<std::mutex> lock(mutex);
     auto& slot = devices[id];
     if (slot) return *slot;
+    // read on every device (a typo is an error on PoCL's CPU too), before it holds any object
+    const bool no_warp = common::env_choice("PORTLA_OPENCL_NO_WARP", {"0", "1"}) == 1;
     const auto& found = found_devices();
     if (id < 0 || id >= static_cast<int>(found.size()))
         throw DeviceError("opencl: no device with id " + std::to_string(id));
@@ -548,7 +548,7 @@ Device& device(int id) {
     check(err, "clCreateBuffer (reduction scratch)");
     const cl_uint zero = 0;  // the one-launch reductions' counter
     write_scratch(*d, kScratchCounter, &zero, sizeof zero);
-    probe_warp(*d);
+    probe_warp(*d, no_warp);
     if (d->warp == 0 && extensions.find("cl_khr_subgroups") != std::string::npos) {
         const char* std = d->device_version.rfind("OpenCL 3", 0) == 0   ? "-cl-std=CL3.0"
                           : d->device_version.rfind("OpenCL 2", 0) == 0 ? "-cl-std=CL2.0"

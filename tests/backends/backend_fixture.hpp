@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/env_switch.hpp"
 #include "portla/portla.hpp"
 
 /// First line of a test that needs the kernel family `family` (KernelFamily::krylov, ...): skips
@@ -26,18 +27,21 @@
 namespace portla::test {
 
 /// Sets an environment variable for a scope and restores it (or unsets it) on the way out, also
-/// when an ASSERT returns early.
+/// when an ASSERT returns early; the switches read once into a static read it again
+/// (common::env_changed) on both ways.
 class ScopedEnv {
 public:
     ScopedEnv(const char* name, const char* value) : name_(name) {
         if (const char* old = std::getenv(name)) old_ = old;
         ::setenv(name, value, 1);
+        common::env_changed();
     }
     ~ScopedEnv() {
         if (old_)
             ::setenv(name_.c_str(), old_->c_str(), 1);
         else
             ::unsetenv(name_.c_str());
+        common::env_changed();
     }
     ScopedEnv(const ScopedEnv&) = delete;
     ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -46,6 +50,22 @@ private:
     std::string name_;
     std::optional<std::string> old_;
 };
+
+/// Expects `f` to throw BadInput with the one-line message `message` (a switch's refusal:
+/// "PORTLA_X=typo: expected ...").
+template <typename F>
+void expect_bad_input(F&& f, const std::string& message) {
+    try {
+        f();
+    } catch (const BadInput& e) {
+        EXPECT_EQ(std::string(e.what()), message);
+        return;
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "expected BadInput \"" << message << "\", got: " << e.what();
+        return;
+    }
+    ADD_FAILURE() << "expected BadInput \"" << message << "\", nothing was thrown";
+}
 
 /// Sizes every vector kernel is tested at: empty, one, around a warp, around a work-group,
 /// a prime above 10^4, and one above 10^6 that no work-group size divides.

@@ -421,6 +421,52 @@ TEST_F(BatchTest, ManyMoreSystemsThanResidentBlocks) {
     }
 }
 
+// cuda's batch switches refuse a value they do not know with a one-line BadInput from the solve
+// that reads them: PORTLA_BATCH_WARP_MAX_ROWS (a row count), PORTLA_BATCH_REGISTERS (1 or 0) and
+// PORTLA_BATCH_REG_MIN_BLOCKS (0, 5, 6 or 8; double only). 16-row CG with Jacobi in shared
+// memory: the register variant, which asks all three. Their valid values solve every system.
+TEST_F(BatchTest, SwitchesRefuseAValueTheyDoNotKnow) {
+    if (exec.backend() != Backend::cuda) GTEST_SKIP() << "the batch switches are cuda's";
+    const auto d = grid_batch(4, 100, true, 21);
+    batch::Settings st;
+    st.solver = Solver::cg;
+    st.precond = Preconditioner::jacobi;
+    st.tolerance = 1e-10;
+    const batch::BatchMatrix<double> A(exec, d, Format::csr);
+    const auto b = rhs_of<double>(exec, d);
+    auto x = poisoned<double>(exec, d.num_systems * d.n);
+    const struct {
+        const char* name;
+        const char* typo;
+        const char* accepted;
+        std::vector<const char*> valid;
+    } switches[] = {
+        {"PORTLA_BATCH_WARP_MAX_ROWS",
+         "128x",
+         "an integer from 0 to 2147483647",
+         {"0", "16", "128", ""}},
+        {"PORTLA_BATCH_REGISTERS", "on", "1 or 0", {"0", "1", ""}},
+        {"PORTLA_BATCH_REG_MIN_BLOCKS", "7", "0, 5, 6 or 8", {"0", "5", "6", "8", ""}},
+    };
+    for (const auto& s : switches) {
+        {
+            const ScopedEnv typo(s.name, s.typo);
+            for (int use = 0; use < 2; ++use)
+                expect_bad_input([&] { batch::solve(A, b, x, st); },
+                                 std::string(s.name) + "=" + s.typo + ": expected " + s.accepted);
+        }
+        for (const char* value : s.valid) {
+            SCOPED_TRACE(std::string(s.name) + "=" + value);
+            const ScopedEnv env(s.name, value);
+            const auto res = batch::solve(A, b, x, st);
+            EXPECT_EQ(res.num_converged(), d.num_systems);
+            const auto xh = to_double(x.to_host());
+            for (std::size_t sys = 0; sys < d.num_systems; sys += 7)
+                EXPECT_LE(host_relative_residual(d, sys, xh), 1e-10) << "system " << sys;
+        }
+    }
+}
+
 TEST_F(BatchTest, AbsoluteToleranceInitialGuessAndIterationLimit) {
     auto d = grid_batch(6, 4, true, 9);
     for (std::size_t i = 0; i < d.n; ++i) d.rhs[i] *= 1e-21;  // system 0: a tiny right-hand side

@@ -488,5 +488,100 @@ TYPED_TEST(Blas1, Norm2WithoutUnderflowOrOverflow) {
     }
 }
 
+// The switches the vector kernels read (docs/kernel-choices.md, "Switches") refuse a value they
+// do not know with a one-line BadInput from the call that reads it, and their valid values give
+// the reference's answers: cuda's PORTLA_PACKED_LOADS (element-wise kernels) and
+// PORTLA_CLUSTER_SUMS (the sums), omp's PORTLA_OMP_MIN_PARALLEL (fill and pointwise_mul always
+// consult it; the tuned kernels only without a profile). The other backends read none.
+TYPED_TEST(Blas1, SwitchesRefuseAValueTheyDoNotKnow) {
+    using T = TypeParam;
+    struct Switch {
+        const char* name;
+        std::vector<const char*> valid, typos;
+        const char* accepted;
+    };
+    std::vector<Switch> switches;
+    if (this->exec.backend() == Backend::cuda)
+        switches = {{"PORTLA_PACKED_LOADS", {"on", "off", ""}, {"of", "0", "ON"}, "on or off"},
+                    {"PORTLA_CLUSTER_SUMS", {"on", "off", ""}, {"no", "off "}, "on or off"}};
+    else if (this->exec.backend() == Backend::omp)
+        switches = {{"PORTLA_OMP_MIN_PARALLEL",
+                     {"0", "1", "4096", "1000000", ""},
+                     {"12x", "-1", "many", "1e3", " 12"},
+                     "an integer >= 0"}};
+    else
+        GTEST_SKIP() << "the " << this->exec.name() << " backend reads no vector-kernel switch";
+    const std::size_t n = 10007;  // several blocks on cuda; parallel at omp's default threshold
+    const auto xh = random_vector<T>(n, 91), yh = random_vector<T>(n, 92);
+    double abs_xy = 0;
+    for (std::size_t i = 0; i < n; ++i) abs_xy += std::abs(double(xh[i]) * yh[i]);
+    Array<T> x(this->exec, xh), y(this->exec, yh), xr(this->ref, xh), yr(this->ref, yh);
+    const double want_dot = blas::dot<T>(this->ref, xr, yr);
+    for (const Switch& s : switches) {
+        for (const char* value : s.valid) {
+            SCOPED_TRACE(std::string(s.name) + "=" + value);
+            const ScopedEnv env(s.name, value);
+            EXPECT_NEAR(blas::dot<T>(this->exec, x, y), want_dot, this->sum_tol(n, abs_xy));
+            Array<T> z(this->exec, yh);
+            blas::axpby<T>(this->exec, T(0.75), x, T(-1.25), z);
+            auto p = poisoned<T>(this->exec, n);
+            blas::pointwise_mul<T>(this->exec, x, y, p);
+            const auto got = z.to_host(), prod = p.to_host();
+            for (std::size_t i = 0; i < n; ++i) {
+                ASSERT_NEAR(got[i], T(0.75) * xh[i] + T(-1.25) * yh[i],
+                            this->elem_tol(std::abs(0.75 * xh[i]) + std::abs(1.25 * yh[i])))
+                    << "i = " << i;
+                ASSERT_EQ(prod[i], xh[i] * yh[i]) << "i = " << i;
+            }
+        }
+        for (const char* typo : s.typos) {
+            SCOPED_TRACE(std::string(s.name) + "=" + typo);
+            const ScopedEnv env(s.name, typo);
+            const std::string message =
+                std::string(s.name) + "=" + typo + ": expected " + s.accepted;
+            for (int use = 0; use < 2; ++use) {  // refused at every call, not only the first
+                if (this->exec.backend() == Backend::omp) {
+                    expect_bad_input([&] { blas::fill<T>(this->exec, y, T(1)); }, message);
+                    expect_bad_input([&] { blas::pointwise_mul<T>(this->exec, x, x, y); }, message);
+                } else if (std::string(s.name) == "PORTLA_PACKED_LOADS") {
+                    expect_bad_input([&] { blas::axpby<T>(this->exec, T(1), x, T(1), y); },
+                                     message);
+                } else {
+                    expect_bad_input([&] { blas::dot<T>(this->exec, x, y); }, message);
+                }
+            }
+        }
+    }
+}
+
+// cuda's PORTLA_CLUSTER_MAX (16 or 8: the largest cluster a sum kernel takes) is read at a
+// kernel's first launch at a block size, on a device with thread block clusters: a sum at a block
+// size no other test uses (160 threads, 3 blocks) refuses a typo, then runs at both values.
+TYPED_TEST(Blas1, ClusterMaxRefusesAValueItDoesNotKnow) {
+    using T = TypeParam;
+    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "PORTLA_CLUSTER_MAX is cuda's";
+    if (this->exec.device_info().compute_major < 9)
+        GTEST_SKIP() << "no thread block clusters on this device (compute capability "
+                     << this->exec.device_info().compute_major << ")";
+    this->exec.set_launch(LaunchConfig{160, 1});
+    const std::size_t n = 3 * 160;
+    const auto xh = random_vector<T>(n, 93), yh = random_vector<T>(n, 94);
+    double abs_xy = 0;
+    for (std::size_t i = 0; i < n; ++i) abs_xy += std::abs(double(xh[i]) * yh[i]);
+    Array<T> x(this->exec, xh), y(this->exec, yh), xr(this->ref, xh), yr(this->ref, yh);
+    {
+        const ScopedEnv env("PORTLA_CLUSTER_MAX", "9");
+        for (int use = 0; use < 2; ++use)
+            expect_bad_input([&] { blas::dot<T>(this->exec, x, y); },
+                             "PORTLA_CLUSTER_MAX=9: expected 16 or 8");
+    }
+    for (const char* value : {"8", "16"}) {
+        SCOPED_TRACE(std::string("PORTLA_CLUSTER_MAX=") + value);
+        const ScopedEnv env("PORTLA_CLUSTER_MAX", value);
+        EXPECT_NEAR(blas::dot<T>(this->exec, x, y), blas::dot<T>(this->ref, xr, yr),
+                    this->sum_tol(n, abs_xy));
+    }
+}
+
 }  // namespace
 }  // namespace portla::test

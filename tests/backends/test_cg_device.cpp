@@ -514,5 +514,49 @@ TYPED_TEST(CgDevice, DISABLED_TimePerIteration) {
     }
 }
 
+// The switches of the device loop refuse a value they do not know with a one-line BadInput from
+// the solve that reads them (each solve: it is read at every launch): PORTLA_CG_BLOCK_LOOP (off or
+// a row count; 729 rows: the one-block loop asks), PORTLA_CG_DIRECTION (pass or fly; per-step
+// launches: the ELL and CSR direction steps ask) and PORTLA_CG_STENCIL (the 3-D stencil's).
+TYPED_TEST(CgDevice, SwitchesRefuseAValueTheyDoNotKnow) {
+    using T = TypeParam;
+    const MatrixData d = Stencil<T>(this->ref, 3, 9).assemble();
+    const auto bh = random_vector<T>(d.rows, 7, 0.5, 1.5);
+    const auto csr = csr_op<T>(d)(this->exec), ell = ell_op<T>(d)(this->exec);
+    const auto stencil = stencil_op<T>(3, 9)(this->exec);
+    const auto run = [&](const LinearOperator<T>& A) {
+        this->solve(A, bh, default_settings<T>(Preconditioner::jacobi), true);
+    };
+    {
+        const ScopedEnv typo("PORTLA_CG_BLOCK_LOOP", "of");
+        const char* message = "PORTLA_CG_BLOCK_LOOP=of: expected off or an integer >= 0";
+        for (int use = 0; use < 2; ++use) expect_bad_input([&] { run(*csr); }, message);
+    }
+    {
+        const ScopedEnv typo("PORTLA_CG_BLOCK_LOOP", "4096x");
+        expect_bad_input([&] { run(*csr); },
+                         "PORTLA_CG_BLOCK_LOOP=4096x: expected off or an integer >= 0");
+    }
+    const ScopedEnv steps("PORTLA_CG_BLOCK_LOOP", "off");
+    {
+        const ScopedEnv typo("PORTLA_CG_DIRECTION", "flyy");
+        for (const auto* A : {csr.get(), ell.get()})
+            for (int use = 0; use < 2; ++use)
+                expect_bad_input([&] { run(*A); },
+                                 "PORTLA_CG_DIRECTION=flyy: expected pass or fly");
+    }
+    {
+        const ScopedEnv typo("PORTLA_CG_STENCIL", "rings");
+        expect_bad_input([&] { run(*stencil); },
+                         "PORTLA_CG_STENCIL=rings: expected points, lines, lines1024 or ring, "
+                         "the last three with an optional :PLANES (1 ... 512)");
+    }
+    for (const char* empty : {"PORTLA_CG_DIRECTION", "PORTLA_CG_STENCIL"}) {  // set empty: default
+        const ScopedEnv unset(empty, "");
+        this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
+        this->compare(d, stencil_op<T>(3, 9), default_settings<T>(Preconditioner::jacobi));
+    }
+}
+
 }  // namespace
 }  // namespace portla::test

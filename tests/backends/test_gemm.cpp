@@ -1,6 +1,7 @@
 // The matrix product of the backend under test, every variant it implements, against the
 // reference backend on odd shapes, with alpha and beta not 1 and 0, in double and float.
 #include <cstdlib>
+#include <type_traits>
 
 #include "backends/backend_fixture.hpp"
 
@@ -112,6 +113,23 @@ TYPED_TEST(Gemm, FastKernelBothTiles) {
             this->check(shapes[i], GemmVariant::fast, T(1.25), T(0.5), 100 + unsigned(i));
     }
     ::unsetenv("PORTLA_GEMM_FAST_TILE");
+}
+
+// PORTLA_GEMM_FAST_TILE (cuda's float fast kernel: large or small) refuses a value it does not
+// know with a one-line BadInput from the product, at every call.
+TYPED_TEST(Gemm, FastTileSwitchRefusesATypo) {
+    using T = TypeParam;
+    if (this->exec.backend() != Backend::cuda || !std::is_same<T, float>::value)
+        GTEST_SKIP() << "the tile choice applies to cuda's float kernel only";
+    const ScopedEnv env("PORTLA_GEMM_FAST_TILE", "big");
+    const Shape s{129, 127, 17};
+    Array<T> a(this->exec, random_vector<T>(s.m * s.k, 5)),
+        b(this->exec, random_vector<T>(s.k * s.n, 6));
+    Array<T> c(this->exec, s.m * s.n);
+    for (int use = 0; use < 2; ++use)
+        expect_bad_input(
+            [&] { gemm<T>(this->exec, s.m, s.n, s.k, T(1), a, b, T(0), c, GemmVariant::fast); },
+            "PORTLA_GEMM_FAST_TILE=big: expected large or small");
 }
 
 // Views at an offset of one element: no 16-byte alignment, so the fast kernel must fall back

@@ -80,6 +80,24 @@ TYPED_TEST(Matrix, CsrApply) {
         check_format<TypeParam, Csr<TypeParam>>(this->exec, this->ref, r, c, 11 + r);
 }
 
+// cuda's PORTLA_CSR_ROW (chunked, the default, or loop: one entry of a row per step) gives the
+// reference's product at both values and refuses a value it does not know with a one-line
+// BadInput from the product, at every call. The other backends do not read it.
+TYPED_TEST(Matrix, CsrRowSwitch) {
+    using T = TypeParam;
+    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "PORTLA_CSR_ROW is cuda's";
+    for (const char* value : {"chunked", "loop", ""}) {
+        SCOPED_TRACE(std::string("PORTLA_CSR_ROW=") + value);
+        const ScopedEnv env("PORTLA_CSR_ROW", value);
+        check_format<T, Csr<T>>(this->exec, this->ref, 1025, 700, 17);
+    }
+    const ScopedEnv env("PORTLA_CSR_ROW", "loops");
+    const auto A = Csr<T>::from_data(this->exec, random_sparse(1025, 700, 17));
+    Array<T> x(this->exec, random_vector<T>(700, 18)), y(this->exec, 1025);
+    for (int use = 0; use < 2; ++use)
+        expect_bad_input([&] { A.apply(x, y); }, "PORTLA_CSR_ROW=loops: expected chunked or loop");
+}
+
 TYPED_TEST(Matrix, EllApply) {
     for (auto [r, c] : std::vector<std::pair<int, int>>{
              {0, 0}, {1, 1}, {31, 17}, {33, 33}, {1025, 700}, {10007, 10007}, {200003, 150000}})

@@ -674,6 +674,50 @@ TEST(CliErrors, MissingFile) {
     EXPECT_TRUE(contains(r.err, "no_such_file.mtx")) << r;
 }
 
+// A PORTLA_* switch set to a value it does not know (docs/kernel-choices.md, "Switches"): exit 1
+// and one line naming the variable, the value and what it accepts, never a silent default. One
+// case per backend that reads one here: omp (the serial threshold of every loop), opencl (the
+// device, the warp shuffles, the program cache) and cuda (the one-block CG loop); the switch is
+// set for the child only and then unset. The same switch set to a valid value solves.
+TEST(CliErrors, SwitchWithAValueItDoesNotKnow) {
+    struct Case {
+        const char* backend;
+        const char* name;
+        const char* typo;
+        const char* valid;
+        const char* accepted;
+    };
+    const json& info = info_json();
+    const bool opencl = info["backends"].value("opencl", false) && !info["opencl_devices"].empty();
+    std::vector<Case> cases;
+    if (omp_compiled())
+        cases.push_back({"omp", "PORTLA_OMP_MIN_PARALLEL", "12x", "0", "an integer >= 0"});
+    if (opencl) {
+        cases.push_back({"opencl", "PORTLA_OPENCL_DEVICE", "x1", "0",
+                         "a device number N or platform and device P:D"});
+        cases.push_back({"opencl", "PORTLA_OPENCL_NO_WARP", "yes", "1", "0 or 1"});
+        cases.push_back({"opencl", "PORTLA_OPENCL_CACHE", "off", "1", "1 or 0"});
+    }
+    if (portla::cuda_device_count() > 0)
+        cases.push_back({"cuda", "PORTLA_CG_BLOCK_LOOP", "of", "off", "off or an integer >= 0"});
+    if (cases.empty()) GTEST_SKIP() << "no backend here reads a switch the CLI can reach";
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.name) + "=" + c.typo + " --backend " + c.backend);
+        const std::vector<std::string> args{"solve", "--generate", "poisson2d:20", "--backend",
+                                            c.backend};
+        ::setenv(c.name, c.typo, 1);
+        const RunResult bad = run_portla(args, 600);
+        ::setenv(c.name, c.valid, 1);
+        const RunResult good = run_portla(args, 600);
+        ::unsetenv(c.name);
+        EXPECT_CLI_ERROR(bad);
+        EXPECT_EQ(bad.err, std::string("portla: error: ") + c.name + "=" + c.typo + ": expected " +
+                               c.accepted + "\n")
+            << bad;
+        EXPECT_CLI_OK(good);
+    }
+}
+
 struct BadFile {
     const char* name;
     const char* where;  ///< "file:line" expected in the message

@@ -317,6 +317,26 @@ TEST_P(DistBackend, StencilApplyMatchesSerial) {
     }
 }
 
+// PORTLA_HALO (staged, or unset or empty: the default path) is read by every distributed operator
+// on every backend: a value it does not know is a one-line BadInput on every rank (mpirun gives
+// every rank the same environment) before any collective, so no rank waits; staged builds it.
+TEST_P(DistBackend, HaloSwitchRefusesAValueItDoesNotKnow) {
+    const auto comm = world();
+    ::setenv("PORTLA_HALO", "stagd", 1);
+    try {
+        const dist::DistributedStencil<double> A(exec(), comm, 2, 13);
+        ADD_FAILURE() << "PORTLA_HALO=stagd: no BadInput";
+    } catch (const BadInput& e) {
+        EXPECT_STREQ(e.what(), "PORTLA_HALO=stagd: expected staged");
+    }
+    for (const char* valid : {"staged", ""}) {
+        ::setenv("PORTLA_HALO", valid, 1);
+        const dist::DistributedStencil<double> A(exec(), comm, 2, 13);
+        if (comm->size() > 1 && GetParam() == "cuda" && *valid) EXPECT_EQ(A.halo_path(), "staged");
+    }
+    ::unsetenv("PORTLA_HALO");
+}
+
 // DistributedCsr::poisson (each rank generates its rows) against the assembled matrix
 // scattered from rank 0: the same rows on every rank, hence the same y = A x.
 TEST_P(DistBackend, PoissonRowsMatchAssembled) {
