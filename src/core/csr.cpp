@@ -2,6 +2,7 @@
 
 #include "common/csr_long_rows.hpp"
 #include "common/csr_pattern.hpp"
+#include "common/env_switch.hpp"
 #include "core/kernels/csr_split_kernels.hpp"
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
@@ -10,7 +11,6 @@
 
 #include <atomic>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -22,13 +22,7 @@ namespace {
 
 // PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements, tests);
 // anything but on, off or empty is an error.
-bool csr_split_off() {
-    const char* how = std::getenv("PORTLA_CSR_SPLIT");
-    const bool off = how && std::strcmp(how, "off") == 0;
-    if (how && *how && !off && std::strcmp(how, "on") != 0)
-        throw BadInput(std::string("PORTLA_CSR_SPLIT=") + how + ": expected on or off");
-    return off;
-}
+bool csr_split_off() { return common::env_choice("PORTLA_CSR_SPLIT", {"on", "off"}) == 1; }
 
 constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
