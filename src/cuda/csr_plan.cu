@@ -32,31 +32,39 @@ __device__ __forceinline__ std::uint64_t pack(std::uint64_t blocks, std::uint64_
 // Chunk blockIdx.x: rows [lo, hi). Write = false: counts[chunk] = its blocks and segments.
 // Write = true: counts[chunk] holds the blocks and segments of the chunks before it; writes its
 // blocks' ends to blocks[1 + that ...] and its segments to seg_rows / seg_parts.
+//
+// Written plainly on purpose (no __restrict__, no __ldg, the block loop with a break): an earlier
+// form with those, the same walk, gave the right counts but wrote other blocks in the second
+// launch at -O3 (nvcc 13.0, sm_90; right at -G), H100, 2026-11-27
+// (bench/results/h100-2026-11-27-s17/plan_check.cu). Matrix.CsrPlanOnTheDeviceIsTheHostPlan
+// checks this kernel against the host plan.
 template <bool Write>
 __global__ void __launch_bounds__(kPlanThreads)
-    csr_plan_kernel(std::size_t rows, const std::int32_t* __restrict__ row_ptrs,
-                    std::uint64_t* __restrict__ counts, std::int32_t* __restrict__ blocks,
-                    std::int32_t* __restrict__ seg_rows, std::int32_t* __restrict__ seg_parts) {
+    csr_plan_kernel(std::size_t rows, const std::int32_t* row_ptrs, std::uint64_t* counts,
+                    std::int32_t* blocks, std::int32_t* seg_rows, std::int32_t* seg_parts) {
     __shared__ std::int32_t ptr[kChunk + 1];
     const std::size_t lo = static_cast<std::size_t>(blockIdx.x) * kChunk;
     const int n = static_cast<int>(rows - lo < kChunk ? rows - lo : kChunk);
     for (int k = static_cast<int>(threadIdx.x); k <= n; k += kPlanThreads)
-        ptr[k] = __ldg(row_ptrs + lo + k);
+        ptr[k] = row_ptrs[lo + k];
     __syncthreads();
     if (threadIdx.x != 0) return;
     std::uint64_t block_at = 0, segment_at = 0;
-    if constexpr (Write) {
-        block_at = 1 + (counts[blockIdx.x] & 0xffffffffu);
-        segment_at = counts[blockIdx.x] >> 32;
+    if (Write) {
+        const std::uint64_t before = counts[blockIdx.x];
+        block_at = 1 + (before & 0xffffffffu);
+        segment_at = before >> 32;
     }
     constexpr int kFrom = static_cast<int>(common::kCsrBlockEntries);
     constexpr int kSegment = static_cast<int>(common::kCsrSegment);
+    constexpr int kRows = static_cast<int>(common::kCsrBlockRows);
     std::uint64_t nb = 0, ns = 0;
-    for (int i = 0; i < n;) {
+    int i = 0;
+    while (i < n) {
         const int length = ptr[i + 1] - ptr[i];
         if (length > kFrom) {
             const int parts = (length - 1) / kSegment + 1;
-            if constexpr (Write)
+            if (Write)
                 for (int k = 0; k < parts; ++k) {
                     seg_rows[segment_at + ns + k] = static_cast<std::int32_t>(lo + i);
                     seg_parts[segment_at + ns + k] = k;
@@ -65,17 +73,18 @@ __global__ void __launch_bounds__(kPlanThreads)
             ++i;
         } else {
             int count = 0, entries = 0;
-            while (i < n && count < static_cast<int>(common::kCsrBlockRows) &&
-                   entries + (ptr[i + 1] - ptr[i]) <= kFrom) {
-                entries += ptr[i + 1] - ptr[i];
+            while (i < n && count < kRows) {
+                const int next = ptr[i + 1] - ptr[i];
+                if (entries + next > kFrom) break;
+                entries += next;
                 ++count;
                 ++i;
             }
         }
-        if constexpr (Write) blocks[block_at + nb] = static_cast<std::int32_t>(lo + i);
+        if (Write) blocks[block_at + nb] = static_cast<std::int32_t>(lo + i);
         ++nb;
     }
-    if constexpr (!Write) counts[blockIdx.x] = pack(nb, ns);
+    if (!Write) counts[blockIdx.x] = pack(nb, ns);
 }
 
 }  // namespace

@@ -427,6 +427,11 @@ TEST_F(BatchTest, ManyMoreSystemsThanResidentBlocks) {
 // memory: the register variant, which asks all three. Their valid values solve every system.
 TEST_F(BatchTest, SwitchesRefuseAValueTheyDoNotKnow) {
     if (exec.backend() != Backend::cuda) GTEST_SKIP() << "the batch switches are cuda's";
+    // Each switch with the others at their defaults, whatever the caller set (a run of the batch
+    // tests with PORTLA_BATCH_WARP_MAX_ROWS=0 or PORTLA_BATCH_REGISTERS=0 takes kernels that
+    // never read PORTLA_BATCH_REG_MIN_BLOCKS).
+    const ScopedEnv rows("PORTLA_BATCH_WARP_MAX_ROWS", ""), regs("PORTLA_BATCH_REGISTERS", ""),
+        blocks("PORTLA_BATCH_REG_MIN_BLOCKS", "");
     const auto d = grid_batch(4, 100, true, 21);
     batch::Settings st;
     st.solver = Solver::cg;

@@ -714,7 +714,13 @@ TEST(CliErrors, SwitchWithAValueItDoesNotKnow) {
         EXPECT_EQ(bad.err, std::string("portla: error: ") + c.name + "=" + c.typo + ": expected " +
                                c.accepted + "\n")
             << bad;
-        EXPECT_CLI_OK(good);
+        // The good run solves; its stderr may carry the OpenCL compiler's own notes (PoCL 5 on
+        // the H100 machine prints "1 warning generated." while it builds the kernels), but no
+        // error of portla's.
+        EXPECT_FALSE(good.signaled) << good;
+        EXPECT_EQ(good.exit_code, 0) << good;
+        EXPECT_EQ(good.err.find("portla"), std::string::npos) << good;
+        if (c.backend != std::string("opencl")) EXPECT_EQ(good.err, "") << good;
     }
 }
 
