@@ -177,7 +177,8 @@ Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
         // The 32-bit form's diagonal from the host arrays, as before; the others' through the
         // backend's csr_diagonal on first use.
         if (index == CsrIndex::int32) {
-            if (split_lanes(exec, values.size(), rows) > 0) {  // the plan's trigger
+            // the plan's trigger; the switch is checked on every backend (a typo is an error)
+            if (!csr_split_off() && split_lanes(exec, values.size(), rows) > 0) {
                 std::size_t longest = 0;
                 for (std::size_t i = 0; i < rows; ++i)
                     longest =
