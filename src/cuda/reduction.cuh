@@ -10,9 +10,10 @@
 //
 // cluster_sum is the same sum for a grid that is one thread block cluster (sm_90: up to
 // kMaxClusterBlocks blocks): each block's thread 0 writes its partial into block 0's shared
-// memory (distributed shared memory), one cluster barrier, and block 0 sums the partials exactly
-// as grid_sum's last block does (the same order, so the same bits for the same grid), with no
-// fence, no ticket and no round trip through L2. Launch with launch_in_cluster (below).
+// memory (distributed shared memory, once the cluster's blocks have all entered: a split
+// arrive / wait around the block's own sum), one cluster barrier, and block 0 sums the partials
+// exactly as grid_sum's last block does (the same order, so the same bits for the same grid), with
+// no fence, no ticket and no round trip through L2. Launch with launch_in_cluster (below).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -95,10 +96,14 @@ __device__ bool cluster_sum(T (&v)[NV]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     __shared__ T warp_sums[NV][32];
     __shared__ T partials[NV][kMaxClusterBlocks];
-    block_sum(v, warp_sums);
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
+    // Block 0's shared memory may be written only once block 0 runs: every block arrives here
+    // and waits below, after its own sum (racecheck: "a block that might not have entered yet").
+    auto entered = cluster.barrier_arrive();
+    block_sum(v, warp_sums);
     const unsigned rank = cluster.block_rank();
+    cluster.barrier_wait(std::move(entered));
     if (threadIdx.x == 0) {
         T* first = cluster.map_shared_rank(&partials[0][0], 0);
 #pragma unroll
