@@ -1,4 +1,6 @@
-// Session 17: the first form of the device plan kernel (csr_plan_kernel, V0) against a plain rewrite (v1_kernel) and the host plan; V0 wrote wrong plans at -O3 and right ones at -G on the H100 (printed.txt, call 6).
+// Session 17: the first form of the device plan kernel (csr_plan_kernel, V0) against a plain
+// rewrite (v1_kernel) and the host plan; V0 wrote wrong plans at -O3 and right ones at -G on the
+// H100 (printed.txt, call 6).
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdint>
@@ -6,7 +8,14 @@
 #include <vector>
 #include "common/csr_long_rows.hpp"
 using namespace portla;
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); std::exit(1);} } while (0)
+#define CK(x)                                                                     \
+    do {                                                                          \
+        cudaError_t e = (x);                                                      \
+        if (e != cudaSuccess) {                                                   \
+            std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+            std::exit(1);                                                         \
+        }                                                                         \
+    } while (0)
 namespace {
 constexpr unsigned kPlanThreads = 128;
 constexpr std::size_t kChunk = common::kCsrPlanRows;
@@ -66,15 +75,14 @@ __global__ void __launch_bounds__(kPlanThreads)
     if constexpr (!Write) counts[blockIdx.x] = pack(nb, ns);
 }
 
-
-
 template <bool Write>
 __global__ void v1_kernel(std::size_t rows, const std::int32_t* row_ptrs, std::uint64_t* counts,
                           std::int32_t* blocks, std::int32_t* seg_rows, std::int32_t* seg_parts) {
     __shared__ std::int32_t ptr[kChunk + 1];
     const std::size_t lo = static_cast<std::size_t>(blockIdx.x) * kChunk;
     const int n = static_cast<int>(rows - lo < kChunk ? rows - lo : kChunk);
-    for (int k = static_cast<int>(threadIdx.x); k <= n; k += kPlanThreads) ptr[k] = row_ptrs[lo + k];
+    for (int k = static_cast<int>(threadIdx.x); k <= n; k += kPlanThreads)
+        ptr[k] = row_ptrs[lo + k];
     __syncthreads();
     if (threadIdx.x != 0) return;
     std::uint64_t block_at = 0, segment_at = 0;
@@ -111,59 +119,95 @@ __global__ void v1_kernel(std::size_t rows, const std::int32_t* row_ptrs, std::u
     }
     if (!Write) counts[blockIdx.x] = nb | (ns << 32);
 }
-}
+}  // namespace
 template <bool V1>
 int check(const std::vector<int>& lengths, const char* name) {
     const std::size_t n = lengths.size();
     std::vector<std::int32_t> ptr(n + 1, 0);
     for (std::size_t i = 0; i < n; ++i) ptr[i + 1] = ptr[i] + lengths[i];
     const auto want = common::plan_csr_long_rows(n, ptr.data(), 4);
-    std::int32_t* dptr; CK(cudaMalloc(&dptr, (n + 1) * 4)); CK(cudaMemcpy(dptr, ptr.data(), (n + 1) * 4, cudaMemcpyHostToDevice));
+    std::int32_t* dptr;
+    CK(cudaMalloc(&dptr, (n + 1) * 4));
+    CK(cudaMemcpy(dptr, ptr.data(), (n + 1) * 4, cudaMemcpyHostToDevice));
     const std::size_t chunks = (n + kChunk - 1) / kChunk;
-    std::uint64_t* dc; CK(cudaMalloc(&dc, chunks * 8));
-    if (V1) v1_kernel<false><<<chunks, kPlanThreads>>>(n, dptr, dc, nullptr, nullptr, nullptr);
-    else csr_plan_kernel<false><<<chunks, kPlanThreads>>>(n, dptr, dc, nullptr, nullptr, nullptr);
+    std::uint64_t* dc;
+    CK(cudaMalloc(&dc, chunks * 8));
+    if (V1)
+        v1_kernel<false><<<chunks, kPlanThreads>>>(n, dptr, dc, nullptr, nullptr, nullptr);
+    else
+        csr_plan_kernel<false><<<chunks, kPlanThreads>>>(n, dptr, dc, nullptr, nullptr, nullptr);
     CK(cudaGetLastError());
-    std::vector<std::uint64_t> c(chunks); CK(cudaMemcpy(c.data(), dc, chunks * 8, cudaMemcpyDeviceToHost));
-    {   // per chunk: device counts against the host plan's blocks ending in each chunk
+    std::vector<std::uint64_t> c(chunks);
+    CK(cudaMemcpy(c.data(), dc, chunks * 8, cudaMemcpyDeviceToHost));
+    {  // per chunk: device counts against the host plan's blocks ending in each chunk
         std::vector<std::uint64_t> hb(chunks, 0);
         for (std::size_t b = 1; b < want.blocks.size(); ++b) hb[(want.blocks[b] - 1) / kChunk]++;
         std::printf("%s V%d chunk counts (dev/host):", name, V1 ? 1 : 0);
-        for (std::size_t k = 0; k < chunks && k < 6; ++k) std::printf(" %llu/%llu", (unsigned long long)(c[k] & 0xffffffffu), (unsigned long long)hb[k]);
+        for (std::size_t k = 0; k < chunks && k < 6; ++k)
+            std::printf(" %llu/%llu", (unsigned long long)(c[k] & 0xffffffffu),
+                        (unsigned long long)hb[k]);
         std::printf("\n");
     }
-    std::uint64_t tot = 0; for (auto& v : c) { const auto o = v; v = tot; tot += o; }
+    std::uint64_t tot = 0;
+    for (auto& v : c) {
+        const auto o = v;
+        v = tot;
+        tot += o;
+    }
     CK(cudaMemcpy(dc, c.data(), chunks * 8, cudaMemcpyHostToDevice));
     const std::size_t nb = tot & 0xffffffffu, ns = tot >> 32;
-    std::int32_t *db, *dr, *dp; CK(cudaMalloc(&db, (nb + 1) * 4)); CK(cudaMalloc(&dr, ns * 4 + 4)); CK(cudaMalloc(&dp, ns * 4 + 4));
+    std::int32_t *db, *dr, *dp;
+    CK(cudaMalloc(&db, (nb + 1) * 4));
+    CK(cudaMalloc(&dr, ns * 4 + 4));
+    CK(cudaMalloc(&dp, ns * 4 + 4));
     CK(cudaMemset(db, 0, 4));
-    if (V1) v1_kernel<true><<<chunks, kPlanThreads>>>(n, dptr, dc, db, dr, dp);
-    else csr_plan_kernel<true><<<chunks, kPlanThreads>>>(n, dptr, dc, db, dr, dp);
-    CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+    if (V1)
+        v1_kernel<true><<<chunks, kPlanThreads>>>(n, dptr, dc, db, dr, dp);
+    else
+        csr_plan_kernel<true><<<chunks, kPlanThreads>>>(n, dptr, dc, db, dr, dp);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
     std::vector<std::int32_t> b(nb + 1), r(ns), p(ns);
     CK(cudaMemcpy(b.data(), db, (nb + 1) * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(r.data(), dr, ns * 4, cudaMemcpyDeviceToHost));
     CK(cudaMemcpy(p.data(), dp, ns * 4, cudaMemcpyDeviceToHost));
-    std::vector<std::int32_t> ptr2(n + 1); CK(cudaMemcpy(ptr2.data(), dptr, (n + 1) * 4, cudaMemcpyDeviceToHost));
-    std::printf("%s V%d: rows %zu chunks %zu blocks %zu/%zu segs %zu/%zu blocks %s rows %s parts %s ptr intact %s\n", name, V1 ? 1 : 0, n, chunks, nb, want.blocks.size() - 1, ns, want.rows.size(),
-                b == want.blocks ? "same" : "DIFFER", r == want.rows ? "same" : "DIFFER", p == want.parts ? "same" : "DIFFER", ptr2 == ptr ? "yes" : "NO");
-    if (b != want.blocks) { for (int k = 0; k < 8 && k < (int)b.size(); ++k) std::printf(" %d/%d", b[k], want.blocks[k]); std::printf("\n"); }
+    std::vector<std::int32_t> ptr2(n + 1);
+    CK(cudaMemcpy(ptr2.data(), dptr, (n + 1) * 4, cudaMemcpyDeviceToHost));
+    std::printf(
+        "%s V%d: rows %zu chunks %zu blocks %zu/%zu segs %zu/%zu blocks %s rows %s parts %s ptr "
+        "intact %s\n",
+        name, V1 ? 1 : 0, n, chunks, nb, want.blocks.size() - 1, ns, want.rows.size(),
+        b == want.blocks ? "same" : "DIFFER", r == want.rows ? "same" : "DIFFER",
+        p == want.parts ? "same" : "DIFFER", ptr2 == ptr ? "yes" : "NO");
+    if (b != want.blocks) {
+        for (int k = 0; k < 8 && k < (int)b.size(); ++k)
+            std::printf(" %d/%d", b[k], want.blocks[k]);
+        std::printf("\n");
+    }
     return 0;
 }
 int main(int argc, char** argv) {
     std::mt19937 gen(5);
     std::vector<int> l(5 * 1024 + 17);
     for (auto& v : l) v = static_cast<int>(gen() % 14);
-    for (std::size_t i : {0ul, 1023ul, 1024ul, 2047ul, 3000ul, l.size() - 1}) l[i] = 257 + static_cast<int>(gen() % 3000);
+    for (std::size_t i : {0ul, 1023ul, 1024ul, 2047ul, 3000ul, l.size() - 1})
+        l[i] = 257 + static_cast<int>(gen() % 3000);
     check<false>(l, "case0");
     check<true>(l, "case0");
-    std::vector<int> m(60000, 6); m[2500] = 600; m[40000] = 5000;
+    std::vector<int> m(60000, 6);
+    m[2500] = 600;
+    m[40000] = 5000;
     check<false>(m, "60k");
     check<true>(m, "60k");
     if (argc > 1) {
-        FILE* f = std::fopen(argv[1], "rb"); std::fseek(f, 0, SEEK_END); long bytes = std::ftell(f); std::fseek(f, 0, SEEK_SET);
-        std::vector<int> p(bytes / 4); if (std::fread(p.data(), 4, p.size(), f) != p.size()) return 2;
-        std::vector<int> len(p.size() - 1); for (std::size_t i = 0; i + 1 < p.size(); ++i) len[i] = p[i + 1] - p[i];
+        FILE* f = std::fopen(argv[1], "rb");
+        std::fseek(f, 0, SEEK_END);
+        long bytes = std::ftell(f);
+        std::fseek(f, 0, SEEK_SET);
+        std::vector<int> p(bytes / 4);
+        if (std::fread(p.data(), 4, p.size(), f) != p.size()) return 2;
+        std::vector<int> len(p.size() - 1);
+        for (std::size_t i = 0; i + 1 < p.size(); ++i) len[i] = p[i + 1] - p[i];
         check<false>(len, "powerlaw");
     }
 }

@@ -17,8 +17,8 @@ __attribute__((noinline)) std::size_t old_threshold() {
 __attribute__((noinline)) std::size_t new_threshold() {
     static portla::common::EnvCache<std::size_t> value;
     return value.get([] {
-        return static_cast<std::size_t>(portla::common::env_integer(
-            "PORTLA_OMP_MIN_PARALLEL", 0, 1LL << 62, 4096));
+        return static_cast<std::size_t>(
+            portla::common::env_integer("PORTLA_OMP_MIN_PARALLEL", 0, 1LL << 62, 4096));
     });
 }
 template <typename F>
