@@ -177,13 +177,14 @@ Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
         // The 32-bit form's diagonal from the host arrays, as before; the others' through the
         // backend's csr_diagonal on first use.
         if (index == CsrIndex::int32) {
-            // the plan's trigger; the switch is checked on every backend (a typo is an error)
-            if (!csr_split_off() && split_lanes(exec, values.size(), rows) > 0) {
+            // the plan's trigger: the longest row, where the backend splits long rows
+            const int lanes = csr_split_off() ? 0 : split_lanes(exec, values.size(), rows);
+            if (lanes > 0) {
                 std::size_t longest = 0;
                 for (std::size_t i = 0; i < rows; ++i)
                     longest =
                         std::max(longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
-                A.plan_long_rows(longest);
+                A.plan_long_rows(longest, lanes);
             }
             A.diag_ = Array<T>(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values)));
             A.diag_once_.reset();
@@ -323,8 +324,7 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
           Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
     // The long rows: the device finds the longest row (one number read back) and, when a row is
     // long, plans on the device (no copy of the offsets).
-    const bool off = csr_split_off();  // checked on every backend, as plan_long_rows does
-    const int lanes = off ? 0 : split_lanes(exec, values.size, rows);
+    const int lanes = csr_split_off() ? 0 : split_lanes(exec, values.size, rows);
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             if (lanes > 0)
@@ -332,17 +332,14 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
         }
         return 0;
     });
-    if (lanes > 0) A.plan_long_rows(longest);
+    if (lanes > 0) A.plan_long_rows(longest, lanes);
     return A;
 }
 
 template <typename T>
-void Csr<T>::plan_long_rows(std::size_t longest) {
-    // The switch is checked on every backend (a typo is an error wherever it is set).
-    if (csr_split_off() || rows_ == 0) return;
+void Csr<T>::plan_long_rows(std::size_t longest, int lanes) {
+    if (rows_ == 0 || !common::csr_has_long_rows(longest, lanes)) return;  // the groups
     const Executor& exec = executor();
-    const int lanes = split_lanes(exec, values_.size(), rows_);
-    if (lanes == 0 || !common::csr_has_long_rows(longest, lanes)) return;  // the groups
     dispatch(exec, [&](auto backend) {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             kernels::CsrPlanArrays plan =

@@ -850,11 +850,17 @@ StencilChoice stencil_choice(const CgArgs<T>& a) {
         c.kernel = fits ? Kernel::ring : Kernel::points;
     else
         rest = nullptr;
-    char* end = nullptr;
     if (rest && *rest == ':' && points) rest = nullptr;
     if (rest && *rest == ':') {
-        const unsigned long planes = std::strtoul(rest + 1, &end, 10);
-        if (end == rest + 1 || *end != '\0' || planes == 0 || planes > kLineMaxPoints)
+        // plain decimal digits only, as every switch (common/env_switch.hpp): no sign, space or
+        // suffix, which strtoul alone would take
+        const char* digits = rest + 1;
+        const std::size_t len = std::strlen(digits);
+        const bool plain = len > 0 && len <= 4 && std::all_of(digits, digits + len, [](char d) {
+                               return d >= '0' && d <= '9';
+                           });
+        const unsigned long planes = plain ? std::strtoul(digits, nullptr, 10) : 0;
+        if (planes == 0 || planes > kLineMaxPoints)
             rest = nullptr;
         else
             c.planes = static_cast<std::uint32_t>(planes);

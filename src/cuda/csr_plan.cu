@@ -16,6 +16,7 @@
 #include "core/kernels/csr_split_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
+#include "portla/error.hpp"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -29,9 +30,21 @@ __device__ __forceinline__ std::uint64_t pack(std::uint64_t blocks, std::uint64_
     return blocks | (segments << 32);
 }
 
+// Where the second launch writes, and what it must find.
+struct PlanOut {
+    const std::uint64_t*
+        starts;            ///< chunks + 1: the blocks and segments before each chunk, then all
+    std::int32_t* blocks;  ///< block_count + 1 (blocks[0] = 0, set by the host)
+    std::int32_t* seg_rows;
+    std::int32_t* seg_parts;
+    std::uint64_t block_count, segments;
+    unsigned* mismatch;  ///< set when a chunk's walk differs from its count
+};
+
 // Chunk blockIdx.x: rows [lo, hi). Write = false: counts[chunk] = its blocks and segments.
-// Write = true: counts[chunk] holds the blocks and segments of the chunks before it; writes its
-// blocks' ends to blocks[1 + that ...] and its segments to seg_rows / seg_parts.
+// Write = true: writes the chunk's blocks' ends to blocks[1 + starts[chunk] ...] and its segments
+// to seg_rows / seg_parts; a walk that finds another count than the first launch's writes nothing
+// out of its arrays and sets *mismatch (the host then refuses the plan).
 //
 // Written plainly on purpose (no __restrict__, no __ldg, the block loop with a break): an earlier
 // form with those, the same walk, gave the right counts but wrote other blocks in the second
@@ -41,7 +54,7 @@ __device__ __forceinline__ std::uint64_t pack(std::uint64_t blocks, std::uint64_
 template <bool Write>
 __global__ void __launch_bounds__(kPlanThreads)
     csr_plan_kernel(std::size_t rows, const std::int32_t* row_ptrs, std::uint64_t* counts,
-                    std::int32_t* blocks, std::int32_t* seg_rows, std::int32_t* seg_parts) {
+                    PlanOut out) {
     __shared__ std::int32_t ptr[kChunk + 1];
     const std::size_t lo = static_cast<std::size_t>(blockIdx.x) * kChunk;
     const int n = static_cast<int>(rows - lo < kChunk ? rows - lo : kChunk);
@@ -49,9 +62,10 @@ __global__ void __launch_bounds__(kPlanThreads)
         ptr[k] = row_ptrs[lo + k];
     __syncthreads();
     if (threadIdx.x != 0) return;
-    std::uint64_t block_at = 0, segment_at = 0;
+    std::uint64_t block_at = 0, segment_at = 0, mine = 0;
     if (Write) {
-        const std::uint64_t before = counts[blockIdx.x];
+        const std::uint64_t before = out.starts[blockIdx.x];
+        mine = out.starts[blockIdx.x + 1] - before;
         block_at = 1 + (before & 0xffffffffu);
         segment_at = before >> 32;
     }
@@ -65,9 +79,9 @@ __global__ void __launch_bounds__(kPlanThreads)
         if (length > kFrom) {
             const int parts = (length - 1) / kSegment + 1;
             if (Write)
-                for (int k = 0; k < parts; ++k) {
-                    seg_rows[segment_at + ns + k] = static_cast<std::int32_t>(lo + i);
-                    seg_parts[segment_at + ns + k] = k;
+                for (int k = 0; k < parts && segment_at + ns + k < out.segments; ++k) {
+                    out.seg_rows[segment_at + ns + k] = static_cast<std::int32_t>(lo + i);
+                    out.seg_parts[segment_at + ns + k] = k;
                 }
             ns += parts;
             ++i;
@@ -81,10 +95,12 @@ __global__ void __launch_bounds__(kPlanThreads)
                 ++i;
             }
         }
-        if (Write) blocks[block_at + nb] = static_cast<std::int32_t>(lo + i);
+        if (Write && block_at + nb <= out.block_count)
+            out.blocks[block_at + nb] = static_cast<std::int32_t>(lo + i);
         ++nb;
     }
     if (!Write) counts[blockIdx.x] = pack(nb, ns);
+    if (Write && pack(nb, ns) != mine) atomicOr(out.mismatch, 1u);
 }
 
 }  // namespace
@@ -96,27 +112,35 @@ CsrPlanArrays csr_plan_long_rows(tag, const Executor& exec, std::size_t rows,
     activate(exec.device_id());
     const cudaStream_t stream = stream_of(exec);
     const std::size_t chunks = (rows + kChunk - 1) / kChunk;
-    Array<std::uint64_t> counts(exec, chunks);
+    Array<std::uint64_t> counts(exec, chunks + 1);
     const auto grid = static_cast<unsigned>(chunks);
-    csr_plan_kernel<false><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, counts.data(),
-                                                              nullptr, nullptr, nullptr);
+    csr_plan_kernel<false>
+        <<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, counts.data(), PlanOut{});
     PORTLA_CUDA_CHECK_LAUNCH();
-    // The chunks' places: a scan of chunks = rows / 1024 numbers (3e6 rows: 23 KB each way)
+    // The chunks' places: a scan of chunks = rows / 1024 numbers (3e6 rows: 23 KB each way),
+    // the totals last
     std::vector<std::uint64_t> starts = counts.to_host();
+    starts.back() = 0;
     std::uint64_t totals = 0;
     for (auto& c : starts) totals += std::exchange(c, totals);
     counts.copy_from_host(starts);
-    const std::size_t block_count = totals & 0xffffffffu, segments = totals >> 32;
+    const std::uint64_t all = starts.back();
+    const std::size_t block_count = all & 0xffffffffu, segments = all >> 32;
     plan.blocks = Array<std::int32_t>(exec, block_count + 1);
     plan.rows = Array<std::int32_t>(exec, segments);
     plan.parts = Array<std::int32_t>(exec, segments);
+    Array<unsigned> mismatch(exec, std::vector<unsigned>{0u});
     PORTLA_CUDA_CHECK(cudaMemsetAsync(plan.blocks.data(), 0, sizeof(std::int32_t), stream));
-    csr_plan_kernel<true><<<grid, kPlanThreads, 0, stream>>>(rows, row_ptrs.data, counts.data(),
-                                                             plan.blocks.data(), plan.rows.data(),
-                                                             plan.parts.data());
+    csr_plan_kernel<true><<<grid, kPlanThreads, 0, stream>>>(
+        rows, row_ptrs.data, nullptr,
+        PlanOut{counts.data(), plan.blocks.data(), plan.rows.data(), plan.parts.data(), block_count,
+                segments, mismatch.data()});
     PORTLA_CUDA_CHECK_LAUNCH();
-    // counts is freed on return: the write has read it
-    PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
+    // (to_host synchronises: counts is freed on return, after the write has read it)
+    if (mismatch.to_host()[0] != 0)
+        throw DeviceError(
+            "Csr: the long-row plan made on the device disagrees with its own count (a fault of "
+            "the device or of its compiler); PORTLA_CSR_SPLIT=off runs without the plan");
     return plan;
 }
 

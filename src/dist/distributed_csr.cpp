@@ -255,7 +255,11 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
 
 template <typename T>
 void DistributedOperator<T>::choose_halo_path(const Executor& exec) {
-    direct_ = comm_->exchanges_memory_of(exec);
+    // exchanges_memory_of reads PORTLA_HALO: a value one rank refuses is an error on every rank,
+    // before any of them starts the peer exchange's collectives
+    bool direct = false;
+    on_every_rank(comm_.get(), [&] { direct = comm_->exchanges_memory_of(exec); });
+    direct_ = direct;
     // One rank has no halo: no NCCL communicator is started for it.
     if (!direct_ && comm_->size() > 1) peer_ = exec.runtime().make_peer_exchange(*comm_);
     halo_path_ = comm_->size() < 2 ? "none"

@@ -575,8 +575,11 @@ TYPED_TEST(Blas1, ClusterMaxRefusesAValueItDoesNotKnow) {
             expect_bad_input([&] { blas::dot<T>(this->exec, x, y); },
                              "PORTLA_CLUSTER_MAX=9: expected 16 or 8");
     }
-    for (const char* value : {"8", "16"}) {
+    // The switch is read the first time a kernel meets a block size: each value gets a block
+    // size no other test uses, so each is read.
+    for (const auto& [value, threads] : {std::pair{"8", 192}, std::pair{"16", 224}}) {
         SCOPED_TRACE(std::string("PORTLA_CLUSTER_MAX=") + value);
+        this->exec.set_launch(LaunchConfig{threads, 1});
         const ScopedEnv env("PORTLA_CLUSTER_MAX", value);
         EXPECT_NEAR(blas::dot<T>(this->exec, x, y), blas::dot<T>(this->ref, xr, yr),
                     this->sum_tol(n, abs_xy));

@@ -545,11 +545,13 @@ TYPED_TEST(CgDevice, SwitchesRefuseAValueTheyDoNotKnow) {
                 expect_bad_input([&] { run(*A); },
                                  "PORTLA_CG_DIRECTION=flyy: expected pass or fly");
     }
-    {
-        const ScopedEnv typo("PORTLA_CG_STENCIL", "rings");
+    for (const char* bad :
+         {"rings", "ring:+4", "ring: 4", "ring:4x", "ring:0", "ring:513", "ring:", "points:2"}) {
+        const ScopedEnv typo("PORTLA_CG_STENCIL", bad);
         expect_bad_input([&] { run(*stencil); },
-                         "PORTLA_CG_STENCIL=rings: expected points, lines, lines1024 or ring, "
-                         "the last three with an optional :PLANES (1 ... 512)");
+                         std::string("PORTLA_CG_STENCIL=") + bad +
+                             ": expected points, lines, lines1024 or ring, the last three with "
+                             "an optional :PLANES (1 ... 512)");
     }
     for (const char* empty : {"PORTLA_CG_DIRECTION", "PORTLA_CG_STENCIL"}) {  // set empty: default
         const ScopedEnv unset(empty, "");

@@ -343,8 +343,18 @@ TYPED_TEST(Matrix, CsrPlanOnTheDeviceIsTheHostPlan) {
     cases.push_back(std::vector<int>(1024, 9));
     cases.back()[1023] = 600;  // exactly one chunk, the long row last
     cases.push_back(std::vector<int>(3000, 200));
-    cases.back()[7] = 129;   // 200 entries a row: 32 lanes, long from 1024 entries
-    cases.back()[8] = 6000;  // the one long row; every short row a block of its own
+    cases.back()[7] = 129;    // 200 entries a row: 32 lanes, long from 1024 entries
+    cases.back()[8] = 6000;   // the one long row; every short row a block of its own
+    cases.push_back({2000});  // one row, long (32 lanes: long from 1024)
+    cases.push_back(std::vector<int>(3 * 1024, 5));  // three whole chunks
+    cases.back()[3 * 1024 - 1] = 1000;
+    cases.push_back(std::vector<int>(1025, 2));  // a last chunk of one long row
+    cases.back()[1024] = 513;
+    cases.push_back(std::vector<int>(2 * 1024, 300));  // a chunk of segments only, then short rows
+    for (std::size_t i = 1024; i < 2048; ++i) cases.back()[i] = static_cast<int>(i % 7);
+    cases.back()[500] = 2000;  // long at 32 lanes, so the matrix is planned
+    cases.back()[1023] = 256;  // 256-entry rows at the chunk's edge (short: a block each)
+    cases.back()[1024] = 256;
     for (std::size_t c = 0; c < cases.size(); ++c) {
         SCOPED_TRACE("case " + std::to_string(c));
         const auto& lengths = cases[c];

@@ -475,23 +475,24 @@ TYPED_TEST(Solvers, CgOnCsrWithHubRowsFirst) {
 }
 
 // A second solve on the same operator (and the same b and x) after one that stopped early, with
-// residual replacement every 10 iterations. On cuda the hubs' segments sum by tickets on
+// residual replacement every 5 iterations. On cuda the hubs' segments sum by tickets on
 // per-segment counters, and the replacement step launches a kernel that returns at once unless a
 // replacement is due, as every launch of a batch (16 iterations) does after the solve stopped:
-// stopped at 7 (the replacement due at 10 returns at once), at 13 (after the replacement at 10),
+// stopped at 3 (the replacement due at 5 returns at once), at 7 (after the replacement at 5),
 // or converged early (the host's check of the true residual through apply()). Whatever the first
 // solve leaves behind must not show: the second takes the iterations and gives the bits of a
-// solve on a fresh operator, which matches the reference backend. The grid's shift 0.1 keeps the
-// solves past 13 iterations (20 in float with Jacobi on the reference backend).
+// solve on a fresh operator, which matches the reference backend. The grid's shift 1 keeps float
+// well conditioned (a shift of 0.1 gave float counts of 33-47 against the reference's 38 across
+// backends: a test of rounding, not of the second solve); the solves take 12-39 iterations.
 TYPED_TEST(Solvers, CgSolvesAgainAfterAnEarlyStop) {
     using T = TypeParam;
-    const MatrixData d = hub_rows_first(0.1);
+    const MatrixData d = hub_rows_first(1.0);
     const auto bh = random_vector<T>(d.rows, 4242, 0.5, 1.5);
     const bool cuda = this->exec.backend() == Backend::cuda;
     for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
         SCOPED_TRACE(std::string("precond ") + solver::to_string(p));
         auto s = default_settings<T>(p);
-        s.residual_replacement = 10;
+        s.residual_replacement = 5;
         s.record_history = true;
         auto solve = [&](const Csr<T>& A, Array<T>& b, Array<T>& x, const Settings& t) {
             const auto res = solver::cg<T>(A, b, x, t);
@@ -502,19 +503,16 @@ TYPED_TEST(Solvers, CgSolvesAgainAfterAnEarlyStop) {
         const auto [ref, x_ref] = solve(Csr<T>::from_data(this->ref, d), br, xr, s);
         ASSERT_TRUE(fresh.converged) << solver::to_string(fresh.reason);
         ASSERT_TRUE(ref.converged) << solver::to_string(ref.reason);
-        ASSERT_GT(fresh.iterations, 13);  // the early stops below come first
+        ASSERT_GT(fresh.iterations, 7);  // the early stops below come first
         EXPECT_LE(true_relative_residual(d, x_fresh, bh), 2 * s.rtol);
-        // The allowance of CgOnCsrWithHubRowsFirst on this matrix family: on cuda the hubs sum
-        // by segments, in another order than the reference's, and float CG's count moves with it
-        // (H100, 2026-11-27: 33 against the reference's 38 without a preconditioner).
-        EXPECT_NEAR(fresh.iterations, ref.iterations, slack<T>(60))
+        EXPECT_NEAR(fresh.iterations, ref.iterations, slack<T>(ref.iterations))
             << "reference took " << ref.iterations;
 
         const auto A = Csr<T>::from_data(this->exec, d);
         if (cuda) {
             EXPECT_EQ(A.long_rows().segments, 4u);
         }
-        for (const int stop : {7, 13, 0}) {
+        for (const int stop : {3, 7, 0}) {
             SCOPED_TRACE(stop ? "first solve stopped at " + std::to_string(stop)
                               : std::string("first solve converged at rtol 1e-2"));
             auto early = s;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -318,10 +319,12 @@ TEST_P(DistBackend, StencilApplyMatchesSerial) {
 }
 
 // PORTLA_HALO (staged, or unset or empty: the default path) is read by every distributed operator
-// on every backend: a value it does not know is a one-line BadInput on every rank (mpirun gives
-// every rank the same environment) before any collective, so no rank waits; staged builds it.
+// on every backend: a value it does not know is a one-line BadInput, agreed on every rank before
+// the halo's own collectives (the peer exchange's set-up), so no rank waits; staged builds it.
 TEST_P(DistBackend, HaloSwitchRefusesAValueItDoesNotKnow) {
     const auto comm = world();
+    const char* before = std::getenv("PORTLA_HALO");
+    const std::string saved = before ? before : "";
     ::setenv("PORTLA_HALO", "stagd", 1);
     try {
         const dist::DistributedStencil<double> A(exec(), comm, 2, 13);
@@ -332,9 +335,14 @@ TEST_P(DistBackend, HaloSwitchRefusesAValueItDoesNotKnow) {
     for (const char* valid : {"staged", ""}) {
         ::setenv("PORTLA_HALO", valid, 1);
         const dist::DistributedStencil<double> A(exec(), comm, 2, 13);
-        if (comm->size() > 1 && GetParam() == "cuda" && *valid) EXPECT_EQ(A.halo_path(), "staged");
+        if (comm->size() > 1 && GetParam() == "cuda" && *valid) {
+            EXPECT_EQ(A.halo_path(), "staged");
+        }
     }
-    ::unsetenv("PORTLA_HALO");
+    if (before)
+        ::setenv("PORTLA_HALO", saved.c_str(), 1);
+    else
+        ::unsetenv("PORTLA_HALO");
 }
 
 // DistributedCsr::poisson (each rank generates its rows) against the assembled matrix
