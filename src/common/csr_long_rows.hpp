@@ -31,13 +31,23 @@ constexpr std::size_t kCsrBlockRows = 32;
 /// Rows of a plan chunk: no row block crosses a multiple of kCsrPlanRows rows, so the device makes
 /// the plan a chunk per thread block in parallel (cuda/csr_plan.cu), the same plan as the loop
 /// below. H100, 2026-11-27: chunks of 256-4096 rows left the power-law SpMV unchanged (0.364-0.367
-/// ms against 0.364-0.365 unchunked, +1.1% blocks at 1024), where the host plan took 17-23 ms of
-/// every borrow (3e6 rows).
+/// ms against 0.364-0.365 unchunked, +1.1% blocks at 1024). The host loop alone took 17-23 ms at
+/// 3e6 rows (2-core VM), and with its copy of the offsets about 18 of the 18-19 ms that a
+/// one-iteration portla.scipy.cg spent before its first iteration (H100 machine; 7 ms since).
 constexpr std::size_t kCsrPlanRows = 1024;
 
 /// A matrix has long rows when a row has more entries than this (its groups have `lanes` lanes
 /// per row, csr_lanes).
 inline std::size_t csr_long_from(int lanes) { return 32 * static_cast<std::size_t>(lanes); }
+
+/// Entries of the longest of `rows` rows of host offsets `row_ptrs`.
+template <typename P>
+std::size_t csr_longest_row(std::size_t rows, const P* row_ptrs) {
+    std::size_t longest = 0;
+    for (std::size_t i = 0; i < rows; ++i)
+        longest = std::max(longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
+    return longest;
+}
 
 /// Whether a matrix whose longest row has `longest` entries is planned (groups of `lanes`).
 inline bool csr_has_long_rows(std::size_t longest, int lanes) {
@@ -66,7 +76,7 @@ CsrLongRowPlan plan_csr_long_rows(std::size_t rows, const P* row_ptrs, int lanes
     const auto length = [&](std::size_t i) {
         return static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]);
     };
-    for (std::size_t i = 0; i < rows; ++i) plan.longest = std::max(plan.longest, length(i));
+    plan.longest = csr_longest_row(rows, row_ptrs);
     if (!csr_has_long_rows(plan.longest, lanes)) return plan;
     plan.from = kCsrBlockEntries;
     plan.blocks.push_back(0);

@@ -27,8 +27,10 @@ bool csr_split_off() { return common::env_choice("PORTLA_CSR_SPLIT", {"on", "off
 constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 /// The lanes per row of the CSR groups of exec's backend when it splits long rows by the plan
-/// (core/kernels/csr_split_kernels.hpp), 0 when it never does.
+/// (core/kernels/csr_split_kernels.hpp), 0 when it never does or PORTLA_CSR_SPLIT=off (read on
+/// every backend: a typo is an error wherever it is set).
 int split_lanes(const Executor& exec, std::size_t entries, std::size_t rows) {
+    if (csr_split_off()) return 0;
     return dispatch(exec, [&](auto backend) -> int {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             return csr_group_lanes(backend, entries, rows);
@@ -178,14 +180,8 @@ Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
         // backend's csr_diagonal on first use.
         if (index == CsrIndex::int32) {
             // the plan's trigger: the longest row, where the backend splits long rows
-            const int lanes = csr_split_off() ? 0 : split_lanes(exec, values.size(), rows);
-            if (lanes > 0) {
-                std::size_t longest = 0;
-                for (std::size_t i = 0; i < rows; ++i)
-                    longest =
-                        std::max(longest, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
-                A.plan_long_rows(longest, lanes);
-            }
+            const int lanes = split_lanes(exec, values.size(), rows);
+            if (lanes > 0) A.plan_long_rows(common::csr_longest_row(rows, row_ptrs.data()), lanes);
             A.diag_ = Array<T>(exec, diagonal_of(rows, of(row_ptrs), of(col_idxs), of(values)));
             A.diag_once_.reset();
         }
@@ -324,7 +320,7 @@ Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t 
           Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
     // The long rows: the device finds the longest row (one number read back) and, when a row is
     // long, plans on the device (no copy of the offsets).
-    const int lanes = csr_split_off() ? 0 : split_lanes(exec, values.size, rows);
+    const int lanes = split_lanes(exec, values.size, rows);
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             if (lanes > 0)
