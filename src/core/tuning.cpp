@@ -271,12 +271,12 @@ Profile shipped_defaults(const DeviceIdentity& id) {
     };
     if (id.device.find("H100") == std::string::npos || !ends_with(id.device, ", sm_90"))
         return uniform_profile(id, "shipped defaults (GPU: 256 threads, 4 items)", LaunchConfig{});
-    // H100 80GB HBM3: docs/results/h100-2026-11-21/gpu_launch_sweep_fits.txt (commit 74bf9ae,
+    // H100 80GB HBM3: the launch sweep of bench/baselines/h100.json (2026-11-21, commit 74bf9ae,
     // double, wg 128...1024 x items 1,4,8, fits over 2^10...2^26). The rule of `portla tune`
     // applied to the fits: at each size 2^10...2^26 the configuration of least predicted time
     // T0 + bytes / W_a, kept only when it beats wg 256 x 4 items by more than 1%; band edges
     // at the geometric midpoint of neighbouring sizes. Gains are 1-3%, the order of run-to-run
-    // noise: the lead's `portla tune` on the H100 is what confirms or replaces them.
+    // noise: `portla tune` on an H100 confirms or replaces them.
     Profile p = uniform_profile(id, "shipped defaults (H100, gpu_launch_sweep_fits 2026-11-21)",
                                 LaunchConfig{});
     p.rule = "least predicted time T0 + bytes / W_a per size, > 1% below wg 256 x 4 items";

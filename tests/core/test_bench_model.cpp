@@ -1,5 +1,6 @@
 // The benchmark harness's model fit and plot, on synthetic points with known answers.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <fstream>
@@ -190,24 +191,22 @@ TEST(Tune, OmpChoosesTeamSizes) {
 }
 
 // The shipped H100 bands (tuning::shipped_defaults) are choose_bands applied to the recorded
-// sweep: points on the fitted model of every configuration in gpu_launch_sweep_fits.txt at
-// 2^10 ... 2^26, default wg 256 x 4 items, margin 1%.
+// sweep: points on the fitted model of every configuration in bench/baselines/h100.json
+// ("launch_sweep") at 2^10 ... 2^26, default wg 256 x 4 items, margin 1%.
 TEST(Tune, ShippedH100BandsFollowFromTheRecordedSweep) {
-    std::ifstream in(std::string(PORTLA_TEST_DATA_DIR) +
-                     "/../../docs/results/h100-2026-11-21/gpu_launch_sweep_fits.txt");
-    ASSERT_TRUE(in) << "docs/results/h100-2026-11-21/gpu_launch_sweep_fits.txt";
+    std::ifstream in(std::string(PORTLA_TEST_DATA_DIR) + "/../../bench/baselines/h100.json");
+    ASSERT_TRUE(in) << "bench/baselines/h100.json";
+    const auto baseline = nlohmann::json::parse(in);
     const std::map<std::string, double> bytes_per_element{
         {"axpby", 24}, {"dot", 16}, {"fused-cg", 48}};
     std::vector<Point> pts;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string kernel, backend, precision;
-        int wg = 0, items = 0;
-        double t0_us = 0, wa_gbs = 0;
-        if (!(fields >> kernel >> backend >> precision >> wg >> items >> t0_us >> wa_gbs) ||
-            backend != "cuda")
-            continue;
+    for (const auto& fit : baseline.at("launch_sweep").at("fits")) {
+        if (fit.at("backend") != "cuda") continue;
+        const std::string kernel = fit.at("kernel");
+        const int wg = fit.at("wg");
+        const int items = fit.at("items");
+        const double t0_us = fit.at("t0_us");
+        const double wa_gbs = fit.at("wa_gbs");
         for (int e = 10; e <= 26; ++e) {
             const double bytes = bytes_per_element.at(kernel) * std::pow(2.0, e);
             auto p =
