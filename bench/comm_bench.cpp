@@ -1,4 +1,4 @@
-// portla-comm-bench (issue 15): the two choices of a distributed solve on GPUs, measured.
+// portla-comm-bench: the two choices of a distributed solve on GPUs, measured.
 //   1. allreduce of a few doubles that live in device memory (the solver's sums): staged
 //      through the host into MPI_Allreduce (portla's path), against ncclAllReduce on the device;
 //      and MPI_Allreduce of host values alone, for reference;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A power-law SPD matrix for the irregular-row SpMV and CG measurements (issue 17).
+"""A power-law SPD matrix for the irregular-row SpMV and CG measurements.
 
 M = L + I, L the Laplacian of a Chung-Lu random graph whose expected degrees follow Zipf's law
 (w_i ~ (i + offset)^-alpha, scaled to the asked average degree): symmetric, diagonally dominant

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Per-call overhead of portla.scipy.cg over the C++ solve it runs (issue 16's target: at most
-20 us per solve). A tiny SPD matrix and maxiter=1, so the C++ solve is short; each call of
+"""Per-call overhead of portla.scipy.cg over the C++ solve it runs (the target: at most 20 us
+per solve). A tiny SPD matrix and maxiter=1, so the C++ solve is short; each call of
 portla.scipy.cg is timed from Python, and the C++ solver call (solver::cg, synchronised, as the
 extension reports it in SolveInfo.time_s) from one equal call through portla._core.run. The
 overhead is the difference of the medians: argument checks, the CSR copy into the operator, the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Set-up time of a Matrix Market file (issue 17): `portla solve FILE --max-iters 1` as a whole
+"""Set-up time of a Matrix Market file: `portla solve FILE --max-iters 1` as a whole
 process against SciPy's `scipy.io.mmread(FILE).tocsr()` and `fast_matrix_market.mmread` +
 `tocsr()` in the same run, median of REPS, and each one's peak memory (the maximum resident set
 of a run under /usr/bin/time -f %M, median over the repetitions).

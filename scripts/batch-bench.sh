@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the batched solvers (issue 4) on the GPU machine: one JSON per sweep in $OUT
+# Benchmarks of the batched solvers on a GPU: one JSON per sweep in $OUT
 # (batch_<sweep>.json: device, date, commit at the top, the same-run ratios of the targets, then
 # every configuration with the median of $REPS runs; the solver's own time, device events on
 # cuda). The PeleLM systems must be in data/pelelm (scripts/fetch-pelelm.sh, carried).

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Collects the JSON of `portla gemm` runs (scripts/gemm-bench.sh) into the result files of
-docs/results: GFLOP/s and fraction of the vendor library per point, the targets of issue 6,
-and a text table.  usage: gemm-summary.py RESULTS_DIR OUT_DIR"""
+"""Collects the JSON of `portla gemm` runs (scripts/gemm-bench.sh) into summary files:
+GFLOP/s and fraction of the vendor library per point, the same-run ratios at 4096^3, and a text
+table.  usage: gemm-summary.py RESULTS_DIR OUT_DIR"""
 import glob
 import json
 import os

@@ -37,7 +37,7 @@ b cpu16_omp copy axpby dot norm2 fused-cg unfused-cg gemv --backend omp --sizes 
 b cpu16_openblas copy axpby dot norm2 unfused-cg gemv --backend openblas --sizes 2^16:2^27 --reps 10 --max-time 0.1
 b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
 b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
-# portla tune (issue 17): this GPU's profile (about 2 minutes), then the shipped defaults against
+# portla tune: this GPU's profile (about 2 minutes), then the shipped defaults against
 # it in one bench run (`tuned`; needs the profile of `tune`).
 if [ "$ONLY" = "  " ] || [[ "$ONLY" == *" tune "* ]]; then
   echo "== tune ($(date -u +%H:%M:%S))"

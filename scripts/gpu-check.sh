@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The whole GPU check in one call (for the lent H100): build for sm_90, run every test, run the
+# The whole GPU check in one run (on an H100): build for sm_90, run every test, run the
 # cuda tests under compute-sanitizer memcheck, then the CG timings; logs and JSON go to $OUT.
 #   usage: OUT=/some/dir scripts/gpu-check.sh [--bench|--bench-only] [SWEEP...]
 # GPU_TESTS="test_x test_y" runs those test binaries (and memcheck of each) instead of every
 # test. With --bench it also runs the benchmarks (all, or the named sweeps: see below); --bench-only
-# skips the tests. Everything ends up in $OUT/results.tgz (the
-# device tool returns at most 8 files), with a summary printed last.
+# skips the tests. Everything ends up in $OUT/results.tgz (one file
+# to copy back), with a summary printed last.
 set -uo pipefail
 FINAL_OUT=${OUT:-$PWD/gpu-out}
 OUT=$FINAL_OUT/raw
 mkdir -p "$OUT"
-export PORTLA_COMMIT=${PORTLA_COMMIT:-$(cat .device-commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+export PORTLA_COMMIT=${PORTLA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 BUILD=${BUILD:-build-gpu}
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
@@ -85,7 +85,7 @@ done
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 
-step "opencl on each OpenCL device (NVIDIA's, PoCL; issue 18): the opencl tests, CG and fits"
+step "opencl on each OpenCL device (NVIDIA's, PoCL): the opencl tests, CG and fits"
 # `portla info` lists every OpenCL device as `opencl:N`; PORTLA_OPENCL_DEVICE=N makes a plain
 # `opencl` (the tests' and bench's backend) that device.
 "$P" info | grep -E "^  opencl:" | tee "$OUT/opencl_devices.txt"
@@ -110,7 +110,7 @@ for dev in $(grep -oE "^  opencl:[0-9]+" "$OUT/opencl_devices.txt" | cut -d: -f2
   unset PORTLA_OPENCL_DEVICE
 done
 # cuda against opencl on the GPU on one clock (opencl's timer is the host clock around clFinish,
-# cuda's are events): issue 18's T0 ratio.
+# cuda's are events): the T0 ratio of opencl to cuda.
 gpu_cl=$(grep -E "^  opencl:[0-9]+ .*NVIDIA" "$OUT/opencl_devices.txt" | grep -oE "opencl:[0-9]+" | head -1 | cut -d: -f2)
 if [ -n "$gpu_cl" ]; then
   PORTLA_OPENCL_DEVICE=$gpu_cl "$P" bench axpby dot fused-cg --backend cuda,opencl --host-clock --quiet \
@@ -124,7 +124,7 @@ PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no
   python/tests > "$OUT/pytest.log" 2>&1 || status=1
 grep -E "passed|failed|^FAILED" "$OUT/pytest.log" | tail -5
 
-step "mpirun: ranks on the GPUs (one per GPU where there are enough, else sharing; issue 14)"
+step "mpirun: ranks on the GPUs (one per GPU where there are enough, else sharing)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
 for np in 2 4; do
   for args in "--generate poisson3d:96" "--generate poisson3d:96 --assembled" \

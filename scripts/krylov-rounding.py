@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How much BiCGSTAB's and restarted GMRES's iteration counts on the SuiteSparse bus matrices
-depend on rounding alone (issue 12: the 1.1x-of-SciPy target).
+depend on rounding alone (against a target of 1.1x SciPy's count).
 
 Runs, with NumPy and SciPy only (dev tool, not part of set-up), b = A 1, x0 = 0, rtol 1e-8:
   - textbook right-preconditioned BiCGSTAB in double and in long double (x87 80-bit),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Multi-GPU and multi-rank scaling of portla's distributed solvers (issues 14, 15): one MPI rank
+# Multi-GPU and multi-rank scaling of portla's distributed solvers: one MPI rank
 # per GPU, CG time per iteration from `portla solve --json` (the slowest rank's time, and the
 # ranks' time blocked in allreduce and halo waits), JSON out.
 #
@@ -131,7 +131,7 @@ if [[ ",$CASES," == *,cpu,* ]]; then
 fi
 
 # One JSON document: every run, then the speed-ups against one GPU per case and path.
-python3 - "$RESULTS" "$OUTDIR/scaling.json" "$(cat .device-commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)" <<'PY'
+python3 - "$RESULTS" "$OUTDIR/scaling.json" "${PORTLA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}" <<'PY'
 import json, sys, datetime, subprocess
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 def tpi(r):

@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
     // Under mpirun every rank runs the same command; only rank 0 prints (subcommands that do not
     // distribute run alike on every rank). An error in a distributed phase is agreed over the
     // ranks (dist::on_every_rank): every rank exits 1, rank 0 prints the one line.
-    const portla::cli::MpiSession mpi(&argc, &argv);
+    const portla::cli::MpiScope mpi(&argc, &argv);
     const bool prints = portla::cli::world_rank() == 0;
     CLI::App app{"portla: portable linear-algebra kernels and iterative solvers"};
     app.require_subcommand(1);

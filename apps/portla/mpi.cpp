@@ -29,13 +29,13 @@ bool wants_mpi(int argc, char** argv) {
     return false;
 }
 
-MpiSession::MpiSession(int* argc, char*** argv) {
+MpiScope::MpiScope(int* argc, char*** argv) {
     if (!wants_mpi(*argc, *argv)) return;
     int provided = 0;
     initialised_here = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) == MPI_SUCCESS;
 }
 
-MpiSession::~MpiSession() {
+MpiScope::~MpiScope() {
     world_slot().reset();  // frees the duplicated communicator before MPI_Finalize
     if (initialised_here) MPI_Finalize();
 }
@@ -74,8 +74,8 @@ int local_rank() {
     return rank;
 }
 #else
-MpiSession::MpiSession(int*, char***) {}
-MpiSession::~MpiSession() = default;
+MpiScope::MpiScope(int*, char***) {}
+MpiScope::~MpiScope() = default;
 std::shared_ptr<const dist::Communicator> world(bool) { return nullptr; }
 int world_rank() { return 0; }
 int world_size() { return 1; }

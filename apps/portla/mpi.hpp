@@ -1,4 +1,4 @@
-// MPI for the command-line tool (issue 14): initialised by main in builds with MPI, and the
+// MPI for the command-line tool: initialised by main in builds with MPI, and the
 // world communicator of a run under mpirun. In builds without MPI: one rank, no communicator.
 #pragma once
 
@@ -13,12 +13,12 @@ namespace portla::cli {
 /// MPI_Init_thread (funneled) in builds with MPI when a launcher started the process (mpirun:
 /// OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK or PMI_SIZE in the environment) or the command line
 /// has --distributed; MPI_Finalize on destruction; nothing else.
-class MpiSession {
+class MpiScope {
 public:
-    MpiSession(int* argc, char*** argv);
-    ~MpiSession();
-    MpiSession(const MpiSession&) = delete;
-    MpiSession& operator=(const MpiSession&) = delete;
+    MpiScope(int* argc, char*** argv);
+    ~MpiScope();
+    MpiScope(const MpiScope&) = delete;
+    MpiScope& operator=(const MpiScope&) = delete;
 };
 
 /// The world communicator when run on more than one rank (or on any number with

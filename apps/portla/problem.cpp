@@ -72,8 +72,8 @@ Problem load_problem(const ProblemSpec& spec) {
             return p;
         }
         // Straight from the text to CSR: sorted, duplicates summed, a symmetric file's other
-        // triangle added, with no coordinate copy (issue 17: 1e6-row 3-D Poisson, 6.94e6
-        // entries, 2-core VM, 2026-11-24: see docs/performance.md, "Set-up time").
+        // triangle added, with no coordinate copy (1e6-row 3-D Poisson, 6.94e6 entries,
+        // 2-core VM, 2026-11-26: see docs/performance.md, "Set-up").
         p.data = load_input(spec.file, [&] { return io::read_matrix_market_csr(spec.file); });
         check_loaded(spec.file, p.data);
         return p;

@@ -14,6 +14,6 @@ SOURCE_DIR = pathlib.Path(
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def source_dir() -> pathlib.Path:
     return SOURCE_DIR

@@ -1,4 +1,4 @@
-// The long rows of a CSR matrix (issue 17): which rows the cuda kernels take out of the groups of
+// The long rows of a CSR matrix: which rows the cuda kernels take out of the groups of
 // lanes sized by the average row (cuda/csr_lanes.hpp) and split into segments of one warp each
 // (cuda/csr_split.cuh). Decided once at set-up from the row offsets: on the device where they lie
 // (cuda/csr_plan.cu, the same plan as plan_csr_long_rows below, which is its oracle in the tests).
@@ -12,7 +12,7 @@
 // more than kCsrBlockEntries entries by segments and all the others by row blocks (a warp per
 // block of consecutive rows, every lane loading entries, whatever the rows' lengths): H100,
 // 2026-11-27, SpMV of the 3e6-row power-law matrix (bench/powerlaw_matrix.py) 0.371 ms with row
-// blocks against 0.533 with the groups of 8 lanes (cuSPARSE 0.317; docs/s16-irregular.md).
+// blocks against 0.533 with the groups of 8 lanes (cuSPARSE 0.317; docs/performance.md, "SpMV").
 #pragma once
 
 #include <algorithm>

@@ -33,9 +33,9 @@ PORTLA_HOST_DEVICE inline T stencil_row(int dim, Index points, Index i, const Sr
 
 namespace portla::common {
 
-/// A slab of the dim-D Poisson grid split along its outermost dimension (issue 14): `planes`
-/// planes of nx * ny points (nx = points for dim >= 2, else 1; ny = points for dim 3, else 1),
-/// local index i = (k * ny + j) * nx + ix. Neighbours across the slab's ends come from `below`
+/// A slab of the dim-D Poisson grid split along its outermost dimension (one per MPI rank):
+/// `planes` planes of nx * ny points (nx = points for dim >= 2, else 1; ny = points for dim 3, else
+/// 1), local index i = (k * ny + j) * nx + ix. Neighbours across the slab's ends come from `below`
 /// (the plane under plane 0) and `above` (over plane planes - 1), each nx * ny values, nullptr
 /// at the grid's boundary (zero). (A x)_i for a local row i.
 template <typename Index, typename T>

@@ -48,9 +48,8 @@ struct PlanOut {
 //
 // Written plainly on purpose (no __restrict__, no __ldg, the block loop with a break): an earlier
 // form with those, the same walk, gave the right counts but wrote other blocks in the second
-// launch at -O3 (nvcc 13.0, sm_90; right at -G), H100, 2026-11-27
-// (bench/results/h100-2026-11-27-s17/plan_check.cu). Matrix.CsrPlanOnTheDeviceIsTheHostPlan
-// checks this kernel against the host plan.
+// launch at -O3 (nvcc 13.0, sm_90; right at -G), H100, 2026-11-27, in a harness with this
+// kernel alone. Matrix.CsrPlanOnTheDeviceIsTheHostPlan checks this kernel against the host plan.
 template <bool Write>
 __global__ void __launch_bounds__(kPlanThreads)
     csr_plan_kernel(std::size_t rows, const std::int32_t* row_ptrs, std::uint64_t* counts,

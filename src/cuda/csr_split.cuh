@@ -1,4 +1,4 @@
-// CSR with long rows on the cuda backend (issue 17): the rows longer than CsrLongRows::from
+// CSR with long rows on the cuda backend: the rows longer than CsrLongRows::from
 // entries (common/csr_long_rows.hpp) are split into segments of kCsrSegment entries, one warp per
 // segment, before the other rows are taken by row blocks (consecutive rows of at most
 // kCsrBlockEntries entries together, a warp each: csr_row_blocks). A row of one segment is written

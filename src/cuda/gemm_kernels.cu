@@ -382,16 +382,15 @@ struct SimtRing : Tile {
     static_assert(smem_bytes <= 48 * 1024, "launched without opting in to more shared memory");
 };
 // The large tile, three K-tiles of 8 in the ring (24.4 KiB of shared memory per block; two
-// blocks per multiprocessor, 127 registers, no spills). Session 14 (H200): +0.4% over the
-// register-staged kernel at 4096^3; on the H100 0.892-0.895 of cuBLAS. Session 15: the copy
-// addresses stepped per K-tile from block pointers and 32-bit thread offsets instead of
-// recomputed in 64 bits from the K-tile index, the stage as one byte offset shared by A and B
-// (fragment loads address [thread + stage + immediate]), the refilling K-tiles three at a time
-// (each stage a constant) and the last STAGES in a loop of their own: 565 instead of 605 SASS
-// instructions per K-tile (512 FFMA). H200, 2026-11-26, bench/results/h100-2026-11-26-s15/
-// sgemm/: 49.5 TFLOP/s at 4096^3 against 45.7 for session 14's kernel (0.970-0.985 of cuBLAS
-// in the same processes). The speed also hangs on ptxas's register choice: the same source
-// compiled beside other variants ran at 47.7 with twice the same-bank FFMA operand reads.
+// blocks per multiprocessor, 127 registers, no spills). Copy addresses stepped per K-tile from
+// block pointers and 32-bit thread offsets instead of recomputed in 64 bits from the K-tile index,
+// the stage as one byte offset shared by A and B (fragment loads address [thread + stage +
+// immediate]), the refilling K-tiles three at a time (each stage a constant) and the last STAGES in
+// a loop of their own: 565 instead of 605 SASS instructions per K-tile (512 FFMA). H200,
+// 2026-11-26: 49.5 TFLOP/s at 4096^3 against 45.7 with the addresses recomputed per K-tile
+// (0.970-0.985 of cuBLAS in the same processes); H100, 2026-11-26: 0.963-0.968 of cuBLAS (49.4-49.6
+// TFLOP/s). The speed also hangs on ptxas's register choice: the same source compiled beside other
+// variants ran at 47.7 with twice the same-bank FFMA operand reads.
 using SimtLargeRing = SimtRing<SimtLarge, 3>;
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
@@ -539,9 +538,8 @@ struct DmmaTile {
 };
 // 64 x 64, 4 warps: the one double tile. A 128 x 128 tile of 16 warps (one 512-thread block
 // per multiprocessor) was slower at every size measured: 10.8 / 22.4 / 22.8 TFLOP/s against
-// 19.9 / 24.7 / 26.6 at 1024 / 2048 / 4096 (H100, 2026-11-21, docs/results/h100-2026-11-21/
-// gemm_cuda_tiles.json): with 4-warp blocks several blocks share a multiprocessor and one
-// block's barrier leaves the tensor cores to the others.
+// 19.9 / 24.7 / 26.6 at 1024 / 2048 / 4096 (H100, 2026-11-21): with 4-warp blocks several blocks
+// share a multiprocessor and one block's barrier leaves the tensor cores to the others.
 using DmmaTileChosen = DmmaTile<64, 64, 2, 2>;
 
 template <class Cfg>

@@ -137,7 +137,7 @@ __global__ void stencil_apply_kernel(int dim, Index points, Index total, const T
     }
 }
 
-// Rows [begin, end) of a slab of the stencil split along its outermost dimension (issue 14),
+// Rows [begin, end) of a slab of the stencil split along its outermost dimension (one per rank),
 // one thread per row; the row is common::slab_stencil_row (ghost planes below/above).
 template <typename Index, typename T>
 __global__ void slab_stencil_kernel(int dim, Index nx, Index ny, Index planes, Index begin,

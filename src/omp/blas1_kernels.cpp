@@ -43,7 +43,7 @@ PORTLA_SIMD_CLONES void pointwise_mul_serial(std::size_t n, const T* x, const T*
 // Eight independent partial sums, multi-versioned: one accumulator chains every add on the
 // previous one (4-cycle latency) and leaves too few loads in flight. The single-accumulator
 // `omp simd` version reached 0.83-0.98x OpenBLAS ddot on 2 cores and 0.56-0.98x on 16; eight sums
-// in the AVX-512 clone stream like OpenBLAS on 2 cores (docs/results/cpu2-2026-11-21/cpu2_dot*).
+// in the AVX-512 clone stream like OpenBLAS on 2 cores (docs/performance.md, "Vector kernels").
 template <typename T>
 PORTLA_SIMD_CLONES double dot_serial(std::size_t n, const T* __restrict x, const T* __restrict y) {
     constexpr std::size_t lanes = 8;

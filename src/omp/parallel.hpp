@@ -26,7 +26,7 @@ namespace portla::kernels::omp {
 // measures the crossover on a machine.
 inline std::size_t parallel_threshold() {
     // Measured crossover, omp (2 threads, PORTLA_OMP_MIN_PARALLEL=0) vs the sequential
-    // reference, 2-core Xeon VM, 2026-11-21 (docs/results/cpu2-2026-11-21/omp_threshold):
+    // reference, 2-core Xeon VM, 2026-11-21:
     // axpby 4096 (0.97x the serial time; 1.75x at 2048), dot 1024 (0.92x), fused CG
     // update 2048 (0.55x). 4096 keeps every kernel at or below its serial time.
     static common::EnvCache<std::size_t> value;

@@ -130,7 +130,7 @@ TYPED_TEST(Matrix, CsrApplyAllRowLengths) {
     }
 }
 
-// A few very long rows among short ones (issue 17): on cuda the rows of more than 256 entries are
+// A few very long rows among short ones: on cuda the rows of more than 256 entries are
 // split into segments of 512 entries, a warp each, and the others go in row blocks of at most 256
 // entries (PORTLA_CSR_SPLIT=off: groups of 4 lanes by the average row, for every row). Lengths at
 // the limits (127, 128, 129: one row of a block; 256 and 257), one segment (511, 512), two (513,

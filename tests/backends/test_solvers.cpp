@@ -122,7 +122,7 @@ TYPED_TEST(Solvers, CgOnStencilsMatrixFreeAndAssembled) {
     }
 }
 
-// Pipelined CG (issue 14) on the stencils, matrix-free and assembled: converged with the true
+// Pipelined CG on the stencils, matrix-free and assembled: converged with the true
 // residual checked independently, iterations against the reference backend's pipecg, and
 // against CG's: the pipelined recurrences round differently (more so without a
 // preconditioner), so within 15% (at least 3) of CG's count.
@@ -664,7 +664,7 @@ TYPED_TEST(Solvers, GmresRejectsBadRestart) {
     EXPECT_THROW(solver::gmres<T>(S, b, x, s), BadInput);
 }
 
-// Systems at the edges of double's range (issue 13): a diagonal A = c diag(d), d in [1, 2], and
+// Systems at the edges of double's range: a diagonal A = c diag(d), d in [1, 2], and
 // b = A x_true rounded, for c = 1e-300, 4.9e-324 (subnormal) and 1e+300, and the same A with
 // b of order 1 (x then of order 1/c; beyond double for c = 4.9e-324, where the solve must not
 // converge). Otherwise every solver must either converge with x right, checked
@@ -716,7 +716,7 @@ TEST_F(ScaledSystems, SolvedCorrectlyOrRefused) {
                     continue;
                 }
                 if (!scaled_b && std::string(name) != "cg") {
-                    // Known limit (issue 13, not fixed): BiCGSTAB's t.t = ||A s||^2 underflows
+                    // Known limit, not fixed: BiCGSTAB's t.t = ||A s||^2 underflows
                     // for ||A|| ~ 1e-300 (reported as breakdown) and overflows for ||A|| ~ 1e300
                     // (non_finite), as do GMRES's Arnoldi norms: honest, but not solved.
                     EXPECT_TRUE(res.converged || res.reason == StopReason::breakdown ||
@@ -748,7 +748,7 @@ TEST_F(ScaledSystems, SolvedCorrectlyOrRefused) {
 }
 
 // tests/data/bad/denormal_diagonal.mtx: diag(4.9e-324) x = 4.9e-324 (x = 1). ||b||^2 underflows;
-// before issue 13 the solvers reported convergence in 0 iterations with x = 0. Now refused.
+// unchecked, the solvers would report convergence in 0 iterations with x = 0. Refused.
 TEST_F(ScaledSystems, DenormalDiagonalFileIsRefused) {
     const std::string dir = std::string(PORTLA_TEST_DATA_DIR) + "/bad/";
     const auto A =

@@ -448,7 +448,7 @@ TEST(CliSolve, GeneratedMatrixFreeEqualsAssembled) {
     }
 }
 
-// A file goes straight to CSR (issue 17): the same matrix stored as one triangle (symmetric),
+// A file goes straight to CSR: the same matrix stored as one triangle (symmetric),
 // in full (general, shuffled) or with every entry split into two halves on separate lines
 // (duplicates, summed exactly) gives the very solve of the generated matrix, on a file large
 // enough (64000 rows, 11 MB) to be parsed in parallel blocks.
@@ -926,7 +926,7 @@ TEST(CliErrors, BadOptionValues) {
     }
 }
 
-// ---- Safe by construction (issue 13): outputs whole or not at all, inputs checked before
+// ---- Safe by construction: outputs whole or not at all, inputs checked before
 // they are opened or allocated, and errors that name the option or file. ----
 
 /// A fresh directory for one test (files in it are listed to find stray temporary files).

@@ -1,4 +1,4 @@
-// `mpirun -np N portla batch ...` (issue 14, item 4) against the one-rank run: the systems split
+// `mpirun -np N portla batch ...` against the one-rank run: the systems split
 // in contiguous blocks over 1 ... 4 ranks, the results gathered on rank 0, printed exactly as one
 // rank prints them but for the time (the slowest rank's), "ranks" and, on cuda, the launch. Each
 // rank's exit status is recorded (a shell around portla writes it), so agreement is checked,

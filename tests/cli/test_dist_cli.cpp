@@ -1,4 +1,4 @@
-// `mpirun -np 2 portla solve ...` (issue 14) against the one-process run: PORTLA_BINARY is
+// `mpirun -np 2 portla solve ...` against the one-process run: PORTLA_BINARY is
 // mpiexec here, PORTLA_CLI the portla binary it starts.
 #include <gtest/gtest.h>
 

@@ -128,7 +128,7 @@ TEST(BatchReadDirectory, RefusesWhatIsNotABatch) {
     EXPECT_TRUE(contains(msg, "not a directory")) << msg;
 }
 
-// A numbered entry that cannot be read is an error naming it, never skipped (issue 13): a
+// A numbered entry that cannot be read is an error naming it, never skipped: a
 // symbolic link loop, a system directory without A.mtx, a numbered entry that is a file. Each
 // case is a copy of the good batch with one entry spoiled, built in a temporary directory.
 TEST(BatchReadDirectory, UnreadableSystemIsAnErrorNamingIt) {
@@ -294,7 +294,7 @@ TEST(BatchReplicate, RepeatsInOrderOrTakesTheFirst) {
         contains(bad_input_message([&] { portla::batch::replicate(empty, 3); }), "no systems"));
 }
 
-// What one of several ranks loads (issue 14): a block of the systems, equal to the same block
+// What one of several ranks loads: a block of the systems, equal to the same block
 // of the whole batch.
 TEST(BatchRanges, ReadGenerateAndReplicateABlockOfSystems) {
     const BatchData all = portla::batch::read_directory(batch_dir("good"));

@@ -1,4 +1,4 @@
-// io::read_matrix_market_csr and CsrData (issue 17): the CSR built straight from the text must
+// io::read_matrix_market_csr and CsrData: the CSR built straight from the text must
 // equal the coordinate reader's entries sorted and summed, bit for bit, on real and generated
 // files large enough to be parsed in parallel blocks; a malformed line deep in such a file must
 // give the same message and line as the line-by-line reader.

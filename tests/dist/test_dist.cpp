@@ -1,4 +1,4 @@
-// The MPI-distributed operator and solvers (issue 14), run by CTest under mpirun with 1, 2, 3
+// The MPI-distributed operator and solvers, run by CTest under mpirun with 1, 2, 3
 // and 4 ranks: every rank runs every test; rank 0 compares the gathered results with a serial
 // computation on the same matrix. Distributed and serial solves sum in different orders, so
 // solutions agree to the solver's tolerance times the conditioning, not bit for bit.
