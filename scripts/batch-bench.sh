@@ -124,7 +124,7 @@ if sweep pelelm; then
   echo "== pelelm ($(date -u +%H:%M:%S))"
   for c in $PELELM_CLASSES; do
     d=data/pelelm/$c
-    [ -f "$d/0/A.mtx" ] || { echo "  $d missing: run scripts/fetch-pelelm.sh and carry data/pelelm"; status=1; continue; }
+    [ -f "$d/0/A.mtx" ] || { echo "  $d missing: run scripts/fetch-pelelm.sh first"; status=1; continue; }
     n=$(grep -v '^%' "$d/0/A.mtx" | head -1 | awk '{print $1}')
     for e in $PELELM_EXPS; do
       B=$((1 << e))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copies the PeleLM chemistry systems (five classes, README there) into the git-ignored folder
-# data/pelelm/ of the repository, so that they travel with the working tree to the GPU machine
-# (device tool: carry data/pelelm) and `portla batch data/pelelm/<class>` finds them.
+# data/pelelm/ of the repository, so that a copy of the working tree on a GPU machine can take
+# them along and `portla batch data/pelelm/<class>` finds them.
 #   usage: scripts/fetch-pelelm.sh [SOURCE]   (default SOURCE: ../shared/data/pelelm)
 set -euo pipefail
 cd "$(dirname "$0")/.."

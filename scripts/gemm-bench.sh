@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The matrix-product check and benchmark in one call (for the lent H100): build what gemm
+# The matrix-product check and benchmark in one run (on an H100): build what gemm
 # needs for sm_90, run the gemm tests (and memcheck on a subset), look at the fast kernels'
 # SASS, then time every variant at 256 ... 8192 (float and double), the two fast tiles, and the
 # omp blocked kernel against OpenBLAS on all cores. Everything goes to $OUT/gemm.tgz; a summary
@@ -13,7 +13,7 @@ export PORTLA_COMMIT=${PORTLA_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null |
 BUILD=${BUILD:-build-gpu}
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
-# Each step re-tars what exists, so a call cut off at its time limit still returns results.
+# Each step re-tars what exists, so a run cut off by a time limit still leaves results.
 step() { tar czf "$FINAL_OUT/gemm.tgz" -C "$OUT" . 2>/dev/null; echo "== $* ($(date -u +%H:%M:%S))"; }
 
 step "device"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks on the lent GPU machine (H100 + 16 CPU cores): every kernel of `portla bench` on
+# Benchmarks on a GPU machine (H100 + 16 CPU cores): every kernel of `portla bench` on
 # cuda and the vendor libraries, the launch-configuration sweep, the CG comparisons, and the
 # CPU kernels against OpenBLAS; JSON, CSV and SVG into $OUT. Expects a build in $BUILD.
 #   usage: OUT=dir BUILD=build-gpu PORTLA_COMMIT=abc123 [TAR=file.tgz] scripts/gpu-bench.sh [SWEEP...]
@@ -19,7 +19,7 @@ b() {  # b NAME ARGS...: one sweep, its table last in the log
   # keep what is done if a later sweep runs past the time limit
   [ -n "${TAR:-}" ] && tar czf "$TAR" -C "$OUT" .
 }
-# Most needed first: a later sweep may not fit in the device call's time limit (partial results
+# Most needed first: a run with a time limit may stop before the later sweeps (partial results
 # are kept in $TAR after each sweep). OpenMP and OpenBLAS run in separate processes: their idle
 # threads spin after each call and slow the other down when they share one process's cores.
 b cg_dense_4096 cg-dense --backend cuda,cublas,omp,openblas,reference --sizes 2^24 --reps 5 --max-time 1

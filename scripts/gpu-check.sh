@@ -142,10 +142,10 @@ fi
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   shift
   # Sweep names: those of scripts/gpu-bench.sh (kernels, CG, CPU), plus `batch`
-  # (scripts/batch-bench.sh; carry data/pelelm), `eig` (scripts/bench-eig.py), `gemm`
+  # (scripts/batch-bench.sh; needs data/pelelm), `eig` (scripts/bench-eig.py), `gemm`
   # (scripts/gemm-bench.sh), `ilu` (ILU(0) apply, levels vs cuSPARSE) and `real` (the
   # SuiteSparse set against SciPy, scripts/real-matrices.py) and `peers` (bench/peers.py: CuPy,
-  # JAX; needs the Python step of the tests). No name: everything (longer than one 10-minute call).
+  # JAX; needs the Python step of the tests). No name: everything (well over 10 minutes).
   kernel_sweeps=() others=()
   for a in "$@"; do
     case $a in batch|eig|gemm|real|ilu|peers) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check of `portla eig` in one call (for the lent H100): build the eig targets for sm_90,
+# The GPU check of `portla eig` in one run (on an H100): build the eig targets for sm_90,
 # run the eigenpair tests (cuda kernels against the reference, eigenvalues against dgeev, the
 # published Hilbert round counts), then the Hilbert benchmark (scripts/bench-eig.py) on cuda and
 # the 16 CPU cores, and compute-sanitizer memcheck on the kernel tests. Logs and JSON in $OUT.

@@ -206,14 +206,14 @@ if want batch; then
     show batch "$OUT"/batch_stencil64_${s}_2e17.r*.json
   done
   if [ ! -d data/pelelm ]; then
-    echo "  PeleLM skipped: data/pelelm is missing (run scripts/fetch-pelelm.sh here and carry data/pelelm)"
+    echo "  PeleLM skipped: data/pelelm is missing (run scripts/fetch-pelelm.sh first)"
   else
     for e in $PELELM_EXPS; do
       step "batch: PeleLM BiCGSTAB + Jacobi at 2^$e (x$REPS)"
       for c in $PELELM_CLASSES; do
         d=data/pelelm/$c
         if [ ! -f "$d/0/A.mtx" ]; then
-          echo "  $c skipped: $d/0/A.mtx missing (run scripts/fetch-pelelm.sh and carry data/pelelm)"
+          echo "  $c skipped: $d/0/A.mtx missing (run scripts/fetch-pelelm.sh first)"
           continue
         fi
         n=$(grep -v '^%' "$d/0/A.mtx" | head -1 | awk '{print $1}')

@@ -108,7 +108,7 @@ for g in $(seq 1 "$GPUS"); do
   [[ ",$CASES," == *,assembled,* ]] && solve assembled "$g" "$ASM" --assembled --format csr
   if [[ ",$CASES," == *,batch,* ]]; then
     for class in data/pelelm/*/; do
-      [ -d "$class" ] || { echo "== batch: no data/pelelm (carry it)"; break; }
+      [ -d "$class" ] || { echo "== batch: no data/pelelm (run scripts/fetch-pelelm.sh)"; break; }
       cmd=(batch "$class" --replicate-to "$SYSTEMS" --solver bicgstab --precond jacobi
            --backend cuda --json)
       if [ "$g" = 1 ]; then

@@ -35,7 +35,7 @@ namespace portla::kernels::cuda {
 namespace {
 
 // 4 warps = 4 rows per block: small blocks keep the dynamic row assignment fine-grained (not
-// measured yet; the lead's H100 run of `portla bench --kernel ilu0-apply` decides).
+// measured; `portla bench --kernel ilu0-apply` on an H100 is the measurement to decide it).
 constexpr unsigned kSolveBlock = 128;
 constexpr unsigned kRowsPerBlock = kSolveBlock / 32;
 

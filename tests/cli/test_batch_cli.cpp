@@ -110,7 +110,7 @@ void check_batch_json(const json& j, std::size_t systems, double rtol) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Good runs (the iterative ones need the lead's batch solvers)
+// Good runs
 // ---------------------------------------------------------------------------------------------
 
 TEST(CliBatch, GeneratedStencilConverges) {

@@ -24,8 +24,8 @@ namespace portla::solver {
 
 /// How the triangular solves of apply() run.
 enum class TriangularSolver {
-    /// What measurement picks per backend. For now `levels` everywhere; the lead sets it from
-    /// the H100 measurement of `portla bench --kernel ilu0-apply` (levels vs vendor).
+    /// What measurement picks per backend: `levels` everywhere until a measurement of
+    /// `portla bench --kernel ilu0-apply` (levels vs vendor) on a GPU says otherwise.
     automatic,
     /// portla's own level-scheduled kernels (every backend; sequential substitution on
     /// reference).
