@@ -677,7 +677,7 @@ std::vector<Triplets> Reader::read_stored(const Header& h) {
     chunks[0].cols.reserve(static_cast<std::size_t>(reserve));
     chunks[0].values.reserve(static_cast<std::size_t>(reserve));
     // Coordinate files are parsed a block at a time by all the host's threads (docs/performance.md,
-    // "Set-up time", for the measurements).
+    // "Set-up", for the measurements).
     const unsigned threads = h.format == Format::coordinate ? detail::host_threads() : 1;
     std::uint64_t region = 0;  // read entry by entry up to here
     std::int64_t k = 0;

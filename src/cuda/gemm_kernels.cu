@@ -1,5 +1,5 @@
 // Matrix product kernels of the cuda backend, C = alpha A B + beta C on row-major storage, in
-// the steps from the naive kernel to near-cuBLAS (docs/performance.md explains each step):
+// the steps from the naive kernel to near-cuBLAS (docs/design.md, docs/performance.md "GEMM"):
 //
 //   naive     one thread per element of C; a warp reads 32 consecutive elements of a row of B
 //             (coalesced) and one element of A (broadcast) per step, all from L1/L2/DRAM.
