@@ -62,7 +62,7 @@ namespace portla::common {
 #endif
 
 /// The solve's scalars, in the executor's memory; read back whole by the host. Natural alignment
-/// on host and device alike (src/opencl/cg_kernels.cpp checks the offsets).
+/// on host and device alike (src/opencl/cg_kernels.cpp checks that the layouts agree).
 PORTLA_CG_TEMPLATE
 struct CgState {
     double rho;                         ///< r . z of the current residual
