@@ -66,12 +66,13 @@ Place place_of(const Array& a, const std::string& what) {
                    " are not supported (host or CUDA memory)");
 }
 
-/// The executor for data at `p`: `backend` for host data; for data on a GPU, its device
-/// (backend "auto", "cuda" or the same "cuda:N"), never a CPU backend.
+/// The executor for data at `p`, with the options of the PORTLA_* variables
+/// (portla/environment.hpp): `backend` for host data; for data on a GPU, its device (backend
+/// "auto", "cuda" or the same "cuda:N"), never a CPU backend.
 Executor executor_for(const std::string& backend, Place p, const std::string& what) {
-    if (p.host) return Executor::create(backend);
-    if (backend == "auto" || backend == "cuda") return Executor::cuda(p.device);
-    const Executor e = Executor::create(backend);
+    if (p.host) return executor_from_environment(backend);
+    if (backend == "auto" || backend == "cuda") return with_environment(Executor::cuda(p.device));
+    const Executor e = executor_from_environment(backend);
     if (e.backend() != Backend::cuda)
         throw BadInput(what + " is on " + p.name() + ", but backend '" + backend +
                        "' runs on the CPU (use backend='auto' or 'cuda')");
@@ -221,7 +222,7 @@ std::unique_ptr<Operator<T>> make_dense(const std::string& backend, Any2<T> a) {
 template <typename T>
 std::unique_ptr<Operator<T>> make_callback(const std::string& backend, std::size_t rows,
                                            std::size_t cols, nb::object matvec) {
-    const Executor exec = Executor::create(backend);
+    const Executor exec = executor_from_environment(backend);
     auto result = std::make_unique<Operator<T>>();
     // The lambda owns a reference to matvec; it is destroyed with the operator, GIL held.
     result->op = std::make_unique<CallbackOperator<T>>(
@@ -388,7 +389,7 @@ nb::tuple batch_solve(const std::string& backend, std::size_t n, In1<std::int32_
     std::string name;
     {
         nb::gil_scoped_release nogil;
-        const Executor exec = Executor::create(backend);
+        const Executor exec = executor_from_environment(backend);
         name = exec.name();
         const batch::BatchMatrix<T> A(exec, d, f);
         const Array<T> bd(exec, std::vector<T>(d.rhs.begin(), d.rhs.end()));
@@ -419,7 +420,7 @@ nb::tuple perron(const std::string& backend, In2<T> a, double eps, int max_iters
     std::vector<T> v;
     {
         nb::gil_scoped_release nogil;
-        const Executor exec = Executor::create(backend);
+        const Executor exec = executor_from_environment(backend);
         Dense<T> A(exec, n, n, values);
         Array<T> vd(exec, n);
         r = eigen::perron(A, vd.get_view(), settings);
@@ -438,7 +439,7 @@ Out2<T> gemm(const std::string& backend, In2<T> a, In2<T> b, const std::string& 
     nb::capsule owner(c, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
     {
         nb::gil_scoped_release nogil;
-        const Executor exec = Executor::create(backend);
+        const Executor exec = executor_from_environment(backend);
         const GemmVariant v = parse_gemm_variant(variant);
         Array<T> ad(exec, av), bd(exec, bv), cd(exec, m * n);
         portla::gemm<T>(exec, m, n, k, T{1}, ad, bd, T{0}, cd, v);
