@@ -146,6 +146,36 @@ def test_switch_with_a_value_it_does_not_know_is_value_error():
     assert r.stdout == "PORTLA_OMP_MIN_PARALLEL=12x: expected an integer >= 0\n", r.stderr
 
 
+def test_kernel_options_are_typed_and_default_to_the_environment():
+    # portla.KernelOptions (C++ portla::KernelOptions, the same names): unset, the environment's
+    # (the defaults here); set, every executor the package makes takes them.
+    defaults = portla.kernel_options()
+    assert defaults.cg_direction == "automatic" and defaults.cg_block_loop_rows == 4096
+    assert defaults.packed_loads and defaults.cluster_max == 16 and defaults.csr_row == "chunked"
+    o = portla.KernelOptions()
+    o.cg_direction = "fly"
+    o.cg_block_loop_rows = 0
+    o.csr_split = False
+    with pytest.raises(ValueError, match="cg_direction = 'flyy': expected automatic, pass or fly"):
+        o.cg_direction = "flyy"
+    A = poisson2d(8)
+    b = np.ones(A.shape[0])
+    want = portla.solve(A, b)
+    portla.set_kernel_options(o)
+    try:
+        assert portla.kernel_options().cg_direction == "fly"
+        got = portla.solve(A, b)
+        assert got.converged and got.iterations == want.iterations
+        np.testing.assert_allclose(got.x, want.x, rtol=1e-10, atol=0)
+        bad = portla.KernelOptions()
+        bad.cluster_max = 9
+        with pytest.raises(ValueError, match="kernel options: cluster_max must be 16 or 8"):
+            portla.set_kernel_options(bad)
+    finally:
+        portla.set_kernel_options(None)
+    assert portla.kernel_options().cg_direction == "automatic"
+
+
 def test_errors_from_python_callbacks_propagate():
     A = poisson2d(6)
     b = np.ones(A.shape[0])
