@@ -125,9 +125,9 @@ def test_not_compiled_backend_is_runtime_error():
 
 
 def test_switch_with_a_value_it_does_not_know_is_value_error():
-    # A PORTLA_* switch set to a value it does not know (docs/kernel-choices.md, "Switches"): the
-    # solve that reads it raises ValueError with the one-line message. In a child process: the
-    # omp threshold is read at its first use and kept for the process.
+    # A PORTLA_* variable set to a value it does not know (docs/kernel-choices.md, "Options"): the
+    # solve, which reads the variables when it makes its executor, raises ValueError with the
+    # one-line message. In a child process: the omp threshold is a setting of the process.
     if not any(b["name"] == "omp" and b["compiled"] for b in portla.info()["backends"]):
         pytest.skip("the omp backend is not compiled into this build")
     code = (
