@@ -24,6 +24,12 @@ bool has_mpi();
 
 namespace dist {
 
+/// How the distributed operators over a communicator exchange the halos of a GPU executor.
+enum class HaloMode {
+    automatic,  ///< device memory through CUDA-aware MPI, else NCCL (a GPU per rank), else staged
+    staged      ///< through host memory always
+};
+
 /// Collective operations of a group of processes (ranks). Every collective must be called by
 /// every rank of the group, in the same order. Blocking unless stated otherwise.
 class Communicator {
@@ -59,6 +65,10 @@ public:
     /// Whether start_exchange takes buffers in the memory of `exec` (a device: CUDA-aware MPI)
     /// rather than host memory only.
     virtual bool exchanges_memory_of(const Executor& exec) const;
+    /// How the distributed operators made over this communicator afterwards exchange GPU halos;
+    /// set it to the same value on every rank. HaloMode::automatic unless set.
+    void set_halo_mode(HaloMode mode) { halo_mode_ = mode; }
+    HaloMode halo_mode() const { return halo_mode_; }
     virtual int rank() const = 0;
     virtual int size() const = 0;
     /// values[i] = sum over ranks of values[i], in place, on every rank.
@@ -86,6 +96,9 @@ public:
 
 protected:
     mutable Stats stats_;
+
+private:
+    HaloMode halo_mode_ = HaloMode::automatic;
 };
 
 /// Whether `comm` has more than one rank (what a solver must reduce across).
