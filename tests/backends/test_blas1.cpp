@@ -65,7 +65,7 @@ protected:
             exec.set_launch(cfg);
             return;
         }
-        exec = Executor::create(PORTLA_TEST_BACKEND);  // a fresh executor: launch unset
+        exec = Executor::create(backend_under_test());  // a fresh executor: launch unset
         profile_ = std::make_unique<BandedProfile>(exec);
     }
     void TearDown() override { profile_.reset(); }
