@@ -1,4 +1,4 @@
-// Shared pieces of the backend tests: the executor under test (PORTLA_TEST_BACKEND), the
+// Shared pieces of the backend tests: the executor under test (backend_under_test()), the
 // reference executor, random data and tolerances.
 #pragma once
 
@@ -24,6 +24,10 @@
     } while (0)
 
 namespace portla::test {
+
+/// The name of the backend this test binary checks ("reference", "omp", "cuda", "opencl";
+/// tests/backends/backend_under_test.cpp, compiled per binary).
+const char* backend_under_test();
 
 /// Sets an environment variable for a scope and restores it (or unsets it) on the way out, also
 /// when an ASSERT returns early: for the tests that the PORTLA_* variables map onto the options
@@ -78,7 +82,7 @@ protected:
         : families_(std::move(families)) {}
 
     void SetUp() override {
-        const std::string name = PORTLA_TEST_BACKEND;
+        const std::string name = backend_under_test();
         if (name == "cuda" || name == "opencl") {
             const Backend b = name == "cuda" ? Backend::cuda : Backend::opencl;
             if (!compiled(b)) GTEST_SKIP() << name << " backend not compiled into this build";

@@ -1,4 +1,4 @@
-// batch::direct_solve on the backend under test (PORTLA_TEST_BACKEND): dense LU with partial
+// batch::direct_solve on the backend under test (backend_under_test()): dense LU with partial
 // pivoting per system (own LU on reference/omp, cuBLAS batched LU on cuda), checked against
 // known solutions, residuals computed here in double from the host data, and the reference
 // backend's answers.

@@ -66,7 +66,7 @@ protected:
             exec.set_launch(cfg);
             return;
         }
-        exec = executor_from_environment(PORTLA_TEST_BACKEND);  // a fresh executor: launch unset
+        exec = executor_from_environment(backend_under_test());  // a fresh executor: launch unset
         profile_ = std::make_unique<BandedProfile>(exec);
     }
     void TearDown() override { profile_.reset(); }

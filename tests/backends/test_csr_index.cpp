@@ -372,7 +372,7 @@ TEST(CsrIndexChoice, WidensPastTheInt32Range) {
 TEST(CsrIndexLarge, MoreThanInt32NonZeros) {
     if (!std::getenv("PORTLA_TEST_LARGE_CSR"))
         GTEST_SKIP() << "PORTLA_TEST_LARGE_CSR=1 runs it (about 18 GB of host and device memory)";
-    const std::string name = PORTLA_TEST_BACKEND;
+    const std::string name = backend_under_test();
     if (name == "reference") GTEST_SKIP() << "too slow on the reference backend";
     if ((name == "cuda" && (!compiled(Backend::cuda) || device_count(Backend::cuda) == 0)) ||
         (name == "opencl" && (!compiled(Backend::opencl) || device_count(Backend::opencl) == 0)))

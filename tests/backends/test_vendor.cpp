@@ -2,11 +2,6 @@
 // reference backend on fresh random data, and the vendor-baseline CG against portla's CG.
 // The cuda paths skip (with the reason) when cuda is not compiled or no GPU is present.
 
-// backend_fixture.hpp's BackendTest reads PORTLA_TEST_BACKEND; this binary tests no portla
-// backend and does not use BackendTest, but the header must compile.
-#ifndef PORTLA_TEST_BACKEND
-#define PORTLA_TEST_BACKEND "reference"
-#endif
 #include "backends/backend_fixture.hpp"
 
 #include <algorithm>
