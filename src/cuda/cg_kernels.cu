@@ -10,8 +10,8 @@
 // the stencil while z and p_old fit in L2; CSR (and ELL past L2) form it in a pass of its own
 // (24 n) before their direction kernel reads the matrix and p_new (direction_on_the_fly).
 // Measured (H100 80GB HBM3, double, 3-D stencil, `portla bench cg` per iteration): 2^21 points
-// 75.3 us, 2^27 points 4.39 ms (2026-11-23, docs/results/h100-2026-11-23; floor 80 n B /
-// 3.03 TB/s = 55 us and 3.54 ms). Per-step launch state (grid, scratch) is looked up at each
+// 75.3 us, 2^27 points 4.39 ms (docs/performance.md; floor 80 n B / 3.03 TB/s = 55 us and
+// 3.54 ms). Per-step launch state (grid, scratch) is looked up at each
 // launch: once per capture on the graph path, a few microseconds per iteration otherwise.
 //
 // Every kernel first reads the stop flag and returns at once when it is set, so a graph's
@@ -152,8 +152,8 @@ __device__ __forceinline__ const U* index_array(const std::int32_t* narrow,
 // current one (with its halo rows) in shared memory for the x and y neighbours, two buffers so
 // one barrier per plane suffices; z and p_old of the plane after next are loaded while the
 // current plane is computed. A tile's points of a plane are one contiguous range, so every load
-// and store is a whole line: no x halo (the 32 x 32 tiles of session 8 lost 25% of their reads
-// to the x-halo sectors). q_i adds the same neighbours in stencil_row's order (a neighbour
+// and store is a whole line: no x halo (32 x 32 tiles lose 25% of their reads to the x-halo
+// sectors). q_i adds the same neighbours in stencil_row's order (a neighbour
 // outside the grid is a +0 here, which changes no sum), so q is as before; p.q is summed in
 // another order. Reads 16 n bytes plus the halo rows (2 / rows of a plane, L2 hits when the
 // neighbouring tile read them) and 2 / planes of a plane at the ends of each tile. Measured at
@@ -473,8 +473,8 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
 // p_old; then q = A p_new and p.q read p_new once per non-zero) or, with OnTheFly (only with
 // PORTLA_CG_DIRECTION=fly), at every column read as the stencil does, each row's group writing
 // its own p_new_i. On the fly reads z and p_old (16 bytes) per non-zero instead of p_new (8) but
-// saves the pass: 3% slower at 128^3 (H100, 2026-11-24), 1.5x slower at 10^8 rows where z and
-// p_old leave L2 (H200, 2026-11-23, bench/results/scaling-2026-11-23).
+// saves the pass: 3% slower at 128^3 (H100), 1.5x slower at 10^8 rows where z and p_old leave
+// L2 (H200).
 template <int G, bool OnTheFly, typename P, typename I, typename T>
 __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
@@ -799,18 +799,16 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 
 // The 3-D stencil's direction step by tiles of whole x-lines (stencil_ring_direction_kernel by
 // default from 128^3 to 512^3, stencil_lines_direction_kernel) or one thread per point
-// (stencil_direction_kernel). Same run (H100, 2026-11-26, 5f867d8 + the ring), CG per
-// iteration, lines -> ring: 512^3 3.874 / 3.897 -> 3.841 / 3.842 ms (1.084x the floor), 128^3
-// 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8%
-// slower; one thread per point 0.497 there, b43b9d3). The z-split counts the blocks the
-// kernel's registers allow (two 1024-thread blocks per SM) where its shared memory lets one fit:
-// the configuration measured at 1.087x the floor at 512^3 (H100, session 15, 91422f8). Splitting
-// by the shared-memory residency instead measured 0.998 / 0.988 / 0.910x at 512^3 / 256^3 /
-// 128^3 on an H200 (63368a3), but the H100 run of that tree (with a shared set-up helper for the
-// two tile kernels, since removed) gave 3.97-3.99 ms at 512^3 (1.12x). Measured apart on the H100
-// (session 16, 3fa3b15, PORTLA_CG_STENCIL=ring:P with the split's planes): 512^3 256 planes
-// 3.865 / 3.869 ms against the default's 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against
-// 0.0688 / 0.0683 (3% faster): not yet a rule. A tile kernel whose shared memory the
+// (stencil_direction_kernel). CG per iteration on the H100, lines -> ring: 512^3 3.874 / 3.897
+// -> 3.841 / 3.842 ms (1.084x the floor), 128^3 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3
+// 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8% slower; one thread per point 0.497 there). The
+// z-split counts the blocks the kernel's registers allow (two 1024-thread blocks per SM) where
+// its shared memory lets one fit: 1.087x the floor at 512^3 on the H100. Splitting by the
+// shared-memory residency instead measured 0.998 / 0.988 / 0.910x at 512^3 / 256^3 / 128^3 on an
+// H200 but 3.97-3.99 ms at 512^3 (1.12x) on the H100. Fixed planes per tile (cg_stencil ring
+// with cg_stencil_planes) on the H100: 512^3 256 planes 3.865 / 3.869 ms against the default's
+// 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against 0.0688 / 0.0683 (3% faster): not yet a
+// rule. A tile kernel whose shared memory the
 // device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
 // lines (2 of 2048) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each with
 // cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
