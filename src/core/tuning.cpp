@@ -277,8 +277,8 @@ Profile shipped_defaults(const DeviceIdentity& id) {
     // T0 + bytes / W_a, kept only when it beats wg 256 x 4 items by more than 1%; band edges
     // at the geometric midpoint of neighbouring sizes. Gains are 1-3%, the order of run-to-run
     // noise: `portla tune` on an H100 confirms or replaces them.
-    Profile p = uniform_profile(id, "shipped defaults (H100, gpu_launch_sweep_fits 2026-11-21)",
-                                LaunchConfig{});
+    Profile p = uniform_profile(
+        id, "shipped defaults (H100 launch sweep, bench/baselines/h100.json)", LaunchConfig{});
     p.rule = "least predicted time T0 + bytes / W_a per size, > 1% below wg 256 x 4 items";
     p.bands[Kernel::axpby] = {{0, 5931641, {256, 4, 0}, 6.92, 2889.9, 1.0},
                               {5931642, unbounded, {512, 4, 0}, 7.39, 2946.7, 1.019}};
