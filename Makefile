@@ -11,7 +11,7 @@ PYTHON_ARGS := -DPORTLA_WITH_PYTHON=$(PYTHON) $(if $(filter ON,$(PYTHON)),-DPyth
 # CUDA is built when nvcc is found; look where the toolkit installs it too.
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all setup configure build test demo gpu-check clean format format-check sanitize sanitize-quick fuzz python-install
+.PHONY: all setup configure build test docs demo gpu-check clean format format-check sanitize sanitize-quick fuzz python-install
 
 all: build
 
@@ -26,6 +26,12 @@ build: configure
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The documentation site, $(BUILD)/docs/html/index.html: the topic pages of docs/, the Python
+# API (autodoc over the package of the build tree) and the C++ API (Doxygen over include/portla);
+# any warning fails it (docs/CMakeLists.txt).
+docs: configure
+	cmake --build $(BUILD) -j $(JOBS) --target docs
 
 # The user's path, `pip install .` (scikit-build-core), into .venv, CPU only, then the Python
 # tests against the installed package (run from outside the source tree). PIP_ARGS adds options.
