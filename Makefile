@@ -46,7 +46,8 @@ demo: build
 	$(BUILD)/apps/portla/portla solve --generate poisson3d:64 --solver cg --backend auto
 
 # The CPU build and tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang when
-# installed, else gcc). SANITIZE_TARGETS / SANITIZE_CTEST_ARGS narrow it (as CI does, see README).
+# installed, else gcc). SANITIZE_TARGETS / SANITIZE_CTEST_ARGS narrow it (as CI does, see
+# docs/development.md).
 # Release (-O3, as `make test`) with line tables: the iteration bounds of the real-matrix tests
 # hold at -O3; at -O2 omp BiCGSTAB/Jacobi on 494_bus takes 1435 iterations, above its 1412.
 SANITIZE_BUILD ?= build-sanitize
@@ -75,8 +76,8 @@ sanitize: setup
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) $(SANITIZE_CTEST_ARGS)
 
-# What CI runs under the sanitizers (2 cores, see README): the reader, core, reference-kernel,
-# batch-reader and CLI tests.
+# What CI runs under the sanitizers (2 cores, see docs/development.md): the reader, core,
+# reference-kernel, batch-reader and CLI tests.
 SANITIZE_QUICK ?= test_core test_reference test_batch_data test_cli test_batch_cli
 empty :=
 space := $(empty) $(empty)

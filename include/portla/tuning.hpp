@@ -88,7 +88,7 @@ struct Profile {
 /// [0, 4096]. A profile's bands are held to the same rule.
 std::string launch_problem(const LaunchConfig& config);
 
-/// The profile as JSON text (format "portla-tuning", version 1; README "Tuning").
+/// The profile as JSON text (format "portla-tuning", version 1; docs/benchmarks.md, "portla tune").
 std::string to_json(const Profile& profile);
 /// Parses to_json's format. Throws BadInput naming `origin` and what is wrong: not JSON, another
 /// format or version, an unknown kernel, bands that are unsorted, overlap, leave a gap or do not
