@@ -49,7 +49,7 @@ private:
 
 int main(int argc, char** argv) {
     const std::string backend = argc > 1 ? argv[1] : "auto";
-    const std::size_t points = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 64;
+    const std::size_t points = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 48;
     try {
         auto exec = portla::Executor::create(backend);
         portla::Stencil<double> A(exec, 2, points);  // 2-D Poisson, matrix-free

@@ -13,8 +13,8 @@ from portla.scipy import cg  # instead of: from scipy.sparse.linalg import cg
 
 backend = sys.argv[1] if len(sys.argv) > 1 else "auto"
 
-# The 2-D Poisson matrix (5-point stencil) on a 100 x 100 grid, as a SciPy CSR matrix.
-m = 100
+# The 2-D Poisson matrix (5-point stencil) on a 64 x 64 grid, as a SciPy CSR matrix.
+m = 64
 T = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
 A = (sp.kron(sp.identity(m), T) + sp.kron(T, sp.identity(m))).tocsr()
 rng = np.random.default_rng(0)
