@@ -67,7 +67,7 @@ struct LaunchConfig {
 struct DeviceInfo {
     /// Index of the device within its backend (the N of "cuda:N", "opencl:N").
     int id = 0;
-    /// The device's name ("NVIDIA H100 80GB HBM3"; the CPU model on CPUs).
+    /// The device's name, as Executor::device_name() gives it.
     std::string name;
     int platform = 0;            ///< OpenCL: the platform's index (0 elsewhere)
     int platform_device = 0;     ///< OpenCL: the device's index within its platform (else id)
@@ -85,7 +85,7 @@ struct DeviceInfo {
     int compute_minor = 0;
     /// Size of the L2 cache in bytes (0 when unknown).
     std::size_t l2_bytes = 0;
-    /// CUDA: the most shared memory a block may opt in to, in bytes; 0 elsewhere.
+    /// Bytes of shared memory a block may opt in to (CUDA), local memory (OpenCL); 0 on CPUs.
     std::size_t shared_memory_per_block_optin = 0;
     int cuda_driver_version = 0;  ///< cudaDriverGetVersion (13000 is 13.0); 0 elsewhere
     int runtime_version = 0;      ///< CUDA runtime portla was built with; 0 on CPUs
@@ -156,8 +156,7 @@ public:
 
     /// Raw memory on this executor. Throws OutOfMemory.
     void* allocate(std::size_t bytes) const;
-    /// Frees memory from allocate() of an executor of the same backend and device; nullptr is
-    /// ignored.
+    /// Frees memory from allocate() of an executor of the same backend and device.
     void deallocate(void* ptr) const noexcept;
     /// Copies `bytes` from memory of `src_exec` to memory of `dst_exec`; blocks until done.
     static void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec,

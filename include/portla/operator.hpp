@@ -128,8 +128,7 @@ public:
     using DiagonalFn = std::function<void(view<T> d)>;
 
     /// A rows x cols operator on `exec` applied by `apply`; with `diagonal`, has_diagonal() is true
-    /// and Jacobi preconditioning works. An exception thrown by a callback propagates out of the
-    /// solver.
+    /// and Jacobi preconditioning works.
     CallbackOperator(const Executor& exec, std::size_t rows, std::size_t cols, ApplyFn apply,
                      DiagonalFn diagonal = {})
         : exec_(exec),

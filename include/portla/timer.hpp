@@ -16,7 +16,7 @@ class Event;
 /// Times work on one executor: start(), the work, stop(), then seconds().
 class Timer {
 public:
-    /// A timer of the work submitted to `exec` (device events on cuda). Throws DeviceError.
+    /// A timer of the work submitted to `exec` (device events on cuda).
     explicit Timer(const Executor& exec);
     ~Timer();
     /// Takes over other's events.

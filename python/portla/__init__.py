@@ -94,7 +94,7 @@ def solve(
         device_loop (CG on the GPU).
     :returns: a SolveResult. Not converging is not an error: see its converged and reason.
     :raises ValueError: bad input: shapes, dtypes, non-finite b, an unknown name, a zero
-        diagonal given to Jacobi, a non-symmetric matrix given to CG.
+        diagonal given to Jacobi, a preconditioner the matrix's format cannot provide.
     :raises MemoryError: out of memory.
     :raises RuntimeError: a backend not compiled in, a device error.
     """
@@ -130,8 +130,8 @@ def solve(
 
 def info() -> Dict[str, Any]:
     """The build and the machine, as a dict: "version", "backends" (per backend its "name",
-    whether it was "compiled" and its "devices"), "cuda_devices" (name, memory, compute
-    capability, ... of each GPU), "omp_threads" and "auto" (the backend "auto" picks)."""
+    whether it was "compiled" and its "devices"), "cuda_devices" (the properties of each
+    GPU), "omp_threads" and "auto" (the backend "auto" picks)."""
     d = dict(_portla.info())
     d["version"] = __version__
     return d
@@ -142,7 +142,7 @@ class PerronResult:
     """The dominant eigenpair of a positive matrix (portla.perron)."""
 
     eigenvalue: float  #: the dominant eigenvalue (the common row sum at the stop)
-    vector: np.ndarray  #: its eigenvector, scaled to a largest entry of 1
+    vector: np.ndarray  #: its eigenvector (positive entries, not normalised)
     converged: bool  #: whether the row sums met eps
     reason: str  #: converged, max_iterations or non_finite
     iterations: int  #: similarity transforms applied

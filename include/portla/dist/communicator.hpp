@@ -37,7 +37,7 @@ public:
     class Exchange {
     public:
         virtual ~Exchange() = default;
-        /// Blocks until the exchange or collective has completed. Call it once.
+        /// Blocks until the exchange or collective has completed.
         virtual void wait() = 0;
     };
     /// Bytes to send to or receive from one rank (host memory, or memory of an executor that

@@ -15,9 +15,9 @@
 namespace portla {
 
 template <typename T>
-/// Compressed sparse row matrix on an executor, values of type T (float or double). Rows and
-/// columns are 0-based; each row's columns are sorted. The index form (CsrIndex) is chosen at
-/// construction: 32-bit where the matrix fits, else 64-bit row offsets (and column indices).
+/// Compressed sparse row matrix on an executor, values of type T (float or double), 0-based
+/// indices. The index form (CsrIndex) is chosen at construction: 32-bit where the matrix fits,
+/// else 64-bit row offsets (and column indices).
 class Csr : public LinearOperator<T> {
 public:
     /// From host CSR arrays. Checks row_ptrs monotone, column indices in range (BadInput). The

@@ -44,7 +44,7 @@ public:
     bool symmetric() const override { return true; }
     bool fixed() const override { return true; }
 
-    /// Rows per diagonal block (the last block may be smaller).
+    /// Rows per diagonal block.
     int block_size() const { return block_size_; }
 
 private:
