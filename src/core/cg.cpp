@@ -119,17 +119,17 @@ private:
         Executor::copy_bytes(Executor::reference(), &s, exec_, state_.data(), sizeof(s));
         const auto step = static_cast<common::CgLocal>(s.local_step);
         if (step == common::CgLocal::none) return;
-        comm_->allreduce_sum(s.local, 2);
+        comm_->allreduce_sum(s.local_sums, 2);
         common::CgControl control = args_.control;
         control.distributed = false;
         s.local_step = static_cast<int>(common::CgLocal::none);
         if (step == common::CgLocal::direction)
-            common::cg_finish_direction(&s, control, s.local[0]);
+            common::cg_finish_direction(&s, control, s.local_sums[0]);
         else if (step == common::CgLocal::residual)
-            common::cg_finish_residual(&s, control, s.local[0], s.local[1],
+            common::cg_finish_residual(&s, control, s.local_sums[0], s.local_sums[1],
                                        static_cast<common::CgFinish>(s.local_mode));
         else
-            common::cg_finish_preconditioned(&s, control, s.local[0]);
+            common::cg_finish_preconditioned(&s, control, s.local_sums[0]);
         Executor::copy_bytes(exec_, state_.data(), Executor::reference(), &s, sizeof(s));
     }
 

@@ -8,7 +8,7 @@
 
 #include <unistd.h>
 
-#include "common/host_runtime.hpp"
+#include "common/meminfo.hpp"
 #include "portla/error.hpp"
 
 namespace portla {

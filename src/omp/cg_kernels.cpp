@@ -1,11 +1,11 @@
-// The CG steps of the omp backend: src/common/cg_host_kernels.inc over OpenMP loops (static
+// The CG steps of the omp backend: src/host/cg_kernels.inc over OpenMP loops (static
 // schedule; serial below parallel_threshold()).
-#include "common/cg_host_steps.hpp"
+#include "host/cg_steps.hpp"
 #include "omp/loops.hpp"
 
 namespace portla::kernels::omp {
 
 using CgLoops = OmpLoops;
-#include "common/cg_host_kernels.inc"
+#include "host/cg_kernels.inc"
 
 }  // namespace portla::kernels::omp

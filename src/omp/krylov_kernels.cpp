@@ -1,4 +1,4 @@
-// The Krylov-basis kernels of the omp backend: src/common/krylov_host_kernels.inc over OpenMP
+// The Krylov-basis kernels of the omp backend: src/host/krylov_kernels.inc over OpenMP
 // loops (static schedule; serial below parallel_threshold()).
 #include "core/kernels/krylov_kernels.hpp"
 #include "omp/loops.hpp"
@@ -6,6 +6,6 @@
 namespace portla::kernels::omp {
 
 using KrylovLoops = OmpLoops;
-#include "common/krylov_host_kernels.inc"
+#include "host/krylov_kernels.inc"
 
 }  // namespace portla::kernels::omp

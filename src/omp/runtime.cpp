@@ -1,5 +1,5 @@
 // Runtime of the omp backend: host memory, every OpenMP thread.
-#include "common/host_runtime.hpp"
+#include "host/runtime.hpp"
 
 #if PORTLA_WITH_OMP
 #include <omp.h>
@@ -11,9 +11,9 @@ int device_count(tag) { return 1; }
 
 std::shared_ptr<const detail::Runtime> make_runtime(tag, int) {
 #if PORTLA_WITH_OMP
-    return std::make_shared<common::HostRuntime>(omp_get_max_threads());
+    return std::make_shared<host::HostRuntime>(omp_get_max_threads());
 #else
-    return std::make_shared<common::HostRuntime>(1);
+    return std::make_shared<host::HostRuntime>(1);
 #endif
 }
 

@@ -68,7 +68,7 @@ void sptrsv(tag, const Executor&, const TriangularMatrix<T>& a, SptrsvPlan*, con
     }
 }
 
-#include "common/no_vendor_sptrsv.inc"
+#include "core/kernels/no_vendor_sptrsv.inc"
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);

@@ -1,41 +1,11 @@
 // The CG steps (core/kernels/cg_kernels.hpp) in OpenCL C, with their decisions on the device:
 // each step is a pass (its vector work, partial sums per work-group) and cg_finish (one
-// work-group adds the sums up and takes the decisions of src/common/cg_step.hpp, ported below).
+// work-group adds the sums up and takes the decisions of src/common/cg_step.hpp).
 // Every kernel does nothing where the state says the step does not run (stopped, or no
 // replacement due), so a sequence of steps may run past the stop without changing anything.
 // A kernel with barriers never returns before them (all its work-items reach every barrier).
-// Built after matrix_kernels.cl (its row functions) and needs cl_khr_fp64 (the state's doubles).
-
-// common::CgState<REAL>, field for field (the host's layout: natural alignment)
-typedef struct {
-    double rho;
-    double history[16];  // kCgHistory
-    REAL alpha;
-    REAL beta;
-    int iteration;
-    int stopped;
-    int reason;
-    int replace_now;
-    double pending_rr;
-    int pending_mode;
-    double local_sums[2];  // CgState::local (`local` is an OpenCL C keyword)
-    int local_step;
-    int local_mode;
-} CgState;
-
-// solver::StopReason, common::CgFinish and common::CgLocal (checked in cg_kernels.cpp)
-#define STOP_CONVERGED 0
-#define STOP_MAX_ITERATIONS 1
-#define STOP_BREAKDOWN 2
-#define STOP_NON_FINITE 3
-#define STOP_INDEFINITE 4
-#define FINISH_INITIAL 0
-#define FINISH_RESUME 1
-#define FINISH_RECORD 2
-#define FINISH_REPLACED 3
-#define LOCAL_DIRECTION 1
-#define LOCAL_RESIDUAL 2
-#define LOCAL_PRECONDITIONED 3
+// Built after src/common/stopping.hpp and src/common/cg_step.hpp (CgState and the decisions)
+// and matrix_kernels.cl (its row functions); needs cl_khr_fp64 (the state's doubles).
 
 // Which step a pass belongs to: whether it runs, and which decision its finish takes.
 #define STEP_INITIALIZE 0
@@ -267,80 +237,8 @@ kernel void cg_rz(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(const REAL,
     PORTLA_WRITE_SUMS();
 }
 
-// --- the decisions of src/common/cg_step.hpp ---------------------------------------------
-
-void cg_stop(global CgState *s, int reason) {
-    s->stopped = 1;
-    s->reason = reason;
-}
-
-void finish_direction(global CgState *s, int replacement, int distributed, double pq) {
-    if (distributed) {
-        s->local_sums[0] = pq;
-        s->local_step = LOCAL_DIRECTION;
-        return;
-    }
-    s->replace_now = replacement > 0 && (s->iteration + 1) % replacement == 0;
-    if (!isfinite(pq))
-        cg_stop(s, STOP_NON_FINITE);
-    else if (pq <= 0)
-        cg_stop(s, STOP_INDEFINITE);
-    else
-        s->alpha = (REAL)(s->rho / pq);
-}
-
-void finish_residual(global CgState *s, double threshold, int max_iters, int preconditioned,
-                     int deferred, int distributed, double rr, double rz, int mode, bool pending) {
-    if (distributed) {
-        s->local_sums[0] = rr;
-        s->local_sums[1] = rz;
-        s->local_step = LOCAL_RESIDUAL;
-        s->local_mode = mode;
-        return;
-    }
-    if (deferred && !pending) {
-        s->pending_rr = rr;
-        s->pending_mode = mode;
-        return;
-    }
-    const double rho_new = preconditioned ? rz : rr;
-    if (mode == FINISH_INITIAL) {
-        s->rho = rho_new;
-        s->beta = 0;
-        return;
-    }
-    int it = s->iteration;
-    if (mode == FINISH_RESUME) {
-        s->stopped = 0;
-    } else {
-        ++it;
-        const double rnorm = sqrt(rr);
-        if (mode == FINISH_REPLACED) s->replace_now = 0;
-        s->history[it % 16] = rnorm;
-        s->iteration = it;
-        if (!isfinite(rnorm)) {
-            cg_stop(s, STOP_NON_FINITE);
-            return;
-        }
-        if (rnorm <= threshold) {
-            cg_stop(s, STOP_CONVERGED);
-            return;
-        }
-    }
-    if (rho_new == 0) {
-        cg_stop(s, STOP_BREAKDOWN);
-        return;
-    }
-    if (rho_new < 0) {
-        cg_stop(s, STOP_INDEFINITE);
-        return;
-    }
-    s->beta = (REAL)(rho_new / s->rho);
-    s->rho = rho_new;
-    if (it >= max_iters) cg_stop(s, STOP_MAX_ITERATIONS);
-}
-
-// One work-group: the sums of the step's pass (s0, s1), then its decision (mode: a CgFinish).
+// One work-group: the sums of the step's pass (s0, s1), then its decision (mode: a
+// PORTLA_CG_FINISH_*).
 kernel void cg_finish(PORTLA_BUFFER(CgState, st), uint groups, PORTLA_BUFFER(const ACC, partials),
                       int step, int mode, double threshold, int max_iters, int replacement,
                       int preconditioned, int deferred, int distributed) {
@@ -358,20 +256,12 @@ kernel void cg_finish(PORTLA_BUFFER(CgState, st), uint groups, PORTLA_BUFFER(con
     s0 = group_sum(scratch, s0);
     s1 = group_sum(scratch, s1);
     if (!runs || get_local_id(0) != 0) return;
-    if (step == STEP_DIRECTION) {
-        finish_direction(state, replacement, distributed, s0);
-    } else if (step == STEP_PRECONDITIONED) {
-        if (distributed) {
-            state->local_sums[0] = s0;
-            state->local_step = LOCAL_PRECONDITIONED;
-            return;
-        }
-        const int pending = state->pending_mode;
-        state->pending_mode = -1;
-        finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed,
-                        state->pending_rr, s0, pending, true);
-    } else {
-        finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed, s0, s1,
-                        mode, false);
-    }
+    if (step == STEP_DIRECTION)
+        cg_finish_direction(state, replacement, distributed, s0);
+    else if (step == STEP_PRECONDITIONED)
+        cg_finish_preconditioned(state, threshold, max_iters, preconditioned, deferred, distributed,
+                                 s0);
+    else
+        cg_finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed, s0,
+                           s1, mode, false);
 }

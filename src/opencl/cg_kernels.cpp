@@ -1,11 +1,13 @@
 // The CG steps of the opencl backend, with their decisions on the device: each step is two
 // launches, its pass (src/opencl/cg_kernels.cl: the vector work and partial sums, returning at
 // once where the state says the step does not run) and cg_finish (the sums, then the decisions
-// of src/common/cg_step.hpp ported to OpenCL C). Nothing is read back: the host reads the state
-// once per replay, as on cuda. The state's doubles need cl_khr_fp64, in float too.
+// of src/common/cg_step.hpp, which the program is built with). Nothing is read back: the host
+// reads the state once per replay, as on cuda. The state's doubles need cl_khr_fp64, in float
+// too.
 #include "core/kernels/cg_kernels.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 #include "opencl/device.hpp"
 
@@ -14,23 +16,15 @@ namespace {
 
 constexpr const char* kFile = "cg_kernels.cl";
 
-// The values cg_kernels.cl spells out.
-static_assert(static_cast<int>(solver::StopReason::converged) == 0 &&
-              static_cast<int>(solver::StopReason::max_iterations) == 1 &&
-              static_cast<int>(solver::StopReason::breakdown) == 2 &&
-              static_cast<int>(solver::StopReason::non_finite) == 3 &&
-              static_cast<int>(solver::StopReason::indefinite) == 4);
-static_assert(static_cast<int>(common::CgFinish::initial) == 0 &&
-              static_cast<int>(common::CgFinish::resume) == 1 &&
-              static_cast<int>(common::CgFinish::record) == 2 &&
-              static_cast<int>(common::CgFinish::replaced) == 3);
-static_assert(static_cast<int>(common::CgLocal::direction) == 1 &&
-              static_cast<int>(common::CgLocal::residual) == 2 &&
-              static_cast<int>(common::CgLocal::preconditioned) == 3);
-static_assert(common::kCgHistory == 16);
-// Natural alignment on both sides: the doubles at multiples of 8.
-static_assert(offsetof(common::CgState<float>, pending_rr) % 8 == 0 &&
-              offsetof(common::CgState<float>, local) % 8 == 0);
+// CgState is laid out on the device by OpenCL C's rules: C's order and padding, each type
+// aligned to its size. The host's layout is the same where its alignments are the sizes too.
+template <typename T>
+constexpr bool device_layout() {
+    using State = common::CgState<T>;
+    return std::is_standard_layout_v<State> && alignof(T) == sizeof(T) &&
+           alignof(double) == sizeof(double) && alignof(int) == sizeof(int);
+}
+static_assert(device_layout<float>() && device_layout<double>());
 
 // cg_kernels.cl's STEP_*
 enum class Step : int { initialize, direction, update, replace, preconditioned };

@@ -204,10 +204,14 @@ std::string build_log(cl_program program, cl_device_id device) {
     return line;
 }
 
-// The sources a family's file is built after, besides common.cl: the CG steps apply the
-// operator through matrix_kernels.cl's row functions.
+// The sources a family's file is built after, besides common.cl: the CG steps take the
+// decisions of src/common (stopping.hpp, cg_step.hpp) and apply the operator through
+// matrix_kernels.cl's row functions.
 std::string prerequisites(const std::string& file) {
-    return file == "cg_kernels.cl" ? source_text("matrix_kernels.cl") : "";
+    return file == "cg_kernels.cl"
+               ? std::string(source_text("stopping.hpp")) + source_text("cg_step.hpp") +
+                     source_text("matrix_kernels.cl")
+               : "";
 }
 
 cl_program build_program(Device& d, const std::string& file, const std::string& options) {

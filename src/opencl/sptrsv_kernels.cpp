@@ -84,7 +84,7 @@ void sptrsv(tag, const Executor& exec, const TriangularMatrix<T>& a, SptrsvPlan*
     }
 }
 
-#include "common/no_vendor_sptrsv.inc"
+#include "core/kernels/no_vendor_sptrsv.inc"
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);

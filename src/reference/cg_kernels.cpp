@@ -1,10 +1,10 @@
-// The CG steps of the reference backend: src/common/cg_host_kernels.inc over plain loops in order.
-#include "common/cg_host_steps.hpp"
+// The CG steps of the reference backend: src/host/cg_kernels.inc over plain loops in order.
+#include "host/cg_steps.hpp"
 #include "reference/loops.hpp"
 
 namespace portla::kernels::reference {
 
 using CgLoops = SerialLoops;
-#include "common/cg_host_kernels.inc"
+#include "host/cg_kernels.inc"
 
 }  // namespace portla::kernels::reference

@@ -1,4 +1,4 @@
-// The Krylov-basis kernels of the reference backend: src/common/krylov_host_kernels.inc over
+// The Krylov-basis kernels of the reference backend: src/host/krylov_kernels.inc over
 // plain loops in order.
 #include "core/kernels/krylov_kernels.hpp"
 #include "reference/loops.hpp"
@@ -6,6 +6,6 @@
 namespace portla::kernels::reference {
 
 using KrylovLoops = SerialLoops;
-#include "common/krylov_host_kernels.inc"
+#include "host/krylov_kernels.inc"
 
 }  // namespace portla::kernels::reference

@@ -1,11 +1,11 @@
 // Vendor kernels of the reference backend: OpenBLAS on host memory, the one copy shared with the
-// omp backend (src/common/openblas_vendor_kernels.inc).
+// omp backend (src/host/vendor_kernels.inc).
 #include <cstddef>
 #include <cstdint>
 
-#include "common/openblas.hpp"
 #include "core/kernels/vendor_kernels.hpp"
+#include "host/openblas.hpp"
 
 namespace portla::kernels::reference {
-#include "common/openblas_vendor_kernels.inc"
+#include "host/vendor_kernels.inc"
 }  // namespace portla::kernels::reference

@@ -1,7 +1,7 @@
 // The vendor-library kernels behind include/portla/vendor.hpp, declared once for every backend
 // of the list (see core/dispatch.hpp): cuBLAS and cuSPARSE on cuda (src/cuda/vendor_kernels.cu,
 // src/cuda/vendor_cg.cu), OpenBLAS on omp and reference (src/<name>/vendor_kernels.cpp through
-// src/common/openblas.hpp). Each backend defines them as templates and instantiates them with
+// src/host/openblas.hpp). Each backend defines them as templates and instantiates them with
 // PORTLA_INSTANTIATE_VENDOR_KERNELS. The names carry a vendor_ prefix: the same backend
 // namespace holds portla's own copy, dot, ... (blas1_kernels.hpp). Kernels assume valid input
 // (sizes are checked in src/core/vendor.cpp); a backend without a sparse vendor library throws

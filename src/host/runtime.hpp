@@ -5,35 +5,20 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <string>
 #include <utility>
 
+#include "common/meminfo.hpp"
 #include "core/runtime.hpp"
 #include "portla/error.hpp"
 #include "portla/memory.hpp"
 
-namespace portla::common {
+namespace portla::host {
 
-/// A /proc/meminfo entry ("MemAvailable:", "MemTotal:") in bytes, or 0 when unknown.
-inline std::size_t meminfo_bytes(const std::string& entry) {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key;
-    std::size_t kib = 0;
-    std::string unit;
-    while (meminfo >> key >> kib >> unit)
-        if (key == entry) return kib * 1024;
-    return 0;
-}
-
-/// Bytes the kernel says can be allocated without swapping. Linux over-commits: a huge
-/// allocation succeeds and the process is killed when it touches the pages, so large host
-/// allocations are checked against this first.
-// MemAvailable, limited by the cgroup's memory.max: the one definition, in portla/memory.hpp.
-inline std::size_t host_memory_available() { return portla::host_memory_available(); }
-inline std::size_t host_memory_total() { return meminfo_bytes("MemTotal:"); }
+/// The host's memory in bytes (MemTotal), 0 when unknown.
+inline std::size_t host_memory_total() { return common::meminfo_bytes("MemTotal:"); }
 
 class HostEvent final : public detail::Event {
 public:
@@ -101,4 +86,4 @@ private:
     int threads_;
 };
 
-}  // namespace portla::common
+}  // namespace portla::host

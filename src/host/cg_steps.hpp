@@ -14,7 +14,7 @@
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 
-namespace portla::common {
+namespace portla::host {
 
 template <typename Policy, typename T>
 struct HostCgSteps {
@@ -43,30 +43,30 @@ struct HostCgSteps {
             switch (op.index) {
                 case CsrIndex::offsets64:
                     return f(csr_row(op.row_ptrs64, op.col_idxs, op.values),
-                             csr_row_work(op.row_ptrs64));
+                             common::csr_row_work(op.row_ptrs64));
                 case CsrIndex::int64:
                     return f(csr_row(op.row_ptrs64, op.col_idxs64, op.values),
-                             csr_row_work(op.row_ptrs64));
+                             common::csr_row_work(op.row_ptrs64));
                 default:
                     return f(csr_row(op.row_ptrs, op.col_idxs, op.values),
-                             csr_row_work(op.row_ptrs));
+                             common::csr_row_work(op.row_ptrs));
             }
         }
         if (op.kind == Kind::ell)
             return f(
                 [&op, n](std::size_t i, const T* v) {
-                    return ell_row<T>(
+                    return common::ell_row<T>(
                         i, n, op.width, [&op](std::size_t e) { return op.col_idxs[e]; },
                         [&op](std::size_t e) { return op.values[e]; },
                         [v](std::size_t j) { return v[j]; });
                 },
-                EvenRows{});
+                common::EvenRows{});
         f(
             [&op](std::size_t i, const T* v) {
-                return stencil_row<std::size_t>(
+                return common::stencil_row<std::size_t>(
                     op.dim, op.points, i, [v](std::size_t j) { return v[j]; }, v[i]);
             },
-            EvenRows{});
+            common::EvenRows{});
     }
 
     // r_i given: z_i and the contributions to rr and rz.
@@ -79,12 +79,12 @@ struct HostCgSteps {
         }
     }
 
-    static void initialize(const Args& a, CgFinish mode) {
+    static void initialize(const Args& a, common::CgFinish mode) {
         double rr = 0, rz = 0;
         Policy::sum(
             a.n, [&](std::size_t i, double& s0, double& s1) { store_z(a, i, a.r[i], s0, s1); }, rr,
             rz);
-        cg_finish_residual(a.state, a.control, rr, rz, mode);
+        common::cg_finish_residual(a.state, a.control, rr, rz, mode);
     }
 
     static void form_direction(const Args& a) {
@@ -103,7 +103,7 @@ struct HostCgSteps {
         Policy::sum(
             a.n, [&](std::size_t i, double& s0, double&) { s0 += double(p[i]) * double(a.q[i]); },
             pq, unused);
-        cg_finish_direction(a.state, a.control, pq);
+        common::cg_finish_direction(a.state, a.control, pq);
     }
 
     static void direction(const Args& a) {
@@ -121,7 +121,7 @@ struct HostCgSteps {
                 },
                 pq, unused);
         });
-        cg_finish_direction(a.state, a.control, pq);
+        common::cg_finish_direction(a.state, a.control, pq);
     }
 
     static void update(const Args& a) {
@@ -142,7 +142,7 @@ struct HostCgSteps {
                 store_z(a, i, ri, s0, s1);
             },
             rr, rz);
-        cg_finish_residual(a.state, a.control, rr, rz, CgFinish::record);
+        common::cg_finish_residual(a.state, a.control, rr, rz, common::CgFinish::record);
     }
 
     // r = b - (A x) with A x from `ax` (or computed row by row when ax is null).
@@ -160,7 +160,7 @@ struct HostCgSteps {
             else
                 Policy::sum_by(a.n, work, step, rr, rz);
         });
-        cg_finish_residual(a.state, a.control, rr, rz, CgFinish::replaced);
+        common::cg_finish_residual(a.state, a.control, rr, rz, common::CgFinish::replaced);
     }
     static void replace(const Args& a) { replace_with(a, nullptr); }
 
@@ -171,9 +171,9 @@ struct HostCgSteps {
         Policy::sum(
             a.n, [&](std::size_t i, double& s0, double&) { s0 += double(a.r[i]) * double(a.z[i]); },
             rz, unused);
-        cg_finish_preconditioned(a.state, a.control, rz);
+        common::cg_finish_preconditioned(a.state, a.control, rz);
     }
     static void replace_from_ax(const Args& a) { replace_with(a, a.ax); }
 };
 
-}  // namespace portla::common
+}  // namespace portla::host
