@@ -19,6 +19,6 @@
 /// backend's folder has no file for that family.
 #define PORTLA_FOR_EACH_MISSING_KERNEL_FAMILY(X) X(opencl, vendor)
 
-// X(name) for every backend whose CSR kernels split the long rows of a matrix by a plan
-// (src/core/kernels/csr_split_kernels.hpp); the others keep csr_apply for every matrix.
+/// X(name) for every backend whose CSR kernels split the long rows of a matrix by a plan
+/// (src/core/kernels/csr_split_kernels.hpp); the others keep csr_apply for every matrix.
 #define PORTLA_FOR_EACH_CSR_SPLIT_BACKEND(X) X(cuda)
