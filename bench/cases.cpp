@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "bench/case.hpp"
+#include "portla/environment.hpp"
 #include "portla/portla.hpp"
 #include "portla/vendor.hpp"
 
@@ -73,8 +74,8 @@ const std::vector<VendorLibrary>& vendor_libraries() {
 
 Executor executor_for(const std::string& backend) {
     for (const auto& v : vendor_libraries())
-        if (backend == v.name) return Executor::create(v.backend);
-    return Executor::create(backend);
+        if (backend == v.name) return with_environment(Executor::create(v.backend));
+    return executor_from_environment(backend);
 }
 
 namespace detail {

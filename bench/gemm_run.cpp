@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "portla/environment.hpp"
 #include "portla/timer.hpp"
 #include "portla/error.hpp"
 
@@ -55,7 +56,7 @@ double time_call(Timer& timer, Fn&& fn) {
 
 template <typename T>
 std::vector<GemmResult> run_typed(const GemmCase& gc) {
-    const Executor exec = Executor::create(gc.backend);
+    const Executor exec = executor_from_environment(gc.backend);
     for (auto v : gc.variants)
         if (!gemm_supported(exec.backend(), v))
             throw Unsupported("gemm variant '" + to_string(v) + "' is not implemented on the " +

@@ -14,6 +14,7 @@
 
 #include "bench/bench.hpp"
 #include "output.hpp"
+#include "portla/environment.hpp"
 #include "portla/portla.hpp"
 #include "subcommands.hpp"
 #include "sweep.hpp"
@@ -110,8 +111,8 @@ bool backend_runs_here(const std::string& backend) {
 }
 
 std::string build_commit() {
-    const char* env_commit = std::getenv("PORTLA_COMMIT");
-    return env_commit && *env_commit ? env_commit : PORTLA_GIT_COMMIT;
+    const std::string named_commit = commit_from_environment();
+    return !named_commit.empty() ? named_commit : PORTLA_GIT_COMMIT;
 }
 
 namespace {
@@ -339,7 +340,7 @@ int run(const BenchOptions& o) {
         // belong to for `portla portability` (a CPU's: its host's; a GPU's: by its name).
         if (std::any_of(points.begin(), points.end(),
                         [](const bench::Point& p) { return p.backend == "opencl"; })) {
-            const DeviceInfo cl = Executor::create("opencl").device_info();
+            const DeviceInfo cl = executor_from_environment("opencl").device_info();
             j["opencl_device"] = cl.name;
             j["opencl_device_is_cpu"] = cl.cpu;
         }

@@ -13,6 +13,7 @@
 
 #include "input.hpp"
 #include "output.hpp"
+#include "portla/environment.hpp"
 #include "portla/memory.hpp"
 #include "portla/portla.hpp"
 #include "subcommands.hpp"
@@ -222,7 +223,7 @@ nlohmann::json time_kernels(const Executor& exec, std::size_t n, const Array<T>&
 
 template <typename T>
 int run(const EigOptions& o) {
-    Executor exec = Executor::create(o.backend);
+    Executor exec = executor_from_environment(o.backend);
     if (o.wg > 0) exec.set_launch({o.wg, exec.launch().items_per_thread});
     eigen::PerronSettings s;
     s.method = eigen::parse_perron_method(o.method);

@@ -14,6 +14,7 @@
 
 #include "bench/gemm_run.hpp"
 #include "output.hpp"
+#include "portla/environment.hpp"
 #include "portla/executor.hpp"
 #include "portla/memory.hpp"
 #include "subcommands.hpp"
@@ -96,15 +97,15 @@ int run(const GemmOptions& o) {
     gc.backend = o.backend;
     gc.precision = o.precision;
     gc.m = o.m, gc.n = o.n, gc.k = o.k;
-    const Executor exec = Executor::create(o.backend);
+    const Executor exec = executor_from_environment(o.backend);
     gc.variants = parse_variants(o.variants, exec.backend());
     require_gemm_memory(exec, o);
     gc.alpha = o.alpha, gc.beta = o.beta;
     gc.reps = o.reps;
     const auto results = bench::run_gemm(gc);
 
-    const char* env_commit = std::getenv("PORTLA_COMMIT");
-    const std::string commit = env_commit && *env_commit ? env_commit : PORTLA_GIT_COMMIT;
+    const std::string named_commit = commit_from_environment();
+    const std::string commit = !named_commit.empty() ? named_commit : PORTLA_GIT_COMMIT;
     const std::time_t t = std::time(nullptr);
     char date[32];
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "portla/environment.hpp"
 #include "portla/error.hpp"
 #include "mpi.hpp"
 #include "portla/executor.hpp"
@@ -204,6 +205,9 @@ int main(int argc, char** argv) {
         return portla::cli::exit_error;
     }
     try {
+        // The PORTLA_* variables set the process's options here and every executor's where the
+        // subcommand makes it (executor_from_environment): a bad value is refused before any work.
+        portla::apply_environment();
         for (auto& [sub, run] : runners)
             if (sub->parsed()) return run();
     } catch (const portla::Error& e) {

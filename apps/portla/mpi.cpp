@@ -5,6 +5,7 @@
 
 #if PORTLA_HAS_MPI
 #include "portla/dist/mpi_communicator.hpp"
+#include "portla/environment.hpp"
 #endif
 
 namespace portla::cli {
@@ -43,7 +44,14 @@ MpiScope::~MpiScope() {
 std::shared_ptr<const dist::Communicator> world(bool even_one_rank) {
     if (!initialised_here || (world_size() < 2 && !even_one_rank)) return nullptr;
     auto& comm = world_slot();
-    if (!comm) comm = std::make_shared<dist::MpiCommunicator>(MPI_COMM_WORLD);
+    if (!comm) {
+        auto made = std::make_shared<dist::MpiCommunicator>(MPI_COMM_WORLD);
+        // PORTLA_HALO, agreed on every rank: a value one rank refuses is an error on all of them
+        dist::HaloMode mode = dist::HaloMode::automatic;
+        dist::on_every_rank(made.get(), [&] { mode = halo_mode_from_environment(); });
+        made->set_halo_mode(mode);
+        comm = std::move(made);
+    }
     return comm;
 }
 
@@ -85,9 +93,9 @@ int local_rank() { return 0; }
 Executor rank_executor(const std::string& name) {
     if (world_size() > 1 && (name == "cuda" || name == "auto")) {
         const int gpus = cuda_device_count();
-        if (gpus > 0) return Executor::cuda(local_rank() % gpus);
+        if (gpus > 0) return with_environment(Executor::cuda(local_rank() % gpus));
     }
-    return Executor::create(name);
+    return executor_from_environment(name);
 }
 
 }  // namespace portla::cli

@@ -29,8 +29,9 @@ int world_rank();
 int world_size();
 /// This process's rank among the ranks of its host (0 without MPI).
 int local_rank();
-/// Executor::create(name), except that under mpirun "cuda" and "auto" (when it means cuda) pick
-/// the GPU local_rank() modulo the GPUs visible: one rank per GPU of a host ("cuda:N" is kept).
+/// executor_from_environment(name) (portla/environment.hpp), except that under mpirun "cuda" and
+/// "auto" (when it means cuda) pick the GPU local_rank() modulo the GPUs visible: one rank per GPU
+/// of a host ("cuda:N" is kept).
 Executor rank_executor(const std::string& name);
 
 }  // namespace portla::cli

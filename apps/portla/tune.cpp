@@ -13,6 +13,7 @@
 
 #include "bench/bench.hpp"
 #include "output.hpp"
+#include "portla/environment.hpp"
 #include "portla/portla.hpp"
 #include "portla/tuning.hpp"
 #include "subcommands.hpp"
@@ -105,7 +106,7 @@ int run(const TuneOptions& o) {
         throw DeviceError("tune: backend '" + backend + "' needs a GPU, and none was found");
     if (!(o.margin >= 0 && o.margin < 1)) throw BadInput("tune: --margin must be in [0, 1)");
     if (o.reps < 1) throw BadInput("tune: --reps must be >= 1");
-    const Executor exec = Executor::create(backend);
+    const Executor exec = executor_from_environment(backend);
     const bool gpu = !exec.is_host();
     const auto sizes = parse_sizes(!o.sizes.empty() ? o.sizes : gpu ? "2^12:2^26" : "2^10:2^22");
     std::vector<tuning::Kernel> kernels;

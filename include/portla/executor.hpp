@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "portla/backend_list.hpp"
+#include "portla/kernel_options.hpp"
 
 /// portla: executors and arrays, matrices and operators, vector kernels, errors. The solvers,
 /// batches, distributed operators, readers and tuning live in the nested namespaces.
@@ -59,7 +60,7 @@ struct LaunchConfig {
     /// (two doubles, four floats) when every vector of the call is 16-byte aligned.
     int items_per_thread = 4;
     /// omp: threads of the team of a vector kernel; 0: every thread of the OpenMP runtime, and
-    /// none below the serial threshold (PORTLA_OMP_MIN_PARALLEL); 1: serial.
+    /// none below the serial threshold (omp_parallel_threshold()); 1: serial.
     int threads = 0;
 };
 
@@ -151,6 +152,14 @@ public:
     /// Whether set_launch was called: the vector kernels use launch(), else the tuning profile.
     bool launch_is_set() const { return launch_set_; }
 
+    /// The kernel variants this executor's kernels take (portla/kernel_options.hpp); the
+    /// defaults unless set_kernel_options was called.
+    const KernelOptions& kernel_options() const { return kernel_options_; }
+    /// Sets the kernel variants of this executor value (copies made later keep them, as they
+    /// keep launch()). Throws BadInput with kernel_options_problem's message for an option out
+    /// of range.
+    void set_kernel_options(const KernelOptions& options);
+
     /// Blocks until all work submitted to this executor has finished.
     void synchronize() const;
 
@@ -181,6 +190,7 @@ private:
     std::shared_ptr<const detail::Runtime> runtime_;
     LaunchConfig launch_{};
     bool launch_set_ = false;
+    KernelOptions kernel_options_{};
 };
 
 }  // namespace portla

@@ -5,12 +5,12 @@
 /// The vector kernels of an executor whose launch was never set (Executor::set_launch) ask
 /// launch_for(exec, kernel, n) for theirs. It answers from the profile of exec's device, loaded
 /// once per process and device from the first of:
-///   1. $PORTLA_TUNING_FILE,
+///   1. the file set_profile_file names (the CLI and Python: $PORTLA_TUNING_FILE),
 ///   2. $XDG_CACHE_HOME/portla/tuning-SLUG.json ($HOME/.cache when XDG_CACHE_HOME is unset),
 ///   3. the shipped defaults compiled in (shipped_defaults).
 /// A file that is malformed or was tuned on another device of the same backend is not used: one
 /// warning line on stderr, and the shipped defaults. A profile of another backend is not used
-/// either, silently (one PORTLA_TUNING_FILE beside the omp executor of a cuda run).
+/// either, silently (one named file beside the omp executor of a cuda run).
 #pragma once
 
 #include <cstddef>
@@ -107,8 +107,15 @@ Profile shipped_defaults(const Executor& exec);
 /// is cuda and the device names an H100 and ends in ", sm_90".
 Profile shipped_defaults(const DeviceIdentity& id);
 
-/// Where the profile of exec's device is looked for: $PORTLA_TUNING_FILE when set and not empty,
-/// else the per-user cache file; "" when neither it nor HOME can be found.
+/// Names the profile file of every device of the process ("": none, the default): the profiles
+/// loaded afterwards (after reload() for those loaded already) come from it; the CLI and Python
+/// set it from PORTLA_TUNING_FILE. A named file that does not exist is warned about once per
+/// device; one tuned on another backend leaves that backend's defaults.
+void set_profile_file(const std::string& path);
+/// The file set_profile_file named ("" when none).
+std::string profile_file();
+/// Where the profile of exec's device is looked for: profile_file() when one is named, else the
+/// per-user cache file; "" when neither it nor HOME can be found.
 std::string profile_path(const Executor& exec);
 /// The per-user cache file of exec's device: $XDG_CACHE_HOME/portla/tuning-SLUG.json, or
 /// $HOME/.cache/portla/tuning-SLUG.json; "" when neither variable is set.

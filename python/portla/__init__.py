@@ -24,7 +24,39 @@ from . import _core, _portla
 
 __version__: str = _portla.version
 
-__all__ = ["SolveResult", "PerronResult", "solve", "info", "perron", "gemm", "batch", "scipy"]
+__all__ = [
+    "SolveResult",
+    "PerronResult",
+    "solve",
+    "info",
+    "perron",
+    "gemm",
+    "batch",
+    "scipy",
+    "KernelOptions",
+    "set_kernel_options",
+    "kernel_options",
+]
+
+#: The kernel variants an executor's kernels take (C++ portla::KernelOptions, the same field names;
+#: docs/kernel-choices.md, "Options"). The enumerations are strings: csr_row "chunked" or "loop";
+#: cg_direction "automatic", "pass" or "fly"; cg_stencil "automatic", "points", "lines",
+#: "lines1024" or "ring"; gemm_fast_tile "automatic", "large" or "small".
+KernelOptions = _portla.KernelOptions
+
+
+def set_kernel_options(options: Optional[KernelOptions]) -> None:
+    """The kernel options of every executor the package makes from now on (each call with a
+    backend makes its own); None, the default: those the PORTLA_* environment variables name,
+    read at each call. The variables are read at each call either way (a bad value raises
+    ValueError), and set the process-wide settings (omp threshold, opencl, tuning file). Raises
+    ValueError for an option out of range."""
+    _portla.set_kernel_options(options)
+
+
+def kernel_options() -> KernelOptions:
+    """The kernel options the next call's executor takes (a copy)."""
+    return _portla.kernel_options()
 
 
 @dataclass

@@ -66,12 +66,32 @@ Place place_of(const Array& a, const std::string& what) {
                    " are not supported (host or CUDA memory)");
 }
 
+/// The kernel options set_kernel_options gave the package; none: the environment's.
+std::optional<KernelOptions>& chosen_options() {
+    static std::optional<KernelOptions> options;
+    return options;
+}
+
+/// `exec` as the package runs it: the PORTLA_* variables applied (with_environment: a bad value
+/// is a ValueError), then the options set_kernel_options gave, if any.
+Executor prepared(Executor exec) {
+    exec = with_environment(std::move(exec));
+    if (chosen_options()) exec.set_kernel_options(*chosen_options());
+    return exec;
+}
+
+/// Executor `backend` (executor_from_environment: PORTLA_OPENCL_DEVICE for a plain "opencl"),
+/// prepared.
+Executor executor_named(const std::string& backend) {
+    return prepared(executor_from_environment(backend));
+}
+
 /// The executor for data at `p`: `backend` for host data; for data on a GPU, its device
 /// (backend "auto", "cuda" or the same "cuda:N"), never a CPU backend.
 Executor executor_for(const std::string& backend, Place p, const std::string& what) {
-    if (p.host) return Executor::create(backend);
-    if (backend == "auto" || backend == "cuda") return Executor::cuda(p.device);
-    const Executor e = Executor::create(backend);
+    if (p.host) return executor_named(backend);
+    if (backend == "auto" || backend == "cuda") return prepared(Executor::cuda(p.device));
+    const Executor e = executor_named(backend);
     if (e.backend() != Backend::cuda)
         throw BadInput(what + " is on " + p.name() + ", but backend '" + backend +
                        "' runs on the CPU (use backend='auto' or 'cuda')");
@@ -221,7 +241,7 @@ std::unique_ptr<Operator<T>> make_dense(const std::string& backend, Any2<T> a) {
 template <typename T>
 std::unique_ptr<Operator<T>> make_callback(const std::string& backend, std::size_t rows,
                                            std::size_t cols, nb::object matvec) {
-    const Executor exec = Executor::create(backend);
+    const Executor exec = executor_named(backend);
     auto result = std::make_unique<Operator<T>>();
     // The lambda owns a reference to matvec; it is destroyed with the operator, GIL held.
     result->op = std::make_unique<CallbackOperator<T>>(
@@ -388,7 +408,7 @@ nb::tuple batch_solve(const std::string& backend, std::size_t n, In1<std::int32_
     std::string name;
     {
         nb::gil_scoped_release nogil;
-        const Executor exec = Executor::create(backend);
+        const Executor exec = executor_named(backend);
         name = exec.name();
         const batch::BatchMatrix<T> A(exec, d, f);
         const Array<T> bd(exec, std::vector<T>(d.rhs.begin(), d.rhs.end()));
@@ -419,7 +439,7 @@ nb::tuple perron(const std::string& backend, In2<T> a, double eps, int max_iters
     std::vector<T> v;
     {
         nb::gil_scoped_release nogil;
-        const Executor exec = Executor::create(backend);
+        const Executor exec = executor_named(backend);
         Dense<T> A(exec, n, n, values);
         Array<T> vd(exec, n);
         r = eigen::perron(A, vd.get_view(), settings);
@@ -438,7 +458,7 @@ Out2<T> gemm(const std::string& backend, In2<T> a, In2<T> b, const std::string& 
     nb::capsule owner(c, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
     {
         nb::gil_scoped_release nogil;
-        const Executor exec = Executor::create(backend);
+        const Executor exec = executor_named(backend);
         const GemmVariant v = parse_gemm_variant(variant);
         Array<T> ad(exec, av), bd(exec, bv), cd(exec, m * n);
         portla::gemm<T>(exec, m, n, k, T{1}, ad, bd, T{0}, cd, v);
@@ -519,6 +539,33 @@ nb::dict info() {
     return d;
 }
 
+/// The name of an enumerator of `names` (its index is the value) and back; BadInput for a name
+/// that is none of them.
+template <typename E, std::size_t N>
+nb::class_<KernelOptions>& bind_choice(nb::class_<KernelOptions>& c, const char* field,
+                                       E KernelOptions::*member, const char* const (&names)[N]) {
+    return c.def_prop_rw(
+        field,
+        [member, &names](const KernelOptions& o) { return std::string(names[int(o.*member)]); },
+        [member, &names, field](KernelOptions& o, const std::string& name) {
+            for (std::size_t i = 0; i < N; ++i)
+                if (name == names[i]) {
+                    o.*member = static_cast<E>(i);
+                    return;
+                }
+            std::string accepted;
+            for (std::size_t i = 0; i < N; ++i)
+                accepted += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + names[i];
+            throw BadInput(std::string("KernelOptions.") + field + " = '" + name + "': expected " +
+                           accepted);
+        });
+}
+
+constexpr const char* kCsrRows[] = {"chunked", "loop"};
+constexpr const char* kCgDirections[] = {"automatic", "pass", "fly"};
+constexpr const char* kCgStencils[] = {"automatic", "points", "lines", "lines1024", "ring"};
+constexpr const char* kGemmTiles[] = {"automatic", "large", "small"};
+
 }  // namespace
 
 NB_MODULE(_portla, m) {
@@ -577,6 +624,34 @@ NB_MODULE(_portla, m) {
                      })
         .def_ro("b_ptr", &SolveInfo::b_ptr)
         .def_ro("x_ptr", &SolveInfo::x_ptr);
+
+    nb::class_<KernelOptions> options(m, "KernelOptions");
+    options.def(nb::init<>())
+        .def_rw("packed_loads", &KernelOptions::packed_loads)
+        .def_rw("cluster_sums", &KernelOptions::cluster_sums)
+        .def_rw("cluster_max", &KernelOptions::cluster_max)
+        .def_rw("csr_split", &KernelOptions::csr_split)
+        .def_rw("cg_stencil_planes", &KernelOptions::cg_stencil_planes)
+        .def_rw("cg_block_loop_rows", &KernelOptions::cg_block_loop_rows)
+        .def_rw("batch_warp_max_rows", &KernelOptions::batch_warp_max_rows)
+        .def_rw("batch_registers", &KernelOptions::batch_registers)
+        .def_rw("batch_reg_min_blocks", &KernelOptions::batch_reg_min_blocks);
+    bind_choice(options, "csr_row", &KernelOptions::csr_row, kCsrRows);
+    bind_choice(options, "cg_direction", &KernelOptions::cg_direction, kCgDirections);
+    bind_choice(options, "cg_stencil", &KernelOptions::cg_stencil, kCgStencils);
+    bind_choice(options, "gemm_fast_tile", &KernelOptions::gemm_fast_tile, kGemmTiles);
+    m.def(
+        "set_kernel_options",
+        [](std::optional<KernelOptions> o) {
+            if (o) {
+                const std::string problem = kernel_options_problem(*o);
+                if (!problem.empty()) throw BadInput("kernel options: " + problem);
+            }
+            chosen_options() = o;
+        },
+        "options"_a.none());
+    m.def("kernel_options",
+          [] { return chosen_options() ? *chosen_options() : kernel_options_from_environment(); });
 
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");

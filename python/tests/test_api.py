@@ -125,9 +125,9 @@ def test_not_compiled_backend_is_runtime_error():
 
 
 def test_switch_with_a_value_it_does_not_know_is_value_error():
-    # A PORTLA_* switch set to a value it does not know (docs/kernel-choices.md, "Switches"): the
-    # solve that reads it raises ValueError with the one-line message. In a child process: the
-    # omp threshold is read at its first use and kept for the process.
+    # A PORTLA_* variable set to a value it does not know (docs/kernel-choices.md, "Options"): the
+    # solve, which reads the variables when it makes its executor, raises ValueError with the
+    # one-line message. In a child process: the omp threshold is a setting of the process.
     if not any(b["name"] == "omp" and b["compiled"] for b in portla.info()["backends"]):
         pytest.skip("the omp backend is not compiled into this build")
     code = (
@@ -144,6 +144,36 @@ def test_switch_with_a_value_it_does_not_know_is_value_error():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "PORTLA_OMP_MIN_PARALLEL=12x: expected an integer >= 0\n", r.stderr
+
+
+def test_kernel_options_are_typed_and_default_to_the_environment():
+    # portla.KernelOptions (C++ portla::KernelOptions, the same names): unset, the environment's
+    # (the defaults here); set, every executor the package makes takes them.
+    defaults = portla.kernel_options()
+    assert defaults.cg_direction == "automatic" and defaults.cg_block_loop_rows == 4096
+    assert defaults.packed_loads and defaults.cluster_max == 16 and defaults.csr_row == "chunked"
+    o = portla.KernelOptions()
+    o.cg_direction = "fly"
+    o.cg_block_loop_rows = 0
+    o.csr_split = False
+    with pytest.raises(ValueError, match="cg_direction = 'flyy': expected automatic, pass or fly"):
+        o.cg_direction = "flyy"
+    A = poisson2d(8)
+    b = np.ones(A.shape[0])
+    want = portla.solve(A, b)
+    portla.set_kernel_options(o)
+    try:
+        assert portla.kernel_options().cg_direction == "fly"
+        got = portla.solve(A, b)
+        assert got.converged and got.iterations == want.iterations
+        np.testing.assert_allclose(got.x, want.x, rtol=1e-10, atol=0)
+        bad = portla.KernelOptions()
+        bad.cluster_max = 9
+        with pytest.raises(ValueError, match="kernel options: cluster_max must be 16 or 8"):
+            portla.set_kernel_options(bad)
+    finally:
+        portla.set_kernel_options(None)
+    assert portla.kernel_options().cg_direction == "automatic"
 
 
 def test_errors_from_python_callbacks_propagate():

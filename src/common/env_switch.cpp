@@ -1,14 +1,11 @@
 #include "common/env_switch.hpp"
 
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 namespace portla::common {
 namespace {
-
-std::atomic<unsigned> generation{1};
 
 // "a", "a or b", "a, b or c"
 std::string listed(const std::vector<std::string>& items) {
@@ -69,18 +66,5 @@ long long parse_integer(const char* name, const char* value, long long lo, long 
                            : "an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     refuse(name, value, listed(accepted));
 }
-
-int env_choice(const char* name, std::initializer_list<const char*> choices) {
-    return parse_choice(name, std::getenv(name), choices);
-}
-
-long long env_integer(const char* name, long long lo, long long hi, long long fallback,
-                      std::initializer_list<std::pair<const char*, long long>> words) {
-    return parse_integer(name, std::getenv(name), lo, hi, fallback, words);
-}
-
-unsigned env_generation() { return generation.load(std::memory_order_acquire); }
-
-void env_changed() { generation.fetch_add(1, std::memory_order_acq_rel); }
 
 }  // namespace portla::common

@@ -2,7 +2,6 @@
 
 #include "common/csr_long_rows.hpp"
 #include "common/csr_pattern.hpp"
-#include "common/env_switch.hpp"
 #include "core/kernels/csr_split_kernels.hpp"
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
@@ -20,17 +19,13 @@
 namespace portla {
 namespace {
 
-// PORTLA_CSR_SPLIT=off keeps the groups by the average row for every row (measurements, tests);
-// anything but on, off or empty is an error.
-bool csr_split_off() { return common::env_choice("PORTLA_CSR_SPLIT", {"on", "off"}) == 1; }
-
 constexpr std::size_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 /// The lanes per row of the CSR groups of exec's backend when it splits long rows by the plan
-/// (core/kernels/csr_split_kernels.hpp), 0 when it never does or PORTLA_CSR_SPLIT=off (read on
-/// every backend: a typo is an error wherever it is set).
+/// (core/kernels/csr_split_kernels.hpp), 0 when it never does or exec's
+/// KernelOptions::csr_split is false (the groups by the average row for every row).
 int split_lanes(const Executor& exec, std::size_t entries, std::size_t rows) {
-    if (csr_split_off()) return 0;
+    if (!exec.kernel_options().csr_split) return 0;
     return dispatch(exec, [&](auto backend) -> int {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             return csr_group_lanes(backend, entries, rows);

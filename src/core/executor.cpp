@@ -150,17 +150,6 @@ Executor Executor::create(const std::string& name) {
         if (device_count(Backend::cuda) > 0) return cuda(0);
         return omp_compiled() ? omp() : reference();
     }
-    // Plain "opencl": the device PORTLA_OPENCL_DEVICE names (N or P:D), else device 0 (PoCL's CPU
-    // and NVIDIA's GPU on one machine: the tests and benchmarks that say "opencl" run on either).
-    if (name == "opencl")
-        if (const char* env = std::getenv("PORTLA_OPENCL_DEVICE"); env && *env) {
-            try {
-                return create("opencl:" + std::string(env));
-            } catch (const BadInput&) {
-                throw BadInput("PORTLA_OPENCL_DEVICE=" + std::string(env) +
-                               ": expected a device number N or platform and device P:D");
-            }
-        }
     std::string names;
     for (Backend b : all_backends()) {
         const std::string n = to_string(b);
@@ -203,6 +192,12 @@ void Executor::set_launch(const LaunchConfig& config) {
     if (!problem.empty()) throw BadInput("launch configuration: " + problem);
     launch_ = config;
     launch_set_ = true;
+}
+
+void Executor::set_kernel_options(const KernelOptions& options) {
+    const std::string problem = kernel_options_problem(options);
+    if (!problem.empty()) throw BadInput("kernel options: " + problem);
+    kernel_options_ = options;
 }
 
 void Executor::synchronize() const { runtime_->synchronize(); }

@@ -296,9 +296,26 @@ std::string cache_path(const Executor& exec) {
     return dir.empty() ? "" : dir + "/tuning-" + identify(exec).slug() + ".json";
 }
 
+namespace {
+
+std::mutex named_file_mutex;
+std::string named_file;
+
+}  // namespace
+
+void set_profile_file(const std::string& path) {
+    std::lock_guard<std::mutex> lock(named_file_mutex);
+    named_file = path;
+}
+
+std::string profile_file() {
+    std::lock_guard<std::mutex> lock(named_file_mutex);
+    return named_file;
+}
+
 std::string profile_path(const Executor& exec) {
-    const char* env = std::getenv("PORTLA_TUNING_FILE");
-    if (env && *env) return env;
+    const std::string named = profile_file();
+    if (!named.empty()) return named;
     return cache_path(exec);
 }
 
@@ -325,13 +342,12 @@ Profile load_profile(const Executor& exec) {
     Profile defaults = shipped_defaults(exec);
     const std::string path = profile_path(exec);
     if (path.empty()) return defaults;
-    const char* env = std::getenv("PORTLA_TUNING_FILE");
-    const bool named = env && *env;
+    const bool named = !profile_file().empty();
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) {
         // A missing cache file is the normal untuned state; a missing named file is a mistake.
         if (named)
-            warn("PORTLA_TUNING_FILE '" + path + "' does not exist; using the " + defaults.origin);
+            warn("tuning profile '" + path + "' does not exist; using the " + defaults.origin);
         return defaults;
     }
     Profile p;
@@ -342,7 +358,7 @@ Profile load_profile(const Executor& exec) {
         return defaults;
     }
     const DeviceIdentity& here = defaults.identity;
-    // One PORTLA_TUNING_FILE serves one backend: the others of the process (the omp executor
+    // One named profile file serves one backend: the others of the process (the omp executor
     // beside a cuda run) keep their defaults without a word.
     if (p.identity.backend != here.backend) return defaults;
     if (p.identity.device != here.device) {

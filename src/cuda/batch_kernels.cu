@@ -32,7 +32,6 @@
 
 #include "common/batch/placement.hpp"
 #include "common/batch/system_solvers.hpp"
-#include "common/env_switch.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
@@ -373,14 +372,11 @@ int grid_for(const Executor& exec, Kernel kernel, int threads, std::size_t smem,
     return static_cast<int>(std::max<long long>(1, std::min<long long>(blocks, systems)));
 }
 
-/// The largest n solved one system per warp: kWarpMaxRows, or PORTLA_BATCH_WARP_MAX_ROWS (a
-/// measurement switch; 0 sends every size to the block kernel).
-int warp_max_rows() {
-    static common::EnvCache<int> rows;
-    return rows.get([] {
-        return static_cast<int>(
-            common::env_integer("PORTLA_BATCH_WARP_MAX_ROWS", 0, INT_MAX, kWarpMaxRows));
-    });
+/// The largest n solved one system per warp: KernelOptions::batch_warp_max_rows, kWarpMaxRows by
+/// default (0 sends every size to the block kernel).
+int warp_max_rows(const Executor& exec) {
+    static_assert(KernelOptions{}.batch_warp_max_rows == kWarpMaxRows);
+    return exec.kernel_options().batch_warp_max_rows;
 }
 
 /// The launch's LaunchInfo.
@@ -433,30 +429,20 @@ void launch_warp(const Executor& exec, const BatchArgs<T>& a, std::size_t limit,
 }
 
 /// Whether the warp kernel keeps the owner-only vectors in registers where it can (on-chip
-/// placement, CG / BiCGSTAB, none / Jacobi, n <= 128); PORTLA_BATCH_REGISTERS=0 (a measurement
-/// switch) keeps them in shared memory.
-bool warp_registers() {
-    static common::EnvCache<bool> on;
-    return on.get([] { return common::env_choice("PORTLA_BATCH_REGISTERS", {"1", "0"}) != 1; });
-}
+/// placement, CG / BiCGSTAB, none / Jacobi, n <= 128); KernelOptions::batch_registers = false
+/// (for measurements) keeps them in shared memory.
+bool warp_registers(const Executor& exec) { return exec.kernel_options().batch_registers; }
 
-/// PORTLA_BATCH_REG_MIN_BLOCKS (a measurement switch, double only): the register variants'
+/// KernelOptions::batch_reg_min_blocks (for measurements, double only): the register variants'
 /// cap as 5, 6 or 8 resident blocks instead of kWarpMinBlocksFor; 0: the default.
-int reg_min_blocks() {
-    static common::EnvCache<int> blocks;
-    return blocks.get([] {
-        constexpr int choices[] = {0, 5, 6, 8};
-        const int i = common::env_choice("PORTLA_BATCH_REG_MIN_BLOCKS", {"0", "5", "6", "8"});
-        return i < 0 ? 0 : choices[i];
-    });
-}
+int reg_min_blocks(const Executor& exec) { return exec.kernel_options().batch_reg_min_blocks; }
 
 /// The register variant of Rows rows per lane.
 template <typename T, Solver S, int Rows>
 void launch_rows(const Executor& exec, const BatchArgs<T>& a, std::size_t limit, Timer& timer,
                  batch::LaunchInfo& info) {
     if constexpr (std::is_same_v<T, double>) {
-        switch (reg_min_blocks()) {
+        switch (reg_min_blocks(exec)) {
             case 5:
                 return launch_warp<T, S, true, Rows, 5>(exec, a, limit, timer, info);
             case 6:
@@ -486,9 +472,9 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     activate(device);
     const std::size_t limit =
         static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
-    if (a.n <= warp_max_rows()) {
+    if (a.n <= warp_max_rows(exec)) {
         if constexpr (RowLocal && S != Solver::gmres) {
-            if (a.shared_memory && warp_registers() && a.n <= 4 * 32) {
+            if (a.shared_memory && warp_registers(exec) && a.n <= 4 * 32) {
                 const int rows = (a.n + 31) / 32;
                 if (rows == 1) return launch_rows<T, S, 1>(exec, a, limit, timer, info);
                 if (rows == 2) return launch_rows<T, S, 2>(exec, a, limit, timer, info);

@@ -36,7 +36,6 @@
 #include <string>
 #include <type_traits>
 
-#include "common/env_switch.hpp"
 #include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 #include "cuda/cuda_check.hpp"
@@ -358,26 +357,18 @@ Grid make_grid(const Executor& exec, const LaunchConfig& cfg, Kernel* kernel, st
             cfg.items_per_thread};
 }
 
-// 16-byte accesses unless PORTLA_PACKED_LOADS=off (for measurements: docs/performance.md).
-bool packed_loads() {
-    static common::EnvCache<bool> on;
-    return on.get([] { return common::env_choice("PORTLA_PACKED_LOADS", {"on", "off"}) != 1; });
-}
-
 // Launches a reduction on grid g: cluster_kernel (its Cluster = true instantiation) as one
 // thread block cluster where g has 2 ... max_cluster_blocks blocks (16 on the H100, 8 where only
-// the portable size is placed; 0 where the kernel's cluster code cannot run), else
-// ticket_kernel (grid_sum's ticket). PORTLA_CLUSTER_SUMS=off keeps the
-// ticket everywhere (for measurements).
+// the portable size is placed or KernelOptions::cluster_max is 8; 0 where the kernel's cluster
+// code cannot run), else ticket_kernel (grid_sum's ticket). KernelOptions::cluster_sums = false
+// keeps the ticket everywhere (for measurements).
 template <typename... Params, typename... Args>
 void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Params...),
                 void (*ticket_kernel)(Params...), Args... args) {
-    static common::EnvCache<bool> clusters;
-    const bool allowed = clusters.get([] {
-        return common::env_choice("PORTLA_CLUSTER_SUMS", {"on", "off"}) != 1;
-    });
+    const KernelOptions& options = exec.kernel_options();
     const auto stream = stream_of(exec);
-    if (allowed && g.blocks > 1 && g.blocks <= kMaxClusterBlocks &&
+    if (options.cluster_sums && g.blocks > 1 && g.blocks <= kMaxClusterBlocks &&
+        g.blocks <= static_cast<unsigned>(options.cluster_max) &&
         g.blocks <= kernel_on_device(exec.device_id(), static_cast<int>(g.threads),
                                      reinterpret_cast<const void*>(cluster_kernel))
                         .max_cluster_blocks) {
@@ -395,10 +386,10 @@ void launch_sum(const Executor& exec, const Grid& g, void (*cluster_kernel)(Para
 }
 
 // fn(std::integral_constant<int, W>{}) with W = 16 bytes of T where every vector of op is
-// 16-byte aligned, else 1.
+// 16-byte aligned and `packed` (KernelOptions::packed_loads), else 1.
 template <typename T, typename Op, typename Fn>
-void with_pack_width(const Op& op, Fn&& fn) {
-    if (packed_loads() && op.aligned())
+void with_pack_width(bool packed, const Op& op, Fn&& fn) {
+    if (packed && op.aligned())
         fn(std::integral_constant<int, kPackWidth<T>>{});
     else
         fn(std::integral_constant<int, 1>{});
@@ -423,7 +414,7 @@ template <typename T, typename Op>
 void launch_elementwise(const Executor& exec, const LaunchConfig& cfg, std::size_t n, Op op) {
     if (n == 0) return;
     activate(exec.device_id());
-    with_pack_width<T>(op, [&](auto width) {
+    with_pack_width<T>(exec.kernel_options().packed_loads, op, [&](auto width) {
         constexpr int W = decltype(width)::value;
         const Grid g = tile_grid(cfg, n / W);
         elementwise_kernel<W>

@@ -30,7 +30,6 @@
 #include <utility>
 
 #include "common/csr_pattern.hpp"
-#include "common/env_switch.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
@@ -791,11 +790,10 @@ int csr_group(const CgArgs<T>& a) {
 
 // The ELL direction step forms p_new on the fly when z and p_old fit in L2 together (2 n
 // sizeof(T) bytes): 0.1548 against 0.1577 ms per iteration at 128^3 (H100, 2026-11-24).
-// PORTLA_CG_DIRECTION=pass or =fly overrides it, for ELL and CSR (tests, measurements).
+// KernelOptions::cg_direction pass or fly overrides it, for ELL and CSR (tests, measurements).
 template <typename T>
-bool direction_on_the_fly(const Launch& l, std::size_t n) {
-    const int how = common::env_choice("PORTLA_CG_DIRECTION", {"pass", "fly"});
-    if (how >= 0) return how == 1;
+bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirection how) {
+    if (how != KernelOptions::CgDirection::automatic) return how == KernelOptions::CgDirection::fly;
     return 2.0 * double(n) * sizeof(T) <= double(device_limits(l.device).l2_bytes);
 }
 
@@ -814,8 +812,9 @@ bool direction_on_the_fly(const Launch& l, std::size_t n) {
 // 3.865 / 3.869 ms against the default's 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against
 // 0.0688 / 0.0683 (3% faster): not yet a rule. A tile kernel whose shared memory the
 // device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
-// lines (2 of 2048) -> points. PORTLA_CG_STENCIL=lines, lines1024, ring (each with
-// :PLANES, z-planes per tile) or points overrides the choice by size (tests, measurements).
+// lines (2 of 2048) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each with
+// cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
+// measurements).
 constexpr int kLineThreads = 512;
 constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
 
@@ -825,50 +824,29 @@ struct StencilChoice {
 };
 
 template <typename T>
-StencilChoice stencil_choice(const CgArgs<T>& a) {
+StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
     using Kernel = StencilChoice::Kernel;
+    using Forced = KernelOptions::CgStencil;
     StencilChoice c;
     const bool fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kLineMaxPoints;
     if (fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
-    const char* how = std::getenv("PORTLA_CG_STENCIL");
-    if (!how || !*how) return c;  // set but empty: as unset
-    const char* rest = how;
-    auto take = [&rest](const char* word) {
-        const std::size_t n = std::strlen(word);
-        if (std::strncmp(rest, word, n) != 0 || (rest[n] != '\0' && rest[n] != ':')) return false;
-        rest += n;
-        return true;
-    };
-    const bool points = take("points");  // takes no :PLANES
-    if (points)
-        c.kernel = Kernel::points;
-    else if (take("lines1024"))
-        c.kernel = fits ? Kernel::lines1024 : Kernel::points;
-    else if (take("lines"))
-        c.kernel = fits ? Kernel::lines : Kernel::points;
-    else if (take("ring"))
-        c.kernel = fits ? Kernel::ring : Kernel::points;
-    else
-        rest = nullptr;
-    if (rest && *rest == ':' && points) rest = nullptr;
-    if (rest && *rest == ':') {
-        // plain decimal digits only, as every switch (common/env_switch.hpp): no sign, space or
-        // suffix, which strtoul alone would take
-        const char* digits = rest + 1;
-        const std::size_t len = std::strlen(digits);
-        const bool plain = len > 0 && len <= 4 && std::all_of(digits, digits + len, [](char d) {
-                               return d >= '0' && d <= '9';
-                           });
-        const unsigned long planes = plain ? std::strtoul(digits, nullptr, 10) : 0;
-        if (planes == 0 || planes > kLineMaxPoints)
-            rest = nullptr;
-        else
-            c.planes = static_cast<std::uint32_t>(planes);
+    switch (options.cg_stencil) {
+        case Forced::automatic:
+            return c;
+        case Forced::points:
+            c.kernel = Kernel::points;
+            break;
+        case Forced::lines:
+            c.kernel = fits ? Kernel::lines : Kernel::points;
+            break;
+        case Forced::lines1024:
+            c.kernel = fits ? Kernel::lines1024 : Kernel::points;
+            break;
+        case Forced::ring:
+            c.kernel = fits ? Kernel::ring : Kernel::points;
+            break;
     }
-    if (!rest)
-        throw BadInput(std::string("PORTLA_CG_STENCIL=") + how +
-                       ": expected points, lines, lines1024 or ring, the last three with an "
-                       "optional :PLANES (1 ... 512)");
+    c.planes = static_cast<std::uint32_t>(options.cg_stencil_planes);
     return c;
 }
 
@@ -959,7 +937,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     const Launch l = launch_of(exec, red);
     if (a.op.kind == FusedOperator<T>::Kind::stencil && direction) {
         using Kernel = StencilChoice::Kernel;
-        StencilChoice c = stencil_choice(a);
+        StencilChoice c = stencil_choice(a, exec.kernel_options());
         // What the device gives a block (opt-in), less room for the kernels' static arrays.
         const std::size_t room =
             static_cast<std::size_t>(device_limits(l.device).max_shared_memory_per_block_optin) -
@@ -999,7 +977,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
                           : stencil_replace_kernel<std::uint64_t, T>);
     } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
         if (direction) {
-            const bool fly = direction_on_the_fly<T>(l, a.n);
+            const bool fly = direction_on_the_fly<T>(l, a.n, exec.kernel_options().cg_direction);
             portla::detail::note_kernel(kDirectionStep, fly ? "ell-fly" : "ell-pass");
             if (!fly)
                 form_direction_kernel<T>
@@ -1021,7 +999,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
         // On the fly measured 3% slower for CSR (0.1689 vs 0.1636 ms per iteration at 128^3,
         // H100, 2026-11-24; ELL 2% faster): the CSR path keeps the pass unless forced.
         const bool fly =
-            direction && common::env_choice("PORTLA_CG_DIRECTION", {"pass", "fly"}) == 1;
+            direction && exec.kernel_options().cg_direction == KernelOptions::CgDirection::fly;
         if (direction) portla::detail::note_kernel(kDirectionStep, fly ? "csr-fly" : "csr-pass");
         if (direction && !fly)
             form_direction_kernel<T>
@@ -1114,13 +1092,6 @@ __global__ void __launch_bounds__(kBlockLoopThreads) cg_block_loop_kernel(CgArgs
     }
 }
 
-// Rows up to which one block runs the iterations: 4096 by default; PORTLA_CG_BLOCK_LOOP=off
-// or a row count overrides it (tests, measurements).
-std::size_t block_loop_rows() {
-    return static_cast<std::size_t>(common::env_integer(
-        "PORTLA_CG_BLOCK_LOOP", 0, std::numeric_limits<long long>::max(), 4096, {{"off", 0}}));
-}
-
 }  // namespace
 
 template <typename T>
@@ -1193,7 +1164,7 @@ bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& a, int count) {
     // The one-block loop reads CSR with 32-bit indices only: the 64-bit forms (matrices past the
     // 32-bit range, far above its rows) take the steps.
     if (a.op.kind == FusedOperator<T>::Kind::none || a.control.replacement > 0 ||
-        a.control.distributed || a.n == 0 || a.n > block_loop_rows() ||
+        a.control.distributed || a.n == 0 || a.n > exec.kernel_options().cg_block_loop_rows ||
         (a.op.kind == FusedOperator<T>::Kind::csr && a.op.index != CsrIndex::int32)) {
         portla::detail::note_kernel("cg.iterations", "steps");
         return false;

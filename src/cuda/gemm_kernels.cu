@@ -40,7 +40,6 @@
 #include <string>
 #include <type_traits>
 
-#include "common/env_switch.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
@@ -665,10 +664,11 @@ VectorFlags vector_flags(int n, int k, const T* a, const T* b, const T* c) {
 }
 
 // The large tile when its blocks cover every multiprocessor at least once, else the small one.
-// PORTLA_GEMM_FAST_TILE=large|small overrides the choice (measurements of the tuned set).
+// KernelOptions::gemm_fast_tile large or small overrides the choice (measurements of the tuned
+// set).
 bool use_large_tile(const Executor& exec, int m, int n, int large_m, int large_n) {
-    const int force = common::env_choice("PORTLA_GEMM_FAST_TILE", {"large", "small"});
-    if (force >= 0) return force == 0;
+    const KernelOptions::GemmTile force = exec.kernel_options().gemm_fast_tile;
+    if (force != KernelOptions::GemmTile::automatic) return force == KernelOptions::GemmTile::large;
     const long long tiles =
         static_cast<long long>((m + large_m - 1) / large_m) * ((n + large_n - 1) / large_n);
     return tiles >= device_limits(exec.device_id()).multiprocessors;

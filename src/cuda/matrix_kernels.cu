@@ -13,7 +13,6 @@
 #include "core/kernels/csr_split_kernels.hpp"
 
 #include "common/csr_pattern.hpp"
-#include "common/env_switch.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/csr_lanes.hpp"
 #include "cuda/csr_split.cuh"
@@ -184,12 +183,9 @@ void launch_csr(const Executor& exec, std::size_t rows, const P* row_ptrs, const
                 const T* values, const T* x, T* y) {
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     const std::size_t warps = (rows + 32 / G - 1) / (32 / G);
-    // PORTLA_CSR_ROW=loop: one entry per step, as before cuda/sparse_row.cuh (measurements: the
-    // SpMV at 2^24 rows 2835 GB/s chunked against 2637, H100, 2026-11-26).
-    static common::EnvCache<bool> by_entry;
-    const bool loop = by_entry.get([] {
-        return common::env_choice("PORTLA_CSR_ROW", {"chunked", "loop"}) == 1;
-    });
+    // KernelOptions::CsrRow::loop: one entry per step (measurements: the SpMV at 2^24 rows
+    // 2835 GB/s chunked against 2637, H100, 2026-11-26).
+    const bool loop = exec.kernel_options().csr_row == KernelOptions::CsrRow::loop;
     const auto kernel =
         loop ? csr_apply_kernel<G, T, 1, P, I> : csr_apply_kernel<G, T, kCsrChunk, P, I>;
     const unsigned blocks = blocks_for(exec, kernel, warps * 32, threads);

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "common/env_switch.hpp"
 #include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/peer_exchange.hpp"
@@ -66,7 +65,7 @@ private:
 std::unique_ptr<detail::PeerExchange> make_nccl_exchange(const dist::Communicator& comm, int device,
                                                          void* stream) {
 #if PORTLA_HAVE_NCCL
-    if (common::env_choice("PORTLA_HALO", {"staged"}) == 0) return nullptr;
+    if (comm.halo_mode() == dist::HaloMode::staged) return nullptr;
     const int size = comm.size(), rank = comm.rank();
     // NCCL needs one rank per GPU: every rank's device UUID differs, or nobody uses it.
     cudaDeviceProp prop{};

@@ -10,7 +10,6 @@
 #include <tuple>
 #include <vector>
 
-#include "common/env_switch.hpp"
 #include "core/runtime.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/peer_exchange.hpp"
@@ -324,13 +323,8 @@ namespace {
 // 16 where `kernel` accepts clusters of 16 blocks of block_size threads (non-portable size) and
 // the device can place one, else the portable 8. The current device is the kernel's.
 unsigned max_cluster_blocks(const void* kernel, int block_size) {
-    static common::EnvCache<bool> portable;  // measurements
-    const bool portable_only = portable.get([] {
-        return common::env_choice("PORTLA_CLUSTER_MAX", {"16", "8"}) == 1;
-    });
-    if (portable_only ||
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
-            cudaSuccess) {
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) !=
+        cudaSuccess) {
         (void)cudaGetLastError();
         return 8;
     }

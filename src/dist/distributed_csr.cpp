@@ -255,8 +255,8 @@ void DistributedCsr<T>::apply(const_view<T> x, view<T> y) const {
 
 template <typename T>
 void DistributedOperator<T>::choose_halo_path(const Executor& exec) {
-    // exchanges_memory_of reads PORTLA_HALO: a value one rank refuses is an error on every rank,
-    // before any of them starts the peer exchange's collectives
+    // an error on one rank is an error on every rank, before any of them starts the peer
+    // exchange's collectives
     bool direct = false;
     on_every_rank(comm_.get(), [&] { direct = comm_->exchanges_memory_of(exec); });
     direct_ = direct;

@@ -5,8 +5,6 @@
 #include <climits>
 #include <string>
 
-#include "common/env_switch.hpp"
-
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>  // OpenMPI: MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
 #endif
@@ -77,10 +75,8 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm) {
 }
 
 bool MpiCommunicator::exchanges_memory_of(const Executor& exec) const {
-    // read on every executor, so a typo is an error on the CPU backends too
-    const bool staged = common::env_choice("PORTLA_HALO", {"staged"}) == 0;
     if (exec.is_host()) return true;
-    return cuda_aware_ && !staged;
+    return cuda_aware_ && halo_mode() != HaloMode::staged;
 }
 
 MpiCommunicator::~MpiCommunicator() {

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "common/env_switch.hpp"
+#include "portla/kernel_options.hpp"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -22,18 +22,14 @@
 namespace portla::kernels::omp {
 
 // Loops over fewer elements than this run serially: forking a thread team costs more than the
-// work. PORTLA_OMP_MIN_PARALLEL overrides it (0: always parallel), which is how `portla bench`
+// work. set_omp_parallel_threshold overrides it (0: always parallel), which is how `portla bench`
 // measures the crossover on a machine.
 inline std::size_t parallel_threshold() {
-    // Measured crossover, omp (2 threads, PORTLA_OMP_MIN_PARALLEL=0) vs the sequential
-    // reference, 2-core Xeon VM, 2026-11-21:
-    // axpby 4096 (0.97x the serial time; 1.75x at 2048), dot 1024 (0.92x), fused CG
-    // update 2048 (0.55x). 4096 keeps every kernel at or below its serial time.
-    static common::EnvCache<std::size_t> value;
-    return value.get([] {
-        return static_cast<std::size_t>(common::env_integer(
-            "PORTLA_OMP_MIN_PARALLEL", 0, std::numeric_limits<long long>::max(), 4096));
-    });
+    // The default, 4096 (src/core/kernel_options.cpp): the measured crossover, omp (2 threads,
+    // threshold 0) vs the sequential reference, 2-core Xeon VM, 2026-11-21: axpby 4096 (0.97x the
+    // serial time; 1.75x at 2048), dot 1024 (0.92x), fused CG update 2048 (0.55x). 4096 keeps every
+    // kernel at or below its serial time.
+    return omp_parallel_threshold();
 }
 
 /// Threads of a team asked for with `threads` (LaunchConfig::threads): 0 means every thread of

@@ -8,7 +8,8 @@
 // min_level_rows() = parallel_threshold() / 8 (512 by default) run on one thread of the team
 // (omp single), and a whole solve whose mean level is that narrow, or of fewer rows than
 // parallel_threshold(), runs as one sequential sweep in the natural order (no team, no
-// indirection). PORTLA_OMP_MIN_PARALLEL=0 makes every level parallel (the tests use it).
+// indirection). A threshold of 0 (set_omp_parallel_threshold; PORTLA_OMP_MIN_PARALLEL=0 in the
+// tests) makes every level parallel.
 // Estimates, to be replaced by `portla bench ilu0-apply --backend omp` on the target machine: the
 // only measurement so far, on a 2-core VM shared with two compilers (load 4), is no guide
 // (64^3 Poisson: sequential 4.2 ms, every level parallel 29 ms, a barrier costing a time slice).

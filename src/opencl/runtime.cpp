@@ -16,7 +16,7 @@
 #include <tuple>
 #include <vector>
 
-#include "common/env_switch.hpp"
+#include "portla/kernel_options.hpp"
 #include "common/user_cache.hpp"
 #include "core/runtime.hpp"
 #include "opencl/device.hpp"
@@ -147,9 +147,9 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603u
 }
 
 // $XDG_CACHE_HOME/portla/opencl or ~/.cache/portla/opencl; "" (no disk cache) when neither is
-// set or PORTLA_OPENCL_CACHE=0.
+// set or OpenclSettings::program_cache is false.
 std::string cache_dir() {
-    if (common::env_choice("PORTLA_OPENCL_CACHE", {"1", "0"}) == 1) return "";
+    if (!opencl_settings().program_cache) return "";
     const std::string base = common::user_cache_dir();
     return base.empty() ? "" : base + "/opencl";
 }
@@ -511,8 +511,7 @@ Device& device(int id) {
     std::lock_guard<std::mutex> lock(mutex);
     auto& slot = devices[id];
     if (slot) return *slot;
-    // read on every device (a typo is an error on PoCL's CPU too), before it holds any object
-    const bool no_warp = common::env_choice("PORTLA_OPENCL_NO_WARP", {"0", "1"}) == 1;
+    const bool no_warp = !opencl_settings().warp_shuffles;
     const auto& found = found_devices();
     if (id < 0 || id >= static_cast<int>(found.size()))
         throw DeviceError("opencl: no device with id " + std::to_string(id));

@@ -13,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/env_switch.hpp"
 #include "portla/portla.hpp"
 
 /// First line of a test that needs the kernel family `family` (KernelFamily::krylov, ...): skips
@@ -27,21 +26,19 @@
 namespace portla::test {
 
 /// Sets an environment variable for a scope and restores it (or unsets it) on the way out, also
-/// when an ASSERT returns early; the switches read once into a static read it again
-/// (common::env_changed) on both ways.
+/// when an ASSERT returns early: for the tests that the PORTLA_* variables map onto the options
+/// (portla/environment.hpp).
 class ScopedEnv {
 public:
     ScopedEnv(const char* name, const char* value) : name_(name) {
         if (const char* old = std::getenv(name)) old_ = old;
         ::setenv(name, value, 1);
-        common::env_changed();
     }
     ~ScopedEnv() {
         if (old_)
             ::setenv(name_.c_str(), old_->c_str(), 1);
         else
             ::unsetenv(name_.c_str());
-        common::env_changed();
     }
     ScopedEnv(const ScopedEnv&) = delete;
     ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -51,7 +48,7 @@ private:
     std::optional<std::string> old_;
 };
 
-/// Expects `f` to throw BadInput with the one-line message `message` (a switch's refusal:
+/// Expects `f` to throw BadInput with the one-line message `message` (a variable's refusal:
 /// "PORTLA_X=typo: expected ...").
 template <typename F>
 void expect_bad_input(F&& f, const std::string& message) {
@@ -72,9 +69,9 @@ void expect_bad_input(F&& f, const std::string& message) {
 inline const std::vector<std::size_t> vector_sizes{0,   1,   31,   32,    33,     255,
                                                    256, 257, 1025, 10007, 1048583};
 
-/// Sets `exec` to the backend under test, or skips (with the reason) when it cannot run here:
-/// not compiled, no device, or a kernel family the suite needs (`families`) that the backend
-/// does not implement yet.
+/// Sets `exec` to the backend under test (executor_from_environment), or skips (with the reason)
+/// when it cannot run here: not compiled, no device, or a kernel family the suite needs
+/// (`families`) that the backend does not implement yet.
 class BackendTest : public ::testing::Test {
 protected:
     explicit BackendTest(std::vector<KernelFamily> families = {})
@@ -90,7 +87,9 @@ protected:
                              << (b == Backend::cuda ? "GPU" : "OpenCL platform or device")
                              << " present on this machine";
         }
-        exec = Executor::create(name);
+        // as the CLI does: PORTLA_OPENCL_DEVICE picks the device of a plain "opencl", and the
+        // PORTLA_* variables set the options (a run of a suite with PORTLA_OMP_MIN_PARALLEL=0)
+        exec = executor_from_environment(name);
         for (KernelFamily f : families_) require(f);
     }
     /// Skips the test when the backend under test lacks f (in a test body: PORTLA_REQUIRE).

@@ -421,48 +421,70 @@ TEST_F(BatchTest, ManyMoreSystemsThanResidentBlocks) {
     }
 }
 
-// cuda's batch switches refuse a value they do not know with a one-line BadInput from the solve
-// that reads them: PORTLA_BATCH_WARP_MAX_ROWS (a row count), PORTLA_BATCH_REGISTERS (1 or 0) and
-// PORTLA_BATCH_REG_MIN_BLOCKS (0, 5, 6 or 8; double only). 16-row CG with Jacobi in shared
-// memory: the register variant, which asks all three. Their valid values solve every system.
+// cuda's batch options solve every system at each of their values: batch_warp_max_rows (a row
+// count), batch_registers and batch_reg_min_blocks (0, 5, 6 or 8; double only). 16-row CG with
+// Jacobi in shared memory: the register variant, which asks all three. Their variables
+// (PORTLA_BATCH_WARP_MAX_ROWS, PORTLA_BATCH_REGISTERS: 1 or 0, PORTLA_BATCH_REG_MIN_BLOCKS) map
+// onto them and refuse a value they do not know with a one-line BadInput.
 TEST_F(BatchTest, SwitchesRefuseAValueTheyDoNotKnow) {
-    if (exec.backend() != Backend::cuda) GTEST_SKIP() << "the batch switches are cuda's";
-    // Each switch with the others at their defaults, whatever the caller set (a run of the batch
-    // tests with PORTLA_BATCH_WARP_MAX_ROWS=0 or PORTLA_BATCH_REGISTERS=0 takes kernels that
-    // never read PORTLA_BATCH_REG_MIN_BLOCKS).
-    const ScopedEnv rows("PORTLA_BATCH_WARP_MAX_ROWS", ""), regs("PORTLA_BATCH_REGISTERS", ""),
-        blocks("PORTLA_BATCH_REG_MIN_BLOCKS", "");
+    if (exec.backend() != Backend::cuda) GTEST_SKIP() << "the batch options are cuda's";
     const auto d = grid_batch(4, 100, true, 21);
     batch::Settings st;
     st.solver = Solver::cg;
     st.precond = Preconditioner::jacobi;
     st.tolerance = 1e-10;
-    const batch::BatchMatrix<double> A(exec, d, Format::csr);
     const auto b = rhs_of<double>(exec, d);
     auto x = poisoned<double>(exec, d.num_systems * d.n);
+    using Set = void (*)(KernelOptions&);
     const struct {
         const char* name;
         const char* typo;
         const char* accepted;
-        std::vector<const char*> valid;
+        std::vector<std::pair<const char*, Set>> valid;  // each with the others at their defaults
     } switches[] = {
         {"PORTLA_BATCH_WARP_MAX_ROWS",
          "128x",
          "an integer from 0 to 2147483647",
-         {"0", "16", "128", ""}},
-        {"PORTLA_BATCH_REGISTERS", "on", "1 or 0", {"0", "1", ""}},
-        {"PORTLA_BATCH_REG_MIN_BLOCKS", "7", "0, 5, 6 or 8", {"0", "5", "6", "8", ""}},
+         {{"0", [](KernelOptions& o) { o.batch_warp_max_rows = 0; }},
+          {"16", [](KernelOptions& o) { o.batch_warp_max_rows = 16; }},
+          {"128", [](KernelOptions& o) { o.batch_warp_max_rows = 128; }},
+          {"", [](KernelOptions&) {}}}},
+        {"PORTLA_BATCH_REGISTERS",
+         "on",
+         "1 or 0",
+         {{"0", [](KernelOptions& o) { o.batch_registers = false; }},
+          {"1", [](KernelOptions& o) { o.batch_registers = true; }},
+          {"", [](KernelOptions&) {}}}},
+        {"PORTLA_BATCH_REG_MIN_BLOCKS",
+         "7",
+         "0, 5, 6 or 8",
+         {{"0", [](KernelOptions& o) { o.batch_reg_min_blocks = 0; }},
+          {"5", [](KernelOptions& o) { o.batch_reg_min_blocks = 5; }},
+          {"6", [](KernelOptions& o) { o.batch_reg_min_blocks = 6; }},
+          {"8", [](KernelOptions& o) { o.batch_reg_min_blocks = 8; }},
+          {"", [](KernelOptions&) {}}}},
     };
     for (const auto& s : switches) {
         {
             const ScopedEnv typo(s.name, s.typo);
             for (int use = 0; use < 2; ++use)
-                expect_bad_input([&] { batch::solve(A, b, x, st); },
+                expect_bad_input([] { (void)kernel_options_from_environment(); },
                                  std::string(s.name) + "=" + s.typo + ": expected " + s.accepted);
         }
-        for (const char* value : s.valid) {
+        for (const auto& [value, set] : s.valid) {
             SCOPED_TRACE(std::string(s.name) + "=" + value);
-            const ScopedEnv env(s.name, value);
+            KernelOptions o;
+            set(o);
+            {
+                const ScopedEnv env(s.name, value);
+                const KernelOptions mapped = kernel_options_from_environment();
+                EXPECT_EQ(mapped.batch_warp_max_rows, o.batch_warp_max_rows);
+                EXPECT_EQ(mapped.batch_registers, o.batch_registers);
+                EXPECT_EQ(mapped.batch_reg_min_blocks, o.batch_reg_min_blocks);
+            }
+            Executor e = exec;
+            e.set_kernel_options(o);
+            const batch::BatchMatrix<double> A(e, d, Format::csr);
             const auto res = batch::solve(A, b, x, st);
             EXPECT_EQ(res.num_converged(), d.num_systems);
             const auto xh = to_double(x.to_host());

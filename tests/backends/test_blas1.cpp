@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <memory>
 
 #include "backends/backend_fixture.hpp"
@@ -31,11 +32,11 @@ public:
                           {10008, tuning::unbounded,
                            gpu ? LaunchConfig{1024, 16, 0} : LaunchConfig{256, 4, 0}}};
         std::ofstream(path_) << tuning::to_json(p);
-        ::setenv("PORTLA_TUNING_FILE", path_.c_str(), 1);
+        tuning::set_profile_file(path_);
         tuning::reload();
     }
     ~BandedProfile() {
-        ::unsetenv("PORTLA_TUNING_FILE");
+        tuning::set_profile_file("");
         tuning::reload();
         std::remove(path_.c_str());
     }
@@ -65,7 +66,7 @@ protected:
             exec.set_launch(cfg);
             return;
         }
-        exec = Executor::create(PORTLA_TEST_BACKEND);  // a fresh executor: launch unset
+        exec = executor_from_environment(PORTLA_TEST_BACKEND);  // a fresh executor: launch unset
         profile_ = std::make_unique<BandedProfile>(exec);
     }
     void TearDown() override { profile_.reset(); }
@@ -200,14 +201,13 @@ TYPED_TEST(Blas1, DotAndNorm2) {
 // The path cuda's dot took on a grid of `blocks` blocks (kernel_choices): one block sums alone;
 // 2-8 blocks form a cluster on a device of compute capability 9 or more (portable size; 9-16
 // where the device places the non-portable size, else the ticket); more take the ticket.
-// PORTLA_CLUSTER_SUMS=off keeps the ticket everywhere.
+// KernelOptions::cluster_sums = false keeps the ticket everywhere.
 void expect_sum_path(const Executor& exec, std::size_t blocks) {
     std::string path;
     for (const auto& c : kernel_choices())
         if (c.step == "blas1.sum") path = c.kernel;
-    const char* off = std::getenv("PORTLA_CLUSTER_SUMS");
     const bool clusters =
-        exec.device_info().compute_major >= 9 && !(off && std::string(off) == "off");
+        exec.device_info().compute_major >= 9 && exec.kernel_options().cluster_sums;
     if (blocks == 1)
         EXPECT_EQ(path, "one-block");
     else if (blocks > 16 || !clusters)
@@ -488,29 +488,55 @@ TYPED_TEST(Blas1, Norm2WithoutUnderflowOrOverflow) {
     }
 }
 
-// The switches the vector kernels read (docs/kernel-choices.md, "Switches") refuse a value they
-// do not know with a one-line BadInput from the call that reads it, and their valid values give
-// the reference's answers: cuda's PORTLA_PACKED_LOADS (element-wise kernels) and
-// PORTLA_CLUSTER_SUMS (the sums), omp's PORTLA_OMP_MIN_PARALLEL (fill and pointwise_mul always
-// consult it; the tuned kernels only without a profile). The other backends read none.
-TYPED_TEST(Blas1, SwitchesRefuseAValueTheyDoNotKnow) {
+// The options the vector kernels read (docs/kernel-choices.md, "Options") give the reference's
+// answers at every value: cuda's KernelOptions::packed_loads (element-wise kernels) and
+// cluster_sums (the sums), omp's parallel threshold (fill and pointwise_mul always consult it;
+// the tuned kernels only without a profile). Their environment variables (PORTLA_PACKED_LOADS,
+// PORTLA_CLUSTER_SUMS, PORTLA_OMP_MIN_PARALLEL) map onto them and refuse a value they do not
+// know with a one-line BadInput. The other backends read none.
+TYPED_TEST(Blas1, OptionsGiveTheReferenceAndTheirVariablesRefuseTypos) {
     using T = TypeParam;
     struct Switch {
         const char* name;
-        std::vector<const char*> valid, typos;
+        std::vector<std::function<void(Executor&)>> valid;  // sets one value of the option
+        std::vector<const char*> typos;
         const char* accepted;
+        std::function<void()> read;  // what reads the variable
+    };
+    const auto set_options = [](auto change) {
+        return [change](Executor& e) {
+            KernelOptions o;
+            change(o);
+            e.set_kernel_options(o);
+        };
+    };
+    const auto threshold = [](std::size_t units) {
+        return [units](Executor&) { set_omp_parallel_threshold(units); };
     };
     std::vector<Switch> switches;
     if (this->exec.backend() == Backend::cuda)
-        switches = {{"PORTLA_PACKED_LOADS", {"on", "off", ""}, {"of", "0", "ON"}, "on or off"},
-                    {"PORTLA_CLUSTER_SUMS", {"on", "off", ""}, {"no", "off "}, "on or off"}};
+        switches = {{"PORTLA_PACKED_LOADS",
+                     {set_options([](KernelOptions& o) { o.packed_loads = true; }),
+                      set_options([](KernelOptions& o) { o.packed_loads = false; }),
+                      set_options([](KernelOptions&) {})},
+                     {"of", "0", "ON"},
+                     "on or off",
+                     [] { (void)kernel_options_from_environment(); }},
+                    {"PORTLA_CLUSTER_SUMS",
+                     {set_options([](KernelOptions& o) { o.cluster_sums = true; }),
+                      set_options([](KernelOptions& o) { o.cluster_sums = false; }),
+                      set_options([](KernelOptions&) {})},
+                     {"no", "off "},
+                     "on or off",
+                     [] { (void)kernel_options_from_environment(); }}};
     else if (this->exec.backend() == Backend::omp)
         switches = {{"PORTLA_OMP_MIN_PARALLEL",
-                     {"0", "1", "4096", "1000000", ""},
+                     {threshold(0), threshold(1), threshold(4096), threshold(1000000)},
                      {"12x", "-1", "many", "1e3", " 12"},
-                     "an integer >= 0"}};
+                     "an integer >= 0",
+                     [] { (void)omp_parallel_threshold_from_environment(); }}};
     else
-        GTEST_SKIP() << "the " << this->exec.name() << " backend reads no vector-kernel switch";
+        GTEST_SKIP() << "the " << this->exec.name() << " backend reads no vector-kernel option";
     const std::size_t n = 10007;  // several blocks on cuda; parallel at omp's default threshold
     const auto xh = random_vector<T>(n, 91), yh = random_vector<T>(n, 92);
     double abs_xy = 0;
@@ -518,14 +544,15 @@ TYPED_TEST(Blas1, SwitchesRefuseAValueTheyDoNotKnow) {
     Array<T> x(this->exec, xh), y(this->exec, yh), xr(this->ref, xh), yr(this->ref, yh);
     const double want_dot = blas::dot<T>(this->ref, xr, yr);
     for (const Switch& s : switches) {
-        for (const char* value : s.valid) {
-            SCOPED_TRACE(std::string(s.name) + "=" + value);
-            const ScopedEnv env(s.name, value);
-            EXPECT_NEAR(blas::dot<T>(this->exec, x, y), want_dot, this->sum_tol(n, abs_xy));
-            Array<T> z(this->exec, yh);
-            blas::axpby<T>(this->exec, T(0.75), x, T(-1.25), z);
-            auto p = poisoned<T>(this->exec, n);
-            blas::pointwise_mul<T>(this->exec, x, y, p);
+        for (std::size_t v = 0; v < s.valid.size(); ++v) {
+            SCOPED_TRACE(std::string(s.name) + " value " + std::to_string(v));
+            Executor e = this->exec;
+            s.valid[v](e);
+            EXPECT_NEAR(blas::dot<T>(e, x, y), want_dot, this->sum_tol(n, abs_xy));
+            Array<T> z(e, yh);
+            blas::axpby<T>(e, T(0.75), x, T(-1.25), z);
+            auto p = poisoned<T>(e, n);
+            blas::pointwise_mul<T>(e, x, y, p);
             const auto got = z.to_host(), prod = p.to_host();
             for (std::size_t i = 0; i < n; ++i) {
                 ASSERT_NEAR(got[i], T(0.75) * xh[i] + T(-1.25) * yh[i],
@@ -534,32 +561,24 @@ TYPED_TEST(Blas1, SwitchesRefuseAValueTheyDoNotKnow) {
                 ASSERT_EQ(prod[i], xh[i] * yh[i]) << "i = " << i;
             }
         }
+        set_omp_parallel_threshold(4096);
         for (const char* typo : s.typos) {
             SCOPED_TRACE(std::string(s.name) + "=" + typo);
             const ScopedEnv env(s.name, typo);
             const std::string message =
                 std::string(s.name) + "=" + typo + ": expected " + s.accepted;
-            for (int use = 0; use < 2; ++use) {  // refused at every call, not only the first
-                if (this->exec.backend() == Backend::omp) {
-                    expect_bad_input([&] { blas::fill<T>(this->exec, y, T(1)); }, message);
-                    expect_bad_input([&] { blas::pointwise_mul<T>(this->exec, x, x, y); }, message);
-                } else if (std::string(s.name) == "PORTLA_PACKED_LOADS") {
-                    expect_bad_input([&] { blas::axpby<T>(this->exec, T(1), x, T(1), y); },
-                                     message);
-                } else {
-                    expect_bad_input([&] { blas::dot<T>(this->exec, x, y); }, message);
-                }
-            }
+            expect_bad_input(s.read, message);
+            expect_bad_input([] { (void)executor_from_environment("reference"); }, message);
         }
     }
 }
 
-// cuda's PORTLA_CLUSTER_MAX (16 or 8: the largest cluster a sum kernel takes) is read at a
-// kernel's first launch at a block size, on a device with thread block clusters: a sum at a block
-// size no other test uses (160 threads, 3 blocks) refuses a typo, then runs at both values.
+// cuda's KernelOptions::cluster_max (16 or 8: the largest cluster a sum kernel takes), on a
+// device with thread block clusters: a sum of 3 blocks at each value gives the reference's
+// answer; a value other than 16 or 8 is refused, and so is one of PORTLA_CLUSTER_MAX.
 TYPED_TEST(Blas1, ClusterMaxRefusesAValueItDoesNotKnow) {
     using T = TypeParam;
-    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "PORTLA_CLUSTER_MAX is cuda's";
+    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "cluster_max is cuda's";
     if (this->exec.device_info().compute_major < 9)
         GTEST_SKIP() << "no thread block clusters on this device (compute capability "
                      << this->exec.device_info().compute_major << ")";
@@ -572,15 +591,19 @@ TYPED_TEST(Blas1, ClusterMaxRefusesAValueItDoesNotKnow) {
     {
         const ScopedEnv env("PORTLA_CLUSTER_MAX", "9");
         for (int use = 0; use < 2; ++use)
-            expect_bad_input([&] { blas::dot<T>(this->exec, x, y); },
+            expect_bad_input([] { (void)kernel_options_from_environment(); },
                              "PORTLA_CLUSTER_MAX=9: expected 16 or 8");
+        KernelOptions o;
+        o.cluster_max = 9;
+        expect_bad_input([&] { this->exec.set_kernel_options(o); },
+                         "kernel options: cluster_max must be 16 or 8");
     }
-    // The switch is read the first time a kernel meets a block size: each value gets a block
-    // size no other test uses, so each is read.
-    for (const auto& [value, threads] : {std::pair{"8", 192}, std::pair{"16", 224}}) {
-        SCOPED_TRACE(std::string("PORTLA_CLUSTER_MAX=") + value);
+    for (const auto& [value, threads] : {std::pair{8, 192}, std::pair{16, 224}}) {
+        SCOPED_TRACE("cluster_max " + std::to_string(value));
         this->exec.set_launch(LaunchConfig{threads, 1});
-        const ScopedEnv env("PORTLA_CLUSTER_MAX", value);
+        KernelOptions o;
+        o.cluster_max = value;
+        this->exec.set_kernel_options(o);
         EXPECT_NEAR(blas::dot<T>(this->exec, x, y), blas::dot<T>(this->ref, xr, yr),
                     this->sum_tol(n, abs_xy));
     }

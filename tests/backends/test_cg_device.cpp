@@ -151,25 +151,27 @@ TYPED_TEST(CgDevice, CsrAndEllMatchHostLoop) {
 }
 
 // The CSR and ELL direction steps either form p_new on the fly (z and p_old in L2: every
-// matrix of these tests) or in a pass of its own first (larger ones); PORTLA_CG_DIRECTION
+// matrix of these tests) or in a pass of its own first (larger ones); KernelOptions::cg_direction
 // forces each, and both must match the host loop.
 TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 3, 14).assemble();
-    for (const char* how : {"pass", "fly"}) {
-        SCOPED_TRACE(how);
-        ::setenv("PORTLA_CG_DIRECTION", how, 1);
+    for (const auto how : {KernelOptions::CgDirection::pass, KernelOptions::CgDirection::fly}) {
+        SCOPED_TRACE(how == KernelOptions::CgDirection::pass ? "pass" : "fly");
+        KernelOptions o;
+        o.cg_direction = how;
+        this->exec.set_kernel_options(o);
         for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
             this->compare(d, csr_op<T>(d), default_settings<T>(p));
             this->compare(d, ell_op<T>(d), default_settings<T>(p));
         }
-        ::unsetenv("PORTLA_CG_DIRECTION");
     }
 }
 
 // The 3-D stencil's direction step on cuda: tiles of whole x-lines marching along z (the
 // default, ring, from 128^3; lines: up to 2048 points of a plane per tile, ring: 4096) or one
-// thread per point; PORTLA_CG_STENCIL forces each (other backends ignore it). 17^3: one tile of all
+// thread per point; KernelOptions::cg_stencil forces each (other backends ignore it), here set
+// through kernel_options_from_environment from the PORTLA_CG_STENCIL values. 17^3: one tile of all
 // 17 rows, no halo row inside the grid. lines at 70^3: tiles of 29, 29 and 12 rows (both halo rows
 // inside the grid in the middle one, a short last tile); ring at 100^3: 40, 40 and 20 rows; the
 // planes split into as many ranges as fill the GPU. :1 tiles of one plane (more tiles than
@@ -177,11 +179,16 @@ TYPED_TEST(CgDevice, DirectionFormedOnTheFlyOrInAPass) {
 // 100 = 14 x 7 + 2, 17 = 2 x 7 + 3); lines1024 1024 threads per tile.
 TYPED_TEST(CgDevice, StencilByLinesOrByPoints) {
     using T = TypeParam;
-    ::setenv("PORTLA_CG_BLOCK_LOOP", "off", 1);  // 17^3 = 4913 rows: above 4096 anyway
     for (const char* how :
          {"points", "lines", "lines:1", "lines:7", "lines1024", "ring", "ring:1", "ring:7"}) {
         SCOPED_TRACE(std::string("PORTLA_CG_STENCIL=") + how);
-        ::setenv("PORTLA_CG_STENCIL", how, 1);
+        KernelOptions o;
+        {
+            const ScopedEnv env("PORTLA_CG_STENCIL", how);
+            o = kernel_options_from_environment();
+        }
+        o.cg_block_loop_rows = 0;  // 17^3 = 4913 rows: above 4096 anyway
+        this->exec.set_kernel_options(o);
         const int large = std::string(how).rfind("ring", 0) == 0 ? 100 : 70;
         for (int pts : {17, large}) {
             const MatrixData d = Stencil<T>(this->ref, 3, pts).assemble();
@@ -198,19 +205,20 @@ TYPED_TEST(CgDevice, StencilByLinesOrByPoints) {
                 }
             }
         }
-        ::unsetenv("PORTLA_CG_STENCIL");
     }
-    ::unsetenv("PORTLA_CG_BLOCK_LOOP");
 }
 
 // Small systems run whole iterations in one thread block on cuda (up to 4096 rows by
-// default); PORTLA_CG_BLOCK_LOOP=off takes the per-step launches instead, and a larger limit
-// sends a 13824-row system (13.5 rows per thread) through the block. Every format and Jacobi.
+// default); KernelOptions::cg_block_loop_rows = 0 takes the per-step launches instead, and a
+// larger limit sends a 13824-row system (13.5 rows per thread) through the block. Every format
+// and Jacobi.
 TYPED_TEST(CgDevice, WholeIterationsInOneBlockOrStepByStep) {
     using T = TypeParam;
-    for (const char* how : {"off", "20000"}) {
-        SCOPED_TRACE(std::string("PORTLA_CG_BLOCK_LOOP=") + how);
-        ::setenv("PORTLA_CG_BLOCK_LOOP", how, 1);
+    for (const std::size_t rows : {std::size_t{0}, std::size_t{20000}}) {
+        SCOPED_TRACE("cg_block_loop_rows " + std::to_string(rows));
+        KernelOptions o;
+        o.cg_block_loop_rows = rows;
+        this->exec.set_kernel_options(o);
         for (int pts : {9, 24}) {
             const MatrixData d = Stencil<T>(this->ref, 3, pts).assemble();
             for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
@@ -219,7 +227,6 @@ TYPED_TEST(CgDevice, WholeIterationsInOneBlockOrStepByStep) {
                 this->compare(d, ell_op<T>(d), default_settings<T>(p));
             }
         }
-        ::unsetenv("PORTLA_CG_BLOCK_LOOP");
     }
 }
 
@@ -297,7 +304,9 @@ TYPED_TEST(CgDevice, PowerLawRowsMatchHostLoop) {
     const std::vector<Case> cases{
         {0, Preconditioner::none}, {0, Preconditioner::jacobi}, {7, Preconditioner::jacobi}};
     for (const char* how : {"", "fly"}) {
-        if (*how) ::setenv("PORTLA_CG_DIRECTION", how, 1);
+        KernelOptions o;
+        if (*how) o.cg_direction = KernelOptions::CgDirection::fly;
+        this->exec.set_kernel_options(o);
         for (const auto& [every, p] : cases) {
             SCOPED_TRACE(std::string("direction ") + how + " replacement " + std::to_string(every) +
                          " precond " + solver::to_string(p));
@@ -309,14 +318,17 @@ TYPED_TEST(CgDevice, PowerLawRowsMatchHostLoop) {
                 EXPECT_EQ(choice_of("cg.direction"), "csr-split");
             }
         }
-        ::unsetenv("PORTLA_CG_DIRECTION");
     }
+    this->exec.set_kernel_options(KernelOptions{});
     // The 64-bit forms keep the groups by the average row, as the 32-bit form does with
-    // PORTLA_CSR_SPLIT=off.
+    // KernelOptions::csr_split = false.
     {
-        const ScopedEnv env("PORTLA_CSR_SPLIT", "off");
+        KernelOptions o;
+        o.csr_split = false;
+        this->exec.set_kernel_options(o);
         clear_kernel_choices();
         this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
+        this->exec.set_kernel_options(KernelOptions{});
     }
     if (cuda) {
         EXPECT_EQ(choice_of("cg.direction"), "csr-pass");
@@ -514,47 +526,54 @@ TYPED_TEST(CgDevice, DISABLED_TimePerIteration) {
     }
 }
 
-// The switches of the device loop refuse a value they do not know with a one-line BadInput from
-// the solve that reads them (each solve: it is read at every launch): PORTLA_CG_BLOCK_LOOP (off or
-// a row count; 729 rows: the one-block loop asks), PORTLA_CG_DIRECTION (pass or fly; per-step
-// launches: the ELL and CSR direction steps ask) and PORTLA_CG_STENCIL (the 3-D stencil's).
+// The variables of the device loop's options refuse a value they do not know with a one-line
+// BadInput: PORTLA_CG_BLOCK_LOOP (off or a row count), PORTLA_CG_DIRECTION (pass or fly) and
+// PORTLA_CG_STENCIL (the 3-D stencil's); set empty, they leave the defaults, which solve.
 TYPED_TEST(CgDevice, SwitchesRefuseAValueTheyDoNotKnow) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 3, 9).assemble();
-    const auto bh = random_vector<T>(d.rows, 7, 0.5, 1.5);
-    const auto csr = csr_op<T>(d)(this->exec), ell = ell_op<T>(d)(this->exec);
-    const auto stencil = stencil_op<T>(3, 9)(this->exec);
-    const auto run = [&](const LinearOperator<T>& A) {
-        this->solve(A, bh, default_settings<T>(Preconditioner::jacobi), true);
-    };
+    const auto read = [] { (void)kernel_options_from_environment(); };
     {
         const ScopedEnv typo("PORTLA_CG_BLOCK_LOOP", "of");
         const char* message = "PORTLA_CG_BLOCK_LOOP=of: expected off or an integer >= 0";
-        for (int use = 0; use < 2; ++use) expect_bad_input([&] { run(*csr); }, message);
+        for (int use = 0; use < 2; ++use) expect_bad_input(read, message);
     }
     {
         const ScopedEnv typo("PORTLA_CG_BLOCK_LOOP", "4096x");
-        expect_bad_input([&] { run(*csr); },
-                         "PORTLA_CG_BLOCK_LOOP=4096x: expected off or an integer >= 0");
+        expect_bad_input(read, "PORTLA_CG_BLOCK_LOOP=4096x: expected off or an integer >= 0");
     }
-    const ScopedEnv steps("PORTLA_CG_BLOCK_LOOP", "off");
+    {
+        const ScopedEnv off("PORTLA_CG_BLOCK_LOOP", "off");
+        EXPECT_EQ(kernel_options_from_environment().cg_block_loop_rows, 0u);
+    }
     {
         const ScopedEnv typo("PORTLA_CG_DIRECTION", "flyy");
-        for (const auto* A : {csr.get(), ell.get()})
-            for (int use = 0; use < 2; ++use)
-                expect_bad_input([&] { run(*A); },
-                                 "PORTLA_CG_DIRECTION=flyy: expected pass or fly");
+        for (int use = 0; use < 2; ++use)
+            expect_bad_input(read, "PORTLA_CG_DIRECTION=flyy: expected pass or fly");
     }
     for (const char* bad :
          {"rings", "ring:+4", "ring: 4", "ring:4x", "ring:0", "ring:513", "ring:", "points:2"}) {
         const ScopedEnv typo("PORTLA_CG_STENCIL", bad);
-        expect_bad_input([&] { run(*stencil); },
-                         std::string("PORTLA_CG_STENCIL=") + bad +
-                             ": expected points, lines, lines1024 or ring, the last three with "
-                             "an optional :PLANES (1 ... 512)");
+        expect_bad_input(read, std::string("PORTLA_CG_STENCIL=") + bad +
+                                   ": expected points, lines, lines1024 or ring, the last three "
+                                   "with an optional :PLANES (1 ... 512)");
+    }
+    {  // the typed option refuses what the variable refuses
+        KernelOptions o;
+        o.cg_stencil = KernelOptions::CgStencil::ring;
+        o.cg_stencil_planes = 513;
+        expect_bad_input([&] { this->exec.set_kernel_options(o); },
+                         "kernel options: cg_stencil_planes must be from 0 to 512");
+        o.cg_stencil = KernelOptions::CgStencil::points;
+        o.cg_stencil_planes = 2;
+        expect_bad_input(
+            [&] { this->exec.set_kernel_options(o); },
+            "kernel options: cg_stencil_planes must be 0 unless cg_stencil is lines, lines1024 "
+            "or ring");
     }
     for (const char* empty : {"PORTLA_CG_DIRECTION", "PORTLA_CG_STENCIL"}) {  // set empty: default
         const ScopedEnv unset(empty, "");
+        this->exec.set_kernel_options(kernel_options_from_environment());
         this->compare(d, csr_op<T>(d), default_settings<T>(Preconditioner::jacobi));
         this->compare(d, stencil_op<T>(3, 9), default_settings<T>(Preconditioner::jacobi));
     }

@@ -377,7 +377,7 @@ TEST(CsrIndexLarge, MoreThanInt32NonZeros) {
     if ((name == "cuda" && (!compiled(Backend::cuda) || device_count(Backend::cuda) == 0)) ||
         (name == "opencl" && (!compiled(Backend::opencl) || device_count(Backend::opencl) == 0)))
         GTEST_SKIP() << name << ": no device present on this machine";
-    const Executor exec = Executor::create(name);
+    const Executor exec = executor_from_environment(name);
     constexpr std::size_t n = std::size_t(1) << 24, per_row = 129;
     // Row i: columns (i + j * 130003) mod n, value 1 + (j mod 3); x_j = j mod 5 + 1. In float
     // every partial sum is an integer below 2^24: exact, so y equals the host's sum exactly.

@@ -106,30 +106,32 @@ TYPED_TEST(Gemm, FastKernelBothTiles) {
     using T = TypeParam;
     if (this->exec.backend() != Backend::cuda)
         GTEST_SKIP() << "the tile choice applies to cuda only";
-    for (const char* tile : {"large", "small"}) {
-        SCOPED_TRACE(std::string("PORTLA_GEMM_FAST_TILE=") + tile);
-        ::setenv("PORTLA_GEMM_FAST_TILE", tile, 1);
+    for (const auto tile : {KernelOptions::GemmTile::large, KernelOptions::GemmTile::small}) {
+        SCOPED_TRACE(tile == KernelOptions::GemmTile::large ? "large tile" : "small tile");
+        KernelOptions o;
+        o.gemm_fast_tile = tile;
+        this->exec.set_kernel_options(o);
         for (std::size_t i = 0; i + 1 < shapes.size(); ++i)
             this->check(shapes[i], GemmVariant::fast, T(1.25), T(0.5), 100 + unsigned(i));
     }
-    ::unsetenv("PORTLA_GEMM_FAST_TILE");
 }
 
-// PORTLA_GEMM_FAST_TILE (cuda's float fast kernel: large or small) refuses a value it does not
-// know with a one-line BadInput from the product, at every call.
+// PORTLA_GEMM_FAST_TILE (cuda's float fast kernel: large or small) maps onto
+// KernelOptions::gemm_fast_tile and refuses a value it does not know with a one-line BadInput.
 TYPED_TEST(Gemm, FastTileSwitchRefusesATypo) {
     using T = TypeParam;
     if (this->exec.backend() != Backend::cuda || !std::is_same<T, float>::value)
         GTEST_SKIP() << "the tile choice applies to cuda's float kernel only";
+    for (const auto& [value, tile] : {std::pair{"large", KernelOptions::GemmTile::large},
+                                      std::pair{"small", KernelOptions::GemmTile::small},
+                                      std::pair{"", KernelOptions::GemmTile::automatic}}) {
+        const ScopedEnv env("PORTLA_GEMM_FAST_TILE", value);
+        EXPECT_EQ(kernel_options_from_environment().gemm_fast_tile, tile) << value;
+    }
     const ScopedEnv env("PORTLA_GEMM_FAST_TILE", "big");
-    const Shape s{129, 127, 17};
-    Array<T> a(this->exec, random_vector<T>(s.m * s.k, 5)),
-        b(this->exec, random_vector<T>(s.k * s.n, 6));
-    Array<T> c(this->exec, s.m * s.n);
     for (int use = 0; use < 2; ++use)
-        expect_bad_input(
-            [&] { gemm<T>(this->exec, s.m, s.n, s.k, T(1), a, b, T(0), c, GemmVariant::fast); },
-            "PORTLA_GEMM_FAST_TILE=big: expected large or small");
+        expect_bad_input([] { (void)kernel_options_from_environment(); },
+                         "PORTLA_GEMM_FAST_TILE=big: expected large or small");
 }
 
 // Views at an offset of one element: no 16-byte alignment, so the fast kernel must fall back

@@ -80,22 +80,28 @@ TYPED_TEST(Matrix, CsrApply) {
         check_format<TypeParam, Csr<TypeParam>>(this->exec, this->ref, r, c, 11 + r);
 }
 
-// cuda's PORTLA_CSR_ROW (chunked, the default, or loop: one entry of a row per step) gives the
-// reference's product at both values and refuses a value it does not know with a one-line
-// BadInput from the product, at every call. The other backends do not read it.
+// cuda's KernelOptions::csr_row (chunked, the default, or loop: one entry of a row per step)
+// gives the reference's product at both values; PORTLA_CSR_ROW maps onto it and refuses a value
+// it does not know with a one-line BadInput. The other backends do not read it.
 TYPED_TEST(Matrix, CsrRowSwitch) {
     using T = TypeParam;
-    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "PORTLA_CSR_ROW is cuda's";
+    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "csr_row is cuda's";
     for (const char* value : {"chunked", "loop", ""}) {
         SCOPED_TRACE(std::string("PORTLA_CSR_ROW=") + value);
-        const ScopedEnv env("PORTLA_CSR_ROW", value);
+        KernelOptions o;
+        if (std::string(value) == "loop") o.csr_row = KernelOptions::CsrRow::loop;
+        if (std::string(value) == "chunked") o.csr_row = KernelOptions::CsrRow::chunked;
+        {
+            const ScopedEnv env("PORTLA_CSR_ROW", value);
+            EXPECT_EQ(kernel_options_from_environment().csr_row, o.csr_row);
+        }
+        this->exec.set_kernel_options(o);
         check_format<T, Csr<T>>(this->exec, this->ref, 1025, 700, 17);
     }
     const ScopedEnv env("PORTLA_CSR_ROW", "loops");
-    const auto A = Csr<T>::from_data(this->exec, random_sparse(1025, 700, 17));
-    Array<T> x(this->exec, random_vector<T>(700, 18)), y(this->exec, 1025);
     for (int use = 0; use < 2; ++use)
-        expect_bad_input([&] { A.apply(x, y); }, "PORTLA_CSR_ROW=loops: expected chunked or loop");
+        expect_bad_input([] { (void)kernel_options_from_environment(); },
+                         "PORTLA_CSR_ROW=loops: expected chunked or loop");
 }
 
 TYPED_TEST(Matrix, EllApply) {
@@ -174,10 +180,12 @@ TYPED_TEST(Matrix, CsrApplyLongRows) {
     const auto want = yr.to_host();
     const bool cuda = this->exec.backend() == Backend::cuda;
     for (const char* split : {"on", "off"}) {
-        const ScopedEnv env("PORTLA_CSR_SPLIT", split);
         const bool on = std::string(split) == "on";
+        KernelOptions options;
+        options.csr_split = on;
+        this->exec.set_kernel_options(options);
         for (const CsrIndex form : {CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64}) {
-            SCOPED_TRACE("index width " + to_string(form) + ", PORTLA_CSR_SPLIT=" + split);
+            SCOPED_TRACE("index width " + to_string(form) + ", csr_split " + split);
             const auto A = Csr<T>::from_data(this->exec, d, form);
             const auto plan = A.long_rows();
             if (cuda && form == CsrIndex::int32 && on) {
@@ -259,17 +267,22 @@ TYPED_TEST(Matrix, BorrowPlansOnlyWhenARowIsLong) {
                                owned.values().get_view(), asked);
             EXPECT_EQ(W.long_rows().block_count > 0, planned && asked == CsrIndex::automatic);
         }
-        {  // PORTLA_CSR_SPLIT=off: no plan, and nothing but on, off or empty is accepted
-            const ScopedEnv off("PORTLA_CSR_SPLIT", "off");
-            const auto U = Csr<T>::borrow(this->exec, n, n, owned.row_ptrs().get_view(),
+        {  // csr_split = false: no plan
+            Executor off = this->exec;
+            KernelOptions o;
+            o.csr_split = false;
+            off.set_kernel_options(o);
+            const auto U = Csr<T>::borrow(off, n, n, owned.row_ptrs().get_view(),
                                           owned.col_idxs().get_view(), owned.values().get_view());
             EXPECT_EQ(U.long_rows().block_count, 0u);
         }
+        {  // PORTLA_CSR_SPLIT=off maps onto it; nothing but on, off or empty is accepted
+            const ScopedEnv off("PORTLA_CSR_SPLIT", "off");
+            EXPECT_FALSE(kernel_options_from_environment().csr_split);
+        }
         const ScopedEnv typo("PORTLA_CSR_SPLIT", "yes");
-        EXPECT_THROW(Csr<T>::borrow(this->exec, n, n, owned.row_ptrs().get_view(),
-                                    owned.col_idxs().get_view(), owned.values().get_view()),
-                     BadInput);
-        EXPECT_THROW(Csr<T>::from_data(this->exec, d), BadInput);
+        EXPECT_THROW((void)kernel_options_from_environment(), BadInput);
+        EXPECT_THROW((void)executor_from_environment(this->exec.name()), BadInput);
     }
 }
 

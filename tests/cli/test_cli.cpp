@@ -674,11 +674,12 @@ TEST(CliErrors, MissingFile) {
     EXPECT_TRUE(contains(r.err, "no_such_file.mtx")) << r;
 }
 
-// A PORTLA_* switch set to a value it does not know (docs/kernel-choices.md, "Switches"): exit 1
+// A PORTLA_* variable set to a value it does not know (docs/kernel-choices.md, "Options"): exit 1
 // and one line naming the variable, the value and what it accepts, never a silent default. One
-// case per backend that reads one here: omp (the serial threshold of every loop), opencl (the
-// device, the warp shuffles, the program cache) and cuda (the one-block CG loop); the switch is
-// set for the child only and then unset. The same switch set to a valid value solves.
+// case per backend whose option it sets here: omp (the serial threshold of every loop), opencl
+// (the device, the warp shuffles, the program cache) and cuda (the one-block CG loop); the
+// variable is set for the child only and then unset. The same variable set to a valid value
+// solves.
 TEST(CliErrors, SwitchWithAValueItDoesNotKnow) {
     struct Case {
         const char* backend;

@@ -37,15 +37,16 @@ Profile sample(const Executor& exec) {
     return p;
 }
 
-// Sets PORTLA_TUNING_FILE for one test and forgets the loaded profiles before and after.
+// Names the profile file (set_profile_file) for one test and forgets the loaded profiles before
+// and after.
 class ProfileFile : public ::testing::Test {
 protected:
     void use(const std::string& path) {
-        ::setenv("PORTLA_TUNING_FILE", path.c_str(), 1);
+        set_profile_file(path);
         reload();
     }
     void TearDown() override {
-        ::unsetenv("PORTLA_TUNING_FILE");
+        set_profile_file("");
         reload();
     }
     Executor exec = Executor::omp();
@@ -276,7 +277,7 @@ TEST_F(ProfileFile, AMissingNamedFileWarnsAndAMissingCacheFileIsSilent) {
     std::string err = ::testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
 
-    ::unsetenv("PORTLA_TUNING_FILE");
+    set_profile_file("");
     const std::string cache = temp_file("cache-dir");
     ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
     reload();

@@ -18,6 +18,7 @@
 #include "portla/dist/distributed_csr.hpp"
 #include "portla/dist/distributed_stencil.hpp"
 #include "portla/dist/mpi_communicator.hpp"
+#include "portla/environment.hpp"
 #include "portla/io/matrix_market.hpp"
 #include "portla/matrix/csr.hpp"
 #include "portla/matrix/stencil.hpp"
@@ -318,27 +319,31 @@ TEST_P(DistBackend, StencilApplyMatchesSerial) {
     }
 }
 
-// PORTLA_HALO (staged, or unset or empty: the default path) is read by every distributed operator
-// on every backend: a value it does not know is a one-line BadInput, agreed on every rank before
-// the halo's own collectives (the peer exchange's set-up), so no rank waits; staged builds it.
+// The communicator's halo mode (staged, or automatic: the default path) is read by every
+// distributed operator on every backend; staged builds it. PORTLA_HALO maps onto it and refuses a
+// value it does not know with a one-line BadInput.
 TEST_P(DistBackend, HaloSwitchRefusesAValueItDoesNotKnow) {
     const auto comm = world();
     const char* before = std::getenv("PORTLA_HALO");
     const std::string saved = before ? before : "";
     ::setenv("PORTLA_HALO", "stagd", 1);
     try {
-        const dist::DistributedStencil<double> A(exec(), comm, 2, 13);
+        (void)halo_mode_from_environment();
         ADD_FAILURE() << "PORTLA_HALO=stagd: no BadInput";
     } catch (const BadInput& e) {
         EXPECT_STREQ(e.what(), "PORTLA_HALO=stagd: expected staged");
     }
     for (const char* valid : {"staged", ""}) {
         ::setenv("PORTLA_HALO", valid, 1);
+        const dist::HaloMode mode = halo_mode_from_environment();
+        EXPECT_EQ(mode, *valid ? dist::HaloMode::staged : dist::HaloMode::automatic);
+        comm->set_halo_mode(mode);
         const dist::DistributedStencil<double> A(exec(), comm, 2, 13);
         if (comm->size() > 1 && GetParam() == "cuda" && *valid) {
             EXPECT_EQ(A.halo_path(), "staged");
         }
     }
+    comm->set_halo_mode(dist::HaloMode::automatic);
     if (before)
         ::setenv("PORTLA_HALO", saved.c_str(), 1);
     else

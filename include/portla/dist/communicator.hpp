@@ -27,6 +27,12 @@ bool has_mpi();
 /// exchanges go through.
 namespace dist {
 
+/// How the distributed operators over a communicator exchange the halos of a GPU executor.
+enum class HaloMode {
+    automatic,  ///< device memory through CUDA-aware MPI, else NCCL (a GPU per rank), else staged
+    staged      ///< through host memory always
+};
+
 /// Collective operations of a group of processes (ranks). Every collective must be called by
 /// every rank of the group, in the same order. Blocking unless stated otherwise.
 class Communicator {
@@ -70,6 +76,11 @@ public:
     /// Whether start_exchange takes buffers in the memory of `exec` (a device: CUDA-aware MPI)
     /// rather than host memory only.
     virtual bool exchanges_memory_of(const Executor& exec) const;
+    /// How the distributed operators made over this communicator afterwards exchange GPU halos;
+    /// set it to the same value on every rank. HaloMode::automatic unless set.
+    void set_halo_mode(HaloMode mode) { halo_mode_ = mode; }
+    /// The mode set_halo_mode set (HaloMode::automatic unless set).
+    HaloMode halo_mode() const { return halo_mode_; }
     /// This process's rank, 0 ... size() - 1.
     virtual int rank() const = 0;
     /// Number of ranks of the group.
@@ -100,6 +111,9 @@ public:
 protected:
     /// What stats() returns; implementations add their blocked time to it.
     mutable Stats stats_;
+
+private:
+    HaloMode halo_mode_ = HaloMode::automatic;
 };
 
 /// Whether `comm` has more than one rank (what a solver must reduce across).

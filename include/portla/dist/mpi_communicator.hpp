@@ -24,7 +24,7 @@ public:
     MpiCommunicator& operator=(const MpiCommunicator&) = delete;
 
     /// Host memory always; device memory when this MPI library is CUDA-aware at run time
-    /// (OpenMPI's MPIX_Query_cuda_support) and the environment does not say PORTLA_HALO=staged.
+    /// (OpenMPI's MPIX_Query_cuda_support) and halo_mode() is not HaloMode::staged.
     bool exchanges_memory_of(const Executor& exec) const override;
     /// Whether this MPI library passes device memory (CUDA-aware), as found at construction.
     bool cuda_aware() const { return cuda_aware_; }

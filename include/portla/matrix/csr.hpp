@@ -111,7 +111,8 @@ private:
     /// The long rows' segments and row blocks on a backend that splits them (cuda; 32-bit
     /// form; common/csr_long_rows.hpp), planned where the offsets lie when the longest row
     /// (`longest` entries) is long for the backend's groups of `lanes` lanes; nothing when no
-    /// row is long. The callers check PORTLA_CSR_SPLIT and that the backend splits (lanes > 0).
+    /// row is long. The callers check KernelOptions::csr_split and that the backend splits
+    /// (lanes > 0).
     void plan_long_rows(std::size_t longest, int lanes);
     /// f(row_ptrs view, col_idxs view) with the stored index types.
     template <typename F>
