@@ -11,7 +11,7 @@ PYTHON_ARGS := -DPORTLA_WITH_PYTHON=$(PYTHON) $(if $(filter ON,$(PYTHON)),-DPyth
 # CUDA is built when nvcc is found; look where the toolkit installs it too.
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: all setup configure build test demo gpu-check clean format format-check sanitize sanitize-quick fuzz python-install
+.PHONY: all setup configure build test docs demo gpu-check clean format format-check sanitize sanitize-quick fuzz python-install
 
 all: build
 
@@ -27,6 +27,12 @@ build: configure
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The documentation site, $(BUILD)/docs/html/index.html: the topic pages of docs/, the Python
+# API (autodoc over the package of the build tree) and the C++ API (Doxygen over include/portla);
+# any warning fails it (docs/CMakeLists.txt).
+docs: configure
+	cmake --build $(BUILD) -j $(JOBS) --target docs
+
 # The user's path, `pip install .` (scikit-build-core), into .venv, CPU only, then the Python
 # tests against the installed package (run from outside the source tree). PIP_ARGS adds options.
 PIP_ARGS ?= --config-settings=cmake.define.PORTLA_WITH_CUDA=OFF
@@ -40,7 +46,8 @@ demo: build
 	$(BUILD)/apps/portla/portla solve --generate poisson3d:64 --solver cg --backend auto
 
 # The CPU build and tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang when
-# installed, else gcc). SANITIZE_TARGETS / SANITIZE_CTEST_ARGS narrow it (as CI does, see README).
+# installed, else gcc). SANITIZE_TARGETS / SANITIZE_CTEST_ARGS narrow it (as CI does, see
+# docs/development.md).
 # Release (-O3, as `make test`) with line tables: the iteration bounds of the real-matrix tests
 # hold at -O3; at -O2 omp BiCGSTAB/Jacobi on 494_bus takes 1435 iterations, above its 1412.
 SANITIZE_BUILD ?= build-sanitize
@@ -69,8 +76,8 @@ sanitize: setup
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) $(SANITIZE_CTEST_ARGS)
 
-# What CI runs under the sanitizers (2 cores, see README): the reader, core, reference-kernel,
-# batch-reader and CLI tests.
+# What CI runs under the sanitizers (2 cores, see docs/development.md): the reader, core,
+# reference-kernel, batch-reader and CLI tests.
 SANITIZE_QUICK ?= test_core test_reference test_batch_data test_cli test_batch_cli
 empty :=
 space := $(empty) $(empty)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages portla needs to build and test, if any are missing, then the
 # Python virtual environment .venv (nanobind, scikit-build-core, numpy, scipy, pytest from PyPI)
-# that the Python bindings are built and tested with. Run as root (or with sudo available) when
+# that the Python bindings are built and tested with, and the documentation (sphinx,
+# myst-parser) built. Run as root (or with sudo available) when
 # packages are missing; otherwise it prints the command to run and fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,22 +12,23 @@ cd "$(dirname "$0")/.."
 # openmpi-bin: the MPI-distributed solvers (PORTLA_WITH_MPI) and their tests under mpirun;
 # ocl-icd-opencl-dev + opencl-c-headers + opencl-clhpp-headers: the opencl backend
 # (PORTLA_WITH_OPENCL), pocl-opencl-icd: an OpenCL driver on the CPU to run it, clinfo to list
-# the devices.
+# the devices; doxygen: the C++ API reference of `make docs`.
 packages=(cmake make g++ libopenblas-dev libcli11-dev nlohmann-json3-dev googletest libgtest-dev
   clang-format-14 clang-14 libomp-14-dev libclang-rt-14-dev python3-venv python3-dev
   libopenmpi-dev openmpi-bin pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers
-  opencl-clhpp-headers clinfo)
+  opencl-clhpp-headers clinfo doxygen)
 
 setup_venv() {
   # Debian's Python (whose headers python3-dev installs), not one a PATH shim (pyenv) names.
   local py=/usr/bin/python3
   [ -x "$py" ] || py=python3
   [ -x .venv/bin/python ] || "$py" -m venv .venv
-  .venv/bin/python -c 'import nanobind, scikit_build_core, numpy, scipy, pytest' 2>/dev/null &&
+  .venv/bin/python -c 'import nanobind, scikit_build_core, numpy, scipy, pytest, sphinx, myst_parser' \
+    2>/dev/null &&
     return 0
-  echo "setup: installing the Python build and test packages into .venv"
+  echo "setup: installing the Python build, test and documentation packages into .venv"
   .venv/bin/python -m pip install -q 'nanobind>=2.0' 'scikit-build-core>=0.10' numpy \
-    'scipy>=1.12' pytest
+    'scipy>=1.12' pytest 'sphinx>=7.2' 'myst-parser>=2.0'
 }
 
 missing=()

@@ -1,4 +1,5 @@
-// Owning arrays on an executor, and non-owning views of them.
+/// \file
+/// Owning arrays on an executor, and non-owning views of them.
 #pragma once
 
 #include <cstddef>
@@ -14,21 +15,30 @@ namespace portla {
 /// valid for host memory. `const_view<T>` is `view<const T>`; a view<T> converts to it.
 template <typename T>
 struct view {
+    /// First element (memory of the executor the view was taken from).
     T* data = nullptr;
+    /// Number of elements.
     std::size_t size = 0;
 
     view() = default;
+    /// The n elements at d (nothing is checked or copied).
     view(T* d, std::size_t n) : data(d), size(n) {}
     template <typename U, typename = std::enable_if_t<std::is_same<const U, T>::value>>
+    /// A view<T> as a const_view<T>.
     view(const view<U>& other) : data(other.data), size(other.size) {}
 
+    /// Element i, unchecked; host memory only.
     T& operator[](std::size_t i) const { return data[i]; }
+    /// data, for range-for over host memory.
     T* begin() const { return data; }
+    /// data + size, for range-for over host memory.
     T* end() const { return data + size; }
+    /// Whether size is 0.
     bool empty() const { return size == 0; }
 };
 
 template <typename T>
+/// A read-only view: view<const T>.
 using const_view = view<const T>;
 
 /// Owning, move-only array of `size()` elements in the memory of `executor()`.
@@ -62,11 +72,13 @@ public:
     }
     Array(const Array&) = delete;
     Array& operator=(const Array&) = delete;
+    /// Takes over other's memory; other is left empty.
     Array(Array&& other) noexcept
         : exec_(other.exec_),
           data_(std::exchange(other.data_, nullptr)),
           size_(std::exchange(other.size_, 0)),
           owning_(std::exchange(other.owning_, true)) {}
+    /// Frees this array's memory (when owning) and takes over other's; other is left empty.
     Array& operator=(Array&& other) noexcept {
         if (this != &other) {
             release();
@@ -79,17 +91,26 @@ public:
     }
     ~Array() { release(); }
 
+    /// The executor whose memory holds the elements.
     const Executor& executor() const { return exec_; }
+    /// Number of elements.
     std::size_t size() const { return size_; }
+    /// Whether size() is 0.
     bool empty() const { return size_ == 0; }
     /// false for an Array made by borrow().
     bool owning() const { return owning_; }
+    /// First element, in the executor's memory (nullptr when empty).
     T* data() { return data_; }
+    /// First element, in the executor's memory (nullptr when empty).
     const T* data() const { return data_; }
 
+    /// A view of every element (what the kernels take).
     view<T> get_view() { return {data_, size_}; }
+    /// A read-only view of every element.
     const_view<T> get_view() const { return {data_, size_}; }
+    /// get_view(), so that an Array can be passed where a view is expected.
     operator view<T>() { return get_view(); }
+    /// get_view(), so that an Array can be passed where a const_view is expected.
     operator const_view<T>() const { return get_view(); }
 
     /// Copies the contents to a host vector (blocks).

@@ -1,11 +1,13 @@
-// Vector kernels (BLAS level 1 and the fused CG update), dispatched to the executor's backend.
-// All vectors must live in memory of `exec`. Sizes are checked (DimensionMismatch).
-// Calls are asynchronous on cuda unless they return a host value.
+/// \file
+/// Vector kernels (BLAS level 1 and the fused CG update), dispatched to the executor's backend.
+/// All vectors must live in memory of `exec`. Sizes are checked (DimensionMismatch).
+/// Calls are asynchronous on cuda unless they return a host value.
 #pragma once
 
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
 
+/// Vector kernels (BLAS level 1 and the fused CG update) on an executor's memory.
 namespace portla::blas {
 
 /// x[i] = value

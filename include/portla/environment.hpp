@@ -1,13 +1,14 @@
-// The PORTLA_* environment variables: how the command line (apps/portla) and the Python package
-// let a user set the typed options (portla/kernel_options.hpp, dist::HaloMode, the tuning file)
-// without code. The library reads none of them by itself: an executor made by
-// Executor::create, and every executor a library call makes on its own, takes the defaults.
-// These functions are the one place that reads them (src/core/environment.cpp); the table of
-// variables is docs/kernel-choices.md, "Options".
-//
-// Unset, or set to the empty string, means the default. Any other value a variable does not
-// accept throws BadInput with one line naming the variable, the value and what it accepts
-// ("PORTLA_CG_DIRECTION=flyy: expected pass or fly"), never a silent fall-back.
+/// \file
+/// The PORTLA_* environment variables: how the command line (apps/portla) and the Python package
+/// let a user set the typed options (portla/kernel_options.hpp, dist::HaloMode, the tuning file)
+/// without code. The library reads none of them by itself: an executor made by
+/// Executor::create, and every executor a library call makes on its own, takes the defaults.
+/// These functions are the one place that reads them (src/core/environment.cpp); the table of
+/// variables is docs/kernel-choices.md, "Options".
+///
+/// Unset, or set to the empty string, means the default. Any other value a variable does not
+/// accept throws BadInput with one line naming the variable, the value and what it accepts
+/// ("PORTLA_CG_DIRECTION=flyy: expected pass or fly"), never a silent fall-back.
 #pragma once
 
 #include <string>

@@ -1,4 +1,5 @@
-// Executor: which backend runs a kernel, on which device, with which launch parameters.
+/// \file
+/// Executor: which backend runs a kernel, on which device, with which launch parameters.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +11,8 @@
 #include "portla/backend_list.hpp"
 #include "portla/kernel_options.hpp"
 
+/// portla: executors and arrays, matrices and operators, vector kernels, errors. The solvers,
+/// batches, distributed operators, readers and tuning live in the nested namespaces.
 namespace portla {
 
 namespace detail {
@@ -17,7 +20,7 @@ class Runtime;
 }
 
 #define PORTLA_BACKEND_ENUMERATOR(name) name,
-/// The backends of include/portla/backend_list.hpp: reference, omp, cuda.
+/// The backends of include/portla/backend_list.hpp: reference, omp, cuda, opencl.
 enum class Backend { PORTLA_FOR_EACH_BACKEND(PORTLA_BACKEND_ENUMERATOR) };
 #undef PORTLA_BACKEND_ENUMERATOR
 /// Every backend of the list, in its order.
@@ -63,7 +66,9 @@ struct LaunchConfig {
 
 /// A GPU found by the CUDA runtime, or an OpenCL device.
 struct DeviceInfo {
+    /// Index of the device within its backend (the N of "cuda:N", "opencl:N").
     int id = 0;
+    /// The device's name, as Executor::device_name() gives it.
     std::string name;
     int platform = 0;            ///< OpenCL: the platform's index (0 elsewhere)
     int platform_device = 0;     ///< OpenCL: the device's index within its platform (else id)
@@ -71,11 +76,17 @@ struct DeviceInfo {
     std::string driver_version;  ///< OpenCL: the driver's version
     bool cpu = false;            ///< OpenCL: a CPU device (PoCL), so its host's platform
     std::string sub_groups;      ///< OpenCL: what the sub-group kernels use (empty: none)
+    /// Device memory in bytes (host memory for CPU backends).
     std::size_t memory_bytes = 0;
+    /// Streaming multiprocessors (OpenCL: compute units; CPU: threads).
     int multiprocessors = 0;
+    /// CUDA compute capability, major (9 for sm_90); 0 elsewhere.
     int compute_major = 0;
+    /// CUDA compute capability, minor; 0 elsewhere.
     int compute_minor = 0;
+    /// Size of the L2 cache in bytes (0 when unknown).
     std::size_t l2_bytes = 0;
+    /// Bytes of shared memory a block may opt in to (CUDA), local memory (OpenCL); 0 on CPUs.
     std::size_t shared_memory_per_block_optin = 0;
     int cuda_driver_version = 0;  ///< cudaDriverGetVersion (13000 is 13.0); 0 elsewhere
     int runtime_version = 0;      ///< CUDA runtime portla was built with; 0 on CPUs
@@ -102,7 +113,9 @@ int omp_max_threads();
 /// executor, or copied to another executor with `copy_bytes`.
 class Executor {
 public:
+    /// The sequential reference backend (always compiled).
     static Executor reference();
+    /// The OpenMP backend (serial when built without OpenMP).
     static Executor omp();
     /// Throws NotCompiled when cuda is off, DeviceError when no GPU has this id.
     static Executor cuda(int device = 0);
@@ -114,9 +127,11 @@ public:
     /// (OpenCL: `portla info` lists them). Throws BadInput for an unknown name.
     static Executor create(const std::string& name);
 
+    /// The backend the executor runs on.
     Backend backend() const { return backend_; }
-    /// Backend name: "reference", "omp", "cuda".
+    /// Backend name: "reference", "omp", "cuda" or "opencl".
     std::string name() const { return to_string(backend_); }
+    /// The device index within the backend (0 for CPU backends).
     int device_id() const { return device_; }
     /// Human-readable device: the GPU's name, or "CPU (N threads)".
     std::string device_name() const;
@@ -127,6 +142,7 @@ public:
     /// Free and total memory of the device in bytes (host: MemAvailable and MemTotal).
     void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) const;
 
+    /// The launch parameters set by set_launch (the defaults when launch_is_set() is false).
     const LaunchConfig& launch() const { return launch_; }
     /// Sets the launch parameters of every kernel of this executor value (copies made later keep
     /// them); the vector kernels then use them instead of the tuning profile. Throws BadInput for
@@ -149,14 +165,18 @@ public:
 
     /// Raw memory on this executor. Throws OutOfMemory.
     void* allocate(std::size_t bytes) const;
+    /// Frees memory from allocate() of an executor of the same backend and device.
     void deallocate(void* ptr) const noexcept;
     /// Copies `bytes` from memory of `src_exec` to memory of `dst_exec`; blocks until done.
     static void copy_bytes(const Executor& dst_exec, void* dst, const Executor& src_exec,
                            const void* src, std::size_t bytes);
 
+    /// Same backend and device (launch parameters are not compared): memory of one may be used by
+    /// the other's kernels.
     bool operator==(const Executor& other) const {
         return backend_ == other.backend_ && device_ == other.device_;
     }
+    /// !(*this == other)
     bool operator!=(const Executor& other) const { return !(*this == other); }
 
     /// The backend's runtime behind this executor (memory, copies, stream, events); internal.

@@ -1,5 +1,6 @@
-// Dense matrix product C = alpha A B + beta C on row-major storage, dispatched to the
-// executor's backend, with a choice of implementation (the steps from naive to near-vendor).
+/// \file
+/// Dense matrix product C = alpha A B + beta C on row-major storage, dispatched to the
+/// executor's backend, with a choice of implementation (the steps from naive to near-vendor).
 #pragma once
 
 #include <cstddef>

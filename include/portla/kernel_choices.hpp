@@ -1,7 +1,8 @@
-// Which kernel variant each step of the library took: what it chose by size, device or switch
-// (the 3-D stencil's direction step by tiles or by points, a sum through a thread block cluster
-// or a ticket, ...). `portla solve --json` reports them as "kernels"; tests that force a variant
-// check that it ran.
+/// \file
+/// Which kernel variant each step of the library took: what it chose by size, device or switch
+/// (the 3-D stencil's direction step by tiles or by points, a sum through a thread block cluster
+/// or a ticket, ...). `portla solve --json` reports them as "kernels"; tests that force a variant
+/// check that it ran.
 #pragma once
 
 #include <string>
@@ -9,6 +10,7 @@
 
 namespace portla {
 
+/// One recorded choice: the kernel variant one step took.
 struct KernelChoice {
     std::string step;    ///< e.g. "cg.direction"
     std::string kernel;  ///< e.g. "stencil-ring"

@@ -1,8 +1,9 @@
-// Kernel-variant choices: KernelOptions, held by an Executor and read by its kernels where they
-// pick a variant, and the process-wide settings of the omp and opencl runtimes. Every default is
-// the measured choice (docs/kernel-choices.md, "Options"); the other values are for measurements
-// and tests. The CLI and Python set them from PORTLA_* environment variables
-// (portla/environment.hpp); the library itself never reads the environment for them.
+/// \file
+/// Kernel-variant choices: KernelOptions, held by an Executor and read by its kernels where they
+/// pick a variant, and the process-wide settings of the omp and opencl runtimes. Every default is
+/// the measured choice (docs/kernel-choices.md, "Options"); the other values are for measurements
+/// and tests. The CLI and Python set them from PORTLA_* environment variables
+/// (portla/environment.hpp); the library itself never reads the environment for them.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,7 @@ struct KernelOptions {
     /// portable size).
     int cluster_max = 16;
 
+    /// How the CSR product walks a row (cuda).
     enum class CsrRow {
         chunked,  ///< a row's entries in chunks per lane (cuda/sparse_row.cuh)
         loop      ///< one entry of a row per step
@@ -33,6 +35,7 @@ struct KernelOptions {
     /// row. Read when the matrix is made, from the matrix's executor.
     bool csr_split = true;
 
+    /// How the fused CG direction step of ELL and CSR forms p_new (cuda).
     enum class CgDirection {
         automatic,  ///< ELL: on the fly where z and p_old fit in L2 together; CSR: pass
         pass,       ///< p_new is formed first, then read by the operator kernel
@@ -41,6 +44,7 @@ struct KernelOptions {
     /// cuda: how the fused CG direction step of ELL and CSR forms p_new.
     CgDirection cg_direction = CgDirection::automatic;
 
+    /// Which kernel runs the matrix-free 3-D stencil's CG direction step (cuda).
     enum class CgStencil {
         automatic,  ///< by size: ring from 128^3 up, a thread per point below
         points,     ///< a thread per point
@@ -57,6 +61,7 @@ struct KernelOptions {
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
     std::size_t cg_block_loop_rows = 4096;
 
+    /// The tile of the fast SGEMM (cuda).
     enum class GemmTile {
         automatic,  ///< the large tile where its blocks cover every multiprocessor
         large,
@@ -89,12 +94,15 @@ struct OpenclSettings {
     /// Program binaries are cached on disk in the user cache; false: never.
     bool program_cache = true;
 };
+/// Sets the opencl runtime's settings for the devices and programs set up afterwards.
 void set_opencl_settings(const OpenclSettings& settings);
+/// The opencl runtime's settings now.
 OpenclSettings opencl_settings();
 
 /// omp: loops over fewer units of work than this run serially (0: always parallel). One per
 /// process; 4096 by default (the measured crossover, src/omp/parallel.hpp).
 void set_omp_parallel_threshold(std::size_t units);
+/// The threshold set_omp_parallel_threshold set (4096 unless set).
 std::size_t omp_parallel_threshold();
 
 }  // namespace portla

@@ -1,6 +1,7 @@
-// Memory budgets: a whole run's memory, estimated before anything is allocated, checked against
-// what the machine can give now (not its physical total), so a tiny input that declares a huge
-// problem is refused in a second with one line instead of paging or being killed.
+/// \file
+/// Memory budgets: a whole run's memory, estimated before anything is allocated, checked against
+/// what the machine can give now (not its physical total), so a tiny input that declares a huge
+/// problem is refused in a second with one line instead of paging or being killed.
 #pragma once
 
 #include <cstddef>
@@ -23,10 +24,12 @@ public:
         bytes_ += count * bytes_each;
         return *this;
     }
+    /// `bytes` bytes more.
     MemoryNeed& add_bytes(double bytes) {
         bytes_ += bytes;
         return *this;
     }
+    /// The total so far, in bytes.
     double bytes() const { return bytes_; }
 
 private:

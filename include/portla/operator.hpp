@@ -1,4 +1,5 @@
-// LinearOperator: y = A x, for stored matrices, matrix-free operators and user callbacks.
+/// \file
+/// LinearOperator: y = A x, for stored matrices, matrix-free operators and user callbacks.
 #pragma once
 
 #include <cstddef>
@@ -28,38 +29,59 @@ class Communicator;
 /// plan does not take); a plan may have no segment (its longest row at most `from` entries). The
 /// scratch the kernels write (a partial sum and a counter per segment) is the backend's own.
 struct CsrLongRows {
+    /// Rows of more than this many entries are split.
     std::size_t from = 0;
+    /// Number of segments (one warp each).
     std::size_t segments = 0;
+    /// rows[s]: the row segment s belongs to.
     const std::int32_t* rows = nullptr;
+    /// parts[s]: which part of its row segment s is.
     const std::int32_t* parts = nullptr;
+    /// Number of row blocks (0: no plan).
     std::size_t block_count = 0;
+    /// block_count + 1 row offsets of the row blocks.
     const std::int32_t* blocks = nullptr;
 };
 
 template <typename T>
+/// An operator's structure as the fused solver kernels read it (see the comment above): device
+/// pointers of the operator's executor, valid while the operator lives.
 struct FusedOperator {
+    /// Which structure is described (none: the solvers call apply()).
     enum class Kind { none, stencil, csr, ell };
+    /// The structure described.
     Kind kind = Kind::none;
+    /// stencil: dimensions of the grid.
     int dim = 0;
+    /// stencil: points per dimension.
     std::size_t points = 0;
+    /// csr: 32-bit row offsets (index int32).
     const std::int32_t* row_ptrs = nullptr;
     /// csr: by row; ell: column-major, `width` entries per row, padding column -1.
     const std::int32_t* col_idxs = nullptr;
+    /// csr: by row; ell: column-major, as col_idxs.
     const T* values = nullptr;
     CsrIndex index = CsrIndex::int32;          ///< csr: which of the index pointers are set
     const std::int64_t* row_ptrs64 = nullptr;  ///< csr, index offsets64 or int64
     const std::int64_t* col_idxs64 = nullptr;  ///< csr, index int64
+    /// Stored non-zeros.
     std::size_t nnz = 0;
+    /// ell: entries per padded row.
     std::size_t width = 0;
     CsrLongRows long_rows;  ///< csr with 32-bit indices on cuda
 };
 
 template <typename T>
+/// y = A x for a stored matrix, a matrix-free operator or a user's callback: what every solver
+/// takes. x and y live in executor()'s memory. Derive from it (or use CallbackOperator) for an
+/// operator of one's own; only rows, cols, executor, apply and format must be defined.
 class LinearOperator {
 public:
     virtual ~LinearOperator() = default;
 
+    /// Rows of A (for a distributed operator: this rank's rows).
     virtual std::size_t rows() const = 0;
+    /// Columns of A (for a distributed operator: this rank's part of x).
     virtual std::size_t cols() const = 0;
     /// The executor whose memory x and y must live in.
     virtual const Executor& executor() const = 0;
@@ -100,9 +122,13 @@ public:
 template <typename T>
 class CallbackOperator : public LinearOperator<T> {
 public:
+    /// y = A x, x of cols() and y of rows() entries in the executor's memory.
     using ApplyFn = std::function<void(const_view<T> x, view<T> y)>;
+    /// d = diag(A), rows() entries in the executor's memory.
     using DiagonalFn = std::function<void(view<T> d)>;
 
+    /// A rows x cols operator on `exec` applied by `apply`; with `diagonal`, has_diagonal() is true
+    /// and Jacobi preconditioning works.
     CallbackOperator(const Executor& exec, std::size_t rows, std::size_t cols, ApplyFn apply,
                      DiagonalFn diagonal = {})
         : exec_(exec),

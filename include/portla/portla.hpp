@@ -1,4 +1,5 @@
-// Everything in portla's public API.
+/// \file
+/// Everything in portla's public API.
 #pragma once
 
 #include "portla/array.hpp"

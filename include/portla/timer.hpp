@@ -1,5 +1,6 @@
-// Timing work on an executor: device events on a GPU's stream, a steady clock after
-// synchronising on the CPU. Every benchmark and the command-line tool time through it.
+/// \file
+/// Timing work on an executor: device events on a GPU's stream, a steady clock after
+/// synchronising on the CPU. Every benchmark and the command-line tool time through it.
 #pragma once
 
 #include <memory>
@@ -12,11 +13,15 @@ namespace detail {
 class Event;
 }
 
+/// Times work on one executor: start(), the work, stop(), then seconds().
 class Timer {
 public:
+    /// A timer of the work submitted to `exec` (device events on cuda).
     explicit Timer(const Executor& exec);
     ~Timer();
+    /// Takes over other's events.
     Timer(Timer&&) noexcept;
+    /// Takes over other's events.
     Timer& operator=(Timer&&) noexcept;
 
     /// Marks the start: a point in the executor's order of work (does not block on a GPU).

@@ -1,15 +1,16 @@
-// Tuning profiles: the launch configuration of each vector kernel per size band, measured on one
-// device by `portla tune` and read by the kernels at run time.
-//
-// The vector kernels of an executor whose launch was never set (Executor::set_launch) ask
-// launch_for(exec, kernel, n) for theirs. It answers from the profile of exec's device, loaded
-// once per process and device from the first of:
-//   1. the file set_profile_file names (the CLI and Python: $PORTLA_TUNING_FILE),
-//   2. $XDG_CACHE_HOME/portla/tuning-SLUG.json ($HOME/.cache when XDG_CACHE_HOME is unset),
-//   3. the shipped defaults compiled in (shipped_defaults).
-// A file that is malformed or was tuned on another device of the same backend is not used: one
-// warning line on stderr, and the shipped defaults. A profile of another backend is not used
-// either, silently (one named file beside the omp executor of a cuda run).
+/// \file
+/// Tuning profiles: the launch configuration of each vector kernel per size band, measured on one
+/// device by `portla tune` and read by the kernels at run time.
+///
+/// The vector kernels of an executor whose launch was never set (Executor::set_launch) ask
+/// launch_for(exec, kernel, n) for theirs. It answers from the profile of exec's device, loaded
+/// once per process and device from the first of:
+///   1. the file set_profile_file names (the CLI and Python: $PORTLA_TUNING_FILE),
+///   2. $XDG_CACHE_HOME/portla/tuning-SLUG.json ($HOME/.cache when XDG_CACHE_HOME is unset),
+///   3. the shipped defaults compiled in (shipped_defaults).
+/// A file that is malformed or was tuned on another device of the same backend is not used: one
+/// warning line on stderr, and the shipped defaults. A profile of another backend is not used
+/// either, silently (one named file beside the omp executor of a cuda run).
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,7 @@
 
 #include "portla/executor.hpp"
 
+/// Tuning profiles: the launch configuration of each vector kernel per size band and device.
 namespace portla::tuning {
 
 /// The kernels a profile configures (names as in `portla bench`).
@@ -31,6 +33,7 @@ std::string to_string(Kernel kernel);
 /// Throws BadInput for a name that is not one of to_string's.
 Kernel kernel_from_string(const std::string& name);
 
+/// Band::n_max of the last band: no upper limit.
 inline constexpr std::size_t unbounded = std::numeric_limits<std::size_t>::max();
 
 /// Vectors of n_min <= n <= n_max elements run with `launch`. t0_us, wa_gbs: the fit of the
@@ -38,10 +41,16 @@ inline constexpr std::size_t unbounded = std::numeric_limits<std::size_t>::max()
 /// the winner's, largest over the band's measured sizes (1 where nothing beat the default; 0
 /// where the band was not measured).
 struct Band {
+    /// Smallest vector length of the band.
     std::size_t n_min = 0;
+    /// Largest vector length of the band (`unbounded`: no limit).
     std::size_t n_max = unbounded;
+    /// The configuration the band's kernels run with.
     LaunchConfig launch{};
+    ///@{
+    /// T0 in microseconds, W_a in GB/s and the speed-up over the default (see above).
     double t0_us = 0, wa_gbs = 0, speedup = 0;
+    ///@}
 };
 
 /// The device a profile was tuned on. A profile is used only on a device of the same backend
@@ -58,7 +67,10 @@ struct DeviceIdentity {
 /// Identity of exec's device. Throws DeviceError when the device cannot be queried.
 DeviceIdentity identify(const Executor& exec);
 
+/// A tuning profile: per kernel, the launch configuration of each size band, and where it came
+/// from (portla tune writes it as JSON; to_json / from_json).
 struct Profile {
+    /// The device tuned on.
     DeviceIdentity identity;
     std::string origin;   ///< the file it was read from, or "shipped defaults (...)"
     std::string created;  ///< UTC time of the tuning run ("" for shipped defaults)
@@ -76,7 +88,7 @@ struct Profile {
 /// [0, 4096]. A profile's bands are held to the same rule.
 std::string launch_problem(const LaunchConfig& config);
 
-/// The profile as JSON text (format "portla-tuning", version 1; README "Tuning").
+/// The profile as JSON text (format "portla-tuning", version 1; docs/benchmarks.md, "portla tune").
 std::string to_json(const Profile& profile);
 /// Parses to_json's format. Throws BadInput naming `origin` and what is wrong: not JSON, another
 /// format or version, an unknown kernel, bands that are unsorted, overlap, leave a gap or do not

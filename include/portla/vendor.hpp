@@ -1,7 +1,8 @@
-// Vendor-library baselines behind the executor's backend, for side-by-side benchmarks: cuBLAS
-// and cuSPARSE on cuda, OpenBLAS on omp and reference (host memory). The same operations as
-// portla's own kernels, computed by the vendor library, so a benchmark compares like with like.
-// cuBLAS has no axpby: the baseline is axpy (y = a x + y, the same 3 n words of traffic).
+/// \file
+/// Vendor-library baselines behind the executor's backend, for side-by-side benchmarks: cuBLAS
+/// and cuSPARSE on cuda, OpenBLAS on omp and reference (host memory). The same operations as
+/// portla's own kernels, computed by the vendor library, so a benchmark compares like with like.
+/// cuBLAS has no axpby: the baseline is axpy (y = a x + y, the same 3 n words of traffic).
 #pragma once
 
 #include <cstddef>
@@ -10,16 +11,19 @@
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
 
+/// Vendor-library baselines (cuBLAS, cuSPARSE, OpenBLAS) of portla's own kernels.
 namespace portla::vendor {
 
 /// True when the vendor BLAS of `backend` (cuBLAS on cuda, OpenBLAS on omp and reference) is
 /// compiled in. A GPU is still needed to run the cuda one.
 bool available(Backend backend);
+/// available(exec.backend())
 inline bool available(const Executor& exec) { return available(exec.backend()); }
 
 /// True when the sparse vendor operations (csr_spmv, cg) exist on `backend`: cuSPARSE on cuda
 /// when compiled in; never on the CPU backends (they throw Unsupported).
 bool sparse_available(Backend backend);
+/// sparse_available(exec.backend())
 inline bool sparse_available(const Executor& exec) { return sparse_available(exec.backend()); }
 
 /// y = a x + y

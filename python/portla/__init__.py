@@ -64,20 +64,21 @@ class SolveResult:
     """The outcome of portla.solve."""
 
     x: Any  #: NumPy, or the caller's CuPy / PyTorch type on its GPU
-    converged: bool
+    converged: bool  #: whether the true residual met the tolerance
     reason: str  #: converged, max_iterations, breakdown, non_finite, indefinite, ...
-    iterations: int
+    iterations: int  #: iterations done (GMRES: Arnoldi steps)
     residual_norm: float  #: true ||b - A x||, recomputed at the end
     rhs_norm: float  #: ||b||
     history: List[float] = field(default_factory=list)  #: recurrence residual per iteration
     time_s: float = 0.0  #: the C++ solver call alone
-    backend: str = ""
+    backend: str = ""  #: the backend that ran the solve ("omp", "cuda", ...)
     #: the kernel variant each step took where the backend chooses (cuda: "cg.direction" ->
     #: "stencil-ring", "csr-pass", ...; "blas1.sum" -> "cluster", ...); empty on CPUs
     kernels: Dict[str, str] = field(default_factory=dict)
 
     @property
     def relative_residual(self) -> float:
+        """residual_norm / rhs_norm (residual_norm when b = 0)."""
         return self.residual_norm / self.rhs_norm if self.rhs_norm > 0 else self.residual_norm
 
 
@@ -98,15 +99,37 @@ def solve(
     monitor: Optional[Callable[[int, float], Any]] = None,
     **settings: Any,
 ) -> SolveResult:
-    """Solves A x = b by `solver` ("cg", "bicgstab", "gmres") with `precond` (a name: "none",
-    "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev"; or a LinearOperator / matrix giving
-    M^-1 r) on `backend` ("auto": cuda when a GPU is present, else omp; "omp", "reference",
-    "cuda", "cuda:N"). A is a scipy.sparse matrix or array, a dense 2-D array or a
-    scipy.sparse.linalg.LinearOperator (matrix-free: its matvec is called from the solve).
-    precision: "double" or "single" (default: single when A and b are float32). `monitor(i, r)`
-    is called after each iteration with the recurrence residual norm. Further keywords set
-    portla's solver Settings (left_preconditioning, flexible, block_size, chebyshev_degree,
-    residual_replacement, device_loop). Converges when ||b - A x|| <= max(rtol ||b||, atol)."""
+    """Solves A x = b by a Krylov method on one of portla's backends; converged when the true
+    residual ``norm(b - A x) <= max(rtol * norm(b), atol)``, recomputed at the end.
+
+    :param A: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ... converted once),
+        a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free: its matvec is
+        called from the solve), or CuPy / PyTorch CUDA arrays, used in place on their GPU.
+    :param b: the right-hand side, n values.
+    :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres" or "pipecg".
+    :param precond: a name ("none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
+        LinearOperator / matrix giving M^-1 r (host arrays only).
+    :param rtol: relative tolerance (see above).
+    :param atol: absolute tolerance (see above).
+    :param max_iters: iteration limit (GMRES: Arnoldi steps).
+    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution.
+    :param restart: GMRES: Krylov vectors per cycle.
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param history: record the recurrence residual norm of every iteration
+        (SolveResult.history).
+    :param monitor: monitor(i, r), called after each iteration with the recurrence residual
+        norm; an exception it raises ends the solve and propagates.
+    :param settings: further fields of portla's solver Settings: left_preconditioning,
+        flexible (GMRES), block_size (block-jacobi), chebyshev_degree, residual_replacement,
+        device_loop (CG on the GPU).
+    :returns: a SolveResult. Not converging is not an error: see its converged and reason.
+    :raises ValueError: bad input: shapes, dtypes, non-finite b, an unknown name, a zero
+        diagonal given to Jacobi, a preconditioner the matrix's format cannot provide.
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
     x, r = _core.run(
         solver,
         A,
@@ -138,8 +161,9 @@ def solve(
 
 
 def info() -> Dict[str, Any]:
-    """The build: version, backends (name, compiled, devices), CUDA devices, omp threads and
-    the backend "auto" picks."""
+    """The build and the machine, as a dict: "version", "backends" (per backend its "name",
+    whether it was "compiled" and its "devices"), "cuda_devices" (the properties of each
+    GPU), "omp_threads" and "auto" (the backend "auto" picks)."""
     d = dict(_portla.info())
     d["version"] = __version__
     return d
@@ -149,11 +173,11 @@ def info() -> Dict[str, Any]:
 class PerronResult:
     """The dominant eigenpair of a positive matrix (portla.perron)."""
 
-    eigenvalue: float
-    vector: np.ndarray
-    converged: bool
-    reason: str
-    iterations: int
+    eigenvalue: float  #: the dominant eigenvalue (the common row sum at the stop)
+    vector: np.ndarray  #: its eigenvector (positive entries, not normalised)
+    converged: bool  #: whether the row sums met eps
+    reason: str  #: converged, max_iterations or non_finite
+    iterations: int  #: similarity transforms applied
     residual: float  #: ||A v - lambda v|| / ||lambda v||
 
 
@@ -171,9 +195,21 @@ def perron(
     backend: str = "auto",
     precision: Optional[str] = None,
 ) -> PerronResult:
-    """Dominant eigenpair of a square matrix with positive entries (dense), by portla's parallel
-    similarity transformation ("similarity", "fused" or "power"). ValueError when an entry is
-    not positive and finite."""
+    """Dominant eigenpair of a square matrix with positive entries (dense, host memory), by
+    portla's parallel similarity transformation.
+
+    :param A: a square 2-D array, every entry positive and finite.
+    :param eps: stop when every pair of neighbouring row sums of the transformed matrix differs
+        by less than eps.
+    :param max_iters: at most this many transforms.
+    :param method: "power" (default; one pass over A per iteration), "fused" or "similarity":
+        the same iterates up to rounding.
+    :param backend: "auto", "omp", "reference", "cuda", "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A is float32.
+    :returns: a PerronResult.
+    :raises ValueError: an entry that is not positive and finite, a matrix that is not square,
+        GPU arrays.
+    """
     _host_only("perron", A)
     dtype = _core.dtype_for(precision, A)
     a = np.ascontiguousarray(np.asarray(A), dtype=dtype)
@@ -188,8 +224,17 @@ def perron(
 def gemm(
     A: Any, B: Any, backend: str = "auto", variant: str = "fast", precision: Optional[str] = None
 ) -> np.ndarray:
-    """C = A @ B for dense matrices through portla's gemm ("naive", "tiled", "subgroup", "fast",
-    "vendor"; tiled and subgroup on cuda only)."""
+    """C = A @ B for dense host matrices through portla's gemm.
+
+    :param A: an m x k 2-D array.
+    :param B: a k x n 2-D array.
+    :param backend: "auto", "omp", "reference", "cuda", "cuda:N" or "opencl".
+    :param variant: "fast" (default), "naive", "tiled", "subgroup" (tiled and subgroup on cuda
+        only) or "vendor" (cuBLAS, OpenBLAS).
+    :param precision: "double" or "single"; default single when A and B are float32.
+    :returns: C, an m x n NumPy array.
+    :raises ValueError: shapes that do not fit, GPU arrays, an unknown variant.
+    """
     _host_only("gemm", A, B)
     dtype = _core.dtype_for(precision, A, B)
     a = np.ascontiguousarray(np.asarray(A), dtype=dtype)

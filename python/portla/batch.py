@@ -40,10 +40,11 @@ class BatchResult:
     residual_norm: Any  #: true ||b_s - A_s x_s||, recomputed after the solve
     rhs_norm: Any  #: ||b_s||
     time_s: float = 0.0  #: the batched solve itself (device time on cuda)
-    backend: str = ""
+    backend: str = ""  #: the backend that ran the batch
 
     @property
     def relative_residual(self) -> Any:
+        """residual_norm / rhs_norm per system (residual_norm where rhs_norm = 0)."""
         return self.residual_norm / np.where(self.rhs_norm > 0, self.rhs_norm, 1.0)
 
 
@@ -89,14 +90,36 @@ def solve(
     precision: Optional[str] = None,
     shared_memory: bool = True,
 ) -> BatchResult:
-    """Solves A_s x_s = b_s for every system s of the batch. A: a (B, n, n) array, or a tuple
-    (indptr, indices, values) with values of shape (B, nnz); b: (B, n). solver: "bicgstab"
-    (default), "cg", "gmres" or "direct" (dense LU per system; format "dense"); precond: "none",
-    "jacobi", "block-jacobi" (block_size rows per block, 1 ... 32) or "ilu0" (csr); maxiter:
-    default 2 n; restart: GMRES's Krylov vectors per cycle; precision: "double" or "single"
-    (default: single when A and b are float32). shared_memory=False keeps the cuda kernel's work
-    vectors in global memory. The defaults are those of `portla batch`. ValueError on bad
-    input."""
+    """Solves A_s x_s = b_s for every system s of the batch, each with its own stopping test:
+    system s has converged when ``norm(b_s - A_s x_s) <= max(rtol * norm(b_s), atol)``,
+    recomputed after the solve. The defaults are those of `portla batch`.
+
+    :param A: a (B, n, n) array, or a tuple (indptr, indices, values): one CSR pattern (indptr
+        of n + 1 entries, indices of nnz, sorted and unique within each row) with values of
+        shape (B, nnz). NumPy, CuPy or PyTorch (copied through the host).
+    :param b: the right-hand sides, shape (B, n).
+    :param solver: "bicgstab" (default), "cg", "gmres" or "direct" (dense LU per system;
+        format "dense").
+    :param precond: "none", "jacobi", "block-jacobi" (block_size rows per block) or "ilu0"
+        (format "csr").
+    :param format: "dense", "csr" or "ell"; default "dense" for a (B, n, n) array, "csr" for a
+        pattern.
+    :param rtol: relative tolerance (see above), finite and >= 0.
+    :param atol: absolute tolerance (see above), finite and >= 0.
+    :param maxiter: iteration limit of each system (default 2 n).
+    :param restart: GMRES: Krylov vectors per cycle.
+    :param block_size: block-jacobi: rows per diagonal block, 1 ... 32.
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param shared_memory: cuda: keep the work vectors in shared memory (False: global memory).
+    :returns: a BatchResult. A system that fails (NaN, singular, no convergence) is reported in
+        its entries and never stops the others.
+    :raises ValueError: bad input (shapes, dtypes, a pattern that is not sorted and unique, an
+        unknown name).
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
     like = b
     if isinstance(A, tuple):
         if len(A) != 3:

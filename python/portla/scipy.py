@@ -18,6 +18,7 @@ precision ("double", "single"; default: single when A and b are float32) and mon
 residual_norm), called after each iteration.
 
 Differences from SciPy:
+
 - callback: for cg and bicgstab it is called after each iteration with the current iterate, as
   in SciPy: the solver's own x array (SciPy's too), valid during the call (copy it to keep it).
   Set, it makes CG read its state back every iteration instead of every 16 (slower on the GPU).
@@ -141,12 +142,68 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
 cg = _short_recurrence(
     "cg",
     """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg.
-    callback(xk) is called after each iteration with the current iterate.""",
+
+    :param A: the matrix: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ...
+        converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
+        its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
+        CUDA matrix, used in place.
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution and
+        returned; a host x0 is copied.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)``.
+    :param atol: absolute tolerance (a real number >= 0).
+    :param maxiter: iteration limit (default 10 n).
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
+        LinearOperator / matrix applying M^-1 (host arrays only).
+    :param callback: callback(xk), called after each iteration with the current iterate (the solver's own x, valid during the call).
+    :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm), called after each iteration with the
+        recurrence residual norm (portla's own keyword).
+    :returns: ``(x, info)``: x the solution (NumPy, or the caller's GPU type); info 0 when
+        converged, maxiter when the limit was reached, -1 on breakdown, a non-finite value, an
+        indefinite operator or a singular preconditioner.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown name, GPU arrays
+        on different devices or with a CPU backend).
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """,
 )
 bicgstab = _short_recurrence(
     "bicgstab",
     """BiCGSTAB for general A, as scipy.sparse.linalg.bicgstab.
-    callback(xk) is called after each iteration with the current iterate.""",
+
+    :param A: the matrix: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ...
+        converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
+        its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
+        CUDA matrix, used in place.
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution and
+        returned; a host x0 is copied.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)``.
+    :param atol: absolute tolerance (a real number >= 0).
+    :param maxiter: iteration limit (default 10 n).
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
+        LinearOperator / matrix applying M^-1 (host arrays only).
+    :param callback: callback(xk), called after each iteration with the current iterate (the solver's own x, valid during the call).
+    :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm), called after each iteration with the
+        recurrence residual norm (portla's own keyword).
+    :returns: ``(x, info)``: x the solution (NumPy, or the caller's GPU type); info 0 when
+        converged, maxiter when the limit was reached, -1 on breakdown, a non-finite value, an
+        indefinite operator or a singular preconditioner.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown name, GPU arrays
+        on different devices or with a CPU backend).
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """,
 )
 
 
@@ -167,10 +224,39 @@ def gmres(
     precision: Optional[str] = None,
     monitor: Optional[Callable[[int, float], Any]] = None,
 ) -> Tuple[Any, int]:
-    """Restarted GMRES, as scipy.sparse.linalg.gmres: restart (default 20) Krylov vectors per
-    cycle, maxiter (default 10 n) cycles, left preconditioning. callback_type "pr_norm" or
-    "legacy" (default): callback(relative preconditioned residual norm) after each inner
-    iteration; "x": callback(x) once, with the final x."""
+    """Restarted GMRES, as scipy.sparse.linalg.gmres, preconditioned from the left.
+
+    :param A: the matrix: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ...
+        converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
+        its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
+        CUDA matrix, used in place.
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution and
+        returned; a host x0 is copied.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)``.
+    :param atol: absolute tolerance (a real number >= 0).
+    :param maxiter: iteration limit in restart cycles (default 10 n).
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
+        LinearOperator / matrix applying M^-1 (host arrays only).
+    :param callback: see callback_type.
+    :param restart: Krylov vectors per cycle (default 20, at most n).
+    :param callback_type: "pr_norm" or "legacy" (default): callback(relative preconditioned
+        residual norm) after each inner iteration; "x": callback(x) once, with the final x.
+    :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm), called after each iteration with the
+        recurrence residual norm (portla's own keyword).
+    :returns: ``(x, info)``: x the solution (NumPy, or the caller's GPU type); info 0 when
+        converged, maxiter when the limit was reached, -1 on breakdown, a non-finite value, an
+        indefinite operator or a singular preconditioner.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown name, GPU arrays
+        on different devices or with a CPU backend).
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
     rtol = _rtol(rtol, tol, "gmres")
     atol = _check_atol(atol, "gmres")
     if callback_type is None:

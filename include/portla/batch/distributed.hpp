@@ -1,7 +1,8 @@
-// A batch spread over the ranks of a dist::Communicator: each rank solves a contiguous block of
-// the systems (its own BatchMatrix on its own executor) and the per-system results are
-// gathered on one rank, in system order. Through the Communicator interface alone, so in every
-// build (with MPI: dist::MpiCommunicator, portla/dist/mpi_communicator.hpp).
+/// \file
+/// A batch spread over the ranks of a dist::Communicator: each rank solves a contiguous block of
+/// the systems (its own BatchMatrix on its own executor) and the per-system results are
+/// gathered on one rank, in system order. Through the Communicator interface alone, so in every
+/// build (with MPI: dist::MpiCommunicator, portla/dist/mpi_communicator.hpp).
 #pragma once
 
 #include <cstddef>

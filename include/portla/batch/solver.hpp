@@ -1,6 +1,7 @@
-// Batched iterative solvers: every system of a batch solved by one kernel (one thread block
-// per system on cuda, one thread per system on omp), each with its own stopping test. The
-// solver, preconditioner and stop-reason names are the shared ones of portla/solver/types.hpp.
+/// \file
+/// Batched iterative solvers: every system of a batch solved by one kernel (one thread block
+/// per system on cuda, one thread per system on omp), each with its own stopping test. The
+/// solver, preconditioner and stop-reason names are the shared ones of portla/solver/types.hpp.
 #pragma once
 
 #include <cstddef>
@@ -14,13 +15,19 @@
 
 namespace portla::batch {
 
+/// Whether Settings::tolerance bounds ||b_s - A_s x_s|| itself or relative to ||b_s||.
 enum class ToleranceType { absolute, relative };
 
+/// Settings of batch::solve, shared by every system of the batch.
 struct Settings {
+    /// The Krylov method: cg, bicgstab or gmres.
     solver::Solver solver = solver::Solver::bicgstab;
+    /// none, jacobi, block_jacobi or ilu0 (csr); others throw Unsupported.
     solver::Preconditioner precond = solver::Preconditioner::none;
+    /// How `tolerance` is read.
     ToleranceType tolerance_type = ToleranceType::relative;
     double tolerance = 1e-6;  ///< relative to ||b_s|| or absolute
+    /// Iteration limit of each system.
     int max_iters = 500;
     int restart = 30;                ///< GMRES restart length (Krylov vectors per cycle)
     int block_size = 4;              ///< block Jacobi: rows per diagonal block (1 ... 32)
@@ -41,21 +48,27 @@ struct LaunchInfo {
     /// of those, in registers (cuda, n <= 128 with none / Jacobi: the vectors no other thread
     /// reads)
     int vectors_in_registers = 0;
+    /// whether the system's values were placed in shared memory
     bool matrix_in_shared = false;
     std::size_t shared_bytes = 0;  ///< dynamic shared memory per block
 };
 
 /// Per-system results.
 struct Result {
+    /// Iterations each system took.
     std::vector<int> iterations;
     std::vector<solver::StopReason> reason;  ///< why each system stopped
     std::vector<double> residual_norm;       ///< true ||b_s - A_s x_s||, recomputed after the solve
     std::vector<double> rhs_norm;            ///< ||b_s||
     double time_s = 0;                       ///< the solve itself (device time on cuda)
+    /// How the cuda kernel was laid out.
     LaunchInfo launch;
 
+    /// Number of systems.
     std::size_t size() const { return iterations.size(); }
+    /// Whether system s converged.
     bool converged(std::size_t s) const { return reason[s] == solver::StopReason::converged; }
+    /// Number of systems that converged.
     std::size_t num_converged() const;
     /// max over systems of residual_norm / rhs_norm (residual_norm where rhs_norm = 0).
     double max_relative_residual() const;

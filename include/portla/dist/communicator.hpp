@@ -1,8 +1,9 @@
-// Communicator: the one interface through which portla's solvers reduce across processes, and
-// what a distributed operator's halo exchange needs. Solvers see it through
-// LinearOperator::communicator() (nullptr, or size() == 1: nothing to reduce). The interface
-// names no MPI type; dist::MpiCommunicator (portla/dist/mpi_communicator.hpp, only in builds with
-// PORTLA_WITH_MPI) implements it over an MPI communicator.
+/// \file
+/// Communicator: the one interface through which portla's solvers reduce across processes, and
+/// what a distributed operator's halo exchange needs. Solvers see it through
+/// LinearOperator::communicator() (nullptr, or size() == 1: nothing to reduce). The interface
+/// names no MPI type; dist::MpiCommunicator (portla/dist/mpi_communicator.hpp, only in builds with
+/// PORTLA_WITH_MPI) implements it over an MPI communicator.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +23,8 @@ namespace portla {
 /// users of the portla::portla target).
 bool has_mpi();
 
+/// Operators distributed over processes (ranks) and the Communicator their reductions and halo
+/// exchanges go through.
 namespace dist {
 
 /// How the distributed operators over a communicator exchange the halos of a GPU executor.
@@ -40,13 +43,17 @@ public:
     class Exchange {
     public:
         virtual ~Exchange() = default;
+        /// Blocks until the exchange or collective has completed.
         virtual void wait() = 0;
     };
     /// Bytes to send to or receive from one rank (host memory, or memory of an executor that
     /// exchanges_memory_of() accepts).
     struct Message {
+        /// The other rank.
         int peer = 0;
+        /// The buffer sent from or received into.
         void* data = nullptr;
+        /// Its size in bytes.
         std::size_t bytes = 0;
     };
 
@@ -54,13 +61,17 @@ public:
     /// in them on this rank: what overlapping did not hide), from construction or reset_stats().
     struct Stats {
         double reduce_s = 0;  ///< in allreduce_sum / allreduce_max
+        /// number of allreduce_sum / allreduce_max calls
         long reductions = 0;
         double exchange_s = 0;  ///< in Exchange::wait (halo exchanges)
+        /// number of exchanges waited for
         long exchanges = 0;
     };
 
     virtual ~Communicator() = default;
+    /// The time spent blocked in collectives and exchanges so far.
     const Stats& stats() const { return stats_; }
+    /// Sets stats() back to zero (this rank only; not collective).
     void reset_stats() const { stats_ = Stats{}; }
     /// Whether start_exchange takes buffers in the memory of `exec` (a device: CUDA-aware MPI)
     /// rather than host memory only.
@@ -68,8 +79,11 @@ public:
     /// How the distributed operators made over this communicator afterwards exchange GPU halos;
     /// set it to the same value on every rank. HaloMode::automatic unless set.
     void set_halo_mode(HaloMode mode) { halo_mode_ = mode; }
+    /// The mode set_halo_mode set (HaloMode::automatic unless set).
     HaloMode halo_mode() const { return halo_mode_; }
+    /// This process's rank, 0 ... size() - 1.
     virtual int rank() const = 0;
+    /// Number of ranks of the group.
     virtual int size() const = 0;
     /// values[i] = sum over ranks of values[i], in place, on every rank.
     virtual void allreduce_sum(double* values, int count) const = 0;
@@ -95,6 +109,7 @@ public:
     }
 
 protected:
+    /// What stats() returns; implementations add their blocked time to it.
     mutable Stats stats_;
 
 private:

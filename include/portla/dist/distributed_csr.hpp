@@ -1,7 +1,8 @@
-// dist::DistributedCsr: a CSR matrix partitioned over the ranks of a Communicator by contiguous
-// blocks of rows, as a LinearOperator the single-device solvers take unchanged (their
-// reductions go through communicator()). Vectors are each rank's part: rows() = cols() = the
-// local row count. Only in builds with PORTLA_WITH_MPI.
+/// \file
+/// dist::DistributedCsr: a CSR matrix partitioned over the ranks of a Communicator by contiguous
+/// blocks of rows, as a LinearOperator the single-device solvers take unchanged (their
+/// reductions go through communicator()). Vectors are each rank's part: rows() = cols() = the
+/// local row count. Only in builds with PORTLA_WITH_MPI.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,10 @@ namespace portla::dist {
 std::vector<std::int64_t> balanced_partition(const MatrixData& data, int parts);
 
 template <typename T>
+/// A square CSR matrix whose rows are spread over the ranks of a Communicator, in contiguous
+/// blocks; apply() exchanges the halo (ghost entries of x) with the neighbouring ranks. The
+/// single-process solvers (solver::cg, bicgstab, gmres, pipecg) take it unchanged. Only in builds
+/// with PORTLA_WITH_MPI.
 class DistributedCsr : public DistributedOperator<T> {
 public:
     /// The library API, collective over `comm`: this rank's rows [row_offset, row_offset + n)
@@ -50,6 +55,7 @@ public:
     static DistributedCsr poisson(const Executor& exec, std::shared_ptr<const Communicator> comm,
                                   int dim, std::size_t points);
 
+    /// This rank's rows.
     std::size_t rows() const override { return local_rows_; }
     std::size_t cols() const override { return local_rows_; }
     const Executor& executor() const override { return diag_.executor(); }

@@ -1,8 +1,9 @@
-// dist::DistributedOperator: what every operator distributed by contiguous row blocks over the
-// ranks of a Communicator shares (DistributedCsr, DistributedStencil): rank r holds rows
-// [offsets()[r], offsets()[r + 1]) of the operator and of every vector, rank r's rows follow
-// rank r - 1's, and vectors are gathered on one rank or scattered from it. Only in builds with
-// PORTLA_WITH_MPI.
+/// \file
+/// dist::DistributedOperator: what every operator distributed by contiguous row blocks over the
+/// ranks of a Communicator shares (DistributedCsr, DistributedStencil): rank r holds rows
+/// [offsets()[r], offsets()[r + 1]) of the operator and of every vector, rank r's rows follow
+/// rank r - 1's, and vectors are gathered on one rank or scattered from it. Only in builds with
+/// PORTLA_WITH_MPI.
 #pragma once
 
 #include <cstdint>
@@ -20,10 +21,15 @@ class PeerExchange;  // core/runtime.hpp
 namespace portla::dist {
 
 template <typename T>
+/// The common part of the operators distributed over ranks by contiguous row blocks
+/// (DistributedCsr, DistributedStencil): the communicator, every rank's row offsets, vector
+/// gather and scatter, and the choice of the halo path. rows() and cols() are this rank's part.
 class DistributedOperator : public LinearOperator<T> {
 public:
     const Communicator* communicator() const override { return comm_.get(); }
+    /// Rows of the whole operator (over every rank).
     std::int64_t global_rows() const { return offsets_.back(); }
+    /// The global index of this rank's first row.
     std::int64_t row_offset() const { return offsets_[comm_->rank()]; }
     /// Row offsets of every rank (size() + 1 values).
     const std::vector<std::int64_t>& offsets() const { return offsets_; }
@@ -40,6 +46,7 @@ public:
     const std::string& halo_path() const { return halo_path_; }
 
 protected:
+    /// For derived classes: over `comm`, rank r owning rows [offsets[r], offsets[r + 1]).
     DistributedOperator(std::shared_ptr<const Communicator> comm, std::vector<std::int64_t> offsets)
         : comm_(std::move(comm)), offsets_(std::move(offsets)) {}
 
@@ -47,10 +54,15 @@ protected:
     /// PeerExchange between the devices, else staging. Sets direct_ / peer_ / halo_path().
     void choose_halo_path(const Executor& exec);
 
+    /// The ranks the operator is spread over.
     std::shared_ptr<const Communicator> comm_;
+    /// Row offsets of every rank (size() + 1 values).
     std::vector<std::int64_t> offsets_;
-    bool direct_ = false;                         // MPI takes the executor's memory
-    std::shared_ptr<detail::PeerExchange> peer_;  // device-to-device messages (NCCL)
+    /// Whether MPI takes the executor's memory directly (set by choose_halo_path).
+    bool direct_ = false;
+    /// Device-to-device messages (NCCL), when choose_halo_path chose them.
+    std::shared_ptr<detail::PeerExchange> peer_;
+    /// What halo_path() returns.
     std::string halo_path_ = "host";
 };
 

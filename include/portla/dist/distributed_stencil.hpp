@@ -1,8 +1,9 @@
-// dist::DistributedStencil: the matrix-free dim-D Poisson operator of matrix/stencil.hpp split
-// over the ranks of a Communicator by slabs of its outermost dimension (z in 3-D): each rank
-// generates its own planes and holds no global matrix or vector. Vectors are each rank's part,
-// in the global lexicographic order (rank r's rows follow rank r - 1's), so DistributedCsr's
-// row distribution and this one agree for the same grid. Only in builds with PORTLA_WITH_MPI.
+/// \file
+/// dist::DistributedStencil: the matrix-free dim-D Poisson operator of matrix/stencil.hpp split
+/// over the ranks of a Communicator by slabs of its outermost dimension (z in 3-D): each rank
+/// generates its own planes and holds no global matrix or vector. Vectors are each rank's part,
+/// in the global lexicographic order (rank r's rows follow rank r - 1's), so DistributedCsr's
+/// row distribution and this one agree for the same grid. Only in builds with PORTLA_WITH_MPI.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,9 @@ namespace portla::dist {
 std::vector<std::int64_t> slab_partition(std::int64_t planes, int parts);
 
 template <typename T>
+/// The matrix-free Poisson operator of matrix/stencil.hpp on points^dim grid points, split over
+/// the ranks in slabs of the outermost dimension; each rank generates only its own planes, and
+/// apply() exchanges one ghost plane with each neighbour.
 class DistributedStencil : public DistributedOperator<T> {
 public:
     /// Collective over `comm` (every rank passes the same dim and points): dim in {1, 2, 3},
@@ -31,6 +35,7 @@ public:
     DistributedStencil(const Executor& exec, std::shared_ptr<const Communicator> comm, int dim,
                        std::size_t points);
 
+    /// This rank's rows (its planes times plane_rows()).
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return rows_; }
     const Executor& executor() const override { return exec_; }
@@ -46,10 +51,13 @@ public:
     /// This rank's slab with zero ghosts (the rows and columns it owns).
     const LinearOperator<T>& diagonal_block() const override { return *block_; }
 
+    /// Dimensions of the grid (1, 2 or 3).
     int dim() const { return dim_; }
+    /// Points per dimension of the whole grid.
     std::size_t points() const { return points_; }
     /// Local planes and the rows of one plane.
     std::size_t planes() const { return planes_; }
+    /// Rows of one plane (points^(dim - 1)).
     std::size_t plane_rows() const { return plane_; }
 
 private:

@@ -1,5 +1,6 @@
-// dist::MpiCommunicator: the Communicator of include/portla/dist/communicator.hpp over an MPI
-// communicator. Only in builds with PORTLA_WITH_MPI (includes <mpi.h>).
+/// \file
+/// dist::MpiCommunicator: the Communicator of include/portla/dist/communicator.hpp over an MPI
+/// communicator. Only in builds with PORTLA_WITH_MPI (includes <mpi.h>).
 #pragma once
 
 #include <mpi.h>
@@ -8,6 +9,8 @@
 
 namespace portla::dist {
 
+/// The Communicator over an MPI communicator (a duplicate of the caller's). Only in builds with
+/// PORTLA_WITH_MPI.
 class MpiCommunicator : public Communicator {
 public:
     /// Over a duplicate of `comm` (MPI_Comm_dup, collective over `comm`), so that portla's

@@ -1,16 +1,17 @@
-// Dominant eigenpair of a positive square matrix by the parallel similarity transformation.
-//
-// For A > 0 (every entry positive) the iteration is, with v = (1, ..., 1) and A_0 = A:
-//   s = A_k 1 (row sums);  v <- v .* s / max(s);
-//   stop when |s_i - s_{(i+1) mod n}| < eps for every i;
-//   otherwise A_{k+1} = D^-1 A_k D, D = diag(s)   (a_ij <- a_ij s_j / s_i).
-// At the stop the eigenvalue is the common row sum (reported: max s, a Collatz-Wielandt upper
-// bound) and v its eigenvector (A v = lambda v up to the spread of s). Three formulations give
-// the same iterates up to rounding:
-//   similarity  the published one: row sums, then the transform (3 passes over A per iteration)
-//   fused       the transform of A_k and the row sums of A_{k+1} in one pass (2 per iteration)
-//   power       A is never modified: the row sums of A_k are (A v)_i / v_i with v the current
-//               eigenvector estimate, v ~ A^k 1 (1 pass per iteration)
+/// \file
+/// Dominant eigenpair of a positive square matrix by the parallel similarity transformation.
+///
+/// For A > 0 (every entry positive) the iteration is, with v = (1, ..., 1) and A_0 = A:
+///   s = A_k 1 (row sums);  v <- v .* s / max(s);
+///   stop when |s_i - s_{(i+1) mod n}| < eps for every i;
+///   otherwise A_{k+1} = D^-1 A_k D, D = diag(s)   (a_ij <- a_ij s_j / s_i).
+/// At the stop the eigenvalue is the common row sum (reported: max s, a Collatz-Wielandt upper
+/// bound) and v its eigenvector (A v = lambda v up to the spread of s). Three formulations give
+/// the same iterates up to rounding:
+///   similarity  the published one: row sums, then the transform (3 passes over A per iteration)
+///   fused       the transform of A_k and the row sums of A_{k+1} in one pass (2 per iteration)
+///   power       A is never modified: the row sums of A_k are (A v)_i / v_i with v the current
+///               eigenvector estimate, v ~ A^k 1 (1 pass per iteration)
 #pragma once
 
 #include <cstddef>
@@ -21,8 +22,11 @@
 #include "portla/matrix/dense.hpp"
 #include "portla/solver/settings.hpp"
 
+/// The dominant (Perron) eigenpair of a matrix with positive entries.
 namespace portla::eigen {
 
+/// The three formulations of the iteration (file comment above): the same iterates up to
+/// rounding, 3, 2 and 1 passes over A per iteration.
 enum class PerronMethod { similarity, fused, power };
 /// How the cuda reductions (row sums, max, stop test) combine their terms: `atomic`, every
 /// term is an atomic on the result; `subgroup`, a warp reduction then one atomic per warp;
@@ -35,21 +39,28 @@ enum class ReductionVariant { atomic, subgroup, local };
 
 /// "similarity", "fused", "power"; parse throws BadInput for an unknown name.
 std::string to_string(PerronMethod method);
+/// The inverse of to_string(PerronMethod).
 PerronMethod parse_perron_method(const std::string& name);
 /// "atomic", "subgroup", "local"; parse throws BadInput for an unknown name.
 std::string to_string(ReductionVariant variant);
+/// The inverse of to_string(ReductionVariant).
 ReductionVariant parse_reduction_variant(const std::string& name);
 
+/// Settings of perron() and perron_in_place().
 struct PerronSettings {
     double eps = 1e-3;     ///< stop when every pair of neighbouring row sums differs by less
     int max_iters = 1000;  ///< at most this many transforms (max_iters + 1 row-sum rounds)
+    /// Which formulation runs.
     PerronMethod method = PerronMethod::power;
+    /// How the cuda (and opencl) reductions combine their terms.
     ReductionVariant variant = ReductionVariant::local;
     /// Check that every entry of A is positive first (copies A to the host on cuda).
     bool check_positive = true;
 };
 
+/// The outcome of perron() and perron_in_place().
 struct PerronResult {
+    /// Whether the row sums met the eps test.
     bool converged = false;
     /// converged, max_iterations or non_finite (a NaN or Inf in the row sums).
     solver::StopReason reason = solver::StopReason::max_iterations;

@@ -1,6 +1,7 @@
-// Matrix Market (https://math.nist.gov/MatrixMarket/formats.html) reader and writer.
-// Supported: coordinate and array; real, integer and pattern; general, symmetric and
-// skew-symmetric. Complex (and hermitian) give Unsupported. Indices in files are 1-based.
+/// \file
+/// Matrix Market (https://math.nist.gov/MatrixMarket/formats.html) reader and writer.
+/// Supported: coordinate and array; real, integer and pattern; general, symmetric and
+/// skew-symmetric. Complex (and hermitian) give Unsupported. Indices in files are 1-based.
 #pragma once
 
 #include <iosfwd>
@@ -9,8 +10,10 @@
 
 #include "portla/matrix/matrix_data.hpp"
 
+/// Matrix Market files: reading matrices and vectors, writing them.
 namespace portla::io {
 
+/// Options of the Matrix Market readers.
 struct ReadOptions {
     /// Reject NaN and Inf values (BadInput naming file and line).
     bool require_finite = true;
@@ -30,6 +33,7 @@ MatrixData read_matrix_market(std::istream& in, const std::string& name,
 /// limits them). Errors as read_matrix_market, except that any number of entries is taken
 /// (64-bit row offsets; rows and columns stay below 2^31 - 1, BadInput past it).
 CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& options = {});
+/// The same, from a stream; `name` is used in error messages.
 CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
                                const ReadOptions& options = {});
 

@@ -1,5 +1,6 @@
-// Compressed sparse row matrix on an executor: 32-bit indices, or 64-bit row offsets (and column
-// indices) where the matrix passes the 32-bit range or the caller asks for them (CsrIndex).
+/// \file
+/// Compressed sparse row matrix on an executor: 32-bit indices, or 64-bit row offsets (and column
+/// indices) where the matrix passes the 32-bit range or the caller asks for them (CsrIndex).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,9 @@
 namespace portla {
 
 template <typename T>
+/// Compressed sparse row matrix on an executor, values of type T (float or double), 0-based
+/// indices. The index form (CsrIndex) is chosen at construction: 32-bit where the matrix fits,
+/// else 64-bit row offsets (and column indices).
 class Csr : public LinearOperator<T> {
 public:
     /// From host CSR arrays. Checks row_ptrs monotone, column indices in range (BadInput). The
@@ -27,6 +31,7 @@ public:
                            const std::vector<std::int64_t>& row_ptrs,
                            const std::vector<std::int32_t>& col_idxs, const std::vector<T>& values,
                            CsrIndex index = CsrIndex::automatic);
+    /// As above, with 64-bit column indices too (for more than 2^31 - 1 columns).
     static Csr from_arrays(const Executor& exec, std::size_t rows, std::size_t cols,
                            const std::vector<std::int64_t>& row_ptrs,
                            const std::vector<std::int64_t>& col_idxs, const std::vector<T>& values,
@@ -83,6 +88,7 @@ public:
     const Array<std::int64_t>& row_ptrs64() const;
     /// The 64-bit column indices (index int64), else Unsupported.
     const Array<std::int64_t>& col_idxs64() const;
+    /// The non-zero values, row after row (nnz() entries).
     const Array<T>& values() const { return values_; }
     /// For the consumers that read the 32-bit arrays (ILU, block Jacobi, vendor libraries, ...):
     /// throws Unsupported "<consumer> needs a csr matrix with 32-bit indices ..." unless index()

@@ -1,4 +1,5 @@
-// The index widths of a compressed sparse row matrix (Csr) and of the fused CSR steps.
+/// \file
+/// The index widths of a compressed sparse row matrix (Csr) and of the fused CSR steps.
 #pragma once
 
 #include <cstddef>

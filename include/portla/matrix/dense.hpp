@@ -1,4 +1,5 @@
-// Dense row-major matrix on an executor.
+/// \file
+/// Dense row-major matrix on an executor.
 #pragma once
 
 #include <memory>
@@ -11,6 +12,7 @@
 namespace portla {
 
 template <typename T>
+/// Dense row-major matrix on an executor (entry (i, j) at i * cols() + j), values of type T.
 class Dense : public LinearOperator<T> {
 public:
     /// From row-major host values (size rows * cols). Throws DimensionMismatch.
@@ -34,6 +36,7 @@ public:
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
 
+    /// Every entry, row-major (rows() * cols()).
     const Array<T>& values() const { return values_; }
 
 private:

@@ -1,5 +1,6 @@
-// ELLPACK matrix: every row padded to the longest row; stored column-major (entry k of row i at
-// k * rows + i) so that consecutive threads read consecutive memory. Padding has column -1.
+/// \file
+/// ELLPACK matrix: every row padded to the longest row; stored column-major (entry k of row i at
+/// k * rows + i) so that consecutive threads read consecutive memory. Padding has column -1.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 namespace portla {
 
 template <typename T>
+/// ELLPACK matrix on an executor (file comment above): each row padded to max_row_nnz() entries,
+/// stored column-major, padding with column -1.
 class Ell : public LinearOperator<T> {
 public:
     /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
@@ -37,6 +40,7 @@ public:
         return f;
     }
 
+    /// Entries per padded row: the longest row's non-zeros.
     std::size_t max_row_nnz() const { return max_row_nnz_; }
 
 private:

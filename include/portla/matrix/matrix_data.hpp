@@ -1,5 +1,6 @@
-// Host-side coordinate (COO) data: the exchange format between readers, generators and the
-// stored matrix formats. Entries are in any order; duplicates are summed on conversion.
+/// \file
+/// Host-side coordinate (COO) data: the exchange format between readers, generators and the
+/// stored matrix formats. Entries are in any order; duplicates are summed on conversion.
 #pragma once
 
 #include <cstddef>
@@ -9,14 +10,23 @@
 
 namespace portla {
 
+/// A matrix as coordinate (COO) entries on the host: entry k is values[k] at (row_idx[k],
+/// col_idx[k]), 0-based. Readers and generators produce it; Csr, Ell and Dense are built from it.
 struct MatrixData {
+    /// Number of rows.
     std::int64_t rows = 0;
+    /// Number of columns.
     std::int64_t cols = 0;
+    /// Row of each entry, 0-based.
     std::vector<std::int64_t> row_idx;
+    /// Column of each entry, 0-based.
     std::vector<std::int64_t> col_idx;
+    /// Value of each entry.
     std::vector<double> values;
 
+    /// Number of entries (duplicates counted).
     std::size_t entries() const { return values.size(); }
+    /// Appends the entry v at (r, c) (not checked; duplicates are summed on conversion).
     void add(std::int64_t r, std::int64_t c, double v) {
         row_idx.push_back(r);
         col_idx.push_back(c);
@@ -51,12 +61,17 @@ struct MatrixData {
 /// CsrIndex::offsets64, and as int32 whenever they fit); rows and columns stay below 2^31 - 1
 /// (32-bit column indices).
 struct CsrData {
+    /// Number of rows.
     std::int64_t rows = 0;
+    /// Number of columns.
     std::int64_t cols = 0;
     std::vector<std::int64_t> row_ptrs{0};  ///< rows + 1 offsets into col_idxs and values
+    /// Column of each entry, 0-based, strictly increasing within a row.
     std::vector<std::int32_t> col_idxs;
+    /// Value of each entry, row after row.
     std::vector<double> values;
 
+    /// Number of stored entries.
     std::size_t entries() const { return values.size(); }
     /// The same matrix from coordinate data in any order: sorted, duplicates summed in input
     /// order (as MatrixData::sort_and_sum_duplicates). Throws BadInput for rows or columns

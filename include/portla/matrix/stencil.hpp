@@ -1,6 +1,7 @@
-// Matrix-free Poisson operators on a uniform grid with homogeneous Dirichlet boundaries:
-//   1-D 3-point [-1 2 -1], 2-D 5-point (4 on the diagonal), 3-D 7-point (6 on the diagonal),
-// unscaled (h^2 A). n points per dimension, n^dim unknowns, lexicographic order (x fastest).
+/// \file
+/// Matrix-free Poisson operators on a uniform grid with homogeneous Dirichlet boundaries:
+///   1-D 3-point [-1 2 -1], 2-D 5-point (4 on the diagonal), 3-D 7-point (6 on the diagonal),
+/// unscaled (h^2 A). n points per dimension, n^dim unknowns, lexicographic order (x fastest).
 #pragma once
 
 #include "portla/array.hpp"
@@ -10,6 +11,7 @@
 namespace portla {
 
 template <typename T>
+/// The Poisson operator of the file comment, applied without a stored matrix.
 class Stencil : public LinearOperator<T> {
 public:
     /// dim in {1, 2, 3}, points >= 1 per dimension. Throws BadInput.
@@ -33,7 +35,9 @@ public:
         return f;
     }
 
+    /// Dimensions of the grid (1, 2 or 3).
     int dim() const { return dim_; }
+    /// Points per dimension.
     std::size_t points() const { return points_; }
     /// The same operator as coordinate data (for --assembled).
     MatrixData assemble() const;

@@ -1,4 +1,5 @@
-// BiCGSTAB for general (non-symmetric) operators, with right preconditioning.
+/// \file
+/// BiCGSTAB for general (non-symmetric) operators, with right preconditioning.
 #pragma once
 
 #include "portla/array.hpp"

@@ -1,5 +1,6 @@
-// Block Jacobi preconditioner for the monolithic solvers: M = blockdiag(A_00, A_11, ...), the
-// contiguous diagonal blocks of `block_size` rows of A (the last block may be smaller).
+/// \file
+/// Block Jacobi preconditioner for the monolithic solvers: M = blockdiag(A_00, A_11, ...), the
+/// contiguous diagonal blocks of `block_size` rows of A (the last block may be smaller).
 #pragma once
 
 #include <cstddef>
@@ -43,6 +44,7 @@ public:
     bool symmetric() const override { return true; }
     bool fixed() const override { return true; }
 
+    /// Rows per diagonal block.
     int block_size() const { return block_size_; }
 
 private:

@@ -1,4 +1,5 @@
-// Conjugate gradients for symmetric positive definite operators.
+/// \file
+/// Conjugate gradients for symmetric positive definite operators.
 #pragma once
 
 #include "portla/array.hpp"

@@ -1,45 +1,46 @@
-// Chebyshev polynomial preconditioner for the monolithic solvers (Jacobi-scaled, as PETSc's
-// Chebyshev/Jacobi): M^-1 = p(B) D^-1 with B = D^-1 A, D = diag(A), when A provides its
-// diagonal; M^-1 = p(A) (B = A, D = I) otherwise.
-//
-// p is the polynomial of degree `degree` that the Chebyshev iteration for B z = D^-1 r from
-// z = 0 produces after degree + 1 steps (Saad, Iterative Methods for Sparse Linear Systems, 2nd
-// ed., Alg. 12.1): with theta = (lmax + lmin) / 2, delta = (lmax - lmin) / 2, sigma =
-// theta / delta, its residual polynomial is
-//     R(lambda) = 1 - lambda p(lambda) = T_{k}((theta - lambda) / delta) / T_{k}(sigma),
-// k = degree + 1, T_k the Chebyshev polynomial of the first kind. apply() costs `degree`
-// operator applications and is written once over A.apply and blas:: calls (every backend).
-//
-// Why M is SPD when A is (so CG may use it). M^-1 = D^-1/2 p(S) D^-1/2 with S = D^-1/2 A D^-1/2
-// (symmetric, the same eigenvalues as B), so M is SPD iff p(lambda) > 0, i.e. R(lambda) < 1,
-// at every eigenvalue lambda > 0 of B. With 0 < lmin < lmax:
-//   - on (0, lmin): x = (theta - lambda) / delta lies in (1, sigma), where T_k rises from 1 to
-//     T_k(sigma), so 0 < R < 1: 0 < lambda p(lambda) < 1;
-//   - on [lmin, lmax]: |x| <= 1, |R| <= 1 / T_k(sigma) < 1: 0 < lambda p(lambda) < 2, within
-//     1 / T_k(sigma) of 1 (the minimax approximation of 1 / lambda there);
-//   - on (lmax, lmax + lmin): x in (-sigma, -1), |R| < 1 again; beyond, for even degree (odd
-//     k) T_k(x) < 0 so R < 0 < 1 on all of (lmax, inf); for odd degree R reaches 1 at
-//     lambda = lmax + lmin.
-// So M is SPD when lambda_max(B) < lmax + lmin (always for even degree), and the eigenvalues
-// of M^-1 A lie in (0, 2).
-//
-// The interval, when not given: `estimate_steps` Lanczos steps on B in the |D| inner product
-// (equivalently on S; self-adjoint when A is symmetric), from a fixed pseudo-random start
-// vector (splitmix64, seed fixed: the same estimate on every run and backend up to rounding),
-// no reorthogonalisation, stopped early when the Krylov space becomes invariant. The extreme
-// eigenvalues theta_min <= theta_max of the tridiagonal (bisection on Sturm counts, on the
-// host) are Ritz values, inside the spectrum of B: theta_max underestimates lambda_max(B). Then
-//     lmax = 1.1 theta_max                      (PETSc's safety factor),
-//     lmin = max(theta_min, lmax / 1000).
-// lmax: 20 steps bring theta_max within a few per cent of lambda_max(B) on the Laplacians
-// (tests/backends/test_preconditioners.cpp), so lmax covers lambda_max(B) and the SPD
-// condition lambda_max(B) < lmax + lmin holds with margin. lmin: theta_min is the best
-// estimate of the bottom of the spectrum (targeting the true [lambda_min, lambda_max] gives the
-// best condition number of M^-1 A a degree-k polynomial attains); it can only overestimate
-// lambda_min, which is harmless (eigenvalues below lmin keep 0 < lambda p < 1, see above). The
-// floor lmax / 1000 keeps the interval positive and away from 0 when theta_min is tiny, zero
-// or negative (a singular or indefinite operator, rounding): at a ratio of 1000 even degree 64
-// still has T_65(sigma) ~ 30, i.e. a lower end it can resolve.
+/// \file
+/// Chebyshev polynomial preconditioner for the monolithic solvers (Jacobi-scaled, as PETSc's
+/// Chebyshev/Jacobi): M^-1 = p(B) D^-1 with B = D^-1 A, D = diag(A), when A provides its
+/// diagonal; M^-1 = p(A) (B = A, D = I) otherwise.
+///
+/// p is the polynomial of degree `degree` that the Chebyshev iteration for B z = D^-1 r from
+/// z = 0 produces after degree + 1 steps (Saad, Iterative Methods for Sparse Linear Systems, 2nd
+/// ed., Alg. 12.1): with theta = (lmax + lmin) / 2, delta = (lmax - lmin) / 2, sigma =
+/// theta / delta, its residual polynomial is
+///     R(lambda) = 1 - lambda p(lambda) = T_{k}((theta - lambda) / delta) / T_{k}(sigma),
+/// k = degree + 1, T_k the Chebyshev polynomial of the first kind. apply() costs `degree`
+/// operator applications and is written once over A.apply and blas:: calls (every backend).
+///
+/// Why M is SPD when A is (so CG may use it). M^-1 = D^-1/2 p(S) D^-1/2 with S = D^-1/2 A D^-1/2
+/// (symmetric, the same eigenvalues as B), so M is SPD iff p(lambda) > 0, i.e. R(lambda) < 1,
+/// at every eigenvalue lambda > 0 of B. With 0 < lmin < lmax:
+///   - on (0, lmin): x = (theta - lambda) / delta lies in (1, sigma), where T_k rises from 1 to
+///     T_k(sigma), so 0 < R < 1: 0 < lambda p(lambda) < 1;
+///   - on [lmin, lmax]: |x| <= 1, |R| <= 1 / T_k(sigma) < 1: 0 < lambda p(lambda) < 2, within
+///     1 / T_k(sigma) of 1 (the minimax approximation of 1 / lambda there);
+///   - on (lmax, lmax + lmin): x in (-sigma, -1), |R| < 1 again; beyond, for even degree (odd
+///     k) T_k(x) < 0 so R < 0 < 1 on all of (lmax, inf); for odd degree R reaches 1 at
+///     lambda = lmax + lmin.
+/// So M is SPD when lambda_max(B) < lmax + lmin (always for even degree), and the eigenvalues
+/// of M^-1 A lie in (0, 2).
+///
+/// The interval, when not given: `estimate_steps` Lanczos steps on B in the |D| inner product
+/// (equivalently on S; self-adjoint when A is symmetric), from a fixed pseudo-random start
+/// vector (splitmix64, seed fixed: the same estimate on every run and backend up to rounding),
+/// no reorthogonalisation, stopped early when the Krylov space becomes invariant. The extreme
+/// eigenvalues theta_min <= theta_max of the tridiagonal (bisection on Sturm counts, on the
+/// host) are Ritz values, inside the spectrum of B: theta_max underestimates lambda_max(B). Then
+///     lmax = 1.1 theta_max                      (PETSc's safety factor),
+///     lmin = max(theta_min, lmax / 1000).
+/// lmax: 20 steps bring theta_max within a few per cent of lambda_max(B) on the Laplacians
+/// (tests/backends/test_preconditioners.cpp), so lmax covers lambda_max(B) and the SPD
+/// condition lambda_max(B) < lmax + lmin holds with margin. lmin: theta_min is the best
+/// estimate of the bottom of the spectrum (targeting the true [lambda_min, lambda_max] gives the
+/// best condition number of M^-1 A a degree-k polynomial attains); it can only overestimate
+/// lambda_min, which is harmless (eigenvalues below lmin keep 0 < lambda p < 1, see above). The
+/// floor lmax / 1000 keeps the interval positive and away from 0 when theta_min is tiny, zero
+/// or negative (a singular or indefinite operator, rounding): at a ratio of 1000 even degree 64
+/// still has T_65(sigma) ~ 30, i.e. a lower end it can resolve.
 #pragma once
 
 #include <cstddef>
@@ -75,12 +76,15 @@ public:
     bool symmetric() const override { return true; }
     bool fixed() const override { return true; }
 
+    /// Degree of the polynomial (applications of A per apply()).
     int degree() const { return degree_; }
     /// The interval p is built for (lmin and lmax above; both 0 for an empty operator).
     double lambda_min() const { return lmin_; }
+    /// Upper end of the interval.
     double lambda_max() const { return lmax_; }
     /// The extreme Ritz values of the estimate (0 when the interval was given).
     double ritz_min() const { return ritz_min_; }
+    /// Largest Ritz value of the estimate.
     double ritz_max() const { return ritz_max_; }
 
 private:

@@ -1,4 +1,5 @@
-// Restarted GMRES(m) for general operators, with right preconditioning (flexible on request).
+/// \file
+/// Restarted GMRES(m) for general operators, with right preconditioning (flexible on request).
 #pragma once
 
 #include "portla/array.hpp"

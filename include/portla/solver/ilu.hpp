@@ -1,14 +1,15 @@
-// Incomplete factorizations with zero fill: ILU(0) and IC(0) preconditioners for the monolithic
-// Krylov solvers, applied by two sparse triangular solves.
-//
-// Set-up (the constructor, blocking): the factorization is computed once, on the host, in double
-// precision, from a host copy of the matrix, on A's own sparsity pattern (no fill). The factors
-// are rounded to T, stored as CSR on A's executor, together with a level schedule of each
-// triangular factor (the rows of level k depend only on rows of levels < k). apply() runs the
-// two triangular solves on A's executor.
-//
-// apply() writes a work vector owned by the object: it is not thread-safe on one object (use
-// one preconditioner per thread); distinct objects are independent.
+/// \file
+/// Incomplete factorizations with zero fill: ILU(0) and IC(0) preconditioners for the monolithic
+/// Krylov solvers, applied by two sparse triangular solves.
+///
+/// Set-up (the constructor, blocking): the factorization is computed once, on the host, in double
+/// precision, from a host copy of the matrix, on A's own sparsity pattern (no fill). The factors
+/// are rounded to T, stored as CSR on A's executor, together with a level schedule of each
+/// triangular factor (the rows of level k depend only on rows of levels < k). apply() runs the
+/// two triangular solves on A's executor.
+///
+/// apply() writes a work vector owned by the object: it is not thread-safe on one object (use
+/// one preconditioner per thread); distinct objects are independent.
 #pragma once
 
 #include <cstddef>
@@ -52,7 +53,9 @@ template <typename T>
 class TriangularFactors : public PreconditionerOperator<T> {
 public:
     ~TriangularFactors() override;
+    /// Takes over other's factors.
     TriangularFactors(TriangularFactors&&) noexcept;
+    /// Takes over other's factors.
     TriangularFactors& operator=(TriangularFactors&&) noexcept;
 
     std::size_t size() const override;
@@ -65,13 +68,16 @@ public:
     TriangularSolver triangular_solver() const;
     /// L and U on the executor, sorted columns (what each holds: see Ilu0 and Ic0).
     const Csr<T>& lower() const;
+    /// U on the executor (see lower()).
     const Csr<T>& upper() const;
     /// Levels of the level schedules of L and U.
     std::size_t lower_levels() const;
+    /// Levels of U's level schedule.
     std::size_t upper_levels() const;
 
 protected:
     TriangularFactors();
+    /// L, U and their triangular solvers, set by the derived class's constructor.
     std::unique_ptr<detail::TriangularPair<T>> factors_;
 };
 

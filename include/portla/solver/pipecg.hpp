@@ -1,9 +1,10 @@
-// Pipelined CG (Ghysels & Vanroose 2014; PETSc's KSPPIPECG) for symmetric positive definite
-// operators: one reduction per iteration, which on a distributed operator is started before the
-// preconditioner and the operator are applied and completed after them (MPI_Iallreduce), so the
-// allreduce hides behind the SpMV. Its extra recurrences (w = A u, z, q, s) drift from the true
-// vectors faster than CG's; residual replacement (Settings::residual_replacement, or every 20
-// iterations when it is 0) recomputes them from x.
+/// \file
+/// Pipelined CG (Ghysels & Vanroose 2014; PETSc's KSPPIPECG) for symmetric positive definite
+/// operators: one reduction per iteration, which on a distributed operator is started before the
+/// preconditioner and the operator are applied and completed after them (MPI_Iallreduce), so the
+/// allreduce hides behind the SpMV. Its extra recurrences (w = A u, z, q, s) drift from the true
+/// vectors faster than CG's; residual replacement (Settings::residual_replacement, or every 20
+/// iterations when it is 0) recomputes them from x.
 #pragma once
 
 #include "portla/array.hpp"

@@ -1,7 +1,8 @@
-// Preconditioners for the monolithic solvers (solver::cg, solver::bicgstab, solver::gmres):
-// z = M^-1 r on the operator's executor. make_preconditioner builds the one Settings::precond
-// names; a caller may also pass its own (any class derived from PreconditionerOperator) to the
-// solvers' overloads that take one.
+/// \file
+/// Preconditioners for the monolithic solvers (solver::cg, solver::bicgstab, solver::gmres):
+/// z = M^-1 r on the operator's executor. make_preconditioner builds the one Settings::precond
+/// names; a caller may also pass its own (any class derived from PreconditionerOperator) to the
+/// solvers' overloads that take one.
 #pragma once
 
 #include <cstddef>
@@ -39,6 +40,7 @@ public:
 template <typename T>
 class Jacobi : public PreconditionerOperator<T> {
 public:
+    /// From diag(A) (A.has_diagonal() must be true).
     explicit Jacobi(const LinearOperator<T>& A);
     std::size_t size() const override { return inv_diag_.size(); }
     const Executor& executor() const override { return inv_diag_.executor(); }

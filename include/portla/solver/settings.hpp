@@ -1,4 +1,5 @@
-// Settings and results shared by the iterative solvers.
+/// \file
+/// Settings and results shared by the iterative solvers.
 #pragma once
 
 #include <functional>
@@ -9,9 +10,12 @@
 
 namespace portla::solver {
 
+/// Settings of the monolithic solvers (cg, bicgstab, gmres, pipecg). A solve stops when the true
+/// residual ||b - A x|| <= max(rtol ||b||, atol), at max_iters, or on breakdown.
 struct Settings {
     double rtol = 1e-8;  ///< relative to ||b||
     double atol = 0.0;   ///< absolute
+    /// Iteration limit (operator applications for GMRES).
     int max_iters = 1000;
     /// Recompute r = b - A x every this many iterations (0: never). Off by default: on the
     /// SuiteSparse set, replacing every 50 iterations cost CG 144 iterations instead of 131 on
@@ -19,6 +23,7 @@ struct Settings {
     /// 2-core VM, 2026-11-23); the true
     /// residual confirms every convergence either way. The classical-CG benchmarks set 50.
     int residual_replacement = 0;
+    /// The preconditioner make_preconditioner builds (ignored by the overloads that take one).
     Preconditioner precond = Preconditioner::none;
     /// GMRES: Krylov vectors per cycle (restart length), >= 1.
     int restart = 30;
@@ -36,6 +41,7 @@ struct Settings {
     int chebyshev_degree = 4;
     /// Use x as the initial guess; otherwise x is set to zero first.
     bool use_initial_guess = false;
+    /// Fill Result::history with the recurrence residual norm of every iteration.
     bool record_history = false;
     /// CG: fuse the operator into the solver's steps where the operator allows it (stencil,
     /// CSR) and read the state back every 16 iterations, replayed as a CUDA graph on cuda.
@@ -56,13 +62,17 @@ struct Settings {
 /// recurrence residual by the true one and goes on. A solve never stops early while it runs:
 /// it ends converged, at max_iters, or on breakdown, non_finite or indefinite.
 struct Result {
+    /// Whether the true residual met the test (reason == converged).
     bool converged = false;
+    /// Why the solve stopped.
     StopReason reason = StopReason::max_iterations;
+    /// Iterations done (GMRES: Arnoldi steps).
     int iterations = 0;
     double residual_norm = 0.0;  ///< true ||b - A x|| at the end, recomputed
     double rhs_norm = 0.0;       ///< ||b||
     /// Recurrence residual norm per iteration (entry 0: the initial residual), on request.
     std::vector<double> history;
+    /// residual_norm / rhs_norm (residual_norm when b = 0).
     double relative_residual() const {
         return rhs_norm > 0 ? residual_norm / rhs_norm : residual_norm;
     }

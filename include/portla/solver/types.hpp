@@ -1,11 +1,14 @@
-// The names shared by every solver: the monolithic ones (solver::cg, solver::bicgstab), the
-// batched ones (batch::solve) and the command-line tool. One enum per concept; the names as on
-// the command line come from to_string / parse_* (src/core/settings.cpp).
+/// \file
+/// The names shared by every solver: the monolithic ones (solver::cg, solver::bicgstab), the
+/// batched ones (batch::solve) and the command-line tool. One enum per concept; the names as on
+/// the command line come from to_string / parse_* (src/core/settings.cpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+/// The monolithic iterative solvers (cg, bicgstab, gmres, pipecg), their settings, results and
+/// preconditioners.
 namespace portla::solver {
 
 /// Why a solve (or one system of a batch) stopped. The underlying type is what device code
@@ -37,6 +40,7 @@ enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev };
 /// "none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev"; parse throws BadInput for an
 /// unknown name.
 std::string to_string(Preconditioner p);
+/// The inverse of to_string(Preconditioner).
 Preconditioner parse_preconditioner(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
@@ -44,6 +48,7 @@ Preconditioner parse_preconditioner(const std::string& name);
 enum class Solver { cg, bicgstab, gmres, pipecg };
 /// "cg", "bicgstab", "gmres", "pipecg"; parse throws BadInput for an unknown name.
 std::string to_string(Solver s);
+/// The inverse of to_string(Solver).
 Solver parse_solver(const std::string& name);
 
 }  // namespace portla::solver
