@@ -121,6 +121,12 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
                                                               : 9;
     // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's)
     device.add(vectors + 3 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
+    // GMRES: the restart basis above (restart + 1 vectors), its Hessenberg matrix and rotations
+    // on the host (a restart of 10^5 asks for 80 GB there, whatever n is).
+    if (method == solver::Solver::gmres) {
+        const double m = std::min(double(o.restart), n);
+        host.add((m + 1) * m + 3 * m + 1, sizeof(double));
+    }
     if (precond == Preconditioner::block_jacobi) device.add(n * o.block_size, sizeof(T));
     if (precond == Preconditioner::chebyshev) device.add(3 * n, sizeof(T));
     if (precond == Preconditioner::ilu0 || precond == Preconditioner::ic0)

@@ -85,3 +85,13 @@ def test_batch_integer_keywords_and_empty_systems():
     empty_csr = (np.array([0]), np.array([], dtype=np.int32), np.zeros((2, 0)))
     with pytest.raises(ValueError, match="size 0"):
         portla.batch.solve(empty_csr, np.zeros((2, 0)), backend="omp")
+
+
+def test_gmres_basis_beyond_memory_is_refused_before_allocating():
+    # 10^5 rows, restart 10^5: a 80 GB basis and Hessenberg matrix, refused by the estimate.
+    import scipy.sparse as sp
+
+    n = 100_000
+    A = sp.diags([np.full(n, 4.0)], [0]).tocsr()
+    with pytest.raises(MemoryError, match="gmres.*restart 100000.*needs"):
+        portla.solve(A, np.ones(n), "gmres", restart=100_000, backend="omp")

@@ -6,6 +6,7 @@
 // 1 on any error with exactly one line on stderr.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -1641,4 +1642,69 @@ TEST(CliInput, HeaderRulesAndEscapedMessages) {
     for (const RunResult& each : {r, run_portla({"solve", dir + "/esc.mtx"})})
         for (const char c : each.err)
             EXPECT_FALSE(c != '\n' && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)) << each;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory: refused by the estimate against what the process can get (here a resource limit),
+// with one line, never killed or failing in the allocator.
+
+namespace hostile {
+
+// Runs portla under `ulimit -v` (RLIMIT_AS) of `bytes`: exit code (-1 when signaled), stderr.
+std::pair<int, std::string> run_with_address_limit(const std::vector<std::string>& args,
+                                                   std::size_t bytes) {
+    const std::string out_path = temp_path("stdout.txt"), err_path = temp_path("stderr.txt");
+    std::vector<std::string> argv_s{PORTLA_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fo = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int fe = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fo < 0 || fe < 0 || ::dup2(fo, STDOUT_FILENO) < 0 || ::dup2(fe, STDERR_FILENO) < 0)
+            ::_exit(126);
+        const struct rlimit limit { bytes, bytes };
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(125);
+        ::alarm(30);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+}
+
+}  // namespace hostile
+
+TEST(CliMemory, EllPaddingAndGmresBasisAreRefusedUnderTheProcessLimit) {
+    const std::string dir = fresh_dir("memory");
+    // 20000 rows, a diagonal and one dense row: ELL pads every row to 20000 entries (4.5 GiB).
+    const int n = 20000;
+    std::ostringstream text;
+    text << "%%MatrixMarket matrix coordinate real general\n"
+         << n << " " << n << " " << (2 * n - 1) << "\n";
+    for (int i = 1; i <= n; ++i) text << i << " " << i << " 4\n";
+    for (int j = 2; j <= n; ++j) text << "1 " << j << " 0.0001\n";
+    write_text(dir + "/dense_row.mtx", text.str());
+    const std::size_t limit = std::size_t{3} << 30;  // 3 GiB of address space
+    const std::vector<std::vector<std::string>> cases{
+        {"solve", dir + "/dense_row.mtx", "--solver", "bicgstab", "--format", "ell", "--backend",
+         "omp"},
+        // The Krylov basis of restart 2000 on 10^6 rows: 16 GB.
+        {"solve", "--generate", "poisson2d:1000", "--solver", "gmres", "--restart", "2000",
+         "--backend", "omp"},
+        // The Hessenberg matrix of restart 100000: 80 GB on the host whatever n is.
+        {"solve", "--generate", "poisson1d:200000", "--solver", "gmres", "--restart", "100000",
+         "--backend", "omp"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c[1] + " " + c[c.size() - 3]);
+        const auto [code, err] = hostile::run_with_address_limit(c, limit);
+        EXPECT_EQ(code, 1) << err;
+        EXPECT_TRUE(contains(err, "needs") && contains(err, "available")) << err;
+        EXPECT_EQ(count_char(err, '\n'), 1u) << err;
+    }
 }
