@@ -1566,7 +1566,9 @@ TEST(CliOutputs, SignalMidWriteRemovesTheTemporaryFile) {
         }
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
         EXPECT_TRUE(hidden_files(dir).empty());
-        EXPECT_FALSE(exists(dir + "/x.mtx"));
+        // The signal may land just after the rename: then the file is whole.
+        if (exists(dir + "/x.mtx"))
+            EXPECT_EQ(portla::io::read_vector(dir + "/x.mtx").size(), 1000000u);
     }
 }
 
