@@ -464,7 +464,11 @@ Runner add_batch(CLI::App& app) {
                  "cuda: keep every work vector and the matrix in global memory (no shared memory)");
     add_json_option(app, o->json);
     return [o] {
-        require_distinct_files({{"DIR", o->dir}}, {{"--json", o->json.path}});
+        std::vector<NamedPath> inputs{{"DIR", o->dir}};
+        if (!o->dir.empty())
+            for (const std::string& file : batch_input_files(o->dir))
+                inputs.push_back({"DIR", file});
+        require_distinct_files(inputs, {{"--json", o->json.path}});
         return o->precision == "float" ? run<float>(*o) : run<double>(*o);
     };
 }

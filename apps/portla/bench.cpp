@@ -379,7 +379,7 @@ int run(const BenchOptions& o) {
         emit_json(j, o.json.path, 1);
     }
     if (!o.csv.empty())
-        write_file_atomically(o.csv, [&](std::ostream& out) {
+        write_output(o.csv, [&](std::ostream& out) {
             out << "kernel,backend,precision,n,wg,items,bytes,time_s,time_min_s,time_max_s,reps,"
                    "bandwidth_gbs,correct\n";
             for (const auto& p : points)
@@ -389,7 +389,7 @@ int run(const BenchOptions& o) {
                     << p.bandwidth_gbs << "," << p.correct << "\n";
         });
     if (!o.plot.empty())
-        write_file_atomically(o.plot, [&](std::ostream& out) {
+        write_output(o.plot, [&](std::ostream& out) {
             bench::write_plot(out, points, fits,
                               "portla bench, " + (gpu.empty() ? cpu_model() : gpu) + ", " +
                                   o.precision + ", " + now_utc().substr(0, 10) + ", commit " +
@@ -436,8 +436,9 @@ Runner add_bench(CLI::App& app) {
                    "default 1: one call between two events); solver iterations and "
                    "--flush-cache take 1 (each point's JSON says what it used)");
     add_json_option(app, o->json);  // the points and fits
-    app.add_option("--csv", o->csv, "write points as CSV");
-    app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size");
+    app.add_option("--csv", o->csv, "write points as CSV")->check(output_file());
+    app.add_option("--plot", o->plot, "write an SVG plot of bandwidth against size")
+        ->check(output_file());
     app.add_flag("--quiet", o->quiet, "no progress on stderr");
     app.add_flag("--tuned", o->tuned,
                  "vector kernels of cuda and omp: the shipped default launch against the "

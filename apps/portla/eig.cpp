@@ -62,8 +62,12 @@ std::size_t parse_hilbert(const std::string& spec) {
 // first entry that is not positive).
 template <typename T>
 std::vector<T> load_matrix(const EigOptions& o, std::size_t& n, std::string& description) {
-    if (o.file.empty() == o.generate.empty())
-        throw BadInput("give exactly one of a Matrix Market FILE or --generate hilbert:N");
+    if (o.file.empty() && o.generate.empty())
+        throw BadInput(
+            "no matrix given: name a Matrix Market file (portla eig A.mtx) or generate one "
+            "(portla eig --generate hilbert:N)");
+    if (!o.file.empty() && !o.generate.empty())
+        throw BadInput("give one matrix: a Matrix Market FILE or --generate hilbert:N, not both");
     std::vector<T> a;
     if (!o.generate.empty()) {
         n = parse_hilbert(o.generate);
@@ -281,7 +285,7 @@ int run(const EigOptions& o) {
         bandwidth > 0 ? nlohmann::json(bytes / (bandwidth * 1e9) / per) : nlohmann::json();
     j["floor_bandwidth_gbs"] = bandwidth > 0 ? nlohmann::json(bandwidth) : nlohmann::json();
     if (o.time_kernels) j["kernels"] = time_kernels<T>(exec, n, a0, bandwidth);
-    if (!o.out.empty()) write_vector_atomically(o.out, std::vector<double>(vh.begin(), vh.end()));
+    if (!o.out.empty()) write_vector_output(o.out, std::vector<double>(vh.begin(), vh.end()));
     if (o.json.requested()) emit_json(j, o.json.path);
     if (!o.json.to_stdout()) {
         std::cout << "eig (" << o.method << ", " << o.variant << ") on " << exec.name() << " ["
@@ -329,7 +333,8 @@ Runner add_eig(CLI::App& app) {
     app.add_option("--backend", o->backend, executor_option_help());
     app.add_option("--out", o->out,
                    "write the eigenvector v to this Matrix Market file (also when not converged, "
-                   "exit 2)");
+                   "exit 2)")
+        ->check(output_file());
     add_json_option(app, o->json);
     app.add_option("--repeat", o->repeat,
                    "solve this many times after a warm-up; report the median")

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "portla/io/matrix_market.hpp"
 
 namespace portla::cli {
 namespace {
@@ -48,11 +48,6 @@ bool all_digits(const std::string& s) {
     return true;
 }
 
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 }  // namespace
 
 void require_regular_file(const std::string& path) {
@@ -87,37 +82,27 @@ CLI::Validator batch_directory() {
         "DIR");
 }
 
+std::vector<std::string> batch_input_files(const std::string& dir) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+        if (!all_digits(entry.path().filename().string())) continue;
+        std::error_code inner;
+        for (const auto& file : std::filesystem::directory_iterator(entry.path(), inner))
+            files.push_back(file.path().string());
+    }
+    return files;
+}
+
 DeclaredSize read_declared_size(const std::string& path) {
     require_regular_file(path);
-    std::ifstream in(path);
-    if (!in) throw BadInput(path, 0, std::string("cannot open: ") + std::strerror(errno));
-    std::string line;
-    long number = 0;
-    bool array = false, symmetric = false;
-    while (std::getline(in, line)) {
-        ++number;
-        if (number == 1) {
-            const std::string banner = lower(line);
-            array = banner.find(" array") != std::string::npos;
-            symmetric = banner.find("symmetric") != std::string::npos;
-        }
-        if (line.empty() || line[0] == '%') continue;
-        std::istringstream fields(line);
-        std::string token[3];
-        fields >> token[0] >> token[1] >> token[2];
-        DeclaredSize size;
-        double* value[3] = {&size.rows, &size.cols, &size.entries};
-        for (int i = 0; i < (array ? 2 : 3); ++i) {
-            char* end = nullptr;
-            *value[i] = std::strtod(token[i].c_str(), &end);
-            if (token[i].empty() || *end != '\0' || !(*value[i] >= 0))
-                throw BadInput(path, number, "bad size line '" + line + "'");
-        }
-        if (array) size.entries = size.rows * size.cols;
-        if (symmetric && !array) size.entries *= 2;
-        return size;
-    }
-    throw BadInput(path, number, "no size line");
+    const io::MatrixMarketHeader h = io::read_matrix_market_header(path);
+    DeclaredSize size;
+    size.rows = static_cast<double>(h.rows);
+    size.cols = static_cast<double>(h.cols);
+    size.entries =
+        h.array ? size.rows * size.cols : static_cast<double>(h.entries) * (h.symmetric ? 2 : 1);
+    return size;
 }
 
 }  // namespace portla::cli

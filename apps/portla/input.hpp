@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +24,10 @@ CLI::Validator regular_file();
 /// regular files where they exist (portla batch's input layout).
 CLI::Validator batch_directory();
 
+/// Every file a batch directory's numbered entries hold ("DIR/0/A.mtx", ...), which outputs are
+/// compared with (require_distinct_files), each named "DIR/N/NAME".
+std::vector<std::string> batch_input_files(const std::string& dir);
+
 /// Runs `load` for the input `path`: std::length_error and std::bad_alloc (a size declared in the
 /// file that no vector can hold) become BadInput naming the file.
 template <typename Load>
@@ -36,10 +41,11 @@ auto load_input(const std::string& path, Load&& load) -> decltype(load()) {
     }
 }
 
-/// The sizes a Matrix Market file declares on its size line (the data is not read): rows,
-/// columns and stored entries (rows * cols for an array file; doubled for a symmetric
-/// coordinate file, whose other triangle is added on reading). Throws BadInput naming the file
-/// and line when the header is malformed.
+/// The sizes a Matrix Market file declares on its size line (the data is not read, the header
+/// read by the library's reader, io::read_matrix_market_header): rows, columns and stored
+/// entries (rows * cols for an array file; doubled for a symmetric coordinate file, whose other
+/// triangle is added on reading). Throws BadInput naming the file and line when the header is
+/// malformed.
 struct DeclaredSize {
     double rows = 0;
     double cols = 0;

@@ -1,9 +1,13 @@
 // portla: the command-line tool. Errors print one line on stderr and exit with status 1.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -13,9 +17,11 @@
 #include <vector>
 
 #include "portla/environment.hpp"
-#include "portla/error.hpp"
 #include "mpi.hpp"
+#include "output.hpp"
+#include "portla/error.hpp"
 #include "portla/executor.hpp"
+#include "portla/printable.hpp"
 #include "subcommands.hpp"
 
 #ifndef PORTLA_VERSION
@@ -54,11 +60,42 @@ CLI::Validator portla::cli::positive_number() {
         "NUMBER > 0");
 }
 
+namespace {
+
+// Whether `path` is an existing file that holds, or is named as, a Matrix Market file.
+bool is_matrix_market_file(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+    std::string suffix = path.size() >= 4 ? path.substr(path.size() - 4) : "";
+    for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (suffix == ".mtx") return true;
+    char head[14] = {};
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return false;
+    const std::size_t got = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    return got == sizeof head && std::memcmp(head, "%%MatrixMarket", sizeof head) == 0;
+}
+
+}  // namespace
+
 CLI::Option* portla::cli::add_json_option(CLI::App& app, JsonOutput& json) {
+    // `--json A.mtx` takes A.mtx as the JSON file (--json's FILE is optional): a Matrix Market
+    // file there is an input put after --json, refused before any work instead of overwritten.
+    const CLI::Validator json_file(
+        [](std::string& path) -> std::string {
+            if (is_matrix_market_file(path))
+                return "'" + path +
+                       "' is an existing Matrix Market file: refusing to overwrite an input "
+                       "(--json takes an optional FILE; give the matrix before --json)";
+            return output_problem(path);
+        },
+        "FILE");
     json.option = app.add_option("--json", json.path,
                                  "print the result as one JSON object; --json FILE writes it to "
                                  "FILE instead (whole or not at all)")
-                      ->expected(0, 1);
+                      ->expected(0, 1)
+                      ->check(json_file);
     return json.option;
 }
 
@@ -147,10 +184,11 @@ std::string parse_error_message(CLI::App& app, const CLI::ParseError& e) {
     return readable_numbers(e.what()) + " (see portla --help)";
 }
 
-// One line on stderr for an error that ends the run.
+// One line on stderr for an error that ends the run: what it quotes from the input (a file name,
+// an option's value) with non-printable bytes escaped, at most 4096 bytes of it.
 void print_error(std::string message) {
     std::replace(message.begin(), message.end(), '\n', ' ');
-    std::cerr << "portla: error: " << message << "\n";
+    std::cerr << "portla: error: " << portla::printable(message, 4096) << "\n";
 }
 
 }  // namespace
@@ -162,6 +200,9 @@ int main(int argc, char** argv) {
     // 1138_bus 16.1 -> 13.8 ms) with the same process time (0.45-0.50 s; H100, 2026-11-24).
     // A CUDA_MODULE_LOADING the user set is kept.
     ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    // A reader that went away (a closed pipe, a FIFO's reader) is a write error reported with
+    // exit 1, not a signal that ends the run.
+    std::signal(SIGPIPE, SIG_IGN);
     // Under mpirun every rank runs the same command; only rank 0 prints (subcommands that do not
     // distribute run alike on every rank). An error in a distributed phase is agreed over the
     // ranks (dist::on_every_rank): every rank exits 1, rank 0 prints the one line.
@@ -209,7 +250,15 @@ int main(int argc, char** argv) {
         // subcommand makes it (executor_from_environment): a bad value is refused before any work.
         portla::apply_environment();
         for (auto& [sub, run] : runners)
-            if (sub->parsed()) return run();
+            if (sub->parsed()) {
+                const int code = run();
+                // A result that did not reach stdout (a full device, a closed pipe) is a failure.
+                if (const std::string problem = portla::cli::flush_stdout(); !problem.empty()) {
+                    if (prints) print_error("cannot write to stdout: " + problem);
+                    return portla::cli::exit_error;
+                }
+                return code;
+            }
     } catch (const portla::Error& e) {
         if (prints) print_error(e.what());
     } catch (const std::bad_alloc&) {

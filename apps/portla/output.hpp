@@ -1,4 +1,5 @@
-// Files the CLI writes: whole or not at all, and never onto one of the run's inputs.
+// Files the CLI writes: whole or not at all, never onto one of the run's inputs, and never in
+// place of a device, a FIFO or the terminal they name.
 #pragma once
 
 #include <functional>
@@ -6,25 +7,46 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 namespace portla::cli {
 
-/// Writes `path` whole or not at all. `fill` writes the contents into a temporary file
-/// ".NAME.XXXXXX" in the same directory, which is flushed, fsync'ed and renamed onto `path`.
-/// On any failure (the directory missing or not writable, a write, fsync or rename error, or an
-/// exception from `fill`) the temporary file is removed, a previous file at `path` is left as it
-/// was, and BadInput("cannot write 'PATH': <strerror>") is thrown (an exception from `fill` is
-/// rethrown as it was).
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& fill);
+/// Writes `fill`'s text to the output `path`, by what `path` is now (symbolic links followed):
+/// - a regular file, or nothing yet: written whole or not at all. `fill` writes into a temporary
+///   file ".NAME.XXXXXX" beside the target (NAME cut so that the temporary name stays within
+///   the file system's NAME_MAX), which is flushed, fsync'ed and renamed onto the target (a
+///   symbolic link's target, the link itself kept). The temporary file is removed on any
+///   failure and on SIGINT, SIGTERM and SIGHUP while it exists (the signal then takes its
+///   previous course).
+/// - a character device, a FIFO or a terminal: written into directly, every write checked
+///   (a full device, a reader that went away), never replaced.
+/// - the file this process's stdout or stderr already writes to (/dev/stdout, a shell
+///   redirection): written through that descriptor, after what the process printed before.
+/// A directory, a block device, a socket, a dangling symbolic link and an empty name are
+/// refused. Throws BadInput("cannot write 'PATH': <why>"); an exception from `fill` is
+/// rethrown as it was. A previous regular file at `path` is left as it was on any failure.
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& fill);
+
+/// "" when `path` can be given to write_output as far as a stat tells now, else why not
+/// ("cannot write 'PATH': Is a directory"). The parent directory is not required to exist.
+std::string output_problem(const std::string& path);
+
+/// A CLI11 validator for an output option: output_problem, prefixed by nothing (CLI11 names the
+/// option). An empty name is refused.
+CLI::Validator output_file();
 
 /// A subcommand's JSON result: printed to stdout when `path` is empty (`--json`), otherwise
-/// written to `path` with write_file_atomically (`--json FILE`).
+/// written to `path` with write_output (`--json FILE`).
 void emit_json(const nlohmann::json& j, const std::string& path, int indent = 2);
 
 /// A vector as a Matrix Market "array real general" n x 1 file with full precision (the format
-/// of io::write_vector), written with write_file_atomically.
-void write_vector_atomically(const std::string& path, const std::vector<double>& values);
+/// of io::write_vector), written with write_output.
+void write_vector_output(const std::string& path, const std::vector<double>& values);
+
+/// Flushes stdout. "" when everything printed to it was written, else why not (a full device,
+/// a closed pipe): a run whose result could not be written must not exit 0.
+std::string flush_stdout();
 
 /// A path given on the command line, with the option (or positional name) that gave it.
 struct NamedPath {

@@ -24,6 +24,15 @@ std::pair<int, std::size_t> parse_generator(const std::string& spec) {
     return {dim, static_cast<std::size_t>(points)};
 }
 
+void require_one_matrix(const ProblemSpec& spec) {
+    if (spec.file.empty() && spec.generate.empty())
+        throw BadInput(
+            "no matrix given: name a Matrix Market file (portla solve A.mtx) or generate one "
+            "(portla solve --generate poisson2d:64)");
+    if (!spec.file.empty() && !spec.generate.empty())
+        throw BadInput("give one matrix: a Matrix Market FILE or --generate, not both");
+}
+
 namespace {
 
 // A file's matrix must be square, not empty, and free of a structural defect (an empty row or
@@ -41,8 +50,7 @@ void check_loaded(const std::string& file, const Data& data) {
 }  // namespace
 
 Problem load_problem(const ProblemSpec& spec) {
-    if (spec.file.empty() == spec.generate.empty())
-        throw BadInput("give exactly one of a Matrix Market FILE or --generate");
+    require_one_matrix(spec);
     Problem p;
     p.auto_format = spec.format == "auto";
     p.format = p.auto_format ? Format::csr : parse_format(spec.format);

@@ -20,6 +20,10 @@ struct ProblemSpec {
     std::string index_width = "auto";
 };
 
+/// Throws BadInput, showing both ways to give a matrix, unless exactly one of spec.file and
+/// spec.generate is given.
+void require_one_matrix(const ProblemSpec& spec);
+
 /// A parsed "poissonKd:N": dimension and points per dimension. Throws BadInput.
 std::pair<int, std::size_t> parse_generator(const std::string& spec);
 

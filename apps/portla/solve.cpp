@@ -63,7 +63,7 @@ void write_history(const std::string& path, const solver::Result& res, const nlo
         return;
     }
     const double scale = res.rhs_norm > 0 ? res.rhs_norm : 1.0;
-    write_file_atomically(path, [&](std::ostream& s) {
+    write_output(path, [&](std::ostream& s) {
         s << std::setprecision(17) << "iteration,residual_norm,relative_residual\n";
         for (std::size_t i = 0; i < res.history.size(); ++i)
             s << i << "," << res.history[i] << "," << res.history[i] / scale << "\n";
@@ -121,6 +121,12 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
                                                               : 9;
     // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's)
     device.add(vectors + 3 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
+    // GMRES: the restart basis above (restart + 1 vectors), its Hessenberg matrix and rotations
+    // on the host (a restart of 10^5 asks for 80 GB there, whatever n is).
+    if (method == solver::Solver::gmres) {
+        const double m = std::min(double(o.restart), n);
+        host.add((m + 1) * m + 3 * m + 1, sizeof(double));
+    }
     if (precond == Preconditioner::block_jacobi) device.add(n * o.block_size, sizeof(T));
     if (precond == Preconditioner::chebyshev) device.add(3 * n, sizeof(T));
     if (precond == Preconditioner::ilu0 || precond == Preconditioner::ic0)
@@ -429,8 +435,7 @@ int run(const SolveOptions& o) {
     dist::on_every_rank(comm.get(), [&] {
         if (indefinite || !root) return;  // a failed run (exit 1) writes nothing
         // Written when not converged too (exit 2): the last iterate, its history and result.
-        if (!o.out.empty())
-            write_vector_atomically(o.out, std::vector<double>(xh.begin(), xh.end()));
+        if (!o.out.empty()) write_vector_output(o.out, std::vector<double>(xh.begin(), xh.end()));
         if (!o.history.empty()) write_history(o.history, res, j);
         if (o.json.requested() && !o.json.path.empty()) emit_json(j, o.json.path);
     });
@@ -519,7 +524,8 @@ Runner add_solve(CLI::App& app) {
         ->check(regular_file());
     app.add_option("--history", o->history,
                    "write the residual norm of every iteration to this file (JSON when it ends in "
-                   ".json, CSV otherwise)");
+                   ".json, CSV otherwise)")
+        ->check(output_file());
     const CLI::Validator non_negative = non_negative_number();
     app.add_option("--rtol", o->rtol, "converged when ||b - Ax|| <= max(rtol ||b||, atol)")
         ->check(non_negative);
@@ -531,10 +537,12 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::IsMember({"double", "float"}));
     app.add_option("--out", o->out,
                    "write the solution x to this Matrix Market file (also when not converged, "
-                   "exit 2: the last iterate; never when the run fails, exit 1)");
+                   "exit 2: the last iterate; never when the run fails, exit 1)")
+        ->check(output_file());
     app.add_flag("--monitor", o->monitor, "print the residual norm of every iteration");
     add_json_option(app, o->json);
     return [o] {
+        require_one_matrix(o->problem);
         require_distinct_files(
             {{"FILE", o->problem.file}, {"--rhs", o->problem.rhs}, {"--x0", o->x0}},
             {{"--out", o->out}, {"--history", o->history}, {"--json", o->json.path}});

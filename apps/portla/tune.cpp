@@ -185,7 +185,7 @@ int run(const TuneOptions& o) {
         if (!parent.empty()) std::filesystem::create_directories(parent, ec);
         const std::string text = tuning::to_json(profile);
         (void)tuning::from_json(text, out_path);  // never write what would not be read back
-        write_file_atomically(out_path, [&](std::ostream& out) { out << text; });
+        write_output(out_path, [&](std::ostream& out) { out << text; });
         tuning::reload();
     }
 
@@ -283,7 +283,8 @@ Runner add_tune(CLI::App& app) {
                    "fraction faster");
     app.add_option("--out", o->out,
                    "profile file (default: $PORTLA_TUNING_FILE, else "
-                   "$XDG_CACHE_HOME/portla/tuning-DEVICE.json, which the kernels read)");
+                   "$XDG_CACHE_HOME/portla/tuning-DEVICE.json, which the kernels read)")
+        ->check(output_file());
     app.add_flag("--dry-run", o->dry_run, "measure and choose, write no profile");
     app.add_flag("--no-compare", o->no_compare,
                  "skip the second measurement of the shipped defaults against the profile");

@@ -12,8 +12,9 @@
 namespace portla {
 
 /// Bytes of host memory the kernel says can be allocated now without swapping: MemAvailable,
-/// further limited by the cgroup's memory.max when one is set. Never 0 (falls back to the
-/// physical total, then to unlimited).
+/// further limited by the cgroup's memory.max when one is set and by what the process's
+/// resource limits (RLIMIT_AS, RLIMIT_DATA) leave it. Falls back to the physical total, then
+/// to unlimited, when MemAvailable is not known.
 std::size_t host_memory_available();
 
 /// An estimate of the bytes a run needs, added up in double so that no product of sizes wraps.

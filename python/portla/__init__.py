@@ -216,7 +216,7 @@ def perron(
     if a.ndim != 2:
         raise ValueError(f"perron: expected a square matrix, got shape {a.shape}")
     v, lam, conv, reason, its, res = getattr(_portla, "perron" + _core.suffix(dtype))(
-        backend, a, eps, max_iters, method
+        backend, a, eps, _core.integer("max_iters", max_iters), method
     )
     return PerronResult(lam, v, conv, reason, its, res)
 

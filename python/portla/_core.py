@@ -8,6 +8,7 @@ place, never copied; x is the caller's x0 (updated in place) or a new array of b
 from __future__ import annotations
 
 import sys
+from operator import index as operator_index
 from typing import Any, Callable, Optional, Tuple
 
 import numpy as np
@@ -90,9 +91,23 @@ def vector(x: Any, dtype: type, n: int, what: str) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype)
 
 
-def _matvec(f: Callable[[np.ndarray], Any], dtype: type) -> Callable[[np.ndarray], np.ndarray]:
+def _matvec(
+    f: Callable[[np.ndarray], Any], dtype: type, n: int, what: str
+) -> Callable[[np.ndarray], np.ndarray]:
+    """f as the solve calls it: its result must be n real numbers, shape (n,) or (n, 1) (as
+    SciPy's LinearOperator gives), else ValueError naming `what`. A complex result is refused,
+    never cast: dropping its imaginary part would solve another system."""
+
     def apply(x: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(np.asarray(f(x)).reshape(-1), dtype=dtype)
+        y = np.asarray(f(x))
+        if y.dtype.kind not in "fiub":
+            raise ValueError(
+                f"{what} returned values of dtype {y.dtype}; the solve needs real numbers"
+                + (" (complex systems are not supported)" if y.dtype.kind == "c" else "")
+            )
+        if y.shape not in ((n,), (n, 1)):
+            raise ValueError(f"{what} returned shape {y.shape}; expected ({n},) or ({n}, 1)")
+        return np.ascontiguousarray(y.reshape(-1), dtype=dtype)
 
     return apply
 
@@ -131,7 +146,9 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
         return getattr(_portla, "csr" + s)(backend, rows, cols, indptr, indices, data)
     if _is_linear_operator(A):
         rows, cols = shape_of(A)
-        return getattr(_portla, "callback" + s)(backend, rows, cols, _matvec(A.matvec, dtype))
+        return getattr(_portla, "callback" + s)(
+            backend, rows, cols, _matvec(A.matvec, dtype, rows, "A.matvec")
+        )
     a = np.asarray(A)
     _check_real(a.dtype, "A")
     if a.ndim != 2:
@@ -139,23 +156,58 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
     return getattr(_portla, "dense" + s)(backend, np.ascontiguousarray(a, dtype=dtype))
 
 
-def preconditioner(M: Any, dtype: type) -> Tuple[str, Optional[Callable[[np.ndarray], np.ndarray]]]:
+def preconditioner(
+    M: Any, dtype: type, n: int
+) -> Tuple[str, Optional[Callable[[np.ndarray], np.ndarray]]]:
     """(name, None) for a preconditioner portla builds ("jacobi", "ilu0", ...; None: "none"), or
-    ("none", z = M @ r) for a LinearOperator, sparse matrix or array approximating A^-1."""
+    ("none", z = M @ r) for a LinearOperator, sparse matrix or array approximating A^-1 (its
+    result n real numbers)."""
     if M is None:
         return "none", None
     if isinstance(M, str):
         return M.replace("_", "-"), None
     if _is_linear_operator(M):
-        return "none", _matvec(M.matvec, dtype)
+        return "none", _matvec(M.matvec, dtype, n, "M.matvec")
     if _is_sparse(M) or isinstance(M, np.ndarray):
-        return "none", _matvec(lambda r: M @ r, dtype)
+        return "none", _matvec(lambda r: M @ r, dtype, n, "M @ r")
     raise TypeError(f"M: expected a preconditioner name, a LinearOperator or a matrix, got {type(M)}")
+
+
+# The Settings fields that are C int: a value outside int32 is refused naming its keyword
+# (the semantic ranges, max_iters >= 0 and so on, are checked by the solvers).
+_INT_SETTINGS = (
+    "max_iters",
+    "restart",
+    "residual_replacement",
+    "block_size",
+    "chebyshev_degree",
+)
+
+
+def integer(key: str, value: Any, low: int = -(2**31), high: int = _INT32_MAX) -> int:
+    """value as an int in [low, high]: an integral float (1e4) is taken; a fraction, NaN or a
+    non-number is a ValueError or TypeError, and a value out of range an OverflowError, each
+    naming `key`."""
+    if isinstance(value, bool):
+        raise TypeError(f"{key}: expected an integer, got {value!r}")
+    if isinstance(value, (float, np.floating)):
+        if not np.isfinite(value) or value != int(value):
+            raise ValueError(f"{key}: expected an integer, got {value!r}")
+        value = int(value)
+    try:
+        value = operator_index(value)
+    except TypeError:
+        raise TypeError(f"{key}: expected an integer, got {type(value).__name__}") from None
+    if not low <= value <= high:
+        raise OverflowError(f"{key}: {value} is out of range [{low}, {high}]")
+    return value
 
 
 def settings(**kwargs: Any) -> Any:
     s = _portla.Settings()
     for key, value in kwargs.items():
+        if key in _INT_SETTINGS:
+            value = integer(key, value)
         try:
             setattr(s, key, value)
         except AttributeError:
@@ -185,7 +237,7 @@ def run(
     bv = vector(b, dtype, rows, "b")
     # x0 is the caller's: copied (as SciPy does), x written in place by the solve.
     x = np.empty(cols, dtype) if x0 is None else np.array(vector(x0, dtype, cols, "x0"))
-    name, apply_m = preconditioner(M, dtype)
+    name, apply_m = preconditioner(M, dtype, cols)
     s = settings(precond=name, **kwargs)
     op = operator(A, dtype, backend)
     iterate = None if callback is None else (lambda i: callback(x))

@@ -147,11 +147,15 @@ def solve(
         if dense.ndim != 3 or dense.shape[1] != dense.shape[2]:
             raise ValueError(f"A: expected a (B, n, n) array, got shape {dense.shape}")
         num_systems, n = dense.shape[0], dense.shape[1]
+        if n == 0:
+            raise ValueError("A: systems of size 0; each system needs at least one row")
         # The full pattern: every entry stored, row after row.
         indptr = np.arange(0, n * n + 1, n)
         indices = np.tile(np.arange(n), n)
         values = dense.reshape(num_systems, n * n)
         default_format = "dense"
+    if n == 0:
+        raise ValueError("A: systems of size 0; each system needs at least one row")
     rhs = _host(b, "b")
     if rhs.shape != (num_systems, n):
         raise ValueError(f"b: expected shape ({num_systems}, {n}), got {rhs.shape}")
@@ -161,12 +165,15 @@ def solve(
     if not (np.isfinite(rtol) and np.isfinite(atol) and rtol >= 0 and atol >= 0):
         raise ValueError("rtol and atol must be finite and >= 0")
     if maxiter is None:
-        maxiter = 2 * n
-    if not 0 <= int(maxiter) <= _INT32_MAX:
+        maxiter = min(2 * n, _INT32_MAX)
+    maxiter = _core.integer("maxiter", maxiter)
+    restart = _core.integer("restart", restart)
+    block_size = _core.integer("block_size", block_size)
+    if maxiter < 0:
         raise ValueError(f"maxiter must be in [0, {_INT32_MAX}], got {maxiter}")
-    if int(restart) < 1:
+    if restart < 1:
         raise ValueError(f"restart must be >= 1, got {restart}")
-    if not 1 <= int(block_size) <= 32:
+    if not 1 <= block_size <= 32:
         raise ValueError(f"block_size must be in [1, 32], got {block_size}")
 
     # The batched solvers take one relative or one absolute tolerance; with both, system s is

@@ -38,10 +38,26 @@ Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
     const std::string what = "ell: " + std::to_string(rows) + " rows padded to the longest row (" +
                              std::to_string(width) + " entries, " + std::to_string(data.entries()) +
                              " stored; use csr)";
+    // The padded arrays are held once: on a host executor they are filled in place; a device's
+    // are filled in host memory and copied (one copy in each memory).
     require_host_memory(padded, what);
     if (!exec.is_host()) require_memory(exec, padded, what);
-    std::vector<std::int32_t> cols_cm(rows * width, -1);
-    std::vector<T> vals_cm(rows * width, T{0});
+    Ell ell(exec, rows, static_cast<std::size_t>(data.cols), width, data.entries(), {}, {}, {});
+    const std::size_t slots = rows * width;
+    ell.col_idxs_ = Array<std::int32_t>(exec, slots);
+    ell.values_ = Array<T>(exec, slots);
+    std::vector<std::int32_t> cols_staged;
+    std::vector<T> vals_staged;
+    std::int32_t* cols_cm = ell.col_idxs_.data();
+    T* vals_cm = ell.values_.data();
+    if (!exec.is_host()) {
+        cols_staged.resize(slots);
+        vals_staged.resize(slots);
+        cols_cm = cols_staged.data();
+        vals_cm = vals_staged.data();
+    }
+    std::fill(cols_cm, cols_cm + slots, -1);
+    std::fill(vals_cm, vals_cm + slots, T{0});
     std::vector<T> diag(rows, T{0});
     std::fill(count.begin(), count.end(), 0);
     for (std::size_t k = 0; k < data.entries(); ++k) {
@@ -51,8 +67,11 @@ Ell<T> Ell<T>::from_data(const Executor& exec, const MatrixData& input) {
         vals_cm[slot] = static_cast<T>(data.values[k]);
         if (data.col_idx[k] == data.row_idx[k]) diag[r] += vals_cm[slot];
     }
-    Ell ell(exec, rows, static_cast<std::size_t>(data.cols), width, data.entries(), cols_cm,
-            vals_cm, diag);
+    if (!exec.is_host()) {
+        ell.col_idxs_.copy_from_host(cols_staged);
+        ell.values_.copy_from_host(vals_staged);
+    }
+    ell.diag_ = Array<T>(exec, diag);
     ell.defect_ = data.structural_defect();
     return ell;
 }

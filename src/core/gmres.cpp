@@ -14,10 +14,12 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/kernels/krylov_kernels.hpp"
 #include "core/solver_common.hpp"
+#include "portla/memory.hpp"
 
 namespace portla::solver {
 namespace {
@@ -212,6 +214,31 @@ private:
     std::vector<double> cs_, sn_, g_;
 };
 
+// The cycle's arrays, checked against what the process can get before any is allocated (a
+// restart of 10^5 on 10^6 rows asks for 800 GB): the basis V (m + 1 vectors), Z (m more for
+// flexible GMRES) and z on the executor, the Hessenberg matrix and rotations on the host.
+template <typename T>
+void require_workspace(const LinearOperator<T>& A, const PreconditionerOperator<T>* M,
+                       const Settings& s) {
+    const double m = s.restart, n = double(A.rows());
+    const bool left = M && s.left_preconditioning;
+    const bool flexible = M && !left && (s.flexible || !M->fixed());
+    MemoryNeed device, host;
+    device.add((m + 1) * n + (flexible ? m * n : M ? n : 0) + 2 * (m + 1) + 1, sizeof(T));
+    host.add((m + 1) * m + 3 * m + 1, sizeof(double)).add(2 * (m + 1) + 1, sizeof(T));
+    const std::string what = "gmres: the Krylov basis of restart " + std::to_string(s.restart) +
+                             " for " + std::to_string(A.rows()) + " rows";
+    // Every rank of a distributed operator checks its own part; all throw when one does.
+    dist::on_every_rank(A.communicator(), [&] {
+        if (A.executor().is_host()) {
+            require_host_memory(host.add_bytes(device.bytes()), what);
+        } else {
+            require_host_memory(host, what + " (host)");
+            require_memory(A.executor(), device, what);
+        }
+    });
+}
+
 template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const_view<T> b,
              view<T> x, const Settings& settings) {
@@ -239,6 +266,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         double rows = double(A.rows());  // the global size on a distributed operator
         detail::sum_over_ranks(A, &rows, 1);
         s.restart = static_cast<int>(std::min(double(settings.restart), rows));
+        require_workspace<T>(A, M, s);
         Gmres<T> gmres(A, M, s);
         int it = 0;
         for (;;) {

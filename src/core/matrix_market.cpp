@@ -15,6 +15,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 #include "core/host_threads.hpp"
 #include "portla/error.hpp"
 #include "portla/memory.hpp"
+#include "portla/printable.hpp"
 
 namespace portla::io {
 
@@ -72,14 +74,8 @@ std::string lower(std::string s) {
     return s;
 }
 
-std::string quoted(const char* token) {
-    constexpr std::size_t max_shown = 40;
-    std::string s(token);
-    if (s.size() > max_shown) {
-        s = s.substr(0, max_shown) + "...";
-    }
-    return "'" + s + "'";
-}
+// Text from the file as a message shows it: quoted, non-printable bytes escaped, cut after 40.
+std::string quoted(std::string_view token) { return "'" + printable(token, 40) + "'"; }
 
 // std::from_chars first (no locale, several times faster than strtoll/strtod); what it does not
 // take (a leading '+', hexadecimal floats, out-of-range values) goes to the C functions, whose
@@ -212,8 +208,9 @@ public:
         : in_(in), name_(name), options_(options) {}
 
     /// to_csr: the memory check counts read_matrix_market_csr's way (no sorted triplet copies),
-    /// and 2^31 or more entries are taken (CsrData's 64-bit row offsets).
-    Header read_header(bool to_csr = false);
+    /// and 2^31 or more entries are taken (CsrData's 64-bit row offsets). check_memory: whether
+    /// the memory reading the entries will take is checked (not when only the header is read).
+    Header read_header(bool to_csr = false, bool check_memory = true);
     /// The entries as the file stores them, in file order, in chunks (freed one by one on the
     /// way to what the caller builds).
     std::vector<Triplets> read_stored(const Header& header);
@@ -385,11 +382,13 @@ std::size_t Reader::tokenize() {
     return count;
 }
 
-Header Reader::read_header(bool to_csr) {
+Header Reader::read_header(bool to_csr, bool check_memory) {
     Header h;
     if (!next_line()) {
         fail(1, "empty file: missing '%%MatrixMarket matrix <format> <field> <symmetry>' banner");
     }
+    // A UTF-8 byte-order mark some editors put first is not part of the banner.
+    if (line_.compare(0, 3, "\xef\xbb\xbf") == 0) line_.erase(0, 3);
     const std::size_t n_banner = tokenize();
     if (n_banner == 0 || lower(tokens_[0]) != "%%matrixmarket") {
         fail(1,
@@ -407,14 +406,15 @@ Header Reader::read_header(bool to_csr) {
     const std::string field = lower(tokens_[3]);
     const std::string symmetry = lower(tokens_[4]);
     if (object != "matrix") {
-        fail(1, "unsupported object " + quoted(tokens_[1]) + " (expected 'matrix')");
+        fail(1, "unsupported object " + quoted({tokens_[1], lengths_[1]}) + " (expected 'matrix')");
     }
     if (format == "coordinate") {
         h.format = Format::coordinate;
     } else if (format == "array") {
         h.format = Format::array;
     } else {
-        fail(1, "unknown format " + quoted(tokens_[2]) + " (expected 'coordinate' or 'array')");
+        fail(1, "unknown format " + quoted({tokens_[2], lengths_[2]}) +
+                    " (expected 'coordinate' or 'array')");
     }
     const bool complex = field == "complex";
     if (field == "real") {
@@ -424,7 +424,7 @@ Header Reader::read_header(bool to_csr) {
     } else if (field == "pattern") {
         h.field = Field::pattern;
     } else if (!complex) {
-        fail(1, "unknown field " + quoted(tokens_[3]) +
+        fail(1, "unknown field " + quoted({tokens_[3], lengths_[3]}) +
                     " (expected 'real', 'integer', 'pattern' or 'complex')");
     }
     const bool hermitian = symmetry == "hermitian";
@@ -435,12 +435,13 @@ Header Reader::read_header(bool to_csr) {
     } else if (symmetry == "skew-symmetric") {
         h.symmetry = Symmetry::skew_symmetric;
     } else if (!hermitian) {
-        fail(1, "unknown symmetry " + quoted(tokens_[4]) +
+        fail(1, "unknown symmetry " + quoted({tokens_[4], lengths_[4]}) +
                     " (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
     }
     if (complex || hermitian) {
-        throw Unsupported(name_ + ": complex matrices are not supported (banner says '" + field +
-                          " " + symmetry + "'; only real, integer and pattern are)");
+        throw Unsupported(name_ + ": complex matrices are not supported (banner says '" +
+                          printable(field, 40) + " " + printable(symmetry, 40) +
+                          "'; only real, integer and pattern are)");
     }
     if (h.format == Format::array && h.field == Field::pattern) {
         fail(1, "'array pattern' is not a valid combination");
@@ -468,7 +469,7 @@ Header Reader::read_header(bool to_csr) {
                 return std::isdigit(static_cast<unsigned char>(c)) != 0;
             });
             fail(line_no_,
-                 "bad size line: " + quoted(tokens_[k]) +
+                 "bad size line: " + quoted({tokens_[k], lengths_[k]}) +
                      (digits && lengths_[k] > 0 ? " is too large (beyond 64-bit integers)"
                                                 : " is not a non-negative integer (expected " +
                                                       std::string(layout) + ")"));
@@ -524,6 +525,7 @@ Header Reader::read_header(bool to_csr) {
                            "integers (at most " +
                            std::to_string(max_index_extent - 1) + ")");
     }
+    if (!check_memory) return h;
     // What reading this file and building a CSR matrix from it will take, before any of it is
     // reserved: a lying header is refused here, with the amount, not by the allocator later.
     MemoryNeed need;
@@ -542,7 +544,8 @@ Header Reader::read_header(bool to_csr) {
 std::int64_t Reader::parse_index(std::size_t token, const char* what, std::int64_t bound) {
     std::int64_t index = 0;
     if (!parse_int64(tokens_[token], lengths_[token], index)) {
-        fail(line_no_, std::string("bad ") + what + " index " + quoted(tokens_[token]));
+        fail(line_no_,
+             std::string("bad ") + what + " index " + quoted({tokens_[token], lengths_[token]}));
     }
     if (index < 1 || index > bound) {
         fail(line_no_, std::string(what) + " index " + std::to_string(index) +
@@ -556,15 +559,17 @@ double Reader::parse_value(const Header& header, std::size_t token) {
     if (header.field == Field::integer) {
         std::int64_t integer = 0;
         if (!parse_int64(tokens_[token], lengths_[token], integer)) {
-            fail(line_no_, "bad value " + quoted(tokens_[token]) + " in an integer file");
+            fail(line_no_,
+                 "bad value " + quoted({tokens_[token], lengths_[token]}) + " in an integer file");
         }
         return static_cast<double>(integer);
     }
     if (!parse_double(tokens_[token], lengths_[token], value)) {
-        fail(line_no_, "bad value " + quoted(tokens_[token]) + " (not a number)");
+        fail(line_no_,
+             "bad value " + quoted({tokens_[token], lengths_[token]}) + " (not a number)");
     }
     if (options_.require_finite && !std::isfinite(value)) {
-        fail(line_no_, "non-finite value " + quoted(tokens_[token]));
+        fail(line_no_, "non-finite value " + quoted({tokens_[token], lengths_[token]}));
     }
     return value;
 }
@@ -803,6 +808,26 @@ CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& optio
     std::ifstream file;
     open_for_reading(file, path);
     return read_matrix_market_csr(file, path, options);
+}
+
+MatrixMarketHeader read_matrix_market_header(std::istream& in, const std::string& name) {
+    const ReadOptions options;
+    Reader reader(in, name, options);
+    const Header h = reader.read_header(true, false);
+    MatrixMarketHeader out;
+    out.rows = h.rows;
+    out.cols = h.cols;
+    out.entries = h.count;
+    out.array = h.format == Format::array;
+    out.symmetric = h.symmetry != Symmetry::general;
+    out.size_line = h.size_line;
+    return out;
+}
+
+MatrixMarketHeader read_matrix_market_header(const std::string& path) {
+    std::ifstream file;
+    open_for_reading(file, path);
+    return read_matrix_market_header(file, path);
 }
 
 std::vector<double> read_vector(const std::string& path, const ReadOptions& options) {

@@ -1,11 +1,14 @@
 #include "portla/memory.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
 #include <string>
+#include <utility>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "common/meminfo.hpp"
@@ -30,6 +33,26 @@ std::size_t cgroup_available() {
     }
 }
 
+// What the resource limits (ulimit -v: RLIMIT_AS, ulimit -d: RLIMIT_DATA) leave this process:
+// each limit less what it counts now (/proc/self/statm: the address space, the data and stack).
+std::size_t rlimit_available() {
+    std::size_t available = std::numeric_limits<std::size_t>::max();
+    std::ifstream statm("/proc/self/statm");
+    std::size_t pages[6] = {};
+    for (auto& p : pages) statm >> p;
+    const long page = ::sysconf(_SC_PAGE_SIZE);
+    const std::size_t page_bytes = page > 0 ? std::size_t(page) : 4096;
+    const std::pair<int, std::size_t> limits[] = {{RLIMIT_AS, pages[0]}, {RLIMIT_DATA, pages[5]}};
+    for (const auto& [resource, used_pages] : limits) {
+        struct rlimit limit {};
+        if (::getrlimit(resource, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) continue;
+        const std::size_t cap = static_cast<std::size_t>(limit.rlim_cur);
+        const std::size_t used = statm ? used_pages * page_bytes : 0;
+        available = std::min(available, cap > used ? cap - used : 0);
+    }
+    return available;
+}
+
 OutOfMemory too_much(const MemoryNeed& need, double available, const std::string& where,
                      const std::string& what) {
     const double b = need.bytes();
@@ -48,8 +71,7 @@ std::size_t host_memory_available() {
         avail = pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page)
                                       : std::numeric_limits<std::size_t>::max();
     }
-    const std::size_t cg = cgroup_available();
-    return cg < avail ? cg : avail;
+    return std::min({avail, cgroup_available(), rlimit_available()});
 }
 
 std::string format_bytes(double bytes) {

@@ -6,7 +6,9 @@
 // 1 on any error with exactly one line on stderr.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1381,3 +1383,331 @@ TEST(CliTune, CudaTinySweep) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Outputs that are not regular files: written into, never replaced. Device nodes are made in a
+// temporary directory (never /dev itself), so a regression replaces a copy.
+
+namespace hostile {
+
+bool is_char_device(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// A node for the character device major:minor in `dir` (1:3 /dev/null, 1:7 /dev/full); empty
+// when this process may not make one (not root).
+std::string make_device(const std::string& dir, const char* name, unsigned minor) {
+    const std::string path = dir + "/" + name;
+    if (::mknod(path.c_str(), S_IFCHR | 0666, makedev(1, minor)) != 0) return {};
+    return path;
+}
+
+// Runs portla with stdout on `stdout_path` (opened for writing, not created) and stderr
+// captured: exit code (-1 when signaled) and stderr.
+std::pair<int, std::string> run_with_stdout(const std::vector<std::string>& args,
+                                            const std::string& stdout_path) {
+    const std::string err_path = temp_path("stderr.txt");
+    std::vector<std::string> argv_s{PORTLA_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fo = ::open(stdout_path.c_str(), O_WRONLY);
+        const int fe = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fo < 0 || fe < 0 || ::dup2(fo, STDOUT_FILENO) < 0 || ::dup2(fe, STDERR_FILENO) < 0)
+            ::_exit(126);
+        ::alarm(20);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+}
+
+}  // namespace hostile
+
+TEST(CliOutputs, CharacterDevicesAreWrittenIntoNeverReplaced) {
+    const std::string dir = fresh_dir("devices");
+    const std::string null = hostile::make_device(dir, "null", 3);
+    if (null.empty()) GTEST_SKIP() << "mknod needs root";
+    ASSERT_EQ(::symlink("null", (dir + "/link").c_str()), 0);
+    for (const char* option : {"--out", "--history", "--json"})
+        for (const std::string& target : {null, dir + "/link"}) {
+            SCOPED_TRACE(std::string(option) + " " + target);
+            const RunResult r = run_portla({"solve", data("spd_small.mtx"), option, target});
+            EXPECT_CLI_OK(r);
+            EXPECT_TRUE(hostile::is_char_device(null));
+        }
+    struct stat link {};
+    ASSERT_EQ(::lstat((dir + "/link").c_str(), &link), 0);
+    EXPECT_TRUE(S_ISLNK(link.st_mode));
+    EXPECT_TRUE(hidden_files(dir).empty());
+}
+
+TEST(CliOutputs, FullDeviceIsAnErrorAndStaysADevice) {
+    const std::string dir = fresh_dir("full");
+    const std::string full = hostile::make_device(dir, "full", 7);
+    if (full.empty()) GTEST_SKIP() << "mknod needs root";
+    for (const char* option : {"--out", "--json"}) {
+        const RunResult r = run_portla({"solve", data("spd_small.mtx"), option, full});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "cannot write '" + full + "': No space left on device")) << r;
+        EXPECT_TRUE(hostile::is_char_device(full));
+    }
+    // The result printed to a full stdout is lost: exit 1, said on stderr.
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"solve", data("spd_small.mtx"), "--json"},
+          std::vector<std::string>{"solve", data("spd_small.mtx")},
+          std::vector<std::string>{"info"}}) {
+        const auto [code, err] = hostile::run_with_stdout(args, full);
+        EXPECT_EQ(code, 1) << err;
+        EXPECT_TRUE(contains(err, "stdout")) << err;
+        EXPECT_EQ(count_char(err, '\n'), 1u) << err;
+    }
+    EXPECT_TRUE(hostile::is_char_device(full));
+}
+
+TEST(CliOutputs, FifoIsStreamedIntoNeverReplaced) {
+    const std::string dir = fresh_dir("fifo_out");
+    const std::string fifo = dir + "/x.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    std::string got;
+    const pid_t reader = ::fork();
+    if (reader == 0) {  // the FIFO's reader: its bytes into a file
+        const std::string text = read_text(fifo);
+        write_text(dir + "/got", text);
+        ::_exit(0);
+    }
+    const RunResult r = run_portla({"solve", data("spd_small.mtx"), "--out", fifo});
+    int status = 0;
+    ::waitpid(reader, &status, 0);
+    EXPECT_CLI_OK(r);
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    const std::string text = read_text(dir + "/got");
+    EXPECT_EQ(text.rfind("%%MatrixMarket matrix array real general\n10 1\n", 0), 0u) << text;
+    EXPECT_EQ(count_char(text, '\n'), 12u) << text;
+    // /dev/stdout on the caller's file: written through stdout, the summary kept after it.
+    const RunResult so = run_portla({"solve", data("spd_small.mtx"), "--out", "/dev/stdout"});
+    EXPECT_CLI_OK(so);
+    EXPECT_EQ(so.out.rfind("%%MatrixMarket matrix array real general\n10 1\n", 0), 0u) << so;
+    EXPECT_TRUE(contains(so.out, "converged after")) << so;
+}
+
+TEST(CliOutputs, SymlinksDanglingLinksEmptyAndLongNames) {
+    const std::string dir = fresh_dir("names");
+    write_text(dir + "/real.mtx", "previous");
+    ASSERT_EQ(::symlink("real.mtx", (dir + "/ln").c_str()), 0);
+    RunResult r = run_portla({"solve", data("spd_small.mtx"), "--out", dir + "/ln"});
+    EXPECT_CLI_OK(r);
+    struct stat st {};
+    ASSERT_EQ(::lstat((dir + "/ln").c_str(), &st), 0);
+    EXPECT_TRUE(S_ISLNK(st.st_mode));  // the link kept, its target replaced
+    EXPECT_EQ(portla::io::read_vector(dir + "/real.mtx").size(), 10u);
+    ASSERT_EQ(::symlink("missing/x", (dir + "/dangling").c_str()), 0);
+    r = run_portla({"solve", data("spd_small.mtx"), "--out", dir + "/dangling"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "symbolic link")) << r;
+    for (const char* option : {"--out", "--history"}) {
+        r = run_portla({"solve", data("spd_small.mtx"), option, ""});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, option) && contains(r.err, "empty file name")) << r;
+    }
+    // A 252-byte name: its temporary name is cut to fit NAME_MAX, the file written.
+    const std::string long_name = dir + "/" + std::string(252, 'x');
+    r = run_portla({"solve", data("spd_small.mtx"), "--out", long_name});
+    EXPECT_CLI_OK(r);
+    EXPECT_EQ(portla::io::read_vector(long_name).size(), 10u);
+    // A name over NAME_MAX is refused before the solve.
+    r = run_portla({"solve", data("spd_small.mtx"), "--out", dir + "/" + std::string(300, 'y')});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "File name too long")) << r;
+    EXPECT_TRUE(hidden_files(dir).empty());
+}
+
+// A signal while --out is being written removes the temporary file, and the process still ends
+// by that signal.
+TEST(CliOutputs, SignalMidWriteRemovesTheTemporaryFile) {
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP}) {
+        SCOPED_TRACE(sig);
+        const std::string dir = fresh_dir("signal");
+        std::vector<std::string> argv_s{PORTLA_BINARY, "solve", "--generate", "poisson1d:1000000",
+                                        "--max-iters", "3",     "--out",      dir + "/x.mtx"};
+        std::vector<char*> argv;
+        for (auto& a : argv_s) argv.push_back(a.data());
+        argv.push_back(nullptr);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const int devnull = ::open("/dev/null", O_WRONLY);  // read-only use of /dev/null
+            ::dup2(devnull, STDOUT_FILENO);
+            ::alarm(60);
+            ::execv(argv[0], argv.data());
+            ::_exit(127);
+        }
+        bool seen = false;
+        int status = 0;
+        for (;;) {  // until the temporary file appears or the run ends
+            if (!hidden_files(dir).empty()) {
+                seen = true;
+                ::kill(pid, sig);
+                break;
+            }
+            if (::waitpid(pid, &status, WNOHANG) == pid) break;
+        }
+        if (seen) ::waitpid(pid, &status, 0);
+        if (!seen) {
+            ADD_FAILURE() << "the temporary file was never seen";
+            continue;
+        }
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
+        EXPECT_TRUE(hidden_files(dir).empty());
+        // The signal may land just after the rename: then the file is whole.
+        if (exists(dir + "/x.mtx"))
+            EXPECT_EQ(portla::io::read_vector(dir + "/x.mtx").size(), 1000000u);
+    }
+}
+
+TEST(CliOutputs, BatchOutputsAreComparedWithEveryInputFile) {
+    const std::string dir = fresh_dir("batch_in");
+    for (const char* s : {"0", "1"}) {
+        ASSERT_EQ(::mkdir((dir + "/" + s).c_str(), 0755), 0);
+        write_text(dir + "/" + s + "/A.mtx",
+                   "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 2\n2 2 3\n");
+        write_text(dir + "/" + s + "/b.mtx",
+                   "%%MatrixMarket matrix array real general\n2 1\n1\n1\n");
+    }
+    // A hard link to an input under a name that is not .mtx: the same file all the same.
+    ASSERT_EQ(::link((dir + "/1/b.mtx").c_str(), (dir + "/b_link").c_str()), 0);
+    for (const std::string& out : {dir + "/0/b.mtx", dir + "/1/A.mtx", dir + "/b_link"}) {
+        const RunResult r = run_portla({"batch", dir, "--json", out});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "refusing to overwrite an input")) << r;
+    }
+    EXPECT_EQ(portla::io::read_vector(dir + "/1/b.mtx").size(), 2u);
+}
+
+TEST(CliInput, MissingMatrixAndJsonNamingTheMatrix) {
+    for (const char* sub : {"solve", "eig"}) {
+        const RunResult r = run_portla({sub});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "no matrix given") && contains(r.err, "A.mtx") &&
+                    contains(r.err, "--generate"))
+            << r;
+    }
+    const std::string dir = fresh_dir("json_matrix");
+    const std::string a = dir + "/A.mtx", text = read_text(data("spd_small.mtx"));
+    write_text(a, text);
+    write_text(dir + "/matrix.txt", text);  // a Matrix Market file by its content
+    for (const std::string& file : {a, dir + "/matrix.txt"}) {
+        const RunResult r = run_portla({"solve", "--json", file});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "refusing to overwrite an input") &&
+                    contains(r.err, "give the matrix before --json"))
+            << r;
+        EXPECT_FALSE(contains(r.err, "--generate")) << r;
+    }
+    EXPECT_EQ(read_text(a), text);
+}
+
+// The header is read by the library's reader: what it takes, the CLI takes; what it quotes is
+// escaped and short.
+TEST(CliInput, HeaderRulesAndEscapedMessages) {
+    const std::string dir = fresh_dir("header");
+    const std::string body = read_text(data("spd_small.mtx"));
+    const std::string size_line = body.substr(body.find("\n10 ") + 1);
+    const std::string banner = body.substr(0, body.find('\n') + 1);
+    for (const std::string& extra :
+         {std::string("\r\n"), std::string(" \t \n"), std::string("   % indented comment\n")}) {
+        write_text(dir + "/A.mtx", banner + extra + size_line);
+        const RunResult r = run_portla({"solve", dir + "/A.mtx"});
+        EXPECT_CLI_OK(r);
+    }
+    write_text(dir + "/bom.mtx", "\xef\xbb\xbf" + banner + size_line);
+    EXPECT_CLI_OK(run_portla({"solve", dir + "/bom.mtx"}));
+    write_text(dir + "/esc.mtx", banner + "10 10 \x1b[2J\r\n");
+    RunResult r = run_portla({"solve", dir + "/esc.mtx"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "\\x1b[2J")) << r;
+    write_text(dir + "/long.mtx", banner + "10 10 " + std::string(20 << 20, '7') + "\n");
+    r = run_portla({"solve", dir + "/long.mtx"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "line too long")) << r;
+    const std::string odd = dir + "/a\x1b]0;x\x07\r.mtx";
+    r = run_portla({"solve", odd});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "a\\x1b]0;x\\x07\\x0d.mtx")) << r;
+    for (const RunResult& each : {r, run_portla({"solve", dir + "/esc.mtx"})})
+        for (const char c : each.err)
+            EXPECT_FALSE(c != '\n' && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)) << each;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory: refused by the estimate against what the process can get (here a resource limit),
+// with one line, never killed or failing in the allocator.
+
+namespace hostile {
+
+// Runs portla under `ulimit -v` (RLIMIT_AS) of `bytes`: exit code (-1 when signaled), stderr.
+std::pair<int, std::string> run_with_address_limit(const std::vector<std::string>& args,
+                                                   std::size_t bytes) {
+    const std::string out_path = temp_path("stdout.txt"), err_path = temp_path("stderr.txt");
+    std::vector<std::string> argv_s{PORTLA_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int fo = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        const int fe = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fo < 0 || fe < 0 || ::dup2(fo, STDOUT_FILENO) < 0 || ::dup2(fe, STDERR_FILENO) < 0)
+            ::_exit(126);
+        const struct rlimit limit { bytes, bytes };
+        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(125);
+        ::alarm(30);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+}
+
+}  // namespace hostile
+
+TEST(CliMemory, EllPaddingAndGmresBasisAreRefusedUnderTheProcessLimit) {
+    const std::string dir = fresh_dir("memory");
+    // 20000 rows, a diagonal and one dense row: ELL pads every row to 20000 entries (4.5 GiB).
+    const int n = 20000;
+    std::ostringstream text;
+    text << "%%MatrixMarket matrix coordinate real general\n"
+         << n << " " << n << " " << (2 * n - 1) << "\n";
+    for (int i = 1; i <= n; ++i) text << i << " " << i << " 4\n";
+    for (int j = 2; j <= n; ++j) text << "1 " << j << " 0.0001\n";
+    write_text(dir + "/dense_row.mtx", text.str());
+    const std::size_t limit = std::size_t{3} << 30;  // 3 GiB of address space
+    const std::vector<std::vector<std::string>> cases{
+        {"solve", dir + "/dense_row.mtx", "--solver", "bicgstab", "--format", "ell", "--backend",
+         "omp"},
+        // The Krylov basis of restart 2000 on 10^6 rows: 16 GB.
+        {"solve", "--generate", "poisson2d:1000", "--solver", "gmres", "--restart", "2000",
+         "--backend", "omp"},
+        // The Hessenberg matrix of restart 100000: 80 GB on the host whatever n is.
+        {"solve", "--generate", "poisson1d:200000", "--solver", "gmres", "--restart", "100000",
+         "--backend", "omp"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c[1] + " " + c[c.size() - 3]);
+        const auto [code, err] = hostile::run_with_address_limit(c, limit);
+        EXPECT_EQ(code, 1) << err;
+        EXPECT_TRUE(contains(err, "needs") && contains(err, "available")) << err;
+        EXPECT_EQ(count_char(err, '\n'), 1u) << err;
+    }
+}

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "portla/error.hpp"
+#include "portla/printable.hpp"
 
 #ifndef PORTLA_TEST_DATA_DIR
 #error "PORTLA_TEST_DATA_DIR must name the tests/data directory"
@@ -859,3 +860,98 @@ TEST(MatrixMarketFiles, NotSpdAndZeroDiag) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The header alone (what the CLI sizes a run from): the reader's own rules, nothing more read.
+
+TEST(MatrixMarketHeader, AcceptsWhatTheFormatAllows) {
+    const std::string body = "1 1 4\n2 2 5\n";
+    for (const std::string& text : {
+             std::string("\xef\xbb\xbf%%MatrixMarket matrix coordinate real general\n2 2 2\n"),
+             std::string("%%MatrixMarket matrix coordinate real general\r\n\r\n2 2 2\r\n"),
+             std::string("%%MatrixMarket matrix coordinate real general\n\r\n \t \n2 2 2\n"),
+             std::string("%%MatrixMarket matrix coordinate real general\n   % indented\n\t%\n"
+                         "  2 2 2\n"),
+         }) {
+        SCOPED_TRACE(text);
+        std::istringstream in(text);
+        const portla::io::MatrixMarketHeader h =
+            portla::io::read_matrix_market_header(in, stream_name);
+        EXPECT_EQ(h.rows, 2);
+        EXPECT_EQ(h.cols, 2);
+        EXPECT_EQ(h.entries, 2);
+        EXPECT_FALSE(h.array);
+        EXPECT_FALSE(h.symmetric);
+        // The whole reader takes the same files.
+        expect_matrix(read_text(text + body), 2, 2, {{0, 0, 4.0}, {1, 1, 5.0}});
+    }
+    std::istringstream sym("%%MatrixMarket matrix array real symmetric\n% c\n3 3\n");
+    const auto h = portla::io::read_matrix_market_header(sym, stream_name);
+    EXPECT_TRUE(h.array);
+    EXPECT_TRUE(h.symmetric);
+    EXPECT_EQ(h.entries, 6);  // the stored triangle
+    EXPECT_EQ(h.size_line, 3);
+}
+
+// The header of a file whose entries would not fit in memory is read, not refused: only the
+// sizes are wanted (the whole reader refuses the same file for its memory).
+TEST(MatrixMarketHeader, ReadsNoEntriesAndChecksNoMemory) {
+    const std::string path = temp_file("header_only.mtx");
+    write_text(path,
+               "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 "
+               "4000000000000000000\nnot an entry\n");
+    const auto h = portla::io::read_matrix_market_header(path);
+    EXPECT_EQ(h.rows, 2000000000);
+    EXPECT_EQ(h.entries, 4000000000000000000);
+}
+
+// Text quoted from a file is shown escaped and cut: no raw carriage return, escape sequence or
+// NUL reaches a terminal, and a long token does not make a long message.
+TEST(MatrixMarketHeader, MessagesEscapeAndCutWhatTheyQuote) {
+    struct Case {
+        std::string text;
+        std::string shown;
+    };
+    const std::vector<Case> cases{
+        {"%%MatrixMarket matrix coordinate real general\n2 2 \x1b[31m\n", "'\\x1b[31m'"},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 1\x7f\n", "'1\\x7f'"},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 \xff\xfe\n", "'\\xff\\xfe'"},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 x" + std::string(1, '\0') + "y\n",
+         "'x\\x00y'"},
+        {"%%MatrixMarket matrix coordinate \x1b]0;title\x07 general\n", "'\\x1b]0;title\\x07'"},
+        {"%%MatrixMarket matrix coordinate real general\n2 2 " + std::string(5000, '9') + "z\n",
+         "'" + std::string(40, '9') + "...'"},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.shown);
+        std::istringstream in(c.text);
+        try {
+            (void)portla::io::read_matrix_market_header(in, stream_name);
+            ADD_FAILURE() << "no exception";
+        } catch (const BadInput& e) {
+            const std::string what = e.what();
+            EXPECT_NE(what.find(c.shown), std::string::npos) << what;
+            EXPECT_LT(what.size(), 300u) << what;
+            for (const char ch : what)
+                EXPECT_FALSE(static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f) << what;
+        }
+    }
+    EXPECT_EQ(portla::printable("caf\xc3\xa9 \xc2\x9b[2J \xed\xa0\x80"),
+              "caf\xc3\xa9 \\xc2\\x9b[2J \\xed\\xa0\\x80");
+    EXPECT_EQ(portla::printable("a\r\nb", 2), "a\\x0d...");
+}
+
+// A file without line breaks (NUL bytes behind a regular name) fails at the 1 MiB line bound,
+// at once, with a short message.
+TEST(MatrixMarketHeader, LineWithoutEndIsBounded) {
+    std::istringstream in(std::string(3 << 20, '\0'));
+    const auto start = std::chrono::steady_clock::now();
+    try {
+        (void)portla::io::read_matrix_market_header(in, stream_name);
+        ADD_FAILURE() << "no exception";
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("line too long"), std::string::npos) << e.what();
+        EXPECT_LT(std::string(e.what()).size(), 200u);
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}

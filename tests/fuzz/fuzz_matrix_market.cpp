@@ -12,14 +12,38 @@
 #include "portla/error.hpp"
 #include "portla/io/matrix_market.hpp"
 
+namespace {
+
+// A message quotes text from the file escaped and cut: no control byte, no unbounded length.
+void check_message(const char* what) {
+    const std::size_t length = std::strlen(what);
+    if (length > 1000) std::abort();
+    for (std::size_t i = 0; i < length; ++i)
+        if (static_cast<unsigned char>(what[i]) < 0x20 || what[i] == 0x7f) std::abort();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string bytes(reinterpret_cast<const char*>(data), size);
+    // The header alone (what the CLI sizes a run from) is read by the same rules as the whole
+    // file: a file the whole reader takes has a header that reads to the same sizes.
+    bool header_read = false;
+    portla::io::MatrixMarketHeader header;
+    try {
+        std::istringstream in(bytes);
+        header = portla::io::read_matrix_market_header(in, "fuzz.mtx");
+        header_read = true;
+    } catch (const portla::Error& e) {
+        check_message(e.what());
+    }
     for (const bool require_finite : {true, false}) {
         std::istringstream in(bytes);
         portla::io::ReadOptions options;
         options.require_finite = require_finite;
         try {
             portla::MatrixData d = portla::io::read_matrix_market(in, "fuzz.mtx", options);
+            if (!header_read || header.rows != d.rows || header.cols != d.cols) std::abort();
             // What the reader promises: one value per entry, every index inside the matrix.
             if (d.rows < 0 || d.cols < 0 || d.row_idx.size() != d.entries() ||
                 d.col_idx.size() != d.entries())
@@ -44,8 +68,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                     c.is_symmetric(portla::MatrixData::rounding_symmetry) != symmetric)
                     std::abort();
             }
-        } catch (const portla::Error&) {
+        } catch (const portla::Error& e) {
             // malformed input, reported as the reader documents
+            check_message(e.what());
         }
     }
     return 0;

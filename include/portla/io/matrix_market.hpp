@@ -4,6 +4,7 @@
 /// skew-symmetric. Complex (and hermitian) give Unsupported. Indices in files are 1-based.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -18,6 +19,25 @@ struct ReadOptions {
     /// Reject NaN and Inf values (BadInput naming file and line).
     bool require_finite = true;
 };
+
+/// What a file's banner and size line declare, the entries not read.
+struct MatrixMarketHeader {
+    std::int64_t rows = 0;
+    std::int64_t cols = 0;
+    /// Entry lines the file declares: a coordinate file's third size, an array file's
+    /// rows * cols (the stored triangle of a symmetric one).
+    std::int64_t entries = 0;
+    bool array = false;      ///< an array (dense, column-major) file
+    bool symmetric = false;  ///< symmetric or skew-symmetric: one triangle stored
+    long size_line = 0;      ///< the line number of the size line
+};
+
+/// Reads a file's header with the reader's own rules (line length at most 1 MiB; a byte-order
+/// mark, CRLF line ends, blank and indented comment lines allowed) and nothing after it.
+/// Throws as read_matrix_market for a malformed header; does not check memory.
+MatrixMarketHeader read_matrix_market_header(const std::string& path);
+/// The same, from a stream; `name` is used in error messages.
+MatrixMarketHeader read_matrix_market_header(std::istream& in, const std::string& name);
 
 /// Reads a matrix; symmetric and skew-symmetric files are expanded to both triangles.
 /// Throws BadInput("file:line: what") for malformed input, Unsupported for complex/hermitian,
