@@ -115,11 +115,6 @@ struct BlockGroup {
         (void)a, (void)b;
 #endif
     }
-    template <typename F>
-    __host__ __device__ void single(F&& f) const {
-        if (rank() == 0) f();
-        sync();
-    }
     /// to[0, count) = from[0, count), strided over the block (no barrier)
     template <typename U>
     __device__ void copy(const U* from, U* to, long long count) const {
@@ -186,11 +181,6 @@ struct WarpGroup {
 #else
         (void)a, (void)b;
 #endif
-    }
-    template <typename F>
-    __host__ __device__ void single(F&& f) const {
-        if (rank() == 0) f();
-        sync();
     }
     /// to[0, count) = from[0, count), strided over the warp (no barrier)
     template <typename U>
