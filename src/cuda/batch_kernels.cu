@@ -10,18 +10,14 @@
 // multiple of 32, one row per thread up to 256 rows) and the placement are chosen at run time
 // from the system size, so one kernel per (precision, solver) serves every size and format.
 //
-// Measured (H100, 2026-11-26, bench/results/h100-2026-11-26-s14/batch/; 3-point stencil n = 64,
-// 2^17 systems, rtol 1e-6): with one block of 64 threads per system (session 8's kernel) CG took
-// 2.17 ms in shared and 2.20 ms in global memory (1.01x); Nsight Compute: 1.40e9 instructions,
-// issue slots 62% busy, three block sums of two barriers each per iteration. The warp kernel
-// with the fused reductions of system_solvers.hpp executes 0.79e9 instructions; without a
-// register cap it used 128 registers (25% occupancy, 1.66 ms), capped at 64 (kWarpMinBlocks)
-// 45% achieved occupancy and, in the final same-run comparison (b96e1d4 against 505cbc6),
-// CG 1.248 ms shared / 1.551 ms global (1.24x), BiCGSTAB 2.630 -> 1.861 ms shared (global
-// 2.296 ms, 1.23x). Session 15 (H200, 2026-11-26, bench/results/h200-2026-11-26-s15-batch/):
-// the register variant (Rows > 0: owner-only vectors in registers, shared pointers known at
-// compile time) takes CG to 0.962 ms shared against 1.495 ms global (1.55x), BiCGSTAB 1.261
-// against 2.286 ms (1.81x).
+// Why the warp kernel (measured on the H100 and H200, 3-point stencil n = 64, 2^17 systems,
+// rtol 1e-6): one block of 64 threads per system spends its time in three block sums of two
+// barriers each per iteration (CG 2.17 ms); one warp per system with the fused reductions of
+// system_solvers.hpp executes about half the instructions, and capped at 64 registers
+// (kWarpMinBlocks) it takes CG to 1.25 ms in shared memory (1.55 ms global), BiCGSTAB 2.63 ->
+// 1.86 ms. The register variant (Rows > 0: owner-only vectors in registers, shared pointers
+// known at compile time) takes CG to 0.96 ms against 1.50 ms global, BiCGSTAB 1.26 against
+// 2.29 ms (H200).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -114,11 +110,6 @@ struct BlockGroup {
         (void)a, (void)b;
 #endif
     }
-    template <typename F>
-    __host__ __device__ void single(F&& f) const {
-        if (rank() == 0) f();
-        sync();
-    }
     /// to[0, count) = from[0, count), strided over the block (no barrier)
     template <typename U>
     __device__ void copy(const U* from, U* to, long long count) const {
@@ -185,11 +176,6 @@ struct WarpGroup {
 #else
         (void)a, (void)b;
 #endif
-    }
-    template <typename F>
-    __host__ __device__ void single(F&& f) const {
-        if (rank() == 0) f();
-        sync();
     }
     /// to[0, count) = from[0, count), strided over the warp (no barrier)
     template <typename U>

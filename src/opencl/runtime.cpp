@@ -206,12 +206,16 @@ std::string build_log(cl_program program, cl_device_id device) {
 
 // The sources a family's file is built after, besides common.cl: the CG steps take the
 // decisions of src/common (stopping.hpp, cg_step.hpp) and apply the operator through
-// matrix_kernels.cl's row functions.
+// matrix_kernels.cl's row functions; the batched solvers are the shared algorithms of
+// src/common/batch over batch_group.cl's work-group.
 std::string prerequisites(const std::string& file) {
-    return file == "cg_kernels.cl"
-               ? std::string(source_text("stopping.hpp")) + source_text("cg_step.hpp") +
-                     source_text("matrix_kernels.cl")
-               : "";
+    if (file == "cg_kernels.cl")
+        return std::string(source_text("stopping.hpp")) + source_text("cg_step.hpp") +
+               source_text("matrix_kernels.cl");
+    if (file == "batch_kernels.cl")
+        return std::string(source_text("batch_constants.h")) + source_text("batch_group.cl") +
+               source_text("system_algorithms.h");
+    return "";
 }
 
 cl_program build_program(Device& d, const std::string& file, const std::string& options) {

@@ -1,9 +1,13 @@
-// The batched solvers, written once for one system and one "group" of cooperating threads,
-// compiled for every backend: the CPU backends run each system on one thread (SerialGroup),
-// the cuda backend on one thread block (BlockGroup in src/cuda/batch_kernels.cu). This is
-// SYCL's work-group model: a group has rank() and size(), sync() is the group barrier, sum()
-// a group reduction whose result every member gets (it orders the group's memory accesses like
-// sync()), sum2() two such reductions in one pass, single() runs on the leader then syncs.
+// The batched solvers for one system and one "group" of cooperating threads, compiled for every
+// backend: the CPU backends run each system on one thread (SerialGroup), the cuda backend on
+// one thread block or one warp (BlockGroup, WarpGroup in src/cuda/batch_kernels.cu), the
+// opencl backend on one work-group. This is SYCL's work-group model: a group has rank() and
+// size(), sync() is the group barrier, sum() a group reduction whose result every member gets
+// (it orders the group's memory accesses like sync()), sum2() two such reductions in one pass.
+//
+// The algorithms are in system_algorithms.h, a C subset that OpenCL C compiles too; here they
+// are instantiated per (group, value type, preconditioner set) as the static members of
+// GroupAlgorithms. BiCGSTAB is written here over them.
 //
 // Loops over rows are strided by the group (row i on member i mod size); every member takes
 // part in every sum() and sync(), so control flow stays uniform across the group (all
@@ -20,6 +24,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "common/batch/batch_constants.h"
 #include "portla/matrix/format.hpp"
 #include "portla/solver/types.hpp"
 
@@ -37,8 +42,25 @@ using ::portla::solver::Preconditioner;
 using ::portla::solver::Solver;
 using ::portla::solver::StopReason;
 
-constexpr int kMaxBlockSize = 32;        ///< block Jacobi
-constexpr int kMaxFalseConvergence = 3;  ///< restarts from the true residual before stagnation
+constexpr int kMaxBlockSize = PORTLA_MAX_BLOCK_SIZE;  ///< block Jacobi
+/// restarts from the true residual before stagnation
+constexpr int kMaxFalseConvergence = PORTLA_MAX_FALSE_CONVERGENCE;
+
+static_assert(int(StopReason::converged) == PORTLA_STOP_CONVERGED &&
+                  int(StopReason::max_iterations) == PORTLA_STOP_MAX_ITERATIONS &&
+                  int(StopReason::breakdown) == PORTLA_STOP_BREAKDOWN &&
+                  int(StopReason::non_finite) == PORTLA_STOP_NON_FINITE &&
+                  int(StopReason::stagnation) == PORTLA_STOP_STAGNATION &&
+                  int(StopReason::singular_preconditioner) == PORTLA_STOP_SINGULAR_PRECONDITIONER,
+              "batch_constants.h's stop reasons");
+static_assert(int(Preconditioner::none) == PORTLA_PRECOND_NONE &&
+                  int(Preconditioner::jacobi) == PORTLA_PRECOND_JACOBI &&
+                  int(Preconditioner::block_jacobi) == PORTLA_PRECOND_BLOCK_JACOBI &&
+                  int(Preconditioner::ilu0) == PORTLA_PRECOND_ILU0,
+              "batch_constants.h's preconditioners");
+static_assert(int(Format::dense) == PORTLA_FORMAT_DENSE && int(Format::csr) == PORTLA_FORMAT_CSR &&
+                  int(Format::ell) == PORTLA_FORMAT_ELL,
+              "batch_constants.h's formats");
 
 template <typename T>
 PORTLA_HD bool finite(T v) {
@@ -59,28 +81,6 @@ struct SystemMatrix {
     const std::int32_t* row_ptrs = nullptr;  ///< csr
     const std::int32_t* col_idxs = nullptr;  ///< csr, ell
     const T* values = nullptr;               ///< this system's
-
-    /// f(column, value) for every stored entry of row i (ell padding skipped).
-    template <typename F>
-    PORTLA_HD void for_row(int i, F&& f) const {
-        if (format == Format::csr) {
-            for (int k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) f(col_idxs[k], values[k]);
-        } else if (format == Format::ell) {
-            for (int k = 0; k < width; ++k) {
-                const int c = col_idxs[k * n + i];
-                if (c >= 0) f(c, values[k * n + i]);
-            }
-        } else {
-            const T* row = values + static_cast<long long>(i) * n;
-            for (int j = 0; j < n; ++j) f(j, row[j]);
-        }
-    }
-    template <typename Acc>
-    PORTLA_HD Acc row_dot(int i, const T* x) const {
-        Acc s = 0;
-        for_row(i, [&](int c, T v) { s += Acc(v) * Acc(x[c]); });
-        return s;
-    }
 };
 
 /// Shared-pattern data of the ILU(0) preconditioner (csr only), computed once on the host:
@@ -111,23 +111,23 @@ struct Options {
 /// memory). Which slots a solver uses: see slots_needed().
 enum Slot : int {
     // CG: r z p q x; BiCGSTAB: r r_hat p v p_hat s_hat t x; GMRES: w z x, then the basis.
-    slot_r = 0,
-    slot_z,
-    slot_p,
-    slot_q,
-    slot_x,
-    slot_bi_r = 0,
-    slot_bi_rhat,
-    slot_bi_p,
-    slot_bi_v,
-    slot_bi_phat,
-    slot_bi_shat,
-    slot_bi_t,
-    slot_bi_x,
-    slot_gm_w = 0,
-    slot_gm_z,
-    slot_gm_x,
-    slot_gm_basis,
+    slot_r = PORTLA_SLOT_R,
+    slot_z = PORTLA_SLOT_Z,
+    slot_p = PORTLA_SLOT_P,
+    slot_q = PORTLA_SLOT_Q,
+    slot_x = PORTLA_SLOT_X,
+    slot_bi_r = PORTLA_SLOT_BI_R,
+    slot_bi_rhat = PORTLA_SLOT_BI_RHAT,
+    slot_bi_p = PORTLA_SLOT_BI_P,
+    slot_bi_v = PORTLA_SLOT_BI_V,
+    slot_bi_phat = PORTLA_SLOT_BI_PHAT,
+    slot_bi_shat = PORTLA_SLOT_BI_SHAT,
+    slot_bi_t = PORTLA_SLOT_BI_T,
+    slot_bi_x = PORTLA_SLOT_BI_X,
+    slot_gm_w = PORTLA_SLOT_GM_W,
+    slot_gm_z = PORTLA_SLOT_GM_Z,
+    slot_gm_x = PORTLA_SLOT_GM_X,
+    slot_gm_basis = PORTLA_SLOT_GM_BASIS,
 };
 constexpr int kMaxSlots = 72;
 
@@ -229,72 +229,6 @@ template <typename T, int R>
 PORTLA_HD T* mem_of(const RegVec<T, R>&) {
     return nullptr;
 }
-/// Memory holding v for a SpMV to gather: v's own, or v copied into `scratch` (then synced).
-template <typename G, typename T>
-PORTLA_HD const T* gatherable(G&, int, MemVec<T>& v, T*) {
-    return v.p;
-}
-template <typename G, typename T, int R>
-PORTLA_HD const T* gatherable(G& g, int n, RegVec<T, R>& v, T* scratch) {
-    for_rows(g, n, [&](Row k) { scratch[k.i] = v[k]; });
-    g.sync();
-    return scratch;
-}
-
-// ---- group-wide vector operations -------------------------------------------------------
-
-template <typename G, typename T>
-PORTLA_HD double dot(G& g, int n, const T* x, const T* y) {
-    double s = 0;
-    for (int i = g.rank(); i < n; i += g.size()) s += double(x[i]) * double(y[i]);
-    return g.sum(s);
-}
-template <typename G, typename T>
-PORTLA_HD double norm2(G& g, int n, const T* x) {
-    return group_sqrt(dot(g, n, x, x));
-}
-/// y = A x (no barrier after: the caller syncs, usually through the next sum()).
-template <typename G, typename T>
-PORTLA_HD void spmv(G& g, const SystemMatrix<T>& A, const T* x, T* y) {
-    for (int i = g.rank(); i < A.n; i += g.size())
-        y[i] = static_cast<T>(A.template row_dot<T>(i, x));
-}
-/// r = b - A x (r a view), returns ||r||.
-template <typename G, typename T, typename V>
-PORTLA_HD double residual(G& g, const SystemMatrix<T>& A, const T* b, const T* x, V& r) {
-    double s = 0;
-    for_rows(g, A.n, [&](Row k) {
-        const T ri = b[k.i] - static_cast<T>(A.template row_dot<T>(k.i, x));
-        r[k] = ri;
-        s += double(ri) * double(ri);
-    });
-    return group_sqrt(g.sum(s));
-}
-/// r = b - A x (r a view), returns ||r||, and ||b|| in bnorm (one pass, one reduction).
-template <typename G, typename T, typename V>
-PORTLA_HD double residual_and_rhs_norm(G& g, const SystemMatrix<T>& A, const T* b, const T* x, V& r,
-                                       double& bnorm) {
-    double s = 0, sb = 0;
-    for_rows(g, A.n, [&](Row k) {
-        const T ri = b[k.i] - static_cast<T>(A.template row_dot<T>(k.i, x));
-        r[k] = ri;
-        s += double(ri) * double(ri);
-        sb += double(b[k.i]) * double(b[k.i]);
-    });
-    g.sum2(s, sb);
-    bnorm = group_sqrt(sb);
-    return group_sqrt(s);
-}
-template <typename G, typename T>
-PORTLA_HD void copy(G& g, int n, const T* x, T* y) {
-    for (int i = g.rank(); i < n; i += g.size()) y[i] = x[i];
-}
-template <typename G, typename T>
-PORTLA_HD void fill(G& g, int n, T* y, T v) {
-    for (int i = g.rank(); i < n; i += g.size()) y[i] = v;
-}
-
-// ---- preconditioners ----------------------------------------------------------------------
 
 /// Whether the preconditioner acts row by row (z_i from r_i alone, or z = r): its apply then
 /// fuses into the vector update that produces r, and r.z into that update's reduction.
@@ -302,273 +236,100 @@ PORTLA_HD bool row_local(Preconditioner precond) {
     return precond == Preconditioner::none || precond == Preconditioner::jacobi;
 }
 
-/// Set-up for this system; returns false (for the whole group) when it is singular.
-/// RowLocalOnly: o.precond is none or Jacobi (row_local), the code of the others is left out.
-template <bool RowLocalOnly = false, typename G, typename T>
-PORTLA_HD bool precond_setup(G& g, const SystemMatrix<T>& A, const Options& o,
-                             const IluPattern& ilu, T* P) {
-    const int n = A.n;
-    double bad = 0;
-    if (o.precond == Preconditioner::jacobi) {
-        for (int i = g.rank(); i < n; i += g.size()) {
-            T d = 0;
-            A.for_row(i, [&](int c, T v) {
-                if (c == i) d += v;
-            });
-            if (d == T(0) || !finite(d)) bad += 1;
-            P[i] = d == T(0) ? T(0) : T(1) / d;
-        }
-    } else if (!RowLocalOnly && o.precond == Preconditioner::block_jacobi) {
-        // Diagonal blocks of bs rows (the last one may be smaller, padded with the identity),
-        // each inverted in place by Gauss-Jordan with partial pivoting, one block per member.
-        const int bs = o.block_size;
-        const int blocks = (n + bs - 1) / bs;
-        for (int blk = g.rank(); blk < blocks; blk += g.size()) {
-            T* a = P + static_cast<long long>(blk) * bs * bs;
-            const int start = blk * bs;
-            for (int k = 0; k < bs * bs; ++k) a[k] = T(0);
-            for (int r = 0; r < bs; ++r) {
-                const int i = start + r;
-                if (i >= n) {
-                    a[r * bs + r] = T(1);
-                    continue;
-                }
-                A.for_row(i, [&](int c, T v) {
-                    if (c >= start && c < start + bs) a[r * bs + (c - start)] += v;
-                });
-            }
-            int piv[kMaxBlockSize];
-            bool ok = true;
-            for (int k = 0; k < bs && ok; ++k) {
-                int p = k;
-                for (int r = k + 1; r < bs; ++r)
-                    if (magnitude(a[r * bs + k]) > magnitude(a[p * bs + k])) p = r;
-                piv[k] = p;
-                if (a[p * bs + k] == T(0) || !finite(a[p * bs + k])) {
-                    ok = false;
-                    break;
-                }
-                if (p != k)
-                    for (int c = 0; c < bs; ++c) {
-                        const T t = a[k * bs + c];
-                        a[k * bs + c] = a[p * bs + c];
-                        a[p * bs + c] = t;
-                    }
-                const T inv = T(1) / a[k * bs + k];
-                a[k * bs + k] = T(1);
-                for (int c = 0; c < bs; ++c) a[k * bs + c] *= inv;
-                for (int r = 0; r < bs; ++r) {
-                    if (r == k) continue;
-                    const T f = a[r * bs + k];
-                    a[r * bs + k] = T(0);
-                    for (int c = 0; c < bs; ++c) a[r * bs + c] -= f * a[k * bs + c];
-                }
-            }
-            if (!ok) {
-                bad += 1;
-                continue;
-            }
-            for (int k = bs - 1; k >= 0; --k)  // undo the row swaps as column swaps
-                if (piv[k] != k)
-                    for (int r = 0; r < bs; ++r) {
-                        const T t = a[r * bs + k];
-                        a[r * bs + k] = a[r * bs + piv[k]];
-                        a[r * bs + piv[k]] = t;
-                    }
-        }
-    } else if (!RowLocalOnly && o.precond == Preconditioner::ilu0) {
-        // P holds this system's values in the csr pattern, factored in place into L (unit
-        // diagonal, not stored) and U, row by row in level order (IKJ form).
-        const int nnz = A.row_ptrs[n];
-        copy(g, nnz, A.values, P);
-        g.sync();
-        for (int lvl = 0; lvl < ilu.lower_levels; ++lvl) {
-            const int first = ilu.lower_level_ptrs[lvl], last = ilu.lower_level_ptrs[lvl + 1];
-            for (int t = first + g.rank(); t < last; t += g.size()) {
-                const int i = ilu.lower_rows[t];
-                const int end_i = A.row_ptrs[i + 1];
-                for (int kk = A.row_ptrs[i]; kk < ilu.diag[i]; ++kk) {
-                    const int k = A.col_idxs[kk];
-                    const T pivot = P[ilu.diag[k]];
-                    if (pivot == T(0)) break;  // flagged below: U_kk = 0
-                    const T lik = P[kk] / pivot;
-                    P[kk] = lik;
-                    // row i -= l_ik * (row k of U), on the entries both rows hold
-                    int a = kk + 1, b = ilu.diag[k] + 1;
-                    const int end_k = A.row_ptrs[k + 1];
-                    while (a < end_i && b < end_k) {
-                        const int ca = A.col_idxs[a], cb = A.col_idxs[b];
-                        if (ca == cb)
-                            P[a++] -= lik * P[b++];
-                        else if (ca < cb)
-                            ++a;
-                        else
-                            ++b;
-                    }
-                }
-            }
-            g.sync();
-        }
-        for (int i = g.rank(); i < n; i += g.size()) {
-            const T u = P[ilu.diag[i]];
-            if (u == T(0) || !finite(u)) bad += 1;
-        }
-    }
-    return g.sum(bad) == 0;
-}
+// ---- the shared algorithms ---------------------------------------------------------------
 
-/// z = M^-1 r (z != r). RowLocalOnly as for precond_setup.
-template <bool RowLocalOnly = false, typename G, typename T>
-PORTLA_HD void precond_apply(G& g, const SystemMatrix<T>& A, const Options& o,
-                             const IluPattern& ilu, const T* P, const T* r, T* z) {
-    const int n = A.n;
-    if (o.precond == Preconditioner::jacobi) {
-        for (int i = g.rank(); i < n; i += g.size()) z[i] = P[i] * r[i];
-    } else if (!RowLocalOnly && o.precond == Preconditioner::block_jacobi) {
-        const int bs = o.block_size;
-        for (int i = g.rank(); i < n; i += g.size()) {
-            const int blk = i / bs, start = blk * bs, rr = i - start;
-            const T* a = P + static_cast<long long>(blk) * bs * bs + rr * bs;
-            T s = 0;
-            for (int c = 0; c < bs && start + c < n; ++c) s += a[c] * r[start + c];
-            z[i] = s;
-        }
-    } else if (!RowLocalOnly && o.precond == Preconditioner::ilu0) {
-        // L y = r (unit lower), then U z = y in place
-        for (int lvl = 0; lvl < ilu.lower_levels; ++lvl) {
-            const int first = ilu.lower_level_ptrs[lvl], last = ilu.lower_level_ptrs[lvl + 1];
-            for (int t = first + g.rank(); t < last; t += g.size()) {
-                const int i = ilu.lower_rows[t];
-                T s = r[i];
-                for (int k = A.row_ptrs[i]; k < ilu.diag[i]; ++k) s -= P[k] * z[A.col_idxs[k]];
-                z[i] = s;
-            }
-            g.sync();
-        }
-        for (int lvl = 0; lvl < ilu.upper_levels; ++lvl) {
-            const int first = ilu.upper_level_ptrs[lvl], last = ilu.upper_level_ptrs[lvl + 1];
-            for (int t = first + g.rank(); t < last; t += g.size()) {
-                const int i = ilu.upper_rows[t];
-                T s = z[i];
-                for (int k = ilu.diag[i] + 1; k < A.row_ptrs[i + 1]; ++k)
-                    s -= P[k] * z[A.col_idxs[k]];
-                z[i] = s / P[ilu.diag[i]];
-            }
-            g.sync();
-        }
+/// system_algorithms.h for group G, value type T; RowLocalOnly: the preconditioner is none or
+/// Jacobi (row_local), the code of the others is left out.
+template <typename G, typename T, bool RowLocalOnly>
+struct GroupAlgorithms {
+    using REAL = T;
+    using ACC = double;
+    using Vec = T*;
+    using CVec = const T*;
+    using Offset = long long;
+    using Matrix = SystemMatrix<T>;
+    using Ilu = IluPattern;
+    using Work = Workspace<T>;
+
+    static PORTLA_HD T ld(const T* v, int i) { return v[i]; }
+    static PORTLA_HD void st(T* v, int i, T a) { v[i] = a; }
+    template <typename P>
+    static PORTLA_HD P offset_vec(P v, long long k) {
+        return v + k;
     }
+    static PORTLA_HD T* work_vec(const Work* w, int k) { return w->vec[k]; }
+    static PORTLA_HD T* work_precond(const Work* w) { return w->precond; }
+    static PORTLA_HD T* work_scalars(const Work* w) { return w->scalars; }
+    using Own = OwnVec<T, G::kRows>;
+    static PORTLA_HD Own own_vec(T* p) { return ::portla::batch::detail::own_vec<G::kRows>(p); }
+    template <typename V>
+    static PORTLA_HD T own_ld(V& v, Row k) {
+        return v[k];
+    }
+    template <typename V>
+    static PORTLA_HD void own_st(V& v, Row k, T a) {
+        v[k] = a;
+    }
+    static PORTLA_HD int row_i(Row k) { return k.i; }
+
+#define PORTLA_FN static PORTLA_HD
+#define PORTLA_GROUP G& g
+#define PORTLA_G g
+#define PORTLA_RANK g.rank()
+#define PORTLA_SIZE g.size()
+#define PORTLA_SYNC() g.sync()
+#define PORTLA_SUM(v) g.sum(v)
+#define PORTLA_SUM2(a, b) g.sum2(a, b)
+#define PORTLA_ABS(v) magnitude(v)
+#define PORTLA_FORMAT(A) static_cast<int>((A)->format)
+#define PORTLA_IS_PRECOND(o, p) \
+    ((!RowLocalOnly || (p) <= PORTLA_PRECOND_JACOBI) && static_cast<int>((o)->precond) == (p))
+// the ILU(0) sweeps level-parallel, a barrier after each level
+#define PORTLA_ILU_FIRST(first, last) ((first) + g.rank())
+#define PORTLA_ILU_STEP g.size()
+#define PORTLA_ILU_LEVEL_SYNC() g.sync()
+#define PORTLA_ILU_SWEEP_SYNC()
+#define PORTLA_ROWS G::kRows
+#define PORTLA_FOR_ROWS(n, k) for_rows(g, (n), [&](Row k)
+#define PORTLA_END_ROWS )
+#define PORTLA_ROW_LOCAL(o) (RowLocalOnly || row_local((o)->precond))
+#include "common/batch/system_algorithms.h"
+#undef PORTLA_FN
+#undef PORTLA_GROUP
+#undef PORTLA_G
+#undef PORTLA_RANK
+#undef PORTLA_SIZE
+#undef PORTLA_SYNC
+#undef PORTLA_SUM
+#undef PORTLA_SUM2
+#undef PORTLA_ABS
+#undef PORTLA_FORMAT
+#undef PORTLA_IS_PRECOND
+#undef PORTLA_ILU_FIRST
+#undef PORTLA_ILU_STEP
+#undef PORTLA_ILU_LEVEL_SYNC
+#undef PORTLA_ILU_SWEEP_SYNC
+#undef PORTLA_ROWS
+#undef PORTLA_FOR_ROWS
+#undef PORTLA_END_ROWS
+#undef PORTLA_ROW_LOCAL
+};
+
+/// The group of the algorithms that take none.
+struct NoGroup {
+    static constexpr int kRows = 0;
+};
+
+/// (A x)_i accumulated in T.
+template <typename T>
+PORTLA_HD T row_dot(const SystemMatrix<T>& A, int i, const T* x) {
+    return GroupAlgorithms<NoGroup, T, false>::row_dot(&A, i, x);
 }
 
 // ---- solvers ----------------------------------------------------------------------------
 
-/// The stopping threshold ||r|| <= tau of this system.
-PORTLA_HD double threshold(const Options& o, double bnorm) {
-    return o.relative ? o.tolerance * bnorm : o.tolerance;
-}
-
-/// Preconditioned CG. x: the view of the iterate, holding the initial guess (or zero) on entry,
-/// also in memory at w.vec[slot_x] (the first residual gathers it from there).
-/// Per iteration two reductions: p.q (fused into the SpMV), and r.r with r.z (one pass; with
-/// no or a Jacobi preconditioner z is formed in the update of r). Each member forms the rows it
-/// owns in every loop, so a loop that reads only its own rows needs no barrier before it.
-/// Only p is gathered (by the SpMV): r, z, q and x are owner-only views (G::kRows > 0, which
-/// needs RowLocalOnly: registers).
-template <bool RowLocalOnly = false, typename G, typename T, typename X>
-PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
-                     const IluPattern& ilu, Workspace<T>& w, X& x) {
-    constexpr int R = G::kRows;
-    static_assert(R == 0 || RowLocalOnly, "owner-only vectors in registers need a row-local M");
-    const int n = A.n;
-    T* p = w.vec[slot_p];
-    OwnVec<T, R> r = own_vec<R>(w.vec[slot_r]), q = own_vec<R>(w.vec[slot_q]);
-    const bool pre = o.precond != Preconditioner::none;
-    const bool jacobi = o.precond == Preconditioner::jacobi;
-    const bool fused = RowLocalOnly || row_local(o.precond);
-    // z = M^-1 r; without a preconditioner r itself (memory) or a copy of it (registers)
-    OwnVec<T, R> z = own_vec<R>(pre ? w.vec[slot_z] : mem_of(r));
-    const T* P = w.precond;
-    // z from r, returns r.z: in the rows (row-local M), else precond_apply
-    auto precondition = [&]() {
-        if (!fused) {
-            precond_apply<RowLocalOnly>(g, A, o, ilu, P, mem_of(r), mem_of(z));
-            g.sync();
-        }
-        double rz = 0;
-        for_rows(g, n, [&](Row k) {
-            if (jacobi && fused)
-                z[k] = P[k.i] * r[k];
-            else if (R > 0)
-                z[k] = r[k];
-            rz += double(r[k]) * double(z[k]);
-        });
-        return g.sum(rz);
-    };
-    Outcome out;
-    double bnorm = 0;
-    double rnorm = residual_and_rhs_norm(g, A, b, w.vec[slot_x], r, bnorm);
-    const double tau = threshold(o, bnorm);
-    if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
-    if (rnorm <= tau) return {0, StopReason::converged};
-    double rho = precondition();
-    for_rows(g, n, [&](Row k) { p[k.i] = z[k]; });
-    g.sync();
-    int false_convergence = 0;
-    while (out.iterations < o.max_iters) {
-        double pq = 0;  // q = A p and p.q in one pass
-        for_rows(g, n, [&](Row k) {
-            const T qi = static_cast<T>(A.template row_dot<T>(k.i, p));
-            q[k] = qi;
-            pq += double(p[k.i]) * double(qi);
-        });
-        pq = g.sum(pq);
-        if (!finite(pq)) return {out.iterations, StopReason::non_finite};
-        if (pq <= 0 || rho == 0) return {out.iterations, StopReason::breakdown};
-        const T alpha = static_cast<T>(rho / pq);
-        double rr = 0, rz = 0;
-        for_rows(g, n, [&](Row k) {
-            x[k] += alpha * p[k.i];
-            r[k] -= alpha * q[k];
-            rr += double(r[k]) * double(r[k]);
-            if (jacobi) {
-                z[k] = P[k.i] * r[k];
-                rz += double(r[k]) * double(z[k]);
-            } else if (R > 0) {
-                z[k] = r[k];
-            }
-        });
-        ++out.iterations;
-        if (jacobi)
-            g.sum2(rr, rz);
-        else
-            rr = g.sum(rr);
-        rnorm = group_sqrt(rr);
-        if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
-        bool restart = false;
-        if (rnorm <= tau) {  // confirm with the true residual (q is free until the next spmv;
-                             // x in registers goes through p, which a restart rebuilds from z)
-            const double true_norm = residual(g, A, b, gatherable(g, n, x, p), q);
-            if (true_norm <= tau) return {out.iterations, StopReason::converged};
-            if (++false_convergence > kMaxFalseConvergence)
-                return {out.iterations, StopReason::stagnation};
-            for_rows(g, n, [&](Row k) { r[k] = q[k]; });
-            restart = true;
-            g.sync();
-        }
-        double rho_new = 0;
-        if (fused && !restart) {
-            rho_new = jacobi ? rz : rr;
-        } else {
-            rho_new = precondition();
-        }
-        const T beta = restart ? T(0) : static_cast<T>(rho_new / rho);
-        rho = rho_new;
-        for_rows(g, n, [&](Row k) { p[k.i] = z[k] + beta * p[k.i]; });
-        g.sync();
-    }
-    return out;
-}
-
-/// Preconditioned BiCGSTAB (van der Vorst). x: the view of the iterate, as for cg.
+/// Preconditioned BiCGSTAB (van der Vorst). x: the view of the iterate, as for
+/// GroupAlgorithms::cg.
 /// Per iteration four reductions: rhat.v (fused into the first SpMV), s.s, t.s with t.t (fused
 /// into the second SpMV), r.r with the next rhat.r. A Jacobi preconditioner is applied inside
 /// the updates of p and s. Only p-hat and s-hat are gathered (by the SpMVs); r (s), r-hat, p,
@@ -577,6 +338,7 @@ PORTLA_HD Outcome cg(G& g, const SystemMatrix<T>& A, const T* b, const Options& 
 template <bool RowLocalOnly = false, typename G, typename T, typename X>
 PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                            const IluPattern& ilu, Workspace<T>& w, X& x) {
+    using Alg = GroupAlgorithms<G, T, RowLocalOnly>;
     constexpr int R = G::kRows;
     static_assert(R == 0 || RowLocalOnly, "owner-only vectors in registers need a row-local M");
     const int n = A.n;
@@ -591,8 +353,8 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
     const T* P = w.precond;
     Outcome out;
     double bnorm = 0;
-    double rnorm = residual_and_rhs_norm(g, A, b, w.vec[slot_bi_x], r, bnorm);
-    const double tau = threshold(o, bnorm);
+    double rnorm = Alg::residual(g, &A, b, w.vec[slot_bi_x], &r, &bnorm);
+    const double tau = Alg::threshold(&o, bnorm);
     if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
     if (rnorm <= tau) return {0, StopReason::converged};
     int false_convergence = 0;
@@ -603,7 +365,8 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
     // restart from it (or give up after kMaxFalseConvergence). x in registers goes through
     // p-hat, which the restart rebuilds.
     auto confirm = [&](StopReason& reason) {
-        const double true_norm = residual(g, A, b, gatherable(g, n, x, phat), t);
+        const double true_norm =
+            Alg::residual(g, &A, b, Alg::gatherable(g, n, &x, phat), &t, nullptr);
         if (true_norm <= tau) {
             reason = StopReason::converged;
             return true;
@@ -646,12 +409,12 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
         });
         g.sync();
         if (!fused) {
-            precond_apply<RowLocalOnly>(g, A, o, ilu, P, mem_of(p), phat);
+            Alg::precond_apply(g, &A, &o, &ilu, P, mem_of(p), phat);
             g.sync();
         }
         double rv = 0;  // v = A phat and rhat.v in one pass
         for_rows(g, n, [&](Row k) {
-            const T vi = static_cast<T>(A.template row_dot<T>(k.i, phat));
+            const T vi = row_dot(A, k.i, phat);
             v[k] = vi;
             rv += double(rhat[k]) * double(vi);
         });
@@ -678,12 +441,12 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
             continue;
         }
         if (!fused) {
-            precond_apply<RowLocalOnly>(g, A, o, ilu, P, mem_of(r), shat);
+            Alg::precond_apply(g, &A, &o, &ilu, P, mem_of(r), shat);
             g.sync();
         }
         double ts = 0, tt = 0;  // t = A shat, t.s and t.t in one pass
         for_rows(g, n, [&](Row k) {
-            const T ti = static_cast<T>(A.template row_dot<T>(k.i, shat));
+            const T ti = row_dot(A, k.i, shat);
             t[k] = ti;
             ts += double(ti) * double(r[k]);
             tt += double(ti) * double(ti);
@@ -714,108 +477,6 @@ PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Opt
     return out;
 }
 
-/// Restarted GMRES(m), right-preconditioned (its residual estimate is that of the
-/// unpreconditioned system), modified Gram-Schmidt, Givens rotations.
-template <bool RowLocalOnly = false, typename G, typename T>
-PORTLA_HD Outcome gmres(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
-                        const IluPattern& ilu, Workspace<T>& w) {
-    const int n = A.n, m = o.restart;
-    T *wv = w.vec[slot_gm_w], *z = w.vec[slot_gm_z], *x = w.vec[slot_gm_x];
-    T** V = w.vec + slot_gm_basis;
-    T* H = w.scalars;         // (m + 1) x m, column j at H + j * (m + 1)
-    T* cs = H + (m + 1) * m;  // m
-    T* sn = cs + m;           // m
-    T* gv = sn + m;           // m + 1
-    T* y = gv + m + 1;        // m
-    const bool pre = o.precond != Preconditioner::none;
-    Outcome out;
-    const double tau = threshold(o, norm2(g, n, b));
-    if (!finite(tau)) return {0, StopReason::non_finite};
-    int false_convergence = 0;
-    bool claimed = false;  // the last cycle's estimate met the test
-    for (;;) {
-        // the true residual: it confirms (or refutes) the last cycle's claim
-        MemVec<T> v0{V[0]};
-        const double beta = residual(g, A, b, x, v0);
-        if (!finite(beta)) return {out.iterations, StopReason::non_finite};
-        if (beta <= tau) return {out.iterations, StopReason::converged};
-        if (claimed && ++false_convergence > kMaxFalseConvergence)
-            return {out.iterations, StopReason::stagnation};
-        if (out.iterations >= o.max_iters) return {out.iterations, StopReason::max_iterations};
-        for (int i = g.rank(); i < n; i += g.size()) V[0][i] = static_cast<T>(V[0][i] / beta);
-        g.single([&] {
-            gv[0] = static_cast<T>(beta);
-            for (int i = 1; i <= m; ++i) gv[i] = 0;
-        });
-        int k = 0;  // Krylov vectors of this cycle
-        double estimate = beta;
-        while (k < m && out.iterations < o.max_iters) {
-            const T* dir = V[k];
-            if (pre) {
-                precond_apply<RowLocalOnly>(g, A, o, ilu, w.precond, V[k], z);
-                g.sync();
-                dir = z;
-            }
-            spmv(g, A, dir, wv);
-            g.sync();
-            T* h = H + k * (m + 1);
-            for (int i = 0; i <= k; ++i) {
-                const double hik = dot(g, n, wv, V[i]);
-                for (int l = g.rank(); l < n; l += g.size()) wv[l] -= T(hik) * V[i][l];
-                if (g.rank() == 0) h[i] = T(hik);
-                g.sync();
-            }
-            const double hnext = norm2(g, n, wv);
-            if (!finite(hnext)) return {out.iterations, StopReason::non_finite};
-            for (int l = g.rank(); l < n; l += g.size())
-                V[k + 1][l] = hnext > 0 ? T(wv[l] / hnext) : T(0);
-            g.single([&] {
-                h[k + 1] = T(hnext);
-                for (int i = 0; i < k; ++i) {  // earlier rotations on the new column
-                    const T a = h[i], c = h[i + 1];
-                    h[i] = cs[i] * a + sn[i] * c;
-                    h[i + 1] = -sn[i] * a + cs[i] * c;
-                }
-                const T a = h[k], c = h[k + 1];
-                const T d = static_cast<T>(group_sqrt(double(a) * a + double(c) * c));
-                cs[k] = d == T(0) ? T(1) : a / d;
-                sn[k] = d == T(0) ? T(0) : c / d;
-                h[k] = d;
-                h[k + 1] = 0;
-                gv[k + 1] = -sn[k] * gv[k];
-                gv[k] = cs[k] * gv[k];
-            });
-            ++k;
-            ++out.iterations;
-            estimate = magnitude(double(gv[k]));
-            if (estimate <= tau || hnext == 0) break;
-        }
-        // y = H(0:k, 0:k) \ g, then x += M^-1 (V y)
-        g.single([&] {
-            for (int i = k - 1; i >= 0; --i) {
-                T s = gv[i];
-                for (int j = i + 1; j < k; ++j) s -= H[j * (m + 1) + i] * y[j];
-                const T hii = H[i * (m + 1) + i];
-                y[i] = hii == T(0) ? T(0) : s / hii;
-            }
-        });
-        for (int l = g.rank(); l < n; l += g.size()) {
-            T s = 0;
-            for (int j = 0; j < k; ++j) s += y[j] * V[j][l];
-            wv[l] = s;
-        }
-        g.sync();
-        if (pre) {
-            precond_apply<RowLocalOnly>(g, A, o, ilu, w.precond, wv, z);
-            g.sync();
-        }
-        const T* dx = pre ? z : wv;
-        for (int l = g.rank(); l < n; l += g.size()) x[l] += dx[l];
-        g.sync();
-        claimed = estimate <= tau;
-    }
-}
-
 /// The slot of x in a solver's workspace.
 PORTLA_HD int x_slot(Solver solver) {
     return solver == Solver::cg ? slot_x : solver == Solver::bicgstab ? slot_bi_x : slot_gm_x;
@@ -826,12 +487,16 @@ PORTLA_HD int x_slot(Solver solver) {
 template <Solver S, bool RowLocalOnly = false, typename G, typename T>
 PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
                                     const IluPattern& ilu, Workspace<T>& w) {
-    if (!o.use_initial_guess) fill(g, A.n, w.vec[x_slot(S)], T(0));
+    using Alg = GroupAlgorithms<G, T, RowLocalOnly>;
+    if (!o.use_initial_guess) Alg::fill(g, A.n, w.vec[x_slot(S)], T(0));
     g.sync();
-    if (o.precond != Preconditioner::none && !precond_setup<RowLocalOnly>(g, A, o, ilu, w.precond))
+    if (o.precond != Preconditioner::none && !Alg::precond_setup(g, &A, &o, &ilu, w.precond))
         return {0, StopReason::singular_preconditioner};
     if constexpr (S == Solver::gmres) {
-        return gmres<RowLocalOnly>(g, A, b, o, ilu, w);
+        static_assert(G::kRows == 0, "GMRES keeps its vectors in memory");
+        int iterations = 0;
+        const int reason = Alg::gmres(g, &A, b, &o, &ilu, &w, &iterations);
+        return {iterations, static_cast<StopReason>(reason)};
     } else {
         // x's view: its memory, or registers loaded from it and stored back at the end
         constexpr int R = G::kRows;
@@ -839,10 +504,12 @@ PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, 
         OwnVec<T, R> x = own_vec<R>(xm);
         if constexpr (R > 0) for_rows(g, A.n, [&](Row k) { x[k] = xm[k.i]; });
         Outcome out;
-        if constexpr (S == Solver::cg)
-            out = cg<RowLocalOnly>(g, A, b, o, ilu, w, x);
-        else
+        if constexpr (S == Solver::cg) {
+            const int reason = Alg::cg(g, &A, b, &o, &ilu, &w, &x, &out.iterations);
+            out.reason = static_cast<StopReason>(reason);
+        } else {
             out = bicgstab<RowLocalOnly>(g, A, b, o, ilu, w, x);
+        }
         if constexpr (R > 0) for_rows(g, A.n, [&](Row k) { xm[k.i] = x[k]; });
         return out;
     }
@@ -858,21 +525,17 @@ PORTLA_HD Outcome solve_system(G& g, const SystemMatrix<T>& A, const T* b, const
     return solve_system_with<Solver::gmres>(g, A, b, o, ilu, w);
 }
 
-/// ||b - A x|| of one system without storing the residual (double accumulation); also ||b||.
+/// ||b - A x|| of one system without storing the residual (double accumulation); also ||b||
+/// (member 0 writes them).
 template <typename G, typename T>
 PORTLA_HD void residual_norm(G& g, const SystemMatrix<T>& A, const T* b, const T* x, double* res,
                              double* bnorm) {
-    double s = 0, sb = 0;
-    for (int i = g.rank(); i < A.n; i += g.size()) {
-        const double ri = double(b[i]) - A.template row_dot<double>(i, x);
-        s += ri * ri;
-        sb += double(b[i]) * double(b[i]);
-    }
-    g.sum2(s, sb);
-    if (g.rank() == 0) {
-        *res = group_sqrt(s);
-        *bnorm = group_sqrt(sb);
-    }
+    GroupAlgorithms<G, T, false>::residual_norm(g, &A, b, x, res, bnorm);
+}
+/// y = A x (no barrier after).
+template <typename G, typename T>
+PORTLA_HD void spmv(G& g, const SystemMatrix<T>& A, const T* x, T* y) {
+    GroupAlgorithms<G, T, false>::spmv(g, &A, x, y);
 }
 
 /// The CPU group: one thread does a whole system.
@@ -883,10 +546,6 @@ struct SerialGroup {
     void sync() const {}
     double sum(double v) const { return v; }
     void sum2(double&, double&) const {}
-    template <typename F>
-    void single(F&& f) const {
-        f();
-    }
 };
 
 }  // namespace portla::batch::detail
