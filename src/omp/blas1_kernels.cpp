@@ -5,6 +5,7 @@
 // copy, axpby, dot, norm2 and the fused CG update take their team size from tuning::launch_for
 // (LaunchConfig::threads: the caller's when set, else the CPU's tuning profile; 0 keeps the
 // behaviour above).
+#include <array>
 #include <algorithm>
 #include <cmath>
 
@@ -108,13 +109,10 @@ void for_chunks(int threads, std::size_t n, Chunk chunk) {
 template <typename Chunk>
 double sum_chunks(int threads, std::size_t n, Chunk chunk) {
     if (threads == 1) return chunk(std::size_t{0}, n);
-    double sum = 0.0;
-#pragma omp parallel reduction(+ : sum) num_threads(team_size(threads))
-    {
+    return ordered_sums<1>(true, threads, [&](std::array<double, 1>& sum) {
         const auto [begin, end] = thread_range(n);
-        sum += chunk(begin, end);
-    }
-    return sum;
+        sum[0] += chunk(begin, end);
+    })[0];
 }
 
 template <typename T>
@@ -168,18 +166,16 @@ void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
         result[0] = static_cast<T>(std::sqrt(sum));
         return;
     }
-    double small = 0, medium = 0, big = 0;
     const bool parallel = x.size >= parallel_threshold();
-#pragma omp parallel reduction(+ : small, medium, big) if (parallel)
-    {
+    const auto sums = ordered_sums<3>(parallel, 0, [&](std::array<double, 3>& s) {
         const auto [begin, end] = thread_range(x.size);
         common::ScaledSumOfSquares<double> part;
         for (std::size_t i = begin; i < end; ++i) part.add(std::abs(double(x[i])));
-        small += part.small;
-        medium += part.medium;
-        big += part.big;
-    }
-    const common::ScaledSumOfSquares<double> total{small, medium, big};
+        s[0] += part.small;
+        s[1] += part.medium;
+        s[2] += part.big;
+    });
+    const common::ScaledSumOfSquares<double> total{sums[0], sums[1], sums[2]};
     result[0] = static_cast<T>(total.finish());
 }
 

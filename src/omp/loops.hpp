@@ -2,6 +2,7 @@
 // OpenMP loops with a static schedule, serial below parallel_threshold().
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <type_traits>
 
@@ -20,11 +21,12 @@ struct OmpLoops {
     template <typename F>
     static void sum(std::size_t n, F f, double& s0, double& s1) {
         const bool parallel = n >= parallel_threshold();
-        double a = 0, b = 0;
-#pragma omp parallel for schedule(static) reduction(+ : a, b) if (parallel)
-        for (std::size_t i = 0; i < n; ++i) f(i, a, b);
-        s0 += a;
-        s1 += b;
+        const auto sums = ordered_sums<2>(parallel, 0, [&](std::array<double, 2>& s) {
+            const auto [first, last] = thread_range(n);
+            for (std::size_t i = first; i < last; ++i) f(i, s[0], s[1]);
+        });
+        s0 += sums[0];
+        s1 += sums[1];
     }
     // sum over rows whose work is `start` (common/row_work.hpp): a split by work, one range of
     // rows per thread, serial below parallel_threshold() units of work.
@@ -34,14 +36,12 @@ struct OmpLoops {
             sum(n, f, s0, s1);
         } else {
             const bool parallel = start(n) >= parallel_threshold();
-            double a = 0, b = 0;
-#pragma omp parallel reduction(+ : a, b) if (parallel)
-            {
+            const auto sums = ordered_sums<2>(parallel, 0, [&](std::array<double, 2>& s) {
                 const auto [first, last] = thread_rows(n, start);
-                for (std::size_t i = first; i < last; ++i) f(i, a, b);
-            }
-            s0 += a;
-            s1 += b;
+                for (std::size_t i = first; i < last; ++i) f(i, s[0], s[1]);
+            });
+            s0 += sums[0];
+            s1 += sums[1];
         }
     }
 };

@@ -1,9 +1,11 @@
 // Shared settings of the OpenMP kernels.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "portla/kernel_options.hpp"
 
@@ -40,6 +42,36 @@ inline int team_size(int threads) {
 #else
     return threads > 0 ? threads : 1;
 #endif
+}
+
+/// Count sums over a team of team_size(threads) threads (serial when !parallel): body(part)
+/// adds the calling thread's terms into its own part (zeroed), and the parts are added in thread
+/// order. OpenMP's reduction clause combines the threads' partial sums in whatever order they
+/// finish, so with three threads or more the same inputs could give other bits from call to
+/// call; this order is fixed for a given team size.
+template <std::size_t Count, typename Body>
+std::array<double, Count> ordered_sums(bool parallel, int threads, Body body) {
+    std::array<double, Count> total{};
+#ifdef _OPENMP
+    if (parallel) {
+        const int team = team_size(threads);
+        std::vector<std::array<double, Count>> parts(static_cast<std::size_t>(team));
+#pragma omp parallel num_threads(team)
+        {
+            std::array<double, Count> mine{};
+            body(mine);
+            parts[static_cast<std::size_t>(omp_get_thread_num())] = mine;
+        }
+        for (const auto& part : parts)
+            for (std::size_t k = 0; k < Count; ++k) total[k] += part[k];
+        return total;
+    }
+#else
+    (void)parallel;
+    (void)threads;
+#endif
+    body(total);
+    return total;
 }
 
 /// The calling thread's share [begin, end) of [0, n) units in a static split over the team

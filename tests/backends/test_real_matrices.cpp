@@ -91,21 +91,21 @@ Outcome run(const Executor& exec, const MatrixData& d, const std::vector<double>
 
 // BiCGSTAB's iteration count on these ill-conditioned matrices is a function of rounding: on
 // 494_bus with Jacobi, the reference backend takes 1622 iterations for b = A 1 and 607 to 1370
-// when each entry of b moves by at most one unit in the last place (omp: 666 to 1421; SciPy 706).
-// A backend that sums in another order is one more such draw, so its count is bounded by the
-// reference's own spread, measured here on the same matrix and preconditioner: kRoundingDraws
-// solves, b = A 1 and b with each entry moved by -1, 0 or +1 ulp (a fixed seed). A new draw from
-// the same distribution exceeds the largest of n draws with probability 1 / (n + 1), so the
-// bound adds the spread (largest - smallest) once more above the largest: a backend whose count
-// is more than a whole spread beyond every reference draw has changed the method, not the
-// rounding.
+// when each entry of b moves by at most one unit in the last place (omp: 666 to 1421; SciPy
+// 706); on bcsstk04 with Jacobi, 24 such draws give 58 to 77 on the reference, 58 to 81 on omp
+// and 59 to 84 on opencl (PoCL). A backend that sums in another order is one more such draw, so
+// its count is bounded by the reference's own draws on the same matrix and preconditioner,
+// measured here: kRoundingDraws solves, b = A 1 and b with each entry moved by -1, 0 or +1 ulp
+// (a fixed seed). The draws are skewed to the right (largest / median: 1.7 on 494_bus, 1.3 on
+// bcsstk04), so the largest of a few draws is no bound for the next one; twice their median is,
+// with room: a backend beyond it has changed the method, not the rounding.
 constexpr int kRoundingDraws = 8;
 
 int bicgstab_bound(const MatrixData& d, const std::vector<double>& bh, Preconditioner p) {
     const Executor reference = Executor::reference();
     std::mt19937 gen(20261128);
     std::uniform_int_distribution<int> step(-1, 1);
-    int lo = INT_MAX, hi = 0;
+    std::vector<int> counts;
     for (int draw = 0; draw < kRoundingDraws; ++draw) {
         std::vector<double> b = bh;
         if (draw > 0) {
@@ -116,10 +116,10 @@ int bicgstab_bound(const MatrixData& d, const std::vector<double>& bh, Precondit
         }
         const Outcome o = run(reference, d, b, Solver::bicgstab, p, 20000);
         if (!o.built || !o.result.converged) return INT_MAX;  // no spread to bound by
-        lo = std::min(lo, o.result.iterations);
-        hi = std::max(hi, o.result.iterations);
+        counts.push_back(o.result.iterations);
     }
-    return hi + (hi - lo);
+    std::sort(counts.begin(), counts.end());
+    return counts[kRoundingDraws / 2 - 1] + counts[kRoundingDraws / 2];  // 2 x the median
 }
 
 TEST_P(RealMatrices, EverySolverAndPreconditioner) {
