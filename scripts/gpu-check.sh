@@ -60,7 +60,7 @@ for t in ${GPU_MEMCHECK:-$GPU_TESTS}; do
 done
 elif [ "${1:-}" != "--bench-only" ]; then
 step "all tests"
-(cd "$BUILD" && ctest -j 8 --output-on-failure > "$OUT/ctest.log" 2>&1) || status=1
+(cd "$BUILD" && ctest -j 12 --output-on-failure > "$OUT/ctest.log" 2>&1) || status=1
 grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40
 grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
 
