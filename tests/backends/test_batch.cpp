@@ -290,8 +290,15 @@ TEST_F(BatchTest, NonsymmetricBatchEverySolverPrecondFormatDouble) {
     check_all<double>(grid_batch(6, 7, false, 4), all_cases(false), 1e-10, 1e-7);
 }
 
+// Float runs the same solver source as double with the value type changed; what it checks is
+// float's rounding of every solver and preconditioner, so it takes them all on csr and leaves
+// the formats (the same row loops) to the double cases. Each format and preconditioner pair is
+// its own OpenCL program, a cold compile of 1-2 minutes on a 2-core CPU under PoCL.
 TEST_F(BatchTest, NonsymmetricBatchFloat) {
-    check_all<float>(grid_batch(5, 6, false, 5), all_cases(false), 1e-4, 2e-3);
+    std::vector<Case> csr;
+    for (const Case& c : all_cases(false))
+        if (c.format == Format::csr) csr.push_back(c);
+    check_all<float>(grid_batch(5, 6, false, 5), csr, 1e-4, 2e-3);
 }
 
 TEST_F(BatchTest, ThreeAndFourRowsPerLaneEverySolverPrecondFormat) {

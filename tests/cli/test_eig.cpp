@@ -126,7 +126,7 @@ TEST(Eig, BadInputIsOneLineAndExitOne) {
     expect_error({"--generate", "hilbert:0"}, "hilbert");
     expect_error({"--generate", "poisson2d:8"}, "hilbert:N");
     expect_error({}, "--generate");  // neither a file nor a generator
-    expect_error({data("positive_small.mtx"), "--generate", "hilbert:4"}, "exactly one");
+    expect_error({data("positive_small.mtx"), "--generate", "hilbert:4"}, "not both");
     expect_error({"--generate", "hilbert:8", "--eps", "-1"}, "eps");
     expect_error({"--generate", "hilbert:8", "--method", "qr"}, "method");
     expect_error({"--generate", "hilbert:8", "--variant", "tree"}, "variant");
