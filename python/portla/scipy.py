@@ -139,10 +139,8 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
     return solve
 
 
-cg = _short_recurrence(
-    "cg",
-    """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg.
-
+# The parameters, returns and raises that cg and bicgstab share (their docstrings' body).
+_SHORT_RECURRENCE_PARAMETERS = """
     :param A: the matrix: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ...
         converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
@@ -170,42 +168,20 @@ cg = _short_recurrence(
         on different devices or with a CPU backend).
     :raises MemoryError: out of memory.
     :raises RuntimeError: a backend not compiled in, a device error.
-    """,
+"""
+
+cg = _short_recurrence(
+    "cg",
+    """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg.
+"""
+    + _SHORT_RECURRENCE_PARAMETERS,
 )
 bicgstab = _short_recurrence(
     "bicgstab",
     """BiCGSTAB for general A, as scipy.sparse.linalg.bicgstab.
-
-    :param A: the matrix: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ...
-        converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
-        its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
-        CUDA matrix, used in place.
-    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
-    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution and
-        returned; a host x0 is copied.
-    :param rtol: relative tolerance: converged when the true residual
-        ``norm(b - A x) <= max(rtol * norm(b), atol)``.
-    :param atol: absolute tolerance (a real number >= 0).
-    :param maxiter: iteration limit (default 10 n).
-    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
-        LinearOperator / matrix applying M^-1 (host arrays only).
-    :param callback: callback(xk), called after each iteration with the current iterate (the solver's own x, valid during the call).
-    :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
-    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
-        "cuda:N" or "opencl".
-    :param precision: "double" or "single"; default single when A and b are float32.
-    :param monitor: monitor(iteration, residual_norm), called after each iteration with the
-        recurrence residual norm (portla's own keyword).
-    :returns: ``(x, info)``: x the solution (NumPy, or the caller's GPU type); info 0 when
-        converged, maxiter when the limit was reached, -1 on breakdown, a non-finite value, an
-        indefinite operator or a singular preconditioner.
-    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown name, GPU arrays
-        on different devices or with a CPU backend).
-    :raises MemoryError: out of memory.
-    :raises RuntimeError: a backend not compiled in, a device error.
-    """,
+"""
+    + _SHORT_RECURRENCE_PARAMETERS,
 )
-
 
 def gmres(
     A: Any,
