@@ -22,8 +22,8 @@ struct ReadOptions {
 
 /// What a file's banner and size line declare, the entries not read.
 struct MatrixMarketHeader {
-    std::int64_t rows = 0;
-    std::int64_t cols = 0;
+    std::int64_t rows = 0;  ///< the declared number of rows
+    std::int64_t cols = 0;  ///< the declared number of columns
     /// Entry lines the file declares: a coordinate file's third size, an array file's
     /// rows * cols (the stored triangle of a symmetric one).
     std::int64_t entries = 0;
