@@ -3,9 +3,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "portla/environment.hpp"
 #if PORTLA_HAS_MPI
 #include "portla/dist/mpi_communicator.hpp"
-#include "portla/environment.hpp"
 #endif
 
 namespace portla::cli {
