@@ -1403,10 +1403,12 @@ std::string make_device(const std::string& dir, const char* name, unsigned minor
     return path;
 }
 
-// Runs portla with stdout on `stdout_path` (opened for writing, not created) and stderr
-// captured: exit code (-1 when signaled) and stderr.
-std::pair<int, std::string> run_with_stdout(const std::vector<std::string>& args,
-                                            const std::string& stdout_path) {
+// Runs portla with stdout on `stdout_path` (opened for writing; created when `create`) and
+// stderr captured, under `ulimit -v` (RLIMIT_AS) of `address_limit` bytes when it is not 0:
+// exit code (-1 when signaled) and stderr.
+std::pair<int, std::string> run_child(const std::vector<std::string>& args,
+                                      const std::string& stdout_path, bool create,
+                                      std::size_t address_limit, unsigned alarm_s) {
     const std::string err_path = temp_path("stderr.txt");
     std::vector<std::string> argv_s{PORTLA_BINARY};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
@@ -1415,11 +1417,16 @@ std::pair<int, std::string> run_with_stdout(const std::vector<std::string>& args
     argv.push_back(nullptr);
     const pid_t pid = ::fork();
     if (pid == 0) {
-        const int fo = ::open(stdout_path.c_str(), O_WRONLY);
+        const int fo =
+            ::open(stdout_path.c_str(), O_WRONLY | (create ? O_CREAT | O_TRUNC : 0), 0600);
         const int fe = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fo < 0 || fe < 0 || ::dup2(fo, STDOUT_FILENO) < 0 || ::dup2(fe, STDERR_FILENO) < 0)
             ::_exit(126);
-        ::alarm(20);
+        if (address_limit != 0) {
+            const struct rlimit limit { address_limit, address_limit };
+            if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(125);
+        }
+        ::alarm(alarm_s);
         ::execv(argv[0], argv.data());
         ::_exit(127);
     }
@@ -1427,6 +1434,12 @@ std::pair<int, std::string> run_with_stdout(const std::vector<std::string>& args
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+}
+
+// Runs portla with stdout on `stdout_path` (opened for writing, not created).
+std::pair<int, std::string> run_with_stdout(const std::vector<std::string>& args,
+                                            const std::string& stdout_path) {
+    return run_child(args, stdout_path, false, 0, 20);
 }
 
 }  // namespace hostile
@@ -1656,28 +1669,7 @@ namespace hostile {
 // Runs portla under `ulimit -v` (RLIMIT_AS) of `bytes`: exit code (-1 when signaled), stderr.
 std::pair<int, std::string> run_with_address_limit(const std::vector<std::string>& args,
                                                    std::size_t bytes) {
-    const std::string out_path = temp_path("stdout.txt"), err_path = temp_path("stderr.txt");
-    std::vector<std::string> argv_s{PORTLA_BINARY};
-    argv_s.insert(argv_s.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        const int fo = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int fe = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fo < 0 || fe < 0 || ::dup2(fo, STDOUT_FILENO) < 0 || ::dup2(fe, STDERR_FILENO) < 0)
-            ::_exit(126);
-        const struct rlimit limit { bytes, bytes };
-        if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(125);
-        ::alarm(30);
-        ::execv(argv[0], argv.data());
-        ::_exit(127);
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(err_path)};
+    return run_child(args, temp_path("stdout.txt"), true, bytes, 30);
 }
 
 }  // namespace hostile
