@@ -294,28 +294,39 @@ template <typename T>
 Csr<T> Csr<T>::borrow_int32(const Executor& exec, std::size_t rows, std::size_t cols,
                             Array<std::int32_t> row_ptrs, const_view<std::int32_t> col_idxs,
                             const_view<T> values) {
+    auto* c = const_cast<std::int32_t*>(col_idxs.data);
+    return adopt(exec, rows, cols, std::move(row_ptrs),
+                 Array<std::int32_t>::borrow(exec, c, col_idxs.size),
+                 Array<T>::borrow(exec, const_cast<T*>(values.data), values.size));
+}
+
+template <typename T>
+Csr<T> Csr<T>::adopt(const Executor& exec, std::size_t rows, std::size_t cols,
+                     Array<std::int32_t> row_ptrs, Array<std::int32_t> col_idxs, Array<T> values) {
+    if (values.size() != col_idxs.size())
+        throw DimensionMismatch("Csr values", col_idxs.size(), values.size());
+    if (row_ptrs.size() != rows + 1)
+        throw DimensionMismatch("Csr row_ptrs", rows + 1, row_ptrs.size());
     // Checked where the memory lies (a GPU's: no copy of the pattern, 7e6 entries in ~0.1 ms
     // instead of ~30 ms on the host); a valid pattern with every diagonal entry stored has no
     // structural defect. Anything else is examined again on the host for the exact message.
     const std::uint32_t flags = dispatch(exec, [&](auto backend) {
         return csr_pattern_check(backend, exec, rows, cols, std::as_const(row_ptrs).get_view(),
-                                 col_idxs);
+                                 std::as_const(col_idxs).get_view());
     });
     std::string defect;
     if (flags != 0 && !(flags == kernels::kCsrDiagonalMissing && rows != cols)) {
         std::vector<std::int32_t> ptr_copy, col_copy;
         const auto ptr = on_host(exec, std::as_const(row_ptrs).get_view(), ptr_copy);
-        const auto col = on_host(exec, col_idxs, col_copy);
+        const auto col = on_host(exec, std::as_const(col_idxs).get_view(), col_copy);
         check_structure(rows, cols, ptr, col);
         defect = defect_of(rows, cols, ptr, col);
     }
-    auto* c = const_cast<std::int32_t*>(col_idxs.data);
-    Csr A(rows, cols, CsrIndex::int32, std::move(row_ptrs),
-          Array<std::int32_t>::borrow(exec, c, col_idxs.size), {}, {},
-          Array<T>::borrow(exec, const_cast<T*>(values.data), values.size), std::move(defect));
+    Csr A(rows, cols, CsrIndex::int32, std::move(row_ptrs), std::move(col_idxs), {}, {},
+          std::move(values), std::move(defect));
     // The long rows: the device finds the longest row (one number read back) and, when a row is
     // long, plans on the device (no copy of the offsets).
-    const int lanes = split_lanes(exec, values.size, rows);
+    const int lanes = split_lanes(exec, A.values_.size(), rows);
     const std::size_t longest = dispatch(exec, [&](auto backend) -> std::size_t {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             if (lanes > 0)

@@ -7,6 +7,7 @@
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
 #include "portla/matrix/csr.hpp"
+#include "portla/solver/amg.hpp"
 #include "portla/solver/block_jacobi.hpp"
 #include "portla/solver/chebyshev.hpp"
 #include "portla/solver/ilu.hpp"
@@ -51,6 +52,7 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
             return std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree);
         case Preconditioner::ilu0:
         case Preconditioner::ic0:
+        case Preconditioner::amg:
             break;
     }
     // The incomplete factorisations need the matrix's entries in CSR (on a distributed operator:
@@ -59,6 +61,7 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
     if (!csr)
         throw Unsupported(to_string(s.precond) + " needs a csr matrix (got " + A.format() +
                           "; use --format csr)");
+    if (s.precond == Preconditioner::amg) return std::make_unique<Amg<T>>(*csr, s.amg);
     if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
     return std::make_unique<Ic0<T>>(*csr);
 }

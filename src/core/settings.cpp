@@ -41,16 +41,45 @@ std::string to_string(Preconditioner p) {
             return "ic0";
         case Preconditioner::chebyshev:
             return "chebyshev";
+        case Preconditioner::amg:
+            return "amg";
     }
     return "unknown";
 }
 
 Preconditioner parse_preconditioner(const std::string& name) {
     for (auto p : {Preconditioner::none, Preconditioner::jacobi, Preconditioner::block_jacobi,
-                   Preconditioner::ilu0, Preconditioner::ic0, Preconditioner::chebyshev})
+                   Preconditioner::ilu0, Preconditioner::ic0, Preconditioner::chebyshev,
+                   Preconditioner::amg})
         if (name == to_string(p)) return p;
     throw BadInput("unknown preconditioner '" + name +
-                   "' (expected none, jacobi, block-jacobi, ilu0, ic0 or chebyshev)");
+                   "' (expected none, jacobi, block-jacobi, ilu0, ic0, chebyshev or amg)");
+}
+
+std::string to_string(AmgSmoother s) {
+    switch (s) {
+        case AmgSmoother::jacobi:
+            return "jacobi";
+        case AmgSmoother::l1_jacobi:
+            return "l1-jacobi";
+        case AmgSmoother::chebyshev:
+            return "chebyshev";
+    }
+    return "unknown";
+}
+
+AmgSmoother parse_amg_smoother(const std::string& name) {
+    for (auto s : {AmgSmoother::jacobi, AmgSmoother::l1_jacobi, AmgSmoother::chebyshev})
+        if (name == to_string(s)) return s;
+    throw BadInput("unknown amg smoother '" + name + "' (expected jacobi, l1-jacobi or chebyshev)");
+}
+
+std::string to_string(AmgCycle c) { return c == AmgCycle::w ? "w" : "v"; }
+
+AmgCycle parse_amg_cycle(const std::string& name) {
+    if (name == "v" || name == "V") return AmgCycle::v;
+    if (name == "w" || name == "W") return AmgCycle::w;
+    throw BadInput("unknown amg cycle '" + name + "' (expected v or w)");
 }
 
 std::string to_string(Solver s) {

@@ -215,6 +215,9 @@ std::string prerequisites(const std::string& file) {
     if (file == "batch_kernels.cl")
         return std::string(source_text("batch_constants.h")) + source_text("batch_group.cl") +
                source_text("system_algorithms.h");
+    if (file == "sparse_kernels.cl")
+        return std::string(source_text("rows.cl")) + source_text("sparse_rows.h") +
+               source_text("aggregation_rows.h");
     return "";
 }
 

@@ -63,6 +63,12 @@ public:
                       const_view<std::int64_t> row_ptrs, const_view<std::int32_t> col_idxs,
                       const_view<T> values, CsrIndex index = CsrIndex::automatic);
 
+    /// Over CSR arrays of 32-bit indices in the memory of `exec`, which the matrix takes over
+    /// (the product and transpose of portla/sparse.hpp build their results so). The structure
+    /// is checked where it lies, as by the constructor (BadInput, DimensionMismatch).
+    static Csr adopt(const Executor& exec, std::size_t rows, std::size_t cols,
+                     Array<std::int32_t> row_ptrs, Array<std::int32_t> col_idxs, Array<T> values);
+
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return cols_; }
     const Executor& executor() const override { return values_.executor(); }

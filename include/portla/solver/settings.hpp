@@ -10,6 +10,30 @@
 
 namespace portla::solver {
 
+/// Settings of smoothed aggregation multigrid (solver/amg.hpp): Preconditioner::amg and
+/// amg_solve.
+struct AmgSettings {
+    /// "sa", smoothed aggregation (the one method so far).
+    std::string method = "sa";
+    /// Strength threshold theta >= 0: (i, j) is strong when |a_ij| >= theta sqrt(a_ii a_jj).
+    /// 0 (PyAMG's and PETSc GAMG's default) keeps every connection.
+    double strength_threshold = 0.0;
+    /// The smoother of every level but the last.
+    AmgSmoother smoother = AmgSmoother::chebyshev;
+    /// Pre- and post-smoothing steps per level (1 ... 16).
+    int sweeps = 1;
+    /// Chebyshev smoother: degree of its polynomial (1 ... 8).
+    int chebyshev_degree = 2;
+    /// V or W cycle.
+    AmgCycle cycle = AmgCycle::v;
+    /// Levels at most, the finest included (1 ... 40).
+    int max_levels = 25;
+    /// A level of at most this many rows is the last one (>= 1).
+    int coarse_size = 500;
+    /// The prolongator smoother's weight over rho(D^-1 A) (0 < w < 2; PyAMG's 4/3).
+    double prolongator_weight = 4.0 / 3.0;
+};
+
 /// Settings of the monolithic solvers (cg, bicgstab, gmres, pipecg). A solve stops when the true
 /// residual ||b - A x|| <= max(rtol ||b||, atol), at max_iters, or on breakdown.
 struct Settings {
@@ -39,6 +63,8 @@ struct Settings {
     int block_size = 4;
     /// chebyshev: degree of the polynomial (operator applications per preconditioner apply), >= 1.
     int chebyshev_degree = 4;
+    /// amg: the hierarchy and its cycle.
+    AmgSettings amg;
     /// Use x as the initial guess; otherwise x is set to zero first.
     bool use_initial_guess = false;
     /// Fill Result::history with the recurrence residual norm of every iteration.

@@ -36,12 +36,27 @@ std::string to_string(StopReason reason);
 /// The monolithic solvers (cg, bicgstab, gmres) support all of them (block_jacobi, ilu0 and ic0
 /// on csr only; ic0 is for symmetric matrices); the batched solvers none, jacobi, block_jacobi
 /// and ilu0 (others throw Unsupported).
-enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev };
-/// "none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev"; parse throws BadInput for an
-/// unknown name.
+enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev, amg };
+/// "none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg"; parse throws BadInput for
+/// an unknown name.
 std::string to_string(Preconditioner p);
 /// The inverse of to_string(Preconditioner).
 Preconditioner parse_preconditioner(const std::string& name);
+
+/// Algebraic multigrid's smoothers (solver/amg.hpp).
+enum class AmgSmoother { jacobi, l1_jacobi, chebyshev };
+/// "jacobi", "l1-jacobi", "chebyshev"; parse throws BadInput for an unknown name.
+std::string to_string(AmgSmoother s);
+/// The inverse of to_string(AmgSmoother).
+AmgSmoother parse_amg_smoother(const std::string& name);
+
+/// Algebraic multigrid's cycles: V (each coarse level visited once per visit of the finer one)
+/// or W (twice).
+enum class AmgCycle { v, w };
+/// "v", "w"; parse throws BadInput for an unknown name.
+std::string to_string(AmgCycle c);
+/// The inverse of to_string(AmgCycle).
+AmgCycle parse_amg_cycle(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
 /// solver::pipecg) and batched (cg, bicgstab, gmres).

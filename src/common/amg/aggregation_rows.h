@@ -1,0 +1,134 @@
+/* Smoothed aggregation's set-up, row by row, in the C subset of common/sparse/sparse_rows.h
+   (valid OpenCL C 1.2, C++17 and CUDA; the same definitions before it): strength of connection,
+   aggregation by a distance-2 maximal independent set, the tentative prolongator and the
+   Jacobi smoother of the prolongator. Each function is the work of one row; the caller runs
+   the rows in parallel and keeps the passes apart (a pass reads only what earlier passes
+   wrote), so every backend computes the same aggregates.
+
+   The distance-2 maximal independent set (Bell, Dalton and Olson, "Exposing fine-grained
+   parallelism in algebraic multigrid methods", SIAM J. Sci. Comput. 34(4), 2012): each row
+   has a 64-bit key, its state in the top two bits (0 out, 1 undecided, 2 in), a hash of the
+   row below them and the row itself in the low 32 bits, so keys are distinct. A round takes
+   the maximum key over each row's strong neighbours twice (the maximum over its distance-2
+   neighbourhood); an undecided row whose own key is that maximum joins the set, one that sees
+   a member of the set leaves. Each round decides at least the undecided row of largest key,
+   so the rounds end. The members are the roots of the aggregates; every row with a strong
+   connection lies within distance 2 of a root and joins one in two passes. */
+
+#define PORTLA_AMG_UNDECIDED ((U64)1 << 62)
+#define PORTLA_AMG_IN ((U64)2 << 62)
+#define PORTLA_AMG_STATE(key) ((int)((key) >> 62))
+
+/* strong[k] for the entries k of row i: 1 when (i, j) is a strong connection, j != i, a_ij != 0
+   and |a_ij| / a_ii * |a_ij| / a_jj >= theta^2 (the symmetric measure |a_ij| >= theta
+   sqrt(a_ii a_jj) of Vanek, Mandel and Brezina, with a positive diagonal d), else 0. Returns
+   the row's strong connections. */
+PORTLA_FN int amg_strength_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                               PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *d,
+                               REAL theta, PORTLA_GLOBAL int *strong) {
+    int count = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int j = ci[k];
+        const REAL a = PORTLA_ABS(v[k]);
+        const int s = j != i && a != 0 && (a / d[i]) * (a / d[j]) >= theta * theta;
+        strong[k] = s;
+        count += s;
+    }
+    return count;
+}
+
+/* A fixed 30-bit hash of row i (a 32-bit integer mix), so the set does not follow the
+   numbering. */
+PORTLA_FN U64 amg_row_hash(int i) {
+    unsigned int h = (unsigned int)i;
+    h ^= h >> 16;
+    h *= 0x7feb352du;
+    h ^= h >> 15;
+    h *= 0x846ca68bu;
+    h ^= h >> 16;
+    return (U64)(h & 0x3fffffffu);
+}
+
+/* Row i's first key: undecided, or out when it has no strong connection (an isolated row
+   joins no aggregate: its row of the tentative prolongator stays empty). */
+PORTLA_FN void amg_mis_init_row(int i, int strong_count, PORTLA_GLOBAL U64 *key) {
+    key[i] = strong_count == 0 ? (U64)0 : PORTLA_AMG_UNDECIDED | (amg_row_hash(i) << 32) | (U64)(unsigned int)i;
+}
+
+/* out[i] = the largest of in[i] and in[j] over the strong connections (i, j). */
+PORTLA_FN void amg_max_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                           PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *in,
+                           PORTLA_GLOBAL U64 *out) {
+    U64 m = in[i];
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        if (strong[k] && in[ci[k]] > m) m = in[ci[k]];
+    out[i] = m;
+}
+
+/* One round's decision for row i, from the largest key m2[i] of its distance-2 neighbourhood.
+   Returns 1 when row i is still undecided. */
+PORTLA_FN int amg_mis_update_row(int i, PORTLA_GLOBAL U64 *key, PORTLA_GLOBAL const U64 *m2) {
+    const U64 k = key[i];
+    if (PORTLA_AMG_STATE(k) != 1) return 0;
+    if (m2[i] == k) {
+        key[i] = (k & ~((U64)3 << 62)) | PORTLA_AMG_IN;
+        return 0;
+    }
+    if (PORTLA_AMG_STATE(m2[i]) == 2) {
+        key[i] = 0;
+        return 0;
+    }
+    return 1;
+}
+
+/* 1 when row i is a root (a member of the set). */
+PORTLA_FN int amg_root_row(int i, PORTLA_GLOBAL const U64 *key) {
+    return PORTLA_AMG_STATE(key[i]) == 2;
+}
+
+/* agg[i]: the aggregate of root i (its rank among the roots, root_rank = the exclusive prefix
+   sums of amg_root_row), -1 for the other rows. */
+PORTLA_FN void amg_root_aggregate_row(int i, PORTLA_GLOBAL const U64 *key,
+                                      PORTLA_GLOBAL const int *root_rank, PORTLA_GLOBAL int *agg) {
+    agg[i] = PORTLA_AMG_STATE(key[i]) == 2 ? root_rank[i] : -1;
+}
+
+/* One joining pass: a row without an aggregate takes the one of its first strong neighbour
+   (in the row's order) that has one in agg_in. */
+PORTLA_FN void amg_join_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                            PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const int *agg_in,
+                            PORTLA_GLOBAL int *agg_out) {
+    int a = agg_in[i];
+    for (int k = rp[i]; a < 0 && k < rp[i + 1]; ++k)
+        if (strong[k] && agg_in[ci[k]] >= 0) a = agg_in[ci[k]];
+    agg_out[i] = a;
+}
+
+/* Row i of the tentative prolongator T (rows x aggregates, t_rp the exclusive prefix sums of
+   agg >= 0): the entry (i, agg[i]) = 1 when row i has an aggregate. The constant vector, the
+   near null space of a scalar diffusion operator, is in its range; its columns are not
+   normalised (a diagonal scaling of P changes neither the coarse-grid correction
+   P (P^T A P)^-1 P^T nor the scaling-invariant smoothers). */
+PORTLA_FN void amg_tentative_row(int i, PORTLA_GLOBAL const int *agg, PORTLA_GLOBAL const int *t_rp,
+                                 PORTLA_GLOBAL int *t_ci, PORTLA_GLOBAL REAL *t_v) {
+    if (agg[i] >= 0) {
+        t_ci[t_rp[i]] = agg[i];
+        t_v[t_rp[i]] = 1;
+    }
+}
+
+/* Row i of the prolongator smoother S = I - omega D^-1 A, on A's pattern (A stores every
+   diagonal entry). */
+PORTLA_FN void amg_smoother_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *d,
+                                REAL omega, PORTLA_GLOBAL REAL *s) {
+    const REAL w = omega / d[i];
+    for (int k = rp[i]; k < rp[i + 1]; ++k) s[k] = (ci[k] == i ? (REAL)1 : (REAL)0) - w * v[k];
+}
+
+/* The l1 norm of row i (the l1-Jacobi smoother's weights are their inverses). */
+PORTLA_FN REAL amg_l1_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const REAL *v) {
+    REAL s = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) s += PORTLA_ABS(v[k]);
+    return s;
+}

@@ -1,0 +1,509 @@
+// Smoothed aggregation multigrid (include/portla/solver/amg.hpp): the set-up over the
+// aggregation kernels (core/kernels/amg_kernels.hpp) and portla/sparse.hpp, the cycle over
+// operator applications and blas:: calls, on every backend.
+#include "portla/solver/amg.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/kernels/amg_kernels.hpp"
+#include "core/kernels/sparse_kernels.hpp"
+#include "core/solver_common.hpp"
+#include "portla/blas.hpp"
+#include "portla/error.hpp"
+#include "portla/matrix/dense.hpp"
+#include "portla/solver/chebyshev.hpp"
+#include "portla/sparse.hpp"
+
+namespace portla::solver {
+namespace {
+
+using I32 = std::int32_t;
+using I64 = std::int64_t;
+using U64 = std::uint64_t;
+
+constexpr int kLanczosSteps = 10;            // the estimate of rho(D^-1 A) per level
+constexpr double kStall = 0.9;               // a coarse level keeping more rows has stalled
+constexpr double kChebyshevLowerRatio = 11;  // the smoother's interval [lmax / 11, lmax]
+constexpr double kChebyshevSafety = 1.1;     // lmax = 1.1 x the estimate
+
+/// z = w .* r: damped Jacobi (w = weight / diag) and l1-Jacobi (w = 1 / row l1 norms).
+template <typename T>
+class DiagonalSmoother : public PreconditionerOperator<T> {
+public:
+    DiagonalSmoother(Array<T> w, std::string name) : w_(std::move(w)), name_(std::move(name)) {}
+    std::size_t size() const override { return w_.size(); }
+    const Executor& executor() const override { return w_.executor(); }
+    void apply(const_view<T> r, view<T> z) const override {
+        blas::pointwise_mul<T>(w_.executor(), w_, r, z);
+    }
+    std::string name() const override { return name_; }
+    std::size_t bytes() const { return w_.size() * sizeof(T); }
+
+private:
+    Array<T> w_;
+    std::string name_;
+};
+
+template <typename I>
+I read_at(const Array<I>& a, std::size_t i) {
+    I value{};
+    Executor::copy_bytes(Executor::reference(), &value, a.executor(), a.data() + i, sizeof(I));
+    return value;
+}
+
+template <typename I>
+Array<I> prefix_sums(const Executor& exec, const Array<I>& in) {
+    Array<I> out(exec, in.size() + 1);
+    dispatch<KernelFamily::sparse>(
+        exec, [&](auto backend) { exclusive_scan(backend, exec, in.get_view(), out.get_view()); });
+    return out;
+}
+
+std::size_t csr_bytes(std::size_t rows, std::size_t nnz, std::size_t value_size) {
+    return (rows + 1) * sizeof(I32) + nnz * (sizeof(I32) + value_size);
+}
+
+/// The inverse of the n x n row-major matrix a (Gauss-Jordan elimination with partial
+/// pivoting, in double); throws BadInput when a pivot is zero or not finite.
+std::vector<double> dense_inverse(std::vector<double> a, std::size_t n) {
+    std::vector<double> inv(n * n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) inv[i * n + i] = 1;
+    for (std::size_t c = 0; c < n; ++c) {
+        std::size_t p = c;
+        for (std::size_t i = c + 1; i < n; ++i)
+            if (std::abs(a[i * n + c]) > std::abs(a[p * n + c])) p = i;
+        const double pivot = a[p * n + c];
+        if (pivot == 0 || !std::isfinite(pivot))
+            throw BadInput("amg: the coarsest level's operator (" + std::to_string(n) +
+                           " rows) is singular");
+        if (p != c)
+            for (std::size_t j = 0; j < n; ++j) {
+                std::swap(a[p * n + j], a[c * n + j]);
+                std::swap(inv[p * n + j], inv[c * n + j]);
+            }
+        const double scale = 1 / pivot;
+        for (std::size_t j = 0; j < n; ++j) {
+            a[c * n + j] *= scale;
+            inv[c * n + j] *= scale;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const double f = a[i * n + c];
+            if (i == c || f == 0) continue;
+            for (std::size_t j = 0; j < n; ++j) {
+                a[i * n + j] -= f * a[c * n + j];
+                inv[i * n + j] -= f * inv[c * n + j];
+            }
+        }
+    }
+    return inv;
+}
+
+void check_settings(const AmgSettings& s) {
+    if (s.method != "sa") throw BadInput("amg: unknown method '" + s.method + "' (expected sa)");
+    if (!(s.strength_threshold >= 0) || !std::isfinite(s.strength_threshold))
+        throw BadInput("amg: the strength threshold must be finite and >= 0");
+    if (s.sweeps < 1 || s.sweeps > 16) throw BadInput("amg: sweeps must be in [1, 16]");
+    if (s.chebyshev_degree < 1 || s.chebyshev_degree > 8)
+        throw BadInput("amg: the chebyshev degree must be in [1, 8]");
+    if (s.max_levels < 1 || s.max_levels > 40) throw BadInput("amg: max levels must be in [1, 40]");
+    if (s.coarse_size < 1) throw BadInput("amg: the coarse size must be >= 1");
+    if (!(s.prolongator_weight > 0 && s.prolongator_weight < 2))
+        throw BadInput("amg: the prolongator weight must be in (0, 2)");
+}
+
+}  // namespace
+
+std::size_t amg_memory_estimate(std::size_t n, std::size_t nnz, std::size_t value_size) {
+    // The coarse operators (operator complexity up to about 1.6), P and R (at most one entry per
+    // stored entry of A each), the cycle's four vectors per level and smoother weights, and the
+    // set-up's transient arrays on the finest level (strength flags, keys, the smoother S's
+    // values, offsets) and the product's workspace.
+    const std::size_t entry = sizeof(I32) + value_size;
+    const std::size_t hierarchy = nnz * entry * 3 / 5 + 2 * nnz * entry + n * 6 * value_size;
+    const std::size_t setup = nnz * (sizeof(I32) + value_size) + n * (3 * sizeof(U64) + 24) +
+                              std::min<std::size_t>(std::size_t{768} << 20, 8 * nnz * entry);
+    return hierarchy + setup;
+}
+
+template <typename T>
+struct Amg<T>::Hierarchy {
+    const Csr<T>* fine = nullptr;
+    AmgSettings s;
+    std::vector<std::unique_ptr<Csr<T>>> coarse;  // levels 1, 2, ...
+    std::vector<std::unique_ptr<Csr<T>>> P, R;    // P[l]: level l + 1 -> l; R[l] = P[l]^T
+    std::vector<Array<I32>> aggregates;
+    std::vector<std::unique_ptr<PreconditionerOperator<T>>> smoothers;  // per level
+    std::unique_ptr<Dense<T>> coarse_inverse;
+    // The cycle's vectors per level (x, b: level 0's are apply()'s arguments).
+    mutable std::vector<Array<T>> x, b, r, z;
+    mutable view<T> x0;
+    mutable const_view<T> b0;
+    AmgInfo info;
+
+    std::size_t levels() const { return coarse.size() + 1; }
+    const Csr<T>& op(std::size_t l) const { return l == 0 ? *fine : *coarse[l - 1]; }
+    view<T> xv(std::size_t l) const { return l == 0 ? x0 : x[l].get_view(); }
+    const_view<T> bv(std::size_t l) const {
+        return l == 0 ? b0 : const_view<T>(std::as_const(b[l]).get_view());
+    }
+
+    void smooth(std::size_t l, int steps, bool zero_guess) const;
+    void cycle(std::size_t l, bool zero_guess) const;
+    void build_smoother(std::size_t l, double rho);
+};
+
+template <typename T>
+void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho) {
+    const Csr<T>& A = op(l);
+    const Executor& exec = A.executor();
+    switch (s.smoother) {
+        case AmgSmoother::jacobi: {
+            Array<T> d(exec, A.rows());
+            A.diagonal(d.get_view());
+            blas::invert_diagonal<T>(exec, d.get_view());
+            blas::axpby<T>(exec, T(0), std::as_const(d).get_view(), T(4.0 / (3.0 * rho)),
+                           d.get_view());
+            smoothers[l] = std::make_unique<DiagonalSmoother<T>>(std::move(d), "jacobi");
+            break;
+        }
+        case AmgSmoother::l1_jacobi: {
+            Array<T> w(exec, A.rows());
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_l1(backend, exec, A.rows(), A.row_ptrs().get_view(), A.values().get_view(),
+                       w.get_view());
+            });
+            blas::invert_diagonal<T>(exec, w.get_view());
+            smoothers[l] = std::make_unique<DiagonalSmoother<T>>(std::move(w), "l1-jacobi");
+            break;
+        }
+        case AmgSmoother::chebyshev: {
+            const double lmax = kChebyshevSafety * rho;
+            smoothers[l] = std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree,
+                                                          lmax / kChebyshevLowerRatio, lmax);
+            break;
+        }
+    }
+}
+
+template <typename T>
+void Amg<T>::Hierarchy::smooth(std::size_t l, int steps, bool zero_guess) const {
+    const Csr<T>& A = op(l);
+    const Executor& exec = A.executor();
+    const auto& M = *smoothers[l];
+    for (int k = 0; k < steps; ++k) {
+        if (k == 0 && zero_guess) {  // x = M^-1 b
+            M.apply(bv(l), xv(l));
+            continue;
+        }
+        detail::residual(A, bv(l), const_view<T>(xv(l)), r[l].get_view());  // r = b - A x
+        M.apply(std::as_const(r[l]).get_view(), z[l].get_view());
+        blas::axpby<T>(exec, T(1), std::as_const(z[l]).get_view(), T(1), xv(l));
+    }
+}
+
+template <typename T>
+void Amg<T>::Hierarchy::cycle(std::size_t l, bool zero_guess) const {
+    const Csr<T>& A = op(l);
+    const Executor& exec = A.executor();
+    if (l + 1 == levels()) {
+        if (coarse_inverse)
+            coarse_inverse->apply(bv(l), xv(l));
+        else
+            smooth(l, 4 * s.sweeps, zero_guess);
+        return;
+    }
+    smooth(l, s.sweeps, zero_guess);
+    detail::residual(A, bv(l), const_view<T>(xv(l)), r[l].get_view());
+    R[l]->apply(std::as_const(r[l]).get_view(), b[l + 1].get_view());
+    cycle(l + 1, true);
+    if (s.cycle == AmgCycle::w && l + 2 < levels()) cycle(l + 1, false);
+    P[l]->apply(std::as_const(x[l + 1]).get_view(), r[l].get_view());
+    blas::axpby<T>(exec, T(1), std::as_const(r[l]).get_view(), T(1), xv(l));
+    smooth(l, s.sweeps, false);
+}
+
+template <typename T>
+Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<Hierarchy>()) {
+    const auto started = std::chrono::steady_clock::now();
+    check_settings(settings);
+    if (A.rows() != A.cols())
+        throw DimensionMismatch("amg: the matrix must be square (" + std::to_string(A.rows()) +
+                                    " x " + std::to_string(A.cols()) + "); rows",
+                                A.rows(), A.cols());
+    A.require_int32("amg");
+    if (const std::string defect = A.structural_defect(); !defect.empty())
+        throw BadInput("amg: " + defect);
+    const Executor& exec = A.executor();
+    Hierarchy& h = *h_;
+    h.fine = &A;
+    h.s = settings;
+
+    // The finest diagonal: positive (the strength measure, the smoothers and the prolongator
+    // smoother divide by it; an empty row has none).
+    {
+        Array<T> d(exec, A.rows());
+        A.diagonal(d.get_view());
+        const std::vector<T> host = d.to_host();
+        for (std::size_t i = 0; i < host.size(); ++i)
+            if (!(host[i] > 0) || !std::isfinite(static_cast<double>(host[i])))
+                throw BadInput("amg: diagonal entry " +
+                               std::to_string(static_cast<double>(host[i])) + " at row " +
+                               std::to_string(i + 1) +
+                               (host[i] == 0 ? " is zero (or the row is empty)"
+                                             : " is not positive and finite") +
+                               "; smoothed aggregation needs a positive diagonal");
+    }
+    // The memory estimate, refused before anything is built.
+    {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        exec.memory_info(free_bytes, total_bytes);
+        const std::size_t need = amg_memory_estimate(A.rows(), A.nnz(), sizeof(T));
+        if (free_bytes > 0 && need > free_bytes)
+            throw OutOfMemory::refused(
+                "amg: the hierarchy of a " + std::to_string(A.rows()) + "-row matrix with " +
+                    std::to_string(A.nnz()) + " entries needs about " + std::to_string(need >> 20) +
+                    " MiB; the " + to_string(exec.backend()) + " executor has " +
+                    std::to_string(free_bytes >> 20) + " MiB free",
+                need);
+    }
+
+    for (std::size_t l = 0;; ++l) {
+        const Csr<T>& Al = h.op(l);
+        const std::size_t n = Al.rows();
+        h.info.levels.push_back({n, Al.nnz()});
+        h.smoothers.emplace_back();
+        if (n <= static_cast<std::size_t>(h.s.coarse_size)) {
+            h.info.stopped = "coarse-size";
+            break;
+        }
+        if (l + 1 >= static_cast<std::size_t>(h.s.max_levels)) {
+            h.info.stopped = "max-levels";
+            break;
+        }
+        // rho(D^-1 A) by Lanczos: the prolongator smoother's weight and the smoother's interval.
+        const double rho = Chebyshev<T>(Al, 1, kLanczosSteps).ritz_max();
+        if (!(rho > 0) || !std::isfinite(rho))
+            throw BadInput("amg: the estimate of the spectral radius of D^-1 A on level " +
+                           std::to_string(l) + " is " + std::to_string(rho) +
+                           " (the matrix is not positive definite, or holds NaN or Inf)");
+        h.build_smoother(l, rho);
+
+        // Strength, the independent set, the aggregates.
+        const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();
+        const auto v = Al.values().get_view();
+        Array<T> d(exec, n);
+        Al.diagonal(d.get_view());
+        Array<I32> strong(exec, Al.nnz()), flags(exec, n);
+        Array<U64> keys(exec, n), work1(exec, n), work2(exec, n);
+        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            amg_strength(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
+                         T(h.s.strength_threshold), strong.get_view(), keys.get_view(),
+                         flags.get_view());
+        });
+        // Each round decides at least one row: at most n rounds.
+        for (std::size_t round = 0; round <= n; ++round) {
+            const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                return amg_mis_round(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                                     keys.get_view(), work1.get_view(), work2.get_view());
+            });
+            if (undecided == 0) break;
+        }
+        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            amg_roots(backend, exec, n, std::as_const(keys).get_view(), flags.get_view());
+        });
+        const Array<I32> rank = prefix_sums(exec, flags);
+        const std::size_t nc = static_cast<std::size_t>(read_at(rank, n));
+        if (nc == 0) {
+            h.info.stopped = "isolated";
+            break;
+        }
+        if (static_cast<double>(nc) > kStall * static_cast<double>(n)) {
+            h.info.stopped = "stalled";
+            break;
+        }
+        Array<I32> agg(exec, n), work(exec, n);
+        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            amg_aggregates(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                           std::as_const(keys).get_view(), rank.get_view(), agg.get_view(),
+                           work.get_view(), flags.get_view());
+        });
+        strong = Array<I32>();
+        keys = Array<U64>();
+        work1 = Array<U64>();
+        work2 = Array<U64>();
+        work = Array<I32>();
+
+        // The tentative prolongator, smoothed: P = (I - omega D^-1 A) T.
+        Array<I32> t_rp = prefix_sums(exec, flags);
+        const std::size_t t_nnz = static_cast<std::size_t>(read_at(t_rp, n));
+        Array<I32> t_ci(exec, t_nnz);
+        Array<T> t_v(exec, t_nnz);
+        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            amg_tentative(backend, exec, n, std::as_const(agg).get_view(),
+                          std::as_const(t_rp).get_view(), t_ci.get_view(), t_v.get_view());
+        });
+        const Csr<T> tentative =
+            Csr<T>::adopt(exec, n, nc, std::move(t_rp), std::move(t_ci), std::move(t_v));
+        Array<T> s_v(exec, Al.nnz());
+        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            amg_smoother(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
+                         T(h.s.prolongator_weight / rho), s_v.get_view());
+        });
+        {
+            const Csr<T> S = Csr<T>::borrow(exec, n, n, rp, ci, std::as_const(s_v).get_view());
+            h.P.push_back(std::make_unique<Csr<T>>(sparse::multiply(S, tentative)));
+        }
+        s_v = Array<T>();
+        h.R.push_back(std::make_unique<Csr<T>>(sparse::transpose(*h.P.back())));
+        h.aggregates.push_back(std::move(agg));
+        // The Galerkin operator R (A P).
+        const Csr<T> AP = sparse::multiply(Al, *h.P.back());
+        h.coarse.push_back(std::make_unique<Csr<T>>(sparse::multiply(*h.R.back(), AP)));
+    }
+
+    // The last level's solve.
+    const std::size_t last = h.levels() - 1;
+    const Csr<T>& Ac = h.op(last);
+    const std::size_t nc = Ac.rows();
+    if (nc <= kAmgMaxDenseRows) {
+        const auto rp = Ac.row_ptrs().to_host();
+        const auto ci = Ac.col_idxs().to_host();
+        const auto v = Ac.values().to_host();
+        std::vector<double> dense(nc * nc, 0.0);
+        for (std::size_t i = 0; i < nc; ++i)
+            for (I32 k = rp[i]; k < rp[i + 1]; ++k)
+                dense[i * nc + static_cast<std::size_t>(ci[static_cast<std::size_t>(k)])] +=
+                    static_cast<double>(v[static_cast<std::size_t>(k)]);
+        const std::vector<double> inv = dense_inverse(std::move(dense), nc);
+        h.coarse_inverse =
+            std::make_unique<Dense<T>>(exec, nc, nc, std::vector<T>(inv.begin(), inv.end()));
+        h.info.coarse_solver = "dense-lu";
+    } else {
+        if (!h.smoothers[last]) {
+            const double rho = Chebyshev<T>(Ac, 1, kLanczosSteps).ritz_max();
+            h.build_smoother(last, rho);
+        }
+        h.info.coarse_solver = "smoother";
+    }
+    if (h.coarse_inverse) h.smoothers[last].reset();
+
+    // The cycle's vectors.
+    h.x.resize(h.levels());
+    h.b.resize(h.levels());
+    h.r.resize(h.levels());
+    h.z.resize(h.levels());
+    std::size_t bytes = 0;
+    for (std::size_t l = 0; l < h.levels(); ++l) {
+        const std::size_t n = h.op(l).rows();
+        if (l > 0) {
+            h.x[l] = Array<T>(exec, n);
+            h.b[l] = Array<T>(exec, n);
+            bytes += csr_bytes(n, h.op(l).nnz(), sizeof(T)) + 2 * n * sizeof(T);
+        }
+        h.r[l] = Array<T>(exec, n);
+        h.z[l] = Array<T>(exec, n);
+        bytes += 2 * n * sizeof(T);
+        if (l + 1 < h.levels())
+            bytes += csr_bytes(h.P[l]->rows(), h.P[l]->nnz(), sizeof(T)) +
+                     csr_bytes(h.R[l]->rows(), h.R[l]->nnz(), sizeof(T)) + n * sizeof(T);
+    }
+    if (h.coarse_inverse) bytes += nc * nc * sizeof(T);
+    h.info.bytes = bytes;
+
+    double rows = 0, entries = 0;
+    for (const auto& level : h.info.levels) {
+        rows += static_cast<double>(level.rows);
+        entries += static_cast<double>(level.nnz);
+    }
+    h.info.grid_complexity = rows / static_cast<double>(std::max<std::size_t>(A.rows(), 1));
+    h.info.operator_complexity = entries / static_cast<double>(std::max<std::size_t>(A.nnz(), 1));
+    exec.synchronize();
+    h.info.setup_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+template <typename T>
+Amg<T>::~Amg() = default;
+
+template <typename T>
+std::size_t Amg<T>::size() const {
+    return h_->fine->rows();
+}
+
+template <typename T>
+const Executor& Amg<T>::executor() const {
+    return h_->fine->executor();
+}
+
+template <typename T>
+void Amg<T>::apply(const_view<T> r, view<T> z) const {
+    if (r.size != size()) throw DimensionMismatch("amg: r", size(), r.size);
+    if (z.size != size()) throw DimensionMismatch("amg: z", size(), z.size);
+    h_->b0 = r;
+    h_->x0 = z;
+    h_->cycle(0, true);
+}
+
+template <typename T>
+const AmgInfo& Amg<T>::info() const {
+    return h_->info;
+}
+
+template <typename T>
+const Csr<T>& Amg<T>::level_operator(std::size_t level) const {
+    if (level >= h_->levels())
+        throw BadInput("amg: level " + std::to_string(level) + " of " +
+                       std::to_string(h_->levels()));
+    return h_->op(level);
+}
+
+template <typename T>
+const Csr<T>& Amg<T>::prolongator(std::size_t level) const {
+    if (level + 1 >= h_->levels())
+        throw BadInput("amg: no prolongator below level " + std::to_string(level));
+    return *h_->P[level];
+}
+
+template <typename T>
+std::vector<std::int32_t> Amg<T>::aggregates(std::size_t level) const {
+    if (level + 1 >= h_->levels())
+        throw BadInput("amg: no aggregates on level " + std::to_string(level));
+    return h_->aggregates[level].to_host();
+}
+
+template <typename T>
+Result amg_solve(const Csr<T>& A, const_view<T> b, view<T> x, const Settings& s) {
+    const double bnorm = detail::check_inputs("amg", A, b, x, s);
+    const Amg<T> M(A, s.amg);
+    detail::start(A, x, s);
+    const Executor& exec = A.executor();
+    Result result;
+    detail::Progress progress(s, bnorm, result);
+    Array<T> r(exec, A.rows()), z(exec, A.rows());
+    for (int it = 0;; ++it) {
+        detail::residual<T>(A, b, const_view<T>(x), r.get_view());
+        const double rnorm = blas::norm2<T>(exec, std::as_const(r).get_view());
+        if (progress.record(it, rnorm)) break;
+        if (it == s.max_iters) {
+            progress.stop(StopReason::max_iterations);
+            break;
+        }
+        M.apply(std::as_const(r).get_view(), z.get_view());
+        blas::axpby<T>(exec, T(1), std::as_const(z).get_view(), T(1), x);
+    }
+    detail::finish<T>(A, b, const_view<T>(x), r.get_view(), result);
+    return result;
+}
+
+template class Amg<double>;
+template class Amg<float>;
+template Result amg_solve(const Csr<double>&, const_view<double>, view<double>, const Settings&);
+template Result amg_solve(const Csr<float>&, const_view<float>, view<float>, const Settings&);
+
+}  // namespace portla::solver

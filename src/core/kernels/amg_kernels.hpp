@@ -1,0 +1,68 @@
+// The kernels of smoothed aggregation's set-up (include/portla/solver/amg.hpp), declared once for
+// every backend of the list (see core/dispatch.hpp). The work of each row is written once in
+// src/common/amg/aggregation_rows.h (see there for the algorithm) and run by every backend (the
+// C++ ones through core/kernels/row_kernels.inc, opencl through src/opencl/amg_kernels.cl).
+// CSR arrays are 32-bit; keys are the 64-bit keys of the independent set.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/dispatch.hpp"
+#include "portla/array.hpp"
+#include "portla/executor.hpp"
+
+#define PORTLA_DECLARE_AMG_KERNELS(backend)                                                       \
+    namespace backend {                                                                           \
+    /* strong[k] for every entry of A (amg_strength_row), the first keys of the independent set   \
+       (amg_mis_init_row), and roots[i] = 1 where row i has no strong connection, else 0 */       \
+    template <typename T>                                                                         \
+    void amg_strength(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
+                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T theta,     \
+                      view<std::int32_t> strong, view<std::uint64_t> keys,                        \
+                      view<std::int32_t> isolated);                                               \
+    /* One round of the independent set: the distance-2 maxima (work: rows keys) and the update;  \
+       returns the rows still undecided */                                                        \
+    std::size_t amg_mis_round(tag, const Executor& exec, std::size_t rows,                        \
+                              const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
+                              const_view<std::int32_t> strong, view<std::uint64_t> keys,          \
+                              view<std::uint64_t> work1, view<std::uint64_t> work2);              \
+    /* roots[i] = 1 where row i is in the set, else 0 */                                          \
+    void amg_roots(tag, const Executor& exec, std::size_t rows, const_view<std::uint64_t> keys,   \
+                   view<std::int32_t> roots);                                                     \
+    /* The aggregates: agg[i] = root_rank[i] for the roots, then two joining passes (work: rows   \
+       entries); has[i] = 1 where row i has an aggregate, else 0 */                               \
+    void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
+                        const_view<std::int32_t> ci, const_view<std::int32_t> strong,             \
+                        const_view<std::uint64_t> keys, const_view<std::int32_t> root_rank,       \
+                        view<std::int32_t> agg, view<std::int32_t> work, view<std::int32_t> has); \
+    /* The tentative prolongator's columns and values (its offsets t_rp given) */                 \
+    template <typename T>                                                                         \
+    void amg_tentative(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> agg, \
+                       const_view<std::int32_t> t_rp, view<std::int32_t> t_ci, view<T> t_v);      \
+    /* s = the values of I - omega D^-1 A on A's pattern */                                       \
+    template <typename T>                                                                         \
+    void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
+                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T omega,     \
+                      view<T> s);                                                                 \
+    /* out[i] = the l1 norm of row i */                                                           \
+    template <typename T>                                                                         \
+    void amg_l1(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,         \
+                const_view<T> v, view<T> out);                                                    \
+    }
+
+#define PORTLA_INSTANTIATE_AMG_KERNELS(T)                                                       \
+    template void amg_strength<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,  \
+                                  const_view<std::int32_t>, const_view<T>, const_view<T>, T,    \
+                                  view<std::int32_t>, view<std::uint64_t>, view<std::int32_t>); \
+    template void amg_tentative<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>, \
+                                   const_view<std::int32_t>, view<std::int32_t>, view<T>);      \
+    template void amg_smoother<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,  \
+                                  const_view<std::int32_t>, const_view<T>, const_view<T>, T,    \
+                                  view<T>);                                                     \
+    template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,        \
+                            const_view<T>, view<T>)
+
+namespace portla::kernels {
+PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_AMG_KERNELS)
+}  // namespace portla::kernels

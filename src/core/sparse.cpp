@@ -1,0 +1,171 @@
+// The sparse product and transpose over the sparse kernel family (core/kernels/
+// sparse_kernels.hpp): sizes on the device, one number read back per step.
+#include "portla/sparse.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/kernels/sparse_kernels.hpp"
+#include "portla/blas.hpp"
+#include "portla/error.hpp"
+
+namespace portla::sparse {
+namespace {
+
+using I32 = std::int32_t;
+using I64 = std::int64_t;
+
+constexpr std::size_t kDefaultWorkspace = std::size_t{768} << 20;
+
+/// The entry `i` of a device array, read back.
+template <typename I>
+I read_at(const Array<I>& a, std::size_t i) {
+    I value{};
+    Executor::copy_bytes(Executor::reference(), &value, a.executor(), a.data() + i, sizeof(I));
+    return value;
+}
+
+/// A zeroed int32 array: blas::fill of float 0, whose bits are all zero, over its memory.
+Array<I32> zeros(const Executor& exec, std::size_t n) {
+    Array<I32> a(exec, n);
+    if (n > 0) blas::fill<float>(exec, view<float>(reinterpret_cast<float*>(a.data()), n), 0.0f);
+    return a;
+}
+
+/// The exclusive prefix sums of `in` (in.size() + 1 entries).
+template <typename I>
+Array<I> prefix_sums(const Executor& exec, const Array<I>& in) {
+    Array<I> out(exec, in.size() + 1);
+    dispatch<KernelFamily::sparse>(
+        exec, [&](auto backend) { exclusive_scan(backend, exec, in.get_view(), out.get_view()); });
+    return out;
+}
+
+bool same_memory(const Executor& a, const Executor& b) {
+    return a.backend() == b.backend() && a.device_id() == b.device_id();
+}
+
+}  // namespace
+
+template <typename T>
+Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
+    if (A.cols() != B.rows())
+        throw DimensionMismatch("sparse::multiply: B's rows", A.cols(), B.rows());
+    if (!same_memory(A.executor(), B.executor()))
+        throw BadInput("sparse::multiply: A and B live on different executors");
+    A.require_int32("sparse::multiply");
+    B.require_int32("sparse::multiply");
+    const Executor& exec = A.executor();
+    const std::size_t n = A.rows();
+    if (workspace_bytes == 0) workspace_bytes = kDefaultWorkspace;
+    const auto a_rp = A.row_ptrs().get_view(), a_ci = A.col_idxs().get_view();
+    const auto b_rp = B.row_ptrs().get_view(), b_ci = B.col_idxs().get_view();
+    const auto a_v = A.values().get_view(), b_v = B.values().get_view();
+
+    // Each row's table, and where it starts.
+    Array<I64> slots(exec, n);
+    dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+        spgemm_slots(backend, exec, n, a_rp, a_ci, b_rp, static_cast<int>(B.cols()),
+                     slots.get_view());
+    });
+    const Array<I64> offsets = prefix_sums(exec, slots);
+    slots = Array<I64>();
+    const I64 total = read_at(offsets, n);
+
+    // Chunks of rows whose tables fit the workspace (a row larger than it alone).
+    const std::size_t per_slot = sizeof(I32) + sizeof(T);
+    const I64 budget = static_cast<I64>(std::max<std::size_t>(workspace_bytes / per_slot, 1));
+    std::vector<std::size_t> bounds{0};
+    if (total <= budget) {
+        bounds.push_back(n);
+    } else {
+        const std::vector<I64> host = offsets.to_host();
+        std::size_t first = 0;
+        while (first < n) {
+            // The last row whose table ends within budget of the chunk's start (at least one).
+            const auto end = std::upper_bound(host.begin() + static_cast<std::ptrdiff_t>(first) + 1,
+                                              host.end(), host[first] + budget);
+            std::size_t last = static_cast<std::size_t>(end - host.begin()) - 1;
+            last = std::max(last, first + 1);
+            bounds.push_back(last);
+            first = last;
+        }
+    }
+    const I64 largest = total <= budget ? total : budget;
+    std::size_t table = static_cast<std::size_t>(largest);
+    if (bounds.size() > 2) {  // a row above the budget gets its own chunk
+        const std::vector<I64> host = offsets.to_host();
+        for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
+            table =
+                std::max(table, static_cast<std::size_t>(host[bounds[c + 1]] - host[bounds[c]]));
+    }
+    Array<I32> keys(exec, table);
+    Array<T> vals(exec, table);
+    Array<I32> counts(exec, n);
+    const auto accumulate = [&](std::size_t first, std::size_t last) {
+        const I64 base = read_at(offsets, first);
+        dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+            spgemm_accumulate(backend, exec, first, last, a_rp, a_ci, a_v, b_rp, b_ci, b_v,
+                              offsets.get_view(), base, keys.get_view(), vals.get_view(),
+                              view<I32>(counts.data() + first, last - first));
+        });
+        return base;
+    };
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) accumulate(bounds[c], bounds[c + 1]);
+
+    Array<I32> c_rp = prefix_sums(exec, counts);
+    const I32 nnz = read_at(c_rp, n);
+    if (nnz < 0) throw Unsupported("sparse::multiply: the product has 2^31 or more entries");
+    Array<I32> c_ci(exec, static_cast<std::size_t>(nnz));
+    Array<T> c_v(exec, static_cast<std::size_t>(nnz));
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
+        // One chunk: its tables are still there; several: each chunk accumulated again.
+        const I64 base = bounds.size() == 2 ? 0 : accumulate(bounds[c], bounds[c + 1]);
+        dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+            spgemm_extract(backend, exec, bounds[c], bounds[c + 1], offsets.get_view(), base,
+                           std::as_const(keys).get_view(), std::as_const(vals).get_view(),
+                           std::as_const(c_rp).get_view(), c_ci.get_view(), c_v.get_view());
+        });
+    }
+    return Csr<T>::adopt(exec, n, B.cols(), std::move(c_rp), std::move(c_ci), std::move(c_v));
+}
+
+template <typename T>
+Csr<T> transpose(const Csr<T>& A) {
+    A.require_int32("sparse::transpose");
+    const Executor& exec = A.executor();
+    const auto rp = A.row_ptrs().get_view(), ci = A.col_idxs().get_view();
+    Array<I32> counts = zeros(exec, A.cols());
+    dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+        transpose_count(backend, exec, A.rows(), rp, ci, counts.get_view());
+    });
+    Array<I32> b_rp = prefix_sums(exec, counts);
+    counts = zeros(exec, A.cols());  // now the entries placed per row
+    Array<I32> b_ci(exec, A.nnz());
+    Array<T> b_v(exec, A.nnz());
+    dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+        transpose_fill(backend, exec, A.rows(), rp, ci, A.values().get_view(), A.cols(),
+                       std::as_const(b_rp).get_view(), counts.get_view(), b_ci.get_view(),
+                       b_v.get_view());
+    });
+    return Csr<T>::adopt(exec, A.cols(), A.rows(), std::move(b_rp), std::move(b_ci),
+                         std::move(b_v));
+}
+
+template <typename T>
+Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, const Csr<T>& C) {
+    return multiply(multiply(A, B), C);
+}
+
+template Csr<double> multiply(const Csr<double>&, const Csr<double>&, std::size_t);
+template Csr<float> multiply(const Csr<float>&, const Csr<float>&, std::size_t);
+template Csr<double> multiply(const Csr<double>&, const Csr<double>&, const Csr<double>&);
+template Csr<float> multiply(const Csr<float>&, const Csr<float>&, const Csr<float>&);
+template Csr<double> transpose(const Csr<double>&);
+template Csr<float> transpose(const Csr<float>&);
+
+}  // namespace portla::sparse

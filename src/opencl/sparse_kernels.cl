@@ -1,0 +1,222 @@
+// The sparse and aggregation kernels (core/kernels/sparse_kernels.hpp, amg_kernels.hpp) in
+// OpenCL C: each a loop of the work-item's rows over a row function of sparse_rows.h or
+// aggregation_rows.h (built before this file, after rows.cl), and the prefix sums.
+
+// Rows [first, last): the work-item's share.
+#define PORTLA_FOR_ROWS(i, first, last) \
+    PORTLA_FOR_EACH(i##_k, (last) - (first)) for (int i = (int)((first) + i##_k), i##_once = 1; i##_once; i##_once = 0)
+
+kernel void spgemm_slots(ulong rows, PORTLA_BUFFER(const int, a_rp), PORTLA_BUFFER(const int, a_ci),
+                         PORTLA_BUFFER(const int, b_rp), int b_cols, PORTLA_BUFFER(long, slots)) {
+    global const int *arp = PORTLA_AT(const int, a_rp), *aci = PORTLA_AT(const int, a_ci),
+                     *brp = PORTLA_AT(const int, b_rp);
+    global long *s = PORTLA_AT(long, slots);
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        s[i] = spgemm_table_slots(spgemm_row_bound(i, arp, aci, brp), b_cols);
+    }
+}
+
+kernel void spgemm_accumulate(ulong first, ulong last, PORTLA_BUFFER(const int, a_rp),
+                              PORTLA_BUFFER(const int, a_ci), PORTLA_BUFFER(const REAL, a_v),
+                              PORTLA_BUFFER(const int, b_rp), PORTLA_BUFFER(const int, b_ci),
+                              PORTLA_BUFFER(const REAL, b_v), PORTLA_BUFFER(const long, offsets),
+                              long base, PORTLA_BUFFER(int, keys), PORTLA_BUFFER(REAL, vals),
+                              PORTLA_BUFFER(int, counts)) {
+    global const long *off = PORTLA_AT(const long, offsets);
+    global int *c = PORTLA_AT(int, counts);
+    PORTLA_FOR_ROWS(i, first, last) {
+        c[i - first] = spgemm_row_accumulate(
+            i, PORTLA_AT(const int, a_rp), PORTLA_AT(const int, a_ci), PORTLA_AT(const REAL, a_v),
+            PORTLA_AT(const int, b_rp), PORTLA_AT(const int, b_ci), PORTLA_AT(const REAL, b_v),
+            PORTLA_AT(int, keys), PORTLA_AT(REAL, vals), off[i] - base, off[i + 1] - off[i]);
+    }
+}
+
+kernel void spgemm_extract(ulong first, ulong last, PORTLA_BUFFER(const long, offsets), long base,
+                           PORTLA_BUFFER(const int, keys), PORTLA_BUFFER(const REAL, vals),
+                           PORTLA_BUFFER(const int, c_rp), PORTLA_BUFFER(int, c_ci),
+                           PORTLA_BUFFER(REAL, c_v)) {
+    global const long *off = PORTLA_AT(const long, offsets);
+    PORTLA_FOR_ROWS(i, first, last) {
+        spgemm_row_extract(i, PORTLA_AT(const int, keys), PORTLA_AT(const REAL, vals), off[i] - base,
+                           off[i + 1] - off[i], PORTLA_AT(const int, c_rp), PORTLA_AT(int, c_ci),
+                           PORTLA_AT(REAL, c_v));
+    }
+}
+
+kernel void transpose_count(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                            PORTLA_BUFFER(int, counts)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        transpose_row_count(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                            PORTLA_AT(int, counts));
+    }
+}
+
+kernel void transpose_scatter(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                              PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const int, b_rp),
+                              PORTLA_BUFFER(int, filled), PORTLA_BUFFER(int, b_ci),
+                              PORTLA_BUFFER(REAL, b_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        transpose_row_scatter(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                              PORTLA_AT(const REAL, v), PORTLA_AT(const int, b_rp),
+                              PORTLA_AT(int, filled), PORTLA_AT(int, b_ci), PORTLA_AT(REAL, b_v));
+    }
+}
+
+kernel void sort_rows(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(int, ci),
+                      PORTLA_BUFFER(REAL, v)) {
+    global const int *p = PORTLA_AT(const int, rp);
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        sort_entries(PORTLA_AT(int, ci), PORTLA_AT(REAL, v), p[i], p[i + 1] - p[i]);
+    }
+}
+
+// ---- aggregation ---------------------------------------------------------------------------
+
+kernel void amg_strength(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                         PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const REAL, d), REAL theta,
+                         PORTLA_BUFFER(int, strong), PORTLA_BUFFER(ulong, keys),
+                         PORTLA_BUFFER(int, isolated)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        const int count =
+            amg_strength_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                             PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, d), theta,
+                             PORTLA_AT(int, strong));
+        amg_mis_init_row(i, count, PORTLA_AT(ulong, keys));
+        PORTLA_AT(int, isolated)[i] = count == 0;
+    }
+}
+
+kernel void amg_max(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                    PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const ulong, in),
+                    PORTLA_BUFFER(ulong, out)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_max_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                    PORTLA_AT(const int, strong), PORTLA_AT(const ulong, in),
+                    PORTLA_AT(ulong, out));
+    }
+}
+
+// total[0] += the rows still undecided (a local count per work-group, one global atomic).
+kernel void amg_mis_update(ulong rows, PORTLA_BUFFER(ulong, keys), PORTLA_BUFFER(const ulong, m2),
+                           PORTLA_BUFFER(int, total)) {
+    local int count;
+    if (get_local_id(0) == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int mine = 0;
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        mine += amg_mis_update_row(i, PORTLA_AT(ulong, keys), PORTLA_AT(const ulong, m2));
+    }
+    if (mine) atomic_add(&count, mine);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && count) atomic_add(PORTLA_AT(int, total), count);
+}
+
+kernel void amg_roots(ulong rows, PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(int, roots)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        PORTLA_AT(int, roots)[i] = amg_root_row(i, PORTLA_AT(const ulong, keys));
+    }
+}
+
+kernel void amg_root_aggregates(ulong rows, PORTLA_BUFFER(const ulong, keys),
+                                PORTLA_BUFFER(const int, rank), PORTLA_BUFFER(int, agg)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_root_aggregate_row(i, PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank),
+                               PORTLA_AT(int, agg));
+    }
+}
+
+// One joining pass; has[i] = out[i] >= 0 when `record`.
+kernel void amg_join(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                     PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const int, in),
+                     PORTLA_BUFFER(int, out), int record, PORTLA_BUFFER(int, has)) {
+    global int *o = PORTLA_AT(int, out);
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_join_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                     PORTLA_AT(const int, strong), PORTLA_AT(const int, in), o);
+        if (record) PORTLA_AT(int, has)[i] = o[i] >= 0;
+    }
+}
+
+kernel void amg_tentative(ulong rows, PORTLA_BUFFER(const int, agg), PORTLA_BUFFER(const int, t_rp),
+                          PORTLA_BUFFER(int, t_ci), PORTLA_BUFFER(REAL, t_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_tentative_row(i, PORTLA_AT(const int, agg), PORTLA_AT(const int, t_rp),
+                          PORTLA_AT(int, t_ci), PORTLA_AT(REAL, t_v));
+    }
+}
+
+kernel void amg_smoother(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                         PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const REAL, d), REAL omega,
+                         PORTLA_BUFFER(REAL, s)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_smoother_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                         PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, d), omega,
+                         PORTLA_AT(REAL, s));
+    }
+}
+
+kernel void amg_l1(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const REAL, v),
+                   PORTLA_BUFFER(REAL, out)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        PORTLA_AT(REAL, out)[i] = amg_l1_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const REAL, v));
+    }
+}
+
+// ---- exclusive prefix sums: out[0] = 0, out[i + 1] = in[0] + ... + in[i] ----------------------
+// Three launches over `groups` work-groups, group g taking the chunk [g c, (g + 1) c) of the n
+// entries (c = ceil(n / groups)) and each of its work-items a contiguous part of that chunk:
+// (1) sums[g] = the chunk's sum; (2) one work-item turns sums into exclusive prefix sums;
+// (3) each group writes its chunk's prefix sums from sums[g].
+#define PORTLA_SCAN_KERNELS(T)                                                                     \
+    kernel void scan_sums_##T(ulong n, ulong groups, PORTLA_BUFFER(const T, in),                   \
+                              PORTLA_BUFFER(T, sums), local T *scratch) {                          \
+        const ulong chunk = (n + groups - 1) / groups, g = get_group_id(0);                        \
+        const ulong lo = min(g * chunk, n), hi = min(lo + chunk, n);                               \
+        const ulong part = (hi - lo + WG - 1) / WG, lid = get_local_id(0);                         \
+        const ulong a = min(lo + lid * part, hi), b = min(a + part, hi);                           \
+        global const T *x = PORTLA_AT(const T, in);                                                \
+        T s = 0;                                                                                   \
+        for (ulong i = a; i < b; ++i) s += x[i];                                                   \
+        scratch[lid] = s;                                                                          \
+        PORTLA_GROUP_TREE(scratch, PORTLA_ADD);                                                    \
+        if (lid == 0) PORTLA_AT(T, sums)[g] = scratch[0];                                          \
+    }                                                                                              \
+    kernel void scan_offsets_##T(ulong groups, PORTLA_BUFFER(T, sums)) {                           \
+        global T *s = PORTLA_AT(T, sums);                                                          \
+        T run = 0;                                                                                 \
+        if (get_global_id(0) == 0)                                                                 \
+            for (ulong g = 0; g < groups; ++g) {                                                   \
+                const T v = s[g];                                                                  \
+                s[g] = run;                                                                        \
+                run += v;                                                                          \
+            }                                                                                      \
+    }                                                                                              \
+    kernel void scan_write_##T(ulong n, ulong groups, PORTLA_BUFFER(const T, in),                  \
+                               PORTLA_BUFFER(const T, sums), PORTLA_BUFFER(T, out),                \
+                               local T *scratch) {                                                 \
+        const ulong chunk = (n + groups - 1) / groups, g = get_group_id(0);                        \
+        const ulong lo = min(g * chunk, n), hi = min(lo + chunk, n);                               \
+        const ulong part = (hi - lo + WG - 1) / WG, lid = get_local_id(0);                         \
+        const ulong a = min(lo + lid * part, hi), b = min(a + part, hi);                           \
+        global const T *x = PORTLA_AT(const T, in);                                                \
+        global T *y = PORTLA_AT(T, out);                                                           \
+        T s = 0;                                                                                   \
+        for (ulong i = a; i < b; ++i) s += x[i];                                                   \
+        scratch[lid] = s;                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        if (lid == 0) {                                                                            \
+            T run = PORTLA_AT(const T, sums)[g];                                                   \
+            for (ulong k = 0; k < WG; ++k) {                                                       \
+                const T v = scratch[k];                                                            \
+                scratch[k] = run;                                                                  \
+                run += v;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        s = scratch[lid];                                                                          \
+        for (ulong i = a; i < b; ++i) y[i + 1] = s += x[i];                                        \
+        if (g == 0 && lid == 0) y[0] = 0;                                                          \
+    }
+PORTLA_SCAN_KERNELS(int)
+PORTLA_SCAN_KERNELS(long)

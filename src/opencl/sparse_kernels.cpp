@@ -1,0 +1,213 @@
+// The sparse and aggregation kernels of the opencl backend: launches of
+// src/opencl/sparse_kernels.cl, whose program holds the row functions of
+// src/common/sparse/sparse_rows.h and src/common/amg/aggregation_rows.h. The kernels that touch
+// no value use the double program where the device has fp64 (the one the double solvers build
+// anyway), else the float one.
+#include <cstdint>
+
+#include "core/kernels/amg_kernels.hpp"
+#include "core/kernels/sparse_kernels.hpp"
+#include "opencl/device.hpp"
+
+namespace portla::kernels::opencl {
+namespace {
+
+constexpr const char* kFile = "sparse_kernels.cl";
+using I32 = std::int32_t;
+using I64 = std::int64_t;
+using U64 = std::uint64_t;
+
+template <typename T>
+Launch launch(const Executor& exec, const char* kernel) {
+    return Launch::of<T>(exec, kFile, kernel);
+}
+
+// A kernel that reads and writes indices only.
+Launch index_launch(const Executor& exec, const char* kernel) {
+    return device(exec.device_id()).fp64 ? launch<double>(exec, kernel)
+                                         : launch<float>(exec, kernel);
+}
+
+// Element-wise work-groups over n rows.
+std::size_t groups(const Launch& k, std::size_t n) { return k.elementwise_groups(n); }
+
+}  // namespace
+
+template <typename I>
+void exclusive_scan(tag, const Executor& exec, const_view<I> in, view<I> out) {
+    const char* type = std::is_same_v<I, I32> ? "int" : "long";
+    const std::size_t n = in.size;
+    if (n == 0) {
+        const I zero = 0;
+        Executor::copy_bytes(exec, out.data, Executor::reference(), &zero, sizeof(I));
+        return;
+    }
+    auto sums_kernel = index_launch(exec, (std::string("scan_sums_") + type).c_str());
+    const std::size_t g = sums_kernel.groups_for(n);
+    const std::size_t wg = sums_kernel.work_group_size();
+    Array<I> sums(exec, g);
+    sums_kernel.value(static_cast<cl_ulong>(n)).value(static_cast<cl_ulong>(g));
+    sums_kernel.buffer(in.data).buffer(sums.data()).local(wg * sizeof(I)).run(g);
+    index_launch(exec, (std::string("scan_offsets_") + type).c_str())
+        .value(static_cast<cl_ulong>(g))
+        .buffer(sums.data())
+        .run(1, 1);
+    index_launch(exec, (std::string("scan_write_") + type).c_str())
+        .value(static_cast<cl_ulong>(n))
+        .value(static_cast<cl_ulong>(g))
+        .buffer(in.data)
+        .buffer(sums.data())
+        .buffer(out.data)
+        .local(wg * sizeof(I))
+        .run(g);
+}
+
+void spgemm_slots(tag, const Executor& exec, std::size_t rows, const_view<I32> a_rp,
+                  const_view<I32> a_ci, const_view<I32> b_rp, int b_cols, view<I64> slots) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "spgemm_slots");
+    k.value(static_cast<cl_ulong>(rows)).buffer(a_rp.data).buffer(a_ci.data).buffer(b_rp.data);
+    k.value(static_cast<cl_int>(b_cols)).buffer(slots.data).run(groups(k, rows));
+}
+
+template <typename T>
+void spgemm_accumulate(tag, const Executor& exec, std::size_t first, std::size_t last,
+                       const_view<I32> a_rp, const_view<I32> a_ci, const_view<T> a_v,
+                       const_view<I32> b_rp, const_view<I32> b_ci, const_view<T> b_v,
+                       const_view<I64> offsets, I64 base, view<I32> keys, view<T> vals,
+                       view<I32> counts) {
+    if (last <= first) return;
+    auto k = launch<T>(exec, "spgemm_accumulate");
+    k.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(last));
+    k.buffer(a_rp.data).buffer(a_ci.data).buffer(a_v.data);
+    k.buffer(b_rp.data).buffer(b_ci.data).buffer(b_v.data);
+    k.buffer(offsets.data).value(static_cast<cl_long>(base));
+    k.buffer(keys.data).buffer(vals.data).buffer(counts.data).run(groups(k, last - first));
+}
+
+template <typename T>
+void spgemm_extract(tag, const Executor& exec, std::size_t first, std::size_t last,
+                    const_view<I64> offsets, I64 base, const_view<I32> keys, const_view<T> vals,
+                    const_view<I32> c_rp, view<I32> c_ci, view<T> c_v) {
+    if (last <= first) return;
+    auto k = launch<T>(exec, "spgemm_extract");
+    k.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(last));
+    k.buffer(offsets.data).value(static_cast<cl_long>(base)).buffer(keys.data).buffer(vals.data);
+    k.buffer(c_rp.data).buffer(c_ci.data).buffer(c_v.data).run(groups(k, last - first));
+}
+
+void transpose_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                     const_view<I32> ci, view<I32> counts) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "transpose_count");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(counts.data);
+    k.run(groups(k, rows));
+}
+
+template <typename T>
+void transpose_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                    const_view<I32> ci, const_view<T> v, std::size_t b_rows, const_view<I32> b_rp,
+                    view<I32> filled, view<I32> b_ci, view<T> b_v) {
+    if (rows > 0) {
+        auto k = launch<T>(exec, "transpose_scatter");
+        k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+        k.buffer(b_rp.data).buffer(filled.data).buffer(b_ci.data).buffer(b_v.data);
+        k.run(groups(k, rows));
+    }
+    if (b_rows > 0) {
+        auto k = launch<T>(exec, "sort_rows");
+        k.value(static_cast<cl_ulong>(b_rows)).buffer(b_rp.data).buffer(b_ci.data).buffer(b_v.data);
+        k.run(groups(k, b_rows));
+    }
+}
+
+template <typename T>
+void amg_strength(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                  const_view<I32> ci, const_view<T> v, const_view<T> d, T theta, view<I32> strong,
+                  view<U64> keys, view<I32> isolated) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_strength");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(d.data).value(theta).buffer(strong.data).buffer(keys.data).buffer(isolated.data);
+    k.run(groups(k, rows));
+}
+
+std::size_t amg_mis_round(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                          const_view<I32> ci, const_view<I32> strong, view<U64> keys,
+                          view<U64> work1, view<U64> work2) {
+    if (rows == 0) return 0;
+    const U64* from[2] = {keys.data, work1.data};
+    U64* to[2] = {work1.data, work2.data};
+    for (int pass = 0; pass < 2; ++pass) {
+        auto k = index_launch(exec, "amg_max");
+        k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+        k.buffer(from[pass]).buffer(to[pass]).run(groups(k, rows));
+    }
+    Array<I32> total(exec, 1);
+    const I32 zero = 0;
+    Executor::copy_bytes(exec, total.data(), Executor::reference(), &zero, sizeof(zero));
+    auto k = index_launch(exec, "amg_mis_update");
+    k.value(static_cast<cl_ulong>(rows)).buffer(keys.data).buffer(work2.data);
+    k.buffer(total.data()).run(groups(k, rows));
+    I32 undecided = 0;
+    Executor::copy_bytes(Executor::reference(), &undecided, exec, total.data(), sizeof(I32));
+    return static_cast<std::size_t>(undecided);
+}
+
+void amg_roots(tag, const Executor& exec, std::size_t rows, const_view<U64> keys, view<I32> roots) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_roots");
+    k.value(static_cast<cl_ulong>(rows)).buffer(keys.data).buffer(roots.data).run(groups(k, rows));
+}
+
+void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                    const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
+                    const_view<I32> root_rank, view<I32> agg, view<I32> work, view<I32> has) {
+    if (rows == 0) return;
+    auto r = index_launch(exec, "amg_root_aggregates");
+    r.value(static_cast<cl_ulong>(rows)).buffer(keys.data).buffer(root_rank.data);
+    r.buffer(agg.data).run(groups(r, rows));
+    const I32* from[2] = {agg.data, work.data};
+    I32* to[2] = {work.data, agg.data};
+    for (int pass = 0; pass < 2; ++pass) {
+        auto k = index_launch(exec, "amg_join");
+        k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+        k.buffer(from[pass]).buffer(to[pass]).value(static_cast<cl_int>(pass)).buffer(has.data);
+        k.run(groups(k, rows));
+    }
+}
+
+template <typename T>
+void amg_tentative(tag, const Executor& exec, std::size_t rows, const_view<I32> agg,
+                   const_view<I32> t_rp, view<I32> t_ci, view<T> t_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_tentative");
+    k.value(static_cast<cl_ulong>(rows)).buffer(agg.data).buffer(t_rp.data).buffer(t_ci.data);
+    k.buffer(t_v.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                  const_view<I32> ci, const_view<T> v, const_view<T> d, T omega, view<T> s) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_smoother");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(d.data).value(omega).buffer(s.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_l1(tag, const Executor& exec, std::size_t rows, const_view<I32> rp, const_view<T> v,
+            view<T> out) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_l1");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(v.data).buffer(out.data);
+    k.run(groups(k, rows));
+}
+
+PORTLA_INSTANTIATE_SCAN_KERNELS;
+PORTLA_INSTANTIATE_SPARSE_KERNELS(double);
+PORTLA_INSTANTIATE_SPARSE_KERNELS(float);
+PORTLA_INSTANTIATE_AMG_KERNELS(double);
+PORTLA_INSTANTIATE_AMG_KERNELS(float);
+
+}  // namespace portla::kernels::opencl
