@@ -42,7 +42,7 @@
 namespace portla::solver {
 
 /// The last level is solved by its dense inverse at or below this many rows.
-inline constexpr std::size_t kAmgMaxDenseRows = 4096;
+inline constexpr std::size_t kAmgMaxDenseRows = 1000;
 
 /// The hierarchy as built.
 struct AmgInfo {

@@ -29,7 +29,7 @@ struct AmgSettings {
     /// Levels at most, the finest included (1 ... 40).
     int max_levels = 25;
     /// A level of at most this many rows is the last one (>= 1).
-    int coarse_size = 500;
+    int coarse_size = 100;
     /// The prolongator smoother's weight over rho(D^-1 A) (0 < w < 2; PyAMG's 4/3).
     double prolongator_weight = 4.0 / 3.0;
 };

@@ -1,0 +1,412 @@
+// Sparse products and transposes (portla/sparse.hpp) and smoothed aggregation multigrid
+// (solver/amg.hpp): the reference against products computed here independently, the backend
+// under test against the reference, level by level.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "backends/backend_fixture.hpp"
+
+namespace portla::test {
+namespace {
+
+using solver::Amg;
+using solver::AmgSettings;
+
+// A rows x cols random sparse matrix: about `per_row` entries per row at random columns, every
+// seventh row empty, and row 3 (when it exists) with `long_row` entries (beyond the insertion
+// sort's 32 and a large hash table).
+MatrixData random_sparse(std::int64_t rows, std::int64_t cols, int per_row, unsigned seed,
+                         int long_row = 0) {
+    std::mt19937_64 gen(seed);
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    std::uniform_int_distribution<std::int64_t> col(0, std::max<std::int64_t>(cols - 1, 0));
+    MatrixData d;
+    d.rows = rows;
+    d.cols = cols;
+    for (std::int64_t i = 0; i < rows && cols > 0; ++i) {
+        if (i % 7 == 5) continue;
+        const int count = i == 3 ? long_row : per_row;
+        for (int e = 0; e < count; ++e) d.add(i, col(gen), val(gen));
+    }
+    d.sort_and_sum_duplicates();
+    return d;
+}
+
+// The 7-point Laplacian on an n^3 grid, Dirichlet boundary, scaled by `scale`.
+MatrixData poisson3d(std::int64_t n, double scale = 1.0) {
+    MatrixData d;
+    d.rows = d.cols = n * n * n;
+    for (std::int64_t z = 0; z < n; ++z)
+        for (std::int64_t y = 0; y < n; ++y)
+            for (std::int64_t x = 0; x < n; ++x) {
+                const std::int64_t i = (z * n + y) * n + x;
+                d.add(i, i, 6 * scale);
+                if (x > 0) d.add(i, i - 1, -scale);
+                if (x + 1 < n) d.add(i, i + 1, -scale);
+                if (y > 0) d.add(i, i - n, -scale);
+                if (y + 1 < n) d.add(i, i + n, -scale);
+                if (z > 0) d.add(i, i - n * n, -scale);
+                if (z + 1 < n) d.add(i, i + n * n, -scale);
+            }
+    d.sort_and_sum_duplicates();
+    return d;
+}
+
+// The host's product, row by row with a map: (column -> value, sum of |products|).
+struct HostProduct {
+    std::vector<std::map<std::int32_t, std::pair<double, double>>> rows;
+};
+
+HostProduct host_product(const CsrData& A, const CsrData& B) {
+    HostProduct c;
+    c.rows.resize(static_cast<std::size_t>(A.rows));
+    for (std::int64_t i = 0; i < A.rows; ++i)
+        for (auto ka = A.row_ptrs[i]; ka < A.row_ptrs[i + 1]; ++ka) {
+            const auto k = A.col_idxs[ka];
+            for (auto kb = B.row_ptrs[k]; kb < B.row_ptrs[k + 1]; ++kb) {
+                auto& e = c.rows[i][B.col_idxs[kb]];
+                const double p = A.values[ka] * B.values[kb];
+                e.first += p;
+                e.second += std::abs(p);
+            }
+        }
+    return c;
+}
+
+template <typename T>
+Csr<T> on(const Executor& exec, const MatrixData& d) {
+    return Csr<T>::from_data(exec, d);
+}
+
+template <typename T>
+struct HostCsr {
+    std::vector<std::int32_t> rp, ci;
+    std::vector<T> v;
+};
+
+template <typename T>
+HostCsr<T> host_of(const Csr<T>& A) {
+    return {A.row_ptrs().to_host(), A.col_idxs().to_host(), A.values().to_host()};
+}
+
+// Unit roundoff of T.
+template <typename T>
+constexpr double eps = std::numeric_limits<T>::epsilon() / 2;
+
+template <typename T>
+class SparseProduct : public BackendTest {
+protected:
+    SparseProduct() : BackendTest({KernelFamily::sparse}) {}
+};
+using ValueTypes = ::testing::Types<double, float>;
+TYPED_TEST_SUITE(SparseProduct, ValueTypes);
+
+// C = A B against the host's product: the same pattern (every column some product reaches, in
+// order) and values within the rounding bound of a sum of m products in any order,
+// |error| <= m u sum |products| (Higham, Accuracy and Stability, 3.1), m the row's products;
+// the backends sum in the same order, so this holds with room to spare (fused multiply-adds on
+// a GPU round less, not more).
+TYPED_TEST(SparseProduct, MultiplyMatchesTheHostProduct) {
+    using T = TypeParam;
+    for (const auto& [m, k, n, per_row, long_row] :
+         std::vector<std::tuple<int, int, int, int, int>>{
+             {0, 5, 4, 2, 0}, {1, 1, 1, 1, 1}, {40, 30, 50, 4, 20}, {1200, 900, 700, 6, 300}}) {
+        const MatrixData a = random_sparse(m, k, per_row, 11 + m, long_row);
+        const MatrixData b = random_sparse(k, n, per_row, 29 + n, long_row);
+        const CsrData ah = CsrData::from(a), bh = CsrData::from(b);
+        const HostProduct expected = host_product(ah, bh);
+        const Csr<T> C = sparse::multiply(on<T>(this->exec, a), on<T>(this->exec, b));
+        ASSERT_EQ(C.rows(), static_cast<std::size_t>(m));
+        ASSERT_EQ(C.cols(), static_cast<std::size_t>(n));
+        const HostCsr<T> c = host_of(C);
+        for (int i = 0; i < m; ++i) {
+            const auto& row = expected.rows[static_cast<std::size_t>(i)];
+            ASSERT_EQ(static_cast<std::size_t>(c.rp[i + 1] - c.rp[i]), row.size()) << "row " << i;
+            std::size_t products = 0;
+            for (auto ka = ah.row_ptrs[i]; ka < ah.row_ptrs[i + 1]; ++ka)
+                products += static_cast<std::size_t>(bh.row_ptrs[ah.col_idxs[ka] + 1] -
+                                                     bh.row_ptrs[ah.col_idxs[ka]]);
+            auto it = row.begin();
+            for (auto p = c.rp[i]; p < c.rp[i + 1]; ++p, ++it) {
+                ASSERT_EQ(c.ci[p], it->first) << "row " << i;
+                // T's products and sums, plus rounding the inputs to T (2 u per product)
+                const double bound = (static_cast<double>(products) + 2) * eps<T> * it->second.second;
+                EXPECT_NEAR(static_cast<double>(c.v[p]), it->second.first, bound) << "(" << i << ", " << c.ci[p] << ")";
+            }
+        }
+    }
+}
+
+// Chunks of rows (a workspace smaller than the tables) give the same product, bit for bit.
+TYPED_TEST(SparseProduct, ChunkedWorkspaceGivesTheSameProduct) {
+    using T = TypeParam;
+    const MatrixData a = random_sparse(500, 400, 5, 3, 120), b = random_sparse(400, 300, 5, 4, 90);
+    const Csr<T> A = on<T>(this->exec, a), B = on<T>(this->exec, b);
+    const HostCsr<T> whole = host_of(sparse::multiply(A, B));
+    for (std::size_t bytes : {std::size_t{1}, std::size_t{4096}, std::size_t{60000}}) {
+        const HostCsr<T> chunked = host_of(sparse::multiply(A, B, bytes));
+        EXPECT_EQ(chunked.rp, whole.rp) << bytes;
+        EXPECT_EQ(chunked.ci, whole.ci) << bytes;
+        EXPECT_EQ(chunked.v, whole.v) << bytes;
+    }
+}
+
+// The backend's product against the reference backend's: the same pattern, values within the
+// bound above (the same order of sums; a GPU may fuse multiply-adds).
+TYPED_TEST(SparseProduct, MatchesTheReferenceBackend) {
+    using T = TypeParam;
+    const MatrixData a = random_sparse(3000, 2000, 7, 5, 500), b = random_sparse(2000, 2500, 7, 6, 400);
+    const HostCsr<T> mine = host_of(sparse::multiply(on<T>(this->exec, a), on<T>(this->exec, b)));
+    const HostCsr<T> ref = host_of(sparse::multiply(on<T>(this->ref, a), on<T>(this->ref, b)));
+    ASSERT_EQ(mine.rp, ref.rp);
+    ASSERT_EQ(mine.ci, ref.ci);
+    for (std::size_t p = 0; p < ref.v.size(); ++p)
+        EXPECT_NEAR(mine.v[p], ref.v[p], 1000 * eps<T> * (1 + std::abs(double(ref.v[p])))) << p;
+}
+
+// A^T: every entry moved, rows sorted, values untouched (bit for bit).
+TYPED_TEST(SparseProduct, TransposeMovesEveryEntry) {
+    using T = TypeParam;
+    for (const auto& [m, n] : std::vector<std::pair<int, int>>{{0, 3}, {1, 1}, {333, 77}, {2000, 2600}}) {
+        const MatrixData a = random_sparse(m, n, 5, 7 + m, 200);
+        const Csr<T> A = on<T>(this->exec, a);
+        const Csr<T> At = sparse::transpose(A);
+        ASSERT_EQ(At.rows(), static_cast<std::size_t>(n));
+        ASSERT_EQ(At.cols(), static_cast<std::size_t>(m));
+        MatrixData t;
+        t.rows = n;
+        t.cols = m;
+        for (std::size_t e = 0; e < a.entries(); ++e)
+            t.add(a.col_idx[e], a.row_idx[e], static_cast<double>(static_cast<T>(a.values[e])));
+        t.sort_and_sum_duplicates();
+        const CsrData expected = CsrData::from(t);
+        const HostCsr<T> got = host_of(At);
+        ASSERT_EQ(got.ci, expected.col_idxs);
+        for (std::size_t p = 0; p < got.v.size(); ++p)
+            EXPECT_EQ(static_cast<double>(got.v[p]), expected.values[p]);
+        for (int i = 0; i <= n; ++i) EXPECT_EQ(got.rp[i], expected.row_ptrs[i]);
+    }
+}
+
+TYPED_TEST(SparseProduct, RefusesMismatchedShapes) {
+    using T = TypeParam;
+    const Csr<T> A = on<T>(this->exec, random_sparse(4, 5, 2, 1));
+    EXPECT_THROW(sparse::multiply(A, A), DimensionMismatch);
+}
+
+// ---- smoothed aggregation ------------------------------------------------------------------
+
+class AmgTest : public BackendTest {
+protected:
+    AmgTest() : BackendTest({KernelFamily::sparse, KernelFamily::amg}) {}
+
+    // CG iterations with `M` (rtol 1e-8, b = A 1), asserting convergence.
+    int cg_iterations(const Csr<double>& A, const solver::PreconditionerOperator<double>* M) {
+        const std::size_t n = A.rows();
+        Array<double> ones(exec, std::vector<double>(n, 1.0)), b(exec, n), x(exec, n);
+        A.apply(std::as_const(ones).get_view(), b.get_view());
+        solver::Settings s;
+        s.rtol = 1e-8;
+        s.max_iters = 2000;
+        const auto r = M ? solver::cg<double>(A, *M, std::as_const(b).get_view(), x.get_view(), s)
+                         : solver::cg<double>(A, std::as_const(b).get_view(), x.get_view(), s);
+        EXPECT_TRUE(r.converged);
+        return r.iterations;
+    }
+};
+
+// The hierarchy of the backend under test is the reference's: the same aggregates (integer work
+// on the same strength graph: with the default threshold 0 every non-zero off-diagonal entry is
+// strong, whatever the rounding), the same levels, operators within rounding.
+TEST_F(AmgTest, HierarchyMatchesTheReferenceLevelByLevel) {
+    const MatrixData a = poisson3d(20);
+    const Csr<double> A = on<double>(exec, a), Aref = on<double>(ref, a);
+    const Amg<double> M(A), Mref(Aref);
+    const auto& info = M.info();
+    const auto& iref = Mref.info();
+    ASSERT_EQ(info.levels.size(), iref.levels.size());
+    ASSERT_GE(info.levels.size(), 2u);
+    for (std::size_t l = 0; l < info.levels.size(); ++l) {
+        EXPECT_EQ(info.levels[l].rows, iref.levels[l].rows) << "level " << l;
+        EXPECT_EQ(info.levels[l].nnz, iref.levels[l].nnz) << "level " << l;
+        if (l + 1 < info.levels.size()) {
+            EXPECT_EQ(M.aggregates(l), Mref.aggregates(l)) << l;
+        }
+        const HostCsr<double> got = host_of(M.level_operator(l)), want = host_of(Mref.level_operator(l));
+        ASSERT_EQ(got.ci, want.ci) << "level " << l;
+        double scale = 0;
+        for (double v : want.v) scale = std::max(scale, std::abs(v));
+        // The operators are triple products with a Lanczos-estimated weight: rounding of the
+        // estimate (10 steps, reductions in another order) moves them by far more than a unit
+        // roundoff but far less than 1e-8 of their size.
+        for (std::size_t p = 0; p < want.v.size(); ++p)
+            EXPECT_NEAR(got.v[p], want.v[p], 1e-8 * scale) << "level " << l << " entry " << p;
+    }
+    EXPECT_EQ(info.coarse_solver, "dense-lu");
+    EXPECT_GT(info.operator_complexity, 1.0);
+    EXPECT_LT(info.operator_complexity, 1.6);
+}
+
+// Every row with a strong connection is in an aggregate; the roots of a 3-D Poisson problem are
+// far enough apart that aggregates hold several rows.
+TEST_F(AmgTest, AggregatesCoverEveryConnectedRow) {
+    const Csr<double> A = on<double>(exec, poisson3d(12));
+    const Amg<double> M(A);
+    const auto agg = M.aggregates(0);
+    const std::size_t coarse = M.info().levels[1].rows;
+    std::vector<int> size(coarse, 0);
+    for (auto a : agg) {
+        ASSERT_GE(a, 0);
+        ASSERT_LT(static_cast<std::size_t>(a), coarse);
+        ++size[static_cast<std::size_t>(a)];
+    }
+    for (std::size_t c = 0; c < coarse; ++c) EXPECT_GE(size[c], 2) << "aggregate " << c;
+}
+
+// The cycle is a symmetric operator (what CG needs): x . M y = y . M x.
+TEST_F(AmgTest, CycleIsSymmetric) {
+    const Csr<double> A = on<double>(exec, poisson3d(14));
+    for (auto smoother : {solver::AmgSmoother::chebyshev, solver::AmgSmoother::jacobi,
+                          solver::AmgSmoother::l1_jacobi}) {
+        AmgSettings s;
+        s.smoother = smoother;
+        s.coarse_size = 50;
+        const Amg<double> M(A, s);
+        const std::size_t n = A.rows();
+        Array<double> x(exec, random_vector<double>(n, 1)), y(exec, random_vector<double>(n, 2));
+        Array<double> mx(exec, n), my(exec, n);
+        M.apply(std::as_const(x).get_view(), mx.get_view());
+        M.apply(std::as_const(y).get_view(), my.get_view());
+        const double a = blas::dot<double>(exec, std::as_const(y).get_view(), std::as_const(mx).get_view());
+        const double b = blas::dot<double>(exec, std::as_const(x).get_view(), std::as_const(my).get_view());
+        // Each side is a sum of 2744 products of vectors that carry a cycle's rounding (a few
+        // hundred operations deep): 1e-10 relative leaves a wide margin.
+        EXPECT_NEAR(a, b, 1e-10 * std::abs(a)) << solver::to_string(smoother);
+        EXPECT_GT(a, 0);
+    }
+}
+
+// CG + AMG on 3-D Poisson: few iterations, and nearly as few at 8x the size (what Jacobi is not).
+TEST_F(AmgTest, IterationsStayFlatWithTheProblemSize) {
+    const Csr<double> small = on<double>(exec, poisson3d(16)), large = on<double>(exec, poisson3d(32));
+    const Amg<double> Ms(small), Ml(large);
+    const int its_small = cg_iterations(small, &Ms), its_large = cg_iterations(large, &Ml);
+    const solver::Jacobi<double> J(large);
+    const int jacobi = cg_iterations(large, &J);
+    EXPECT_LE(its_small, 12);
+    EXPECT_LE(its_large, 14);
+    EXPECT_LE(its_large, its_small + 3);
+    EXPECT_LT(4 * its_large, jacobi);
+}
+
+// A level of at most coarse_size rows is solved directly: one cycle is the exact solve.
+TEST_F(AmgTest, SmallMatrixIsSolvedDirectly) {
+    const Csr<double> A = on<double>(exec, poisson3d(4));
+    const Amg<double> M(A);
+    ASSERT_EQ(M.info().levels.size(), 1u);
+    const std::size_t n = A.rows();
+    Array<double> b(exec, random_vector<double>(n, 3)), x(exec, n), r(exec, n);
+    M.apply(std::as_const(b).get_view(), x.get_view());
+    A.apply(std::as_const(x).get_view(), r.get_view());
+    blas::axpby<double>(exec, 1.0, std::as_const(b).get_view(), -1.0, r.get_view());
+    // The inverse of a matrix of condition number ~ 40, rounded: ~1e-14 relative.
+    EXPECT_LT(blas::norm2<double>(exec, std::as_const(r).get_view()),
+              1e-12 * blas::norm2<double>(exec, std::as_const(b).get_view()));
+}
+
+// Multigrid alone converges, as does float.
+TEST_F(AmgTest, SolvesOnItsOwnInDoubleAndFloat) {
+    const MatrixData a = poisson3d(18);
+    const std::size_t n = 18 * 18 * 18;
+    solver::Settings s;
+    s.rtol = 1e-8;
+    s.max_iters = 100;
+    const Csr<double> A = on<double>(exec, a);
+    Array<double> b(exec, random_vector<double>(n, 4)), x(exec, n);
+    const auto r = solver::amg_solve<double>(A, std::as_const(b).get_view(), x.get_view(), s);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(r.iterations, 40);
+    EXPECT_LE(r.relative_residual(), 1e-8);
+    const Csr<float> Af = on<float>(exec, a);
+    Array<float> bf(exec, random_vector<float>(n, 4)), xf(exec, n);
+    s.rtol = 1e-5;
+    const auto rf = solver::amg_solve<float>(Af, std::as_const(bf).get_view(), xf.get_view(), s);
+    EXPECT_TRUE(rf.converged);
+    EXPECT_LE(rf.iterations, 25);
+}
+
+// Through make_preconditioner with every Krylov solver.
+TEST_F(AmgTest, WorksWithEveryKrylovSolver) {
+    const Csr<double> A = on<double>(exec, poisson3d(14));
+    const std::size_t n = A.rows();
+    Array<double> b(exec, random_vector<double>(n, 5)), x(exec, n);
+    solver::Settings s;
+    s.precond = solver::Preconditioner::amg;
+    s.max_iters = 200;
+    using Run = solver::Result (*)(const LinearOperator<double>&, const_view<double>, view<double>,
+                                   const solver::Settings&);
+    for (Run run : std::vector<Run>{solver::cg<double>, solver::bicgstab<double>,
+                                    solver::gmres<double>, solver::pipecg<double>}) {
+        const auto r = run(A, std::as_const(b).get_view(), x.get_view(), s);
+        EXPECT_TRUE(r.converged);
+        EXPECT_LE(r.iterations, 30);
+    }
+}
+
+TEST_F(AmgTest, RefusesWhatItCannotHandle) {
+    MatrixData zero = poisson3d(6);
+    for (std::size_t e = 0; e < zero.entries(); ++e)
+        if (zero.row_idx[e] == 7 && zero.col_idx[e] == 7) zero.values[e] = 0;
+    EXPECT_THROW(Amg<double>(on<double>(exec, zero)), BadInput);
+    try {
+        Amg<double> M(on<double>(exec, zero));
+    } catch (const BadInput& e) {
+        EXPECT_NE(std::string(e.what()).find("row 8"), std::string::npos) << e.what();
+    }
+    const Csr<double> negative = on<double>(exec, poisson3d(6, -1.0));
+    EXPECT_THROW(Amg<double>{negative}, BadInput);
+    const Csr<double> rect = on<double>(exec, random_sparse(10, 12, 3, 1));
+    EXPECT_THROW(Amg<double>{rect}, DimensionMismatch);
+    const Csr<double> A = on<double>(exec, poisson3d(6));
+    for (auto bad : std::vector<std::function<void(AmgSettings&)>>{
+             [](AmgSettings& s) { s.sweeps = 0; }, [](AmgSettings& s) { s.max_levels = 0; },
+             [](AmgSettings& s) { s.coarse_size = 0; },
+             [](AmgSettings& s) { s.strength_threshold = -1; },
+             [](AmgSettings& s) { s.prolongator_weight = 2; },
+             [](AmgSettings& s) { s.chebyshev_degree = 9; },
+             [](AmgSettings& s) { s.method = "rs"; }}) {
+        AmgSettings s;
+        bad(s);
+        EXPECT_THROW(Amg<double>(A, s), BadInput);
+    }
+    // A matrix-free operator has no entries to aggregate.
+    const Stencil<double> stencil(exec, 3, 8);
+    solver::Settings s;
+    s.precond = solver::Preconditioner::amg;
+    EXPECT_THROW(solver::make_preconditioner<double>(stencil, s), Unsupported);
+}
+
+// A diagonal matrix has no strong connection: the coarsening stops at once and says why.
+TEST_F(AmgTest, ReportsAHierarchyThatCannotCoarsen) {
+    MatrixData d;
+    d.rows = d.cols = 1500;
+    for (int i = 0; i < 1500; ++i) d.add(i, i, 1.0 + i % 5);
+    AmgSettings s;
+    s.coarse_size = 10;
+    const Csr<double> A = on<double>(exec, d);
+    const Amg<double> M(A, s);
+    EXPECT_EQ(M.info().levels.size(), 1u);
+    EXPECT_EQ(M.info().stopped, "isolated");
+    EXPECT_EQ(M.info().coarse_solver, "smoother");  // above kAmgMaxDenseRows
+    // The smoother alone solves a diagonal matrix: Jacobi-scaled Chebyshev on D^-1 A = I.
+    Array<double> b(exec, random_vector<double>(1500, 9)), x(exec, 1500);
+    solver::Settings st;
+    st.rtol = 1e-10;
+    const auto r = solver::cg<double>(A, M, std::as_const(b).get_view(), x.get_view(), st);
+    EXPECT_TRUE(r.converged);
+    EXPECT_LE(r.iterations, 2);
+}
+
+}  // namespace
+}  // namespace portla::test
