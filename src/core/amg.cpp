@@ -416,6 +416,26 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     if (h.coarse_inverse) bytes += nc * nc * sizeof(T);
     h.info.bytes = bytes;
 
+    // The cycle's memory floor (AmgInfo::cycle_bytes).
+    const double vs = sizeof(T);
+    const auto apply_bytes = [&](const Csr<T>& M) {
+        return static_cast<double>(csr_bytes(M.rows(), M.nnz(), sizeof(T))) +
+               vs * static_cast<double>(M.rows() + M.cols());
+    };
+    const int degree = h.s.smoother == AmgSmoother::chebyshev ? h.s.chebyshev_degree : 0;
+    double visits = 1, floor = 0;
+    for (std::size_t l = 0; l + 1 < h.levels(); ++l) {
+        const double products = 2.0 * h.s.sweeps * (degree + 1);
+        floor += visits *
+                 (products * apply_bytes(h.op(l)) + apply_bytes(*h.R[l]) + apply_bytes(*h.P[l]));
+        if (h.s.cycle == AmgCycle::w && l + 2 < h.levels()) visits *= 2;
+    }
+    if (h.coarse_inverse)
+        floor += visits * vs * static_cast<double>(nc * nc + 2 * nc);
+    else
+        floor += visits * 4.0 * h.s.sweeps * (degree + 1) * apply_bytes(Ac);
+    h.info.cycle_bytes = floor;
+
     double rows = 0, entries = 0;
     for (const auto& level : h.info.levels) {
         rows += static_cast<double>(level.rows);

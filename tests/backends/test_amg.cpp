@@ -131,8 +131,10 @@ TYPED_TEST(SparseProduct, MultiplyMatchesTheHostProduct) {
             for (auto p = c.rp[i]; p < c.rp[i + 1]; ++p, ++it) {
                 ASSERT_EQ(c.ci[p], it->first) << "row " << i;
                 // T's products and sums, plus rounding the inputs to T (2 u per product)
-                const double bound = (static_cast<double>(products) + 2) * eps<T> * it->second.second;
-                EXPECT_NEAR(static_cast<double>(c.v[p]), it->second.first, bound) << "(" << i << ", " << c.ci[p] << ")";
+                const double bound =
+                    (static_cast<double>(products) + 2) * eps<T> * it->second.second;
+                EXPECT_NEAR(static_cast<double>(c.v[p]), it->second.first, bound)
+                    << "(" << i << ", " << c.ci[p] << ")";
             }
         }
     }
@@ -156,7 +158,8 @@ TYPED_TEST(SparseProduct, ChunkedWorkspaceGivesTheSameProduct) {
 // bound above (the same order of sums; a GPU may fuse multiply-adds).
 TYPED_TEST(SparseProduct, MatchesTheReferenceBackend) {
     using T = TypeParam;
-    const MatrixData a = random_sparse(3000, 2000, 7, 5, 500), b = random_sparse(2000, 2500, 7, 6, 400);
+    const MatrixData a = random_sparse(3000, 2000, 7, 5, 500),
+                     b = random_sparse(2000, 2500, 7, 6, 400);
     const HostCsr<T> mine = host_of(sparse::multiply(on<T>(this->exec, a), on<T>(this->exec, b)));
     const HostCsr<T> ref = host_of(sparse::multiply(on<T>(this->ref, a), on<T>(this->ref, b)));
     ASSERT_EQ(mine.rp, ref.rp);
@@ -168,7 +171,8 @@ TYPED_TEST(SparseProduct, MatchesTheReferenceBackend) {
 // A^T: every entry moved, rows sorted, values untouched (bit for bit).
 TYPED_TEST(SparseProduct, TransposeMovesEveryEntry) {
     using T = TypeParam;
-    for (const auto& [m, n] : std::vector<std::pair<int, int>>{{0, 3}, {1, 1}, {333, 77}, {2000, 2600}}) {
+    for (const auto& [m, n] :
+         std::vector<std::pair<int, int>>{{0, 3}, {1, 1}, {333, 77}, {2000, 2600}}) {
         const MatrixData a = random_sparse(m, n, 5, 7 + m, 200);
         const Csr<T> A = on<T>(this->exec, a);
         const Csr<T> At = sparse::transpose(A);
@@ -233,7 +237,8 @@ TEST_F(AmgTest, HierarchyMatchesTheReferenceLevelByLevel) {
         if (l + 1 < info.levels.size()) {
             EXPECT_EQ(M.aggregates(l), Mref.aggregates(l)) << l;
         }
-        const HostCsr<double> got = host_of(M.level_operator(l)), want = host_of(Mref.level_operator(l));
+        const HostCsr<double> got = host_of(M.level_operator(l)),
+                              want = host_of(Mref.level_operator(l));
         ASSERT_EQ(got.ci, want.ci) << "level " << l;
         double scale = 0;
         for (double v : want.v) scale = std::max(scale, std::abs(v));
@@ -278,8 +283,10 @@ TEST_F(AmgTest, CycleIsSymmetric) {
         Array<double> mx(exec, n), my(exec, n);
         M.apply(std::as_const(x).get_view(), mx.get_view());
         M.apply(std::as_const(y).get_view(), my.get_view());
-        const double a = blas::dot<double>(exec, std::as_const(y).get_view(), std::as_const(mx).get_view());
-        const double b = blas::dot<double>(exec, std::as_const(x).get_view(), std::as_const(my).get_view());
+        const double a =
+            blas::dot<double>(exec, std::as_const(y).get_view(), std::as_const(mx).get_view());
+        const double b =
+            blas::dot<double>(exec, std::as_const(x).get_view(), std::as_const(my).get_view());
         // Each side is a sum of 2744 products of vectors that carry a cycle's rounding (a few
         // hundred operations deep): 1e-10 relative leaves a wide margin.
         EXPECT_NEAR(a, b, 1e-10 * std::abs(a)) << solver::to_string(smoother);
@@ -289,7 +296,8 @@ TEST_F(AmgTest, CycleIsSymmetric) {
 
 // CG + AMG on 3-D Poisson: few iterations, and nearly as few at 8x the size (what Jacobi is not).
 TEST_F(AmgTest, IterationsStayFlatWithTheProblemSize) {
-    const Csr<double> small = on<double>(exec, poisson3d(16)), large = on<double>(exec, poisson3d(32));
+    const Csr<double> small = on<double>(exec, poisson3d(16)),
+                      large = on<double>(exec, poisson3d(32));
     const Amg<double> Ms(small), Ml(large);
     const int its_small = cg_iterations(small, &Ms), its_large = cg_iterations(large, &Ml);
     const solver::Jacobi<double> J(large);

@@ -61,6 +61,15 @@ struct AmgInfo {
     std::string coarse_solver;
     /// Why coarsening stopped: "coarse-size", "max-levels", "stalled", "isolated".
     std::string stopped;
+    /// The memory floor of one cycle, bytes: every operator application of the cycle reads its
+    /// matrix (offsets, columns, values) and its input vector and writes its output vector once
+    /// (a level's operator 2 sweeps (degree + 1) times: the smoothing steps' residuals and
+    /// Chebyshev's products, less the first step from zero, plus the residual it restricts; R
+    /// and P once per visit; the last level's dense inverse once), each level visited once (V)
+    /// or twice per visit of the level above (W). The vector updates between them (axpby,
+    /// scaling) are not counted: the ratio of a cycle's time to this floor at the device's copy
+    /// bandwidth shows what fusing them would gain.
+    double cycle_bytes = 0;
     /// Bytes of device memory the hierarchy holds (operators, transfer operators, smoothers and
     /// the cycle's vectors), the finest operator excluded.
     std::size_t bytes = 0;
