@@ -154,6 +154,14 @@ struct Amg<T>::Hierarchy {
     }
 
     void smooth(std::size_t l, int steps, bool zero_guess) const;
+    /// The Lanczos estimates' start vector of n entries (amg_start_row), on the device.
+    Array<T> start_vector(std::size_t n) const {
+        const Executor& exec = fine->executor();
+        Array<T> v(exec, n);
+        dispatch<KernelFamily::amg>(exec,
+                                    [&](auto backend) { amg_start(backend, exec, v.get_view()); });
+        return v;
+    }
     void cycle(std::size_t l, bool zero_guess) const;
     void build_smoother(std::size_t l, double rho);
 };
@@ -249,7 +257,11 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     {
         Array<T> d(exec, A.rows());
         A.diagonal(d.get_view());
-        const std::vector<T> host = d.to_host();
+        const std::size_t bad = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            return amg_bad_diagonal(backend, exec, std::as_const(d).get_view());
+        });
+        // Counted where the matrix lives; read back only to name the first bad row.
+        const std::vector<T> host = bad > 0 ? d.to_host() : std::vector<T>();
         for (std::size_t i = 0; i < host.size(); ++i)
             if (!(host[i] > 0) || !std::isfinite(static_cast<double>(host[i])))
                 throw BadInput("amg: diagonal entry " +
@@ -287,7 +299,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             break;
         }
         // rho(D^-1 A) by Lanczos: the prolongator smoother's weight and the smoother's interval.
-        const double rho = Chebyshev<T>(Al, 1, kLanczosSteps).ritz_max();
+        const double rho = Chebyshev<T>(Al, 1, kLanczosSteps, h.start_vector(n)).ritz_max();
         if (!(rho > 0) || !std::isfinite(rho))
             throw BadInput("amg: the estimate of the spectral radius of D^-1 A on level " +
                            std::to_string(l) + " is " + std::to_string(rho) +
@@ -386,7 +398,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         h.info.coarse_solver = "dense-lu";
     } else {
         if (!h.smoothers[last]) {
-            const double rho = Chebyshev<T>(Ac, 1, kLanczosSteps).ritz_max();
+            const double rho = Chebyshev<T>(Ac, 1, kLanczosSteps, h.start_vector(nc)).ritz_max();
             h.build_smoother(last, rho);
         }
         h.info.coarse_solver = "smoother";

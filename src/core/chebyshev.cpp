@@ -83,7 +83,30 @@ Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_ste
         for (auto& v : h) v = std::abs(T{1} / v);
         abs_diag = Array<T>(A.executor(), h);
     }
-    estimate(estimate_steps, abs_diag);
+    std::vector<T> start(n_);
+    std::uint64_t state = kSeed;
+    for (auto& v : start)  // uniform in [-1, 1)
+        v = static_cast<T>(double(splitmix64(state) >> 11) * 0x1.0p-52 - 1.0);
+    estimate(estimate_steps, abs_diag, Array<T>(A.executor(), start));
+    lmax_ = kSafety * ritz_max_;
+    lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
+}
+
+template <typename T>
+Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps,
+                        const Array<T>& start)
+    : A_(&A) {
+    if (estimate_steps < 1)
+        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
+                       std::to_string(estimate_steps) + ")");
+    if (start.size() != A.rows())
+        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
+    set_up(degree);
+    if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
+    // |D| = D (positive): the diagonal again, on the device.
+    Array<T> abs_diag(A.executor(), scaled_ ? n_ : 0);
+    if (scaled_) A.diagonal(abs_diag.get_view());
+    estimate(estimate_steps, abs_diag, Array<T>(A.executor(), start));
     lmax_ = kSafety * ritz_max_;
     lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
 }
@@ -144,7 +167,7 @@ void Chebyshev<T>::apply_b(const_view<T> x, view<T> w) const {
 }
 
 template <typename T>
-void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag) {
+void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag, Array<T> v) {
     const auto& exec = A_->executor();
     // <x, y> = x^T |D| y (x^T y without a diagonal): B = D^-1 A is self-adjoint in it when A is
     // symmetric with a diagonal of one sign.
@@ -154,11 +177,7 @@ void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag) {
         blas::pointwise_mul<T>(exec, abs_diag.get_view(), x, weighted.get_view());
         return detail::dot<T>(*A_, weighted.get_view(), y);
     };
-    std::vector<T> start(n_);
-    std::uint64_t state = kSeed;
-    for (auto& v : start)  // uniform in [-1, 1)
-        v = static_cast<T>(double(splitmix64(state) >> 11) * 0x1.0p-52 - 1.0);
-    Array<T> v(exec, start), v_prev(exec, n_), w(exec, n_);
+    Array<T> v_prev(exec, n_), w(exec, n_);
     const double start_norm = std::sqrt(inner(v, v));
     blas::axpby<T>(exec, T(1 / start_norm), v, T{0}, v);
     std::vector<double> alpha, beta;

@@ -61,7 +61,11 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     B.require_int32("sparse::multiply");
     const Executor& exec = A.executor();
     const std::size_t n = A.rows();
-    if (workspace_bytes == 0) workspace_bytes = kDefaultWorkspace;
+    if (workspace_bytes == 0) {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        exec.memory_info(free_bytes, total_bytes);
+        workspace_bytes = std::max(kDefaultWorkspace, free_bytes / 4);
+    }
     const auto a_rp = A.row_ptrs().get_view(), a_ci = A.col_idxs().get_view();
     const auto b_rp = B.row_ptrs().get_view(), b_ci = B.col_idxs().get_view();
     const auto a_v = A.values().get_view(), b_v = B.values().get_view();

@@ -163,6 +163,22 @@ kernel void amg_l1(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const
     }
 }
 
+kernel void amg_start(ulong n, PORTLA_BUFFER(REAL, v)) {
+    PORTLA_FOR_ROWS(i, 0, n) { PORTLA_AT(REAL, v)[i] = amg_start_row(i); }
+}
+
+// total[0] += the entries of d not positive and finite.
+kernel void amg_bad_diagonal(ulong n, PORTLA_BUFFER(const REAL, d), PORTLA_BUFFER(int, total)) {
+    local int count;
+    if (get_local_id(0) == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int mine = 0;
+    PORTLA_FOR_ROWS(i, 0, n) { mine += amg_bad_diagonal_row(i, PORTLA_AT(const REAL, d)); }
+    if (mine) atomic_add(&count, mine);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && count) atomic_add(PORTLA_AT(int, total), count);
+}
+
 // ---- exclusive prefix sums: out[0] = 0, out[i + 1] = in[0] + ... + in[i] ----------------------
 // Three launches over `groups` work-groups, group g taking the chunk [g c, (g + 1) c) of the n
 // entries (c = ceil(n / groups)) and each of its work-items a contiguous part of that chunk:

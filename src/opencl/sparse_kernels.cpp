@@ -196,6 +196,29 @@ void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<I32> r
 }
 
 template <typename T>
+void amg_start(tag, const Executor& exec, view<T> v) {
+    if (v.size == 0) return;
+    auto k = launch<T>(exec, "amg_start");
+    k.value(static_cast<cl_ulong>(v.size)).buffer(v.data).run(groups(k, v.size));
+}
+
+template <typename T>
+std::size_t amg_bad_diagonal(tag, const Executor& exec, const_view<T> d) {
+    if (d.size == 0) return 0;
+    Array<I32> total(exec, 1);
+    const I32 zero = 0;
+    Executor::copy_bytes(exec, total.data(), Executor::reference(), &zero, sizeof(zero));
+    auto k = launch<T>(exec, "amg_bad_diagonal");
+    k.value(static_cast<cl_ulong>(d.size))
+        .buffer(d.data)
+        .buffer(total.data())
+        .run(groups(k, d.size));
+    I32 bad = 0;
+    Executor::copy_bytes(Executor::reference(), &bad, exec, total.data(), sizeof(I32));
+    return static_cast<std::size_t>(bad);
+}
+
+template <typename T>
 void amg_l1(tag, const Executor& exec, std::size_t rows, const_view<I32> rp, const_view<T> v,
             view<T> out) {
     if (rows == 0) return;

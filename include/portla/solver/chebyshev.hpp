@@ -63,6 +63,11 @@ public:
     /// zero or non-finite diagonal entry (naming the row), a non-finite or non-positive
     /// estimate of lambda_max (the operator is not positive definite, or contains NaN or Inf).
     Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps = 20);
+    /// As above, for an operator whose diagonal is positive, the Lanczos steps started from
+    /// `start` (any vector with components along the whole spectrum, in the executor's memory):
+    /// nothing is computed on the host but the tridiagonal's eigenvalues (multigrid's set-up on a
+    /// GPU). Throws as above.
+    Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps, const Array<T>& start);
     /// The interval [lambda_min, lambda_max] given (0 < lambda_min < lambda_max, finite; else
     /// BadInput), for the eigenvalues of D^-1 A (of A without a diagonal). Other errors as above.
     Chebyshev(const LinearOperator<T>& A, int degree, double lambda_min, double lambda_max);
@@ -89,7 +94,7 @@ public:
 
 private:
     void set_up(int degree);
-    void estimate(int steps, const Array<T>& abs_diag);
+    void estimate(int steps, const Array<T>& abs_diag, Array<T> v);
     /// w = B x   (A x, scaled by D^-1 when there is a diagonal)
     void apply_b(const_view<T> x, view<T> w) const;
 

@@ -132,3 +132,14 @@ PORTLA_FN REAL amg_l1_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL cons
     for (int k = rp[i]; k < rp[i + 1]; ++k) s += PORTLA_ABS(v[k]);
     return s;
 }
+
+/* Entry i of a fixed pseudo-random vector, uniform in [-1, 1) (the start of the Lanczos
+   estimates: components along the whole spectrum, the same on every backend). */
+PORTLA_FN REAL amg_start_row(int i) {
+    return (REAL)((double)amg_row_hash(i) * (1.0 / 536870912.0) - 1.0);
+}
+
+/* 1 when diagonal entry i is not positive and finite (NaN included), else 0. */
+PORTLA_FN int amg_bad_diagonal_row(int i, PORTLA_GLOBAL const REAL *d) {
+    return !(d[i] > 0 && d[i] - d[i] == 0);
+}

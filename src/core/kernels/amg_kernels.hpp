@@ -45,6 +45,12 @@
     void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
                       const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T omega,     \
                       view<T> s);                                                                 \
+    /* v[i] = amg_start_row(i) */                                                                 \
+    template <typename T>                                                                         \
+    void amg_start(tag, const Executor& exec, view<T> v);                                         \
+    /* The entries of d that are not positive and finite */                                       \
+    template <typename T>                                                                         \
+    std::size_t amg_bad_diagonal(tag, const Executor& exec, const_view<T> d);                     \
     /* out[i] = the l1 norm of row i */                                                           \
     template <typename T>                                                                         \
     void amg_l1(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,         \
@@ -60,6 +66,8 @@
     template void amg_smoother<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,  \
                                   const_view<std::int32_t>, const_view<T>, const_view<T>, T,    \
                                   view<T>);                                                     \
+    template void amg_start<T>(tag, const Executor&, view<T>);                                  \
+    template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);              \
     template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,        \
                             const_view<T>, view<T>)
 
