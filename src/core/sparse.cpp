@@ -70,7 +70,7 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     const auto b_rp = B.row_ptrs().get_view(), b_ci = B.col_idxs().get_view();
     const auto a_v = A.values().get_view(), b_v = B.values().get_view();
 
-    // Each row's table, and where it starts.
+    // Each row's capped table, and where it starts.
     Array<I64> slots(exec, n);
     dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
         spgemm_slots(backend, exec, n, a_rp, a_ci, b_rp, static_cast<int>(B.cols()),
@@ -84,42 +84,66 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     const std::size_t per_slot = sizeof(I32) + sizeof(T);
     const I64 budget = static_cast<I64>(std::max<std::size_t>(workspace_bytes / per_slot, 1));
     std::vector<std::size_t> bounds{0};
+    std::size_t table = static_cast<std::size_t>(total);
     if (total <= budget) {
         bounds.push_back(n);
     } else {
         const std::vector<I64> host = offsets.to_host();
-        std::size_t first = 0;
-        while (first < n) {
+        table = 0;
+        for (std::size_t first = 0; first < n;) {
             // The last row whose table ends within budget of the chunk's start (at least one).
             const auto end = std::upper_bound(host.begin() + static_cast<std::ptrdiff_t>(first) + 1,
                                               host.end(), host[first] + budget);
-            std::size_t last = static_cast<std::size_t>(end - host.begin()) - 1;
-            last = std::max(last, first + 1);
+            const std::size_t last =
+                std::max(static_cast<std::size_t>(end - host.begin()) - 1, first + 1);
+            table = std::max(table, static_cast<std::size_t>(host[last] - host[first]));
             bounds.push_back(last);
             first = last;
         }
     }
-    const I64 largest = total <= budget ? total : budget;
-    std::size_t table = static_cast<std::size_t>(largest);
-    if (bounds.size() > 2) {  // a row above the budget gets its own chunk
-        const std::vector<I64> host = offsets.to_host();
-        for (std::size_t c = 0; c + 1 < bounds.size(); ++c)
-            table =
-                std::max(table, static_cast<std::size_t>(host[bounds[c + 1]] - host[bounds[c]]));
-    }
     Array<I32> keys(exec, table);
     Array<T> vals(exec, table);
     Array<I32> counts(exec, n);
-    const auto accumulate = [&](std::size_t first, std::size_t last) {
+    // The rows of a chunk whose capped table overflowed, again in full tables.
+    struct Retry {
+        Array<I64> offsets;
+        Array<I32> keys;
+        Array<T> vals;
+    };
+    const auto accumulate = [&](std::size_t first, std::size_t last, Retry& retry) {
         const I64 base = read_at(offsets, first);
+        const view<I32> chunk_counts(counts.data() + first, last - first);
         dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
             spgemm_accumulate(backend, exec, first, last, a_rp, a_ci, a_v, b_rp, b_ci, b_v,
-                              offsets.get_view(), base, keys.get_view(), vals.get_view(),
-                              view<I32>(counts.data() + first, last - first));
+                              offsets.get_view(), base, 0, keys.get_view(), vals.get_view(),
+                              chunk_counts);
         });
+        Array<I64> retry_slots(exec, last - first);
+        dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+            spgemm_retry_slots(backend, exec, first, last, a_rp, a_ci, b_rp,
+                               static_cast<int>(B.cols()), const_view<I32>(chunk_counts),
+                               retry_slots.get_view());
+        });
+        retry.offsets = prefix_sums(exec, retry_slots);
+        const I64 full = read_at(retry.offsets, last - first);
+        if (full == 0) {
+            retry = Retry{};
+        } else {
+            retry.keys = Array<I32>(exec, static_cast<std::size_t>(full));
+            retry.vals = Array<T>(exec, static_cast<std::size_t>(full));
+            dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+                spgemm_accumulate(backend, exec, first, last, a_rp, a_ci, a_v, b_rp, b_ci, b_v,
+                                  std::as_const(retry.offsets).get_view(), I64{0}, 1,
+                                  retry.keys.get_view(), retry.vals.get_view(), chunk_counts);
+            });
+        }
         return base;
     };
-    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) accumulate(bounds[c], bounds[c + 1]);
+    std::vector<Retry> retries(bounds.size() - 1);
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
+        accumulate(bounds[c], bounds[c + 1], retries[c]);
+        if (bounds.size() > 2) retries[c] = Retry{};  // done again before extraction
+    }
 
     Array<I32> c_rp = prefix_sums(exec, counts);
     const I32 nnz = read_at(c_rp, n);
@@ -128,12 +152,16 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     Array<T> c_v(exec, static_cast<std::size_t>(nnz));
     for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
         // One chunk: its tables are still there; several: each chunk accumulated again.
-        const I64 base = bounds.size() == 2 ? 0 : accumulate(bounds[c], bounds[c + 1]);
+        const I64 base = bounds.size() == 2 ? 0 : accumulate(bounds[c], bounds[c + 1], retries[c]);
         dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
             spgemm_extract(backend, exec, bounds[c], bounds[c + 1], offsets.get_view(), base,
                            std::as_const(keys).get_view(), std::as_const(vals).get_view(),
+                           std::as_const(retries[c].offsets).get_view(),
+                           std::as_const(retries[c].keys).get_view(),
+                           std::as_const(retries[c].vals).get_view(),
                            std::as_const(c_rp).get_view(), c_ci.get_view(), c_v.get_view());
         });
+        if (bounds.size() > 2) retries[c] = Retry{};
     }
     return Csr<T>::adopt(exec, n, B.cols(), std::move(c_rp), std::move(c_ci), std::move(c_v));
 }

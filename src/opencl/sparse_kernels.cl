@@ -6,13 +6,22 @@
 #define PORTLA_FOR_ROWS(i, first, last) \
     PORTLA_FOR_EACH(i##_k, (last) - (first)) for (int i = (int)((first) + i##_k), i##_once = 1; i##_once; i##_once = 0)
 
-kernel void spgemm_slots(ulong rows, PORTLA_BUFFER(const int, a_rp), PORTLA_BUFFER(const int, a_ci),
-                         PORTLA_BUFFER(const int, b_rp), int b_cols, PORTLA_BUFFER(long, slots)) {
+// The first pass's capped tables (counts: null), or the retry tables of the rows whose capped
+// table overflowed (counts[i - first] < 0; slots indexed by i - first).
+kernel void spgemm_slots(ulong first, ulong last, PORTLA_BUFFER(const int, a_rp),
+                         PORTLA_BUFFER(const int, a_ci), PORTLA_BUFFER(const int, b_rp), int b_cols,
+                         int retry, PORTLA_BUFFER(const int, counts), PORTLA_BUFFER(long, slots)) {
     global const int *arp = PORTLA_AT(const int, a_rp), *aci = PORTLA_AT(const int, a_ci),
                      *brp = PORTLA_AT(const int, b_rp);
     global long *s = PORTLA_AT(long, slots);
-    PORTLA_FOR_ROWS(i, 0, rows) {
-        s[i] = spgemm_table_slots(spgemm_row_bound(i, arp, aci, brp), b_cols);
+    PORTLA_FOR_ROWS(i, first, last) {
+        const long bound = spgemm_row_bound(i, arp, aci, brp);
+        if (retry)
+            s[i - first] = PORTLA_AT(const int, counts)[i - first] < 0
+                               ? spgemm_table_slots(bound, b_cols, 0)
+                               : 0;
+        else
+            s[i] = spgemm_table_slots(bound, b_cols, 1);
     }
 }
 
@@ -20,27 +29,39 @@ kernel void spgemm_accumulate(ulong first, ulong last, PORTLA_BUFFER(const int, 
                               PORTLA_BUFFER(const int, a_ci), PORTLA_BUFFER(const REAL, a_v),
                               PORTLA_BUFFER(const int, b_rp), PORTLA_BUFFER(const int, b_ci),
                               PORTLA_BUFFER(const REAL, b_v), PORTLA_BUFFER(const long, offsets),
-                              long base, PORTLA_BUFFER(int, keys), PORTLA_BUFFER(REAL, vals),
-                              PORTLA_BUFFER(int, counts)) {
+                              long base, int retry, PORTLA_BUFFER(int, keys),
+                              PORTLA_BUFFER(REAL, vals), PORTLA_BUFFER(int, counts)) {
     global const long *off = PORTLA_AT(const long, offsets);
     global int *c = PORTLA_AT(int, counts);
     PORTLA_FOR_ROWS(i, first, last) {
+        const ulong o = retry ? i - first : (ulong)i;
+        const long t = off[o + 1] - off[o];
+        if (retry && t == 0) continue;
         c[i - first] = spgemm_row_accumulate(
             i, PORTLA_AT(const int, a_rp), PORTLA_AT(const int, a_ci), PORTLA_AT(const REAL, a_v),
             PORTLA_AT(const int, b_rp), PORTLA_AT(const int, b_ci), PORTLA_AT(const REAL, b_v),
-            PORTLA_AT(int, keys), PORTLA_AT(REAL, vals), off[i] - base, off[i + 1] - off[i]);
+            PORTLA_AT(int, keys), PORTLA_AT(REAL, vals), off[o] - base, t);
     }
 }
 
 kernel void spgemm_extract(ulong first, ulong last, PORTLA_BUFFER(const long, offsets), long base,
                            PORTLA_BUFFER(const int, keys), PORTLA_BUFFER(const REAL, vals),
+                           int retry, PORTLA_BUFFER(const long, offsets2),
+                           PORTLA_BUFFER(const int, keys2), PORTLA_BUFFER(const REAL, vals2),
                            PORTLA_BUFFER(const int, c_rp), PORTLA_BUFFER(int, c_ci),
                            PORTLA_BUFFER(REAL, c_v)) {
     global const long *off = PORTLA_AT(const long, offsets);
+    global const long *off2 = PORTLA_AT(const long, offsets2);
     PORTLA_FOR_ROWS(i, first, last) {
-        spgemm_row_extract(i, PORTLA_AT(const int, keys), PORTLA_AT(const REAL, vals), off[i] - base,
-                           off[i + 1] - off[i], PORTLA_AT(const int, c_rp), PORTLA_AT(int, c_ci),
-                           PORTLA_AT(REAL, c_v));
+        const long t2 = retry ? off2[i - first + 1] - off2[i - first] : 0;
+        if (t2 > 0)
+            spgemm_row_extract(i, PORTLA_AT(const int, keys2), PORTLA_AT(const REAL, vals2),
+                               off2[i - first], t2, PORTLA_AT(const int, c_rp),
+                               PORTLA_AT(int, c_ci), PORTLA_AT(REAL, c_v));
+        else
+            spgemm_row_extract(i, PORTLA_AT(const int, keys), PORTLA_AT(const REAL, vals),
+                               off[i] - base, off[i + 1] - off[i], PORTLA_AT(const int, c_rp),
+                               PORTLA_AT(int, c_ci), PORTLA_AT(REAL, c_v));
     }
 }
 

@@ -66,34 +66,48 @@ void spgemm_slots(tag, const Executor& exec, std::size_t rows, const_view<I32> a
                   const_view<I32> a_ci, const_view<I32> b_rp, int b_cols, view<I64> slots) {
     if (rows == 0) return;
     auto k = index_launch(exec, "spgemm_slots");
-    k.value(static_cast<cl_ulong>(rows)).buffer(a_rp.data).buffer(a_ci.data).buffer(b_rp.data);
-    k.value(static_cast<cl_int>(b_cols)).buffer(slots.data).run(groups(k, rows));
+    k.value(cl_ulong{0}).value(static_cast<cl_ulong>(rows));
+    k.buffer(a_rp.data).buffer(a_ci.data).buffer(b_rp.data).value(static_cast<cl_int>(b_cols));
+    k.value(cl_int{0}).buffer(nullptr).buffer(slots.data).run(groups(k, rows));
+}
+
+void spgemm_retry_slots(tag, const Executor& exec, std::size_t first, std::size_t last,
+                        const_view<I32> a_rp, const_view<I32> a_ci, const_view<I32> b_rp,
+                        int b_cols, const_view<I32> counts, view<I64> slots) {
+    if (last <= first) return;
+    auto k = index_launch(exec, "spgemm_slots");
+    k.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(last));
+    k.buffer(a_rp.data).buffer(a_ci.data).buffer(b_rp.data).value(static_cast<cl_int>(b_cols));
+    k.value(cl_int{1}).buffer(counts.data).buffer(slots.data).run(groups(k, last - first));
 }
 
 template <typename T>
 void spgemm_accumulate(tag, const Executor& exec, std::size_t first, std::size_t last,
                        const_view<I32> a_rp, const_view<I32> a_ci, const_view<T> a_v,
                        const_view<I32> b_rp, const_view<I32> b_ci, const_view<T> b_v,
-                       const_view<I64> offsets, I64 base, view<I32> keys, view<T> vals,
+                       const_view<I64> offsets, I64 base, int retry, view<I32> keys, view<T> vals,
                        view<I32> counts) {
     if (last <= first) return;
     auto k = launch<T>(exec, "spgemm_accumulate");
     k.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(last));
     k.buffer(a_rp.data).buffer(a_ci.data).buffer(a_v.data);
     k.buffer(b_rp.data).buffer(b_ci.data).buffer(b_v.data);
-    k.buffer(offsets.data).value(static_cast<cl_long>(base));
+    k.buffer(offsets.data).value(static_cast<cl_long>(base)).value(static_cast<cl_int>(retry));
     k.buffer(keys.data).buffer(vals.data).buffer(counts.data).run(groups(k, last - first));
 }
 
 template <typename T>
 void spgemm_extract(tag, const Executor& exec, std::size_t first, std::size_t last,
                     const_view<I64> offsets, I64 base, const_view<I32> keys, const_view<T> vals,
+                    const_view<I64> offsets2, const_view<I32> keys2, const_view<T> vals2,
                     const_view<I32> c_rp, view<I32> c_ci, view<T> c_v) {
     if (last <= first) return;
     auto k = launch<T>(exec, "spgemm_extract");
     k.value(static_cast<cl_ulong>(first)).value(static_cast<cl_ulong>(last));
     k.buffer(offsets.data).value(static_cast<cl_long>(base)).buffer(keys.data).buffer(vals.data);
-    k.buffer(c_rp.data).buffer(c_ci.data).buffer(c_v.data).run(groups(k, last - first));
+    k.value(static_cast<cl_int>(offsets2.size > 0)).buffer(offsets2.data).buffer(keys2.data);
+    k.buffer(vals2.data).buffer(c_rp.data).buffer(c_ci.data).buffer(c_v.data);
+    k.run(groups(k, last - first));
 }
 
 void transpose_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,

@@ -26,14 +26,19 @@ PORTLA_FN I64 spgemm_row_bound(int i, PORTLA_GLOBAL const int *a_rp, PORTLA_GLOB
 
 /* The slots of the hash table of a row of `bound` products into a matrix of `cols` columns: 0
    for an empty row, else the smallest power of two above min(bound, cols) (the row's distinct
-   columns are at most that many, so a table never fills: every probe sequence ends at its key
-   or an empty slot). */
-PORTLA_FN I64 spgemm_table_slots(I64 bound, int cols) {
+   columns are at most that many: the table always keeps an empty slot, so every probe sequence
+   ends at its key or an empty slot). With `capped`, at most 4 times the power of two at or above
+   sqrt(bound): the products of a row overlap (a row of A P or P^T (A P) reaches a few dozen
+   columns through hundreds of products), so a table sized by the bound is mostly empty; a row
+   whose columns do not fit the capped table is done again in a full one (the first pass says so
+   by returning -1). */
+PORTLA_FN I64 spgemm_table_slots(I64 bound, int cols, int capped) {
     const I64 distinct = bound < (I64)cols ? bound : (I64)cols;
-    I64 t = 1;
+    I64 t = 1, root = 1;
     if (distinct == 0) return 0;
     while (t <= distinct) t <<= 1;
-    return t;
+    while (root * root < bound) root <<= 1;
+    return capped && 4 * root < t ? 4 * root : t;
 }
 
 /* The first slot of column c in a table of t slots (t a power of two): Knuth's multiplicative
@@ -44,7 +49,8 @@ PORTLA_FN I64 spgemm_slot(int c, I64 t) {
 
 /* Row i of C = A B accumulated into its hash table, the t slots at keys + off and vals + off
    (keys: a column or -1 for an empty slot): the products in the order of A's row and then of
-   B's rows, each added to its column's slot. Returns the row's distinct columns. */
+   B's rows, each added to its column's slot. Returns the row's distinct columns, or -1 when they
+   do not fit (a table keeps one slot empty). */
 PORTLA_FN int spgemm_row_accumulate(int i, PORTLA_GLOBAL const int *a_rp,
                                     PORTLA_GLOBAL const int *a_ci, PORTLA_GLOBAL const REAL *a_v,
                                     PORTLA_GLOBAL const int *b_rp, PORTLA_GLOBAL const int *b_ci,
@@ -61,6 +67,7 @@ PORTLA_FN int spgemm_row_accumulate(int i, PORTLA_GLOBAL const int *a_rp,
             I64 s = spgemm_slot(c, t);
             while (keys[off + s] != c && keys[off + s] != -1) s = (s + 1) & (t - 1);
             if (keys[off + s] == -1) {
+                if (count + 1 >= t) return -1;
                 keys[off + s] = c;
                 vals[off + s] = p;
                 ++count;
@@ -121,7 +128,8 @@ PORTLA_FN void sort_entries(PORTLA_GLOBAL int *ci, PORTLA_GLOBAL REAL *v, int fi
     }
 }
 
-/* Row i of C from its hash table (spgemm_row_accumulate's), sorted by column, at c_rp[i]. */
+/* Row i of C from its hash table (spgemm_row_accumulate's; the t slots at off), sorted by column,
+   at c_rp[i]. */
 PORTLA_FN void spgemm_row_extract(int i, PORTLA_GLOBAL const int *keys,
                                   PORTLA_GLOBAL const REAL *vals, I64 off, I64 t,
                                   PORTLA_GLOBAL const int *c_rp, PORTLA_GLOBAL int *c_ci,
