@@ -111,4 +111,11 @@ std::size_t amg_memory_estimate(std::size_t n, std::size_t nnz, std::size_t valu
 template <typename T>
 Result amg_solve(const Csr<T>& A, const_view<T> b, view<T> x, const Settings& settings);
 
+/// amg_solve by the cycles of a hierarchy built already from A (settings.amg is not read): its
+/// set-up apart from the solve, and a hierarchy kept over several solves. M's size must be A's
+/// (as any preconditioner's: DimensionMismatch).
+template <typename T>
+Result amg_solve(const Amg<T>& M, const Csr<T>& A, const_view<T> b, view<T> x,
+                 const Settings& settings);
+
 }  // namespace portla::solver
