@@ -46,6 +46,7 @@ std::string to_string(GeneratedKind kind);
 
 /// A parsed spec "KIND:N".
 struct GeneratorSpec {
+    /// The kind, before the colon.
     GeneratedKind kind = GeneratedKind::poisson3d;
     /// N of the spec (points, cells or squares per dimension).
     std::size_t n = 1;
