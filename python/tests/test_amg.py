@@ -71,8 +71,12 @@ def test_amg_options_in_portla_solve():
         r = portla.solve(A, b, precond="amg", amg=options)
         assert r.converged, options
         assert relres(A, r.x, b) <= 1e-8
-    # One level: the hierarchy is the dense LU of the matrix itself, an exact solve.
-    exact = portla.solve(A, b, precond="amg", amg={"max_levels": 1, "coarse_size": 4096})
+    # One level of 512 rows (below the dense limit, solver/amg.hpp's kAmgMaxDenseRows): the
+    # hierarchy is the dense LU of the matrix itself, an exact solve.
+    small = portla.generate("poisson3d:8")
+    exact = portla.solve(
+        small, np.ones(512), precond="amg", amg={"max_levels": 1, "coarse_size": 4096}
+    )
     assert exact.converged and exact.iterations <= 2
     a = core.amg_settings({"sweeps": 3, "cycle": "w"})
     assert (a.sweeps, a.cycle, a.smoother) == (3, "w", "chebyshev")
