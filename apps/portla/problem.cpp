@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
-#include <regex>
 #include <type_traits>
 
 #include "input.hpp"
@@ -12,16 +11,16 @@
 
 namespace portla::cli {
 
-std::pair<int, std::size_t> parse_generator(const std::string& spec) {
-    static const std::regex re(R"(poisson([123])d:([0-9]{1,9}))");
-    std::smatch m;
-    if (!std::regex_match(spec, m, re))
-        throw BadInput("--generate: expected poisson1d:N, poisson2d:N or poisson3d:N, got '" +
-                       spec + "'");
-    const int dim = std::stoi(m[1]);
-    const auto points = std::stoull(m[2]);
-    if (points < 1) throw BadInput("--generate: N must be >= 1 in '" + spec + "'");
-    return {dim, static_cast<std::size_t>(points)};
+GeneratorSpec parse_generator(const std::string& spec) {
+    try {
+        return parse_generator_spec(spec);
+    } catch (const BadInput& e) {
+        throw BadInput(std::string("--generate: ") + e.what());
+    }
+}
+
+bool generated_matrix_free(const ProblemSpec& spec) {
+    return !spec.generate.empty() && !spec.assembled && parse_generator(spec.generate).is_poisson();
 }
 
 void require_one_matrix(const ProblemSpec& spec) {
@@ -56,11 +55,12 @@ Problem load_problem(const ProblemSpec& spec) {
     p.format = p.auto_format ? Format::csr : parse_format(spec.format);
     if (!spec.file.empty() && spec.assembled)
         throw BadInput("--assembled applies to --generate only (a FILE is always stored)");
-    if (!spec.generate.empty() && !spec.assembled && !p.auto_format && p.format != Format::csr)
+    const bool matrix_free = generated_matrix_free(spec);
+    if (matrix_free && !p.auto_format && p.format != Format::csr)
         throw BadInput("--format " + spec.format + " applies to stored matrices: add --assembled");
     p.index = csr_index_from_string(spec.index_width);
     if (p.index == CsrIndex::offsets64 || p.index == CsrIndex::int64) {
-        if (!spec.generate.empty() && !spec.assembled)
+        if (matrix_free)
             throw BadInput("--index-width " + spec.index_width +
                            " applies to stored matrices: add --assembled");
         if (!p.auto_format && p.format != Format::csr)
@@ -86,11 +86,9 @@ Problem load_problem(const ProblemSpec& spec) {
         check_loaded(spec.file, p.data);
         return p;
     }
-    const auto [dim, points] = parse_generator(spec.generate);
     p.description = spec.generate;
-    p.matrix_free = !spec.assembled;
-    if (spec.assembled)
-        p.data = CsrData::from(Stencil<double>(Executor::reference(), dim, points).assemble());
+    p.matrix_free = matrix_free;
+    if (!matrix_free) p.data = generate_csr(parse_generator(spec.generate));
     return p;
 }
 
@@ -123,8 +121,8 @@ template <typename T>
 std::unique_ptr<LinearOperator<T>> make_operator(const Executor& exec, const ProblemSpec& spec,
                                                  const Problem& problem) {
     if (problem.matrix_free) {
-        const auto [dim, points] = parse_generator(spec.generate);
-        return std::make_unique<Stencil<T>>(exec, dim, points);
+        const GeneratorSpec g = parse_generator(spec.generate);
+        return std::make_unique<Stencil<T>>(exec, g.dim(), g.n);
     }
     if (problem.format == Format::ell)
         return std::make_unique<Ell<T>>(Ell<T>::from_data(exec, problem.data.to_matrix_data()));

@@ -1,5 +1,6 @@
-// Loading a problem for the CLI: a Matrix Market file or a generated Poisson operator, and its
-// right-hand side.
+// Loading a problem for the CLI: a Matrix Market file or a generated problem (a Poisson operator,
+// matrix-free by default, or a stored test matrix of matrix/generate.hpp), and its right-hand
+// side.
 #pragma once
 
 #include <memory>
@@ -11,9 +12,9 @@
 namespace portla::cli {
 
 struct ProblemSpec {
-    std::string file;      ///< Matrix Market file, or empty
-    std::string generate;  ///< "poisson1d:N", "poisson2d:N", "poisson3d:N", or empty
-    bool assembled = false;
+    std::string file;             ///< Matrix Market file, or empty
+    std::string generate;         ///< a generator spec (matrix/generate.hpp), or empty
+    bool assembled = false;       ///< store a generated Poisson operator (the others always are)
     std::string format = "auto";  ///< stored format: auto, csr, ell or dense
     std::string rhs;              ///< right-hand side file, or empty for b = A 1
     /// csr index widths (CsrIndex): auto, 32, 64/32 or 64; a 64-bit form asks for csr
@@ -24,8 +25,12 @@ struct ProblemSpec {
 /// spec.generate is given.
 void require_one_matrix(const ProblemSpec& spec);
 
-/// A parsed "poissonKd:N": dimension and points per dimension. Throws BadInput.
-std::pair<int, std::size_t> parse_generator(const std::string& spec);
+/// A parsed --generate spec (parse_generator_spec): throws BadInput prefixed "--generate: ".
+GeneratorSpec parse_generator(const std::string& spec);
+
+/// Whether the generated problem is applied without a stored matrix: a Poisson operator without
+/// --assembled.
+bool generated_matrix_free(const ProblemSpec& spec);
 
 struct Problem {
     /// The assembled matrix as host CSR (empty for a matrix-free operator): a file's entries go

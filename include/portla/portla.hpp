@@ -17,6 +17,7 @@
 #include "portla/matrix/dense.hpp"
 #include "portla/matrix/ell.hpp"
 #include "portla/matrix/format.hpp"
+#include "portla/matrix/generate.hpp"
 #include "portla/matrix/matrix_data.hpp"
 #include "portla/matrix/stencil.hpp"
 #include "portla/memory.hpp"

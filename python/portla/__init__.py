@@ -26,6 +26,7 @@ __version__: str = _portla.version
 
 __all__ = [
     "SolveResult",
+    "generate",
     "PerronResult",
     "solve",
     "info",
@@ -107,8 +108,10 @@ def solve(
         called from the solve), or CuPy / PyTorch CUDA arrays, used in place on their GPU.
     :param b: the right-hand side, n values.
     :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres" or "pipecg".
-    :param precond: a name ("none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
-        LinearOperator / matrix giving M^-1 r (host arrays only).
+    :param precond: a name ("none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg")
+        or a LinearOperator / matrix giving M^-1 r (host arrays only). "amg" (smoothed
+        aggregation multigrid, one V-cycle per application) needs a sparse matrix (CSR, on the
+        host or the GPU where A is) and takes its options as ``amg={...}``.
     :param rtol: relative tolerance (see above).
     :param atol: absolute tolerance (see above).
     :param max_iters: iteration limit (GMRES: Arnoldi steps).
@@ -123,7 +126,9 @@ def solve(
         norm; an exception it raises ends the solve and propagates.
     :param settings: further fields of portla's solver Settings: left_preconditioning,
         flexible (GMRES), block_size (block-jacobi), chebyshev_degree, residual_replacement,
-        device_loop (CG on the GPU).
+        device_loop (CG on the GPU), amg (a dict of multigrid settings: method "sa",
+        strength_threshold, smoother "jacobi" / "l1-jacobi" / "chebyshev", sweeps,
+        chebyshev_degree, cycle "v" / "w", max_levels, coarse_size, prolongator_weight).
     :returns: a SolveResult. Not converging is not an error: see its converged and reason.
     :raises ValueError: bad input: shapes, dtypes, non-finite b, an unknown name, a zero
         diagonal given to Jacobi, a preconditioner the matrix's format cannot provide.
@@ -167,6 +172,26 @@ def info() -> Dict[str, Any]:
     d = dict(_portla.info())
     d["version"] = __version__
     return d
+
+
+def generate(spec: str) -> Any:
+    """A generated test matrix as a scipy.sparse.csr_matrix (float64, sorted, every diagonal
+    entry stored), the same on every machine: "poisson1d:N", "poisson2d:N", "poisson3d:N" (3-, 5-
+    and 7-point Poisson, N points per dimension), "anisotropic3d:N" (7-point
+    -(u_xx + u_yy + 0.001 u_zz), N^3 rows), "contrast3d:N" (7-point finite volumes of
+    -div(k grad u) on N^3 cells, k jumping over 6 orders of magnitude) or "fem2d:N" (P1 finite
+    elements of -Laplace on a perturbed triangulation of the unit square, (N - 1)^2 rows); each
+    symmetric positive definite with Dirichlet boundaries (C++ include/portla/matrix/generate.hpp).
+
+    :raises ValueError: an unknown kind or a malformed N.
+    :raises TypeError: spec is not a string.
+    """
+    if not isinstance(spec, str):
+        raise TypeError(f"generate: expected a spec such as 'poisson3d:16', got {type(spec).__name__}")
+    import scipy.sparse
+
+    rows, cols, indptr, indices, data = _portla.generate(spec)
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols))
 
 
 @dataclass

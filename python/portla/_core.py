@@ -203,11 +203,34 @@ def integer(key: str, value: Any, low: int = -(2**31), high: int = _INT32_MAX) -
     return value
 
 
+# The AmgSettings fields that are C int (their ranges are checked when the hierarchy is built).
+_AMG_INT_SETTINGS = ("sweeps", "chebyshev_degree", "max_levels", "coarse_size")
+
+
+def amg_settings(options: Any) -> Any:
+    """Settings.amg from a dict of AmgSettings fields ({"smoother": "jacobi", "sweeps": 2},
+    smoother and cycle by name) or an AmgSettings; an unknown field is a TypeError."""
+    if isinstance(options, _portla.AmgSettings):
+        return options
+    if not isinstance(options, dict):
+        raise TypeError(f"amg: expected a dict of multigrid settings, got {type(options).__name__}")
+    a = _portla.AmgSettings()
+    for key, value in options.items():
+        if key in _AMG_INT_SETTINGS:
+            value = integer(f"amg[{key!r}]", value)
+        if not hasattr(a, key) or key.startswith("_"):
+            raise TypeError(f"unknown multigrid setting {key!r}")
+        setattr(a, key, value)
+    return a
+
+
 def settings(**kwargs: Any) -> Any:
     s = _portla.Settings()
     for key, value in kwargs.items():
         if key in _INT_SETTINGS:
             value = integer(key, value)
+        elif key == "amg":
+            value = amg_settings(value)
         try:
             setattr(s, key, value)
         except AttributeError:

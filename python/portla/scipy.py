@@ -12,8 +12,9 @@ recurrence residual intends.
 A: a scipy.sparse matrix or array (its CSR arrays read in place on the CPU backends, copied to
 the GPU once per call on cuda; CSC, COO, ... converted once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
 matvec for each A x). M: a portla preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0",
-"chebyshev") or, as in SciPy, a LinearOperator / matrix approximating A^-1 (called for each
-M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
+"chebyshev", "amg": smoothed aggregation multigrid with its default settings, built from a sparse
+A on A's device; portla.solve takes its options) or, as in SciPy, a LinearOperator / matrix
+approximating A^-1 (called for each M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
 precision ("double", "single"; default: single when A and b are float32) and monitor(iteration,
 residual_norm), called after each iteration.
 
@@ -152,7 +153,7 @@ _SHORT_RECURRENCE_PARAMETERS = """
         ``norm(b - A x) <= max(rtol * norm(b), atol)``.
     :param atol: absolute tolerance (a real number >= 0).
     :param maxiter: iteration limit (default 10 n).
-    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg") or a
         LinearOperator / matrix applying M^-1 (host arrays only).
     :param callback: callback(xk), called after each iteration with the current iterate (the solver's own x, valid during the call).
     :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
@@ -213,7 +214,7 @@ def gmres(
         ``norm(b - A x) <= max(rtol * norm(b), atol)``.
     :param atol: absolute tolerance (a real number >= 0).
     :param maxiter: iteration limit in restart cycles (default 10 n).
-    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev") or a
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg") or a
         LinearOperator / matrix applying M^-1 (host arrays only).
     :param callback: see callback_type.
     :param restart: Krylov vectors per cycle (default 20, at most n).

@@ -587,6 +587,28 @@ NB_MODULE(_portla, m) {
         }
     });
 
+    // Smoothed aggregation multigrid's settings (Settings.amg; solver/settings.hpp), the
+    // smoother and cycle by their names.
+    nb::class_<solver::AmgSettings>(m, "AmgSettings")
+        .def(nb::init<>())
+        .def_rw("method", &solver::AmgSettings::method)
+        .def_rw("strength_threshold", &solver::AmgSettings::strength_threshold)
+        .def_prop_rw(
+            "smoother", [](const solver::AmgSettings& s) { return solver::to_string(s.smoother); },
+            [](solver::AmgSettings& s, const std::string& name) {
+                s.smoother = solver::parse_amg_smoother(name);
+            })
+        .def_rw("sweeps", &solver::AmgSettings::sweeps)
+        .def_rw("chebyshev_degree", &solver::AmgSettings::chebyshev_degree)
+        .def_prop_rw(
+            "cycle", [](const solver::AmgSettings& s) { return solver::to_string(s.cycle); },
+            [](solver::AmgSettings& s, const std::string& name) {
+                s.cycle = solver::parse_amg_cycle(name);
+            })
+        .def_rw("max_levels", &solver::AmgSettings::max_levels)
+        .def_rw("coarse_size", &solver::AmgSettings::coarse_size)
+        .def_rw("prolongator_weight", &solver::AmgSettings::prolongator_weight);
+
     nb::class_<solver::Settings>(m, "Settings")
         .def(nb::init<>())
         .def_rw("rtol", &solver::Settings::rtol)
@@ -603,6 +625,7 @@ NB_MODULE(_portla, m) {
         .def_rw("flexible", &solver::Settings::flexible)
         .def_rw("block_size", &solver::Settings::block_size)
         .def_rw("chebyshev_degree", &solver::Settings::chebyshev_degree)
+        .def_rw("amg", &solver::Settings::amg)
         .def_rw("record_history", &solver::Settings::record_history)
         .def_rw("device_loop", &solver::Settings::device_loop);
 
@@ -660,5 +683,14 @@ NB_MODULE(_portla, m) {
         reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));
     m.attr("stop_reasons") = reasons;
     m.def("info", &info, "Backends compiled into this build, their devices, the GPUs.");
+    m.def(
+        "generate",
+        [](const std::string& spec) {
+            CsrData d = generate_csr(spec);
+            return nb::make_tuple(d.rows, d.cols, to_numpy(std::move(d.row_ptrs)),
+                                  to_numpy(std::move(d.col_idxs)), to_numpy(std::move(d.values)));
+        },
+        "spec"_a,
+        "A generated test matrix (matrix/generate.hpp) as (rows, cols, indptr, indices, data).");
     m.attr("version") = "0.1.0";
 }

@@ -511,8 +511,14 @@ std::vector<std::int32_t> Amg<T>::aggregates(std::size_t level) const {
 
 template <typename T>
 Result amg_solve(const Csr<T>& A, const_view<T> b, view<T> x, const Settings& s) {
-    const double bnorm = detail::check_inputs("amg", A, b, x, s);
+    detail::check_inputs("amg", A, b, x, s);  // before the set-up's work
     const Amg<T> M(A, s.amg);
+    return amg_solve(M, A, b, x, s);
+}
+
+template <typename T>
+Result amg_solve(const Amg<T>& M, const Csr<T>& A, const_view<T> b, view<T> x, const Settings& s) {
+    const double bnorm = detail::check_inputs("amg", A, b, x, s, &M);
     detail::start(A, x, s);
     const Executor& exec = A.executor();
     Result result;
@@ -537,5 +543,9 @@ template class Amg<double>;
 template class Amg<float>;
 template Result amg_solve(const Csr<double>&, const_view<double>, view<double>, const Settings&);
 template Result amg_solve(const Csr<float>&, const_view<float>, view<float>, const Settings&);
+template Result amg_solve(const Amg<double>&, const Csr<double>&, const_view<double>, view<double>,
+                          const Settings&);
+template Result amg_solve(const Amg<float>&, const Csr<float>&, const_view<float>, view<float>,
+                          const Settings&);
 
 }  // namespace portla::solver

@@ -46,10 +46,12 @@ inline constexpr std::size_t kAmgMaxDenseRows = 1000;
 
 /// The hierarchy as built.
 struct AmgInfo {
-    /// Rows and stored entries of each level's operator, finest first.
+    /// One level's operator.
     struct Level {
-        std::size_t rows = 0, nnz = 0;
+        std::size_t rows = 0;  ///< its rows (and columns)
+        std::size_t nnz = 0;   ///< its stored entries
     };
+    /// Each level's operator, finest first.
     std::vector<Level> levels;
     /// Sum of the levels' entries over the finest level's.
     double operator_complexity = 0;
@@ -97,9 +99,9 @@ public:
     bool fixed() const override { return true; }
     /// The hierarchy's levels, complexities and set-up time.
     const AmgInfo& info() const;
-    /// The operator of level `level` (0: the matrix itself) and the prolongator from level
-    /// level + 1 (level < levels - 1).
+    /// The operator of level `level` (0: the matrix itself).
     const Csr<T>& level_operator(std::size_t level) const;
+    /// The prolongator from level level + 1 to level `level` (level < levels - 1).
     const Csr<T>& prolongator(std::size_t level) const;
     /// The aggregate of each row of the finest level (-1: none), read back to the host.
     std::vector<std::int32_t> aggregates(std::size_t level) const;
@@ -119,5 +121,12 @@ std::size_t amg_memory_estimate(std::size_t n, std::size_t nnz, std::size_t valu
 /// built from settings.amg.
 template <typename T>
 Result amg_solve(const Csr<T>& A, const_view<T> b, view<T> x, const Settings& settings);
+
+/// amg_solve by the cycles of a hierarchy built already from A (settings.amg is not read): its
+/// set-up apart from the solve, and a hierarchy kept over several solves. M's size must be A's
+/// (as any preconditioner's: DimensionMismatch).
+template <typename T>
+Result amg_solve(const Amg<T>& M, const Csr<T>& A, const_view<T> b, view<T> x,
+                 const Settings& settings);
 
 }  // namespace portla::solver
