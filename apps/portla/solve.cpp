@@ -190,7 +190,8 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
                         {"coarse_solver", info.coarse_solver},
                         {"stopped", info.stopped},
                         {"setup_s", info.setup_seconds},
-                        {"bytes", info.bytes}};
+                        {"bytes", info.bytes},
+                        {"cycle_bytes", info.cycle_bytes}};
     if (s.smoother == solver::AmgSmoother::chebyshev) j["chebyshev_degree"] = s.chebyshev_degree;
     if (ranks) j["hierarchy_of"] = "rank 0's diagonal block";
     return j;

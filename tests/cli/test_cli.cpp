@@ -1745,8 +1745,9 @@ TEST(CliOutputs, SignalMidWriteRemovesTheTemporaryFile) {
         EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << status;
         EXPECT_TRUE(hidden_files(dir).empty());
         // The signal may land just after the rename: then the file is whole.
-        if (exists(dir + "/x.mtx"))
+        if (exists(dir + "/x.mtx")) {
             EXPECT_EQ(portla::io::read_vector(dir + "/x.mtx").size(), 1000000u);
+        }
     }
 }
 
