@@ -32,22 +32,13 @@ constexpr double kStall = 0.9;               // a coarse level keeping more rows
 constexpr double kChebyshevLowerRatio = 11;  // the smoother's interval [lmax / 11, lmax]
 constexpr double kChebyshevSafety = 1.1;     // lmax = 1.1 x the estimate
 
-/// z = w .* r: damped Jacobi (w = weight / diag) and l1-Jacobi (w = 1 / row l1 norms).
+/// A level's smoother as fused steps (amg_smooth_row): the weights w and, per step of a sweep,
+/// the coefficients (c1, c2) of d = c1 d + c2 w (b - A x), x += d.
 template <typename T>
-class DiagonalSmoother : public PreconditionerOperator<T> {
-public:
-    DiagonalSmoother(Array<T> w, std::string name) : w_(std::move(w)), name_(std::move(name)) {}
-    std::size_t size() const override { return w_.size(); }
-    const Executor& executor() const override { return w_.executor(); }
-    void apply(const_view<T> r, view<T> z) const override {
-        blas::pointwise_mul<T>(w_.executor(), w_, r, z);
-    }
-    std::string name() const override { return name_; }
-    std::size_t bytes() const { return w_.size() * sizeof(T); }
-
-private:
-    Array<T> w_;
-    std::string name_;
+struct FusedSmoother {
+    Array<T> w;
+    std::vector<std::pair<double, double>> steps;
+    explicit operator bool() const { return !steps.empty(); }
 };
 
 template <typename I>
@@ -138,10 +129,12 @@ struct Amg<T>::Hierarchy {
     std::vector<std::unique_ptr<Csr<T>>> coarse;  // levels 1, 2, ...
     std::vector<std::unique_ptr<Csr<T>>> P, R;    // P[l]: level l + 1 -> l; R[l] = P[l]^T
     std::vector<Array<I32>> aggregates;
-    std::vector<std::unique_ptr<PreconditionerOperator<T>>> smoothers;  // per level
+    std::vector<FusedSmoother<T>> smoothers;  // per level (empty: none)
     std::unique_ptr<Dense<T>> coarse_inverse;
     // The cycle's vectors per level (x, b: level 0's are apply()'s arguments).
-    mutable std::vector<Array<T>> x, b, r, z;
+    // r: the residual and the prolongated correction; z: the smoothing steps' other iterate; d:
+    // their direction.
+    mutable std::vector<Array<T>> x, b, r, z, d;
     mutable view<T> x0;
     mutable const_view<T> b0;
     AmgInfo info;
@@ -170,48 +163,67 @@ template <typename T>
 void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho) {
     const Csr<T>& A = op(l);
     const Executor& exec = A.executor();
+    FusedSmoother<T>& m = smoothers[l];
+    m.w = Array<T>(exec, A.rows());
     switch (s.smoother) {
-        case AmgSmoother::jacobi: {
-            Array<T> d(exec, A.rows());
-            A.diagonal(d.get_view());
-            blas::invert_diagonal<T>(exec, d.get_view());
-            blas::axpby<T>(exec, T(0), std::as_const(d).get_view(), T(4.0 / (3.0 * rho)),
-                           d.get_view());
-            smoothers[l] = std::make_unique<DiagonalSmoother<T>>(std::move(d), "jacobi");
+        case AmgSmoother::jacobi:  // w = 4 / (3 rho) D^-1
+            A.diagonal(m.w.get_view());
+            blas::invert_diagonal<T>(exec, m.w.get_view());
+            blas::axpby<T>(exec, T(0), std::as_const(m.w).get_view(), T(4.0 / (3.0 * rho)),
+                           m.w.get_view());
+            m.steps = {{0.0, 1.0}};
             break;
-        }
-        case AmgSmoother::l1_jacobi: {
-            Array<T> w(exec, A.rows());
+        case AmgSmoother::l1_jacobi:  // w = 1 / (the rows' l1 norms)
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
                 amg_l1(backend, exec, A.rows(), A.row_ptrs().get_view(), A.values().get_view(),
-                       w.get_view());
+                       m.w.get_view());
             });
-            blas::invert_diagonal<T>(exec, w.get_view());
-            smoothers[l] = std::make_unique<DiagonalSmoother<T>>(std::move(w), "l1-jacobi");
+            blas::invert_diagonal<T>(exec, m.w.get_view());
+            m.steps = {{0.0, 1.0}};
             break;
-        }
         case AmgSmoother::chebyshev: {
-            const double lmax = kChebyshevSafety * rho;
-            smoothers[l] = std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree,
-                                                          lmax / kChebyshevLowerRatio, lmax);
+            // degree + 1 steps of the Chebyshev iteration on D^-1 A over [lmax / 11, lmax]: the
+            // smoothing step x += p(D^-1 A) D^-1 (b - A x) of solver::Chebyshev of that degree.
+            A.diagonal(m.w.get_view());
+            blas::invert_diagonal<T>(exec, m.w.get_view());
+            const double lmax = kChebyshevSafety * rho, lmin = lmax / kChebyshevLowerRatio;
+            const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin);
+            const double sigma = theta / delta;
+            double rho_k = 1 / sigma;
+            m.steps = {{0.0, 1 / theta}};
+            for (int k = 1; k <= s.chebyshev_degree; ++k) {
+                const double next = 1 / (2 * sigma - rho_k);
+                m.steps.push_back({next * rho_k, 2 * next / delta});
+                rho_k = next;
+            }
             break;
         }
     }
 }
 
 template <typename T>
-void Amg<T>::Hierarchy::smooth(std::size_t l, int steps, bool zero_guess) const {
+void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, bool zero_guess) const {
     const Csr<T>& A = op(l);
     const Executor& exec = A.executor();
-    const auto& M = *smoothers[l];
-    for (int k = 0; k < steps; ++k) {
-        if (k == 0 && zero_guess) {  // x = M^-1 b
-            M.apply(bv(l), xv(l));
-            continue;
-        }
-        detail::residual(A, bv(l), const_view<T>(xv(l)), r[l].get_view());  // r = b - A x
-        M.apply(std::as_const(r[l]).get_view(), z[l].get_view());
-        blas::axpby<T>(exec, T(1), std::as_const(z[l]).get_view(), T(1), xv(l));
+    const FusedSmoother<T>& m = smoothers[l];
+    const std::size_t per_sweep = m.steps.size();
+    const std::size_t total = per_sweep * static_cast<std::size_t>(sweeps);
+    // Each step reads one iterate and writes the other; step k writes x when total - 1 - k is
+    // even, so the last step leaves the result in x. A first step that would read x and write x
+    // (an odd count from a given x) reads a copy in z instead.
+    const view<T> x = xv(l), other = z[l].get_view();
+    if (!zero_guess && total % 2 == 1) blas::copy<T>(exec, const_view<T>(x), other);
+    for (std::size_t k = 0; k < total; ++k) {
+        const bool to_x = (total - 1 - k) % 2 == 0;
+        const view<T> out = to_x ? x : other;
+        const const_view<T> in = to_x ? const_view<T>(other) : const_view<T>(x);
+        const auto [c1, c2] = m.steps[k % per_sweep];
+        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+            amg_smooth(backend, exec, A.rows(), A.row_ptrs().get_view(), A.col_idxs().get_view(),
+                       A.values().get_view(), bv(l), in, out, d[l].get_view(),
+                       std::as_const(m.w).get_view(), T(c1), T(c2), zero_guess && k == 0 ? 1 : 0,
+                       k % per_sweep == 0 ? 1 : 0);
+        });
     }
 }
 
@@ -397,19 +409,20 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             std::make_unique<Dense<T>>(exec, nc, nc, std::vector<T>(inv.begin(), inv.end()));
         h.info.coarse_solver = "dense-lu";
     } else {
-        if (!h.smoothers[last]) {
+        if (!h.smoothers[last]) {  // stopped by a stall or isolated rows: none built
             const double rho = Chebyshev<T>(Ac, 1, kLanczosSteps, h.start_vector(nc)).ritz_max();
             h.build_smoother(last, rho);
         }
         h.info.coarse_solver = "smoother";
     }
-    if (h.coarse_inverse) h.smoothers[last].reset();
+    if (h.coarse_inverse) h.smoothers[last] = FusedSmoother<T>();
 
     // The cycle's vectors.
     h.x.resize(h.levels());
     h.b.resize(h.levels());
     h.r.resize(h.levels());
     h.z.resize(h.levels());
+    h.d.resize(h.levels());
     std::size_t bytes = 0;
     for (std::size_t l = 0; l < h.levels(); ++l) {
         const std::size_t n = h.op(l).rows();
@@ -420,10 +433,11 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         }
         h.r[l] = Array<T>(exec, n);
         h.z[l] = Array<T>(exec, n);
-        bytes += 2 * n * sizeof(T);
+        h.d[l] = Array<T>(exec, n);
+        bytes += (3 + (h.smoothers[l] ? 1 : 0)) * n * sizeof(T);
         if (l + 1 < h.levels())
             bytes += csr_bytes(h.P[l]->rows(), h.P[l]->nnz(), sizeof(T)) +
-                     csr_bytes(h.R[l]->rows(), h.R[l]->nnz(), sizeof(T)) + n * sizeof(T);
+                     csr_bytes(h.R[l]->rows(), h.R[l]->nnz(), sizeof(T));
     }
     if (h.coarse_inverse) bytes += nc * nc * sizeof(T);
     h.info.bytes = bytes;

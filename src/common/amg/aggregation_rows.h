@@ -143,3 +143,22 @@ PORTLA_FN REAL amg_start_row(int i) {
 PORTLA_FN int amg_bad_diagonal_row(int i, PORTLA_GLOBAL const REAL *d) {
     return !(d[i] > 0 && d[i] - d[i] == 0);
 }
+
+/* One smoothing step of row i, fused (one pass over the row of A): r_i = b_i - (A x_in)_i,
+   d_i = c1 d_i + c2 w_i r_i, x_out_i = x_in_i + d_i. Damped Jacobi and l1-Jacobi are one step
+   with c1 = 0 and c2 = 1 (w: the weights); Chebyshev's iteration on D^-1 A is a sequence of
+   them (w = D^-1; Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Alg. 12.1). With
+   zero_guess x_in is taken as 0 (not read); with first_step d_i is not read. x_out must not be
+   x_in (other rows read x_in). */
+PORTLA_FN void amg_smooth_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                              PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *b,
+                              PORTLA_GLOBAL const REAL *x_in, PORTLA_GLOBAL REAL *x_out,
+                              PORTLA_GLOBAL REAL *d, PORTLA_GLOBAL const REAL *w, REAL c1, REAL c2,
+                              int zero_guess, int first_step) {
+    REAL r = b[i];
+    if (!zero_guess)
+        for (int k = rp[i]; k < rp[i + 1]; ++k) r -= v[k] * x_in[ci[k]];
+    const REAL di = (first_step ? (REAL)0 : c1 * d[i]) + c2 * w[i] * r;
+    d[i] = di;
+    x_out[i] = (zero_guess ? (REAL)0 : x_in[i]) + di;
+}
