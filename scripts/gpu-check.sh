@@ -82,6 +82,12 @@ for t in "${memcheck[@]}"; do
   echo "$t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
 done
 
+step "multigrid: CG + AMG against CG + Jacobi and CG + Chebyshev on the GPU (bench/amg.py)"
+python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
+  --problems poisson3d --sizes 64,128,256 --json "$OUT/amg_poisson.json" || status=1
+python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
+  --problems contrast3d,anisotropic3d --sizes 128 --json "$OUT/amg_hard.json" || status=1
+
 step "CG on poisson3d:128, double"
 P="$BUILD/apps/portla/portla"
 "$P" info
