@@ -1,122 +1,7 @@
 // The batched solvers' kernels (core/kernels/batch_kernels.hpp) in OpenCL C, built after
-// batch_constants.h, batch_group.cl and system_algorithms.h (the shared algorithms): BiCGSTAB,
-// the kernel entry points, the copies into and out of local memory.
+// batch_constants.h, batch_group.cl and system_algorithms.h (the shared algorithms, the solvers
+// among them): the kernel entry points, the copies into and out of local memory.
 
-// Preconditioned BiCGSTAB (van der Vorst); x holds the initial guess on entry. Every pass
-// takes the same barriers: the second half (t = A M^-1 s, omega) skipped after a claim on ||s||
-// and the confirmation of a claim (the true residual into t) do their work only when it counts,
-// their sums taken on every pass (group_total2 takes two sums at the price of one).
-int bicgstab(local ACC *scratch, const Matrix *A, Vec b, const Options *o, const Ilu *ilu,
-             const Work *w, int *iterations) {
-    const int n = A->n;
-    const Vec r = item(w, PORTLA_SLOT_BI_R), rhat = item(w, PORTLA_SLOT_BI_RHAT),
-              p = item(w, PORTLA_SLOT_BI_P), v = item(w, PORTLA_SLOT_BI_V),
-              t = item(w, PORTLA_SLOT_BI_T), x = item(w, PORTLA_SLOT_BI_X);
-    const bool pre = BATCH_PRECOND != PORTLA_PRECOND_NONE;
-    const Vec phat = pre ? item(w, PORTLA_SLOT_BI_PHAT) : p;
-    const Vec shat = pre ? item(w, PORTLA_SLOT_BI_SHAT) : r;  // s overwrites r
-    const Vec P = item(w, ITEM_PRECOND(w));
-    *iterations = 0;
-    const ACC tau = threshold(o, group_norm2(scratch, n, b));
-    Vec r_view = r;
-    ACC rnorm = residual(scratch, A, b, x, &r_view, (ACC *)0);
-    if (!PORTLA_FINITE(rnorm) || !PORTLA_FINITE(tau)) return PORTLA_STOP_NON_FINITE;
-    if (rnorm <= tau) return PORTLA_STOP_CONVERGED;
-    int false_convergence = 0;
-    bool fresh = true;  // (re)start the recurrences from r
-    ACC rho_old = 1, alpha = 1, omega = 1;
-    while (*iterations < o->max_iters) {
-        if (fresh) {  // no barrier: each work-item reads only its own rows of these before one
-            copy(scratch, n, r, rhat);
-            fill(scratch, n, p, 0);
-            fill(scratch, n, v, 0);
-            rho_old = alpha = omega = 1;
-            fresh = false;
-        }
-        const ACC rho = group_dot(scratch, n, rhat, r);
-        if (!PORTLA_FINITE(rho)) return PORTLA_STOP_NON_FINITE;
-        if (rho == 0) return PORTLA_STOP_BREAKDOWN;
-        const REAL beta = (REAL)((rho / rho_old) * (alpha / omega));
-        for (int i = RANK; i < n; i += SIZE)
-            st(p, i, ld(r, i) + beta * (ld(p, i) - (REAL)omega * ld(v, i)));
-        SYNC();
-        if (pre) {
-            precond_apply(scratch, A, o, ilu, P, p, phat);
-            SYNC();
-        }
-        spmv(scratch, A, phat, v);
-        const ACC rv = group_dot(scratch, n, rhat, v);
-        if (!PORTLA_FINITE(rv)) return PORTLA_STOP_NON_FINITE;
-        if (rv == 0) return PORTLA_STOP_BREAKDOWN;
-        alpha = rho / rv;
-        ACC s2 = 0;
-        for (int i = RANK; i < n; i += SIZE) {
-            const REAL si = ld(r, i) - (REAL)alpha * ld(v, i);  // r now holds s
-            st(r, i, si);
-            st(x, i, ld(x, i) + (REAL)alpha * ld(phat, i));
-            s2 += (ACC)si * (ACC)si;
-        }
-        ++*iterations;
-        const ACC snorm = sqrt(group_total(scratch, s2));
-        if (!PORTLA_FINITE(snorm)) return PORTLA_STOP_NON_FINITE;
-        const bool second = snorm > tau;  // the second half counts (no claim on s)
-        if (pre) {
-            if (second) precond_apply(scratch, A, o, ilu, P, r, shat);
-            SYNC();
-        }
-        ACC ts = 0, tt = 0;
-        if (second) {
-            spmv(scratch, A, shat, t);
-            for (int i = RANK; i < n; i += SIZE) {
-                ts += (ACC)ld(t, i) * (ACC)ld(r, i);
-                tt += (ACC)ld(t, i) * (ACC)ld(t, i);
-            }
-        }
-        group_total2(scratch, &ts, &tt);
-        ACC r2 = 0;
-        if (second) {
-            if (!PORTLA_FINITE(ts) || !PORTLA_FINITE(tt)) return PORTLA_STOP_NON_FINITE;
-            if (tt == 0) return PORTLA_STOP_BREAKDOWN;
-            omega = ts / tt;
-            for (int i = RANK; i < n; i += SIZE) {
-                st(x, i, ld(x, i) + (REAL)omega * ld(shat, i));
-                const REAL ri = ld(r, i) - (REAL)omega * ld(t, i);
-                st(r, i, ri);
-                r2 += (ACC)ri * (ACC)ri;
-            }
-        }
-        rnorm = sqrt(group_total(scratch, r2));
-        if (second && !PORTLA_FINITE(rnorm)) return PORTLA_STOP_NON_FINITE;
-        // a claim (||s|| or ||r|| <= tau) is confirmed by the true residual, into t (the C++
-        // confirms at two places, with the same outcome)
-        const bool claim = !second || rnorm <= tau;
-        ACC e2 = 0;
-        if (claim)
-            for (int i = RANK; i < n; i += SIZE) {
-                const REAL ei = ld(b, i) - row_dot(A, i, x);
-                st(t, i, ei);
-                e2 += (ACC)ei * (ACC)ei;
-            }
-        const ACC true_norm = sqrt(group_total(scratch, e2));
-        int stop = -1;
-        if (claim) {
-            if (true_norm <= tau)
-                stop = PORTLA_STOP_CONVERGED;
-            else if (++false_convergence > PORTLA_MAX_FALSE_CONVERGENCE)
-                stop = PORTLA_STOP_STAGNATION;
-            fresh = true;
-        } else if (omega == 0) {
-            stop = PORTLA_STOP_BREAKDOWN;
-        }
-        if (stop >= 0) return stop;
-        if (fresh) copy(scratch, n, t, r);  // own rows only, as the restart above reads them
-        rho_old = rho;
-    }
-    return PORTLA_STOP_MAX_ITERATIONS;
-}
-
-// Restarted GMRES(m), right-preconditioned, modified Gram-Schmidt, Givens rotations. The small
-// dense arrays (the scalars item): H ((m + 1) x m, column j at j (m + 1)), cs, sn (m each),
 // ---- the kernels -------------------------------------------------------------------------
 
 #define SOLVER_CG 0
@@ -197,7 +82,7 @@ void solve_batch(int solver, int num_systems, int n, int width, long stored,
         else if (solver == SOLVER_CG)
             reason = cg(scratch, &A, bv, &o, &ilu, &w, &x_view, &its);
         else if (solver == SOLVER_BICGSTAB)
-            reason = bicgstab(scratch, &A, bv, &o, &ilu, &w, &its);
+            reason = bicgstab(scratch, &A, bv, &o, &ilu, &w, &x_view, &its);
         else
             reason = gmres(scratch, &A, bv, &o, &ilu, &w, &its);
         SYNC();

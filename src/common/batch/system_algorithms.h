@@ -144,6 +144,19 @@ PORTLA_FN ACC threshold(const Options *o, ACC bnorm) {
     return o->relative ? o->tolerance * bnorm : o->tolerance;
 }
 
+/* The start of CG and BiCGSTAB: r = b - A x (x in memory; r a view) and the threshold into
+   *tau; returns the stop reason when the solve ends there (a non-finite norm, or converged),
+   else -1. */
+PORTLA_FN int first_residual(PORTLA_GROUP, const Matrix *A, CVec b, const Options *o, CVec x,
+                             Own *r, ACC *tau) {
+    ACC bnorm = 0;
+    const ACC rnorm = residual(PORTLA_G, A, b, x, r, &bnorm);
+    *tau = threshold(o, bnorm);
+    if (!PORTLA_FINITE(rnorm) || !PORTLA_FINITE(*tau)) return PORTLA_STOP_NON_FINITE;
+    if (rnorm <= *tau) return PORTLA_STOP_CONVERGED;
+    return -1;
+}
+
 /* ---- preconditioners ------------------------------------------------------------------- */
 
 /* Gauss-Jordan with partial pivoting of the bs x bs block at a, in place; false when it is
@@ -350,11 +363,9 @@ PORTLA_FN int cg(PORTLA_GROUP, const Matrix *A, CVec b, const Options *o, const 
     Own z = own_vec(pre ? work_vec(w, PORTLA_SLOT_Z) : mem_of(r));
     const CVec P = work_precond(w);
     *iterations = 0;
-    ACC bnorm = 0;
-    ACC rnorm = residual(PORTLA_G, A, b, work_vec(w, PORTLA_SLOT_X), &r, &bnorm);
-    const ACC tau = threshold(o, bnorm);
-    if (!PORTLA_FINITE(rnorm) || !PORTLA_FINITE(tau)) return PORTLA_STOP_NON_FINITE;
-    if (rnorm <= tau) return PORTLA_STOP_CONVERGED;
+    ACC tau = 0;
+    const int stop = first_residual(PORTLA_G, A, b, o, work_vec(w, PORTLA_SLOT_X), &r, &tau);
+    if (stop >= 0) return stop;
     ACC rho = cg_precondition(PORTLA_G, A, o, ilu, P, &r, &z);
     PORTLA_FOR_ROWS(n, k) { st(p, row_i(k), own_ld(z, k)); }
     PORTLA_END_ROWS;
@@ -390,7 +401,7 @@ PORTLA_FN int cg(PORTLA_GROUP, const Matrix *A, CVec b, const Options *o, const 
             PORTLA_SUM2(rr, rz);
         else
             rr = PORTLA_SUM(rr);
-        rnorm = sqrt(rr);
+        const ACC rnorm = sqrt(rr);
         if (!PORTLA_FINITE(rnorm)) return PORTLA_STOP_NON_FINITE;
         bool restart = false;
         if (rnorm <= tau) { /* confirm with the true residual (q is free until the next spmv;
@@ -414,6 +425,145 @@ PORTLA_FN int cg(PORTLA_GROUP, const Matrix *A, CVec b, const Options *o, const 
         PORTLA_FOR_ROWS(n, k) { st(p, row_i(k), own_ld(z, k) + beta * ld(p, row_i(k))); }
         PORTLA_END_ROWS;
         PORTLA_SYNC();
+    }
+    return PORTLA_STOP_MAX_ITERATIONS;
+}
+
+/* ---- BiCGSTAB --------------------------------------------------------------------------- */
+
+/* The (re)start of BiCGSTAB's recurrences from r: r-hat = r, p = v = 0; returns rho = r-hat.r
+   (its sum orders the group's memory as a barrier does). */
+PORTLA_FN ACC bicgstab_restart(PORTLA_GROUP, int n, Own *r, Own *rhat, Own *p, Own *v) {
+    ACC rho = 0;
+    PORTLA_FOR_ROWS(n, k) {
+        own_st(*rhat, k, own_ld(*r, k));
+        own_st(*p, k, (REAL)0);
+        own_st(*v, k, (REAL)0);
+        rho += (ACC)own_ld(*rhat, k) * (ACC)own_ld(*r, k);
+    }
+    PORTLA_END_ROWS;
+    return PORTLA_SUM(rho);
+}
+
+/* Preconditioned BiCGSTAB (van der Vorst). x: the view of the iterate, as for cg. Per
+   iteration four reductions: rhat.v (fused into the first SpMV), s.s, t.s with t.t (fused into
+   the second SpMV), r.r with the next rhat.r. A Jacobi preconditioner is applied inside the
+   updates of p and s. Only p-hat and s-hat are gathered (by the SpMVs): r (which s
+   overwrites), r-hat, p, v, t and x are owner-only views. Without a preconditioner p-hat and
+   s-hat are p and r themselves when those are in memory, else copies of them. Every pass takes
+   the same sums and barriers up to the test of ||r||: after a claim on ||s|| the second half
+   (t = A M^-1 s, omega) does no work, its sums taken all the same. A claim on ||s|| or ||r|| is
+   then confirmed at one place, by the true residual, or the recurrences restart from it.
+   Returns the stop reason, the iterations in *iterations. */
+PORTLA_FN int bicgstab(PORTLA_GROUP, const Matrix *A, CVec b, const Options *o, const Ilu *ilu,
+                       const Work *w, Own *x, int *iterations) {
+    const int n = A->n;
+    Own r = own_vec(work_vec(w, PORTLA_SLOT_BI_R)),
+        rhat = own_vec(work_vec(w, PORTLA_SLOT_BI_RHAT)),
+        p = own_vec(work_vec(w, PORTLA_SLOT_BI_P)), v = own_vec(work_vec(w, PORTLA_SLOT_BI_V)),
+        t = own_vec(work_vec(w, PORTLA_SLOT_BI_T));
+    const bool pre = !PORTLA_IS_PRECOND(o, PORTLA_PRECOND_NONE);
+    const bool jacobi = PORTLA_IS_PRECOND(o, PORTLA_PRECOND_JACOBI);
+    const bool fused = PORTLA_ROW_LOCAL(o);
+    const Vec phat = pre || PORTLA_ROWS > 0 ? work_vec(w, PORTLA_SLOT_BI_PHAT) : mem_of(p);
+    const Vec shat = pre || PORTLA_ROWS > 0 ? work_vec(w, PORTLA_SLOT_BI_SHAT) : mem_of(r);
+    const CVec P = work_precond(w);
+    *iterations = 0;
+    ACC tau = 0;
+    const int stop = first_residual(PORTLA_G, A, b, o, work_vec(w, PORTLA_SLOT_BI_X), &r, &tau);
+    if (stop >= 0) return stop;
+    int false_convergence = 0;
+    ACC rho = bicgstab_restart(PORTLA_G, n, &r, &rhat, &p, &v);
+    ACC rho_old = 1, alpha = 1, omega = 1;
+    while (*iterations < o->max_iters) {
+        if (!PORTLA_FINITE(rho)) return PORTLA_STOP_NON_FINITE;
+        if (rho == 0) return PORTLA_STOP_BREAKDOWN;
+        const REAL beta = (REAL)((rho / rho_old) * (alpha / omega));
+        PORTLA_FOR_ROWS(n, k) {
+            own_st(p, k, own_ld(r, k) + beta * (own_ld(p, k) - (REAL)omega * own_ld(v, k)));
+            if (jacobi)
+                st(phat, row_i(k), ld(P, row_i(k)) * own_ld(p, k));
+            else if (PORTLA_ROWS > 0)
+                st(phat, row_i(k), own_ld(p, k));
+        }
+        PORTLA_END_ROWS;
+        PORTLA_SYNC();
+        if (!fused) {
+            precond_apply(PORTLA_G, A, o, ilu, P, mem_of(p), phat);
+            PORTLA_SYNC();
+        }
+        ACC rv = 0; /* v = A phat and rhat.v in one pass */
+        PORTLA_FOR_ROWS(n, k) {
+            const REAL vi = row_dot(A, row_i(k), phat);
+            own_st(v, k, vi);
+            rv += (ACC)own_ld(rhat, k) * (ACC)vi;
+        }
+        PORTLA_END_ROWS;
+        rv = PORTLA_SUM(rv);
+        if (!PORTLA_FINITE(rv)) return PORTLA_STOP_NON_FINITE;
+        if (rv == 0) return PORTLA_STOP_BREAKDOWN;
+        alpha = rho / rv;
+        ACC s2 = 0;
+        PORTLA_FOR_ROWS(n, k) {
+            own_st(r, k, own_ld(r, k) - (REAL)alpha * own_ld(v, k)); /* r now holds s */
+            own_st(*x, k, own_ld(*x, k) + (REAL)alpha * ld(phat, row_i(k)));
+            s2 += (ACC)own_ld(r, k) * (ACC)own_ld(r, k);
+            if (jacobi)
+                st(shat, row_i(k), ld(P, row_i(k)) * own_ld(r, k));
+            else if (PORTLA_ROWS > 0)
+                st(shat, row_i(k), own_ld(r, k));
+        }
+        PORTLA_END_ROWS;
+        ++*iterations;
+        const ACC snorm = sqrt(PORTLA_SUM(s2)); /* the sum orders shat for the SpMV */
+        if (!PORTLA_FINITE(snorm)) return PORTLA_STOP_NON_FINITE;
+        const bool second = snorm > tau; /* the second half counts (no claim on ||s||) */
+        if (!fused) {
+            if (second) precond_apply(PORTLA_G, A, o, ilu, P, mem_of(r), shat);
+            PORTLA_SYNC();
+        }
+        ACC ts = 0, tt = 0; /* t = A shat, t.s and t.t in one pass */
+        if (second) {
+            PORTLA_FOR_ROWS(n, k) {
+                const REAL ti = row_dot(A, row_i(k), shat);
+                own_st(t, k, ti);
+                ts += (ACC)ti * (ACC)own_ld(r, k);
+                tt += (ACC)ti * (ACC)ti;
+            }
+            PORTLA_END_ROWS;
+        }
+        PORTLA_SUM2(ts, tt);
+        ACC r2 = 0, rho_next = 0;
+        if (second) {
+            if (!PORTLA_FINITE(ts) || !PORTLA_FINITE(tt)) return PORTLA_STOP_NON_FINITE;
+            if (tt == 0) return PORTLA_STOP_BREAKDOWN;
+            omega = ts / tt;
+            PORTLA_FOR_ROWS(n, k) {
+                own_st(*x, k, own_ld(*x, k) + (REAL)omega * ld(shat, row_i(k)));
+                own_st(r, k, own_ld(r, k) - (REAL)omega * own_ld(t, k));
+                r2 += (ACC)own_ld(r, k) * (ACC)own_ld(r, k);
+                rho_next += (ACC)own_ld(rhat, k) * (ACC)own_ld(r, k);
+            }
+            PORTLA_END_ROWS;
+        }
+        PORTLA_SUM2(r2, rho_next);
+        const ACC rnorm = sqrt(r2);
+        if (second && !PORTLA_FINITE(rnorm)) return PORTLA_STOP_NON_FINITE;
+        if (!second || rnorm <= tau) {
+            /* a claim: confirmed by the true residual, else a restart from it (into r, which
+               neither claim needs any more; x in registers goes through p-hat, which the
+               restart rebuilds) */
+            const ACC true_norm =
+                residual(PORTLA_G, A, b, gatherable(PORTLA_G, n, x, phat), &r, (ACC *)0);
+            if (true_norm <= tau) return PORTLA_STOP_CONVERGED;
+            if (++false_convergence > PORTLA_MAX_FALSE_CONVERGENCE) return PORTLA_STOP_STAGNATION;
+            rho = bicgstab_restart(PORTLA_G, n, &r, &rhat, &p, &v);
+            rho_old = alpha = omega = 1;
+        } else {
+            if (omega == 0) return PORTLA_STOP_BREAKDOWN;
+            rho_old = rho;
+            rho = rho_next;
+        }
     }
     return PORTLA_STOP_MAX_ITERATIONS;
 }

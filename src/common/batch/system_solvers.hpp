@@ -7,7 +7,7 @@
 //
 // The algorithms are in system_algorithms.h, a C subset that OpenCL C compiles too; here they
 // are instantiated per (group, value type, preconditioner set) as the static members of
-// GroupAlgorithms. BiCGSTAB is written here over them.
+// GroupAlgorithms.
 //
 // Loops over rows are strided by the group (row i on member i mod size); every member takes
 // part in every sum() and sync(), so control flow stays uniform across the group (all
@@ -328,155 +328,6 @@ PORTLA_HD T row_dot(const SystemMatrix<T>& A, int i, const T* x) {
 
 // ---- solvers ----------------------------------------------------------------------------
 
-/// Preconditioned BiCGSTAB (van der Vorst). x: the view of the iterate, as for
-/// GroupAlgorithms::cg.
-/// Per iteration four reductions: rhat.v (fused into the first SpMV), s.s, t.s with t.t (fused
-/// into the second SpMV), r.r with the next rhat.r. A Jacobi preconditioner is applied inside
-/// the updates of p and s. Only p-hat and s-hat are gathered (by the SpMVs); r (s), r-hat, p,
-/// v, t and x are owner-only views. Without a preconditioner p-hat and s-hat are p and r
-/// themselves when those are in memory, else copies of them.
-template <bool RowLocalOnly = false, typename G, typename T, typename X>
-PORTLA_HD Outcome bicgstab(G& g, const SystemMatrix<T>& A, const T* b, const Options& o,
-                           const IluPattern& ilu, Workspace<T>& w, X& x) {
-    using Alg = GroupAlgorithms<G, T, RowLocalOnly>;
-    constexpr int R = G::kRows;
-    static_assert(R == 0 || RowLocalOnly, "owner-only vectors in registers need a row-local M");
-    const int n = A.n;
-    OwnVec<T, R> r = own_vec<R>(w.vec[slot_bi_r]), rhat = own_vec<R>(w.vec[slot_bi_rhat]),
-                 p = own_vec<R>(w.vec[slot_bi_p]), v = own_vec<R>(w.vec[slot_bi_v]),
-                 t = own_vec<R>(w.vec[slot_bi_t]);
-    const bool pre = o.precond != Preconditioner::none;
-    const bool jacobi = o.precond == Preconditioner::jacobi;
-    const bool fused = RowLocalOnly || row_local(o.precond);
-    T* phat = pre || R > 0 ? w.vec[slot_bi_phat] : mem_of(p);
-    T* shat = pre || R > 0 ? w.vec[slot_bi_shat] : mem_of(r);  // s overwrites r
-    const T* P = w.precond;
-    Outcome out;
-    double bnorm = 0;
-    double rnorm = Alg::residual(g, &A, b, w.vec[slot_bi_x], &r, &bnorm);
-    const double tau = Alg::threshold(&o, bnorm);
-    if (!finite(rnorm) || !finite(tau)) return {0, StopReason::non_finite};
-    if (rnorm <= tau) return {0, StopReason::converged};
-    int false_convergence = 0;
-    bool fresh = true;      // (re)start the recurrences from r
-    bool have_rho = false;  // rho = rhat.r came with the last iteration's r.r
-    double rho = 0, rho_old = 1, alpha = 1, omega = 1;
-    // After a convergence claim, check the true residual into t; true: converged; otherwise
-    // restart from it (or give up after kMaxFalseConvergence). x in registers goes through
-    // p-hat, which the restart rebuilds.
-    auto confirm = [&](StopReason& reason) {
-        const double true_norm =
-            Alg::residual(g, &A, b, Alg::gatherable(g, n, &x, phat), &t, nullptr);
-        if (true_norm <= tau) {
-            reason = StopReason::converged;
-            return true;
-        }
-        if (++false_convergence > kMaxFalseConvergence) {
-            reason = StopReason::stagnation;
-            return true;
-        }
-        for_rows(g, n, [&](Row k) { r[k] = t[k]; });
-        fresh = true;
-        g.sync();
-        return false;
-    };
-    while (out.iterations < o.max_iters) {
-        if (fresh) {
-            for_rows(g, n, [&](Row k) {
-                rhat[k] = r[k];
-                p[k] = T(0);
-                v[k] = T(0);
-            });
-            rho_old = alpha = omega = 1;
-            fresh = false;
-            have_rho = false;
-            g.sync();
-        }
-        if (!have_rho) {
-            double s = 0;
-            for_rows(g, n, [&](Row k) { s += double(rhat[k]) * double(r[k]); });
-            rho = g.sum(s);
-        }
-        if (!finite(rho)) return {out.iterations, StopReason::non_finite};
-        if (rho == 0) return {out.iterations, StopReason::breakdown};
-        const T beta = static_cast<T>((rho / rho_old) * (alpha / omega));
-        for_rows(g, n, [&](Row k) {
-            p[k] = r[k] + beta * (p[k] - T(omega) * v[k]);
-            if (jacobi)
-                phat[k.i] = P[k.i] * p[k];
-            else if (R > 0)
-                phat[k.i] = p[k];
-        });
-        g.sync();
-        if (!fused) {
-            Alg::precond_apply(g, &A, &o, &ilu, P, mem_of(p), phat);
-            g.sync();
-        }
-        double rv = 0;  // v = A phat and rhat.v in one pass
-        for_rows(g, n, [&](Row k) {
-            const T vi = row_dot(A, k.i, phat);
-            v[k] = vi;
-            rv += double(rhat[k]) * double(vi);
-        });
-        rv = g.sum(rv);
-        if (!finite(rv)) return {out.iterations, StopReason::non_finite};
-        if (rv == 0) return {out.iterations, StopReason::breakdown};
-        alpha = rho / rv;
-        double s2 = 0;
-        for_rows(g, n, [&](Row k) {
-            r[k] -= T(alpha) * v[k];  // r now holds s
-            x[k] += T(alpha) * phat[k.i];
-            s2 += double(r[k]) * double(r[k]);
-            if (jacobi)
-                shat[k.i] = P[k.i] * r[k];
-            else if (R > 0)
-                shat[k.i] = r[k];
-        });
-        ++out.iterations;
-        const double snorm = group_sqrt(g.sum(s2));  // the sum orders shat for the SpMV
-        if (!finite(snorm)) return {out.iterations, StopReason::non_finite};
-        StopReason reason = StopReason::converged;
-        if (snorm <= tau) {
-            if (confirm(reason)) return {out.iterations, reason};
-            continue;
-        }
-        if (!fused) {
-            Alg::precond_apply(g, &A, &o, &ilu, P, mem_of(r), shat);
-            g.sync();
-        }
-        double ts = 0, tt = 0;  // t = A shat, t.s and t.t in one pass
-        for_rows(g, n, [&](Row k) {
-            const T ti = row_dot(A, k.i, shat);
-            t[k] = ti;
-            ts += double(ti) * double(r[k]);
-            tt += double(ti) * double(ti);
-        });
-        g.sum2(ts, tt);
-        if (!finite(ts) || !finite(tt)) return {out.iterations, StopReason::non_finite};
-        if (tt == 0) return {out.iterations, StopReason::breakdown};
-        omega = ts / tt;
-        double r2 = 0, rho_next = 0;
-        for_rows(g, n, [&](Row k) {
-            x[k] += T(omega) * shat[k.i];
-            r[k] -= T(omega) * t[k];
-            r2 += double(r[k]) * double(r[k]);
-            rho_next += double(rhat[k]) * double(r[k]);
-        });
-        g.sum2(r2, rho_next);
-        rnorm = group_sqrt(r2);
-        if (!finite(rnorm)) return {out.iterations, StopReason::non_finite};
-        if (rnorm <= tau) {
-            if (confirm(reason)) return {out.iterations, reason};
-            continue;
-        }
-        if (omega == 0) return {out.iterations, StopReason::breakdown};
-        rho_old = rho;
-        rho = rho_next;
-        have_rho = true;
-    }
-    return out;
-}
-
 /// The slot of x in a solver's workspace.
 PORTLA_HD int x_slot(Solver solver) {
     return solver == Solver::cg ? slot_x : solver == Solver::bicgstab ? slot_bi_x : slot_gm_x;
@@ -500,16 +351,17 @@ PORTLA_HD Outcome solve_system_with(G& g, const SystemMatrix<T>& A, const T* b, 
     } else {
         // x's view: its memory, or registers loaded from it and stored back at the end
         constexpr int R = G::kRows;
+        static_assert(R == 0 || RowLocalOnly, "owner-only vectors in registers need a row-local M");
         T* xm = w.vec[x_slot(S)];
         OwnVec<T, R> x = own_vec<R>(xm);
         if constexpr (R > 0) for_rows(g, A.n, [&](Row k) { x[k] = xm[k.i]; });
         Outcome out;
-        if constexpr (S == Solver::cg) {
-            const int reason = Alg::cg(g, &A, b, &o, &ilu, &w, &x, &out.iterations);
-            out.reason = static_cast<StopReason>(reason);
-        } else {
-            out = bicgstab<RowLocalOnly>(g, A, b, o, ilu, w, x);
-        }
+        int reason = 0;
+        if constexpr (S == Solver::cg)
+            reason = Alg::cg(g, &A, b, &o, &ilu, &w, &x, &out.iterations);
+        else
+            reason = Alg::bicgstab(g, &A, b, &o, &ilu, &w, &x, &out.iterations);
+        out.reason = static_cast<StopReason>(reason);
         if constexpr (R > 0) for_rows(g, A.n, [&](Row k) { xm[k.i] = x[k]; });
         return out;
     }
