@@ -66,7 +66,7 @@ P="$BUILD/apps/portla/portla"
 gpu_cl=$("$P" info | grep -E "^  opencl:[0-9]+ .*NVIDIA" | grep -oE "opencl:[0-9]+" | head -1 | cut -d: -f2)
 (cd "$BUILD" && PORTLA_OPENCL_DEVICE=${gpu_cl:-0} ctest -j "$(nproc)" --output-on-failure \
   > "$OUT/ctest.log" 2>&1) || status=1
-grep -E "tests passed|Failed|Not Run|\*\*\*" "$OUT/ctest.log" | head -40
+grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$OUT/ctest.log" | head -40
 grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
 
 step "compute-sanitizer memcheck on the cuda tests (side by side)"

@@ -1285,13 +1285,13 @@ TEST(CliSafe, InputsMustBeRegularFiles) {
 }
 
 TEST(CliSafe, HugeDeclaredSizesAreRefusedBeforeAllocating) {
-    const auto t0 = std::chrono::steady_clock::now();
+    // run_portla's alarm (5 s) stops a run that reads or allocates instead of refusing; no
+    // tighter clock here, where ctest runs a test per core beside it.
     RunResult r = run_portla({"eig", cli_data("big_header.mtx")}, 5);
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "big_header.mtx")) << r;
     // Refused for its memory where 8 GiB per copy does not fit, else for its missing entries.
     EXPECT_TRUE(contains(r.err, "needs")) << r;
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 2.0);
     for (const char* sub : {"solve", "eig"}) {
         r = run_portla({sub, cli_data("huge_size.mtx")}, 5);
         EXPECT_CLI_ERROR(r);
@@ -1320,11 +1320,10 @@ TEST(CliSafe, HugeDeclaredSizesAreRefusedBeforeAllocating) {
 // A 60-byte file declaring 2e8 x 2e8 with one entry: refused as singular before any per-row work
 // (it took 14 s and 1.5 GB before the check), and the message names the file.
 TEST(CliSafe, HugeDeclaredSingularFileIsRefusedAtOnce) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const RunResult r = run_portla({"solve", data("bad/huge_declared.mtx")}, 10);
+    // The alarm (5 s) stops a run that does the per-row work.
+    const RunResult r = run_portla({"solve", data("bad/huge_declared.mtx")}, 5);
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "huge_declared.mtx") && contains(r.err, "empty row")) << r;
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
 }
 
 TEST(CliSafe, JsonFileInEverySubcommand) {
