@@ -217,7 +217,7 @@ void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, bool zero_guess) const
         const bool to_x = (total - 1 - k) % 2 == 0;
         const view<T> out = to_x ? x : other;
         const const_view<T> in = to_x ? const_view<T>(other) : const_view<T>(x);
-        const auto [c1, c2] = m.steps[k % per_sweep];
+        const double c1 = m.steps[k % per_sweep].first, c2 = m.steps[k % per_sweep].second;
         dispatch<KernelFamily::amg>(exec, [&](auto backend) {
             amg_smooth(backend, exec, A.rows(), A.row_ptrs().get_view(), A.col_idxs().get_view(),
                        A.values().get_view(), bv(l), in, out, d[l].get_view(),
