@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/kernels/amg_kernels.hpp"
+#include "core/device_arrays.hpp"
 #include "core/kernels/sparse_kernels.hpp"
 #include "core/solver_common.hpp"
 #include "portla/blas.hpp"
@@ -22,6 +23,9 @@
 
 namespace portla::solver {
 namespace {
+
+using portla::detail::prefix_sums;
+using portla::detail::read_at;
 
 using I32 = std::int32_t;
 using I64 = std::int64_t;
@@ -40,21 +44,6 @@ struct FusedSmoother {
     std::vector<std::pair<double, double>> steps;
     explicit operator bool() const { return !steps.empty(); }
 };
-
-template <typename I>
-I read_at(const Array<I>& a, std::size_t i) {
-    I value{};
-    Executor::copy_bytes(Executor::reference(), &value, a.executor(), a.data() + i, sizeof(I));
-    return value;
-}
-
-template <typename I>
-Array<I> prefix_sums(const Executor& exec, const Array<I>& in) {
-    Array<I> out(exec, in.size() + 1);
-    dispatch<KernelFamily::sparse>(
-        exec, [&](auto backend) { exclusive_scan(backend, exec, in.get_view(), out.get_view()); });
-    return out;
-}
 
 std::size_t csr_bytes(std::size_t rows, std::size_t nnz, std::size_t value_size) {
     return (rows + 1) * sizeof(I32) + nnz * (sizeof(I32) + value_size);

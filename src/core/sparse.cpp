@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/device_arrays.hpp"
 #include "core/kernels/sparse_kernels.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
@@ -16,33 +17,19 @@
 namespace portla::sparse {
 namespace {
 
+using detail::prefix_sums;
+using detail::read_at;
+
 using I32 = std::int32_t;
 using I64 = std::int64_t;
 
 constexpr std::size_t kDefaultWorkspace = std::size_t{768} << 20;
-
-/// The entry `i` of a device array, read back.
-template <typename I>
-I read_at(const Array<I>& a, std::size_t i) {
-    I value{};
-    Executor::copy_bytes(Executor::reference(), &value, a.executor(), a.data() + i, sizeof(I));
-    return value;
-}
 
 /// A zeroed int32 array: blas::fill of float 0, whose bits are all zero, over its memory.
 Array<I32> zeros(const Executor& exec, std::size_t n) {
     Array<I32> a(exec, n);
     if (n > 0) blas::fill<float>(exec, view<float>(reinterpret_cast<float*>(a.data()), n), 0.0f);
     return a;
-}
-
-/// The exclusive prefix sums of `in` (in.size() + 1 entries).
-template <typename I>
-Array<I> prefix_sums(const Executor& exec, const Array<I>& in) {
-    Array<I> out(exec, in.size() + 1);
-    dispatch<KernelFamily::sparse>(
-        exec, [&](auto backend) { exclusive_scan(backend, exec, in.get_view(), out.get_view()); });
-    return out;
 }
 
 bool same_memory(const Executor& a, const Executor& b) {
