@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <random>
 #include <streambuf>
 
 #include "portla/error.hpp"
@@ -95,8 +96,12 @@ private:
     sigset_t old_;
 };
 
-// A temporary file created from `pattern` (mkstemp), removed with the handler above on a
-// signal, and on destruction unless kept.
+// A temporary file created from `pattern` (its trailing XXXXXX replaced by random characters, as
+// mkstemp does, mode 0600), removed with the handler above on a signal, and on destruction unless
+// kept. A signal sent to the process may be handled by any of its threads (OpenMP's, the GPU
+// runtime's), which this thread's blocked mask does not cover: so the handler is installed first
+// and the name registered before the file is created (O_EXCL); a signal in between unlinks a name
+// that does not exist yet, and no moment leaves the file unregistered.
 class TempFile {
 public:
     explicit TempFile(std::string pattern) {
@@ -105,16 +110,34 @@ public:
             return;
         }
         const BlockedSignals blocked;
-        fd_ = ::mkstemp(pattern.data());
-        if (fd_ < 0) return;
-        name_ = pattern;
-        std::memcpy(temp_name, name_.c_str(), name_.size() + 1);
         struct sigaction action {};
         action.sa_handler = remove_temp_file;
         sigemptyset(&action.sa_mask);
         for (std::size_t i = 0; i < std::size(cleanup_signals); ++i)
             ::sigaction(cleanup_signals[i], &action, &previous_action[i]);
-        temp_exists = 1;
+        static constexpr char kChars[] =
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        std::random_device random;
+        const std::size_t suffix = pattern.size() - 6;  // the XXXXXX
+        for (int attempt = 0; attempt < 100 && fd_ < 0; ++attempt) {
+            for (std::size_t k = suffix; k < pattern.size(); ++k)
+                pattern[k] = kChars[random() % (sizeof(kChars) - 1)];
+            std::memcpy(temp_name, pattern.c_str(), pattern.size() + 1);
+            temp_exists = 1;
+            fd_ = ::open(pattern.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            if (fd_ < 0) {
+                temp_exists = 0;
+                if (errno != EEXIST) break;
+            }
+        }
+        if (fd_ < 0) {
+            const int error = errno;
+            for (std::size_t i = 0; i < std::size(cleanup_signals); ++i)
+                ::sigaction(cleanup_signals[i], &previous_action[i], nullptr);
+            errno = error;
+            return;
+        }
+        name_ = pattern;
     }
     TempFile(const TempFile&) = delete;
     TempFile& operator=(const TempFile&) = delete;

@@ -887,7 +887,9 @@ TEST(CliErrors, SwitchWithAValueItDoesNotKnow) {
         EXPECT_FALSE(good.signaled) << good;
         EXPECT_EQ(good.exit_code, 0) << good;
         EXPECT_EQ(good.err.find("portla"), std::string::npos) << good;
-        if (c.backend != std::string("opencl")) EXPECT_EQ(good.err, "") << good;
+        if (c.backend != std::string("opencl")) {
+            EXPECT_EQ(good.err, "") << good;
+        }
     }
 }
 
@@ -1348,7 +1350,7 @@ TEST(CliSafe, JsonFileInEverySubcommand) {
         const RunResult r = run_portla(c, 120);
         EXPECT_CLI_OK(r);
         EXPECT_FALSE(r.out.empty()) << r;  // the text summary stays on stdout
-        EXPECT_NO_THROW((void)json::parse(read_text(file))) << read_text(file);
+        EXPECT_TRUE(json::accept(read_text(file))) << read_text(file);
         c.back() = dir + "/missing/" + c[0] + ".json";
         const RunResult bad = run_portla(c, 120);
         EXPECT_EQ(bad.exit_code, 1) << bad;
