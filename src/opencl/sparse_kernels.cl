@@ -3,8 +3,9 @@
 // aggregation_rows.h (built before this file, after rows.cl), and the prefix sums.
 
 // Rows [first, last): the work-item's share.
-#define PORTLA_FOR_ROWS(i, first, last) \
-    PORTLA_FOR_EACH(i##_k, (last) - (first)) for (int i = (int)((first) + i##_k), i##_once = 1; i##_once; i##_once = 0)
+#define PORTLA_FOR_ROWS(i, first, last)      \
+    PORTLA_FOR_EACH(i##_k, (last) - (first)) \
+    for (int i = (int)((first) + i##_k), i##_once = 1; i##_once; i##_once = 0)
 
 // The first pass's capped tables (counts: null), or the retry tables of the rows whose capped
 // table overflowed (counts[i - first] < 0; slots indexed by i - first).
@@ -73,10 +74,10 @@ kernel void transpose_count(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUF
     }
 }
 
-kernel void transpose_scatter(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
-                              PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const int, b_rp),
-                              PORTLA_BUFFER(int, filled), PORTLA_BUFFER(int, b_ci),
-                              PORTLA_BUFFER(REAL, b_v)) {
+kernel void transpose_scatter(ulong rows, PORTLA_BUFFER(const int, rp),
+                              PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const REAL, v),
+                              PORTLA_BUFFER(const int, b_rp), PORTLA_BUFFER(int, filled),
+                              PORTLA_BUFFER(int, b_ci), PORTLA_BUFFER(REAL, b_v)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
         transpose_row_scatter(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
                               PORTLA_AT(const REAL, v), PORTLA_AT(const int, b_rp),
@@ -99,10 +100,9 @@ kernel void amg_strength(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER
                          PORTLA_BUFFER(int, strong), PORTLA_BUFFER(ulong, keys),
                          PORTLA_BUFFER(int, isolated)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
-        const int count =
-            amg_strength_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
-                             PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, d), theta,
-                             PORTLA_AT(int, strong));
+        const int count = amg_strength_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                           PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, d),
+                                           theta, PORTLA_AT(int, strong));
         amg_mis_init_row(i, count, PORTLA_AT(ulong, keys));
         PORTLA_AT(int, isolated)[i] = count == 0;
     }
@@ -218,55 +218,55 @@ kernel void amg_bad_diagonal(ulong n, PORTLA_BUFFER(const REAL, d), PORTLA_BUFFE
 // entries (c = ceil(n / groups)) and each of its work-items a contiguous part of that chunk:
 // (1) sums[g] = the chunk's sum; (2) one work-item turns sums into exclusive prefix sums;
 // (3) each group writes its chunk's prefix sums from sums[g].
-#define PORTLA_SCAN_KERNELS(T)                                                                     \
-    kernel void scan_sums_##T(ulong n, ulong groups, PORTLA_BUFFER(const T, in),                   \
-                              PORTLA_BUFFER(T, sums), local T *scratch) {                          \
-        const ulong chunk = (n + groups - 1) / groups, g = get_group_id(0);                        \
-        const ulong lo = min(g * chunk, n), hi = min(lo + chunk, n);                               \
-        const ulong part = (hi - lo + WG - 1) / WG, lid = get_local_id(0);                         \
-        const ulong a = min(lo + lid * part, hi), b = min(a + part, hi);                           \
-        global const T *x = PORTLA_AT(const T, in);                                                \
-        T s = 0;                                                                                   \
-        for (ulong i = a; i < b; ++i) s += x[i];                                                   \
-        scratch[lid] = s;                                                                          \
-        PORTLA_GROUP_TREE(scratch, PORTLA_ADD);                                                    \
-        if (lid == 0) PORTLA_AT(T, sums)[g] = scratch[0];                                          \
-    }                                                                                              \
-    kernel void scan_offsets_##T(ulong groups, PORTLA_BUFFER(T, sums)) {                           \
-        global T *s = PORTLA_AT(T, sums);                                                          \
-        T run = 0;                                                                                 \
-        if (get_global_id(0) == 0)                                                                 \
-            for (ulong g = 0; g < groups; ++g) {                                                   \
-                const T v = s[g];                                                                  \
-                s[g] = run;                                                                        \
-                run += v;                                                                          \
-            }                                                                                      \
-    }                                                                                              \
-    kernel void scan_write_##T(ulong n, ulong groups, PORTLA_BUFFER(const T, in),                  \
-                               PORTLA_BUFFER(const T, sums), PORTLA_BUFFER(T, out),                \
-                               local T *scratch) {                                                 \
-        const ulong chunk = (n + groups - 1) / groups, g = get_group_id(0);                        \
-        const ulong lo = min(g * chunk, n), hi = min(lo + chunk, n);                               \
-        const ulong part = (hi - lo + WG - 1) / WG, lid = get_local_id(0);                         \
-        const ulong a = min(lo + lid * part, hi), b = min(a + part, hi);                           \
-        global const T *x = PORTLA_AT(const T, in);                                                \
-        global T *y = PORTLA_AT(T, out);                                                           \
-        T s = 0;                                                                                   \
-        for (ulong i = a; i < b; ++i) s += x[i];                                                   \
-        scratch[lid] = s;                                                                          \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        if (lid == 0) {                                                                            \
-            T run = PORTLA_AT(const T, sums)[g];                                                   \
-            for (ulong k = 0; k < WG; ++k) {                                                       \
-                const T v = scratch[k];                                                            \
-                scratch[k] = run;                                                                  \
-                run += v;                                                                          \
-            }                                                                                      \
-        }                                                                                          \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        s = scratch[lid];                                                                          \
-        for (ulong i = a; i < b; ++i) y[i + 1] = s += x[i];                                        \
-        if (g == 0 && lid == 0) y[0] = 0;                                                          \
+#define PORTLA_SCAN_KERNELS(T)                                                      \
+    kernel void scan_sums_##T(ulong n, ulong groups, PORTLA_BUFFER(const T, in),    \
+                              PORTLA_BUFFER(T, sums), local T *scratch) {           \
+        const ulong chunk = (n + groups - 1) / groups, g = get_group_id(0);         \
+        const ulong lo = min(g * chunk, n), hi = min(lo + chunk, n);                \
+        const ulong part = (hi - lo + WG - 1) / WG, lid = get_local_id(0);          \
+        const ulong a = min(lo + lid * part, hi), b = min(a + part, hi);            \
+        global const T *x = PORTLA_AT(const T, in);                                 \
+        T s = 0;                                                                    \
+        for (ulong i = a; i < b; ++i) s += x[i];                                    \
+        scratch[lid] = s;                                                           \
+        PORTLA_GROUP_TREE(scratch, PORTLA_ADD);                                     \
+        if (lid == 0) PORTLA_AT(T, sums)[g] = scratch[0];                           \
+    }                                                                               \
+    kernel void scan_offsets_##T(ulong groups, PORTLA_BUFFER(T, sums)) {            \
+        global T *s = PORTLA_AT(T, sums);                                           \
+        T run = 0;                                                                  \
+        if (get_global_id(0) == 0)                                                  \
+            for (ulong g = 0; g < groups; ++g) {                                    \
+                const T v = s[g];                                                   \
+                s[g] = run;                                                         \
+                run += v;                                                           \
+            }                                                                       \
+    }                                                                               \
+    kernel void scan_write_##T(ulong n, ulong groups, PORTLA_BUFFER(const T, in),   \
+                               PORTLA_BUFFER(const T, sums), PORTLA_BUFFER(T, out), \
+                               local T *scratch) {                                  \
+        const ulong chunk = (n + groups - 1) / groups, g = get_group_id(0);         \
+        const ulong lo = min(g * chunk, n), hi = min(lo + chunk, n);                \
+        const ulong part = (hi - lo + WG - 1) / WG, lid = get_local_id(0);          \
+        const ulong a = min(lo + lid * part, hi), b = min(a + part, hi);            \
+        global const T *x = PORTLA_AT(const T, in);                                 \
+        global T *y = PORTLA_AT(T, out);                                            \
+        T s = 0;                                                                    \
+        for (ulong i = a; i < b; ++i) s += x[i];                                    \
+        scratch[lid] = s;                                                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                               \
+        if (lid == 0) {                                                             \
+            T run = PORTLA_AT(const T, sums)[g];                                    \
+            for (ulong k = 0; k < WG; ++k) {                                        \
+                const T v = scratch[k];                                             \
+                scratch[k] = run;                                                   \
+                run += v;                                                           \
+            }                                                                       \
+        }                                                                           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                               \
+        s = scratch[lid];                                                           \
+        for (ulong i = a; i < b; ++i) y[i + 1] = s += x[i];                         \
+        if (g == 0 && lid == 0) y[0] = 0;                                           \
     }
 PORTLA_SCAN_KERNELS(int)
 PORTLA_SCAN_KERNELS(long)

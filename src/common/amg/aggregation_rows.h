@@ -24,8 +24,8 @@
    sqrt(a_ii a_jj) of Vanek, Mandel and Brezina, with a positive diagonal d), else 0. Returns
    the row's strong connections. */
 PORTLA_FN int amg_strength_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
-                               PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *d,
-                               REAL theta, PORTLA_GLOBAL int *strong) {
+                               PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *d, REAL theta,
+                               PORTLA_GLOBAL int *strong) {
     int count = 0;
     for (int k = rp[i]; k < rp[i + 1]; ++k) {
         const int j = ci[k];
@@ -52,7 +52,9 @@ PORTLA_FN U64 amg_row_hash(int i) {
 /* Row i's first key: undecided, or out when it has no strong connection (an isolated row
    joins no aggregate: its row of the tentative prolongator stays empty). */
 PORTLA_FN void amg_mis_init_row(int i, int strong_count, PORTLA_GLOBAL U64 *key) {
-    key[i] = strong_count == 0 ? (U64)0 : PORTLA_AMG_UNDECIDED | (amg_row_hash(i) << 32) | (U64)(unsigned int)i;
+    key[i] = strong_count == 0
+                 ? (U64)0
+                 : PORTLA_AMG_UNDECIDED | (amg_row_hash(i) << 32) | (U64)(unsigned int)i;
 }
 
 /* out[i] = the largest of in[i] and in[j] over the strong connections (i, j). */

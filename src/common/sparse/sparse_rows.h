@@ -83,8 +83,7 @@ PORTLA_FN int spgemm_row_accumulate(int i, PORTLA_GLOBAL const int *a_rp,
 
 /* Entries [first, first + m) of (ci, v) sorted by column (distinct columns): insertion sort for
    short rows, heap sort (in place, m log m) for long ones. */
-PORTLA_FN void sift_down(PORTLA_GLOBAL int *ci, PORTLA_GLOBAL REAL *v, int first, int root,
-                         int m) {
+PORTLA_FN void sift_down(PORTLA_GLOBAL int *ci, PORTLA_GLOBAL REAL *v, int first, int root, int m) {
     for (;;) {
         int child = 2 * root + 1;
         if (child >= m) return;
