@@ -9,12 +9,12 @@
 #define PORTLA_FOR_EACH_BACKEND(X) X(reference) X(omp) X(cuda) X(opencl)
 
 /// X(name) for every kernel family of `src/core/kernels/<name>_kernels.hpp`.
-#define PORTLA_FOR_EACH_KERNEL_FAMILY(X)                                                          \
-    X(blas1)                                                                                      \
-    X(matrix)                                                                                     \
-    X(cg)                                                                                         \
-    X(krylov) X(precond) X(sptrsv) X(vendor) X(batch) X(batch_direct) X(gemm) X(perron) X(sparse) \
-        X(amg)
+#define PORTLA_FOR_EACH_KERNEL_FAMILY(X) \
+    X(blas1)                             \
+    X(matrix)                            \
+    X(cg)                                \
+    X(krylov)                            \
+    X(precond) X(sptrsv) X(vendor) X(batch) X(batch_direct) X(gemm) X(perron) X(sparse) X(amg)
 
 /// X(backend, family) for every kernel family a compiled backend does not implement yet: dispatch
 /// throws Unsupported naming both (core/dispatch.hpp) and never instantiates the call, so the
