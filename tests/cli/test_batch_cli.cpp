@@ -250,6 +250,7 @@ TEST(CliBatch, SystemsOutsideThePrecisionsRangeAreFailed) {
             run_portla({"batch", batch_dir("denormal"), "--solver", solver, "--backend", "omp"});
         EXPECT_EQ(r.exit_code, 2) << r;
         EXPECT_TRUE(contains(r.out, "system 0 (bad_scale), system 1 (bad_scale) (2 in all)")) << r;
+        EXPECT_TRUE(contains(r.out, "scale A_s and b_s by a power of 2")) << r;
     }
 }
 
