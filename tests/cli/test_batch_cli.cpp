@@ -254,6 +254,21 @@ TEST(CliBatch, SystemsOutsideThePrecisionsRangeAreFailed) {
     }
 }
 
+// With --precision float, a value above single precision's range fails its system alone
+// (bad_scale); in double the same batch converges.
+TEST(CliBatch, AValueAboveSinglePrecisionFailsItsSystemAlone) {
+    const json f =
+        batch_json({batch_dir("float_overflow"), "--precision", "float", "--backend", "omp"}, 2);
+    EXPECT_EQ(f["reason"], json::array({"converged", "bad_scale"}));
+    const RunResult r = run_portla(
+        {"batch", batch_dir("float_overflow"), "--precision", "float", "--backend", "omp"});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_TRUE(contains(r.out, "failed      system 1 (bad_scale) (1 in all)")) << r;
+    EXPECT_TRUE(contains(r.out, "or use --precision double")) << r;
+    const json d = batch_json({batch_dir("float_overflow"), "--backend", "omp"});
+    EXPECT_EQ(d["num_converged"], 2);
+}
+
 // A NaN in one system's right-hand side fails that system alone, by index and reason, in the
 // text and the JSON; the others are solved.
 TEST(CliBatch, ANanRightHandSideFailsItsSystemAlone) {
