@@ -110,3 +110,31 @@ def test_batch_bad_input_is_value_error(call, match):
 def test_stop_reason_names():
     assert portla._portla.stop_reasons[0] == "converged"
     assert "singular_preconditioner" in portla._portla.stop_reasons
+
+
+def test_a_failed_system_is_reported_and_the_others_solved():
+    # NaN and Inf in b_s, a b_s too small for double's squared norms, an Inf in A_s: each such
+    # system is reported failed with its index and reason, the others are solved.
+    A, b, pattern = dominant_batch(8, 10, seed=11)
+    b[2, 3] = np.nan
+    b[3, 0] = np.inf
+    b[4] *= 1e-160  # rtol 1e-8: a stopping threshold near 1e-168, below 2^-498
+    A[6, 0, 0] = np.inf
+    for solver, precond in (("bicgstab", "none"), ("gmres", "jacobi"), ("direct", "none")):
+        r = portla.batch.solve(A, b, solver=solver, precond=precond, rtol=1e-8, backend="omp")
+        failed = [2, 3, 6] if solver == "direct" else [2, 3, 4, 6]  # LU has no scale limit
+        assert list(np.flatnonzero(~r.converged)) == failed, (solver, r.reason)
+        assert list(r.reason[[2, 3]]) == ["non_finite", "non_finite"]
+        assert r.reason[4] == ("converged" if solver == "direct" else "bad_scale")
+        assert r.reason[6] in ("non_finite", "singular_preconditioner")
+        good = [0, 1, 5, 7]
+        exact = np.linalg.solve(A[good], b[good][..., None])[..., 0]
+        np.testing.assert_allclose(r.x[good], exact, rtol=1e-6, atol=1e-9)
+
+
+def test_an_empty_batch_is_refused():
+    with pytest.raises(ValueError, match="no systems"):
+        portla.batch.solve(np.zeros((0, 3, 3)), np.zeros((0, 3)), backend="omp")
+    csr = (np.array([0, 1, 2]), np.array([0, 1]), np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="no systems"):
+        portla.batch.solve(csr, np.zeros((0, 2)), solver="gmres", backend="omp")
