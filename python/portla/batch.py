@@ -122,6 +122,8 @@ def solve(
         lists the failed systems.
     :raises ValueError: bad input of the whole batch (shapes, dtypes, no systems, a pattern that
         is not sorted and unique, an unknown name).
+    :raises KeyboardInterrupt: Ctrl-C (SIGINT) during the solve, within about 0.1 s: the batch
+        is solved in chunks of systems, with pending signals checked between chunks.
     :raises MemoryError: out of memory.
     :raises RuntimeError: a backend not compiled in, a device error.
     """

@@ -1,5 +1,10 @@
 """portla.batch.solve against NumPy's dense solve, system by system."""
 
+import os
+import signal
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -138,3 +143,36 @@ def test_an_empty_batch_is_refused():
     csr = (np.array([0, 1, 2]), np.array([0, 1]), np.zeros((0, 2)))
     with pytest.raises(ValueError, match="no systems"):
         portla.batch.solve(csr, np.zeros((0, 2)), solver="gmres", backend="omp")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt",
+                    reason="needs POSIX signals (os.kill of SIGINT to this process)")
+def test_ctrl_c_interrupts_a_long_batch_solve():
+    # 20 000 cyclic shifts of 16 rows: GMRES(4) never converges on them (b = e_1), so each
+    # system runs all 5000 iterations, about 10 s in all on 2 cores; SIGINT after 0.3 s.
+    B, n = 20_000, 16
+    indptr = np.arange(n + 1)
+    indices = (np.arange(n) + 1) % n
+    values = np.ones((B, n))
+    b = np.zeros((B, n))
+    b[:, 0] = 1.0
+    sent = []
+
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            portla.batch.solve((indptr, indices, values), b, solver="gmres", restart=4,
+                               maxiter=5000, backend="omp")
+        assert sent, "the solve ended before the signal was sent"
+        assert time.perf_counter() - sent[0] < 2.0
+    finally:
+        timer.cancel()
+    # The interpreter and the library are fine afterwards.
+    r = portla.batch.solve((indptr, indices, values[:4]), b[:4], solver="gmres", restart=4,
+                           maxiter=10, backend="omp")
+    assert (r.reason == "max_iterations").all()
