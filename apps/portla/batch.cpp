@@ -330,6 +330,10 @@ int report(const BatchOptions& o, const Executor& exec, Format format, const Inp
         }
         j["converged"] = conv;
         j["reason"] = reasons;
+        std::vector<std::size_t> failed;  // the indices of the systems that did not converge
+        for (std::size_t i = 0; i < B; ++i)
+            if (!conv[i]) failed.push_back(i);
+        j["failed"] = failed;
         emit_json(j, o.json.path);
     }
     if (!o.json.to_stdout()) {

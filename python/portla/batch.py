@@ -3,7 +3,7 @@ on cuda, one thread per system on omp), as the command-line tool's `portla batch
 
     r = portla.batch.solve(A, b)                    # A: (B, n, n) array, b: (B, n)
     r = portla.batch.solve((indptr, indices, values), b, solver="gmres", precond="ilu0")
-    r.x, r.converged, r.reason, r.iterations, r.residual_norm, r.rhs_norm
+    r.x, r.converged, r.reason, r.iterations, r.residual_norm, r.rhs_norm, r.failed
 
 A batch shares one sparsity pattern: a dense (B, n, n) array (format "dense" by default), or
 one CSR pattern (indptr of n + 1, indices of nnz, sorted and unique within each row) with a
@@ -44,6 +44,11 @@ class BatchResult:
     rhs_norm: Any  #: ||b_s||
     time_s: float = 0.0  #: the batched solve itself (device time on cuda)
     backend: str = ""  #: the backend that ran the batch
+
+    @property
+    def failed(self) -> np.ndarray:
+        """The indices of the systems that did not converge (their reasons: ``reason[failed]``)."""
+        return np.flatnonzero(self.reason != "converged")
 
     @property
     def relative_residual(self) -> Any:
@@ -118,8 +123,8 @@ def solve(
     :param shared_memory: cuda: keep the work vectors in shared memory (False: global memory).
     :returns: a BatchResult. A system that fails (NaN or Inf in A_s or b_s, norm(b_s) out of the
         precision's range, singular, no convergence) is reported in its entries (its index in
-        the batch, its reason) and never stops the others; ``numpy.flatnonzero(~r.converged)``
-        lists the failed systems.
+        the batch, its reason) and never stops the others; ``r.failed`` lists the failed
+        systems' indices.
     :raises ValueError: bad input of the whole batch (shapes, dtypes, no systems, a pattern that
         is not sorted and unique, an unknown name).
     :raises KeyboardInterrupt: Ctrl-C (SIGINT) during the solve, within about 0.1 s: the batch

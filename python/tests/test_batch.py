@@ -129,6 +129,7 @@ def test_a_failed_system_is_reported_and_the_others_solved():
         r = portla.batch.solve(A, b, solver=solver, precond=precond, rtol=1e-8, backend="omp")
         failed = [2, 3, 6] if solver == "direct" else [2, 3, 4, 6]  # LU has no scale limit
         assert list(np.flatnonzero(~r.converged)) == failed, (solver, r.reason)
+        assert list(r.failed) == failed
         assert list(r.reason[[2, 3]]) == ["non_finite", "non_finite"]
         assert r.reason[4] == ("converged" if solver == "direct" else "bad_scale")
         assert r.reason[6] in ("non_finite", "singular_preconditioner")

@@ -260,6 +260,7 @@ TEST(CliBatch, AValueAboveSinglePrecisionFailsItsSystemAlone) {
     const json f =
         batch_json({batch_dir("float_overflow"), "--precision", "float", "--backend", "omp"}, 2);
     EXPECT_EQ(f["reason"], json::array({"converged", "bad_scale"}));
+    EXPECT_EQ(f["failed"], json::array({1}));
     const RunResult r = run_portla(
         {"batch", batch_dir("float_overflow"), "--precision", "float", "--backend", "omp"});
     EXPECT_EQ(r.exit_code, 2) << r;
@@ -279,6 +280,7 @@ TEST(CliBatch, ANanRightHandSideFailsItsSystemAlone) {
                 batch_json({batch_dir("nan_rhs"), "--solver", solver, "--backend", backend}, 2);
             EXPECT_EQ(j["reason"], json::array({"converged", "non_finite", "converged"}));
             EXPECT_EQ(j["converged"], json::array({true, false, true}));
+            EXPECT_EQ(j["failed"], json::array({1}));
             EXPECT_EQ(j["num_converged"], 2);
             const RunResult r = run_portla(
                 {"batch", batch_dir("nan_rhs"), "--solver", solver, "--backend", backend});
