@@ -168,18 +168,16 @@ Input load_batch(const Executor& exec, const BatchOptions& o, Format format, int
     return in;
 }
 
+// Whether system `sys` of `d` holds a finite value that T cannot hold (single precision: above
+// 3.4e38), which would turn into Inf: such a system is reported bad_scale.
 template <typename T>
-void check_precision(const batch::BatchData& d, const std::string& source) {
-    if (!std::is_same<T, float>::value) return;
-    const double limit = std::numeric_limits<float>::max();
-    auto check = [&](const std::vector<double>& v, const char* what) {
-        for (const double x : v)
-            if (std::isfinite(x) && std::abs(x) > limit)
-                throw BadInput(source + ": " + what + " value " + std::to_string(x) +
-                               " overflows single precision (use --precision double)");
+bool overflows(const batch::BatchData& d, std::size_t sys) {
+    const double limit = std::numeric_limits<T>::max();
+    auto above = [&](const double* v, std::size_t count) {
+        return std::any_of(v, v + count,
+                           [&](double x) { return std::isfinite(x) && std::abs(x) > limit; });
     };
-    check(d.values, "matrix");
-    check(d.rhs, "right-hand side");
+    return above(d.values.data() + sys * d.nnz(), d.nnz()) || above(d.rhs.data() + sys * d.n, d.n);
 }
 
 std::string format_number(double v) {
@@ -210,7 +208,24 @@ bool combined_tolerance(const BatchOptions& o) {
     return o.solver != "direct" && o.rtol > 0 && o.atol > 0;
 }
 
-// Solves the systems of `d` (this rank's) on `exec`.
+// The iterative solvers' settings of `o` for systems of n rows.
+batch::Settings settings_of(const BatchOptions& o, std::size_t n) {
+    const bool combined = combined_tolerance(o);
+    batch::Settings s;
+    s.solver = solver::parse_solver(o.solver);
+    s.precond = solver::parse_preconditioner(o.precond);
+    const bool absolute = combined || o.rtol == 0;
+    s.tolerance_type = absolute ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
+    s.tolerance = combined ? 1.0 : absolute ? o.atol : o.rtol;
+    s.max_iters = max_iterations(o, n);
+    s.restart = o.restart;
+    s.block_size = o.block_size;
+    s.shared_memory = !o.global_memory;
+    return s;
+}
+
+// Solves the systems of `d` (this rank's) on `exec`; a system holding a value T cannot
+// hold is reported bad_scale.
 template <typename T>
 batch::Result solve_systems(const Executor& exec, const BatchOptions& o, Format format,
                             const batch::BatchData& d) {
@@ -229,22 +244,14 @@ batch::Result solve_systems(const Executor& exec, const BatchOptions& o, Format 
     const batch::BatchMatrix<T> A(exec, d, format);
     const Array<T> b(exec, rhs);
     Array<T> x(exec, std::vector<T>(d.num_systems * d.n, T(0)));
-    if (o.solver == "direct") return batch::direct_solve(A, b, x);
-
-    batch::Settings s;
-    s.solver = solver::parse_solver(o.solver);
-    s.precond = solver::parse_preconditioner(o.precond);
-    const bool absolute = combined || o.rtol == 0;
-    s.tolerance_type = absolute ? batch::ToleranceType::absolute : batch::ToleranceType::relative;
-    s.tolerance = combined ? 1.0 : absolute ? o.atol : o.rtol;
-    s.max_iters = max_iterations(o, d.n);
-    s.restart = o.restart;
-    s.block_size = o.block_size;
-    s.shared_memory = !o.global_memory;
-    batch::Result res = batch::solve(A, b, x, s);
-    for (std::size_t sys = 0; combined && sys < res.size(); ++sys) {
-        res.residual_norm[sys] *= tau[sys];
-        res.rhs_norm[sys] *= tau[sys];
+    batch::Result res = o.solver == "direct" ? batch::direct_solve(A, b, x)
+                                             : batch::solve(A, b, x, settings_of(o, d.n));
+    for (std::size_t sys = 0; sys < res.size(); ++sys) {
+        if (combined) {
+            res.residual_norm[sys] *= tau[sys];
+            res.rhs_norm[sys] *= tau[sys];
+        }
+        if (overflows<T>(d, sys)) res.reason[sys] = solver::StopReason::bad_scale;
     }
     return res;
 }
@@ -323,6 +330,10 @@ int report(const BatchOptions& o, const Executor& exec, Format format, const Inp
         }
         j["converged"] = conv;
         j["reason"] = reasons;
+        std::vector<std::size_t> failed;  // the indices of the systems that did not converge
+        for (std::size_t i = 0; i < B; ++i)
+            if (!conv[i]) failed.push_back(i);
+        j["failed"] = failed;
         emit_json(j, o.json.path);
     }
     if (!o.json.to_stdout()) {
@@ -357,6 +368,11 @@ int report(const BatchOptions& o, const Executor& exec, Format format, const Inp
                 }
             std::cout << (B - converged > shown ? ", ..." : "") << " (" << B - converged
                       << " in all)\n";
+            if (std::count(res.reason.begin(), res.reason.end(), solver::StopReason::bad_scale))
+                std::cout << "  bad_scale   A_s or b_s lies outside what " << o.precision
+                          << " precision resolves (a value above its range, or squared norms "
+                             "that underflow or overflow): scale A_s and b_s by a power of 2"
+                          << (o.precision == "float" ? " or use --precision double" : "") << "\n";
         }
     }
     return converged == B ? exit_ok : exit_not_converged;
@@ -388,7 +404,6 @@ int run(const BatchOptions& o) {
         if (!std::isfinite(o.rtol) || !std::isfinite(o.atol) || o.rtol < 0 || o.atol < 0)
             throw BadInput("--rtol and --atol must be finite and >= 0");
         in = load_batch<T>(*exec, o, format, rank, ranks);
-        check_precision<T>(in.data, in.source);
     });
     batch::Result res;
     dist::on_every_rank(comm.get(), [&] {

@@ -3,16 +3,16 @@ on cuda, one thread per system on omp), as the command-line tool's `portla batch
 
     r = portla.batch.solve(A, b)                    # A: (B, n, n) array, b: (B, n)
     r = portla.batch.solve((indptr, indices, values), b, solver="gmres", precond="ilu0")
-    r.x, r.converged, r.reason, r.iterations, r.residual_norm, r.rhs_norm
+    r.x, r.converged, r.reason, r.iterations, r.residual_norm, r.rhs_norm, r.failed
 
 A batch shares one sparsity pattern: a dense (B, n, n) array (format "dense" by default), or
 one CSR pattern (indptr of n + 1, indices of nnz, sorted and unique within each row) with a
 (B, nnz) array of values (format "csr" by default; "ell" and "dense" on request). System s has
 converged when ||b_s - A_s x_s|| <= max(rtol ||b_s||, atol), recomputed after the solve. A
-system that fails (NaN, singular, no convergence) is reported in its entry and never stops the
-others. The batch is assembled on the host (portla's batch matrices are built from host
-arrays), so CuPy and PyTorch inputs are copied through the host; the results come back as the
-inputs' type on their device.
+system that fails (NaN or Inf, a scale outside the precision's range, singular, no convergence)
+is reported in its entry and never stops the others. The batch is assembled on the host
+(portla's batch matrices are built from host arrays), so CuPy and PyTorch inputs are copied
+through the host; the results come back as the inputs' type on their device.
 """
 
 from __future__ import annotations
@@ -36,11 +36,19 @@ class BatchResult:
     x: Any
     iterations: Any  #: int32
     converged: Any  #: bool
-    reason: np.ndarray  #: converged, max_iterations, breakdown, non_finite, stagnation, ...
+    #: per system: converged, max_iterations, breakdown, non_finite (a NaN or Inf in A_s, b_s or
+    #: the iterates), indefinite, stagnation, singular_preconditioner or bad_scale (norm(b_s) or
+    #: its stopping threshold outside what the precision's squared norms hold)
+    reason: np.ndarray
     residual_norm: Any  #: true ||b_s - A_s x_s||, recomputed after the solve
     rhs_norm: Any  #: ||b_s||
     time_s: float = 0.0  #: the batched solve itself (device time on cuda)
     backend: str = ""  #: the backend that ran the batch
+
+    @property
+    def failed(self) -> np.ndarray:
+        """The indices of the systems that did not converge (their reasons: ``reason[failed]``)."""
+        return np.flatnonzero(self.reason != "converged")
 
     @property
     def relative_residual(self) -> Any:
@@ -113,10 +121,14 @@ def solve(
         "cuda:N" or "opencl".
     :param precision: "double" or "single"; default single when A and b are float32.
     :param shared_memory: cuda: keep the work vectors in shared memory (False: global memory).
-    :returns: a BatchResult. A system that fails (NaN, singular, no convergence) is reported in
-        its entries and never stops the others.
-    :raises ValueError: bad input (shapes, dtypes, a pattern that is not sorted and unique, an
-        unknown name).
+    :returns: a BatchResult. A system that fails (NaN or Inf in A_s or b_s, norm(b_s) out of the
+        precision's range, singular, no convergence) is reported in its entries (its index in
+        the batch, its reason) and never stops the others; ``r.failed`` lists the failed
+        systems' indices.
+    :raises ValueError: bad input of the whole batch (shapes, dtypes, no systems, a pattern that
+        is not sorted and unique, an unknown name).
+    :raises KeyboardInterrupt: Ctrl-C (SIGINT) during the solve, within about 0.1 s: the batch
+        is solved in chunks of systems, with pending signals checked between chunks.
     :raises MemoryError: out of memory.
     :raises RuntimeError: a backend not compiled in, a device error.
     """
@@ -156,6 +168,8 @@ def solve(
         default_format = "dense"
     if n == 0:
         raise ValueError("A: systems of size 0; each system needs at least one row")
+    if num_systems == 0:
+        raise ValueError("A: the batch holds no systems (B = 0); give at least one")
     rhs = _host(b, "b")
     if rhs.shape != (num_systems, n):
         raise ValueError(f"b: expected shape ({num_systems}, {n}), got {rhs.shape}")

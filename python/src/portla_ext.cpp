@@ -14,6 +14,7 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -371,21 +372,23 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
 
 /// The batched solvers on one shared CSR pattern (host arrays): x (num_systems * n), and per
 /// system iterations, stop-reason codes (solver::StopReason), residual norms and ||b_s||.
+/// The systems are solved in chunks, with the GIL released, each sized to take about 50 ms
+/// (from the time per system of the chunk before); between chunks a pending signal
+/// (KeyboardInterrupt) ends the solve. A system's result does not depend on its chunk.
 template <typename T>
 nb::tuple batch_solve(const std::string& backend, std::size_t n, In1<std::int32_t> row_ptrs,
                       In1<std::int32_t> col_idxs, In1<double> values, In1<double> rhs,
                       const std::string& format, const std::string& method,
                       const std::string& precond, bool absolute, double tolerance, int max_iters,
                       int restart, int block_size, bool shared_memory) {
-    batch::BatchData d;
-    d.n = n;
-    d.num_systems = n > 0 ? rhs.size() / n : 0;
-    d.row_ptrs.assign(row_ptrs.data(), row_ptrs.data() + row_ptrs.size());
-    d.col_idxs.assign(col_idxs.data(), col_idxs.data() + col_idxs.size());
-    d.values.assign(values.data(), values.data() + values.size());
-    d.rhs.assign(rhs.data(), rhs.data() + rhs.size());
-    if (d.values.size() != d.num_systems * d.nnz())
-        throw DimensionMismatch("batch: values", d.num_systems * d.nnz(), d.values.size());
+    batch::BatchData part;  // the systems of one chunk (the pattern is every system's)
+    part.n = n;
+    part.row_ptrs.assign(row_ptrs.data(), row_ptrs.data() + row_ptrs.size());
+    part.col_idxs.assign(col_idxs.data(), col_idxs.data() + col_idxs.size());
+    const std::size_t num_systems = n > 0 ? rhs.size() / n : 0, nnz = part.nnz();
+    if (values.size() != num_systems * nnz)
+        throw DimensionMismatch("batch: values", num_systems * nnz, values.size());
+    if (num_systems == 0) throw BadInput("batch: the batch holds no systems");
     const bool direct = method == "direct";
     batch::Settings s;
     if (!direct) {
@@ -405,16 +408,43 @@ nb::tuple batch_solve(const std::string& backend, std::size_t n, In1<std::int32_
         throw BadInput("batch: solver 'direct' needs format 'dense' (got '" + format + "')");
     batch::Result r;
     std::vector<T> x;
+    x.reserve(num_systems * n);
     std::string name;
     {
         nb::gil_scoped_release nogil;
         const Executor exec = executor_named(backend);
         name = exec.name();
-        const batch::BatchMatrix<T> A(exec, d, f);
-        const Array<T> bd(exec, std::vector<T>(d.rhs.begin(), d.rhs.end()));
-        Array<T> xd(exec, std::vector<T>(d.num_systems * n, T(0)));
-        r = direct ? batch::direct_solve(A, bd, xd) : batch::solve(A, bd, xd, s);
-        x = xd.to_host();
+        using clock = std::chrono::steady_clock;
+        constexpr double target_s = 0.05;
+        std::size_t first = 0, chunk = std::min<std::size_t>(num_systems, 16);
+        while (first < num_systems) {
+            const std::size_t count = std::min(chunk, num_systems - first);
+            const auto start = clock::now();
+            part.num_systems = count;
+            part.values.assign(values.data() + first * nnz, values.data() + (first + count) * nnz);
+            part.rhs.assign(rhs.data() + first * n, rhs.data() + (first + count) * n);
+            const batch::BatchMatrix<T> A(exec, part, f);
+            const Array<T> bd(exec, std::vector<T>(part.rhs.begin(), part.rhs.end()));
+            Array<T> xd(exec, std::vector<T>(count * n, T(0)));
+            const batch::Result c =
+                direct ? batch::direct_solve(A, bd, xd) : batch::solve(A, bd, xd, s);
+            const std::vector<T> xc = xd.to_host();
+            x.insert(x.end(), xc.begin(), xc.end());
+            r.iterations.insert(r.iterations.end(), c.iterations.begin(), c.iterations.end());
+            r.reason.insert(r.reason.end(), c.reason.begin(), c.reason.end());
+            r.residual_norm.insert(r.residual_norm.end(), c.residual_norm.begin(),
+                                   c.residual_norm.end());
+            r.rhs_norm.insert(r.rhs_norm.end(), c.rhs_norm.begin(), c.rhs_norm.end());
+            r.time_s += c.time_s;
+            first += count;
+            // The next chunk: about target_s at this chunk's time per system, at most 4 times
+            // as many systems.
+            const double took = std::chrono::duration<double>(clock::now() - start).count();
+            const double fit = took > 0 ? double(count) * target_s / took : 4.0 * double(count);
+            chunk = static_cast<std::size_t>(std::clamp(fit, 1.0, 4.0 * double(count)));
+            nb::gil_scoped_acquire gil;
+            if (PyErr_CheckSignals() != 0) throw nb::python_error();
+        }
     }
     std::vector<std::uint8_t> reasons(r.reason.size());
     for (std::size_t i = 0; i < reasons.size(); ++i)
@@ -679,7 +709,7 @@ NB_MODULE(_portla, m) {
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");
     nb::list reasons;  // index: solver::StopReason's value
-    for (int r = 0; r <= static_cast<int>(solver::StopReason::singular_preconditioner); ++r)
+    for (int r = 0; r <= static_cast<int>(solver::StopReason::bad_scale); ++r)
         reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));
     m.attr("stop_reasons") = reasons;
     m.def("info", &info, "Backends compiled into this build, their devices, the GPUs.");

@@ -1,5 +1,10 @@
 """portla.batch.solve against NumPy's dense solve, system by system."""
 
+import os
+import signal
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -110,3 +115,67 @@ def test_batch_bad_input_is_value_error(call, match):
 def test_stop_reason_names():
     assert portla._portla.stop_reasons[0] == "converged"
     assert "singular_preconditioner" in portla._portla.stop_reasons
+
+
+def test_a_failed_system_is_reported_and_the_others_solved():
+    # NaN and Inf in b_s, a b_s too small for double's squared norms, an Inf in A_s: each such
+    # system is reported failed with its index and reason, the others are solved.
+    A, b, pattern = dominant_batch(8, 10, seed=11)
+    b[2, 3] = np.nan
+    b[3, 0] = np.inf
+    b[4] *= 1e-160  # rtol 1e-8: a stopping threshold near 1e-168, below 2^-498
+    A[6, 0, 0] = np.inf
+    for solver, precond in (("bicgstab", "none"), ("gmres", "jacobi"), ("direct", "none")):
+        r = portla.batch.solve(A, b, solver=solver, precond=precond, rtol=1e-8, backend="omp")
+        failed = [2, 3, 6] if solver == "direct" else [2, 3, 4, 6]  # LU has no scale limit
+        assert list(np.flatnonzero(~r.converged)) == failed, (solver, r.reason)
+        assert list(r.failed) == failed
+        assert list(r.reason[[2, 3]]) == ["non_finite", "non_finite"]
+        assert r.reason[4] == ("converged" if solver == "direct" else "bad_scale")
+        assert r.reason[6] in ("non_finite", "singular_preconditioner")
+        good = [0, 1, 5, 7]
+        exact = np.linalg.solve(A[good], b[good][..., None])[..., 0]
+        np.testing.assert_allclose(r.x[good], exact, rtol=1e-6, atol=1e-9)
+
+
+def test_an_empty_batch_is_refused():
+    with pytest.raises(ValueError, match="no systems"):
+        portla.batch.solve(np.zeros((0, 3, 3)), np.zeros((0, 3)), backend="omp")
+    csr = (np.array([0, 1, 2]), np.array([0, 1]), np.zeros((0, 2)))
+    with pytest.raises(ValueError, match="no systems"):
+        portla.batch.solve(csr, np.zeros((0, 2)), solver="gmres", backend="omp")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt",
+                    reason="needs POSIX signals (os.kill of SIGINT to this process)")
+def test_ctrl_c_interrupts_a_long_batch_solve():
+    # Cyclic shifts of 16 rows: GMRES(4) never converges on them (b = e_1), so each system runs
+    # all 5000 iterations, about 0.35 ms a system and core: 20 000 systems on 2 cores take about
+    # 7 s, and the batch grows with the cores (up to 32) so that it outlasts the 0.3 s before
+    # SIGINT anywhere.
+    B, n = 10_000 * min(max(os.cpu_count() or 2, 2), 32), 16
+    indptr = np.arange(n + 1)
+    indices = (np.arange(n) + 1) % n
+    values = np.ones((B, n))
+    b = np.zeros((B, n))
+    b[:, 0] = 1.0
+    sent = []
+
+    def interrupt():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0.3, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            portla.batch.solve((indptr, indices, values), b, solver="gmres", restart=4,
+                               maxiter=5000, backend="omp")
+        assert sent, "the solve ended before the signal was sent"
+        assert time.perf_counter() - sent[0] < 2.0
+    finally:
+        timer.cancel()
+    # The interpreter and the library are fine afterwards.
+    r = portla.batch.solve((indptr, indices, values[:4]), b[:4], solver="gmres", restart=4,
+                           maxiter=10, backend="omp")
+    assert (r.reason == "max_iterations").all()

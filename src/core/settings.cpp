@@ -23,6 +23,8 @@ std::string to_string(StopReason reason) {
             return "stagnation";
         case StopReason::singular_preconditioner:
             return "singular_preconditioner";
+        case StopReason::bad_scale:
+            return "bad_scale";
     }
     return "unknown";
 }

@@ -40,25 +40,34 @@ private:
 
 /// The solvers' kernels accumulate squared norms (r.r, p.Ap) unscaled, in T (in double on the
 /// CPU backends): a system whose residual norms cannot be squared in T would stop on an
-/// underflowed r.r (a false "converged") or overflow to Inf. Such a system is refused up front:
-/// the stopping threshold max(rtol ||b||, atol), down to which the residual norms are resolved,
-/// must have a normal square in T, with 2^-26 to spare (the squares of residual entries below it
-/// by that factor still hold 26 bits), and ||b||^2 must stay 2^20 below T's largest value (room
-/// for residual growth before convergence). Throws BadInput telling how to rescale.
+/// underflowed r.r (a false "converged") or overflow to Inf. Such a system cannot be solved as
+/// it is: the stopping threshold max(rtol ||b||, atol), down to which the residual norms are
+/// resolved, must have a normal square in T, with 2^-26 to spare (the squares of residual
+/// entries below it by that factor still hold 26 bits), and ||b||^2 must stay 2^20 below T's
+/// largest value (room for residual growth before convergence). Returns what is wrong (||b||,
+/// the threshold and the range they must lie in), or an empty string when the scale is fine.
 template <typename T>
-void check_scale(const std::string& name, double bnorm, const Settings& s) {
-    if (bnorm == 0) return;  // x = 0 solves it exactly
+std::string scale_problem(double bnorm, const Settings& s) {
+    if (bnorm == 0) return {};  // x = 0 solves it exactly
     // rtol = atol = 0 (run to max_iters): residuals are resolved down to ||b|| at least.
     const double threshold =
         std::max(s.rtol * bnorm, s.atol) > 0 ? std::max(s.rtol * bnorm, s.atol) : bnorm;
     const double smallest = std::sqrt(double(std::numeric_limits<T>::min())) * 0x1p13;
     const double largest = std::sqrt(double(std::numeric_limits<T>::max())) * 0x1p-10;
-    if (threshold >= smallest && bnorm <= largest) return;
-    const char* precision = sizeof(T) == sizeof(double) ? "double" : "single";
+    if (threshold >= smallest && bnorm <= largest) return {};
     char detail[160];
     std::snprintf(detail, sizeof detail,
                   "||b|| = %.3g and the stopping threshold is %.3g; they must lie in [%.3g, %.3g]",
                   bnorm, threshold, smallest, largest);
+    return detail;
+}
+
+/// Throws BadInput telling how to rescale when scale_problem finds one.
+template <typename T>
+void check_scale(const std::string& name, double bnorm, const Settings& s) {
+    const std::string detail = scale_problem<T>(bnorm, s);
+    if (detail.empty()) return;
+    const char* precision = sizeof(T) == sizeof(double) ? "double" : "single";
     throw BadInput(name + ": the system's scale is outside what " + precision +
                    " precision can solve (" + detail +
                    " so that squared residual norms neither underflow nor overflow): scale A and "

@@ -401,6 +401,64 @@ TEST_F(BatchTest, BadSystemsAreFlaggedAndTheOthersSolved) {
     }
 }
 
+// A NaN or Inf in one system's right-hand side, or a right-hand side outside what the
+// precision's squared norms hold, fails that system alone (with its reason), never the batch.
+TEST_F(BatchTest, NonFiniteAndBadlyScaledRightHandSidesFailOnlyTheirSystem) {
+    auto d = grid_batch(4, 7, true, 21);
+    d.rhs[1 * d.n + 3] = std::numeric_limits<double>::quiet_NaN();
+    d.rhs[2 * d.n + 0] = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < d.n; ++i) {
+        d.rhs[4 * d.n + i] *= 1e-160;  // relative 1e-8: a threshold below double's 2^-498
+        d.rhs[5 * d.n + i] *= 1e160;   // ||b||^2 would overflow
+    }
+    for (auto solver : {Solver::cg, Solver::bicgstab, Solver::gmres}) {
+        SCOPED_TRACE(to_string(solver));
+        batch::Settings st;
+        st.solver = solver;
+        st.tolerance = 1e-8;
+        const batch::BatchMatrix<double> A(exec, d, Format::csr);
+        const auto b = rhs_of<double>(exec, d);
+        auto x = poisoned<double>(exec, d.num_systems * d.n);
+        const auto res = batch::solve(A, b, x, st);
+        ASSERT_EQ(res.size(), d.num_systems);
+        EXPECT_EQ(res.reason[1], StopReason::non_finite);
+        EXPECT_EQ(res.reason[2], StopReason::non_finite);
+        EXPECT_EQ(res.reason[4], StopReason::bad_scale);
+        EXPECT_EQ(res.reason[5], StopReason::bad_scale);
+        const auto xh = to_double(x.to_host());
+        for (std::size_t s : {0, 3, 6}) {
+            EXPECT_EQ(res.reason[s], StopReason::converged) << "system " << s;
+            EXPECT_LE(host_relative_residual(d, s, xh), 1e-8);
+        }
+        EXPECT_EQ(res.num_converged(), 3u);
+    }
+    // Single precision: ||b_s|| = 1e-20 leaves float's squared norms (the same batch in double
+    // solves it).
+    auto f = grid_batch(4, 3, true, 22);
+    for (std::size_t i = 0; i < f.n; ++i) f.rhs[f.n + i] *= 1e-20;
+    batch::Settings st;
+    st.tolerance = 1e-4;
+    const batch::BatchMatrix<float> Af(exec, f, Format::csr);
+    const auto bf = rhs_of<float>(exec, f);
+    auto xf = poisoned<float>(exec, f.num_systems * f.n);
+    const auto rf = batch::solve(Af, bf, xf, st);
+    EXPECT_EQ(rf.reason[0], StopReason::converged);
+    EXPECT_EQ(rf.reason[1], StopReason::bad_scale);
+    EXPECT_EQ(rf.reason[2], StopReason::converged);
+    const batch::BatchMatrix<double> Ad(exec, f, Format::csr);
+    const auto bd = rhs_of<double>(exec, f);
+    auto xd = poisoned<double>(exec, f.num_systems * f.n);
+    EXPECT_EQ(batch::solve(Ad, bd, xd, st).num_converged(), 3u);
+    // A NaN in the initial guess fails its system too.
+    st.use_initial_guess = true;
+    auto guess = f.rhs;
+    guess[2 * f.n] = std::numeric_limits<double>::quiet_NaN();
+    Array<double> xg(exec, guess);
+    const auto rg = batch::solve(Ad, bd, xg, st);
+    EXPECT_EQ(rg.reason[2], StopReason::non_finite);
+    EXPECT_EQ(rg.num_converged(), 2u);
+}
+
 TEST_F(BatchTest, ManyMoreSystemsThanResidentBlocks) {
     // 20000 systems: on cuda every block solves many in turn (shared memory reused), with the
     // initial guesses read from x; results equal the reference backend's
@@ -658,6 +716,14 @@ TEST_F(BatchTest, BadArgumentsAreRejected) {
     st.tolerance = -1;
     EXPECT_THROW(batch::solve(A, b, x, st), BadInput);
     EXPECT_THROW(solver::parse_solver("lu"), BadInput);
+    BatchData no_systems = d;  // a batch of no systems
+    no_systems.num_systems = 0;
+    no_systems.values.clear();
+    no_systems.rhs.clear();
+    const batch::BatchMatrix<double> A0(exec, no_systems, Format::dense);
+    Array<double> b0(exec, 0), x0(exec, 0);
+    st = batch::Settings{};
+    EXPECT_THROW(batch::solve(A0, b0, x0, st), BadInput);
     BatchData empty_systems = d;  // systems of size 0
     empty_systems.n = 0;
     empty_systems.row_ptrs = {0};

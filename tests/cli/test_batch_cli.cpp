@@ -237,12 +237,57 @@ TEST(CliBatch, FailedSystemsAreReportedNeverHidden) {
     EXPECT_EQ(it["reason"][3], "converged");
 }
 
-// Systems whose squared norms underflow (a diagonal of 4.9e-324) are refused, never reported
-// "converged in 0 iterations" with x = 0.
-TEST(CliBatch, SystemsOutsideThePrecisionsRangeAreRefused) {
-    for (const char* solver : {"cg", "bicgstab", "gmres"})
-        expect_cli_error("batch", {batch_dir("denormal"), "--solver", solver, "--backend", "omp"},
-                         "scale A and b by a power of 2");
+// Systems whose squared norms underflow (a diagonal of 4.9e-324) are reported failed
+// (bad_scale), never "converged in 0 iterations" with x = 0; the batch is no error.
+TEST(CliBatch, SystemsOutsideThePrecisionsRangeAreFailed) {
+    for (const char* solver : {"cg", "bicgstab", "gmres"}) {
+        SCOPED_TRACE(solver);
+        const json j =
+            batch_json({batch_dir("denormal"), "--solver", solver, "--backend", "omp"}, 2);
+        EXPECT_EQ(j["num_converged"], 0);
+        EXPECT_EQ(j["reason"], json::array({"bad_scale", "bad_scale"}));
+        const RunResult r =
+            run_portla({"batch", batch_dir("denormal"), "--solver", solver, "--backend", "omp"});
+        EXPECT_EQ(r.exit_code, 2) << r;
+        EXPECT_TRUE(contains(r.out, "system 0 (bad_scale), system 1 (bad_scale) (2 in all)")) << r;
+        EXPECT_TRUE(contains(r.out, "scale A_s and b_s by a power of 2")) << r;
+    }
+}
+
+// With --precision float, a value above single precision's range fails its system alone
+// (bad_scale); in double the same batch converges.
+TEST(CliBatch, AValueAboveSinglePrecisionFailsItsSystemAlone) {
+    const json f =
+        batch_json({batch_dir("float_overflow"), "--precision", "float", "--backend", "omp"}, 2);
+    EXPECT_EQ(f["reason"], json::array({"converged", "bad_scale"}));
+    EXPECT_EQ(f["failed"], json::array({1}));
+    const RunResult r = run_portla(
+        {"batch", batch_dir("float_overflow"), "--precision", "float", "--backend", "omp"});
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_TRUE(contains(r.out, "failed      system 1 (bad_scale) (1 in all)")) << r;
+    EXPECT_TRUE(contains(r.out, "or use --precision double")) << r;
+    const json d = batch_json({batch_dir("float_overflow"), "--backend", "omp"});
+    EXPECT_EQ(d["num_converged"], 2);
+}
+
+// A NaN in one system's right-hand side fails that system alone, by index and reason, in the
+// text and the JSON; the others are solved.
+TEST(CliBatch, ANanRightHandSideFailsItsSystemAlone) {
+    for (const auto& backend : cpu_backends())
+        for (const char* solver : {"bicgstab", "gmres", "direct"}) {
+            SCOPED_TRACE(backend + " " + solver);
+            const json j =
+                batch_json({batch_dir("nan_rhs"), "--solver", solver, "--backend", backend}, 2);
+            EXPECT_EQ(j["reason"], json::array({"converged", "non_finite", "converged"}));
+            EXPECT_EQ(j["converged"], json::array({true, false, true}));
+            EXPECT_EQ(j["failed"], json::array({1}));
+            EXPECT_EQ(j["num_converged"], 2);
+            const RunResult r = run_portla(
+                {"batch", batch_dir("nan_rhs"), "--solver", solver, "--backend", backend});
+            EXPECT_EQ(r.exit_code, 2) << r;
+            EXPECT_TRUE(contains(r.out, "converged   2 of 3")) << r;
+            EXPECT_TRUE(contains(r.out, "failed      system 1 (non_finite) (1 in all)")) << r;
+        }
 }
 
 TEST(CliBatch, CudaRunsOrSaysWhyNot) {

@@ -76,8 +76,11 @@ struct Result {
 
 /// Solves A_s x_s = b_s for every system s. b and x hold num_systems * n entries on A's
 /// executor. Throws DimensionMismatch, BadInput (e.g. ilu0 on a non-csr matrix, block size out
-/// of range), OutOfMemory; a system that fails (NaN, singular, no convergence) is reported in
-/// the Result and never stops the others.
+/// of range: what concerns the whole batch), OutOfMemory; a system that fails (NaN or Inf in
+/// A_s, b_s or the initial guess, ||b_s|| out of the precision's range, singular, no
+/// convergence) is reported in the Result (non_finite, bad_scale, ...) and never stops the
+/// others. The x_s of a system refused before the solve (non_finite in b_s or x_s, bad_scale)
+/// is no solution.
 template <typename T>
 Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Settings& settings);
 

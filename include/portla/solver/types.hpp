@@ -28,9 +28,13 @@ enum class StopReason : std::uint8_t {
     singular_preconditioner,  ///< zero or non-finite diagonal (Jacobi), singular or non-finite
                               ///< block, zero or non-finite ILU(0) pivot: found at set-up, so a
                               ///< NaN there is reported here rather than as non_finite
+    bad_scale,  ///< batched solvers only, found before the solve: ||b_s|| or the stopping
+                ///< threshold of system s lies outside what the precision's squared residual
+                ///< norms hold (scale A_s and b_s by a power of 2). The monolithic solvers
+                ///< throw BadInput instead.
 };
 /// "converged", "max_iterations", "breakdown", "non_finite", "indefinite", "stagnation",
-/// "singular_preconditioner".
+/// "singular_preconditioner", "bad_scale".
 std::string to_string(StopReason reason);
 
 /// The monolithic solvers (cg, bicgstab, gmres) support all of them (block_jacobi, ilu0 and ic0

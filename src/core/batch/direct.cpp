@@ -18,6 +18,7 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
         throw BadInput(where + ": the matrix must be in dense format, got " +
                        to_string(A.format()));
     const std::size_t num_systems = A.num_systems(), n = A.size();
+    if (num_systems == 0) throw BadInput(where + ": the batch holds no systems");
     if (b.size() != num_systems * n)
         throw DimensionMismatch(where + ": b", num_systems * n, b.size());
     if (x.size() != num_systems * n)
@@ -45,11 +46,16 @@ Result direct_solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x) {
     res.reason.resize(num_systems);
     for (std::size_t s = 0; s < num_systems; ++s) {
         double sum = 0;
-        for (std::size_t i = 0; i < n; ++i) sum += double(bh[s * n + i]) * double(bh[s * n + i]);
+        bool finite = true;
+        for (std::size_t i = 0; i < n; ++i) {
+            sum += double(bh[s * n + i]) * double(bh[s * n + i]);
+            finite = finite && std::isfinite(double(bh[s * n + i]));
+        }
         res.rhs_norm[s] = std::sqrt(sum);
         // A factorisation whose residual overflowed met pivots that were zero in all but
-        // rounding: numerically singular, a breakdown like an exact zero pivot.
-        if (info[s] < 0)
+        // rounding: numerically singular, a breakdown like an exact zero pivot. A NaN or Inf in
+        // A_s (info < 0) or b_s is non_finite.
+        if (info[s] < 0 || !finite)
             res.reason[s] = solver::StopReason::non_finite;
         else if (info[s] > 0 || !std::isfinite(res.residual_norm[s]))
             res.reason[s] = solver::StopReason::breakdown;

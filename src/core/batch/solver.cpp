@@ -4,12 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "core/batch/batch_args.hpp"
 #include "core/kernels/batch_kernels.hpp"
 #include "core/solver_common.hpp"
-#include "portla/blas.hpp"
 #include "portla/error.hpp"
 #include "portla/timer.hpp"
 
@@ -123,6 +124,53 @@ std::vector<double> residuals_of(const Executor& exec, const detail::BatchArgs<T
     return res.to_host();
 }
 
+/// ||v|| of n entries, scaled by the largest magnitude (exact at any magnitude, in double);
+/// NaN when an entry is not finite.
+template <typename T>
+double scaled_norm(const T* v, std::size_t n) {
+    double largest = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double a = std::abs(static_cast<double>(v[i]));
+        if (!std::isfinite(a)) return std::numeric_limits<double>::quiet_NaN();
+        largest = std::max(largest, a);
+    }
+    if (largest == 0) return 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double a = static_cast<double>(v[i]) / largest;
+        sum += a * a;
+    }
+    return largest * std::sqrt(sum);
+}
+
+/// The systems that cannot be solved as they are, found on the host before the solve: per
+/// system, non_finite when b_s (or x_s as the initial guess) holds a NaN or Inf, bad_scale when
+/// ||b_s|| or its stopping threshold lies outside what T's squared norms hold (the kernels
+/// square residual norms unscaled, as the monolithic solvers do: such a system would stop on
+/// an underflowed norm as "converged", or overflow); converged for every other system. A NaN
+/// or Inf in A_s is found by the solver itself (non_finite or singular_preconditioner).
+template <typename T>
+std::vector<solver::StopReason> refused_systems(const BatchMatrix<T>& A, const Array<T>& b,
+                                                const Array<T>& x, const Settings& s) {
+    const std::size_t B = A.num_systems(), n = A.size();
+    const std::vector<T> bh = b.to_host();
+    std::vector<T> xh;
+    if (s.use_initial_guess) xh = x.to_host();
+    solver::Settings bounds;
+    bounds.rtol = s.tolerance_type == ToleranceType::relative ? s.tolerance : 0.0;
+    bounds.atol = s.tolerance_type == ToleranceType::relative ? 0.0 : s.tolerance;
+    std::vector<solver::StopReason> refused(B, solver::StopReason::converged);
+    for (std::size_t sys = 0; sys < B; ++sys) {
+        const double bnorm = scaled_norm(bh.data() + sys * n, n);
+        if (std::isnan(bnorm) ||
+            (s.use_initial_guess && std::isnan(scaled_norm(xh.data() + sys * n, n))))
+            refused[sys] = solver::StopReason::non_finite;
+        else if (!solver::detail::scale_problem<T>(bnorm, bounds).empty())
+            refused[sys] = solver::StopReason::bad_scale;
+    }
+    return refused;
+}
+
 }  // namespace
 
 template <typename T>
@@ -137,6 +185,7 @@ std::vector<double> residual_norms(const BatchMatrix<T>& A, const Array<T>& b, c
 template <typename T>
 Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Settings& settings) {
     check_vectors(A, b, x, "batch::solve");
+    if (A.num_systems() == 0) throw BadInput("batch::solve: the batch holds no systems");
     const Settings& s = settings;
     if (!(s.tolerance >= 0) || !std::isfinite(s.tolerance))
         throw BadInput("batch::solve: tolerance must be finite and >= 0 (got " +
@@ -163,19 +212,7 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
 
     const Executor& exec = A.executor();
     const std::size_t B = A.num_systems();
-    {
-        // The kernels square residual norms unscaled, as the monolithic solvers do: a batch whose
-        // right-hand sides are so small (or large) that those squares leave T's range would stop
-        // on an underflowed norm as "converged". The same bound as theirs, on the whole batch's
-        // ||b|| (scaled, exact at any magnitude) against the tolerance (for a relative one, of
-        // the batch's typical system: ||b|| / sqrt(B)).
-        const double bnorm = static_cast<double>(blas::norm2<T>(exec, b.get_view()));
-        solver::Settings bounds;
-        const double per_system = bnorm / std::sqrt(double(std::max<std::size_t>(B, 1)));
-        bounds.rtol = s.tolerance_type == ToleranceType::relative ? s.tolerance : 0.0;
-        bounds.atol = s.tolerance_type == ToleranceType::relative ? 0.0 : s.tolerance;
-        solver::detail::check_scale<T>("batch::solve", per_system, bounds);
-    }
+    const std::vector<solver::StopReason> refused = refused_systems(A, b, x, s);
     auto args = detail::matrix_args(A);
     args.b = b.data();
     args.x = x.data();
@@ -208,6 +245,10 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     result.iterations = iterations.to_host();
     result.reason = reasons.to_host();
     result.residual_norm = residuals_of(exec, args, &result.rhs_norm);
+    // The systems refused before the solve went through the kernel with the others (their x is
+    // whatever it left, no solution); their reason is the one found before.
+    for (std::size_t sys = 0; sys < B; ++sys)
+        if (refused[sys] != solver::StopReason::converged) result.reason[sys] = refused[sys];
     return result;
 }
 
