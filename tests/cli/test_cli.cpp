@@ -1873,6 +1873,8 @@ TEST(CliMemory, EllPaddingAndGmresBasisAreRefusedUnderTheProcessLimit) {
         // The Hessenberg matrix of restart 100000: 80 GB on the host whatever n is.
         {"solve", "--generate", "poisson1d:200000", "--solver", "gmres", "--restart", "100000",
          "--backend", "omp"},
+        // The multigrid hierarchy of 8e6 rows (amg_memory_estimate: about 5 GB).
+        {"solve", "--generate", "poisson3d:200", "--precond", "amg", "--backend", "omp"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c[1] + " " + c[c.size() - 3]);
