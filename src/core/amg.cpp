@@ -145,18 +145,18 @@ struct Amg<T>::Hierarchy {
         return v;
     }
     void cycle(std::size_t l, bool zero_guess) const;
-    void build_smoother(std::size_t l, double rho);
+    /// The smoother of level l from rho(D^-1 A) and the level's diagonal d.
+    void build_smoother(std::size_t l, double rho, const Array<T>& d);
 };
 
 template <typename T>
-void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho) {
+void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho, const Array<T>& d) {
     const Csr<T>& A = op(l);
     const Executor& exec = A.executor();
     FusedSmoother<T>& m = smoothers[l];
-    m.w = Array<T>(exec, A.rows());
+    m.w = s.smoother == AmgSmoother::l1_jacobi ? Array<T>(exec, A.rows()) : Array<T>(exec, d);
     switch (s.smoother) {
         case AmgSmoother::jacobi:  // w = 4 / (3 rho) D^-1
-            A.diagonal(m.w.get_view());
             blas::invert_diagonal<T>(exec, m.w.get_view());
             blas::axpby<T>(exec, T(0), std::as_const(m.w).get_view(), T(4.0 / (3.0 * rho)),
                            m.w.get_view());
@@ -173,18 +173,10 @@ void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho) {
         case AmgSmoother::chebyshev: {
             // degree + 1 steps of the Chebyshev iteration on D^-1 A over [lmax / 11, lmax]: the
             // smoothing step x += p(D^-1 A) D^-1 (b - A x) of solver::Chebyshev of that degree.
-            A.diagonal(m.w.get_view());
             blas::invert_diagonal<T>(exec, m.w.get_view());
-            const double lmax = kChebyshevSafety * rho, lmin = lmax / kChebyshevLowerRatio;
-            const double theta = 0.5 * (lmax + lmin), delta = 0.5 * (lmax - lmin);
-            const double sigma = theta / delta;
-            double rho_k = 1 / sigma;
-            m.steps = {{0.0, 1 / theta}};
-            for (int k = 1; k <= s.chebyshev_degree; ++k) {
-                const double next = 1 / (2 * sigma - rho_k);
-                m.steps.push_back({next * rho_k, 2 * next / delta});
-                rho_k = next;
-            }
+            const double lmax = kChebyshevSafety * rho;
+            m.steps = Chebyshev<T>::step_coefficients(lmax / kChebyshevLowerRatio, lmax,
+                                                      s.chebyshev_degree);
             break;
         }
     }
@@ -305,13 +297,13 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             throw BadInput("amg: the estimate of the spectral radius of D^-1 A on level " +
                            std::to_string(l) + " is " + std::to_string(rho) +
                            " (the matrix is not positive definite, or holds NaN or Inf)");
-        h.build_smoother(l, rho);
+        Array<T> d(exec, n);
+        Al.diagonal(d.get_view());
+        h.build_smoother(l, rho, d);
 
         // Strength, the independent set, the aggregates.
         const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();
         const auto v = Al.values().get_view();
-        Array<T> d(exec, n);
-        Al.diagonal(d.get_view());
         Array<I32> strong(exec, Al.nnz()), flags(exec, n);
         Array<U64> keys(exec, n), work1(exec, n), work2(exec, n);
         dispatch<KernelFamily::amg>(exec, [&](auto backend) {
@@ -400,7 +392,9 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     } else {
         if (!h.smoothers[last]) {  // stopped by a stall or isolated rows: none built
             const double rho = Chebyshev<T>(Ac, 1, kLanczosSteps, h.start_vector(nc)).ritz_max();
-            h.build_smoother(last, rho);
+            Array<T> d(exec, nc);
+            Ac.diagonal(d.get_view());
+            h.build_smoother(last, rho, d);
         }
         h.info.coarse_solver = "smoother";
     }

@@ -90,6 +90,7 @@ Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_ste
     estimate(estimate_steps, abs_diag, Array<T>(A.executor(), start));
     lmax_ = kSafety * ritz_max_;
     lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
+    steps_ = step_coefficients(lmin_, lmax_, degree_);
 }
 
 template <typename T>
@@ -109,6 +110,7 @@ Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_ste
     estimate(estimate_steps, abs_diag, Array<T>(A.executor(), start));
     lmax_ = kSafety * ritz_max_;
     lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
+    steps_ = step_coefficients(lmin_, lmax_, degree_);
 }
 
 template <typename T>
@@ -124,6 +126,7 @@ Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, double lambda_mi
     set_up(degree);
     lmin_ = lambda_min;
     lmax_ = lambda_max;
+    steps_ = step_coefficients(lmin_, lmax_, degree_);
 }
 
 template <typename T>
@@ -218,24 +221,36 @@ void Chebyshev<T>::apply(const_view<T> r, view<T> z) const {
     auto dir = dir_.get_view();
     auto work = work_.get_view();
     // Saad, Alg. 12.1 on B z = c, c = D^-1 r, from z_0 = 0: res_0 = c, d_0 = c / theta.
-    const double theta = 0.5 * (lmax_ + lmin_), delta = 0.5 * (lmax_ - lmin_);
-    const double sigma = theta / delta;
-    double rho = 1 / sigma;
+    const auto& steps = steps_;
     if (scaled_)
         blas::pointwise_mul<T>(exec, inv_diag_.get_view(), r, res);  // res = D^-1 r
     else
         blas::copy<T>(exec, r, res);
-    blas::axpby<T>(exec, T(1 / theta), res, T{0}, dir);  // d = res / theta
-    blas::copy<T>(exec, dir, z);                         // z_1 = d_0
+    blas::axpby<T>(exec, T(steps[0].second), res, T{0}, dir);  // d = res / theta
+    blas::copy<T>(exec, dir, z);                               // z_1 = d_0
     for (int k = 1; k <= degree_; ++k) {
         apply_b(dir, work);                            // w = B d
         blas::axpby<T>(exec, T{-1}, work, T{1}, res);  // res -= B d
-        const double rho_next = 1 / (2 * sigma - rho);
         // d = rho_next rho d + (2 rho_next / delta) res
-        blas::axpby<T>(exec, T(2 * rho_next / delta), res, T(rho_next * rho), dir);
+        blas::axpby<T>(exec, T(steps[k].second), res, T(steps[k].first), dir);
         blas::axpby<T>(exec, T{1}, dir, T{1}, z);  // z += d
+    }
+}
+
+template <typename T>
+std::vector<std::pair<double, double>> Chebyshev<T>::step_coefficients(double lambda_min,
+                                                                       double lambda_max,
+                                                                       int degree) {
+    const double theta = 0.5 * (lambda_max + lambda_min), delta = 0.5 * (lambda_max - lambda_min);
+    const double sigma = theta / delta;
+    double rho = 1 / sigma;
+    std::vector<std::pair<double, double>> steps{{0.0, 1 / theta}};
+    for (int k = 1; k <= degree; ++k) {
+        const double rho_next = 1 / (2 * sigma - rho);
+        steps.push_back({rho_next * rho, 2 * rho_next / delta});
         rho = rho_next;
     }
+    return steps;
 }
 
 template class Chebyshev<double>;

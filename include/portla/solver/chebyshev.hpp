@@ -45,6 +45,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
@@ -87,6 +89,12 @@ public:
     double lambda_min() const { return lmin_; }
     /// Upper end of the interval.
     double lambda_max() const { return lmax_; }
+    /// The degree + 1 steps of the Chebyshev iteration over [lambda_min, lambda_max] (Saad,
+    /// Alg. 12.1): step k sets d = c1 d + c2 c and z += d, (c1, c2) its entry k, c the scaled
+    /// residual (c1 = 0 at step 0). apply() runs them from z = 0; multigrid's smoothing steps
+    /// (solver/amg.hpp) from the current iterate.
+    static std::vector<std::pair<double, double>> step_coefficients(double lambda_min,
+                                                                    double lambda_max, int degree);
     /// The extreme Ritz values of the estimate (0 when the interval was given).
     double ritz_min() const { return ritz_min_; }
     /// Largest Ritz value of the estimate.
@@ -104,6 +112,7 @@ private:
     bool scaled_ = false;  // D^-1 A (A has a diagonal) or A
     Array<T> inv_diag_;    // D^-1 (empty when !scaled_)
     double lmin_ = 0, lmax_ = 0, ritz_min_ = 0, ritz_max_ = 0;
+    std::vector<std::pair<double, double>> steps_;  // step_coefficients of the interval
     mutable Array<T> res_, dir_, work_;
 };
 
