@@ -135,7 +135,10 @@ struct Amg<T>::Hierarchy {
         return l == 0 ? b0 : const_view<T>(std::as_const(b[l]).get_view());
     }
 
-    void smooth(std::size_t l, int steps, bool zero_guess) const;
+    /// Where smoothing starts: from zero, from x, or from the iterate in z.
+    enum class Start { zero, x, z };
+    /// `sweeps` sweeps of level l's smoother, the result in x.
+    void smooth(std::size_t l, int sweeps, Start start) const;
     /// The Lanczos estimates' start vector of n entries (amg_start_row), on the device.
     Array<T> start_vector(std::size_t n) const {
         const Executor& exec = fine->executor();
@@ -183,17 +186,19 @@ void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho, const Array<T>
 }
 
 template <typename T>
-void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, bool zero_guess) const {
+void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, Start start) const {
     const Csr<T>& A = op(l);
     const Executor& exec = A.executor();
     const FusedSmoother<T>& m = smoothers[l];
     const std::size_t per_sweep = m.steps.size();
     const std::size_t total = per_sweep * static_cast<std::size_t>(sweeps);
     // Each step reads one iterate and writes the other; step k writes x when total - 1 - k is
-    // even, so the last step leaves the result in x. A first step that would read x and write x
-    // (an odd count from a given x) reads a copy in z instead.
+    // even, so the last step leaves the result in x. A start in the iterate that the first step
+    // must write (x for an odd count, z for an even one) is copied to the other first.
     const view<T> x = xv(l), other = z[l].get_view();
-    if (!zero_guess && total % 2 == 1) blas::copy<T>(exec, const_view<T>(x), other);
+    if (start == Start::x && total % 2 == 1) blas::copy<T>(exec, const_view<T>(x), other);
+    if (start == Start::z && total % 2 == 0) blas::copy<T>(exec, const_view<T>(other), x);
+    const bool zero_guess = start == Start::zero;
     for (std::size_t k = 0; k < total; ++k) {
         const bool to_x = (total - 1 - k) % 2 == 0;
         const view<T> out = to_x ? x : other;
@@ -216,18 +221,46 @@ void Amg<T>::Hierarchy::cycle(std::size_t l, bool zero_guess) const {
         if (coarse_inverse)
             coarse_inverse->apply(bv(l), xv(l));
         else
-            smooth(l, 4 * s.sweeps, zero_guess);
+            smooth(l, 4 * s.sweeps, zero_guess ? Start::zero : Start::x);
         return;
     }
-    smooth(l, s.sweeps, zero_guess);
-    detail::residual(A, bv(l), const_view<T>(xv(l)), r[l].get_view());
+    smooth(l, s.sweeps, zero_guess ? Start::zero : Start::x);
+    // r = b - A x, restricted.
+    const auto rp = A.row_ptrs().get_view(), ci = A.col_idxs().get_view();
+    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+        amg_residual(backend, exec, A.rows(), rp, ci, A.values().get_view(), bv(l),
+                     const_view<T>(xv(l)), r[l].get_view());
+    });
     R[l]->apply(std::as_const(r[l]).get_view(), b[l + 1].get_view());
     cycle(l + 1, true);
     if (s.cycle == AmgCycle::w && l + 2 < levels()) cycle(l + 1, false);
-    P[l]->apply(std::as_const(x[l + 1]).get_view(), r[l].get_view());
-    blas::axpby<T>(exec, T(1), std::as_const(r[l]).get_view(), T(1), xv(l));
-    smooth(l, s.sweeps, false);
+    // x + P x_c, written where the post-smoothing's first step reads it (no copy).
+    const Csr<T>& P = *this->P[l];
+    const bool odd = smoothers[l].steps.size() * static_cast<std::size_t>(s.sweeps) % 2 == 1;
+    const view<T> corrected = odd ? z[l].get_view() : xv(l);
+    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+        amg_correct(backend, exec, P.rows(), P.row_ptrs().get_view(), P.col_idxs().get_view(),
+                    P.values().get_view(), std::as_const(x[l + 1]).get_view(), const_view<T>(xv(l)),
+                    corrected);
+    });
+    smooth(l, s.sweeps, odd ? Start::z : Start::x);
 }
+
+/// Adds the time since the last lap (after the executor's queued work has finished) to a phase.
+class PhaseClock {
+public:
+    explicit PhaseClock(const Executor& exec) : exec_(exec) {}
+    void lap(double& phase) {
+        exec_.synchronize();
+        const auto now = std::chrono::steady_clock::now();
+        phase += std::chrono::duration<double>(now - last_).count();
+        last_ = now;
+    }
+
+private:
+    const Executor& exec_;
+    std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 template <typename T>
 Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<Hierarchy>()) {
@@ -244,6 +277,8 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     Hierarchy& h = *h_;
     h.fine = &A;
     h.s = settings;
+    AmgInfo::SetupTimes& times = h.info.setup_times;
+    PhaseClock clock(exec);
 
     // The finest diagonal: positive (the strength measure, the smoothers and the prolongator
     // smoother divide by it; an empty row has none).
@@ -277,6 +312,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                     std::to_string(free_bytes >> 20) + " MiB free",
                 need);
     }
+    clock.lap(times.checks);
 
     for (std::size_t l = 0;; ++l) {
         const Csr<T>& Al = h.op(l);
@@ -300,6 +336,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         Array<T> d(exec, n);
         Al.diagonal(d.get_view());
         h.build_smoother(l, rho, d);
+        clock.lap(times.spectrum);
 
         // Strength, the independent set, the aggregates.
         const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();
@@ -343,6 +380,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         work1 = Array<U64>();
         work2 = Array<U64>();
         work = Array<I32>();
+        clock.lap(times.aggregation);
 
         // The tentative prolongator, smoothed: P = (I - omega D^-1 A) T.
         Array<I32> t_rp = prefix_sums(exec, flags);
@@ -365,11 +403,14 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             h.P.push_back(std::make_unique<Csr<T>>(sparse::multiply(S, tentative)));
         }
         s_v = Array<T>();
+        clock.lap(times.prolongator);
         h.R.push_back(std::make_unique<Csr<T>>(sparse::transpose(*h.P.back())));
         h.aggregates.push_back(std::move(agg));
+        clock.lap(times.transpose);
         // The Galerkin operator R (A P).
         const Csr<T> AP = sparse::multiply(Al, *h.P.back());
         h.coarse.push_back(std::make_unique<Csr<T>>(sparse::multiply(*h.R.back(), AP)));
+        clock.lap(times.galerkin);
     }
 
     // The last level's solve.
@@ -452,7 +493,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     }
     h.info.grid_complexity = rows / static_cast<double>(std::max<std::size_t>(A.rows(), 1));
     h.info.operator_complexity = entries / static_cast<double>(std::max<std::size_t>(A.nnz(), 1));
-    exec.synchronize();
+    clock.lap(times.coarse);
     h.info.setup_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }

@@ -1,8 +1,10 @@
 // The sparse and aggregation kernels of the cuda backend: one thread per row (grid-stride, 256
 // threads per block) running the row functions of common/sparse/rows.hpp, on the stream of the
-// executor's device. The prefix sums are CUB's (cub::DeviceScan). count_rows reduces each
-// block's count with __syncthreads_count and adds it to a device counter (one atomic per block),
-// read back once.
+// executor's device. The multigrid cycle's row updates (smoothing steps, residual, coarse
+// correction) form (A x)_i with a group of lanes per row as the CSR SpMV does
+// (cuda/csr_lanes.hpp), then lane 0 runs the row's update. The prefix sums are CUB's
+// (cub::DeviceScan). count_rows reduces each block's count with __syncthreads_count and adds it to
+// a device counter (one atomic per block), read back once.
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
@@ -12,8 +14,11 @@
 #include "common/sparse/rows.hpp"
 #include "core/kernels/amg_kernels.hpp"
 #include "core/kernels/sparse_kernels.hpp"
+#include "cuda/csr_lanes.hpp"
 #include "cuda/cuda_check.hpp"
+#include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
+#include "cuda/sparse_row.cuh"
 
 namespace portla::kernels::cuda {
 namespace {
@@ -72,6 +77,95 @@ std::size_t count_rows(const Executor& exec, std::size_t n, F f) {
     return static_cast<std::size_t>(host);
 }
 
+// A group of G lanes per row, 32 / G rows per warp per step (the loop bound is warp-uniform, so
+// the full-mask shuffles of warp_sum are safe): ax = (A x)_row summed over the group, then
+// update(row, ax) in the group's first lane. skip_sum: ax = 0 without reading A or x.
+template <int G, typename T, typename U>
+__global__ void row_sum_update_kernel(std::size_t rows, const std::int32_t* __restrict__ rp,
+                                      const std::int32_t* __restrict__ ci, const T* __restrict__ v,
+                                      const T* __restrict__ x, U update, int skip_sum) {
+    constexpr unsigned rows_per_warp = 32 / G;
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned member = lane % G;
+    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::size_t first = warp * rows_per_warp; first < rows; first += warps * rows_per_warp) {
+        const std::size_t row = first + lane / G;
+        T sum = T(0);
+        if (row < rows && !skip_sum) {
+            const auto read = [x](std::size_t j) { return __ldg(x + j); };
+            sum = csr_lane_sum<T>(std::int64_t{rp[row]} + member, rp[row + 1], G, ci, v, read);
+        }
+        sum = warp_sum<G>(sum);
+        if (row < rows && member == 0) update(row, sum);
+    }
+}
+
+template <typename T, typename U>
+void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries,
+                     const std::int32_t* rp, const std::int32_t* ci, const T* v, const T* x,
+                     U update, int skip_sum) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    // Without the sum every row is its update alone: one lane per row.
+    const int lanes = skip_sum ? 1 : csr_lanes(entries, rows);
+    with_lanes(lanes, [&](auto group) {
+        constexpr int G = decltype(group)::value;
+        const auto kernel = row_sum_update_kernel<G, T, U>;
+        // One wave at the kernel's occupancy (no partial second wave), as the CSR SpMV.
+        const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
+        const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
+                                                 reinterpret_cast<const void*>(kernel));
+        const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+        kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, v, x, update, skip_sum);
+        PORTLA_CUDA_CHECK_LAUNCH();
+    });
+}
+
+// The independent set's maxima (amg_max_row) with a group of G lanes per row, as above.
+template <int G>
+__global__ void max_rows_kernel(std::size_t rows, const std::int32_t* __restrict__ rp,
+                                const std::int32_t* __restrict__ ci,
+                                const std::int32_t* __restrict__ strong,
+                                const std::uint64_t* __restrict__ in,
+                                std::uint64_t* __restrict__ out) {
+    constexpr unsigned rows_per_warp = 32 / G;
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned member = lane % G;
+    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::size_t first = warp * rows_per_warp; first < rows; first += warps * rows_per_warp) {
+        const std::size_t row = first + lane / G;
+        unsigned long long m = 0;
+        if (row < rows) {
+            m = in[row];
+            for (int k = rp[row] + static_cast<int>(member); k < rp[row + 1]; k += G)
+                if (strong[k]) m = max(m, static_cast<unsigned long long>(in[ci[k]]));
+        }
+#pragma unroll
+        for (int offset = G / 2; offset > 0; offset /= 2)
+            m = max(m, __shfl_down_sync(kFullWarpMask, m, offset, G));
+        if (row < rows && member == 0) out[row] = m;
+    }
+}
+
+void max_rows(const Executor& exec, std::size_t rows, std::size_t entries, const std::int32_t* rp,
+              const std::int32_t* ci, const std::int32_t* strong, const std::uint64_t* in,
+              std::uint64_t* out) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    with_lanes(csr_lanes(entries, rows), [&](auto group) {
+        constexpr int G = decltype(group)::value;
+        const auto kernel = max_rows_kernel<G>;
+        const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
+        const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
+                                                 reinterpret_cast<const void*>(kernel));
+        const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+        kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, strong, in, out);
+        PORTLA_CUDA_CHECK_LAUNCH();
+    });
+}
+
 }  // namespace
 
 template <typename I>
@@ -90,7 +184,301 @@ void exclusive_scan(tag, const Executor& exec, const_view<I> in, view<I> out) {
     PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+// Each row's entries sorted by column (after the include).
+template <typename T>
+void sort_rows(const Executor& exec, std::size_t rows, const std::int32_t* rp, std::int32_t* ci,
+               T* v);
+
+#define PORTLA_ROWS_OWN_ROW_SUMS
+#define PORTLA_ROWS_OWN_SPGEMM
 #include "core/kernels/row_kernels.inc"
+
+// ---- SpGEMM and row sorts with a warp per row --------------------------------------------------
+// The product's rows whose capped hash table (spgemm_table_slots) has at most kWarpSlots slots
+// are accumulated by a warp in shared memory: the products of the row spread over the lanes
+// (several rows of B at once), each added to its column's slot (spgemm_slot, linear probing)
+// with atomicCAS on the key and atomicAdd on the value, so the order of a column's sum, and its
+// last bits, may differ from run to run. The warp then compacts the table and writes the row
+// sorted by column (each entry's rank among the row's columns) at the start of the row's slots in
+// global memory: the extraction copies it. A row that overflows its capped table is counted -1
+// and done again in a full table by the row functions (the retry pass), as are the rows with
+// larger tables, one thread per row. The transpose's rows are sorted the same way (rank sort in
+// shared memory) up to kWarpSlots entries. Measured on the H100 (3-D Poisson 256^3, smoothed
+// aggregation set-up): see docs/multigrid.md. Rows of small tables stay one thread's.
+
+constexpr int kWarpSlots = 1024;
+// Rows of at most this many slots stay one thread's (a warp would idle most of its lanes: 3-D
+// Poisson 256^3, S T of 16.7M rows of 8 slots: 14 ms one thread per row, 30 ms a warp per row;
+// A P, 32 slots: 99 ms against 47 ms; H100).
+constexpr int kThreadSlots = 16;
+
+/// Whether a row whose table has t slots is the warp kernel's.
+__device__ inline bool warp_row(std::int64_t t) { return t > kThreadSlots && t <= kWarpSlots; }
+constexpr int kSpgemmWarps = 4;  // warps per block
+constexpr unsigned kSpgemmThreads = 32 * kSpgemmWarps;
+
+template <typename T>
+constexpr std::size_t warp_tables_bytes() {
+    return kSpgemmWarps * (kWarpSlots * (sizeof(T) + sizeof(std::int32_t)) +
+                           32 * (sizeof(T) + 2 * sizeof(std::int32_t)));
+}
+
+/// The shared-memory arrays of warp w of a block: values first (alignment), then keys.
+template <typename T>
+struct WarpTables {
+    T* vals;     // kWarpSlots
+    T* a;        // 32: the values of A's entries of the current chunk
+    int* keys;   // kWarpSlots
+    int* start;  // 32: where each chunk entry's row of B starts
+    int* ends;   // 32: inclusive prefix sums of those rows' lengths
+    __device__ WarpTables(unsigned char* smem, unsigned w) {
+        T* tv = reinterpret_cast<T*>(smem);
+        vals = tv + w * kWarpSlots;
+        a = tv + kSpgemmWarps * kWarpSlots + w * 32;
+        int* ti = reinterpret_cast<int*>(tv + kSpgemmWarps * (kWarpSlots + 32));
+        keys = ti + w * kWarpSlots;
+        start = ti + kSpgemmWarps * kWarpSlots + w * 32;
+        ends = ti + kSpgemmWarps * (kWarpSlots + 32) + w * 32;
+    }
+};
+
+/// The m distinct keys (and values) of keys[0..m) written to out_keys/out_vals sorted by key:
+/// each entry at its rank.
+template <typename T>
+__device__ void rank_sort_out(const int* keys, const T* vals, int m, unsigned lane,
+                              std::int32_t* out_keys, T* out_vals) {
+    for (int j = static_cast<int>(lane); j < m; j += 32) {
+        const int key = keys[j];
+        int rank = 0;
+        for (int q = 0; q < m; ++q) rank += keys[q] < key;
+        out_keys[rank] = key;
+        out_vals[rank] = vals[j];
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kSpgemmThreads)
+    spgemm_warp_kernel(std::size_t first, std::size_t last, const std::int32_t* __restrict__ a_rp,
+                       const std::int32_t* __restrict__ a_ci, const T* __restrict__ a_v,
+                       const std::int32_t* __restrict__ b_rp, const std::int32_t* __restrict__ b_ci,
+                       const T* __restrict__ b_v, const std::int64_t* __restrict__ offsets,
+                       std::int64_t base, std::int32_t* __restrict__ keys, T* __restrict__ vals,
+                       std::int32_t* __restrict__ counts) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    __shared__ int count[kSpgemmWarps], overflow[kSpgemmWarps];
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const WarpTables<T> tab(smem, w);
+    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::size_t i = first + warp; i < last; i += warps) {  // warp-uniform
+        const std::int64_t t = offsets[i + 1] - offsets[i];
+        if (!warp_row(t)) continue;  // the row functions' row
+        const int slots = static_cast<int>(t);
+        for (int s = static_cast<int>(lane); s < slots; s += 32) {
+            tab.keys[s] = -1;
+            tab.vals[s] = T(0);
+        }
+        if (lane == 0) count[w] = overflow[w] = 0;
+        __syncwarp();
+        const int a_end = a_rp[i + 1];
+        for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
+            // 32 entries of A's row at a time: their rows of B's products spread over the lanes.
+            const int ka = c0 + static_cast<int>(lane);
+            int len = 0, from = 0;
+            T a = T(0);
+            if (ka < a_end) {
+                const int k = a_ci[ka];
+                from = b_rp[k];
+                len = b_rp[k + 1] - from;
+                a = a_v[ka];
+            }
+            int ends = len;
+            for (int o = 1; o < 32; o <<= 1) {
+                const int y = __shfl_up_sync(kFullWarpMask, ends, o);
+                if (static_cast<int>(lane) >= o) ends += y;
+            }
+            const int total = __shfl_sync(kFullWarpMask, ends, 31);
+            tab.start[lane] = from;
+            tab.ends[lane] = ends;
+            tab.a[lane] = a;
+            __syncwarp();
+            for (int p = static_cast<int>(lane); p < total; p += 32) {
+                int lo = 0, hi = 31;  // the entry whose products hold p: the first end above p
+                while (lo < hi) {
+                    const int mid = (lo + hi) / 2;
+                    if (tab.ends[mid] > p)
+                        hi = mid;
+                    else
+                        lo = mid + 1;
+                }
+                const int kb = tab.start[lo] + p - (lo > 0 ? tab.ends[lo - 1] : 0);
+                const int c = b_ci[kb];
+                const T product = tab.a[lo] * b_v[kb];
+                int s = static_cast<int>(Rows<T>::spgemm_slot(c, t));
+                for (int probes = 0;; ++probes) {
+                    if (probes == slots) {  // full: cannot happen below the count's bound
+                        overflow[w] = 1;
+                        break;
+                    }
+                    const int prev = atomicCAS(tab.keys + s, -1, c);
+                    if (prev == -1 || prev == c) {
+                        // a table keeps one slot empty, as spgemm_row_accumulate's
+                        if (prev == -1 && atomicAdd(count + w, 1) + 2 > slots) overflow[w] = 1;
+                        atomicAdd(tab.vals + s, product);
+                        break;
+                    }
+                    s = (s + 1) & (slots - 1);
+                }
+            }
+            __syncwarp();
+            if (overflow[w]) break;  // read after the barrier: the same in every lane
+        }
+        __syncwarp();
+        if (overflow[w]) {
+            if (lane == 0) counts[i - first] = -1;
+            __syncwarp();
+            continue;
+        }
+        const int m = count[w];
+        // Compaction in place (an entry moves only to a lower slot, after its chunk is read).
+        int filled = 0;
+        for (int s0 = 0; s0 < slots; s0 += 32) {
+            const int s = s0 + static_cast<int>(lane);
+            const int key = s < slots ? tab.keys[s] : -1;
+            const T val = s < slots ? tab.vals[s] : T(0);
+            const unsigned taken = __ballot_sync(kFullWarpMask, key != -1);
+            __syncwarp();
+            if (key != -1) {
+                const int at = filled + __popc(taken & ((1u << lane) - 1u));
+                tab.keys[at] = key;
+                tab.vals[at] = val;
+            }
+            filled += __popc(taken);
+            __syncwarp();
+        }
+        const std::int64_t off = offsets[i] - base;
+        rank_sort_out(tab.keys, tab.vals, m, lane, keys + off, vals + off);
+        if (lane == 0) counts[i - first] = m;
+        __syncwarp();
+    }
+}
+
+/// kernel over `rows` rows, a warp per row, with its warp tables in dynamic shared memory: one
+/// wave of blocks at the kernel's occupancy.
+template <typename T, typename... Params, typename... Args>
+void launch_warp_rows(const Executor& exec, void (*kernel)(Params...), std::size_t rows,
+                      Args... args) {
+    activate(exec.device_id());
+    constexpr std::size_t shared = warp_tables_bytes<T>();
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(shared)));
+    int per_sm = 0;
+    PORTLA_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kSpgemmThreads, shared));
+    const std::size_t wave =
+        static_cast<std::size_t>(std::max(per_sm, 1)) *
+        static_cast<std::size_t>(device_limits(exec.device_id()).multiprocessors);
+    const std::size_t needed = (rows + kSpgemmWarps - 1) / kSpgemmWarps;
+    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    kernel<<<blocks, kSpgemmThreads, shared, stream_of(exec)>>>(args...);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+/// The row functions' accumulation for the rows whose table is not the warp kernel's.
+template <typename T>
+struct SpgemmAccumulateOthers {
+    SpgemmAccumulate<T> f;
+    __device__ void operator()(std::size_t i) const {
+        if (!warp_row(f.offsets[i + 1] - f.offsets[i])) f(i);
+    }
+};
+
+/// Extraction: a row sorted by the warp kernel is copied; the others (retried or large) are
+/// extracted and sorted by the row functions.
+template <typename T>
+struct SpgemmExtractSorted {
+    SpgemmExtract<T> f;
+    __device__ void operator()(std::size_t i) const {
+        const std::int64_t t2 =
+            f.offsets2 ? f.offsets2[i - f.first + 1] - f.offsets2[i - f.first] : 0;
+        const std::int64_t t = f.offsets[i + 1] - f.offsets[i];
+        if (t2 > 0 || !warp_row(t)) {
+            f(i);
+            return;
+        }
+        const std::int64_t off = f.offsets[i] - f.base;
+        const int at = f.c_rp[i], m = f.c_rp[i + 1] - at;
+        for (int j = 0; j < m; ++j) {
+            f.c_ci[at + j] = f.keys[off + j];
+            f.c_v[at + j] = f.vals[off + j];
+        }
+    }
+};
+
+template <typename T>
+void spgemm_accumulate(tag, const Executor& exec, std::size_t first, std::size_t last,
+                       const_view<I32> a_rp, const_view<I32> a_ci, const_view<T> a_v,
+                       const_view<I32> b_rp, const_view<I32> b_ci, const_view<T> b_v,
+                       const_view<I64> offsets, I64 base, int retry, view<I32> keys, view<T> vals,
+                       view<I32> counts) {
+    const SpgemmAccumulate<T> rows{a_rp.data, a_ci.data,    a_v.data, b_rp.data, b_ci.data,
+                                   b_v.data,  offsets.data, base,     retry,     keys.data,
+                                   vals.data, counts.data,  first};
+    if (retry) {  // full tables, the few rows whose capped ones overflowed
+        for_rows(exec, first, last, rows);
+        return;
+    }
+    if (last <= first) return;
+    launch_warp_rows<T>(exec, spgemm_warp_kernel<T>, last - first, first, last, a_rp.data,
+                        a_ci.data, a_v.data, b_rp.data, b_ci.data, b_v.data, offsets.data, base,
+                        keys.data, vals.data, counts.data);
+    for_rows(exec, first, last, SpgemmAccumulateOthers<T>{rows});
+}
+
+template <typename T>
+void spgemm_extract(tag, const Executor& exec, std::size_t first, std::size_t last,
+                    const_view<I64> offsets, I64 base, const_view<I32> keys, const_view<T> vals,
+                    const_view<I64> offsets2, const_view<I32> keys2, const_view<T> vals2,
+                    const_view<I32> c_rp, view<I32> c_ci, view<T> c_v) {
+    for_rows(
+        exec, first, last,
+        SpgemmExtractSorted<T>{SpgemmExtract<T>{
+            offsets.data, base, keys.data, vals.data, offsets2.size > 0 ? offsets2.data : nullptr,
+            keys2.data, vals2.data, first, c_rp.data, c_ci.data, c_v.data}});
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kSpgemmThreads)
+    sort_rows_kernel(std::size_t rows, const std::int32_t* __restrict__ rp,
+                     std::int32_t* __restrict__ ci, T* __restrict__ v) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
+    const WarpTables<T> tab(smem, w);
+    const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
+    const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
+    for (std::size_t r = warp; r < rows; r += warps) {  // warp-uniform
+        const int at = rp[r], m = rp[r + 1] - at;
+        if (m <= 1) continue;
+        if (m > kWarpSlots) {
+            if (lane == 0) Rows<T>::sort_entries(ci, v, at, m);
+            __syncwarp();
+            continue;
+        }
+        for (int j = static_cast<int>(lane); j < m; j += 32) {
+            tab.keys[j] = ci[at + j];
+            tab.vals[j] = v[at + j];
+        }
+        __syncwarp();
+        rank_sort_out(tab.keys, tab.vals, m, lane, ci + at, v + at);
+        __syncwarp();
+    }
+}
+
+template <typename T>
+void sort_rows(const Executor& exec, std::size_t rows, const I32* rp, I32* ci, T* v) {
+    if (rows == 0) return;
+    launch_warp_rows<T>(exec, sort_rows_kernel<T>, rows, rows, rp, ci, v);
+}
 
 PORTLA_INSTANTIATE_SCAN_KERNELS;
 PORTLA_INSTANTIATE_SPARSE_KERNELS(double);

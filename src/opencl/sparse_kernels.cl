@@ -190,10 +190,35 @@ kernel void amg_smooth(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(c
                        PORTLA_BUFFER(REAL, d), PORTLA_BUFFER(const REAL, w), REAL c1, REAL c2,
                        int zero_guess, int first_step) {
     PORTLA_FOR_ROWS(i, 0, rows) {
-        amg_smooth_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
-                       PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, b),
-                       PORTLA_AT(const REAL, x_in), PORTLA_AT(REAL, x_out), PORTLA_AT(REAL, d),
-                       PORTLA_AT(const REAL, w), c1, c2, zero_guess, first_step);
+        const REAL ax = zero_guess ? (REAL)0
+                                   : amg_row_sum(i, PORTLA_AT(const int, rp),
+                                                 PORTLA_AT(const int, ci), PORTLA_AT(const REAL, v),
+                                                 PORTLA_AT(const REAL, x_in));
+        amg_smooth_update(i, ax, PORTLA_AT(const REAL, b), PORTLA_AT(const REAL, x_in),
+                          PORTLA_AT(REAL, x_out), PORTLA_AT(REAL, d), PORTLA_AT(const REAL, w), c1,
+                          c2, zero_guess, first_step);
+    }
+}
+
+kernel void amg_residual(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                         PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const REAL, b),
+                         PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, r)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_residual_update(i,
+                            amg_row_sum(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                        PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, x)),
+                            PORTLA_AT(const REAL, b), PORTLA_AT(REAL, r));
+    }
+}
+
+kernel void amg_correct(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                        PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const REAL, xc),
+                        PORTLA_BUFFER(const REAL, base), PORTLA_BUFFER(REAL, out)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_correct_update(i,
+                           amg_row_sum(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                       PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, xc)),
+                           PORTLA_AT(const REAL, base), PORTLA_AT(REAL, out));
     }
 }
 

@@ -222,6 +222,26 @@ void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
 }
 
 template <typename T>
+void amg_residual(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                  const_view<I32> ci, const_view<T> v, const_view<T> b, const_view<T> x,
+                  view<T> r) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_residual");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(b.data).buffer(x.data).buffer(r.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_correct(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                 const_view<I32> ci, const_view<T> v, const_view<T> xc, const_view<T> base,
+                 view<T> out) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_correct");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(xc.data).buffer(base.data).buffer(out.data).run(groups(k, rows));
+}
+
+template <typename T>
 void amg_start(tag, const Executor& exec, view<T> v) {
     if (v.size == 0) return;
     auto k = launch<T>(exec, "amg_start");

@@ -59,6 +59,20 @@ struct AmgInfo {
     double grid_complexity = 0;
     /// Wall time of the set-up, seconds (device work included).
     double setup_seconds = 0;
+    /// Where the set-up's time went, seconds summed over the levels. The set-up waits for the
+    /// device at the end of each phase (a few waits per level), so each phase's device work is
+    /// counted in that phase.
+    struct SetupTimes {
+        double checks = 0;       ///< the diagonal's check and the memory estimate
+        double spectrum = 0;     ///< the Lanczos estimates of rho(D^-1 A) and the smoothers
+        double aggregation = 0;  ///< strength of connection, independent set, aggregates
+        double prolongator = 0;  ///< the tentative prolongator T and P = S T
+        double transpose = 0;    ///< R = P^T
+        double galerkin = 0;     ///< A P and R (A P)
+        double coarse = 0;       ///< the last level's solve and the cycle's vectors
+    };
+    /// The set-up's phases.
+    SetupTimes setup_times;
     /// "dense-lu" or "smoother" (the last level's solve).
     std::string coarse_solver;
     /// Why coarsening stopped: "coarse-size", "max-levels", "stalled", "isolated".

@@ -146,21 +146,41 @@ PORTLA_FN int amg_bad_diagonal_row(int i, PORTLA_GLOBAL const REAL *d) {
     return !(d[i] > 0 && d[i] - d[i] == 0);
 }
 
+/* (A x)_i: row i of A times x, the entries in the row's order. */
+PORTLA_FN REAL amg_row_sum(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                           PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *x) {
+    REAL s = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) s += v[k] * x[ci[k]];
+    return s;
+}
+
+/* The cycle's row updates, each given ax = (A x)_i of its operator A and vector x (a backend may
+   form ax with several lanes per row, then call the update once per row). */
+
 /* One smoothing step of row i, fused (one pass over the row of A): r_i = b_i - (A x_in)_i,
    d_i = c1 d_i + c2 w_i r_i, x_out_i = x_in_i + d_i. Damped Jacobi and l1-Jacobi are one step
    with c1 = 0 and c2 = 1 (w: the weights); Chebyshev's iteration on D^-1 A is a sequence of
    them (w = D^-1; Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Alg. 12.1). With
-   zero_guess x_in is taken as 0 (not read); with first_step d_i is not read. x_out must not be
-   x_in (other rows read x_in). */
-PORTLA_FN void amg_smooth_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
-                              PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const REAL *b,
-                              PORTLA_GLOBAL const REAL *x_in, PORTLA_GLOBAL REAL *x_out,
-                              PORTLA_GLOBAL REAL *d, PORTLA_GLOBAL const REAL *w, REAL c1, REAL c2,
-                              int zero_guess, int first_step) {
-    REAL r = b[i];
-    if (!zero_guess)
-        for (int k = rp[i]; k < rp[i + 1]; ++k) r -= v[k] * x_in[ci[k]];
+   zero_guess x_in is taken as 0 (neither it nor ax is read); with first_step d_i is not read.
+   x_out must not be x_in (other rows read x_in). */
+PORTLA_FN void amg_smooth_update(int i, REAL ax, PORTLA_GLOBAL const REAL *b,
+                                 PORTLA_GLOBAL const REAL *x_in, PORTLA_GLOBAL REAL *x_out,
+                                 PORTLA_GLOBAL REAL *d, PORTLA_GLOBAL const REAL *w, REAL c1,
+                                 REAL c2, int zero_guess, int first_step) {
+    const REAL r = zero_guess ? b[i] : b[i] - ax;
     const REAL di = (first_step ? (REAL)0 : c1 * d[i]) + c2 * w[i] * r;
     d[i] = di;
     x_out[i] = (zero_guess ? (REAL)0 : x_in[i]) + di;
+}
+
+/* The residual r_i = b_i - (A x)_i. */
+PORTLA_FN void amg_residual_update(int i, REAL ax, PORTLA_GLOBAL const REAL *b,
+                                   PORTLA_GLOBAL REAL *r) {
+    r[i] = b[i] - ax;
+}
+
+/* The coarse correction out_i = base_i + (P x_c)_i (out may be base). */
+PORTLA_FN void amg_correct_update(int i, REAL ax, PORTLA_GLOBAL const REAL *base,
+                                  PORTLA_GLOBAL REAL *out) {
+    out[i] = base[i] + ax;
 }

@@ -45,12 +45,22 @@
     void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
                       const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T omega,     \
                       view<T> s);                                                                 \
-    /* One fused smoothing step over every row (amg_smooth_row) */                                \
+    /* One fused smoothing step over every row (amg_smooth_update) */                             \
     template <typename T>                                                                         \
     void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,     \
                     const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,                \
                     const_view<T> x_in, view<T> x_out, view<T> d, const_view<T> w, T c1, T c2,    \
                     int zero_guess, int first_step);                                              \
+    /* r = b - A x (amg_residual_update) */                                                       \
+    template <typename T>                                                                         \
+    void amg_residual(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
+                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,              \
+                      const_view<T> x, view<T> r);                                                \
+    /* out = base + P xc (amg_correct_update; out may be base) */                                 \
+    template <typename T>                                                                         \
+    void amg_correct(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
+                     const_view<std::int32_t> ci, const_view<T> v, const_view<T> xc,              \
+                     const_view<T> base, view<T> out);                                            \
     /* v[i] = amg_start_row(i) */                                                                 \
     template <typename T>                                                                         \
     void amg_start(tag, const Executor& exec, view<T> v);                                         \
@@ -75,6 +85,12 @@
     template void amg_smooth<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,     \
                                 const_view<std::int32_t>, const_view<T>, const_view<T>,          \
                                 const_view<T>, view<T>, view<T>, const_view<T>, T, T, int, int); \
+    template void amg_residual<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
+                                  const_view<std::int32_t>, const_view<T>, const_view<T>,        \
+                                  const_view<T>, view<T>);                                       \
+    template void amg_correct<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
+                                 const_view<std::int32_t>, const_view<T>, const_view<T>,         \
+                                 const_view<T>, view<T>);                                        \
     template void amg_start<T>(tag, const Executor&, view<T>);                                   \
     template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);               \
     template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,         \
