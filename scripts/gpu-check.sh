@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole GPU check in one run (on an H100): build for sm_90, run every test, run the
-# cuda tests under compute-sanitizer memcheck, then the CG timings; logs and JSON go to $OUT.
+# The whole GPU check in one run (on an H100, under 10 minutes): build for sm_90, run every GPU
+# test (cuda and opencl binaries, CLI, Python, examples), the cuda tests under compute-sanitizer
+# memcheck, then the multigrid and CG timings; logs and JSON go to $OUT.
 #   usage: OUT=/some/dir scripts/gpu-check.sh [--bench|--bench-only] [SWEEP...]
 # GPU_TESTS="test_x test_y" runs those test binaries (and memcheck of each) instead of every
 # test. With --bench it also runs the benchmarks (all, or the named sweeps: see below); --bench-only
@@ -59,41 +60,55 @@ for t in ${GPU_MEMCHECK:-$GPU_TESTS}; do
   echo "memcheck $t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
 done
 elif [ "${1:-}" != "--bench-only" ]; then
-step "all tests"
-# The opencl tests on NVIDIA's OpenCL device (the GPU; PoCL, a CPU device that compiles each
-# program for minutes, gets its own shorter pass below), one test per core.
+# Every test binary that runs on the GPU (cuda and opencl ones, the CLI, core, vendor, examples;
+# the reference and omp binaries are CI's, on its CPU) with the opencl tests on NVIDIA's OpenCL
+# device, one test per core; beside it the cuda tests under compute-sanitizer memcheck and the
+# Python extension's build and tests on the GPU (CuPy / PyTorch arrays in place); then the
+# multigrid benchmark, CG timings, CG on NVIDIA's OpenCL and mpirun. PoCL, a CPU device, is CI's.
+step "GPU tests, memcheck and Python side by side"
 P="$BUILD/apps/portla/portla"
 gpu_cl=$("$P" info | grep -E "^  opencl:[0-9]+ .*NVIDIA" | grep -oE "opencl:[0-9]+" | head -1 | cut -d: -f2)
-(cd "$BUILD" && PORTLA_OPENCL_DEVICE=${gpu_cl:-0} ctest -j "$(nproc)" --output-on-failure \
-  > "$OUT/ctest.log" 2>&1) || status=1
-grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$OUT/ctest.log" | head -40
-grep -c "Skipped" "$OUT/ctest.log" | sed 's/^/skipped: /'
-
-step "compute-sanitizer memcheck on the cuda tests (side by side)"
+(cd "$BUILD" && PORTLA_OPENCL_DEVICE=${gpu_cl:-0} OMP_NUM_THREADS=4 ctest -j "$(nproc)" \
+  -E '^test_[a-z_]+_(reference|omp)[.]' --output-on-failure > "$OUT/ctest.log" 2>&1) &
+ctest_pid=$!
 memcheck=(test_backend_cuda test_cg_device test_vendor test_core test_batch_direct_cuda
           test_ilu_cuda test_preconditioners_cuda test_amg_cuda)
 for t in "${memcheck[@]}"; do
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
     "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 &
 done
+( build_python &&
+  PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
+    python/tests > "$OUT/pytest.log" 2>&1 &&
+  for e in examples/python/*.py; do
+    PYTHONPATH=build-py/python python3 "$e" > "$OUT/example_$(basename "$e" .py).log" 2>&1 ||
+      { echo "$e failed"; tail -3 "$OUT/example_$(basename "$e" .py).log"; exit 1; }
+  done ) > "$OUT/python_step.log" 2>&1 &
+python_pid=$!
+wait "$ctest_pid" || status=1
+grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$OUT/ctest.log" | head -40
+grep -E "^Total Test time" "$OUT/ctest.log"
+wait "$python_pid" || status=1
+echo "python: $(grep -E "passed|failed" "$OUT/pytest.log" | tail -1)"
+cat "$OUT/python_step.log" | tail -5
+grep -h "OK\|checked\|error" "$OUT"/example_*.log 2>/dev/null | head -6
 wait
 for t in "${memcheck[@]}"; do
   grep -q "ERROR SUMMARY: 0 errors" "$OUT/memcheck_$t.log" && grep -qE '^\[  PASSED' "$OUT/memcheck_$t.log" || status=1
-  echo "$t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
+  echo "memcheck $t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
 done
 
 step "multigrid: CG + AMG against CG + Jacobi and CG + Chebyshev on the GPU (bench/amg.py)"
-python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
+python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg \
   --problems poisson3d --sizes 64,128,256 --json "$OUT/amg_poisson.json" || status=1
-python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
+python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg \
   --problems contrast3d,anisotropic3d --sizes 128 --json "$OUT/amg_hard.json" || status=1
 
-step "CG on poisson3d:128, double"
-P="$BUILD/apps/portla/portla"
+step "CG on poisson3d:128, double: cuda, NVIDIA's OpenCL, omp"
 "$P" info
-for backend in cuda omp; do
-  "$P" solve --generate poisson3d:128 --solver cg --backend "$backend" --rtol 1e-8 --json \
-    > "$OUT/cg_poisson3d_128_$backend.json" || status=1
+for backend in cuda opencl omp; do
+  PORTLA_OPENCL_DEVICE=${gpu_cl:-0} "$P" solve --generate poisson3d:128 --solver cg \
+    --backend "$backend" --rtol 1e-8 --json > "$OUT/cg_poisson3d_128_$backend.json" || status=1
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j['device'], j['iterations'], 'iters', '%.3f ms/iter' % (1e3*j['time_per_iteration_s']), j['reason'])" \
     "$OUT/cg_poisson3d_128_$backend.json" "$backend"
 done
@@ -101,58 +116,16 @@ done
   > "$OUT/cg_poisson3d_128_cuda_csr.json" || status=1
 "$P" solve tests/data/spd_fem_2d.mtx --backend cuda --precond jacobi || status=1
 
-step "opencl on each OpenCL device (NVIDIA's, PoCL): the opencl tests, CG and fits"
-# NVIDIA's ran every opencl test above; the others run the backend and multigrid tests.
-# `portla info` lists every OpenCL device as `opencl:N`; PORTLA_OPENCL_DEVICE=N makes a plain
-# `opencl` (the tests' and bench's backend) that device.
-"$P" info | grep -E "^  opencl:" | tee "$OUT/opencl_devices.txt"
-for dev in $(grep -oE "^  opencl:[0-9]+" "$OUT/opencl_devices.txt" | cut -d: -f2); do
-  export PORTLA_OPENCL_DEVICE=$dev
-  name=dev$dev
-  tests=(test_backend_opencl test_amg_opencl)
-  [ "$dev" = "${gpu_cl:-}" ] && tests=()
-  for t in "${tests[@]}"; do
-    [ -x "$BUILD/tests/$t" ] || continue
-    "$BUILD/tests/$t" > "$OUT/opencl_${name}_$t.log" 2>&1 || status=1
-    echo "$name $t: $(grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]' "$OUT/opencl_${name}_$t.log" | tr '\n' ' ')"
-  done
-  for args in "--generate poisson3d:128" "--generate poisson3d:128 --assembled --format csr"; do
-    "$P" solve $args --solver cg --backend opencl --rtol 1e-8 --json \
-      > "$OUT/opencl_${name}_cg.json" 2> "$OUT/opencl_${name}_cg.err" || status=1
-    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j['device'], j['iterations'], 'iters', '%.3f ms/iter' % (1e3*j['time_per_iteration_s']), j['reason'])" \
-      "$OUT/opencl_${name}_cg.json" "$name $args" || cat "$OUT/opencl_${name}_cg.err"
-  done
-  timeout 120 "$P" bench axpby dot norm2 fused-cg spmv-csr stencil --backend opencl --quiet \
-    --json "$OUT/bench_opencl_$name.json" > "$OUT/bench_opencl_$name.txt" 2>&1 || status=1
-  tail -8 "$OUT/bench_opencl_$name.txt"
-  unset PORTLA_OPENCL_DEVICE
-done
-# cuda against opencl on the GPU on one clock (opencl's timer is the host clock around clFinish,
-# cuda's are events): the T0 ratio of opencl to cuda.
-if [ -n "$gpu_cl" ]; then
-  PORTLA_OPENCL_DEVICE=$gpu_cl "$P" bench axpby dot fused-cg --backend cuda,opencl --host-clock --quiet \
-    --json "$OUT/bench_cuda_opencl_hostclock.json" > "$OUT/bench_cuda_opencl_hostclock.txt" 2>&1 || status=1
-  grep -A8 "^model" "$OUT/bench_cuda_opencl_hostclock.txt"
-fi
-
-step "Python on the GPU: pytest (CuPy / PyTorch arrays in place) with the system python3"
-build_python
-PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
-  python/tests > "$OUT/pytest.log" 2>&1 || status=1
-grep -E "passed|failed|^FAILED" "$OUT/pytest.log" | tail -5
-
-step "mpirun: ranks on the GPUs (one per GPU where there are enough, else sharing)"
+step "mpirun: two ranks on the GPU"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABLE=0
-for np in 2 4; do
-  for args in "--generate poisson3d:96" "--generate poisson3d:96 --assembled" \
-              "tests/data/suitesparse/494_bus.mtx --precond jacobi"; do
-    for halo in "" staged; do
-      PORTLA_HALO=$halo mpirun --oversubscribe -np $np -x NCCL_NVLS_ENABLE -x PORTLA_HALO "$P" \
-        solve $args --backend cuda --json > "$OUT/mpirun.json" 2> "$OUT/mpirun.err" ||
-        { status=1; tail -3 "$OUT/mpirun.err"; continue; }
-      python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], sys.argv[3], j['format'], j['iterations'], 'iters', j['reason'], 'halo', j['communication']['halo'])" \
-        "$OUT/mpirun.json" "np$np" "$args"
-    done
+for args in "--generate poisson3d:96" "--generate poisson3d:96 --assembled" \
+            "tests/data/suitesparse/494_bus.mtx --precond jacobi"; do
+  for halo in "" staged; do
+    PORTLA_HALO=$halo mpirun --oversubscribe -np 2 -x NCCL_NVLS_ENABLE -x PORTLA_HALO "$P" \
+      solve $args --backend cuda --json > "$OUT/mpirun.json" 2> "$OUT/mpirun.err" ||
+      { status=1; tail -3 "$OUT/mpirun.err"; continue; }
+    python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(sys.argv[2], j['format'], j['iterations'], 'iters', j['reason'], 'halo', j['communication']['halo'])" \
+      "$OUT/mpirun.json" "$args"
   done
 done
 fi
