@@ -50,6 +50,7 @@ struct SolveOptions {
     int replacement = 0;
     std::string side = "right";
     solver::AmgSettings amg;
+    double amg_threshold = -1;  // not given: 0 for sa, 0.25 for classical
     std::string amg_smoother = to_string(solver::AmgSmoother::chebyshev);
     std::string amg_cycle = to_string(solver::AmgCycle::v);
     bool monitor = false;
@@ -360,6 +361,8 @@ int run(const SolveOptions& o) {
     s.block_size = o.block_size;
     s.chebyshev_degree = o.degree;
     s.amg = o.amg;
+    s.amg.strength_threshold =
+        o.amg_threshold >= 0 ? o.amg_threshold : (o.amg.method == "classical" ? 0.25 : 0.0);
     s.amg.smoother = solver::parse_amg_smoother(o.amg_smoother);
     s.amg.cycle = solver::parse_amg_cycle(o.amg_cycle);
     s.residual_replacement = o.replacement;
@@ -607,11 +610,13 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::Range(1, 32));
     app.add_option("--degree", o->degree, "chebyshev: polynomial degree (1-64)")
         ->check(CLI::Range(1, 64));
-    app.add_option("--amg-method", o->amg.method, "amg: sa (smoothed aggregation)")
-        ->check(CLI::IsMember({"sa"}));
-    app.add_option("--amg-threshold", o->amg.strength_threshold,
-                   "amg: strength threshold theta, (i, j) strong when |a_ij| >= theta "
-                   "sqrt(a_ii a_jj) (0: every connection)")
+    app.add_option("--amg-method", o->amg.method,
+                   "amg: sa (smoothed aggregation) or classical (PMIS, classical interpolation)")
+        ->check(CLI::IsMember({"sa", "classical"}));
+    app.add_option("--amg-threshold", o->amg_threshold,
+                   "amg: strength threshold theta; sa: (i, j) strong when |a_ij| >= theta "
+                   "sqrt(a_ii a_jj) (default 0: every connection); classical: when |a_ij| >= "
+                   "theta max_k |a_ik| (default 0.25)")
         ->check(non_negative_number());
     app.add_option("--amg-smoother", o->amg_smoother, "amg: jacobi, l1-jacobi or chebyshev")
         ->check(CLI::IsMember({to_string(solver::AmgSmoother::jacobi),

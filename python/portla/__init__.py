@@ -126,8 +126,8 @@ def solve(
         norm; an exception it raises ends the solve and propagates.
     :param settings: further fields of portla's solver Settings: left_preconditioning,
         flexible (GMRES), block_size (block-jacobi), chebyshev_degree, residual_replacement,
-        device_loop (CG on the GPU), amg (a dict of multigrid settings: method "sa",
-        strength_threshold, smoother "jacobi" / "l1-jacobi" / "chebyshev", sweeps,
+        device_loop (CG on the GPU), amg (a dict of multigrid settings: method "sa" or
+        "classical", strength_threshold (give 0.25 with "classical"), smoother "jacobi" / "l1-jacobi" / "chebyshev", sweeps,
         chebyshev_degree, cycle "v" / "w", max_levels, coarse_size, prolongator_weight).
     :returns: a SolveResult. Not converging is not an error: see its converged and reason.
     :raises ValueError: bad input: shapes, dtypes, non-finite b, an unknown name, a zero

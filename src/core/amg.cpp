@@ -85,7 +85,8 @@ std::vector<double> dense_inverse(std::vector<double> a, std::size_t n) {
 }
 
 void check_settings(const AmgSettings& s) {
-    if (s.method != "sa") throw BadInput("amg: unknown method '" + s.method + "' (expected sa)");
+    if (s.method != "sa" && s.method != "classical")
+        throw BadInput("amg: unknown method '" + s.method + "' (expected sa or classical)");
     if (!(s.strength_threshold >= 0) || !std::isfinite(s.strength_threshold))
         throw BadInput("amg: the strength threshold must be finite and >= 0");
     if (s.sweeps < 1 || s.sweeps > 16) throw BadInput("amg: sweeps must be in [1, 16]");
@@ -117,8 +118,9 @@ struct Amg<T>::Hierarchy {
     AmgSettings s;
     std::vector<std::unique_ptr<Csr<T>>> coarse;  // levels 1, 2, ...
     std::vector<std::unique_ptr<Csr<T>>> P, R;    // P[l]: level l + 1 -> l; R[l] = P[l]^T
-    std::vector<Array<I32>> aggregates;
-    std::vector<FusedSmoother<T>> smoothers;  // per level (empty: none)
+    std::vector<Array<I32>> aggregates;           // sa: per row; classical: the coarse rows' ranks
+    std::vector<Array<I32>> coarse_flags;         // classical: 1 for a coarse row, else 0
+    std::vector<FusedSmoother<T>> smoothers;      // per level (empty: none)
     std::unique_ptr<Dense<T>> coarse_inverse;
     // The cycle's vectors per level (x, b: level 0's are apply()'s arguments).
     // r: the residual and the prolongated correction; z: the smoothing steps' other iterate; d:
@@ -279,6 +281,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     h.s = settings;
     AmgInfo::SetupTimes& times = h.info.setup_times;
     PhaseClock clock(exec);
+    const bool classical = h.s.method == "classical";
 
     // The finest diagonal: positive (the strength measure, the smoothers and the prolongator
     // smoother divide by it; an empty row has none).
@@ -338,71 +341,126 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         h.build_smoother(l, rho, d);
         clock.lap(times.spectrum);
 
-        // Strength, the independent set, the aggregates.
-        const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();
-        const auto v = Al.values().get_view();
-        Array<I32> strong(exec, Al.nnz()), flags(exec, n);
-        Array<U64> keys(exec, n), work1(exec, n), work2(exec, n);
-        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-            amg_strength(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
-                         T(h.s.strength_threshold), strong.get_view(), keys.get_view(),
-                         flags.get_view());
-        });
-        // Each round decides at least one row: at most n rounds.
-        for (std::size_t round = 0; round <= n; ++round) {
-            const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                return amg_mis_round(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
-                                     keys.get_view(), work1.get_view(), work2.get_view());
+        // The members of the set (the roots, or the coarse rows) flagged and numbered in order;
+        // 0 with the reason when coarsening stops here (no member, or too many).
+        const auto number_set = [&](const Array<U64>& keys, Array<I32>& flags, Array<I32>& rank) {
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_roots(backend, exec, n, keys.get_view(), flags.get_view());
             });
-            if (undecided == 0) break;
-        }
-        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-            amg_roots(backend, exec, n, std::as_const(keys).get_view(), flags.get_view());
-        });
-        const Array<I32> rank = prefix_sums(exec, flags);
-        const std::size_t nc = static_cast<std::size_t>(read_at(rank, n));
-        if (nc == 0) {
-            h.info.stopped = "isolated";
-            break;
-        }
-        if (static_cast<double>(nc) > kStall * static_cast<double>(n)) {
-            h.info.stopped = "stalled";
-            break;
-        }
-        Array<I32> agg(exec, n), work(exec, n);
-        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-            amg_aggregates(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
-                           std::as_const(keys).get_view(), rank.get_view(), agg.get_view(),
-                           work.get_view(), flags.get_view());
-        });
-        strong = Array<I32>();
-        keys = Array<U64>();
-        work1 = Array<U64>();
-        work2 = Array<U64>();
-        work = Array<I32>();
-        clock.lap(times.aggregation);
+            rank = prefix_sums(exec, flags);
+            const std::size_t members = static_cast<std::size_t>(read_at(rank, n));
+            if (members == 0) h.info.stopped = "isolated";
+            if (static_cast<double>(members) > kStall * static_cast<double>(n))
+                h.info.stopped = "stalled";
+            return h.info.stopped.empty() ? members : std::size_t{0};
+        };
+        Array<I32> agg;  // sa: each row's aggregate; classical: each coarse row's number
+        if (!classical) {
+            // Strength, the independent set, the aggregates.
+            const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();
+            const auto v = Al.values().get_view();
+            Array<I32> strong(exec, Al.nnz()), flags(exec, n);
+            Array<U64> keys(exec, n), work1(exec, n), work2(exec, n);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_strength(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
+                             T(h.s.strength_threshold), strong.get_view(), keys.get_view(),
+                             flags.get_view());
+            });
+            // Each round decides at least one row: at most n rounds.
+            for (std::size_t round = 0; round <= n; ++round) {
+                const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    return amg_mis_round(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                                         keys.get_view(), work1.get_view(), work2.get_view());
+                });
+                if (undecided == 0) break;
+            }
+            Array<I32> rank;
+            const std::size_t nc = number_set(keys, flags, rank);
+            if (nc == 0) break;
+            agg = Array<I32>(exec, n);
+            Array<I32> work(exec, n);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_aggregates(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                               std::as_const(keys).get_view(), rank.get_view(), agg.get_view(),
+                               work.get_view(), flags.get_view());
+            });
+            strong = Array<I32>();
+            keys = Array<U64>();
+            work1 = Array<U64>();
+            work2 = Array<U64>();
+            work = Array<I32>();
+            clock.lap(times.aggregation);
 
-        // The tentative prolongator, smoothed: P = (I - omega D^-1 A) T.
-        Array<I32> t_rp = prefix_sums(exec, flags);
-        const std::size_t t_nnz = static_cast<std::size_t>(read_at(t_rp, n));
-        Array<I32> t_ci(exec, t_nnz);
-        Array<T> t_v(exec, t_nnz);
-        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-            amg_tentative(backend, exec, n, std::as_const(agg).get_view(),
-                          std::as_const(t_rp).get_view(), t_ci.get_view(), t_v.get_view());
-        });
-        const Csr<T> tentative =
-            Csr<T>::adopt(exec, n, nc, std::move(t_rp), std::move(t_ci), std::move(t_v));
-        Array<T> s_v(exec, Al.nnz());
-        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-            amg_smoother(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
-                         T(h.s.prolongator_weight / rho), s_v.get_view());
-        });
-        {
-            const Csr<T> S = Csr<T>::borrow(exec, n, n, rp, ci, std::as_const(s_v).get_view());
-            h.P.push_back(std::make_unique<Csr<T>>(sparse::multiply(S, tentative)));
+            // The tentative prolongator, smoothed: P = (I - omega D^-1 A) T.
+            Array<I32> t_rp = prefix_sums(exec, flags);
+            const std::size_t t_nnz = static_cast<std::size_t>(read_at(t_rp, n));
+            Array<I32> t_ci(exec, t_nnz);
+            Array<T> t_v(exec, t_nnz);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_tentative(backend, exec, n, std::as_const(agg).get_view(),
+                              std::as_const(t_rp).get_view(), t_ci.get_view(), t_v.get_view());
+            });
+            const Csr<T> tentative =
+                Csr<T>::adopt(exec, n, nc, std::move(t_rp), std::move(t_ci), std::move(t_v));
+            Array<T> s_v(exec, Al.nnz());
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_smoother(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
+                             T(h.s.prolongator_weight / rho), s_v.get_view());
+            });
+            {
+                const Csr<T> S = Csr<T>::borrow(exec, n, n, rp, ci, std::as_const(s_v).get_view());
+                h.P.push_back(std::make_unique<Csr<T>>(sparse::multiply(S, tentative)));
+            }
+            s_v = Array<T>();
+        } else {
+            // Classical: strength, PMIS coarse rows, classical interpolation.
+            const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();
+            Array<I32> strong(exec, Al.nnz()), tpos(exec, Al.nnz()), flags(exec, n);
+            Array<U64> keys(exec, n), work(exec, n);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_classical_strength(backend, exec, n, rp, ci, Al.values().get_view(),
+                                       T(h.s.strength_threshold), strong.get_view(),
+                                       tpos.get_view());
+                amg_pmis_init(backend, exec, n, rp, std::as_const(tpos).get_view(),
+                              std::as_const(strong).get_view(), keys.get_view());
+            });
+            // Each round makes at least one row coarse: at most n rounds.
+            for (std::size_t round = 0; round <= n; ++round) {
+                const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    return amg_pmis_round(
+                        backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                        std::as_const(tpos).get_view(), keys.get_view(), work.get_view());
+                });
+                if (undecided == 0) break;
+            }
+            Array<I32> rank;
+            const std::size_t nc = number_set(keys, flags, rank);
+            if (nc == 0) break;
+            clock.lap(times.aggregation);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_interp_count(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                                 std::as_const(keys).get_view(), flags.get_view());
+            });
+            Array<I32> p_rp = prefix_sums(exec, flags);
+            const std::size_t p_nnz = static_cast<std::size_t>(read_at(p_rp, n));
+            Array<I32> p_ci(exec, p_nnz);
+            Array<T> p_v(exec, p_nnz);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_interp_fill(backend, exec, n, rp, ci, Al.values().get_view(),
+                                std::as_const(strong).get_view(), std::as_const(keys).get_view(),
+                                rank.get_view(), std::as_const(p_rp).get_view(), p_ci.get_view(),
+                                p_v.get_view());
+            });
+            // Each coarse row's number: the rank among the coarse rows, read with the flags.
+            agg = Array<I32>(exec, rank);
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_roots(backend, exec, n, std::as_const(keys).get_view(), flags.get_view());
+            });
+            h.coarse_flags.resize(l + 1);
+            h.coarse_flags[l] = std::move(flags);
+            h.P.push_back(std::make_unique<Csr<T>>(
+                Csr<T>::adopt(exec, n, nc, std::move(p_rp), std::move(p_ci), std::move(p_v))));
         }
-        s_v = Array<T>();
         clock.lap(times.prolongator);
         h.R.push_back(std::make_unique<Csr<T>>(sparse::transpose(*h.P.back())));
         h.aggregates.push_back(std::move(agg));
@@ -544,7 +602,14 @@ template <typename T>
 std::vector<std::int32_t> Amg<T>::aggregates(std::size_t level) const {
     if (level + 1 >= h_->levels())
         throw BadInput("amg: no aggregates on level " + std::to_string(level));
-    return h_->aggregates[level].to_host();
+    std::vector<std::int32_t> agg = h_->aggregates[level].to_host();
+    if (level < h_->coarse_flags.size()) {  // classical: the coarse rows' numbers, -1 elsewhere
+        const std::vector<std::int32_t> flags = h_->coarse_flags[level].to_host();
+        agg.resize(flags.size());
+        for (std::size_t i = 0; i < flags.size(); ++i)
+            if (!flags[i]) agg[i] = -1;
+    }
+    return agg;
 }
 
 template <typename T>

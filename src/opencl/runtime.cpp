@@ -217,7 +217,7 @@ std::string prerequisites(const std::string& file) {
                source_text("system_algorithms.h");
     if (file == "sparse_kernels.cl")
         return std::string(source_text("rows.cl")) + source_text("sparse_rows.h") +
-               source_text("aggregation_rows.h");
+               source_text("aggregation_rows.h") + source_text("classical_rows.h");
     return "";
 }
 

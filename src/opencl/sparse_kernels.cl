@@ -190,10 +190,10 @@ kernel void amg_smooth(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(c
                        PORTLA_BUFFER(REAL, d), PORTLA_BUFFER(const REAL, w), REAL c1, REAL c2,
                        int zero_guess, int first_step) {
     PORTLA_FOR_ROWS(i, 0, rows) {
-        const REAL ax = zero_guess ? (REAL)0
-                                   : amg_row_sum(i, PORTLA_AT(const int, rp),
-                                                 PORTLA_AT(const int, ci), PORTLA_AT(const REAL, v),
-                                                 PORTLA_AT(const REAL, x_in));
+        const REAL ax = zero_guess
+                            ? (REAL)0
+                            : amg_row_sum(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                          PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, x_in));
         amg_smooth_update(i, ax, PORTLA_AT(const REAL, b), PORTLA_AT(const REAL, x_in),
                           PORTLA_AT(REAL, x_out), PORTLA_AT(REAL, d), PORTLA_AT(const REAL, w), c1,
                           c2, zero_guess, first_step);
@@ -219,6 +219,78 @@ kernel void amg_correct(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(
                            amg_row_sum(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
                                        PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, xc)),
                            PORTLA_AT(const REAL, base), PORTLA_AT(REAL, out));
+    }
+}
+
+// ---- classical coarsening and interpolation (classical_rows.h) ----
+
+kernel void amg_classical_strength(ulong rows, PORTLA_BUFFER(const int, rp),
+                                   PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const REAL, v),
+                                   REAL theta, PORTLA_BUFFER(int, strong),
+                                   PORTLA_BUFFER(int, tpos)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        (void)amg_classical_strength_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                         PORTLA_AT(const REAL, v), theta, PORTLA_AT(int, strong),
+                                         PORTLA_AT(int, tpos));
+    }
+}
+
+kernel void amg_pmis_init(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, tpos),
+                          PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(ulong, keys)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_pmis_init_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, tpos),
+                          PORTLA_AT(const int, strong), PORTLA_AT(ulong, keys));
+    }
+}
+
+kernel void amg_pmis_select(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                            PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const int, tpos),
+                            PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(ulong, out)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_pmis_select_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                            PORTLA_AT(const int, strong), PORTLA_AT(const int, tpos),
+                            PORTLA_AT(const ulong, keys), PORTLA_AT(ulong, out));
+    }
+}
+
+// total[0] += the rows still undecided (a local count per work-group, one global atomic).
+kernel void amg_pmis_fine(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                          PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const ulong, sel),
+                          PORTLA_BUFFER(ulong, keys), PORTLA_BUFFER(int, total)) {
+    local int count;
+    if (get_local_id(0) == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int mine = 0;
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        mine += amg_pmis_fine_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                  PORTLA_AT(const int, strong), PORTLA_AT(const ulong, sel),
+                                  PORTLA_AT(ulong, keys));
+    }
+    if (mine) atomic_add(&count, mine);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && count) atomic_add(PORTLA_AT(int, total), count);
+}
+
+kernel void amg_interp_count(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                             PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const ulong, keys),
+                             PORTLA_BUFFER(int, counts)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        PORTLA_AT(int, counts)
+        [i] = amg_interp_count_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                   PORTLA_AT(const int, strong), PORTLA_AT(const ulong, keys));
+    }
+}
+
+kernel void amg_interp_fill(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                            PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const int, strong),
+                            PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(const int, rank),
+                            PORTLA_BUFFER(const int, p_rp), PORTLA_BUFFER(int, p_ci),
+                            PORTLA_BUFFER(REAL, p_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_interp_fill_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                            PORTLA_AT(const REAL, v), PORTLA_AT(const int, strong),
+                            PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank),
+                            PORTLA_AT(const int, p_rp), PORTLA_AT(int, p_ci), PORTLA_AT(REAL, p_v));
     }
 }
 

@@ -242,6 +242,65 @@ void amg_correct(tag, const Executor& exec, std::size_t rows, const_view<I32> rp
 }
 
 template <typename T>
+void amg_classical_strength(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                            const_view<I32> ci, const_view<T> v, T theta, view<I32> strong,
+                            view<I32> tpos) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_classical_strength");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.value(theta).buffer(strong.data).buffer(tpos.data).run(groups(k, rows));
+}
+
+void amg_pmis_init(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                   const_view<I32> tpos, const_view<I32> strong, view<U64> keys) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_pmis_init");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(tpos.data).buffer(strong.data);
+    k.buffer(keys.data).run(groups(k, rows));
+}
+
+std::size_t amg_pmis_round(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                           const_view<I32> ci, const_view<I32> strong, const_view<I32> tpos,
+                           view<U64> keys, view<U64> work) {
+    if (rows == 0) return 0;
+    {
+        auto k = index_launch(exec, "amg_pmis_select");
+        k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+        k.buffer(tpos.data).buffer(keys.data).buffer(work.data).run(groups(k, rows));
+    }
+    Array<I32> total(exec, 1);
+    const I32 zero = 0;
+    Executor::copy_bytes(exec, total.data(), Executor::reference(), &zero, sizeof(zero));
+    auto k = index_launch(exec, "amg_pmis_fine");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+    k.buffer(work.data).buffer(keys.data).buffer(total.data()).run(groups(k, rows));
+    I32 undecided = 0;
+    Executor::copy_bytes(Executor::reference(), &undecided, exec, total.data(), sizeof(I32));
+    return static_cast<std::size_t>(undecided);
+}
+
+void amg_interp_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                      const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
+                      view<I32> counts) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_interp_count");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+    k.buffer(keys.data).buffer(counts.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_interp_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                     const_view<I32> ci, const_view<T> v, const_view<I32> strong,
+                     const_view<U64> keys, const_view<I32> rank, const_view<I32> p_rp,
+                     view<I32> p_ci, view<T> p_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_interp_fill");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(strong.data).buffer(keys.data).buffer(rank.data).buffer(p_rp.data);
+    k.buffer(p_ci.data).buffer(p_v.data).run(groups(k, rows));
+}
+
+template <typename T>
 void amg_start(tag, const Executor& exec, view<T> v) {
     if (v.size == 0) return;
     auto k = launch<T>(exec, "amg_start");

@@ -601,6 +601,26 @@ TEST(CliSolve, AmgOptionsShapeTheHierarchy) {
     EXPECT_EQ(amg["stopped"], "max-levels");
 }
 
+TEST(CliSolve, ClassicalAmgTakesItsOwnThreshold) {
+    // --amg-method classical: theta 0.25 unless given, the same outputs as smoothed aggregation.
+    const json j =
+        solve_json({"--generate", "poisson3d:16", "--precond", "amg", "--amg-method", "classical"});
+    check_solve_json(j);
+    EXPECT_EQ(j["amg"]["method"], "classical");
+    EXPECT_EQ(j["amg"]["strength_threshold"], 0.25);
+    EXPECT_GE(j["amg"]["levels"].size(), 2u);
+    EXPECT_LE(j["iterations"].get<int>(), 16);
+    for (const char* phase : {"aggregation", "prolongator", "transpose", "galerkin"})
+        EXPECT_GE(j["amg"]["setup_phases_s"][phase].get<double>(), 0.0) << phase;
+    const json given = solve_json({"--generate", "poisson3d:12", "--precond", "amg", "--amg-method",
+                                   "classical", "--amg-threshold", "0.5"});
+    EXPECT_EQ(given["amg"]["strength_threshold"], 0.5);
+    // smoothed aggregation keeps 0 unless given
+    EXPECT_EQ(
+        solve_json({"--generate", "poisson3d:8", "--precond", "amg"})["amg"]["strength_threshold"],
+        0.0);
+}
+
 TEST(CliSolve, AmgCyclesAloneSolve) {
     // --solver amg: multigrid cycles alone on the hard test matrices, the hierarchy reported.
     for (const char* spec : {"poisson3d:16", "fem2d:40", "anisotropic3d:12"}) {

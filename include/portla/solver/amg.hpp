@@ -13,6 +13,12 @@
 ///     with rho estimated by Lanczos;
 ///  4. the Galerkin coarse operator A_c = P^T A P (sparse::transpose and sparse::multiply).
 ///
+/// With AmgSettings::method "classical" the levels come instead from a split into coarse and
+/// fine rows: classical strength (j strongly influences i when |a_ij| >= theta max_k |a_ik|),
+/// PMIS coarse rows (De Sterck, Yang and Heys, SIAM J. Matrix Anal. Appl. 27(4), 2006) and
+/// classical interpolation from each fine row's strongly influencing coarse rows, then the same
+/// Galerkin products, smoothers and cycles (docs/multigrid.md).
+///
 /// Levels are added until one has at most coarse_size rows, max_levels is reached, or the
 /// coarsening stalls (a level keeps more than 90% of its rows, or every row is isolated); the
 /// last level is solved directly (its dense inverse, from an LU factorisation with partial
@@ -117,7 +123,8 @@ public:
     const Csr<T>& level_operator(std::size_t level) const;
     /// The prolongator from level level + 1 to level `level` (level < levels - 1).
     const Csr<T>& prolongator(std::size_t level) const;
-    /// The aggregate of each row of the finest level (-1: none), read back to the host.
+    /// The aggregate of each row of level `level` (-1: none), read back to the host; with the
+    /// classical method each coarse row's number on the next level (-1: a fine row).
     std::vector<std::int32_t> aggregates(std::size_t level) const;
 
 private:

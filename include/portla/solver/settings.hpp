@@ -13,10 +13,12 @@ namespace portla::solver {
 /// Settings of smoothed aggregation multigrid (solver/amg.hpp): Preconditioner::amg and
 /// amg_solve.
 struct AmgSettings {
-    /// "sa", smoothed aggregation (the one method so far).
+    /// "sa", smoothed aggregation, or "classical" (PMIS coarse rows, classical interpolation).
     std::string method = "sa";
-    /// Strength threshold theta >= 0: (i, j) is strong when |a_ij| >= theta sqrt(a_ii a_jj).
-    /// 0 (PyAMG's and PETSc GAMG's default) keeps every connection.
+    /// Strength threshold theta >= 0. sa: (i, j) is strong when |a_ij| >= theta sqrt(a_ii a_jj);
+    /// 0 (PyAMG's and PETSc GAMG's default) keeps every connection. classical: j strongly
+    /// influences i when |a_ij| >= theta max_{k != i} |a_ik|; give it 0.25 (hypre's and PyAMG's
+    /// default for classical AMG; `portla solve --amg-method classical` does).
     double strength_threshold = 0.0;
     /// The smoother of every level but the last.
     AmgSmoother smoother = AmgSmoother::chebyshev;

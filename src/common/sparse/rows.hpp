@@ -1,4 +1,5 @@
-// The C++ and CUDA side of the row functions of sparse_rows.h and aggregation_rows.h: those
+// The C++ and CUDA side of the row functions of sparse_rows.h, aggregation_rows.h and
+// classical_rows.h: those
 // files are a C subset that OpenCL C 1.2 compiles too (src/opencl/sparse_kernels.cl and
 // amg_kernels.cl build them into their programs); here they become the static members of
 // SparseRows<REAL>, one instance per value type, callable from host code and CUDA kernels.
@@ -34,6 +35,7 @@ struct SparseRows {
 #define PORTLA_ABS(v) ((v) < 0 ? -(v) : (v))
 #include "common/sparse/sparse_rows.h"
 #include "common/amg/aggregation_rows.h"
+#include "common/amg/classical_rows.h"
 #undef PORTLA_ABS
 #undef PORTLA_GLOBAL
 #undef PORTLA_FN

@@ -12,65 +12,93 @@
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
 
-#define PORTLA_DECLARE_AMG_KERNELS(backend)                                                       \
-    namespace backend {                                                                           \
-    /* strong[k] for every entry of A (amg_strength_row), the first keys of the independent set   \
-       (amg_mis_init_row), and roots[i] = 1 where row i has no strong connection, else 0 */       \
-    template <typename T>                                                                         \
-    void amg_strength(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
-                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T theta,     \
-                      view<std::int32_t> strong, view<std::uint64_t> keys,                        \
-                      view<std::int32_t> isolated);                                               \
-    /* One round of the independent set: the distance-2 maxima (work: rows keys) and the update;  \
-       returns the rows still undecided */                                                        \
-    std::size_t amg_mis_round(tag, const Executor& exec, std::size_t rows,                        \
-                              const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
-                              const_view<std::int32_t> strong, view<std::uint64_t> keys,          \
-                              view<std::uint64_t> work1, view<std::uint64_t> work2);              \
-    /* roots[i] = 1 where row i is in the set, else 0 */                                          \
-    void amg_roots(tag, const Executor& exec, std::size_t rows, const_view<std::uint64_t> keys,   \
-                   view<std::int32_t> roots);                                                     \
-    /* The aggregates: agg[i] = root_rank[i] for the roots, then two joining passes (work: rows   \
-       entries); has[i] = 1 where row i has an aggregate, else 0 */                               \
-    void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
-                        const_view<std::int32_t> ci, const_view<std::int32_t> strong,             \
-                        const_view<std::uint64_t> keys, const_view<std::int32_t> root_rank,       \
-                        view<std::int32_t> agg, view<std::int32_t> work, view<std::int32_t> has); \
-    /* The tentative prolongator's columns and values (its offsets t_rp given) */                 \
-    template <typename T>                                                                         \
-    void amg_tentative(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> agg, \
-                       const_view<std::int32_t> t_rp, view<std::int32_t> t_ci, view<T> t_v);      \
-    /* s = the values of I - omega D^-1 A on A's pattern */                                       \
-    template <typename T>                                                                         \
-    void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
-                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T omega,     \
-                      view<T> s);                                                                 \
-    /* One fused smoothing step over every row (amg_smooth_update) */                             \
-    template <typename T>                                                                         \
-    void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,     \
-                    const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,                \
-                    const_view<T> x_in, view<T> x_out, view<T> d, const_view<T> w, T c1, T c2,    \
-                    int zero_guess, int first_step);                                              \
-    /* r = b - A x (amg_residual_update) */                                                       \
-    template <typename T>                                                                         \
-    void amg_residual(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
-                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,              \
-                      const_view<T> x, view<T> r);                                                \
-    /* out = base + P xc (amg_correct_update; out may be base) */                                 \
-    template <typename T>                                                                         \
-    void amg_correct(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
-                     const_view<std::int32_t> ci, const_view<T> v, const_view<T> xc,              \
-                     const_view<T> base, view<T> out);                                            \
-    /* v[i] = amg_start_row(i) */                                                                 \
-    template <typename T>                                                                         \
-    void amg_start(tag, const Executor& exec, view<T> v);                                         \
-    /* The entries of d that are not positive and finite */                                       \
-    template <typename T>                                                                         \
-    std::size_t amg_bad_diagonal(tag, const Executor& exec, const_view<T> d);                     \
-    /* out[i] = the l1 norm of row i */                                                           \
-    template <typename T>                                                                         \
-    void amg_l1(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,         \
-                const_view<T> v, view<T> out);                                                    \
+#define PORTLA_DECLARE_AMG_KERNELS(backend)                                                        \
+    namespace backend {                                                                            \
+    /* strong[k] for every entry of A (amg_strength_row), the first keys of the independent set    \
+       (amg_mis_init_row), and roots[i] = 1 where row i has no strong connection, else 0 */        \
+    template <typename T>                                                                          \
+    void amg_strength(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
+                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T theta,      \
+                      view<std::int32_t> strong, view<std::uint64_t> keys,                         \
+                      view<std::int32_t> isolated);                                                \
+    /* One round of the independent set: the distance-2 maxima (work: rows keys) and the update;   \
+       returns the rows still undecided */                                                         \
+    std::size_t amg_mis_round(tag, const Executor& exec, std::size_t rows,                         \
+                              const_view<std::int32_t> rp, const_view<std::int32_t> ci,            \
+                              const_view<std::int32_t> strong, view<std::uint64_t> keys,           \
+                              view<std::uint64_t> work1, view<std::uint64_t> work2);               \
+    /* roots[i] = 1 where row i is in the set, else 0 */                                           \
+    void amg_roots(tag, const Executor& exec, std::size_t rows, const_view<std::uint64_t> keys,    \
+                   view<std::int32_t> roots);                                                      \
+    /* The aggregates: agg[i] = root_rank[i] for the roots, then two joining passes (work: rows    \
+       entries); has[i] = 1 where row i has an aggregate, else 0 */                                \
+    void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,  \
+                        const_view<std::int32_t> ci, const_view<std::int32_t> strong,              \
+                        const_view<std::uint64_t> keys, const_view<std::int32_t> root_rank,        \
+                        view<std::int32_t> agg, view<std::int32_t> work, view<std::int32_t> has);  \
+    /* The tentative prolongator's columns and values (its offsets t_rp given) */                  \
+    template <typename T>                                                                          \
+    void amg_tentative(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> agg,  \
+                       const_view<std::int32_t> t_rp, view<std::int32_t> t_ci, view<T> t_v);       \
+    /* s = the values of I - omega D^-1 A on A's pattern */                                        \
+    template <typename T>                                                                          \
+    void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
+                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> d, T omega,      \
+                      view<T> s);                                                                  \
+    /* One fused smoothing step over every row (amg_smooth_update) */                              \
+    template <typename T>                                                                          \
+    void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,      \
+                    const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,                 \
+                    const_view<T> x_in, view<T> x_out, view<T> d, const_view<T> w, T c1, T c2,     \
+                    int zero_guess, int first_step);                                               \
+    /* r = b - A x (amg_residual_update) */                                                        \
+    template <typename T>                                                                          \
+    void amg_residual(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
+                      const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,               \
+                      const_view<T> x, view<T> r);                                                 \
+    /* out = base + P xc (amg_correct_update; out may be base) */                                  \
+    template <typename T>                                                                          \
+    void amg_correct(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,     \
+                     const_view<std::int32_t> ci, const_view<T> v, const_view<T> xc,               \
+                     const_view<T> base, view<T> out);                                             \
+    /* Classical strength (amg_classical_strength_row): strong[k] and each entry's transpose       \
+       position tpos[k] */                                                                         \
+    template <typename T>                                                                          \
+    void amg_classical_strength(tag, const Executor& exec, std::size_t rows,                       \
+                                const_view<std::int32_t> rp, const_view<std::int32_t> ci,          \
+                                const_view<T> v, T theta, view<std::int32_t> strong,               \
+                                view<std::int32_t> tpos);                                          \
+    /* PMIS's first keys (amg_pmis_init_row) */                                                    \
+    void amg_pmis_init(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
+                       const_view<std::int32_t> tpos, const_view<std::int32_t> strong,             \
+                       view<std::uint64_t> keys);                                                  \
+    /* One PMIS round (work: rows keys); returns the rows still undecided */                       \
+    std::size_t amg_pmis_round(tag, const Executor& exec, std::size_t rows,                        \
+                               const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
+                               const_view<std::int32_t> strong, const_view<std::int32_t> tpos,     \
+                               view<std::uint64_t> keys, view<std::uint64_t> work);                \
+    /* counts[i]: the entries of row i of the classical interpolation */                           \
+    void amg_interp_count(tag, const Executor& exec, std::size_t rows,                             \
+                          const_view<std::int32_t> rp, const_view<std::int32_t> ci,                \
+                          const_view<std::int32_t> strong, const_view<std::uint64_t> keys,         \
+                          view<std::int32_t> counts);                                              \
+    /* The classical interpolation's columns and values (its offsets p_rp given) */                \
+    template <typename T>                                                                          \
+    void amg_interp_fill(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
+                         const_view<std::int32_t> ci, const_view<T> v,                             \
+                         const_view<std::int32_t> strong, const_view<std::uint64_t> keys,          \
+                         const_view<std::int32_t> rank, const_view<std::int32_t> p_rp,             \
+                         view<std::int32_t> p_ci, view<T> p_v);                                    \
+    /* v[i] = amg_start_row(i) */                                                                  \
+    template <typename T>                                                                          \
+    void amg_start(tag, const Executor& exec, view<T> v);                                          \
+    /* The entries of d that are not positive and finite */                                        \
+    template <typename T>                                                                          \
+    std::size_t amg_bad_diagonal(tag, const Executor& exec, const_view<T> d);                      \
+    /* out[i] = the l1 norm of row i */                                                            \
+    template <typename T>                                                                          \
+    void amg_l1(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,          \
+                const_view<T> v, view<T> out);                                                     \
     }
 
 #define PORTLA_INSTANTIATE_AMG_KERNELS(T)                                                        \
@@ -91,6 +119,13 @@
     template void amg_correct<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
                                  const_view<std::int32_t>, const_view<T>, const_view<T>,         \
                                  const_view<T>, view<T>);                                        \
+    template void amg_classical_strength<T>(                                                     \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,   \
+        const_view<T>, T, view<std::int32_t>, view<std::int32_t>);                               \
+    template void amg_interp_fill<T>(                                                            \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,   \
+        const_view<T>, const_view<std::int32_t>, const_view<std::uint64_t>,                      \
+        const_view<std::int32_t>, const_view<std::int32_t>, view<std::int32_t>, view<T>);        \
     template void amg_start<T>(tag, const Executor&, view<T>);                                   \
     template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);               \
     template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,         \

@@ -1,0 +1,201 @@
+/* Classical (Ruge-Stueben type) multigrid's set-up, row by row, in the C subset of
+   common/sparse/sparse_rows.h (valid OpenCL C 1.2, C++17 and CUDA; the definitions of
+   aggregation_rows.h before it): strength of connection, PMIS coarsening and classical
+   interpolation. Each function is the work of one row; the caller runs the rows in parallel and
+   keeps the passes apart, so every backend computes the same splitting.
+
+   Strength: j strongly influences i when |a_ij| >= theta max_{k != i} |a_ik| (PyAMG's classical
+   measure with the absolute value). The relation is not symmetric; tpos[k] gives, for the entry
+   k = (i, j), the position of (j, i) in row j (the pattern of an SPD matrix is symmetric), so a
+   row reads both directions.
+
+   PMIS (De Sterck, Yang and Heys, SIAM J. Matrix Anal. Appl. 27(4), 2006): each row's key holds
+   its state in the top two bits (0 fine, 1 undecided, 2 coarse), the number of rows it strongly
+   influences (its measure, at most 2^14 - 1) below, then a 16-bit hash of the row and the row
+   itself, so keys are distinct and a larger measure wins. A row that influences none starts
+   fine. A round: an undecided row whose key is above every undecided neighbour's (in either
+   direction of strength) becomes coarse; then an undecided row that strongly depends on a
+   coarse row becomes fine. Each round makes the undecided row of largest key coarse, so the
+   rounds end.
+
+   Interpolation from each fine row's strongly influencing coarse rows C_i (amg_interp_fill_row):
+   a coarse row is interpolated by itself. */
+
+#define PORTLA_AMG_MEASURE_MAX 16383
+
+/* tpos[k] for the entries k of row i (rows sorted by column): the position of (ci[k], i) in row
+   ci[k], -1 when that row has no such entry; and strong[k] = 1 when ci[k] != i strongly
+   influences i, else 0. Returns the row's strong entries. */
+PORTLA_FN int amg_classical_strength_row(int i, PORTLA_GLOBAL const int *rp,
+                                         PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
+                                         REAL theta, PORTLA_GLOBAL int *strong,
+                                         PORTLA_GLOBAL int *tpos) {
+    REAL largest = 0;
+    int count = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        if (ci[k] != i && PORTLA_ABS(v[k]) > largest) largest = PORTLA_ABS(v[k]);
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int j = ci[k];
+        int lo = rp[j], hi = rp[j + 1];
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            if (ci[mid] < i)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        tpos[k] = lo < rp[j + 1] && ci[lo] == i ? lo : -1;
+        const REAL a = PORTLA_ABS(v[k]);
+        const int s = j != i && a != 0 && a >= theta * largest;
+        strong[k] = s;
+        count += s;
+    }
+    return count;
+}
+
+/* Whether entry k of a row is a strong connection in either direction. */
+PORTLA_FN int amg_either_strong(int k, PORTLA_GLOBAL const int *strong,
+                                PORTLA_GLOBAL const int *tpos) {
+    return strong[k] || (tpos[k] >= 0 && strong[tpos[k]]);
+}
+
+/* Row i's first PMIS key: undecided with its measure (the rows it strongly influences), or fine
+   (0) when it influences none. */
+PORTLA_FN void amg_pmis_init_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *tpos,
+                                 PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL U64 *keys) {
+    int measure = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) measure += tpos[k] >= 0 && strong[tpos[k]];
+    if (measure > PORTLA_AMG_MEASURE_MAX) measure = PORTLA_AMG_MEASURE_MAX;
+    keys[i] = measure == 0 ? (U64)0
+                           : PORTLA_AMG_UNDECIDED | ((U64)measure << 48) |
+                                 ((amg_row_hash(i) & 0xffffu) << 32) | (U64)(unsigned int)i;
+}
+
+/* A round's first pass: out[i] = keys[i], made coarse when row i is undecided and its key is
+   above every undecided neighbour's. */
+PORTLA_FN void amg_pmis_select_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                   PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const int *tpos,
+                                   PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL U64 *out) {
+    const U64 key = keys[i];
+    int wins = PORTLA_AMG_STATE(key) == 1;
+    for (int k = rp[i]; wins && k < rp[i + 1]; ++k) {
+        const U64 other = keys[ci[k]];
+        if (ci[k] != i && PORTLA_AMG_STATE(other) == 1 && amg_either_strong(k, strong, tpos) &&
+            other > key)
+            wins = 0;
+    }
+    out[i] = wins ? (key & ~((U64)3 << 62)) | PORTLA_AMG_IN : key;
+}
+
+/* A round's second pass: keys[i] = sel[i], made fine when row i is undecided and strongly
+   depends on a coarse row. Returns 1 when row i is still undecided. */
+PORTLA_FN int amg_pmis_fine_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *sel,
+                                PORTLA_GLOBAL U64 *keys) {
+    const U64 key = sel[i];
+    keys[i] = key;
+    if (PORTLA_AMG_STATE(key) != 1) return 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        if (strong[k] && PORTLA_AMG_STATE(sel[ci[k]]) == 2) {
+            keys[i] = 0;
+            return 0;
+        }
+    return 1;
+}
+
+/* The entries of row i of P: 1 for a coarse row, else its strongly influencing coarse rows. */
+PORTLA_FN int amg_interp_count_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                   PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys) {
+    int count = 0;
+    if (PORTLA_AMG_STATE(keys[i]) == 2) return 1;
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        count += strong[k] && PORTLA_AMG_STATE(keys[ci[k]]) == 2;
+    return count;
+}
+
+/* Whether column m of row i is one of row i's strongly influencing coarse rows (C_i). */
+PORTLA_FN int amg_in_coarse_set(int i, int m, PORTLA_GLOBAL const int *rp,
+                                PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                                PORTLA_GLOBAL const U64 *keys) {
+    int lo = rp[i], hi = rp[i + 1];
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (ci[mid] < m)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rp[i + 1] && ci[lo] == m && strong[lo] && PORTLA_AMG_STATE(keys[m]) == 2;
+}
+
+/* Row f's entry in column j (0 when it has none) and, in *sum, the sum of row f's entries over
+   C_i of the sign opposite to a_ff (those through which f passes its share to C_i). */
+PORTLA_FN REAL amg_share_row(int i, int f, int j, PORTLA_GLOBAL const int *rp,
+                             PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
+                             PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys,
+                             REAL *sum) {
+    REAL aff = 0, afj = 0, s = 0;
+    for (int k = rp[f]; k < rp[f + 1]; ++k)
+        if (ci[k] == f) aff = v[k];
+    for (int k = rp[f]; k < rp[f + 1]; ++k) {
+        const int m = ci[k];
+        if (m == f || v[k] * aff >= 0 || !amg_in_coarse_set(i, m, rp, ci, strong, keys)) continue;
+        s += v[k];
+        if (m == j) afj = v[k];
+    }
+    *sum = s;
+    return afj;
+}
+
+/* Row i of P (its offsets p_rp given; rank: the coarse rows' numbers), columns in order: a
+   coarse row's one entry, 1; a fine row's classical interpolation from C_i (Stueben's, with the
+   sign of each strong fine neighbour's entries taken into account, hypre's "classical
+   modified"):
+     w_ij = -(a_ij + sum_{f in F_i} a_if abar_fj / sum_{m in C_i} abar_fm) / d_i,
+   F_i the strongly influencing fine rows, abar_fm = a_fm where its sign is opposite to a_ff
+   (else 0), d_i = a_ii plus the weak connections plus a_if for each f in F_i whose sum is 0
+   (a_ii alone where that sum is below 2% of a_ii or has not its sign). */
+PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                   PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
+                                   PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
+                                   PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL int *p_ci,
+                                   PORTLA_GLOBAL REAL *p_v) {
+    int at = p_rp[i];
+    REAL diag = 0, aii = 0, sum = 0;
+    if (PORTLA_AMG_STATE(keys[i]) == 2) {
+        p_ci[at] = rank[i];
+        p_v[at] = 1;
+        return;
+    }
+    if (p_rp[i + 1] == at) return;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int j = ci[k];
+        if (j == i) aii = v[k];
+        if (j == i || !strong[k]) {
+            diag += v[k];
+        } else if (PORTLA_AMG_STATE(keys[j]) != 2) {
+            (void)amg_share_row(i, j, -1, rp, ci, v, strong, keys, &sum);
+            if (sum == 0) diag += v[k];
+        }
+    }
+    /* Lumping that cancels the diagonal (below 2% of a_ii) or turns its sign is dropped, a_ii
+       alone: coarse operators have entries of both signs, and the cancellation made weights of
+       1e14 (3-D Poisson 64^3, second level). 2% keeps the lumping of the fine levels, where
+       the iterations need it (at 10% CG + a V cycle took 21 iterations on Poisson 64^3 instead
+       of 15). */
+    if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int j = ci[k];
+        REAL num = v[k];
+        if (!strong[k] || PORTLA_AMG_STATE(keys[j]) != 2) continue;
+        for (int q = rp[i]; q < rp[i + 1]; ++q) {
+            const int f = ci[q];
+            if (f == i || !strong[q] || PORTLA_AMG_STATE(keys[f]) == 2) continue;
+            const REAL afj = amg_share_row(i, f, j, rp, ci, v, strong, keys, &sum);
+            if (sum != 0) num += v[q] * afj / sum;
+        }
+        p_ci[at] = rank[j];
+        p_v[at] = -num / diag;
+        ++at;
+    }
+}
