@@ -67,6 +67,8 @@ def test_amg_options_in_portla_solve():
         {"smoother": "l1-jacobi", "cycle": "w"},
         {"smoother": "chebyshev", "chebyshev_degree": 3, "strength_threshold": 0.08},
         {"max_levels": 2, "coarse_size": 10, "method": "sa"},
+        {"method": "classical", "strength_threshold": 0.25},
+        {"method": "classical", "strength_threshold": 0.25, "cycle": "w"},
     ):
         r = portla.solve(A, b, precond="amg", amg=options)
         assert r.converged, options
