@@ -18,6 +18,8 @@ omp).
     PYTHONPATH=build/python .venv/bin/python bench/amg.py --backend omp --sizes 32,48 \
         --bandwidth 27.8e9 --json amg-omp.json
     python3 bench/amg.py --backend cuda --sizes 64,128,256 --no-pyamg --json amg-h100.json
+`--variants classical,mixed` runs the classical method and the float hierarchy beside the
+default (smoothed aggregation in double).
 """
 
 import argparse
@@ -75,28 +77,42 @@ def main():
     p.add_argument("--bandwidth", type=float, default=3.03e12, help="copy bandwidth, B/s")
     p.add_argument("--no-pyamg", action="store_true")
     p.add_argument("--no-krylov", action="store_true", help="skip CG + Jacobi and Chebyshev")
+    p.add_argument("--variants", default="",
+                   help="AMG variants run beside the default, comma-separated: classical "
+                        "(--amg-method classical), mixed (--amg-mixed), classical-mixed")
     p.add_argument("--json", help="write the results here")
     a = p.parse_args()
+    variant_args = {"classical": ["--amg-method", "classical"], "mixed": ["--amg-mixed"],
+                    "classical-mixed": ["--amg-method", "classical", "--amg-mixed"]}
+    variants = [v for v in a.variants.split(",") if v]
+    for v in variants:
+        if v not in variant_args:
+            raise SystemExit(f"--variants: unknown variant {v!r} (expected one of "
+                             f"{', '.join(variant_args)})")
 
     rows = []
     for problem in a.problems.split(","):
         for n in (int(s) for s in a.sizes.split(",")):
             spec = f"{problem}:{8 * n if problem == 'fem2d' else n}"
-            amg = run_portla(a.binary, spec, a.backend, "amg")
-            info = amg["amg"]
-            rows_n = amg["n"]
-            vec = 8 if amg.get("precision", "double") == "double" else 4
-            per_iteration = info["cycle_bytes"] + amg["nnz"] * (4 + vec) + (rows_n + 1) * 4 + \
-                7 * rows_n * vec
-            floor = amg["iterations"] * per_iteration / a.bandwidth
-            row = {"problem": spec, "backend": a.backend, "device": amg["device"],
-                   "rows": rows_n, "nnz": amg["nnz"],
-                   "amg": {"setup_s": info["setup_s"], "solve_s": amg["time_s"],
-                           "iterations": amg["iterations"], "converged": amg["converged"],
-                           "operator_complexity": info["operator_complexity"],
-                           "grid_complexity": info["grid_complexity"],
-                           "levels": len(info["levels"]), "floor_s": floor,
-                           "floor_ratio": amg["time_s"] / floor if floor > 0 else None}}
+            row = None
+            for variant in [""] + variants:
+                amg = run_portla(a.binary, spec, a.backend, "amg", variant_args.get(variant, []))
+                info = amg["amg"]
+                rows_n = amg["n"]
+                vec = 8 if amg.get("precision", "double") == "double" else 4
+                per_iteration = info["cycle_bytes"] + amg["nnz"] * (4 + vec) + \
+                    (rows_n + 1) * 4 + 7 * rows_n * vec
+                floor = amg["iterations"] * per_iteration / a.bandwidth
+                if row is None:
+                    row = {"problem": spec, "backend": a.backend, "device": amg["device"],
+                           "rows": rows_n, "nnz": amg["nnz"]}
+                row["amg" + (f"_{variant}" if variant else "")] = {
+                    "setup_s": info["setup_s"], "solve_s": amg["time_s"],
+                    "iterations": amg["iterations"], "converged": amg["converged"],
+                    "operator_complexity": info["operator_complexity"],
+                    "grid_complexity": info["grid_complexity"],
+                    "levels": len(info["levels"]), "floor_s": floor,
+                    "floor_ratio": amg["time_s"] / floor if floor > 0 else None}
             if not a.no_krylov:
                 for precond in ("jacobi", "chebyshev"):
                     k = run_portla(a.binary, spec, a.backend, precond)
@@ -114,6 +130,10 @@ def main():
             line = (f"{spec:18} {a.backend:6} amg {m['iterations']:4d} its setup "
                     f"{1e3 * m['setup_s']:8.1f} ms solve {1e3 * m['solve_s']:8.1f} ms "
                     f"oc {m['operator_complexity']:.2f} floor x{m['floor_ratio']:.2f}")
+            for v in variants:
+                r = row[f"amg_{v}"]
+                line += (f" | {v} {r['iterations']} its {1e3 * r['setup_s']:.1f}"
+                         f"+{1e3 * r['solve_s']:.1f} ms")
             for key in ("jacobi", "chebyshev"):
                 if key in row:
                     line += f" | cg+{key} {row[key]['iterations']} its {1e3 * row[key]['solve_s']:.1f} ms"

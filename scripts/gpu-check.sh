@@ -99,9 +99,9 @@ for t in "${memcheck[@]}"; do
 done
 
 step "multigrid: CG + AMG against CG + Jacobi and CG + Chebyshev on the GPU (bench/amg.py)"
-python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg \
+python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg --variants classical,mixed \
   --problems poisson3d --sizes 64,128,256 --json "$OUT/amg_poisson.json" || status=1
-python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg \
+python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg --variants classical,mixed \
   --problems contrast3d,anisotropic3d --sizes 128 --json "$OUT/amg_hard.json" || status=1
 
 step "CG on poisson3d:128, double: cuda, NVIDIA's OpenCL, omp"

@@ -184,6 +184,7 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
                         {"sweeps", s.sweeps},
                         {"cycle", solver::to_string(s.cycle)},
                         {"max_levels", s.max_levels},
+                        {"mixed_precision", info.float_hierarchy},
                         {"coarse_size", s.coarse_size},
                         {"levels", levels},
                         {"operator_complexity", info.operator_complexity},
@@ -622,6 +623,8 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::IsMember({to_string(solver::AmgSmoother::jacobi),
                                to_string(solver::AmgSmoother::l1_jacobi),
                                to_string(solver::AmgSmoother::chebyshev)}));
+    app.add_flag("--amg-mixed", o->amg.mixed_precision,
+                 "amg: the hierarchy and its cycle in float under a double solve");
     app.add_option("--amg-sweeps", o->amg.sweeps, "amg: pre- and post-smoothing steps (1-16)")
         ->check(CLI::Range(1, 16));
     app.add_option("--amg-degree", o->amg.chebyshev_degree,

@@ -128,7 +128,8 @@ def solve(
         flexible (GMRES), block_size (block-jacobi), chebyshev_degree, residual_replacement,
         device_loop (CG on the GPU), amg (a dict of multigrid settings: method "sa" or
         "classical", strength_threshold (give 0.25 with "classical"), smoother "jacobi" / "l1-jacobi" / "chebyshev", sweeps,
-        chebyshev_degree, cycle "v" / "w", max_levels, coarse_size, prolongator_weight).
+        chebyshev_degree, cycle "v" / "w", max_levels, coarse_size, prolongator_weight,
+        mixed_precision (the hierarchy in float under a double solve)).
     :returns: a SolveResult. Not converging is not an error: see its converged and reason.
     :raises ValueError: bad input: shapes, dtypes, non-finite b, an unknown name, a zero
         diagonal given to Jacobi, a preconditioner the matrix's format cannot provide.

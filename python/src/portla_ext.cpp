@@ -637,7 +637,8 @@ NB_MODULE(_portla, m) {
             })
         .def_rw("max_levels", &solver::AmgSettings::max_levels)
         .def_rw("coarse_size", &solver::AmgSettings::coarse_size)
-        .def_rw("prolongator_weight", &solver::AmgSettings::prolongator_weight);
+        .def_rw("prolongator_weight", &solver::AmgSettings::prolongator_weight)
+        .def_rw("mixed_precision", &solver::AmgSettings::mixed_precision);
 
     nb::class_<solver::Settings>(m, "Settings")
         .def(nb::init<>())

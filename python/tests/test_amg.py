@@ -69,6 +69,7 @@ def test_amg_options_in_portla_solve():
         {"max_levels": 2, "coarse_size": 10, "method": "sa"},
         {"method": "classical", "strength_threshold": 0.25},
         {"method": "classical", "strength_threshold": 0.25, "cycle": "w"},
+        {"mixed_precision": True},
     ):
         r = portla.solve(A, b, precond="amg", amg=options)
         assert r.converged, options

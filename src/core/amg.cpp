@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -129,6 +130,11 @@ struct Amg<T>::Hierarchy {
     mutable view<T> x0;
     mutable const_view<T> b0;
     AmgInfo info;
+    // Mixed precision: the matrix rounded to float, its hierarchy, and the cycle's float
+    // right-hand side and result.
+    std::unique_ptr<Csr<float>> float_matrix;
+    std::unique_ptr<Amg<float>> float_amg;
+    mutable Array<float> rf, zf;
 
     std::size_t levels() const { return coarse.size() + 1; }
     const Csr<T>& op(std::size_t l) const { return l == 0 ? *fine : *coarse[l - 1]; }
@@ -279,6 +285,30 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     Hierarchy& h = *h_;
     h.fine = &A;
     h.s = settings;
+    if constexpr (std::is_same_v<T, double>) {
+        if (settings.mixed_precision) {
+            // The matrix rounded to float on its executor, and a float hierarchy of it.
+            Array<float> values(exec, A.nnz());
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_narrow(backend, exec, A.values().get_view(), values.get_view());
+            });
+            h.float_matrix = std::make_unique<Csr<float>>(
+                Csr<float>::adopt(exec, A.rows(), A.cols(), Array<I32>(exec, A.row_ptrs()),
+                                  Array<I32>(exec, A.col_idxs()), std::move(values)));
+            AmgSettings inner = settings;
+            inner.mixed_precision = false;
+            h.float_amg = std::make_unique<Amg<float>>(*h.float_matrix, inner);
+            h.rf = Array<float>(exec, A.rows());
+            h.zf = Array<float>(exec, A.rows());
+            h.info = h.float_amg->info();
+            h.info.float_hierarchy = true;
+            h.info.bytes +=
+                csr_bytes(A.rows(), A.nnz(), sizeof(float)) + 2 * A.rows() * sizeof(float);
+            h.info.setup_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            return;
+        }
+    }
     AmgInfo::SetupTimes& times = h.info.setup_times;
     PhaseClock clock(exec);
     const bool classical = h.s.method == "classical";
@@ -573,6 +603,18 @@ template <typename T>
 void Amg<T>::apply(const_view<T> r, view<T> z) const {
     if (r.size != size()) throw DimensionMismatch("amg: r", size(), r.size);
     if (z.size != size()) throw DimensionMismatch("amg: z", size(), z.size);
+    if constexpr (std::is_same_v<T, double>) {
+        if (h_->float_amg) {
+            const Executor& exec = executor();
+            dispatch<KernelFamily::amg>(
+                exec, [&](auto backend) { amg_narrow(backend, exec, r, h_->rf.get_view()); });
+            h_->float_amg->apply(std::as_const(h_->rf).get_view(), h_->zf.get_view());
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_widen(backend, exec, std::as_const(h_->zf).get_view(), z);
+            });
+            return;
+        }
+    }
     h_->b0 = r;
     h_->x0 = z;
     h_->cycle(0, true);
@@ -585,6 +627,8 @@ const AmgInfo& Amg<T>::info() const {
 
 template <typename T>
 const Csr<T>& Amg<T>::level_operator(std::size_t level) const {
+    if (h_->float_amg)
+        throw Unsupported("amg: the levels of a mixed-precision hierarchy are float");
     if (level >= h_->levels())
         throw BadInput("amg: level " + std::to_string(level) + " of " +
                        std::to_string(h_->levels()));
@@ -593,6 +637,8 @@ const Csr<T>& Amg<T>::level_operator(std::size_t level) const {
 
 template <typename T>
 const Csr<T>& Amg<T>::prolongator(std::size_t level) const {
+    if (h_->float_amg)
+        throw Unsupported("amg: the levels of a mixed-precision hierarchy are float");
     if (level + 1 >= h_->levels())
         throw BadInput("amg: no prolongator below level " + std::to_string(level));
     return *h_->P[level];
@@ -600,6 +646,7 @@ const Csr<T>& Amg<T>::prolongator(std::size_t level) const {
 
 template <typename T>
 std::vector<std::int32_t> Amg<T>::aggregates(std::size_t level) const {
+    if (h_->float_amg) return h_->float_amg->aggregates(level);
     if (level + 1 >= h_->levels())
         throw BadInput("amg: no aggregates on level " + std::to_string(level));
     std::vector<std::int32_t> agg = h_->aggregates[level].to_host();

@@ -294,6 +294,15 @@ kernel void amg_interp_fill(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUF
     }
 }
 
+// Rounding to float and back (a float hierarchy under a double solve: run in the double program).
+kernel void amg_narrow(ulong n, PORTLA_BUFFER(const REAL, in), PORTLA_BUFFER(float, out)) {
+    PORTLA_FOR_ROWS(i, 0, n) { PORTLA_AT(float, out)[i] = (float)PORTLA_AT(const REAL, in)[i]; }
+}
+
+kernel void amg_widen(ulong n, PORTLA_BUFFER(const float, in), PORTLA_BUFFER(REAL, out)) {
+    PORTLA_FOR_ROWS(i, 0, n) { PORTLA_AT(REAL, out)[i] = (REAL)PORTLA_AT(const float, in)[i]; }
+}
+
 kernel void amg_start(ulong n, PORTLA_BUFFER(REAL, v)) {
     PORTLA_FOR_ROWS(i, 0, n) { PORTLA_AT(REAL, v)[i] = amg_start_row(i); }
 }

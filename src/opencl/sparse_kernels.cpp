@@ -300,6 +300,24 @@ void amg_interp_fill(tag, const Executor& exec, std::size_t rows, const_view<I32
     k.buffer(p_ci.data).buffer(p_v.data).run(groups(k, rows));
 }
 
+void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out) {
+    if (in.size == 0) return;
+    auto k = launch<double>(exec, "amg_narrow");
+    k.value(static_cast<cl_ulong>(in.size))
+        .buffer(in.data)
+        .buffer(out.data)
+        .run(groups(k, in.size));
+}
+
+void amg_widen(tag, const Executor& exec, const_view<float> in, view<double> out) {
+    if (in.size == 0) return;
+    auto k = launch<double>(exec, "amg_widen");
+    k.value(static_cast<cl_ulong>(in.size))
+        .buffer(in.data)
+        .buffer(out.data)
+        .run(groups(k, in.size));
+}
+
 template <typename T>
 void amg_start(tag, const Executor& exec, view<T> v) {
     if (v.size == 0) return;

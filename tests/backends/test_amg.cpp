@@ -364,6 +364,30 @@ TEST_F(AmgTest, ClassicalConvergesWithVAndWCycles) {
     }
 }
 
+// Mixed precision: a float hierarchy under double CG reaches the double solve's rtol (the
+// stopping rule is the true residual's) in at most 10% more iterations, with a cycle of at
+// most three quarters of the double cycle's bytes (values and vectors 4 bytes instead of 8,
+// indices 4 bytes in both); the float levels are not handed out as double ones.
+TEST_F(AmgTest, MixedPrecisionKeepsTheIterationsWithFewerBytes) {
+    for (const char* spec : {"poisson3d:20", "contrast3d:20"}) {
+        const Csr<double> A = on<double>(exec, generate_matrix_data(spec));
+        for (const std::string method : {"sa", "classical"}) {
+            AmgSettings s = method == "sa" ? AmgSettings{} : classical_settings();
+            const Amg<double> full(A, s);
+            s.mixed_precision = true;
+            const Amg<double> mixed(A, s);
+            EXPECT_TRUE(mixed.info().float_hierarchy);
+            EXPECT_FALSE(full.info().float_hierarchy);
+            const int its_full = cg_iterations(A, &full), its_mixed = cg_iterations(A, &mixed);
+            EXPECT_LE(its_mixed, its_full + std::max(1, its_full / 10)) << spec << " " << method;
+            EXPECT_LE(mixed.info().cycle_bytes, 0.75 * full.info().cycle_bytes) << spec;
+            EXPECT_EQ(mixed.info().levels.size(), full.info().levels.size()) << spec;
+            EXPECT_THROW((void)mixed.level_operator(0), Unsupported);
+            EXPECT_EQ(mixed.aggregates(0).size(), A.rows());
+        }
+    }
+}
+
 // Every row with a strong connection is in an aggregate; the roots of a 3-D Poisson problem are
 // far enough apart that aggregates hold several rows.
 TEST_F(AmgTest, AggregatesCoverEveryConnectedRow) {

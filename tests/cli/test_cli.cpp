@@ -621,6 +621,17 @@ TEST(CliSolve, ClassicalAmgTakesItsOwnThreshold) {
         0.0);
 }
 
+TEST(CliSolve, AmgMixedPrecisionReachesTheDoubleTolerance) {
+    const json j = solve_json({"--generate", "contrast3d:12", "--precond", "amg", "--amg-mixed"});
+    check_solve_json(j);
+    EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_LE(j["relative_residual"].get<double>(), 1e-8);
+    EXPECT_EQ(j["amg"]["mixed_precision"], true);
+    EXPECT_EQ(
+        solve_json({"--generate", "poisson3d:8", "--precond", "amg"})["amg"]["mixed_precision"],
+        false);
+}
+
 TEST(CliSolve, AmgCyclesAloneSolve) {
     // --solver amg: multigrid cycles alone on the hard test matrices, the hierarchy reported.
     for (const char* spec : {"poisson3d:16", "fem2d:40", "anisotropic3d:12"}) {

@@ -93,8 +93,11 @@ struct AmgInfo {
     /// bandwidth shows what fusing them would gain.
     double cycle_bytes = 0;
     /// Bytes of device memory the hierarchy holds (operators, transfer operators, smoothers and
-    /// the cycle's vectors), the finest operator excluded.
+    /// the cycle's vectors), the finest operator excluded (its float copy included under
+    /// mixed precision).
     std::size_t bytes = 0;
+    /// The hierarchy and cycle are float under a double matrix (AmgSettings::mixed_precision).
+    bool float_hierarchy = false;
 };
 
 /// Smoothed aggregation multigrid: z = (one cycle from z = 0) r. Keeps a reference to A, which
@@ -119,9 +122,11 @@ public:
     bool fixed() const override { return true; }
     /// The hierarchy's levels, complexities and set-up time.
     const AmgInfo& info() const;
-    /// The operator of level `level` (0: the matrix itself).
+    /// The operator of level `level` (0: the matrix itself). Throws Unsupported under mixed
+    /// precision (the levels are float).
     const Csr<T>& level_operator(std::size_t level) const;
-    /// The prolongator from level level + 1 to level `level` (level < levels - 1).
+    /// The prolongator from level level + 1 to level `level` (level < levels - 1). Throws
+    /// Unsupported under mixed precision.
     const Csr<T>& prolongator(std::size_t level) const;
     /// The aggregate of each row of level `level` (-1: none), read back to the host; with the
     /// classical method each coarse row's number on the next level (-1: a fine row).

@@ -34,6 +34,10 @@ struct AmgSettings {
     int coarse_size = 100;
     /// The prolongator smoother's weight over rho(D^-1 A) (0 < w < 2; PyAMG's 4/3).
     double prolongator_weight = 4.0 / 3.0;
+    /// For a double matrix: the hierarchy and its cycle in float (hypre's and AmgX's mixed
+    /// precision), about two thirds of the cycle's bytes; the Krylov solver around it stays in
+    /// double with its true-residual stopping rule. Ignored for a float matrix.
+    bool mixed_precision = false;
 };
 
 /// Settings of the monolithic solvers (cg, bicgstab, gmres, pipecg). A solve stops when the true

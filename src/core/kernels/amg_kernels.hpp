@@ -89,6 +89,9 @@
                          const_view<std::int32_t> strong, const_view<std::uint64_t> keys,          \
                          const_view<std::int32_t> rank, const_view<std::int32_t> p_rp,             \
                          view<std::int32_t> p_ci, view<T> p_v);                                    \
+    /* out = in rounded to float, and back (a float hierarchy under a double solve) */             \
+    void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out);            \
+    void amg_widen(tag, const Executor& exec, const_view<float> in, view<double> out);             \
     /* v[i] = amg_start_row(i) */                                                                  \
     template <typename T>                                                                          \
     void amg_start(tag, const Executor& exec, view<T> v);                                          \
