@@ -180,6 +180,7 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
     for (const auto& l : info.levels) levels.push_back({{"rows", l.rows}, {"nnz", l.nnz}});
     nlohmann::json j = {{"method", s.method},
                         {"strength_threshold", s.strength_threshold},
+                        {"coarse_strength_threshold", s.coarse_strength_threshold},
                         {"smoother", solver::to_string(s.smoother)},
                         {"sweeps", s.sweeps},
                         {"cycle", solver::to_string(s.cycle)},
@@ -363,7 +364,9 @@ int run(const SolveOptions& o) {
     s.chebyshev_degree = o.degree;
     s.amg = o.amg;
     s.amg.strength_threshold =
-        o.amg_threshold >= 0 ? o.amg_threshold : (o.amg.method == "classical" ? 0.25 : 0.0);
+        o.amg_threshold >= 0
+            ? o.amg_threshold
+            : (o.amg.method == "classical" ? 0.25 : solver::AmgSettings{}.strength_threshold);
     s.amg.smoother = solver::parse_amg_smoother(o.amg_smoother);
     s.amg.cycle = solver::parse_amg_cycle(o.amg_cycle);
     s.residual_replacement = o.replacement;
@@ -615,9 +618,12 @@ Runner add_solve(CLI::App& app) {
                    "amg: sa (smoothed aggregation) or classical (PMIS, classical interpolation)")
         ->check(CLI::IsMember({"sa", "classical"}));
     app.add_option("--amg-threshold", o->amg_threshold,
-                   "amg: strength threshold theta; sa: (i, j) strong when |a_ij| >= theta "
-                   "sqrt(a_ii a_jj) (default 0: every connection); classical: when |a_ij| >= "
-                   "theta max_k |a_ik| (default 0.25)")
+                   "amg: strength threshold theta of the finest level; sa: (i, j) strong when "
+                   "|a_ij| >= theta sqrt(a_ii a_jj) (default 0.08, 0: every connection); "
+                   "classical: when |a_ij| >= theta max_k |a_ik| on every level (default 0.25)")
+        ->check(non_negative_number());
+    app.add_option("--amg-coarse-threshold", o->amg.coarse_strength_threshold,
+                   "amg (sa): the strength threshold below the finest level (default 0.02)")
         ->check(non_negative_number());
     app.add_option("--amg-smoother", o->amg_smoother, "amg: jacobi, l1-jacobi or chebyshev")
         ->check(CLI::IsMember({to_string(solver::AmgSmoother::jacobi),

@@ -623,6 +623,7 @@ NB_MODULE(_portla, m) {
         .def(nb::init<>())
         .def_rw("method", &solver::AmgSettings::method)
         .def_rw("strength_threshold", &solver::AmgSettings::strength_threshold)
+        .def_rw("coarse_strength_threshold", &solver::AmgSettings::coarse_strength_threshold)
         .def_prop_rw(
             "smoother", [](const solver::AmgSettings& s) { return solver::to_string(s.smoother); },
             [](solver::AmgSettings& s, const std::string& name) {

@@ -90,6 +90,8 @@ void check_settings(const AmgSettings& s) {
         throw BadInput("amg: unknown method '" + s.method + "' (expected sa or classical)");
     if (!(s.strength_threshold >= 0) || !std::isfinite(s.strength_threshold))
         throw BadInput("amg: the strength threshold must be finite and >= 0");
+    if (!(s.coarse_strength_threshold >= 0) || !std::isfinite(s.coarse_strength_threshold))
+        throw BadInput("amg: the coarse strength threshold must be finite and >= 0");
     if (s.sweeps < 1 || s.sweeps > 16) throw BadInput("amg: sweeps must be in [1, 16]");
     if (s.chebyshev_degree < 1 || s.chebyshev_degree > 8)
         throw BadInput("amg: the chebyshev degree must be in [1, 8]");
@@ -393,8 +395,8 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             Array<U64> keys(exec, n), work1(exec, n), work2(exec, n);
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
                 amg_strength(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
-                             T(h.s.strength_threshold), strong.get_view(), keys.get_view(),
-                             flags.get_view());
+                             T(l == 0 ? h.s.strength_threshold : h.s.coarse_strength_threshold),
+                             strong.get_view(), keys.get_view(), flags.get_view());
             });
             // Each round decides at least one row: at most n rounds.
             for (std::size_t round = 0; round <= n; ++round) {

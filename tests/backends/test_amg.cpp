@@ -255,8 +255,10 @@ protected:
 };
 
 // The hierarchy of the backend under test is the reference's: the same aggregates (integer work
-// on the same strength graph: with the default threshold 0 every non-zero off-diagonal entry is
-// strong, whatever the rounding), the same levels, operators within rounding.
+// on the same strength graph: the finest level's off-diagonal entries are equal, all strong at
+// the default threshold whatever the rounding; on coarser levels an entry would need to lie
+// within rounding of the threshold to be judged differently, which none of this problem's
+// does), the same levels, operators within rounding.
 TEST_F(AmgTest, HierarchyMatchesTheReferenceLevelByLevel) {
     const MatrixData a = poisson3d(20);
     const Csr<double> A = on<double>(exec, a), Aref = on<double>(ref, a);
@@ -516,6 +518,7 @@ TEST_F(AmgTest, RefusesWhatItCannotHandle) {
              [](AmgSettings& s) { s.sweeps = 0; }, [](AmgSettings& s) { s.max_levels = 0; },
              [](AmgSettings& s) { s.coarse_size = 0; },
              [](AmgSettings& s) { s.strength_threshold = -1; },
+             [](AmgSettings& s) { s.coarse_strength_threshold = -1; },
              [](AmgSettings& s) { s.prolongator_weight = 2; },
              [](AmgSettings& s) { s.chebyshev_degree = 9; },
              [](AmgSettings& s) { s.method = "rs"; }}) {

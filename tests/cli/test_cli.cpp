@@ -615,10 +615,10 @@ TEST(CliSolve, ClassicalAmgTakesItsOwnThreshold) {
     const json given = solve_json({"--generate", "poisson3d:12", "--precond", "amg", "--amg-method",
                                    "classical", "--amg-threshold", "0.5"});
     EXPECT_EQ(given["amg"]["strength_threshold"], 0.5);
-    // smoothed aggregation keeps 0 unless given
-    EXPECT_EQ(
-        solve_json({"--generate", "poisson3d:8", "--precond", "amg"})["amg"]["strength_threshold"],
-        0.0);
+    // smoothed aggregation keeps its own defaults unless given
+    const json sa = solve_json({"--generate", "poisson3d:8", "--precond", "amg"});
+    EXPECT_EQ(sa["amg"]["strength_threshold"], 0.08);
+    EXPECT_EQ(sa["amg"]["coarse_strength_threshold"], 0.02);
 }
 
 TEST(CliSolve, AmgMixedPrecisionReachesTheDoubleTolerance) {
@@ -656,11 +656,13 @@ TEST(CliSolve, AmgOnContrastConvergesWherePlainCgStalls) {
 
 TEST(CliErrors, BadAmgValues) {
     const std::vector<std::vector<std::string>> cases{
-        {"--amg-method", "rs"},     {"--amg-threshold", "-1"},  {"--amg-threshold", "nan"},
-        {"--amg-smoother", "gs"},   {"--amg-sweeps", "0"},      {"--amg-sweeps", "17"},
-        {"--amg-degree", "0"},      {"--amg-degree", "9"},      {"--amg-cycle", "f"},
-        {"--amg-max-levels", "0"},  {"--amg-max-levels", "41"}, {"--amg-coarse-size", "0"},
-        {"--amg-coarse-size", "x"},
+        {"--amg-method", "rs"},     {"--amg-threshold", "-1"},
+        {"--amg-threshold", "nan"}, {"--amg-coarse-threshold", "-0.5"},
+        {"--amg-smoother", "gs"},   {"--amg-sweeps", "0"},
+        {"--amg-sweeps", "17"},     {"--amg-degree", "0"},
+        {"--amg-degree", "9"},      {"--amg-cycle", "f"},
+        {"--amg-max-levels", "0"},  {"--amg-max-levels", "41"},
+        {"--amg-coarse-size", "0"}, {"--amg-coarse-size", "x"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);
