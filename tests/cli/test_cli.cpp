@@ -1692,7 +1692,8 @@ TEST(CliOutputs, SymlinksDanglingLinksEmptyAndLongNames) {
     r = run_portla({"solve", data("spd_small.mtx"), "--out", dir + "/dangling"});
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "symbolic link")) << r;
-    for (const char* option : {"--out", "--history"}) {
+    // An empty name is refused, --json's too (--json alone prints on stdout).
+    for (const char* option : {"--out", "--history", "--json"}) {
         r = run_portla({"solve", data("spd_small.mtx"), option, ""});
         EXPECT_CLI_ERROR(r);
         EXPECT_TRUE(contains(r.err, option) && contains(r.err, "empty file name")) << r;
