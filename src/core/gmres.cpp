@@ -259,8 +259,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     Array<T> rl(exec, M && settings.left_preconditioning ? A.rows() : 0);
     detail::Progress progress(settings, bnorm, result);
 
-    detail::residual<T>(A, b, x, r);  // r = b - A x
+    detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
     double beta = detail::norm2<T>(A, r);
+    progress.final_residual(beta);  // until x changes
     if (!progress.record(0, beta) && settings.max_iters > 0) {
         Settings s = settings;
         double rows = double(A.rows());  // the global size on a distributed operator
@@ -298,6 +299,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             gmres.update(done, x);
             detail::residual<T>(A, b, x, r);  // the true residual of the new iterate
             beta = detail::norm2<T>(A, r);
+            progress.final_residual(beta);
             if (!std::isfinite(beta)) {
                 progress.stop(StopReason::non_finite);
                 break;
@@ -315,7 +317,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             if (it >= settings.max_iters) break;
         }
     }
-    detail::finish<T>(A, b, x, r, result);
+    detail::finish<T>(A, b, x, r, result, progress);
     return result;
 }
 

@@ -280,6 +280,47 @@ TYPED_TEST(Solvers, IterateMonitorSeesEveryIterate) {
     }
 }
 
+// The operator applications of a solve, counted through a CallbackOperator. Without an initial
+// guess x = 0 and the first residual is b: one application fewer than with the same zero x
+// given as the guess, and the same iterations. The true residual that confirms convergence is
+// the result's residual norm, not computed again: CG applies A once per iteration plus that
+// one, GMRES (one cycle) the same, BiCGSTAB at most twice per iteration plus one.
+TYPED_TEST(Solvers, OperatorApplicationsOfASolve) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
+    using T = TypeParam;
+    const Stencil<T> S(this->exec, 2, 12);
+    int count = 0;
+    const CallbackOperator<T> op(this->exec, S.rows(), S.cols(), [&](const_view<T> x, view<T> y) {
+        ++count;
+        S.apply(x, y);
+    });
+    Array<T> b(this->exec, random_vector<T>(S.rows(), 41, 0.5, 1.5));
+    const int per_iteration[] = {1, 2, 1};
+    int k = 0;
+    for (const auto& solve : {std::function(cg_fn<T>()), std::function(bicgstab_fn<T>()),
+                              std::function(gmres_fn<T>(200))}) {
+        SCOPED_TRACE(k);
+        Settings s = default_settings<T>();
+        Array<T> x(this->exec, S.rows());
+        count = 0;
+        const auto zero = solve(op, b, x, s);
+        const int without_guess = count;
+        ASSERT_TRUE(zero.converged);
+        EXPECT_LE(without_guess, per_iteration[k] * zero.iterations + 1);
+        if (k != 1) {
+            EXPECT_EQ(without_guess, zero.iterations + 1);
+        }
+        x = Array<T>(this->exec, std::vector<T>(S.rows(), T{0}));
+        s.use_initial_guess = true;
+        count = 0;
+        const auto guess = solve(op, b, x, s);
+        EXPECT_EQ(guess.iterations, zero.iterations);
+        EXPECT_EQ(count, without_guess + 1);
+        EXPECT_EQ(guess.residual_norm, zero.residual_norm);
+        ++k;
+    }
+}
+
 TYPED_TEST(Solvers, BicgstabOnSpdStencil) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 30).assemble();
