@@ -289,8 +289,12 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             }
             const int done = gmres.cycle(
                 start, start_norm, settings.max_iters - it,
-                [&](double est) { return claimed = progress.record(++it, est * scale); }, estimate,
-                invariant, non_finite);
+                [&](double est) {
+                    if (settings.minimised_residual_monitor)
+                        settings.minimised_residual_monitor(it + 1, est);
+                    return claimed = progress.record(++it, est * scale);
+                },
+                estimate, invariant, non_finite);
             estimate *= scale;
             if (non_finite) {
                 progress.stop(StopReason::non_finite);
@@ -300,6 +304,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             detail::residual<T>(A, b, x, r);  // the true residual of the new iterate
             beta = detail::norm2<T>(A, r);
             progress.final_residual(beta);
+            if (settings.iterate_monitor) settings.iterate_monitor(it);
             if (!std::isfinite(beta)) {
                 progress.stop(StopReason::non_finite);
                 break;
