@@ -59,6 +59,13 @@ from . import _core
 __all__ = ["cg", "bicgstab", "gmres"]
 
 _INT_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
+
+
+def _maxiter(maxiter: Any) -> int:
+    """maxiter as an int >= 0 (any size: the solve's limit is capped at 2^31 - 1); a fraction,
+    a non-number or a negative value raises, naming the keyword."""
+    return _core.integer("maxiter", maxiter, 0, _INT64_MAX)
 
 
 def _rtol(rtol: float, tol: Optional[float], name: str) -> float:
@@ -196,8 +203,7 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
     ) -> Tuple[Any, int]:
         rtol = _rtol(rtol, tol, method)
         atol = _check_atol(atol, method)
-        if maxiter is None:
-            maxiter = 10 * _core.shape_of(A)[0]
+        maxiter = 10 * _core.shape_of(A)[0] if maxiter is None else _maxiter(maxiter)
         return _solve(
             method, A, b, x0, rtol, atol, maxiter, maxiter, M, backend, precision, monitor, callback
         )
@@ -323,11 +329,11 @@ def gmres(
     if callback is None:
         callback_type = None  # no effect without a callback
     n = _core.shape_of(A)[0]
-    restart = min(20 if restart is None else int(restart), max(n, 1))
-    if maxiter is None:
-        maxiter = 10 * n
+    restart = 20 if restart is None else _core.integer("restart", restart, 1, _INT64_MAX)
+    restart = min(restart, max(n, 1))
+    maxiter = 10 * n if maxiter is None else _maxiter(maxiter)
     # legacy: maxiter counts Arnoldi steps; otherwise restart cycles of `restart` steps.
-    max_iters = int(maxiter) if callback_type == "legacy" else int(maxiter) * restart
+    max_iters = maxiter if callback_type == "legacy" else maxiter * restart
     bnorm = None
     minimised = None
     if callback_type in ("legacy", "pr_norm"):

@@ -344,3 +344,18 @@ def test_operator_applications_against_scipy(name, extra):
     op, count = counted(A)
     getattr(pscipy, name)(op, b, x0=np.zeros(A.shape[0]), M=exact_inverse(A), rtol=1e-8)
     assert count[0] == 2  # A p (gmres: A v_0) once, and the true residual b - A x
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_integer_keywords_are_checked_by_name(name):
+    A = poisson2d(4)
+    b = np.ones(A.shape[0])
+    x, info = getattr(pscipy, name)(A, b, maxiter=2**40)  # SciPy takes any size
+    assert info == 0
+    for bad, error in ((1.5, ValueError), (-1, OverflowError), ("10", TypeError)):
+        with pytest.raises(error, match="maxiter"):
+            getattr(pscipy, name)(A, b, maxiter=bad)
+    if name == "gmres":
+        for bad, error in ((2.5, ValueError), (0, OverflowError)):
+            with pytest.raises(error, match="restart"):
+                pscipy.gmres(A, b, restart=bad)
