@@ -99,7 +99,14 @@ def _matvec(
     never cast: dropping its imaginary part would solve another system."""
 
     def apply(x: np.ndarray) -> np.ndarray:
-        y = np.asarray(f(x))
+        try:
+            y = np.asarray(f(x))
+        except ValueError as e:
+            # SciPy's LinearOperator.matvec refuses a wrongly shaped result itself ("cannot
+            # reshape array of size 5 into shape (10,)"), naming no operator: the note does.
+            if hasattr(e, "add_note"):  # Python >= 3.11
+                e.add_note(f"(raised by {what})")
+            raise
         if y.dtype.kind not in "fiub":
             raise ValueError(
                 f"{what} returned values of dtype {y.dtype}; the solve needs real numbers"
