@@ -80,10 +80,14 @@ bool is_matrix_market_file(const std::string& path) {
 }  // namespace
 
 CLI::Option* portla::cli::add_json_option(CLI::App& app, JsonOutput& json) {
+    // What CLI11 gives for `--json` without FILE: a string no command line can hold (arguments
+    // end at their first NUL), so that it is told apart from `--json ''`, an empty name.
+    static const std::string no_file(1, '\0');
     // `--json A.mtx` takes A.mtx as the JSON file (--json's FILE is optional): a Matrix Market
     // file there is an input put after --json, refused before any work instead of overwritten.
     const CLI::Validator json_file(
         [](std::string& path) -> std::string {
+            if (path == no_file) return {};
             if (is_matrix_market_file(path))
                 return "'" + path +
                        "' is an existing Matrix Market file: refusing to overwrite an input "
@@ -91,11 +95,23 @@ CLI::Option* portla::cli::add_json_option(CLI::App& app, JsonOutput& json) {
             return output_problem(path);
         },
         "FILE");
-    json.option = app.add_option("--json", json.path,
-                                 "print the result as one JSON object; --json FILE writes it to "
-                                 "FILE instead (whole or not at all)")
-                      ->expected(0, 1)
-                      ->check(json_file);
+    // CLI11 validates no empty value of an option whose value is optional: `--json ''` is
+    // refused here, after the validator.
+    json.option =
+        app.add_option_function<std::string>(
+               "--json",
+               [&json](const std::string& value) {
+                   if (value.empty())
+                       throw CLI::ValidationError(
+                           "--json", "an empty file name (--json alone prints on stdout)");
+                   json.path = value == no_file ? std::string() : value;
+               },
+               "print the result as one JSON object; --json FILE writes it to "
+               "FILE instead (whole or not at all)")
+            ->expected(0, 1)
+            ->default_str(no_file)
+            ->option_text("[FILE]")
+            ->check(json_file);
     return json.option;
 }
 

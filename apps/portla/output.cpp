@@ -195,8 +195,9 @@ bool same_file(const struct stat& st, int fd) {
     return ::fstat(fd, &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino;
 }
 
-// What `path` is now, or why it cannot be written ("" in `problem` when it can).
-Target classify(const std::string& path, std::string& problem) {
+// What `path` is now, or why it cannot be written ("" in `problem` when it can). A file's
+// directory must exist and be writable, unless `create_parent` (the caller makes it).
+Target classify(const std::string& path, std::string& problem, bool create_parent = false) {
     Target t;
     t.path = path;
     if (path.empty()) {
@@ -243,8 +244,19 @@ Target classify(const std::string& path, std::string& problem) {
     const std::string dir = target.has_parent_path() ? target.parent_path().string() : ".";
     long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
     if (name_max <= 0) name_max = NAME_MAX;
-    if (target.filename().string().size() > static_cast<std::size_t>(name_max))
+    if (target.filename().string().size() > static_cast<std::size_t>(name_max)) {
         problem = why_not(path, std::strerror(ENAMETOOLONG));
+        return t;
+    }
+    if (create_parent) return t;
+    // The temporary file is created in the directory, and renamed there.
+    struct stat dir_st {};
+    if (::stat(dir.c_str(), &dir_st) != 0)
+        problem = why_not(path, std::strerror(errno));
+    else if (!S_ISDIR(dir_st.st_mode))
+        problem = why_not(path, std::strerror(ENOTDIR));
+    else if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        problem = why_not(path, std::strerror(errno));
     return t;
 }
 
@@ -328,14 +340,15 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     }
 }
 
-std::string output_problem(const std::string& path) {
+std::string output_problem(const std::string& path, bool create_parent) {
     std::string problem;
-    (void)classify(path, problem);
+    (void)classify(path, problem, create_parent);
     return problem;
 }
 
-CLI::Validator output_file() {
-    return CLI::Validator([](std::string& path) { return output_problem(path); }, "FILE");
+CLI::Validator output_file(bool create_parent) {
+    return CLI::Validator(
+        [create_parent](std::string& path) { return output_problem(path, create_parent); }, "FILE");
 }
 
 void emit_json(const nlohmann::json& j, const std::string& path, int indent) {

@@ -29,12 +29,14 @@ namespace portla::cli {
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& fill);
 
 /// "" when `path` can be given to write_output as far as a stat tells now, else why not
-/// ("cannot write 'PATH': Is a directory"). The parent directory is not required to exist.
-std::string output_problem(const std::string& path);
+/// ("cannot write 'PATH': Is a directory"; "... No such file or directory" when its directory
+/// does not exist). The directory of a file to write must exist and be writable, unless
+/// `create_parent` (the caller creates it before writing).
+std::string output_problem(const std::string& path, bool create_parent = false);
 
 /// A CLI11 validator for an output option: output_problem, prefixed by nothing (CLI11 names the
 /// option). An empty name is refused.
-CLI::Validator output_file();
+CLI::Validator output_file(bool create_parent = false);
 
 /// A subcommand's JSON result: printed to stdout when `path` is empty (`--json`), otherwise
 /// written to `path` with write_output (`--json FILE`).

@@ -284,7 +284,7 @@ Runner add_tune(CLI::App& app) {
     app.add_option("--out", o->out,
                    "profile file (default: $PORTLA_TUNING_FILE, else "
                    "$XDG_CACHE_HOME/portla/tuning-DEVICE.json, which the kernels read)")
-        ->check(output_file());
+        ->check(output_file(/*create_parent=*/true));
     app.add_flag("--dry-run", o->dry_run, "measure and choose, write no profile");
     app.add_flag("--no-compare", o->no_compare,
                  "skip the second measurement of the shipped defaults against the profile");

@@ -99,7 +99,14 @@ def _matvec(
     never cast: dropping its imaginary part would solve another system."""
 
     def apply(x: np.ndarray) -> np.ndarray:
-        y = np.asarray(f(x))
+        try:
+            y = np.asarray(f(x))
+        except ValueError as e:
+            # SciPy's LinearOperator.matvec refuses a wrongly shaped result itself ("cannot
+            # reshape array of size 5 into shape (10,)"), naming no operator: the note does.
+            if hasattr(e, "add_note"):  # Python >= 3.11
+                e.add_note(f"(raised by {what})")
+            raise
         if y.dtype.kind not in "fiub":
             raise ValueError(
                 f"{what} returned values of dtype {y.dtype}; the solve needs real numbers"
@@ -248,13 +255,18 @@ def run(
     precision: Optional[str] = None,
     monitor: Optional[Callable[[int, float], Any]] = None,
     callback: Optional[Callable[[Any], Any]] = None,
+    minimised: Optional[Callable[[int, float], Any]] = None,
     **kwargs: Any,
 ) -> Tuple[Any, Any]:
     """Solves A x = b with the extension: returns (x, SolveInfo). callback(x), when given, is
-    called after each iteration of cg and bicgstab with the solver's x itself."""
+    called after each iteration of cg and bicgstab, and at the end of each restart cycle of
+    gmres, with the solver's x itself. minimised(iteration, norm): gmres's minimised residual
+    norm after each iteration (preconditioned with left preconditioning)."""
     gpu = _framework(A) or _framework(b) or _framework(x0)
     if gpu is not None:
-        return _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs)
+        return _run_gpu(
+            method, A, b, x0, M, backend, precision, monitor, callback, minimised, kwargs
+        )
     dtype = dtype_for(precision, A, b)
     rows, cols = shape_of(A)
     bv = vector(b, dtype, rows, "b")
@@ -265,7 +277,7 @@ def run(
     op = operator(A, dtype, backend)
     iterate = None if callback is None else (lambda i: callback(x))
     info = getattr(_portla, "solve" + suffix(dtype))(
-        method, op, bv, x, x0 is not None, s, apply_m, monitor, iterate
+        method, op, bv, x, x0 is not None, s, apply_m, monitor, iterate, minimised
     )
     return x, info
 
@@ -435,7 +447,7 @@ def _sync_caller_stream(a: Any) -> None:
             s.synchronize()
 
 
-def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs):
+def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, minimised, kwargs):
     # Before the operator: its constructor reads A's pattern (to check it).
     _sync_caller_stream(A if _framework(A) is not None else b)
     op, dtype, device, (rows, cols) = _gpu_operator(A, backend, precision)
@@ -450,6 +462,6 @@ def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, kwargs)
     s = settings(precond=(M or "none").replace("_", "-"), **kwargs)
     iterate = None if callback is None else (lambda i: callback(x))
     info = getattr(_portla, "solve" + suffix(dtype))(
-        method, op, bv, xv, x0 is not None, s, None, monitor, iterate
+        method, op, bv, xv, x0 is not None, s, None, monitor, iterate, minimised
     )
     return x, info

@@ -23,9 +23,14 @@ Differences from SciPy:
 - callback: for cg and bicgstab it is called after each iteration with the current iterate, as
   in SciPy: the solver's own x array (SciPy's too), valid during the call (copy it to keep it).
   Set, it makes CG read its state back every iteration instead of every 16 (slower on the GPU).
-  For gmres with callback_type "pr_norm" or "legacy" (the default) it is called after each inner
-  iteration with the relative (preconditioned) residual norm, as in SciPy; "x" once at the end
-  (portla's GMRES forms x only at a restart).
+  gmres follows SciPy's callback_type: "legacy" (the default, with SciPy's DeprecationWarning
+  when a callback is given without callback_type) and "pr_norm" call it after each inner
+  iteration with the preconditioned residual norm over ||b||, and "legacy" makes maxiter count
+  inner iterations; "x" calls it with x at the end of every restart cycle.
+- Operator applications: a zero initial guess (none, or all zeros) costs none (the first
+  residual is b). Every solve ends with the true residual b - A x recomputed, which SciPy's cg
+  and bicgstab do not compute: one more A x per solve (and one per false convergence of the
+  recurrence residual, after which the solve goes on).
 - GPU arrays (CuPy arrays and cupyx.scipy.sparse matrices, PyTorch CUDA tensors, dense or sparse
   CSR): A, b and x0 are used in place through DLPack, never copied, and x comes back as the
   caller's type on the same GPU: x0 itself, overwritten with the solution (unlike SciPy, which
@@ -34,7 +39,11 @@ Differences from SciPy:
   arrays (PyTorch's default) are converted once to int32 on the GPU; CSC/COO matrices are
   converted to CSR once. Host (SciPy) matrices with int64 index arrays, such as SciPy's past
   2^31 - 1 entries, are taken with 64-bit row offsets.
-- gmres preconditions from the left, as SciPy does, and counts maxiter in restart cycles.
+- As SciPy: x0="Mb" starts from M b (b without M; M must then be a LinearOperator or a matrix:
+  a preconditioner name is built inside the solve, ValueError); b = 0 returns x = 0 and info 0,
+  whatever x0; an infinite rtol or atol returns x0 (or 0) and info 0 without iterating.
+- gmres preconditions from the left, as SciPy does, and counts maxiter in restart cycles
+  (inner iterations with callback_type "legacy" and a callback).
 - ``tol`` is accepted as a deprecated alias of ``rtol`` (removed from SciPy 1.14).
 """
 
@@ -50,6 +59,13 @@ from . import _core
 __all__ = ["cg", "bicgstab", "gmres"]
 
 _INT_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
+
+
+def _maxiter(maxiter: Any) -> int:
+    """maxiter as an int >= 0 (any size: the solve's limit is capped at 2^31 - 1); a fraction,
+    a non-number or a negative value raises, naming the keyword."""
+    return _core.integer("maxiter", maxiter, 0, _INT64_MAX)
 
 
 def _rtol(rtol: float, tol: Optional[float], name: str) -> float:
@@ -80,22 +96,75 @@ def _info(r: Any, maxiter: int) -> int:
     return -1
 
 
-def _krylov(
+def _copy(b: Any) -> Any:
+    if _core._framework(b) == "torch":
+        return b.detach().clone()
+    return b.copy() if _core._framework(b) == "cupy" else np.array(b)
+
+
+def _apply_m(M: Any, b: Any) -> Any:
+    """M b, the initial guess x0='Mb' (b itself without M), as SciPy computes it."""
+    if M is None:
+        return _copy(b)
+    if isinstance(M, str):
+        raise ValueError(
+            "x0='Mb' needs M as a LinearOperator or a matrix (or no M): a preconditioner "
+            f"name ({M!r}) is built inside the solve"
+        )
+    if _core._is_linear_operator(M):
+        return M.matvec(_copy(b))
+    return M @ _copy(b)
+
+
+def _rhs_norm(b: Any) -> float:
+    """||b||, after refusing complex and non-numeric values (whose norm would mislead)."""
+    if _core._framework(b) is None:
+        _core._check_real(np.asarray(b).dtype, "b")
+    return _core.norm(b)
+
+
+def _solve(
     method: str,
     A: Any,
     b: Any,
     x0: Any,
     rtol: float,
     atol: float,
-    maxiter: Optional[int],
+    maxiter: int,
+    max_iters: int,
     M: Any,
     backend: str,
     precision: Optional[str],
     monitor: Optional[Callable[[int, float], Any]],
     callback: Optional[Callable[[Any], Any]] = None,
+    bnorm: Optional[float] = None,
+    **kwargs: Any,
 ) -> Tuple[Any, int]:
-    if maxiter is None:
-        maxiter = 10 * _core.shape_of(A)[0]
+    """SciPy's rules around one portla solve: x0='Mb'; b = 0 gives x = 0 (x0 aside); an
+    infinite tolerance returns x0 (or zero) at once; a zero x0 is no initial guess, so that the
+    first residual is b, no operator applied. info as SciPy's, maxiter for the limit."""
+    if isinstance(x0, str):
+        if x0 != "Mb":
+            raise ValueError(f"x0: expected an array or 'Mb', got {x0!r}")
+        x0 = _apply_m(M, b)
+    # ||b|| only where a rule needs it (x0 given, an infinite tolerance): one pass over b.
+    if bnorm is None and (x0 is not None or not (np.isfinite(rtol) and np.isfinite(atol))):
+        bnorm = _rhs_norm(b)
+    if x0 is not None:
+        if _core._framework(x0) is not None:
+            if bnorm == 0:
+                x0[...] = 0  # used in place, and returned: x = 0
+        elif bnorm == 0 or not np.any(np.asarray(x0)):
+            # x = 0 without applying A; x0's size and type still checked.
+            _core.vector(x0, np.float64, _core.shape_of(A)[1], "x0")
+            x0 = None
+    if bnorm == 0:
+        rtol, atol = 0.0, 0.0  # x = 0 solves A x = 0 exactly: the solve stops at once, r = b = 0
+    at_once = bnorm is not None and bnorm > 0 and not np.isfinite(max(atol, rtol * bnorm))
+    if at_once:
+        # Every residual meets an infinite tolerance: x0 (or zero) is the answer. Run without
+        # an iteration for the checks and x, the tolerances finite for them.
+        rtol, atol, max_iters = 0.0, 0.0, 0
     x, r = _core.run(
         method,
         A,
@@ -108,9 +177,10 @@ def _krylov(
         callback=callback,
         rtol=float(rtol),
         atol=atol,
-        max_iters=min(int(maxiter), _INT_MAX),
+        max_iters=min(int(max_iters), _INT_MAX),
+        **kwargs,
     )
-    return x, _info(r, maxiter)
+    return x, 0 if at_once else _info(r, maxiter)
 
 
 def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
@@ -133,7 +203,10 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
     ) -> Tuple[Any, int]:
         rtol = _rtol(rtol, tol, method)
         atol = _check_atol(atol, method)
-        return _krylov(method, A, b, x0, rtol, atol, maxiter, M, backend, precision, monitor, callback)
+        maxiter = 10 * _core.shape_of(A)[0] if maxiter is None else _maxiter(maxiter)
+        return _solve(
+            method, A, b, x0, rtol, atol, maxiter, maxiter, M, backend, precision, monitor, callback
+        )
 
     solve.__name__ = solve.__qualname__ = method
     solve.__doc__ = doc
@@ -147,11 +220,11 @@ _SHORT_RECURRENCE_PARAMETERS = """
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
     :param b: the right-hand side, n values (shape (n,) or (n, 1)).
-    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution and
-        returned; a host x0 is copied.
+    :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
+        the solution and returned; a host x0 is copied.
     :param rtol: relative tolerance: converged when the true residual
-        ``norm(b - A x) <= max(rtol * norm(b), atol)``.
-    :param atol: absolute tolerance (a real number >= 0).
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
     :param maxiter: iteration limit (default 10 n).
     :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg") or a
         LinearOperator / matrix applying M^-1 (host arrays only).
@@ -208,18 +281,21 @@ def gmres(
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
     :param b: the right-hand side, n values (shape (n,) or (n, 1)).
-    :param x0: the initial guess (default zero). A GPU x0 is overwritten with the solution and
-        returned; a host x0 is copied.
+    :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
+        the solution and returned; a host x0 is copied.
     :param rtol: relative tolerance: converged when the true residual
-        ``norm(b - A x) <= max(rtol * norm(b), atol)``.
-    :param atol: absolute tolerance (a real number >= 0).
-    :param maxiter: iteration limit in restart cycles (default 10 n).
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
+    :param maxiter: iteration limit in restart cycles (default 10 n); in inner iterations with
+        callback_type "legacy" and a callback, as SciPy.
     :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg") or a
         LinearOperator / matrix applying M^-1 (host arrays only).
     :param callback: see callback_type.
     :param restart: Krylov vectors per cycle (default 20, at most n).
-    :param callback_type: "pr_norm" or "legacy" (default): callback(relative preconditioned
-        residual norm) after each inner iteration; "x": callback(x) once, with the final x.
+    :param callback_type: "pr_norm" or "legacy" (default; a DeprecationWarning when a callback
+        is given without it, as SciPy's): callback(norm(M r) / norm(b)), the preconditioned
+        residual norm GMRES minimises, after each inner iteration; "legacy" also makes maxiter
+        count inner iterations. "x": callback(x) at the end of every restart cycle.
     :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
     :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
         "cuda:N" or "opencl".
@@ -236,40 +312,55 @@ def gmres(
     """
     rtol = _rtol(rtol, tol, "gmres")
     atol = _check_atol(atol, "gmres")
+    if callback is not None and callback_type is None:
+        warnings.warn(
+            "portla.scipy.gmres called without specifying `callback_type`, as "
+            "scipy.sparse.linalg.gmres warns. The default value will be changed in a future "
+            "release. For compatibility, specify a value for `callback_type` explicitly, e.g., "
+            "``gmres(..., callback_type='pr_norm')``, or to retain the old behavior "
+            "``gmres(..., callback_type='legacy')``",
+            DeprecationWarning,
+            stacklevel=2,
+        )
     if callback_type is None:
         callback_type = "legacy"
     if callback_type not in ("x", "pr_norm", "legacy"):
         raise ValueError(f"Unknown callback_type: {callback_type!r}")
+    if callback is None:
+        callback_type = None  # no effect without a callback
     n = _core.shape_of(A)[0]
-    restart = min(20 if restart is None else int(restart), max(n, 1))
-    if maxiter is None:
-        maxiter = 10 * n
-    each = monitor
-    if callback is not None and callback_type != "x":
-        bnorm = _core.norm(b)
-        scale = 1.0 / bnorm if bnorm > 0 else 1.0
+    restart = 20 if restart is None else _core.integer("restart", restart, 1, _INT64_MAX)
+    restart = min(restart, max(n, 1))
+    maxiter = 10 * n if maxiter is None else _maxiter(maxiter)
+    # legacy: maxiter counts Arnoldi steps; otherwise restart cycles of `restart` steps.
+    max_iters = maxiter if callback_type == "legacy" else maxiter * restart
+    bnorm = None
+    minimised = None
+    if callback_type in ("legacy", "pr_norm"):
+        bnorm = _rhs_norm(b)
+        # SciPy's values are scalars of the solve's type.
+        single = _core._framework(b) is None and _core.dtype_for(precision, A, b) == np.float32
+        scalar = np.float32 if single else np.float64
 
-        def each(iteration: int, rnorm: float) -> None:
-            if monitor is not None:
-                monitor(iteration, rnorm)
-            if iteration > 0:
-                callback(rnorm * scale)
+        def minimised(iteration: int, norm: float) -> None:
+            callback(scalar(norm / bnorm))
 
-    x, r = _core.run(
+    return _solve(
         "gmres",
         A,
         b,
-        x0=x0,
-        M=M,
-        backend=backend,
-        precision=precision,
-        monitor=each,
-        rtol=float(rtol),
-        atol=atol,
-        max_iters=min(int(maxiter) * restart, _INT_MAX),
+        x0,
+        rtol,
+        atol,
+        maxiter,
+        max_iters,
+        M,
+        backend,
+        precision,
+        monitor,
+        callback if callback_type == "x" else None,
+        bnorm=bnorm,
+        minimised=minimised,
         restart=restart,
         left_preconditioning=True,
     )
-    if callback is not None and callback_type == "x":
-        callback(x)
-    return x, _info(r, maxiter)

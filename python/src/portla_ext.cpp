@@ -268,11 +268,13 @@ struct SolveInfo {
 /// Solves A x = b into the caller's x (its contents the initial guess when use_initial_guess).
 /// b and x are used in place when the executor reads their memory, else (host arrays on cuda)
 /// staged through device copies and x written back. iterate(i), when given, is called after
-/// each iteration of cg and bicgstab with x holding iterate i.
+/// each iteration of cg and bicgstab, and at the end of each restart cycle of gmres, with x
+/// holding iterate i. minimised(i, norm), when given, is gmres's
+/// Settings::minimised_residual_monitor.
 template <typename T>
 SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyOut1<T> x,
                 bool use_initial_guess, solver::Settings settings, nb::object M, nb::object monitor,
-                nb::object iterate) {
+                nb::object iterate, nb::object minimised) {
     const LinearOperator<T>& op = *A.op;
     const Executor& exec = op.executor();
     if (b.size() != op.rows()) throw DimensionMismatch(method + ": b", op.rows(), b.size());
@@ -330,6 +332,11 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
             nb::gil_scoped_acquire gil;
             iterate(iteration);
         };
+    if (!minimised.is_none())
+        settings.minimised_residual_monitor = [&](int iteration, double norm) {
+            nb::gil_scoped_acquire gil;
+            minimised(iteration, norm);
+        };
 
     SolveInfo info;
     info.backend = exec.name();
@@ -367,6 +374,7 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
     // The hooks' captures end here; drop them before the settings outlive them.
     settings.monitor = nullptr;
     settings.iterate_monitor = nullptr;
+    settings.minimised_residual_monitor = nullptr;
     return info;
 }
 
@@ -531,6 +539,7 @@ void bind_precision(nb::module_& m, const char* suffix) {
           "A matrix-free operator: y = matvec(x), called with the GIL held.");
     m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
           "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
+          "minimised"_a.none() = nb::none(),
           "Solves A x = b by cg, bicgstab or gmres into x (in place); returns SolveInfo.");
     m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
           "col_idxs"_a, "values"_a, "rhs"_a, "format"_a, "solver"_a, "precond"_a, "absolute"_a,

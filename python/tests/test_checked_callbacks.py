@@ -46,6 +46,22 @@ def test_wrong_matvec_result_is_a_value_error_naming_it(result, fragment, solver
     assert fragment in str(e.value)
 
 
+@pytest.mark.skipif(not hasattr(ValueError(), "add_note"), reason="exception notes: Python 3.11")
+@pytest.mark.parametrize("solver", ["cg", "bicgstab", "gmres"])
+def test_scipy_linear_operator_shape_errors_name_the_operator(solver):
+    """SciPy's LinearOperator refuses a wrongly sized result itself, naming no operator: the
+    error reaches the caller as it was, noted with the operator that raised it."""
+    sla = pytest.importorskip("scipy.sparse.linalg")
+    A, b = _system()
+    short = sla.LinearOperator(A.shape, matvec=lambda x: (A @ x)[:-1], dtype=np.float64)
+    with pytest.raises(ValueError, match="cannot reshape") as e:
+        portla.solve(short, b, solver, backend="omp")
+    assert "(raised by A.matvec)" in getattr(e.value, "__notes__", [])
+    with pytest.raises(ValueError, match="cannot reshape") as e:
+        portla.solve(A, b, solver, precond=short, backend="omp")
+    assert "(raised by M.matvec)" in getattr(e.value, "__notes__", [])
+
+
 def test_column_results_are_taken():
     A, b = _system()
     op = _Operator(12, lambda x: (A @ x).reshape(-1, 1))

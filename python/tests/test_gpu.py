@@ -120,6 +120,8 @@ def stand_in_cupy(monkeypatch):
 
     cupy = types.ModuleType("cupy")
     cupy.empty = lambda n, dtype: np.empty(n, dtype).view(_StandIn)
+    cupy.float64 = np.float64
+    cupy.linalg = types.SimpleNamespace(norm=np.linalg.norm)
     cupy.cuda = types.SimpleNamespace(get_current_stream=lambda: types.SimpleNamespace(ptr=0))
     sparse = types.ModuleType("cupyx.scipy.sparse")
     sparse.issparse = lambda a: isinstance(a, _StandInCsr)
@@ -147,6 +149,15 @@ def test_gpu_path_logic_on_stand_ins(stand_in_cupy, name):
     seen = []
     pscipy.bicgstab(A, b, rtol=1e-10, backend="omp", callback=seen.append)
     assert len(seen) > 3 and all(type(s) is _StandIn for s in seen)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_gpu_zero_rhs_zeroes_x0_in_place_on_stand_ins(stand_in_cupy, name):
+    A = _StandInCsr(poisson2d(6))
+    b = np.zeros(36).view(_StandIn)
+    x0 = np.linspace(1.0, 2.0, 36).view(_StandIn)
+    x, info = getattr(pscipy, name)(A, b, x0=x0, backend="omp")
+    assert info == 0 and x is x0 and not np.asarray(x).any()  # b = 0: x = 0, as SciPy
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 generated Poisson problems and the SuiteSparse set of tests/data/suitesparse."""
 
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -208,3 +209,153 @@ def test_nan_in_matrix_is_negative_info(name):
     A = sp.diags_array([2.0, np.nan, 2.0]).tocsr()
     x, info = getattr(pscipy, name)(A, np.ones(3))
     assert info < 0
+
+
+# ---- SciPy's semantics: x0="Mb", gmres's callback_type, infinite tolerances, b = 0, and the
+# ---- operator applications a solve makes
+
+
+def counted(A):
+    """A as a LinearOperator that counts its applications (count[0])."""
+    count = [0]
+
+    def matvec(v):
+        count[0] += 1
+        return A @ v
+
+    return sla.LinearOperator(A.shape, matvec=matvec, dtype=A.dtype), count
+
+
+def nonsymmetric(n):
+    return sp.diags_array([-1.3, 3.0, -0.6], offsets=[-1, 0, 1], shape=(n, n)).tocsr()
+
+
+def exact_inverse(A):
+    lu = sla.splu(A.tocsc())
+    return sla.LinearOperator(A.shape, matvec=lu.solve, dtype=A.dtype)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_x0_mb_starts_from_m_b(name):
+    A = nonsymmetric(30) if name != "cg" else poisson2d(6)
+    b = np.random.default_rng(3).uniform(0.5, 1.5, A.shape[0])
+    op, count = counted(A)
+    # x0 = M b with M = A^-1 is the solution: the first residual, b - A x0, meets the test.
+    x, info = getattr(pscipy, name)(op, b, x0="Mb", M=exact_inverse(A), rtol=1e-8)
+    assert info == 0 and relres(A, x, b) <= 1e-8
+    assert count[0] == 1
+    # Without M, x0 = b: the same solve as x0=b given.
+    x_mb, _ = getattr(pscipy, name)(A, b, x0="Mb", rtol=1e-8)
+    x_b, _ = getattr(pscipy, name)(A, b, x0=b.copy(), rtol=1e-8)
+    np.testing.assert_array_equal(x_mb, x_b)
+    with pytest.raises(ValueError, match="Mb"):
+        getattr(pscipy, name)(A, b, x0="Mb", M="jacobi")
+    with pytest.raises(ValueError, match="x0"):
+        getattr(pscipy, name)(A, b, x0="M b")
+
+
+@pytest.mark.parametrize("maxiter", [1, 4, 13])
+def test_gmres_legacy_callback_counts_inner_iterations_as_scipy(maxiter):
+    A = nonsymmetric(40)
+    b = np.random.default_rng(5).uniform(0.5, 1.5, A.shape[0])
+    M = 1e-3 * np.eye(A.shape[0])  # the values are of the preconditioned residual
+    values = {}
+    for lib in (sla, pscipy):
+        got = []
+        with pytest.warns(DeprecationWarning, match="callback_type"):
+            x, info = lib.gmres(A, b, M=M, rtol=1e-14, restart=5, maxiter=maxiter,
+                                callback=got.append)
+        values[lib] = (got, info, x)
+    (s_vals, s_info, s_x), (p_vals, p_info, p_x) = values[sla], values[pscipy]
+    assert len(p_vals) == len(s_vals) == maxiter  # maxiter inner iterations, one call each
+    assert p_info == s_info == maxiter
+    assert all(isinstance(v, float) for v in p_vals)
+    # The same Krylov space and least-squares problem; CGS2 and SciPy's modified Gram-Schmidt
+    # differ by rounding only (~1e-15 relative here).
+    np.testing.assert_allclose(p_vals, s_vals, rtol=1e-10)
+    np.testing.assert_allclose(p_x, s_x, rtol=1e-10)
+
+
+def test_gmres_pr_norm_and_x_callbacks_count_restart_cycles_as_scipy():
+    A = nonsymmetric(40)
+    b = np.random.default_rng(6).uniform(0.5, 1.5, A.shape[0])
+    for callback_type in ("pr_norm", "x"):
+        got = {}
+        for lib in (sla, pscipy):
+            calls = []
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # no DeprecationWarning with callback_type given
+                x, info = lib.gmres(A, b, rtol=1e-14, restart=4, maxiter=3,
+                                    callback=lambda v: calls.append(np.copy(v)),
+                                    callback_type=callback_type)
+            got[lib] = (calls, info)
+        (s_calls, s_info), (p_calls, p_info) = got[sla], got[pscipy]
+        # pr_norm: every inner iteration of 3 cycles; x: the iterate at the end of each cycle.
+        assert len(p_calls) == len(s_calls) == (12 if callback_type == "pr_norm" else 3)
+        assert p_info == s_info == 3
+        for p, s in zip(p_calls, s_calls):
+            np.testing.assert_allclose(p, s, rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_infinite_tolerance_returns_x0(name):
+    A = nonsymmetric(12) if name != "cg" else poisson2d(4)
+    b = np.linspace(1.0, 2.0, A.shape[0])
+    x0 = np.linspace(-1.0, 1.0, A.shape[0])
+    for tolerances in ({"rtol": np.inf}, {"atol": np.inf}):
+        op, count = counted(A)
+        x, info = getattr(pscipy, name)(op, b, **tolerances)
+        assert info == 0 and not x.any() and count[0] == 0
+        x, info = getattr(pscipy, name)(op, b, x0=x0, **tolerances)
+        assert info == 0 and x is not x0
+        np.testing.assert_array_equal(x, x0)
+        assert count[0] == 1  # b - A x0, as SciPy
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_zero_rhs_returns_zero_whatever_x0(name):
+    A = nonsymmetric(12) if name != "cg" else poisson2d(4)
+    op, count = counted(A)
+    b = np.zeros(A.shape[0])
+    for kw in ({}, {"x0": np.linspace(1.0, 2.0, A.shape[0])}, {"rtol": 0.0, "atol": 0.0},
+               {"rtol": np.inf}):
+        x, info = getattr(pscipy, name)(op, b, **kw)
+        assert info == 0 and x.shape == b.shape and not x.any()
+    assert count[0] == 0
+    with pytest.raises(ValueError, match="x0"):
+        getattr(pscipy, name)(A, b, x0=np.ones(A.shape[0] + 1))
+
+
+@pytest.mark.parametrize("name,extra", [("cg", 1), ("bicgstab", 1), ("gmres", 0)])
+def test_operator_applications_against_scipy(name, extra):
+    """A zero x0 costs no operator application; the final true residual, which SciPy's cg and
+    bicgstab do not compute, costs one (docs/python.md)."""
+    A = poisson2d(6) if name == "cg" else nonsymmetric(36)
+    b = np.random.default_rng(8).uniform(0.5, 1.5, A.shape[0])
+    for M, x0 in ((exact_inverse(A), np.zeros(A.shape[0])), (None, None),
+                  (None, np.linspace(0.0, 1.0, A.shape[0]))):
+        counts = []
+        for lib in (sla, pscipy):
+            op, count = counted(A)
+            x, info = getattr(lib, name)(op, b, x0=x0, M=M, rtol=1e-8)
+            assert info == 0
+            counts.append(count[0])
+        assert counts[1] - counts[0] == extra, counts
+    op, count = counted(A)
+    getattr(pscipy, name)(op, b, x0=np.zeros(A.shape[0]), M=exact_inverse(A), rtol=1e-8)
+    assert count[0] == 2  # A p (gmres: A v_0) once, and the true residual b - A x
+
+
+@pytest.mark.parametrize("name", SOLVERS)
+def test_integer_keywords_are_checked_by_name(name):
+    A = poisson2d(4)
+    b = np.ones(A.shape[0])
+    x, info = getattr(pscipy, name)(A, b, maxiter=2**40)  # SciPy takes any size
+    assert info == 0
+    for bad, error in ((1.5, ValueError), (-1, OverflowError), ("10", TypeError)):
+        with pytest.raises(error, match="maxiter"):
+            getattr(pscipy, name)(A, b, maxiter=bad)
+    if name == "gmres":
+        for bad, error in ((2.5, ValueError), (0, OverflowError)):
+            with pytest.raises(error, match="restart"):
+                pscipy.gmres(A, b, restart=bad)

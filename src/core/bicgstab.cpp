@@ -30,8 +30,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         return out.get_view();
     };
 
-    detail::residual<T>(A, b, x, r);  // r = b - A x
-    blas::copy<T>(exec, r, r_hat);    // shadow residual r_hat = r_0
+    detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
+    blas::copy<T>(exec, r, r_hat);                      // shadow residual r_hat = r_0
     double rnorm = detail::norm2<T>(A, r);
     double rho_old = 1, alpha = 1, omega = 1;
     bool restart = true;
@@ -58,7 +58,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         restart = true;
         return false;
     };
-    if (!progress.record(0, rnorm)) {
+    if (progress.record(0, rnorm) || settings.max_iters == 0) {
+        progress.final_residual(rnorm);  // x is the initial one
+    } else {
         for (int it = 1; it <= settings.max_iters; ++it) {
             const double rho = dot(r_hat, r);  // rho = r_hat . r
             if (!std::isfinite(rho)) {
@@ -129,7 +131,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             rho_old = rho;
         }
     }
-    detail::finish<T>(A, b, x, t, result);
+    detail::finish<T>(A, b, x, t, result, progress);
     return result;
 }
 

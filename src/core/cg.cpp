@@ -207,8 +207,11 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     Array<T> r(exec, A.rows());
     detail::Progress progress(settings, bnorm, result);
 
-    detail::residual<T>(A, b, x, r);  // r = b - A x
-    if (!progress.record(0, detail::norm2<T>(A, r)) && settings.max_iters > 0) {
+    detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
+    const double rnorm0 = detail::norm2<T>(A, r);
+    if (progress.record(0, rnorm0) || settings.max_iters == 0) {
+        progress.final_residual(rnorm0);  // x is the initial one
+    } else {
         CgSolve<T> solve(A, b, x, r, inv_diag, M, settings, progress.threshold());
         int recorded = 0;
         for (;;) {
@@ -232,7 +235,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             break;
         }
     }
-    detail::finish<T>(A, b, x, r, result);
+    detail::finish<T>(A, b, x, r, result, progress);
     return result;
 }
 

@@ -259,8 +259,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     Array<T> rl(exec, M && settings.left_preconditioning ? A.rows() : 0);
     detail::Progress progress(settings, bnorm, result);
 
-    detail::residual<T>(A, b, x, r);  // r = b - A x
+    detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
     double beta = detail::norm2<T>(A, r);
+    progress.final_residual(beta);  // until x changes
     if (!progress.record(0, beta) && settings.max_iters > 0) {
         Settings s = settings;
         double rows = double(A.rows());  // the global size on a distributed operator
@@ -288,8 +289,12 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             }
             const int done = gmres.cycle(
                 start, start_norm, settings.max_iters - it,
-                [&](double est) { return claimed = progress.record(++it, est * scale); }, estimate,
-                invariant, non_finite);
+                [&](double est) {
+                    if (settings.minimised_residual_monitor)
+                        settings.minimised_residual_monitor(it + 1, est);
+                    return claimed = progress.record(++it, est * scale);
+                },
+                estimate, invariant, non_finite);
             estimate *= scale;
             if (non_finite) {
                 progress.stop(StopReason::non_finite);
@@ -298,6 +303,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             gmres.update(done, x);
             detail::residual<T>(A, b, x, r);  // the true residual of the new iterate
             beta = detail::norm2<T>(A, r);
+            progress.final_residual(beta);
+            if (settings.iterate_monitor) settings.iterate_monitor(it);
             if (!std::isfinite(beta)) {
                 progress.stop(StopReason::non_finite);
                 break;
@@ -315,7 +322,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             if (it >= settings.max_iters) break;
         }
     }
-    detail::finish<T>(A, b, x, r, result);
+    detail::finish<T>(A, b, x, r, result, progress);
     return result;
 }
 

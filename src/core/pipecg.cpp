@@ -135,7 +135,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         if (settings.iterate_monitor) settings.iterate_monitor(it + 1);  // x holds iterate it + 1
         if ((it + 1) % period == 0) replace(false);
     }
-    detail::finish<T>(A, b, x, m, result);
+    detail::finish<T>(A, b, x, m, result, progress);
     return result;
 }
 

@@ -156,6 +156,17 @@ void residual(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view
     blas::axpby(A.executor(), T{1}, b, T{-1}, r);
 }
 
+/// The residual of the initial x (after start()): r = b - A x, or r = b without applying A
+/// when x = 0 because it is not the initial guess.
+template <typename T>
+void initial_residual(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> r,
+                      const Settings& s) {
+    if (s.use_initial_guess)
+        residual(A, b, x, r);
+    else
+        blas::copy(A.executor(), b, r);
+}
+
 /// Records the residual of one iteration (history and monitor) and decides whether to stop.
 class Progress {
 public:
@@ -177,7 +188,10 @@ public:
     /// the solve must go on from the true residual. No stagnation: an unattainable tolerance
     /// runs to the iteration limit, as SciPy's and PETSc's solvers do.
     bool confirm(double true_rnorm) {
-        if (true_rnorm <= threshold_) return true;
+        if (true_rnorm <= threshold_) {
+            final_residual_ = true_rnorm;
+            return true;
+        }
         result_.reason = StopReason::max_iterations;
         result_.converged = false;
         return false;
@@ -195,10 +209,18 @@ public:
         return common::replace_at(settings_.residual_replacement, iteration);
     }
 
+    /// `true_rnorm` is ||b - A x|| of x as the solve leaves it (computed after the solve's last
+    /// change to x): finish() takes it instead of applying A again. confirm() sets it when it
+    /// returns true.
+    void final_residual(double true_rnorm) { final_residual_ = true_rnorm; }
+    /// The norm given to final_residual(), or a negative value.
+    double final_residual() const { return final_residual_; }
+
 private:
     const Settings& settings_;
     double threshold_;
     Result& result_;
+    double final_residual_ = -1;
 };
 
 /// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.
@@ -207,6 +229,16 @@ void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T
             Result& result) {
     residual(A, b, x, work);
     result.residual_norm = norm2<T>(A, work);
+}
+
+/// finish(), or the final residual norm `progress` already holds (no operator application).
+template <typename T>
+void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> work,
+            Result& result, const Progress& progress) {
+    if (progress.final_residual() >= 0)
+        result.residual_norm = progress.final_residual();
+    else
+        finish(A, b, x, work, result);
 }
 
 }  // namespace portla::solver::detail

@@ -280,6 +280,90 @@ TYPED_TEST(Solvers, IterateMonitorSeesEveryIterate) {
     }
 }
 
+// The operator applications of a solve, counted through a CallbackOperator. Without an initial
+// guess x = 0 and the first residual is b: one application fewer than with the same zero x
+// given as the guess, and the same iterations. The true residual that confirms convergence is
+// the result's residual norm, not computed again: CG applies A once per iteration plus that
+// one, GMRES (one cycle) the same, BiCGSTAB at most twice per iteration plus one.
+TYPED_TEST(Solvers, OperatorApplicationsOfASolve) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
+    using T = TypeParam;
+    const Stencil<T> S(this->exec, 2, 12);
+    int count = 0;
+    const CallbackOperator<T> op(this->exec, S.rows(), S.cols(), [&](const_view<T> x, view<T> y) {
+        ++count;
+        S.apply(x, y);
+    });
+    Array<T> b(this->exec, random_vector<T>(S.rows(), 41, 0.5, 1.5));
+    const int per_iteration[] = {1, 2, 1};
+    int k = 0;
+    for (const auto& solve : {std::function(cg_fn<T>()), std::function(bicgstab_fn<T>()),
+                              std::function(gmres_fn<T>(200))}) {
+        SCOPED_TRACE(k);
+        Settings s = default_settings<T>();
+        Array<T> x(this->exec, S.rows());
+        count = 0;
+        const auto zero = solve(op, b, x, s);
+        const int without_guess = count;
+        ASSERT_TRUE(zero.converged);
+        EXPECT_LE(without_guess, per_iteration[k] * zero.iterations + 1);
+        if (k != 1) {
+            EXPECT_EQ(without_guess, zero.iterations + 1);
+        }
+        x = Array<T>(this->exec, std::vector<T>(S.rows(), T{0}));
+        s.use_initial_guess = true;
+        count = 0;
+        const auto guess = solve(op, b, x, s);
+        EXPECT_EQ(guess.iterations, zero.iterations);
+        EXPECT_EQ(count, without_guess + 1);
+        EXPECT_EQ(guess.residual_norm, zero.residual_norm);
+        ++k;
+    }
+}
+
+// GMRES's hooks: minimised_residual_monitor after each Arnoldi step with the norm the cycle
+// minimises (left preconditioning: ||M^-1 r||; Jacobi on the 5-point Laplacian is r / 4, so
+// a quarter of what monitor reports), iterate_monitor at the end of each restart cycle with x
+// holding the cycle's iterate.
+TYPED_TEST(Solvers, GmresMinimisedResidualAndIterateHooks) {
+    PORTLA_REQUIRE(KernelFamily::krylov);  // gmres
+    using T = TypeParam;
+    const auto A = Csr<T>::from_data(this->exec, Stencil<T>(this->ref, 2, 16).assemble());
+    const Array<T> b(this->exec, random_vector<T>(A.rows(), 43, 0.5, 1.5));
+    Array<T> x(this->exec, A.rows());
+    Settings s = default_settings<T>(Preconditioner::jacobi);
+    s.left_preconditioning = true;
+    s.restart = 7;
+    std::vector<double> monitored, minimised;
+    std::vector<int> cycles;
+    std::vector<T> last;
+    s.monitor = [&](int it, double v) {
+        if (it > 0) monitored.push_back(v);
+    };
+    s.minimised_residual_monitor = [&](int it, double v) {
+        EXPECT_EQ(it, int(minimised.size()) + 1);
+        minimised.push_back(v);
+    };
+    s.iterate_monitor = [&](int it) {
+        cycles.push_back(it);
+        last = x.to_host();
+    };
+    const auto r = solver::gmres<T>(A, b, x, s);
+    ASSERT_TRUE(r.converged);
+    ASSERT_EQ(minimised.size(), static_cast<std::size_t>(r.iterations));
+    ASSERT_EQ(monitored.size(), minimised.size());
+    // Each monitor value is the minimised one scaled by ||r|| / ||M^-1 r|| = 4 at its cycle's
+    // start.
+    const double eps = std::numeric_limits<T>::epsilon();
+    for (std::size_t i = 0; i < minimised.size(); ++i)
+        EXPECT_NEAR(monitored[i] / minimised[i], 4.0, 64 * eps) << i;
+    // One call per cycle of 7 steps, the last one with the solution.
+    ASSERT_EQ(cycles.size(), static_cast<std::size_t>((r.iterations + 6) / 7));
+    for (std::size_t c = 0; c + 1 < cycles.size(); ++c) EXPECT_EQ(cycles[c], 7 * int(c + 1));
+    EXPECT_EQ(cycles.back(), r.iterations);
+    EXPECT_EQ(last, x.to_host());
+}
+
 TYPED_TEST(Solvers, BicgstabOnSpdStencil) {
     using T = TypeParam;
     const MatrixData d = Stencil<T>(this->ref, 2, 30).assemble();

@@ -1725,7 +1725,8 @@ TEST(CliOutputs, SymlinksDanglingLinksEmptyAndLongNames) {
     r = run_portla({"solve", data("spd_small.mtx"), "--out", dir + "/dangling"});
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "symbolic link")) << r;
-    for (const char* option : {"--out", "--history"}) {
+    // An empty name is refused, --json's too (--json alone prints on stdout).
+    for (const char* option : {"--out", "--history", "--json"}) {
         r = run_portla({"solve", data("spd_small.mtx"), option, ""});
         EXPECT_CLI_ERROR(r);
         EXPECT_TRUE(contains(r.err, option) && contains(r.err, "empty file name")) << r;
@@ -1740,6 +1741,23 @@ TEST(CliOutputs, SymlinksDanglingLinksEmptyAndLongNames) {
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err, "File name too long")) << r;
     EXPECT_TRUE(hidden_files(dir).empty());
+}
+
+// An output in a directory that does not exist, or under a file, is refused while the options
+// are read: before the solve, not after it.
+TEST(CliOutputs, MissingDirectoryIsRefusedBeforeTheSolve) {
+    const std::string dir = fresh_dir("no_dir");
+    write_text(dir + "/file", "x");
+    for (const char* option : {"--out", "--history", "--json"})
+        for (const auto& [target, why] :
+             {std::pair{dir + "/missing/x.mtx", "No such file or directory"},
+              std::pair{dir + "/file/x.mtx", "Not a directory"}}) {
+            SCOPED_TRACE(std::string(option) + " " + target);
+            const RunResult r = run_portla({"solve", data("spd_small.mtx"), option, target});
+            EXPECT_CLI_ERROR(r);
+            EXPECT_TRUE(contains(r.err, "cannot write '" + target + "': " + why)) << r;
+            EXPECT_FALSE(contains(r.out, "converged")) << r;
+        }
 }
 
 // A signal while --out is being written removes the temporary file, and the process still ends

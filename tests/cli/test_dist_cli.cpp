@@ -1,8 +1,19 @@
 // `mpirun -np 2 portla solve ...` against the one-process run: PORTLA_BINARY is
 // mpiexec here, PORTLA_CLI the portla binary it starts.
+#include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -170,6 +181,120 @@ TEST(DistCli, GeneratedMatrixFreeProblem) {
         }
         EXPECT_LE(std::sqrt(diff), 1e-6 * std::sqrt(norm));
     }
+}
+
+// ---- outputs under mpirun: rank 0 writes them, as one process does ----
+
+std::string fresh_dir(const std::string& stem) {
+    std::string dir = portla::test::temp_path(stem + ".XXXXXX");
+    EXPECT_NE(::mkdtemp(dir.data()), nullptr) << dir;
+    return dir;
+}
+
+/// The names in `dir` that start with '.' (left-over temporary files), "." and ".." aside.
+std::vector<std::string> hidden_files(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string n = e->d_name;
+            if (n != "." && n != ".." && n[0] == '.') names.push_back(n);
+        }
+        ::closedir(d);
+    }
+    return names;
+}
+
+/// Starts `args` (PORTLA_BINARY, mpiexec, first) with stdout and stderr on /dev/null
+/// (opened for writing only) and an alarm against a hang; returns its pid.
+pid_t start(const std::vector<std::string>& args, unsigned alarm_s) {
+    std::vector<std::string> argv_s{PORTLA_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int devnull = ::open("/dev/null", O_WRONLY);
+        ::dup2(devnull, STDOUT_FILENO);
+        ::dup2(devnull, STDERR_FILENO);
+        ::alarm(alarm_s);
+        ::execv(argv[0], argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+// SIGTERM to mpirun while rank 0 writes --out: mpirun passes it on to the ranks, rank 0
+// removes its temporary file, and the previous FILE is left as it was (or, when the signal
+// came after the rename, the new one is whole).
+TEST(DistCli, SigtermMidWriteLeavesNoTemporaryFile) {
+    // 6e6 values, about 140 MB: mpirun passes SIGTERM on to the ranks after some 0.1 s, by
+    // which time a file of 3e6 values was already renamed, whole (2-core VM, 2026-11).
+    constexpr std::size_t n = 6000000;
+    const std::string dir = fresh_dir("signal");
+    const std::string out = dir + "/x.mtx";
+    { std::ofstream(out) << "previous"; }
+    const pid_t pid = start(mpirun(2, {"solve", "--generate", "poisson1d:" + std::to_string(n),
+                                       "--max-iters", "3", "--out", out}),
+                            120);
+    ASSERT_GT(pid, 0);
+    bool seen = false;
+    int status = 0;
+    for (;;) {  // until the temporary file appears or the run ends
+        if (!hidden_files(dir).empty()) {
+            seen = true;
+            ::kill(pid, SIGTERM);
+            break;
+        }
+        if (::waitpid(pid, &status, WNOHANG) == pid) break;
+    }
+    if (seen)
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    ASSERT_TRUE(seen) << "the temporary file was never seen (status " << status << ")";
+    EXPECT_FALSE(WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) << "mpirun hung";
+    EXPECT_TRUE(hidden_files(dir).empty()) << hidden_files(dir).front();
+    const std::string text = portla::test::read_text(out);
+    if (text != "previous") {
+        EXPECT_EQ(text.rfind("%%MatrixMarket matrix array real general\n6000000 1\n", 0), 0u);
+        EXPECT_EQ(read_x(out).size(), n);
+    }
+    std::remove(out.c_str());
+}
+
+// --json into a FIFO under mpirun: streamed into it once (rank 0 alone writes), the FIFO kept;
+// --out onto a character device node writes into the device and keeps the node (root only).
+TEST(DistCli, JsonIntoFifoAndOutIntoDevice) {
+    const std::string dir = fresh_dir("fifo");
+    const std::string fifo = dir + "/result.fifo";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const pid_t reader = ::fork();
+    if (reader == 0) {  // the FIFO's reader: its bytes into a file
+        const std::string text = portla::test::read_text(fifo);
+        std::ofstream(dir + "/got") << text;
+        ::_exit(0);
+    }
+    const std::string null = dir + "/null";
+    const bool device = ::mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+    std::vector<std::string> args = {"solve",       "--generate", "poisson2d:16",
+                                     "--assembled", "--json",     fifo};
+    if (device) args.insert(args.end(), {"--out", null});
+    const auto r = run_portla(mpirun(2, args), 60);
+    int status = 0;
+    ::waitpid(reader, &status, 0);
+    EXPECT_EQ(r.exit_code, 0) << r;
+    struct stat st {};
+    ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISFIFO(st.st_mode));
+    const auto j = nlohmann::json::parse(portla::test::read_text(dir + "/got"));  // one object
+    EXPECT_EQ(j["ranks"], 2);
+    EXPECT_EQ(j["n"], 256);
+    EXPECT_TRUE(j["converged"].get<bool>());
+    if (device) {
+        ASSERT_EQ(::lstat(null.c_str(), &st), 0);
+        EXPECT_TRUE(S_ISCHR(st.st_mode));
+    }
+    EXPECT_TRUE(hidden_files(dir).empty());
 }
 
 }  // namespace

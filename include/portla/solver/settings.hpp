@@ -91,9 +91,14 @@ struct Settings {
     /// CG, pipelined CG and BiCGSTAB: called with the iteration i >= 1 after each iteration, when x
     /// (the solve's own x) holds iterate i, before the stopping test; the hook reads x itself
     /// (SciPy's callback(xk)). Set, it makes CG read its state back every iteration (no
-    /// 16-iteration device loop); unset, it costs nothing. GMRES forms x only at a restart and
-    /// ignores it.
+    /// 16-iteration device loop); unset, it costs nothing. GMRES, which forms x only at the end
+    /// of a restart cycle, calls it there (with the iterations done so far), every cycle.
     std::function<void(int)> iterate_monitor;
+    /// GMRES: called with (iteration i >= 1, the residual norm the cycle minimises) after each
+    /// Arnoldi step: with left preconditioning the estimate of ||M^-1 (b - A x_i)|| (what
+    /// SciPy's gmres reports, over ||b||), otherwise of ||b - A x_i||. monitor gets the true
+    /// residual's estimate in both cases.
+    std::function<void(int, double)> minimised_residual_monitor;
 };
 
 /// `converged` is only reported when the true residual ||b - A x||, recomputed, meets the test:
