@@ -154,7 +154,9 @@ def _solve(
         if _core._framework(x0) is not None:
             if bnorm == 0:
                 x0[...] = 0  # used in place, and returned: x = 0
-        elif bnorm == 0 or not np.any(np.asarray(x0)):
+        elif _core._framework(A) is None and _core._framework(b) is None and (
+            bnorm == 0 or not np.any(np.asarray(x0))
+        ):
             # x = 0 without applying A; x0's size and type still checked.
             _core.vector(x0, np.float64, _core.shape_of(A)[1], "x0")
             x0 = None

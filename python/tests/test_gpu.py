@@ -164,6 +164,7 @@ def test_gpu_zero_rhs_zeroes_x0_in_place_on_stand_ins(stand_in_cupy, name):
     "make,match",
     [
         (lambda A, b: pscipy.cg(A, np.asarray(b)), "host array"),
+        (lambda A, b: pscipy.cg(A, b, x0=np.zeros(b.size)), "host array"),
         (lambda A, b: pscipy.cg(A, b.astype(np.float32)), "dtype"),
         (lambda A, b: pscipy.cg(A, b[:-1]), "dimension mismatch"),
         (lambda A, b: pscipy.cg(A, np.ones(2 * b.size).view(_StandIn)[::2]), "contiguous"),
