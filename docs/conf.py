@@ -74,12 +74,13 @@ def _source_read(app, docname, source):
 def _check_python_docs(app):
     import portla
     import portla.batch
+    import portla.pyamg
     import portla.scipy
 
     from sphinx.pycode import ModuleAnalyzer
 
     missing = []
-    for mod in (portla, portla.scipy, portla.batch):
+    for mod in (portla, portla.scipy, portla.batch, portla.pyamg):
         # Names documented by a "#:" comment in the module's source (objects of the extension).
         attr_docs = ModuleAnalyzer.for_module(mod.__name__).find_attr_docs()
         for name in mod.__all__:

@@ -3,6 +3,7 @@
     import portla
     r = portla.solve(A, b, solver="cg", precond="jacobi")   # A: scipy.sparse, ndarray, LinearOperator
     from portla.scipy import cg, bicgstab, gmres            # drop-ins for scipy.sparse.linalg
+    import portla.pyamg as pyamg                             # PyAMG's solvers over portla's AMG
     portla.batch.solve(A_batch, b_batch)                     # many small systems at once
 
 CuPy arrays, cupyx.scipy.sparse matrices and PyTorch CUDA tensors are used in place on their GPU
@@ -34,6 +35,7 @@ __all__ = [
     "gemm",
     "batch",
     "scipy",
+    "pyamg",
     "KernelOptions",
     "set_kernel_options",
     "kernel_options",
@@ -270,4 +272,4 @@ def gemm(
     return getattr(_portla, "gemm" + _core.suffix(dtype))(backend, a, b, variant)
 
 
-from . import batch, scipy  # noqa: E402  (portla.batch; portla.scipy, the drop-ins: no SciPy import)
+from . import batch, pyamg, scipy  # noqa: E402  (portla.batch; portla.scipy and portla.pyamg, the drop-ins: no SciPy import)

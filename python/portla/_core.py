@@ -163,16 +163,27 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
     return getattr(_portla, "dense" + s)(backend, np.ascontiguousarray(a, dtype=dtype))
 
 
+def multigrid(M: Any, dtype: type) -> Any:
+    """The extension's hierarchy behind portla.pyamg's aspreconditioner() M, its cycle set, when
+    its dtype is `dtype`; None otherwise."""
+    get = getattr(M, "portla_multigrid", None)
+    return get(dtype) if callable(get) else None
+
+
 def preconditioner(
     M: Any, dtype: type, n: int
 ) -> Tuple[str, Optional[Callable[[np.ndarray], np.ndarray]]]:
-    """(name, None) for a preconditioner portla builds ("jacobi", "ilu0", ...; None: "none"), or
-    ("none", z = M @ r) for a LinearOperator, sparse matrix or array approximating A^-1 (its
-    result n real numbers)."""
+    """(name, None) for a preconditioner portla builds ("jacobi", "ilu0", ...; None: "none"),
+    ("none", hierarchy) for portla.pyamg's aspreconditioner() of the solve's dtype (applied in
+    C++), or ("none", z = M @ r) for a LinearOperator, sparse matrix or array approximating
+    A^-1 (its result n real numbers)."""
     if M is None:
         return "none", None
     if isinstance(M, str):
         return M.replace("_", "-"), None
+    hierarchy = multigrid(M, dtype)
+    if hierarchy is not None:
+        return "none", hierarchy
     if _is_linear_operator(M):
         return "none", _matvec(M.matvec, dtype, n, "M.matvec")
     if _is_sparse(M) or isinstance(M, np.ndarray):
@@ -457,11 +468,16 @@ def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, minimis
     else:
         x = x0
         xv = _gpu_vector(x0, dtype, cols, "x0", device)
-    if M is not None and not isinstance(M, str):
-        raise ValueError("M: with GPU arrays, give a preconditioner name ('jacobi', 'ilu0', ...)")
-    s = settings(precond=(M or "none").replace("_", "-"), **kwargs)
+    hierarchy = None if M is None or isinstance(M, str) else multigrid(M, dtype)
+    if M is not None and not isinstance(M, str) and hierarchy is None:
+        raise ValueError(
+            "M: with GPU arrays, give a preconditioner name ('jacobi', 'ilu0', ...) or a "
+            "portla.pyamg preconditioner of the solve's dtype"
+        )
+    name = "none" if hierarchy is not None else (M or "none").replace("_", "-")
+    s = settings(precond=name, **kwargs)
     iterate = None if callback is None else (lambda i: callback(x))
     info = getattr(_portla, "solve" + suffix(dtype))(
-        method, op, bv, xv, x0 is not None, s, None, monitor, iterate, minimised
+        method, op, bv, xv, x0 is not None, s, hierarchy, monitor, iterate, minimised
     )
     return x, info

@@ -1,9 +1,9 @@
-// The extension module portla._portla: operators, solvers, batches, perron, gemm and info over
-// include/portla only. python/portla/_core.py hands over C-contiguous arrays of the solve's
-// precision: NumPy arrays, or CuPy / PyTorch arrays through DLPack. Operators and solves use the
-// caller's memory in place where the executor can read it (host arrays on omp / reference,
-// arrays of GPU N on cuda:N: Csr::borrow, Dense::borrow, views of b and x), and copy host arrays
-// to the GPU and back when a host array meets the cuda backend. portla's errors become
+// The extension module portla._portla: operators, solvers, multigrid hierarchies, batches,
+// perron, gemm and info over include/portla only. python/portla/_core.py hands over C-contiguous
+// arrays of the solve's precision: NumPy arrays, or CuPy / PyTorch arrays through DLPack. Operators
+// and solves use the caller's memory in place where the executor can read it (host arrays on omp /
+// reference, arrays of GPU N on cuda:N: Csr::borrow, Dense::borrow, views of b and x), and copy
+// host arrays to the GPU and back when a host array meets the cuda backend. portla's errors become
 // ValueError, MemoryError or RuntimeError with the same one-line message. The GIL is released
 // while C++ runs and taken back only to call Python (a LinearOperator's matvec, a monitor, an
 // iterate callback, the Ctrl-C check).
@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -253,6 +254,92 @@ std::unique_ptr<Operator<T>> make_callback(const std::string& backend, std::size
     return result;
 }
 
+/// A multigrid hierarchy (solver::Amg) of a CSR operator, for portla.pyamg. The Python object
+/// keeps its operator (whose arrays the hierarchy reads) alive: nb::keep_alive in its binding.
+template <typename T>
+struct Multigrid {
+    std::unique_ptr<solver::Amg<T>> amg;
+    std::string backend;
+    /// Held while a cycle runs: the hierarchy's cycles share its vectors (one apply at a time).
+    mutable std::mutex busy;
+};
+
+/// The hierarchy of A's CSR matrix, built where A lives with the GIL released.
+template <typename T>
+std::unique_ptr<Multigrid<T>> make_multigrid(const Operator<T>& A,
+                                             const solver::AmgSettings& settings) {
+    const auto* csr = dynamic_cast<const Csr<T>*>(A.op.get());
+    if (!csr)
+        throw BadInput("amg: the hierarchy is built from a sparse (csr) matrix, not a " +
+                       A.op->format() + " operator");
+    auto result = std::make_unique<Multigrid<T>>();
+    result->backend = A.backend;
+    nb::gil_scoped_release nogil;
+    result->amg = std::make_unique<solver::Amg<T>>(*csr, settings);
+    return result;
+}
+
+/// z = one cycle from zero for the right-hand side r, into the caller's z. Arrays the
+/// hierarchy's executor reads are used in place; host arrays with a GPU hierarchy are staged
+/// through device copies. Blocks until z is written.
+template <typename T>
+void multigrid_apply(const Multigrid<T>& mg, Any1<T> r, AnyOut1<T> z) {
+    const solver::Amg<T>& M = *mg.amg;
+    const Executor& exec = M.executor();
+    if (r.size() != M.size()) throw DimensionMismatch("amg: r", M.size(), r.size());
+    if (z.size() != M.size()) throw DimensionMismatch("amg: z", M.size(), z.size());
+    const Place pr = place_of(r, "r"), pz = place_of(z, "z");
+    if (!(pr == pz)) throw BadInput("amg: r is on " + pr.name() + ", z on " + pz.name());
+    if (!reachable(exec, pr) && !pr.host)
+        throw BadInput("amg: r is on " + pr.name() + ", the hierarchy on " + exec.name());
+    if (r.size() > 0 && static_cast<const void*>(r.data()) == static_cast<void*>(z.data()))
+        throw BadInput("amg: r and z are the same array");
+    nb::gil_scoped_release nogil;
+    const std::lock_guard<std::mutex> lock(mg.busy);
+    if (reachable(exec, pr)) {
+        M.apply(const_view<T>(r.data(), r.size()), view<T>(z.data(), z.size()));
+        exec.synchronize();
+        return;
+    }
+    Array<T> rd(exec, r.size()), zd(exec, z.size());
+    Executor::copy_bytes(exec, rd.data(), Executor::reference(), r.data(), r.size() * sizeof(T));
+    M.apply(std::as_const(rd).get_view(), zd.get_view());
+    Executor::copy_bytes(Executor::reference(), z.data(), exec, zd.data(), z.size() * sizeof(T));
+}
+
+/// A CSR matrix of the hierarchy read back to the host: (rows, cols, indptr, indices, data).
+template <typename T>
+nb::tuple csr_to_host(const Csr<T>& a) {
+    std::vector<std::int32_t> ptr, col;
+    std::vector<T> val;
+    {
+        nb::gil_scoped_release nogil;
+        ptr = a.row_ptrs().to_host();
+        col = a.col_idxs().to_host();
+        val = a.values().to_host();
+    }
+    return nb::make_tuple(a.rows(), a.cols(), to_numpy(std::move(ptr)), to_numpy(std::move(col)),
+                          to_numpy(std::move(val)));
+}
+
+template <typename T>
+nb::dict multigrid_info(const Multigrid<T>& mg) {
+    const solver::AmgInfo& i = mg.amg->info();
+    nb::dict d;
+    nb::list levels;
+    for (const auto& l : i.levels) levels.append(nb::make_tuple(l.rows, l.nnz));
+    d["levels"] = levels;
+    d["operator_complexity"] = i.operator_complexity;
+    d["grid_complexity"] = i.grid_complexity;
+    d["setup_seconds"] = i.setup_seconds;
+    d["coarse_solver"] = i.coarse_solver;
+    d["stopped"] = i.stopped;
+    d["cycle_bytes"] = i.cycle_bytes;
+    d["bytes"] = i.bytes;
+    d["float_hierarchy"] = i.float_hierarchy;
+    return d;
+}
+
 /// What the solve returns besides x.
 struct SolveInfo {
     solver::Result result;
@@ -265,12 +352,37 @@ struct SolveInfo {
     std::uintptr_t b_ptr = 0, x_ptr = 0;
 };
 
+/// The Krylov solver `which` with preconditioner pm (none: null).
+template <typename T>
+void run_krylov(solver::Solver which, const LinearOperator<T>& op,
+                const solver::PreconditionerOperator<T>* pm, const_view<T> bv, view<T> xv,
+                const solver::Settings& settings, solver::Result& result) {
+    switch (which) {
+        case solver::Solver::cg:
+            result = pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
+            break;
+        case solver::Solver::bicgstab:
+            result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
+                        : solver::bicgstab(op, bv, xv, settings);
+            break;
+        case solver::Solver::gmres:
+            result =
+                pm ? solver::gmres(op, *pm, bv, xv, settings) : solver::gmres(op, bv, xv, settings);
+            break;
+        case solver::Solver::pipecg:
+            result = pm ? solver::pipecg(op, *pm, bv, xv, settings)
+                        : solver::pipecg(op, bv, xv, settings);
+            break;
+    }
+}
+
 /// Solves A x = b into the caller's x (its contents the initial guess when use_initial_guess).
 /// b and x are used in place when the executor reads their memory, else (host arrays on cuda)
 /// staged through device copies and x written back. iterate(i), when given, is called after
 /// each iteration of cg and bicgstab, and at the end of each restart cycle of gmres, with x
 /// holding iterate i. minimised(i, norm), when given, is gmres's
-/// Settings::minimised_residual_monitor.
+/// Settings::minimised_residual_monitor. M: none, a Python callable (z = M(r)) or a Multigrid on
+/// A's device; method "amg" runs the Multigrid's cycles alone (solver::amg_solve).
 template <typename T>
 SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyOut1<T> x,
                 bool use_initial_guess, solver::Settings settings, nb::object M, nb::object monitor,
@@ -279,7 +391,18 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
     const Executor& exec = op.executor();
     if (b.size() != op.rows()) throw DimensionMismatch(method + ": b", op.rows(), b.size());
     if (x.size() != op.cols()) throw DimensionMismatch(method + ": x0", op.cols(), x.size());
-    const solver::Solver which = solver::parse_solver(method);
+    // A hierarchy as M is applied where it lives, without Python; method "amg": its cycles alone.
+    const Multigrid<T>* mg = nullptr;
+    if (!M.is_none() && nb::isinstance<Multigrid<T>>(M)) {
+        mg = nb::cast<const Multigrid<T>*>(M);
+        const Executor& e = mg->amg->executor();
+        if (e.is_host() != exec.is_host() || (!e.is_host() && e.device_id() != exec.device_id()))
+            throw BadInput(method + ": the multigrid hierarchy is on " + e.name() + ", A on " +
+                           exec.name());
+    }
+    const bool stationary = method == "amg";
+    if (stationary && !mg) throw BadInput("amg: cycles alone need a multigrid hierarchy as M");
+    const solver::Solver which = stationary ? solver::Solver::cg : solver::parse_solver(method);
     const Place pb = place_of(b, "b"), px = place_of(x, "x0");
     if (!(pb == px)) throw BadInput("b is on " + pb.name() + ", x0 on " + px.name());
     if (!reachable(exec, pb) && !pb.host)
@@ -305,8 +428,13 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
         bv = bd;
         xv = xd;
     }
-    std::unique_ptr<PythonPreconditioner<T>> pm;
-    if (!M.is_none()) pm = std::make_unique<PythonPreconditioner<T>>(exec, op.rows(), M);
+    std::unique_ptr<PythonPreconditioner<T>> python_m;
+    if (!M.is_none() && !mg)
+        python_m = std::make_unique<PythonPreconditioner<T>>(exec, op.rows(), M);
+    const solver::PreconditionerOperator<T>* pm =
+        mg ? static_cast<const solver::PreconditionerOperator<T>*>(mg->amg.get()) : python_m.get();
+    const auto* csr = dynamic_cast<const Csr<T>*>(&op);
+    if (stationary && !csr) throw BadInput("amg: cycles alone need a sparse (csr) matrix A");
 
     // Per iteration: the Python monitor, if any, and a Ctrl-C check at most every 50 ms, both
     // with the GIL taken for the call. A pending signal (KeyboardInterrupt) ends the solve.
@@ -344,25 +472,14 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
     info.x_ptr = reinterpret_cast<std::uintptr_t>(xv.data);
     {
         nb::gil_scoped_release nogil;
+        std::unique_lock<std::mutex> lock;
+        if (mg) lock = std::unique_lock<std::mutex>(mg->busy);
         clear_kernel_choices();
         const auto start = clock::now();
-        switch (which) {
-            case solver::Solver::cg:
-                info.result =
-                    pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
-                break;
-            case solver::Solver::bicgstab:
-                info.result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
-                                 : solver::bicgstab(op, bv, xv, settings);
-                break;
-            case solver::Solver::gmres:
-                info.result = pm ? solver::gmres(op, *pm, bv, xv, settings)
-                                 : solver::gmres(op, bv, xv, settings);
-                break;
-            case solver::Solver::pipecg:
-                info.result = pm ? solver::pipecg(op, *pm, bv, xv, settings)
-                                 : solver::pipecg(op, bv, xv, settings);
-                break;
+        if (stationary) {
+            info.result = solver::amg_solve(*mg->amg, *csr, bv, xv, settings);
+        } else {
+            run_krylov(which, op, pm, bv, xv, settings, info.result);
         }
         exec.synchronize();
         info.time_s = std::chrono::duration<double>(clock::now() - start).count();
@@ -537,10 +654,59 @@ void bind_precision(nb::module_& m, const char* suffix) {
           "A dense row-major operator: borrowed where the backend reads it, else copied.");
     m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,
           "A matrix-free operator: y = matvec(x), called with the GIL held.");
+    nb::class_<Multigrid<T>>(m, ("Multigrid" + s).c_str(),
+                             "A multigrid hierarchy (solver::Amg) of a CSR operator.")
+        .def_prop_ro("backend", [](const Multigrid<T>& g) { return g.backend; })
+        .def_prop_ro("size", [](const Multigrid<T>& g) { return g.amg->size(); })
+        .def_prop_ro(
+            "levels", [](const Multigrid<T>& g) { return g.amg->info().levels.size(); },
+            "Levels of the hierarchy, the finest included.")
+        .def_prop_rw(
+            "cycle", [](const Multigrid<T>& g) { return solver::to_string(g.amg->cycle()); },
+            [](Multigrid<T>& g, const std::string& name) {
+                const solver::AmgCycle c = solver::parse_amg_cycle(name);
+                const std::lock_guard<std::mutex> lock(g.busy);
+                g.amg->set_cycle(c);
+            },
+            "The cycle of the applies and solves that follow: 'v' or 'w'.")
+        .def("apply", &multigrid_apply<T>, "r"_a, "z"_a,
+             "z = one cycle from zero for the right-hand side r (in place into z).")
+        .def(
+            "level_operator",
+            [](const Multigrid<T>& g, std::size_t l) {
+                return csr_to_host(g.amg->level_operator(l));
+            },
+            "level"_a, "Level l's operator read back: (rows, cols, indptr, indices, data).")
+        .def(
+            "prolongator",
+            [](const Multigrid<T>& g, std::size_t l) { return csr_to_host(g.amg->prolongator(l)); },
+            "level"_a,
+            "The prolongator from level l + 1 to level l read back: (rows, cols, indptr, "
+            "indices, data).")
+        .def(
+            "aggregates",
+            [](const Multigrid<T>& g, std::size_t l) {
+                std::vector<std::int32_t> a;
+                {
+                    nb::gil_scoped_release nogil;
+                    a = g.amg->aggregates(l);
+                }
+                return to_numpy(std::move(a));
+            },
+            "level"_a,
+            "Each row's aggregate on level l (-1: none); classical: each coarse row's number on "
+            "the next level, -1 for a fine row.")
+        .def("info", &multigrid_info<T>,
+             "The hierarchy as built: levels ((rows, nnz) each), complexities, set-up time, "
+             "coarse solver, why coarsening stopped, bytes.");
+    m.def(("multigrid" + s).c_str(), &make_multigrid<T>, "A"_a, "settings"_a,
+          nb::keep_alive<0, 1>(),
+          "The multigrid hierarchy of a CSR operator, built on its executor.");
     m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
           "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
           "minimised"_a.none() = nb::none(),
-          "Solves A x = b by cg, bicgstab or gmres into x (in place); returns SolveInfo.");
+          "Solves A x = b by cg, bicgstab, gmres or pipecg into x (in place), or by the cycles "
+          "of a Multigrid M alone (method 'amg'); returns SolveInfo.");
     m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
           "col_idxs"_a, "values"_a, "rhs"_a, "format"_a, "solver"_a, "precond"_a, "absolute"_a,
           "tolerance"_a, "max_iters"_a, "restart"_a, "block_size"_a, "shared_memory"_a,
@@ -648,6 +814,7 @@ NB_MODULE(_portla, m) {
         .def_rw("max_levels", &solver::AmgSettings::max_levels)
         .def_rw("coarse_size", &solver::AmgSettings::coarse_size)
         .def_rw("prolongator_weight", &solver::AmgSettings::prolongator_weight)
+        .def_rw("jacobi_weight", &solver::AmgSettings::jacobi_weight)
         .def_rw("mixed_precision", &solver::AmgSettings::mixed_precision);
 
     nb::class_<solver::Settings>(m, "Settings")

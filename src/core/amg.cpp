@@ -99,6 +99,8 @@ void check_settings(const AmgSettings& s) {
     if (s.coarse_size < 1) throw BadInput("amg: the coarse size must be >= 1");
     if (!(s.prolongator_weight > 0 && s.prolongator_weight < 2))
         throw BadInput("amg: the prolongator weight must be in (0, 2)");
+    if (!(s.jacobi_weight > 0 && s.jacobi_weight < 2))
+        throw BadInput("amg: the jacobi weight must be in (0, 2)");
 }
 
 }  // namespace
@@ -158,6 +160,8 @@ struct Amg<T>::Hierarchy {
         return v;
     }
     void cycle(std::size_t l, bool zero_guess) const;
+    /// The memory floor of one cycle of the settings' kind (AmgInfo::cycle_bytes).
+    double cycle_floor() const;
     /// The smoother of level l from rho(D^-1 A) and the level's diagonal d.
     void build_smoother(std::size_t l, double rho, const Array<T>& d);
 };
@@ -169,9 +173,9 @@ void Amg<T>::Hierarchy::build_smoother(std::size_t l, double rho, const Array<T>
     FusedSmoother<T>& m = smoothers[l];
     m.w = s.smoother == AmgSmoother::l1_jacobi ? Array<T>(exec, A.rows()) : Array<T>(exec, d);
     switch (s.smoother) {
-        case AmgSmoother::jacobi:  // w = 4 / (3 rho) D^-1
+        case AmgSmoother::jacobi:  // w = jacobi_weight / rho D^-1
             blas::invert_diagonal<T>(exec, m.w.get_view());
-            blas::axpby<T>(exec, T(0), std::as_const(m.w).get_view(), T(4.0 / (3.0 * rho)),
+            blas::axpby<T>(exec, T(0), std::as_const(m.w).get_view(), T(s.jacobi_weight / rho),
                            m.w.get_view());
             m.steps = {{0.0, 1.0}};
             break;
@@ -254,6 +258,29 @@ void Amg<T>::Hierarchy::cycle(std::size_t l, bool zero_guess) const {
                     corrected);
     });
     smooth(l, s.sweeps, odd ? Start::z : Start::x);
+}
+
+template <typename T>
+double Amg<T>::Hierarchy::cycle_floor() const {
+    const Csr<T>& Ac = op(levels() - 1);
+    const std::size_t nc = Ac.rows();
+    const double vs = sizeof(T);
+    const auto apply_bytes = [&](const Csr<T>& M) {
+        return static_cast<double>(csr_bytes(M.rows(), M.nnz(), sizeof(T))) +
+               vs * static_cast<double>(M.rows() + M.cols());
+    };
+    const int degree = s.smoother == AmgSmoother::chebyshev ? s.chebyshev_degree : 0;
+    double visits = 1, floor = 0;
+    for (std::size_t l = 0; l + 1 < levels(); ++l) {
+        const double products = 2.0 * s.sweeps * (degree + 1);
+        floor += visits * (products * apply_bytes(op(l)) + apply_bytes(*R[l]) + apply_bytes(*P[l]));
+        if (s.cycle == AmgCycle::w && l + 2 < levels()) visits *= 2;
+    }
+    if (coarse_inverse)
+        floor += visits * vs * static_cast<double>(nc * nc + 2 * nc);
+    else
+        floor += visits * 4.0 * s.sweeps * (degree + 1) * apply_bytes(Ac);
+    return floor;
 }
 
 /// Adds the time since the last lap (after the executor's queued work has finished) to a phase.
@@ -556,25 +583,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     if (h.coarse_inverse) bytes += nc * nc * sizeof(T);
     h.info.bytes = bytes;
 
-    // The cycle's memory floor (AmgInfo::cycle_bytes).
-    const double vs = sizeof(T);
-    const auto apply_bytes = [&](const Csr<T>& M) {
-        return static_cast<double>(csr_bytes(M.rows(), M.nnz(), sizeof(T))) +
-               vs * static_cast<double>(M.rows() + M.cols());
-    };
-    const int degree = h.s.smoother == AmgSmoother::chebyshev ? h.s.chebyshev_degree : 0;
-    double visits = 1, floor = 0;
-    for (std::size_t l = 0; l + 1 < h.levels(); ++l) {
-        const double products = 2.0 * h.s.sweeps * (degree + 1);
-        floor += visits *
-                 (products * apply_bytes(h.op(l)) + apply_bytes(*h.R[l]) + apply_bytes(*h.P[l]));
-        if (h.s.cycle == AmgCycle::w && l + 2 < h.levels()) visits *= 2;
-    }
-    if (h.coarse_inverse)
-        floor += visits * vs * static_cast<double>(nc * nc + 2 * nc);
-    else
-        floor += visits * 4.0 * h.s.sweeps * (degree + 1) * apply_bytes(Ac);
-    h.info.cycle_bytes = floor;
+    h.info.cycle_bytes = h.cycle_floor();
 
     double rows = 0, entries = 0;
     for (const auto& level : h.info.levels) {
@@ -625,6 +634,22 @@ void Amg<T>::apply(const_view<T> r, view<T> z) const {
 template <typename T>
 const AmgInfo& Amg<T>::info() const {
     return h_->info;
+}
+
+template <typename T>
+void Amg<T>::set_cycle(AmgCycle cycle) {
+    h_->s.cycle = cycle;
+    if (h_->float_amg) {
+        h_->float_amg->set_cycle(cycle);
+        h_->info.cycle_bytes = h_->float_amg->info().cycle_bytes;
+    } else {
+        h_->info.cycle_bytes = h_->cycle_floor();
+    }
+}
+
+template <typename T>
+AmgCycle Amg<T>::cycle() const {
+    return h_->s.cycle;
 }
 
 template <typename T>

@@ -27,8 +27,9 @@
 ///
 /// A cycle (V or W) from a zero guess: `sweeps` pre-smoothing steps x += M^-1 (b - A x), the
 /// residual restricted by P^T, the coarse level's cycle, its correction prolongated by P, the
-/// same post-smoothing steps. The smoothers M: damped Jacobi (weight 4 / (3 rho(D^-1 A))),
-/// l1-Jacobi (M = diag of the rows' l1 norms, convergent without a weight) and Chebyshev on
+/// same post-smoothing steps. The smoothers M: damped Jacobi (weight w / rho(D^-1 A), w =
+/// AmgSettings::jacobi_weight, 4 / 3 by default), l1-Jacobi (M = diag of the rows' l1 norms,
+/// convergent without a weight) and Chebyshev on
 /// D^-1 A over [lmax / 11, lmax], lmax = 1.1 times the Lanczos estimate (PETSc's interval).
 /// Each is symmetric and the cycle applies the same steps before and after, so the cycle is a
 /// symmetric positive definite preconditioner for an SPD matrix (CG may use it). A cycle reads
@@ -122,6 +123,11 @@ public:
     bool fixed() const override { return true; }
     /// The hierarchy's levels, complexities and set-up time.
     const AmgInfo& info() const;
+    /// The cycle of the applies that follow (V or W; the hierarchy is the same for both), and
+    /// AmgInfo::cycle_bytes with it. Not to be called while an apply runs.
+    void set_cycle(AmgCycle cycle);
+    /// The cycle apply() runs.
+    AmgCycle cycle() const;
     /// The operator of level `level` (0: the matrix itself). Throws Unsupported under mixed
     /// precision (the levels are float).
     const Csr<T>& level_operator(std::size_t level) const;

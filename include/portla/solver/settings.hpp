@@ -41,6 +41,10 @@ struct AmgSettings {
     int coarse_size = 100;
     /// The prolongator smoother's weight over rho(D^-1 A) (0 < w < 2; PyAMG's 4/3).
     double prolongator_weight = 4.0 / 3.0;
+    /// The damped Jacobi smoother's weight over rho(D^-1 A): x += w / rho D^-1 (b - A x)
+    /// (0 < w < 2, convergent for a symmetric positive definite matrix; PyAMG's jacobi takes
+    /// omega 1 by default).
+    double jacobi_weight = 4.0 / 3.0;
     /// For a double matrix: the hierarchy and its cycle in float (hypre's and AmgX's mixed
     /// precision), about two thirds of the cycle's bytes; the Krylov solver around it stays in
     /// double with its true-residual stopping rule. Ignored for a float matrix.
