@@ -77,21 +77,26 @@ for t in "${memcheck[@]}"; do
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
     "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 &
 done
-( build_python &&
-  PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
-    python/tests > "$OUT/pytest.log" 2>&1 &&
+( build_python || exit 1
+  rc=0
+  # one pytest per file: a crash in one stops only that file's tests
+  for f in python/tests/test_*.py; do
+    PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
+      "$f" >> "$OUT/pytest.log" 2>&1 || { echo "$f: pytest exit $?"; rc=1; }
+  done
   for e in examples/python/*.py; do
-    PYTHONPATH=build-py/python python3 "$e" > "$OUT/example_$(basename "$e" .py).log" 2>&1 ||
-      { echo "$e failed"; tail -3 "$OUT/example_$(basename "$e" .py).log"; exit 1; }
-  done ) > "$OUT/python_step.log" 2>&1 &
+    log="$OUT/example_$(basename "$e" .py).log"
+    PYTHONPATH=build-py/python python3 "$e" > "$log" 2>&1 &&
+      echo "$e: $(tail -1 "$log")" || { echo "$e failed ($?)"; tail -3 "$log"; rc=1; }
+  done
+  exit $rc ) > "$OUT/python_step.log" 2>&1 &
 python_pid=$!
 wait "$ctest_pid" || status=1
 grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$OUT/ctest.log" | head -40
 grep -E "^Total Test time" "$OUT/ctest.log"
 wait "$python_pid" || status=1
-echo "python: $(grep -E "passed|failed" "$OUT/pytest.log" | tail -1)"
-cat "$OUT/python_step.log" | tail -5
-grep -h "OK\|checked\|error" "$OUT"/example_*.log 2>/dev/null | head -6
+echo "python: $(grep -cE "passed|failed" "$OUT/pytest.log") files: $(grep -E "passed|failed" "$OUT/pytest.log" | tr '\n' ' ')"
+tail -8 "$OUT/python_step.log"
 wait
 for t in "${memcheck[@]}"; do
   grep -q "ERROR SUMMARY: 0 errors" "$OUT/memcheck_$t.log" && grep -qE '^\[  PASSED' "$OUT/memcheck_$t.log" || status=1
