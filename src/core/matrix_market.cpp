@@ -837,6 +837,86 @@ inline bool index_at(const char*& p, std::int64_t& out) {
     return true;
 }
 
+// Whether the 8 bytes at p are all ASCII digits; if so, `out` is their decimal value. Bytes are
+// read as one little-endian word: digit pairs, then quadruples, then the eight combined.
+inline bool eight_digits(const char* p, std::uint64_t& out) {
+    constexpr std::uint64_t ones = 0x0101010101010101;
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, 8);
+    // High nibble 3 in every byte (0x30-0x3f), and no byte past 0x39 (adding 6 leaves it below
+    // 0x40).
+    if ((v & (0xf0 * ones)) != 0x30 * ones || ((v + 0x06 * ones) & (0xf0 * ones)) != 0x30 * ones)
+        return false;
+    v -= 0x30 * ones;
+    v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ff;
+    v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffff;
+    out = (v * 10000 + (v >> 32)) & 0xffffffff;
+    return true;
+}
+
+// The decimal digits at p appended to m (which wraps past 19 digits: the caller counts them).
+inline const char* digits_at(const char* p, std::uint64_t& m, int& count) {
+    std::uint64_t eight = 0;
+    while (eight_digits(p, eight)) {
+        m = m * 100000000 + eight;
+        p += 8;
+        count += 8;
+    }
+    unsigned d = 0;
+    while ((d = static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'}) <= 9) {
+        m = m * 10 + d;
+        ++p;
+        ++count;
+    }
+    return p;
+}
+
+// The real value at p (at least 8 readable bytes past `end`): [-]digits[.digits][e[+-]digits]
+// with at most 19 significant digits, a significand up to 2^53 and a power of ten up to 10^22 in
+// magnitude is the significand times or divided by that power: both exact in a double, so the
+// one operation rounds once, correctly, to what strtod gives (Clinger's fast path). Anything else
+// (more digits, a larger exponent, inf, nan, hexadecimal) is std::from_chars's, also correctly
+// rounded. Returns the end of the number, or nullptr when there is none.
+inline const char* value_at(const char* p, const char* end, double& out) {
+    static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char* const start = p;
+    const bool negative = *p == '-';
+    p += negative ? 1 : 0;
+    std::uint64_t m = 0;
+    int count = 0;
+    p = digits_at(p, m, count);
+    int exponent = 0;
+    if (*p == '.') {
+        const int whole = count;
+        p = digits_at(p + 1, m, count);
+        exponent = whole - count;
+    }
+    bool exact = count > 0 && count <= 19 && m <= (std::uint64_t{1} << 53);
+    if (exact && (*p == 'e' || *p == 'E')) {
+        ++p;
+        const bool minus = *p == '-';
+        if (*p == '-' || *p == '+') ++p;
+        int e = 0;
+        const char* const first = p;
+        while (static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'} <= 9 &&
+               p - first < 4)
+            e = e * 10 + (*p++ - '0');
+        exact =
+            p > first && static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'} > 9;
+        exponent += minus ? -e : e;
+    }
+    if (exact && exponent >= -22 && exponent <= 22) {
+        const double v = static_cast<double>(m);
+        const double scaled = exponent < 0 ? v / powers[-exponent] : v * powers[exponent];
+        out = negative ? -scaled : scaled;
+        return p;
+    }
+    const auto [next, ec] = std::from_chars(start, end, out);
+    return ec == std::errc() && next != start ? next : nullptr;
+}
+
 // The lines of [p, end), which ends with a newline: entry(row, col, value) (0-based) for each
 // entry line, blank and comment lines (Reader::is_blank_or_comment) skipped, `lines` counting
 // the entries. False at the first line that is anything else: a line plain_entry would not take
@@ -877,10 +957,8 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
                     value = static_cast<double>(v);
                     q = next;
                 } else {
-                    const auto [next, ec] = std::from_chars(q, end, value);
-                    if (ec != std::errc() || next == q) return false;
-                    if (finite && !std::isfinite(value)) return false;
-                    q = next;
+                    q = value_at(q, end, value);
+                    if (!q || (finite && !std::isfinite(value))) return false;
                 }
             }
             while (is_blank(*q)) ++q;
@@ -898,9 +976,9 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
 }
 
 // scan_lines over the bytes [first, last) of `source`, part_window bytes at a time through
-// `buffer` (part_window + part_line + 1 bytes). Every part but the input's last ends just after
-// a newline; the last may end without one. False where scan_lines is, when `stop` is set (another
-// part failed) or when the input ends early or cannot be read.
+// `buffer` (part_window + part_line + 1 bytes, and 8 more that value_at may read). Every part but
+// the input's last ends just after a newline; the last may end without one. False where scan_lines
+// is, when `stop` is set (another part failed) or when the input ends early or cannot be read.
 template <bool Values, typename Entry>
 bool scan_part(ByteSource& source, std::uint64_t first, std::uint64_t last,
                std::vector<char>& buffer, const Header& h, bool finite,
@@ -950,7 +1028,8 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
     // Part t is [cut[t], cut[t + 1]), each inner cut just after a newline.
     std::vector<std::uint64_t> cut(threads + 1, source.size);
     cut[0] = begin;
-    std::vector<std::vector<char>> buffers(threads, std::vector<char>(part_window + part_line + 1));
+    std::vector<std::vector<char>> buffers(threads,
+                                           std::vector<char>(part_window + part_line + 1 + 8));
     for (unsigned t = 1; t < threads; ++t) {
         const std::uint64_t guess = std::max(begin + length * t / threads, cut[t - 1]);
         if (guess == cut[t - 1]) {
