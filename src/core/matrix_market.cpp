@@ -820,55 +820,46 @@ constexpr std::size_t part_line = std::size_t{1} << 16;
 
 inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
+// The decimal digits at p (8 bytes readable from every position up to the end of the run)
+// appended to m, 8 bytes at a time, as long as they are digits; m wraps past 19 digits, which the
+// caller tells by `count`. Returns the end of the run.
+inline const char* digits_at(const char* p, std::uint64_t& m, int& count) {
+    static constexpr std::uint64_t scale[] = {1,      10,      100,      1000,     10000,
+                                              100000, 1000000, 10000000, 100000000};
+    constexpr std::uint64_t ones = 0x0101010101010101;
+    for (;;) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, 8);  // little-endian: the first character is the lowest byte
+        const std::uint64_t x = v ^ (0x30 * ones);  // a digit's byte is now its value, 0-9
+        // High bit of each byte that is not a digit: x >= 0x80, or its low seven bits >= 10.
+        const std::uint64_t other = (((x & (0x7f * ones)) + 0x76 * ones) | x) & (0x80 * ones);
+        const int k = other == 0 ? 8 : __builtin_ctzll(other) / 8;  // the run's digits here
+        if (k > 0) {
+            // The k digits moved to the top bytes (as if led by zeros), then combined: pairs,
+            // quadruples, the eight; the first character is the most significant digit.
+            std::uint64_t d = k == 8 ? x : x << (64 - 8 * k);
+            d = (d * 10 + (d >> 8)) & 0x00ff00ff00ff00ff;
+            d = (d * 100 + (d >> 16)) & 0x0000ffff0000ffff;
+            d = (d * 10000 + (d >> 32)) & 0xffffffff;
+            m = m * scale[k] + d;
+            p += k;
+            count += k;
+        }
+        if (k < 8) return p;
+    }
+}
+
 // The digits at p as a positive index (at most 18 of them, so no overflow): advances p and
 // returns true, or leaves p and returns false (no digit, or more digits than that, which the
 // line-by-line reader reads or reports).
 inline bool index_at(const char*& p, std::int64_t& out) {
-    const char* q = p;
     std::uint64_t v = 0;
-    unsigned d = 0;
-    while ((d = static_cast<unsigned>(static_cast<unsigned char>(*q)) - unsigned{'0'}) <= 9) {
-        v = v * 10 + d;
-        ++q;
-    }
-    if (q == p || q - p > 18) return false;
+    int count = 0;
+    const char* const q = digits_at(p, v, count);
+    if (count == 0 || count > 18) return false;
     out = static_cast<std::int64_t>(v);
     p = q;
     return true;
-}
-
-// Whether the 8 bytes at p are all ASCII digits; if so, `out` is their decimal value. Bytes are
-// read as one little-endian word: digit pairs, then quadruples, then the eight combined.
-inline bool eight_digits(const char* p, std::uint64_t& out) {
-    constexpr std::uint64_t ones = 0x0101010101010101;
-    std::uint64_t v = 0;
-    std::memcpy(&v, p, 8);
-    // High nibble 3 in every byte (0x30-0x3f), and no byte past 0x39 (adding 6 leaves it below
-    // 0x40).
-    if ((v & (0xf0 * ones)) != 0x30 * ones || ((v + 0x06 * ones) & (0xf0 * ones)) != 0x30 * ones)
-        return false;
-    v -= 0x30 * ones;
-    v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ff;
-    v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffff;
-    out = (v * 10000 + (v >> 32)) & 0xffffffff;
-    return true;
-}
-
-// The decimal digits at p appended to m (which wraps past 19 digits: the caller counts them).
-inline const char* digits_at(const char* p, std::uint64_t& m, int& count) {
-    std::uint64_t eight = 0;
-    while (eight_digits(p, eight)) {
-        m = m * 100000000 + eight;
-        p += 8;
-        count += 8;
-    }
-    unsigned d = 0;
-    while ((d = static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'}) <= 9) {
-        m = m * 10 + d;
-        ++p;
-        ++count;
-    }
-    return p;
 }
 
 // The real value at p (at least 8 readable bytes past `end`): [-]digits[.digits][e[+-]digits]
@@ -917,6 +908,20 @@ inline const char* value_at(const char* p, const char* end, double& out) {
     return ec == std::errc() && next != start ? next : nullptr;
 }
 
+// The first newline at or after p (there is one, with 8 readable bytes past it), a word at a time.
+inline const char* newline_at(const char* p) {
+    constexpr std::uint64_t ones = 0x0101010101010101;
+    for (;;) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, 8);
+        const std::uint64_t x = v ^ (0x0a * ones);  // a newline's byte is now zero
+        // High bit of each zero byte (and of none before the first: borrows only run upwards).
+        const std::uint64_t zero = (x - ones) & ~x & (0x80 * ones);
+        if (zero != 0) return p + __builtin_ctzll(zero) / 8;
+        p += 8;
+    }
+}
+
 // The lines of [p, end), which ends with a newline: entry(row, col, value) (0-based) for each
 // entry line, blank and comment lines (Reader::is_blank_or_comment) skipped, `lines` counting
 // the entries. False at the first line that is anything else: a line plain_entry would not take
@@ -927,6 +932,8 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
                 std::int64_t& lines, const Entry& entry) {
     const bool triangle = h.symmetry != Symmetry::general;
     const bool skew = h.symmetry == Symmetry::skew_symmetric;
+    const std::int64_t rows = h.rows, cols = h.cols;
+    const Field field = h.field;
     while (p < end) {
         const char* q = p;
         while (is_blank(*q)) ++q;
@@ -942,15 +949,15 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
         if (!is_blank(*q)) return false;
         while (is_blank(*q)) ++q;
         if (!index_at(q, col)) return false;
-        if (row > h.rows || col > h.cols || row < 1 || col < 1) return false;
+        if (row > rows || col > cols || row < 1 || col < 1) return false;
         if (triangle && row < col) return false;
         if (skew && row == col) return false;
         double value = 1.0;
         if constexpr (Values) {
-            if (h.field != Field::pattern) {
+            if (field != Field::pattern) {
                 if (!is_blank(*q)) return false;
                 while (is_blank(*q)) ++q;
-                if (h.field == Field::integer) {
+                if (field == Field::integer) {
                     std::int64_t v = 0;
                     const auto [next, ec] = std::from_chars(q, end, v);
                     if (ec != std::errc() || next == q) return false;
@@ -965,7 +972,7 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
             if (*q == '\r') ++q;
             if (*q != '\n') return false;
         } else {
-            q = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+            q = newline_at(q);
         }
         if (q - p > static_cast<std::ptrdiff_t>(part_line)) return false;
         p = q + 1;
@@ -976,7 +983,8 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
 }
 
 // scan_lines over the bytes [first, last) of `source`, part_window bytes at a time through
-// `buffer` (part_window + part_line + 1 bytes, and 8 more that value_at may read). Every part but
+// `buffer` (a window of up to part_window bytes, part_line + 1 more, and 8 that value_at may
+// read past its end). Every part but
 // the input's last ends just after a newline; the last may end without one. False where scan_lines
 // is, when `stop` is set (another part failed) or when the input ends early or cannot be read.
 template <bool Values, typename Entry>
@@ -987,7 +995,8 @@ bool scan_part(ByteSource& source, std::uint64_t first, std::uint64_t last,
     std::uint64_t at = first;
     while (at < last) {
         if (stop) return false;
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(part_window, last - at));
+        const auto want = static_cast<std::size_t>(
+            std::min<std::uint64_t>(buffer.size() - part_line - 9, last - at));
         if (source.read_at(at, buffer.data() + rest, want) != want) return false;
         at += want;
         std::size_t size = rest + want;
@@ -995,7 +1004,10 @@ bool scan_part(ByteSource& source, std::uint64_t first, std::uint64_t last,
         const char* const begin = buffer.data();
         const void* newline = ::memrchr(begin, '\n', size);
         const char* const whole = newline ? static_cast<const char*>(newline) + 1 : begin;
-        if (!scan_lines<Values>(h, finite, begin, whole, lines, entry)) return false;
+        std::int64_t found = 0;  // counted here, not in `lines`: threads' counts share a cache line
+        const bool taken = scan_lines<Values>(h, finite, begin, whole, found, entry);
+        lines += found;
+        if (!taken) return false;
         rest = size - static_cast<std::size_t>(whole - begin);
         if (rest > part_line) return false;
         std::memmove(buffer.data(), whole, rest);
@@ -1025,11 +1037,11 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
         parts = std::min<std::uint64_t>(
             parts, 1 + static_cast<std::uint64_t>(h.count) / static_cast<std::uint64_t>(n));
     const auto threads = static_cast<unsigned>(std::max<std::uint64_t>(1, parts));
+    const auto window = static_cast<std::size_t>(std::min<std::uint64_t>(part_window, length));
     // Part t is [cut[t], cut[t + 1]), each inner cut just after a newline.
     std::vector<std::uint64_t> cut(threads + 1, source.size);
     cut[0] = begin;
-    std::vector<std::vector<char>> buffers(threads,
-                                           std::vector<char>(part_window + part_line + 1 + 8));
+    std::vector<std::vector<char>> buffers(threads, std::vector<char>(window + part_line + 1 + 8));
     for (unsigned t = 1; t < threads; ++t) {
         const std::uint64_t guess = std::max(begin + length * t / threads, cut[t - 1]);
         if (guess == cut[t - 1]) {
@@ -1083,8 +1095,17 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
             total += c;
         }
     const auto entries = static_cast<std::size_t>(total);
-    out.col_idxs.resize(entries);
-    out.values.resize(entries);
+    // The two arrays allocated and zeroed (first touch) by two threads at once.
+    std::atomic<bool> out_of_memory{false};
+    detail::run_on_threads(std::min(threads, 2u), [&](unsigned t) {
+        try {
+            if (t == 0 || threads == 1) out.col_idxs.resize(entries);
+            if (t == 1 || threads == 1) out.values.resize(entries);
+        } catch (const std::bad_alloc&) {
+            out_of_memory = true;
+        }
+    });
+    if (out_of_memory) throw std::bad_alloc();
     std::int32_t* const col = out.col_idxs.data();
     double* const val = out.values.data();
     const double sign = h.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
