@@ -50,10 +50,12 @@ constexpr std::int64_t max_index_extent = std::numeric_limits<std::int32_t>::max
 // start (4 + 8 B).
 constexpr double bytes_per_entry = 24.0 + 24.0 + 24.0 + 12.0;
 constexpr double bytes_per_row = 12.0;
-// The same for read_matrix_market_csr: the parsed chunks (int32 row and column, double value:
-// 16 B per entry of the file, at most one per stored entry, up to 1.5x that as reserved) while
-// the CSR arrays (12 B) fill, the chunks freed as they are placed; per row the row pointer and
-// the counting sort's cursor (64-bit each).
+// The same for read_matrix_market_csr, read line by line: the parsed chunks (int32 row and
+// column, double value: 16 B per entry of the file, at most one per stored entry, up to 1.5x
+// that as reserved) while the CSR arrays (12 B) fill, the chunks freed as they are placed; per
+// row the row pointer and the counting sort's cursor (64-bit each). Read in parts
+// (read_csr_in_parts) it takes less: the CSR arrays, the row pointers and a cursor per row for
+// each part but one, at most 8 B per entry.
 constexpr double csr_bytes_per_entry = 24.0 + 12.0;
 constexpr double csr_bytes_per_row = 16.0;
 
@@ -925,8 +927,8 @@ inline const char* newline_at(const char* p) {
 // The lines of [p, end), which ends with a newline: entry(row, col, value) (0-based) for each
 // entry line, blank and comment lines (Reader::is_blank_or_comment) skipped, `lines` counting
 // the entries. False at the first line that is anything else: a line plain_entry would not take
-// (with Values false only the indices are read: the rest of the line is left to the Values pass)
-// or one longer than part_line.
+// (with Values false only the indices are read, and of a general file only the row: the rest of
+// the line is left to the Values pass) or one longer than part_line.
 template <bool Values, typename Entry>
 bool scan_lines(const Header& h, bool finite, const char* p, const char* const end,
                 std::int64_t& lines, const Entry& entry) {
@@ -945,6 +947,18 @@ bool scan_lines(const Header& h, bool finite, const char* p, const char* const e
             if (q - p > static_cast<std::ptrdiff_t>(part_line)) return false;
             p = q + 1;
             continue;
+        }
+        if constexpr (!Values) {
+            // Counting a general file's rows needs no column: the Values pass checks it.
+            if (!triangle) {
+                if (row > rows || row < 1) return false;
+                q = newline_at(q);
+                if (q - p > static_cast<std::ptrdiff_t>(part_line)) return false;
+                p = q + 1;
+                ++lines;
+                entry(row - 1, std::int64_t{0}, 1.0);
+                continue;
+            }
         }
         if (!is_blank(*q)) return false;
         while (is_blank(*q)) ++q;
