@@ -1055,7 +1055,9 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
     // Part t is [cut[t], cut[t + 1]), each inner cut just after a newline.
     std::vector<std::uint64_t> cut(threads + 1, source.size);
     cut[0] = begin;
-    std::vector<std::vector<char>> buffers(threads, std::vector<char>(window + part_line + 1 + 8));
+    // Each made in place (a prototype to copy would be one more allocation, zeroed and freed).
+    std::vector<std::vector<char>> buffers(threads);
+    for (std::vector<char>& b : buffers) b.resize(window + part_line + 1 + 8);
     for (unsigned t = 1; t < threads; ++t) {
         const std::uint64_t guess = std::max(begin + length * t / threads, cut[t - 1]);
         if (guess == cut[t - 1]) {
@@ -1081,7 +1083,8 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
     out.row_ptrs.assign(n + 1, 0);
     // Each part's count, then cursor, per row; the last part's is row_ptrs[1..n], which ends as
     // the rows' ends.
-    std::vector<std::vector<std::int64_t>> own(threads - 1, std::vector<std::int64_t>(n, 0));
+    std::vector<std::vector<std::int64_t>> own(threads - 1);
+    for (std::vector<std::int64_t>& o : own) o.resize(n);
     std::vector<std::int64_t*> next(threads);
     for (unsigned t = 0; t + 1 < threads; ++t) next[t] = own[t].data();
     next[threads - 1] = out.row_ptrs.data() + 1;
