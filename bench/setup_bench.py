@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Set-up time of a Matrix Market file: `portla solve FILE --max-iters 1` as a whole
-process against SciPy's `scipy.io.mmread(FILE).tocsr()` and `fast_matrix_market.mmread` +
-`tocsr()` in the same run, median of REPS, and each one's peak memory (the maximum resident set
-of a run under /usr/bin/time -f %M, median over the repetitions).
+process against SciPy's `scipy.io.mmread(FILE).tocsr()` (and `fast_matrix_market.mmread` +
+`tocsr()` where that package is installed) in the same run, median of REPS, the order of the
+contenders reversed every other repetition. For each: the process's wall and CPU seconds (user +
+sys) and peak memory (the maximum resident set, /usr/bin/time), and for the Python readers the
+wall and CPU seconds of the mmread + tocsr call alone (without the interpreter's start and
+imports).
 
 usage: bench/setup_bench.py PORTLA FILE [--reps 3] [--json OUT] [--baseline OLD_PORTLA]
        bench/setup_bench.py --make FILE [--points 100] [--symmetric]
@@ -12,9 +15,8 @@ per dimension; 100 gives 1e6 rows and 6.94e6 entries) by scipy.io.mmwrite with 1
 digits per value ("-1.000000000000000e+00", as a real-valued file holds them; 254 MB), `general`
 (every entry) or, with --symmetric, `symmetric` (the lower triangle, 3.97e6 lines, 146 MB).
 
-The peers come from PyPI into a virtual environment of their own (they are not portla's
-dependencies):  python3 -m venv /tmp/venv-bench && /tmp/venv-bench/bin/pip install scipy
-fast_matrix_market; run this script with that environment's python.
+The peers come from PyPI (they are not portla's dependencies): SciPy is in the project's
+.venv; fast_matrix_market, when wanted, from pip into the environment that runs this script.
 """
 import argparse
 import datetime
@@ -27,14 +29,14 @@ import sys
 import time
 
 PEER = r"""
-import sys
+import sys, time
 if sys.argv[1] == "scipy":
-    import scipy.io
-    A = scipy.io.mmread(sys.argv[2]).tocsr()
+    import scipy.io as reader
 else:
-    import fast_matrix_market as fmm
-    A = fmm.mmread(sys.argv[2]).tocsr()
-print(A.nnz)
+    import fast_matrix_market as reader
+wall, cpu = time.perf_counter(), time.process_time()
+A = reader.mmread(sys.argv[2]).tocsr()
+print("CALL_S %.6f %.6f %d" % (time.perf_counter() - wall, time.process_time() - cpu, A.nnz))
 """
 
 
@@ -51,23 +53,31 @@ def make(path, points, symmetric):
 
 
 def timed(cmd):
-    """Wall seconds and peak resident set (kB) of one run of cmd."""
+    """One run of cmd: wall seconds, CPU seconds (user + sys), peak resident set (kB), and the
+    call's own wall and CPU seconds where it prints them (CALL_S)."""
     start = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-f", "PEAK_RSS_KB %M"] + cmd, capture_output=True,
-                          text=True)
+    done = subprocess.run(["/usr/bin/time", "-f", "PROCESS %M %U %S"] + cmd,
+                          capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode not in (0, 2):
         sys.exit("setup_bench: %s failed: %s" % (cmd[0], done.stderr.strip()[-300:]))
-    peak = [int(line.split()[1]) for line in done.stderr.splitlines()
-            if line.startswith("PEAK_RSS_KB ")]
-    return seconds, peak[-1], done.stdout
+    process = [line.split() for line in done.stderr.splitlines() if line.startswith("PROCESS ")]
+    call = [line.split() for line in done.stdout.splitlines() if line.startswith("CALL_S ")]
+    return {"wall_s": seconds, "cpu_s": float(process[-1][2]) + float(process[-1][3]),
+            "peak_rss_kb": int(process[-1][1]),
+            "call_wall_s": float(call[-1][1]) if call else None,
+            "call_cpu_s": float(call[-1][2]) if call else None,
+            "stdout": done.stdout}
 
 
 def versions():
-    code = ("import scipy, fast_matrix_market as f; print(scipy.__version__, f.__version__)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
-    scipy_v, fmm_v = out.split()
-    return {"scipy": scipy_v, "fast_matrix_market": fmm_v}
+    """The peers' versions; fast_matrix_market is None where it is not installed."""
+    out = {}
+    for name in ("scipy", "fast_matrix_market"):
+        code = "import %s as m; print(m.__version__)" % name
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        out[name] = done.stdout.strip() if done.returncode == 0 else None
+    return out
 
 
 def main():
@@ -90,40 +100,45 @@ def main():
     runs = {"portla solve --max-iters 1": [a.portla] + solve}
     if a.baseline:
         runs["baseline portla solve --max-iters 1"] = [a.baseline] + solve
-    runs.update({
-        "scipy mmread+tocsr": [sys.executable, "-c", PEER, "scipy", a.file],
-        "fast_matrix_market mmread+tocsr": [sys.executable, "-c", PEER, "fmm", a.file],
-    })
+    peers = versions()
+    runs["scipy mmread+tocsr"] = [sys.executable, "-c", PEER, "scipy", a.file]
+    if peers["fast_matrix_market"]:
+        runs["fast_matrix_market mmread+tocsr"] = [sys.executable, "-c", PEER, "fmm", a.file]
     with open(a.file) as f:
         banner = f.readline().strip()
     out = {"file": a.file, "portla": a.portla, "baseline": a.baseline, "banner": banner,
            "bytes": os.path.getsize(a.file), "reps": a.reps,
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "machine": "%s, %d cores" % (platform.node(), os.cpu_count()),
-           "versions": versions(), "results": {}}
-    # Interleaved (one of each per repetition), so that a change in the machine's load meets
-    # every contender alike.
+           "load_average_before": os.getloadavg(), "versions": peers, "results": {}}
+    # Interleaved (one of each per repetition, every other repetition in reverse order), so
+    # that a change in the machine's load meets every contender alike.
     samples = {name: [] for name in runs}
-    last = {}
-    for _ in range(a.reps):
-        for name, cmd in runs.items():
-            seconds, peak, stdout = timed(cmd)
-            samples[name].append((seconds, peak))
-            last[name] = stdout
+    for rep in range(a.reps):
+        order = list(runs.items())
+        for name, cmd in (order if rep % 2 == 0 else order[::-1]):
+            samples[name].append(timed(cmd))
+    out["load_average_after"] = os.getloadavg()
     for name, got in samples.items():
-        times = [s for s, _ in got]
-        peaks = [p for _, p in got]
-        entry = {"median_s": statistics.median(times), "all_s": times,
-                 "peak_rss_kb_median": statistics.median(peaks), "peak_rss_kb_all": peaks}
+        entry = {}
+        for key in ("wall_s", "cpu_s", "peak_rss_kb", "call_wall_s", "call_cpu_s"):
+            values = [g[key] for g in got if g[key] is not None]
+            if values:
+                entry[key + "_median"] = statistics.median(values)
+                entry[key + "_all"] = values
         if "portla" in name:
             try:
-                entry["portla_json_setup"] = json.loads(last[name]).get("setup")
+                entry["portla_json_setup"] = json.loads(got[-1]["stdout"]).get("setup")
             except ValueError:
                 pass
         out["results"][name] = entry
-        print("%-34s median %.3f s (%s)  peak %.0f MB" % (
-            name, statistics.median(times), ", ".join("%.3f" % t for t in times),
-            statistics.median(peaks) / 1024))
+        call = ""
+        if "call_wall_s_median" in entry:
+            call = "; the call alone %.3f s wall, %.3f s CPU" % (entry["call_wall_s_median"],
+                                                               entry["call_cpu_s_median"])
+        print("%-36s process %.3f s wall (%s), %.3f s CPU, peak %.1f MB%s" % (
+            name, entry["wall_s_median"], ", ".join("%.3f" % t for t in entry["wall_s_all"]),
+            entry["cpu_s_median"], entry["peak_rss_kb_median"] / 1024, call))
     if a.json:
         tmp = a.json + ".tmp"
         with open(tmp, "w") as f:

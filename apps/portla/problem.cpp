@@ -81,7 +81,7 @@ Problem load_problem(const ProblemSpec& spec) {
         }
         // Straight from the text to CSR: sorted, duplicates summed, a symmetric file's other
         // triangle added, with no coordinate copy (1e6-row 3-D Poisson, 6.94e6 entries,
-        // 2-core VM, 2026-11-26: see docs/performance.md, "Set-up").
+        // 2-core VM, 2026-11-28: see docs/performance.md, "Set-up").
         p.data = load_input(spec.file, [&] { return io::read_matrix_market_csr(spec.file); });
         check_loaded(spec.file, p.data);
         return p;

@@ -20,6 +20,10 @@ namespace portla::detail {
 // Sorts one row's (column, value) pairs by column, stably (entries of a row arrive in input
 // order), and sums duplicates in that order; returns the row's new length.
 inline std::size_t sort_and_sum_row(std::int32_t* col, double* val, std::size_t n) {
+    // Rows read from a sorted file are strictly increasing already: checked, and left as they are.
+    std::size_t ordered = 1;
+    while (ordered < n && col[ordered - 1] < col[ordered]) ++ordered;
+    if (ordered >= n) return n;
     if (n <= 32) {
         for (std::size_t p = 1; p < n; ++p) {  // insertion sort: stable
             const std::int32_t c = col[p];
@@ -50,6 +54,52 @@ inline std::size_t sort_and_sum_row(std::int32_t* col, double* val, std::size_t 
         }
     }
     return out;
+}
+
+/// Finishes a CSR whose rows hold their entries in input order: sorts each row by column (stably)
+/// and sums its duplicates in that order (sort_and_sum_row), rows shared out over the host's
+/// threads, then closes the gaps the duplicates left and sets the final row offsets. Needs 4 bytes
+/// per row besides the matrix; throws bad_alloc (on the calling thread).
+inline void sort_and_sum_rows(CsrData& out) {
+    const auto n = static_cast<std::size_t>(out.rows);
+    std::vector<std::int64_t>& start = out.row_ptrs;
+    std::vector<std::int32_t>& col = out.col_idxs;
+    std::vector<double>& val = out.values;
+    // Rows sorted in parallel, each share of rows by one thread (a long row's sort allocates:
+    // its failure is thrown here, on the calling thread). A row's length is below its column
+    // count, so below 2^31 - 1.
+    std::vector<std::int32_t> length(n);
+    const unsigned threads = n < 4096 ? 1u : host_threads();
+    std::atomic<bool> out_of_memory{false};
+    run_on_threads(threads, [&](unsigned t) {
+        const auto [first, last] = share(n, t, threads);
+        try {
+            for (std::size_t i = first; i < last; ++i) {
+                const auto b = static_cast<std::size_t>(start[i]);
+                const auto e = static_cast<std::size_t>(start[i + 1]);
+                length[i] = static_cast<std::int32_t>(
+                    sort_and_sum_row(col.data() + b, val.data() + b, e - b));
+            }
+        } catch (const std::bad_alloc&) {
+            out_of_memory = true;
+        }
+    });
+    if (out_of_memory) throw std::bad_alloc();
+    // Close the gaps duplicates left (rows move left, in order), then the final offsets.
+    std::size_t to = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto b = static_cast<std::size_t>(start[i]);
+        const auto m = static_cast<std::size_t>(length[i]);
+        if (to != b) {
+            std::copy(col.begin() + b, col.begin() + b + m, col.begin() + to);
+            std::copy(val.begin() + b, val.begin() + b + m, val.begin() + to);
+        }
+        start[i] = static_cast<std::int64_t>(to);
+        to += m;
+    }
+    start[n] = static_cast<std::int64_t>(to);
+    col.resize(to);
+    val.resize(to);
 }
 
 /// CSR of the entries that `visit` lists: visit(f, last) calls f(row, col, value) for every
@@ -89,41 +139,7 @@ CsrData build_csr(std::int64_t rows, std::int64_t cols, const Visit& visit) {
             },
             true);
     }
-    // Rows sorted in parallel, each share of rows by one thread (a long row's sort allocates:
-    // its failure is thrown here, on the calling thread). A row's length is below its column
-    // count, so below 2^31 - 1.
-    std::vector<std::int32_t> length(n);
-    const unsigned threads = n < 4096 ? 1u : host_threads();
-    std::atomic<bool> out_of_memory{false};
-    run_on_threads(threads, [&](unsigned t) {
-        const auto [first, last] = share(n, t, threads);
-        try {
-            for (std::size_t i = first; i < last; ++i) {
-                const auto b = static_cast<std::size_t>(start[i]);
-                const auto e = static_cast<std::size_t>(start[i + 1]);
-                length[i] = static_cast<std::int32_t>(
-                    sort_and_sum_row(col.data() + b, val.data() + b, e - b));
-            }
-        } catch (const std::bad_alloc&) {
-            out_of_memory = true;
-        }
-    });
-    if (out_of_memory) throw std::bad_alloc();
-    // Close the gaps duplicates left (rows move left, in order), then the final offsets.
-    std::size_t to = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto b = static_cast<std::size_t>(start[i]);
-        const auto m = static_cast<std::size_t>(length[i]);
-        if (to != b) {
-            std::copy(col.begin() + b, col.begin() + b + m, col.begin() + to);
-            std::copy(val.begin() + b, val.begin() + b + m, val.begin() + to);
-        }
-        start[i] = static_cast<std::int64_t>(to);
-        to += m;
-    }
-    start[n] = static_cast<std::int64_t>(to);
-    col.resize(to);
-    val.resize(to);
+    sort_and_sum_rows(out);
     return out;
 }
 

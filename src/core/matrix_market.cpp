@@ -1,6 +1,7 @@
 #include "portla/io/matrix_market.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cctype>
 #include <cerrno>
@@ -13,12 +14,15 @@
 #include <fstream>
 #include <istream>
 #include <limits>
+#include <mutex>
 #include <new>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/csr_build.hpp"
 #include "core/host_threads.hpp"
@@ -46,10 +50,12 @@ constexpr std::int64_t max_index_extent = std::numeric_limits<std::int32_t>::max
 // start (4 + 8 B).
 constexpr double bytes_per_entry = 24.0 + 24.0 + 24.0 + 12.0;
 constexpr double bytes_per_row = 12.0;
-// The same for read_matrix_market_csr: the parsed chunks (int32 row and column, double value:
-// 16 B per entry of the file, at most one per stored entry, up to 1.5x that as reserved) while
-// the CSR arrays (12 B) fill, the chunks freed as they are placed; per row the row pointer and
-// the counting sort's cursor (64-bit each).
+// The same for read_matrix_market_csr, read line by line: the parsed chunks (int32 row and
+// column, double value: 16 B per entry of the file, at most one per stored entry, up to 1.5x
+// that as reserved) while the CSR arrays (12 B) fill, the chunks freed as they are placed; per
+// row the row pointer and the counting sort's cursor (64-bit each). Read in parts
+// (read_csr_in_parts) it takes less: the CSR arrays, the row pointers and a cursor per row for
+// each part but one, at most 8 B per entry.
 constexpr double csr_bytes_per_entry = 24.0 + 12.0;
 constexpr double csr_bytes_per_row = 16.0;
 
@@ -215,6 +221,10 @@ public:
     /// way to what the caller builds).
     std::vector<Triplets> read_stored(const Header& header);
     MatrixData read_entries(const Header& header);
+
+    /// The input's offset of the first byte after what has been read (after read_header: the
+    /// line after the size line).
+    std::uint64_t consumed() const { return offset(); }
 
     [[noreturn]] void fail(long line, const std::string& what) const {
         throw BadInput(name_, line, what);
@@ -731,6 +741,428 @@ MatrixData Reader::read_entries(const Header& h) {
     return data;
 }
 
+// Random access to the input's bytes for the parallel CSR reader. read_at copies up to `length`
+// bytes from `offset` (fewer only at the end of the input) and returns how many, or SIZE_MAX on
+// a read error; several threads may call it at once.
+class ByteSource {
+public:
+    virtual ~ByteSource() = default;
+    virtual std::size_t read_at(std::uint64_t offset, char* to, std::size_t length) = 0;
+    std::uint64_t size = 0;  // the input's length in bytes
+};
+
+// A file, read with pread (no lock, no shared position).
+class FileSource final : public ByteSource {
+public:
+    explicit FileSource(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+        struct stat info {};
+        if (fd_ >= 0 && ::fstat(fd_, &info) == 0 && S_ISREG(info.st_mode))
+            size = static_cast<std::uint64_t>(info.st_size);
+        else
+            close();
+    }
+    FileSource(const FileSource&) = delete;
+    FileSource& operator=(const FileSource&) = delete;
+    ~FileSource() override { close(); }
+    bool is_open() const { return fd_ >= 0; }
+    std::size_t read_at(std::uint64_t offset, char* to, std::size_t length) override {
+        std::size_t got = 0;
+        while (got < length) {
+            const ssize_t n =
+                ::pread(fd_, to + got, length - got, static_cast<off_t>(offset + got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) return SIZE_MAX;
+            if (n == 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        return got;
+    }
+
+private:
+    void close() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+    int fd_;
+};
+
+// A seekable stream, from the position it had when given (one reader at a time).
+class StreamSource final : public ByteSource {
+public:
+    StreamSource(std::istream& in, std::streamoff origin) : in_(in), origin_(origin) {
+        in_.clear();
+        in_.seekg(0, std::ios::end);
+        const std::streamoff end = in_.tellg();
+        seekable_ = in_ && end >= origin_;
+        if (seekable_) size = static_cast<std::uint64_t>(end - origin_);
+    }
+    bool seekable() const { return seekable_; }
+    std::size_t read_at(std::uint64_t offset, char* to, std::size_t length) override {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        in_.clear();
+        in_.seekg(origin_ + static_cast<std::streamoff>(offset));
+        if (!in_) return SIZE_MAX;
+        in_.read(to, static_cast<std::streamsize>(length));
+        if (in_.bad()) return SIZE_MAX;
+        return static_cast<std::size_t>(in_.gcount());
+    }
+
+private:
+    std::istream& in_;
+    std::streamoff origin_;
+    bool seekable_ = false;
+    std::mutex mutex_;
+};
+
+// Bytes each thread of the parallel CSR reader reads at a time, and the longest line it takes:
+// a longer one (a long comment; an entry line is under 100 characters) sends the file to the
+// line-by-line reader, which applies max_line_length.
+constexpr std::size_t part_window = std::size_t{1} << 20;
+constexpr std::size_t part_line = std::size_t{1} << 16;
+
+inline bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// The decimal digits at p (8 bytes readable from every position up to the end of the run)
+// appended to m, 8 bytes at a time, as long as they are digits; m wraps past 19 digits, which the
+// caller tells by `count`. Returns the end of the run.
+inline const char* digits_at(const char* p, std::uint64_t& m, int& count) {
+    static constexpr std::uint64_t scale[] = {1,      10,      100,      1000,     10000,
+                                              100000, 1000000, 10000000, 100000000};
+    constexpr std::uint64_t ones = 0x0101010101010101;
+    for (;;) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, 8);  // little-endian: the first character is the lowest byte
+        const std::uint64_t x = v ^ (0x30 * ones);  // a digit's byte is now its value, 0-9
+        // High bit of each byte that is not a digit: x >= 0x80, or its low seven bits >= 10.
+        const std::uint64_t other = (((x & (0x7f * ones)) + 0x76 * ones) | x) & (0x80 * ones);
+        const int k = other == 0 ? 8 : __builtin_ctzll(other) / 8;  // the run's digits here
+        if (k > 0) {
+            // The k digits moved to the top bytes (as if led by zeros), then combined: pairs,
+            // quadruples, the eight; the first character is the most significant digit.
+            std::uint64_t d = k == 8 ? x : x << (64 - 8 * k);
+            d = (d * 10 + (d >> 8)) & 0x00ff00ff00ff00ff;
+            d = (d * 100 + (d >> 16)) & 0x0000ffff0000ffff;
+            d = (d * 10000 + (d >> 32)) & 0xffffffff;
+            m = m * scale[k] + d;
+            p += k;
+            count += k;
+        }
+        if (k < 8) return p;
+    }
+}
+
+// The digits at p as a positive index (at most 18 of them, so no overflow): advances p and
+// returns true, or leaves p and returns false (no digit, or more digits than that, which the
+// line-by-line reader reads or reports).
+inline bool index_at(const char*& p, std::int64_t& out) {
+    std::uint64_t v = 0;
+    int count = 0;
+    const char* const q = digits_at(p, v, count);
+    if (count == 0 || count > 18) return false;
+    out = static_cast<std::int64_t>(v);
+    p = q;
+    return true;
+}
+
+// The real value at p (at least 8 readable bytes past `end`): [-]digits[.digits][e[+-]digits]
+// with at most 19 significant digits, a significand up to 2^53 and a power of ten up to 10^22 in
+// magnitude is the significand times or divided by that power: both exact in a double, so the
+// one operation rounds once, correctly, to what strtod gives (Clinger's fast path). Anything else
+// (more digits, a larger exponent, inf, nan, hexadecimal) is std::from_chars's, also correctly
+// rounded. Returns the end of the number, or nullptr when there is none.
+inline const char* value_at(const char* p, const char* end, double& out) {
+    static constexpr double powers[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                        1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                        1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const char* const start = p;
+    const bool negative = *p == '-';
+    p += negative ? 1 : 0;
+    std::uint64_t m = 0;
+    int count = 0;
+    p = digits_at(p, m, count);
+    int exponent = 0;
+    if (*p == '.') {
+        const int whole = count;
+        p = digits_at(p + 1, m, count);
+        exponent = whole - count;
+    }
+    bool exact = count > 0 && count <= 19 && m <= (std::uint64_t{1} << 53);
+    if (exact && (*p == 'e' || *p == 'E')) {
+        ++p;
+        const bool minus = *p == '-';
+        if (*p == '-' || *p == '+') ++p;
+        int e = 0;
+        const char* const first = p;
+        while (static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'} <= 9 &&
+               p - first < 4)
+            e = e * 10 + (*p++ - '0');
+        exact =
+            p > first && static_cast<unsigned>(static_cast<unsigned char>(*p)) - unsigned{'0'} > 9;
+        exponent += minus ? -e : e;
+    }
+    if (exact && exponent >= -22 && exponent <= 22) {
+        const double v = static_cast<double>(m);
+        const double scaled = exponent < 0 ? v / powers[-exponent] : v * powers[exponent];
+        out = negative ? -scaled : scaled;
+        return p;
+    }
+    const auto [next, ec] = std::from_chars(start, end, out);
+    return ec == std::errc() && next != start ? next : nullptr;
+}
+
+// The first newline at or after p (there is one, with 8 readable bytes past it), a word at a time.
+inline const char* newline_at(const char* p) {
+    constexpr std::uint64_t ones = 0x0101010101010101;
+    for (;;) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, 8);
+        const std::uint64_t x = v ^ (0x0a * ones);  // a newline's byte is now zero
+        // High bit of each zero byte (and of none before the first: borrows only run upwards).
+        const std::uint64_t zero = (x - ones) & ~x & (0x80 * ones);
+        if (zero != 0) return p + __builtin_ctzll(zero) / 8;
+        p += 8;
+    }
+}
+
+// The lines of [p, end), which ends with a newline: entry(row, col, value) (0-based) for each
+// entry line, blank and comment lines (Reader::is_blank_or_comment) skipped, `lines` counting
+// the entries. False at the first line that is anything else: a line plain_entry would not take
+// (with Values false only the indices are read, and of a general file only the row: the rest of
+// the line is left to the Values pass) or one longer than part_line.
+template <bool Values, typename Entry>
+bool scan_lines(const Header& h, bool finite, const char* p, const char* const end,
+                std::int64_t& lines, const Entry& entry) {
+    const bool triangle = h.symmetry != Symmetry::general;
+    const bool skew = h.symmetry == Symmetry::skew_symmetric;
+    const std::int64_t rows = h.rows, cols = h.cols;
+    const Field field = h.field;
+    while (p < end) {
+        const char* q = p;
+        while (is_blank(*q)) ++q;
+        std::int64_t row = 0, col = 0;
+        if (!index_at(q, row)) {
+            while (is_blank(*q) || *q == '\r' || *q == '\v' || *q == '\f') ++q;
+            if (*q != '%' && *q != '\n') return false;
+            q = static_cast<const char*>(std::memchr(q, '\n', static_cast<std::size_t>(end - q)));
+            if (q - p > static_cast<std::ptrdiff_t>(part_line)) return false;
+            p = q + 1;
+            continue;
+        }
+        if constexpr (!Values) {
+            // Counting a general file's rows needs no column: the Values pass checks it.
+            if (!triangle) {
+                if (row > rows || row < 1) return false;
+                q = newline_at(q);
+                if (q - p > static_cast<std::ptrdiff_t>(part_line)) return false;
+                p = q + 1;
+                ++lines;
+                entry(row - 1, std::int64_t{0}, 1.0);
+                continue;
+            }
+        }
+        if (!is_blank(*q)) return false;
+        while (is_blank(*q)) ++q;
+        if (!index_at(q, col)) return false;
+        if (row > rows || col > cols || row < 1 || col < 1) return false;
+        if (triangle && row < col) return false;
+        if (skew && row == col) return false;
+        double value = 1.0;
+        if constexpr (Values) {
+            if (field != Field::pattern) {
+                if (!is_blank(*q)) return false;
+                while (is_blank(*q)) ++q;
+                if (field == Field::integer) {
+                    std::int64_t v = 0;
+                    const auto [next, ec] = std::from_chars(q, end, v);
+                    if (ec != std::errc() || next == q) return false;
+                    value = static_cast<double>(v);
+                    q = next;
+                } else {
+                    q = value_at(q, end, value);
+                    if (!q || (finite && !std::isfinite(value))) return false;
+                }
+            }
+            while (is_blank(*q)) ++q;
+            if (*q == '\r') ++q;
+            if (*q != '\n') return false;
+        } else {
+            q = newline_at(q);
+        }
+        if (q - p > static_cast<std::ptrdiff_t>(part_line)) return false;
+        p = q + 1;
+        ++lines;
+        entry(row - 1, col - 1, value);
+    }
+    return true;
+}
+
+// scan_lines over the bytes [first, last) of `source`, part_window bytes at a time through
+// `buffer` (a window of up to part_window bytes, part_line + 1 more, and 8 that value_at may
+// read past its end). Every part but
+// the input's last ends just after a newline; the last may end without one. False where scan_lines
+// is, when `stop` is set (another part failed) or when the input ends early or cannot be read.
+template <bool Values, typename Entry>
+bool scan_part(ByteSource& source, std::uint64_t first, std::uint64_t last,
+               std::vector<char>& buffer, const Header& h, bool finite,
+               const std::atomic<bool>& stop, std::int64_t& lines, const Entry& entry) {
+    std::size_t rest = 0;  // the unfinished line at the front of buffer
+    std::uint64_t at = first;
+    while (at < last) {
+        if (stop) return false;
+        const auto want = static_cast<std::size_t>(
+            std::min<std::uint64_t>(buffer.size() - part_line - 9, last - at));
+        if (source.read_at(at, buffer.data() + rest, want) != want) return false;
+        at += want;
+        std::size_t size = rest + want;
+        if (at == last && buffer[size - 1] != '\n') buffer[size++] = '\n';
+        const char* const begin = buffer.data();
+        const void* newline = ::memrchr(begin, '\n', size);
+        const char* const whole = newline ? static_cast<const char*>(newline) + 1 : begin;
+        std::int64_t found = 0;  // counted here, not in `lines`: threads' counts share a cache line
+        const bool taken = scan_lines<Values>(h, finite, begin, whole, found, entry);
+        lines += found;
+        if (!taken) return false;
+        rest = size - static_cast<std::size_t>(whole - begin);
+        if (rest > part_line) return false;
+        std::memmove(buffer.data(), whole, rest);
+    }
+    return rest == 0;
+}
+
+// The CSR of a coordinate file straight from its text, in parallel parts split at line
+// boundaries, each read by one thread twice: first counting its entries per row, then (each
+// part's cursor in a row after the earlier parts' entries) placing columns and values where
+// they go, so that every row holds its entries in file order (a symmetric file's mirrored entry
+// where its line is). The rows are then sorted and their duplicates summed (sort_and_sum_rows).
+// Only plain entry lines, blank lines and comments are taken: anything else, or entry lines other
+// than the declared count, returns false, and the line-by-line reader reads the file and
+// reports what it finds. Besides the CSR: 8 bytes per row for each part but one, and a
+// buffer per part. Reading the text twice instead of keeping parsed triplets (16 bytes an entry):
+// the whole `portla solve` of the 6.94e6-entry general 3-D Poisson file 0.81 s of CPU and 181
+// MiB at the peak, against 0.94 s and 217 MiB with triplets (2-core VM, 2026-11-28;
+// docs/performance.md, "Set-up").
+bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::uint64_t begin,
+                       CsrData& out) {
+    if (source.size < begin) return false;
+    const std::uint64_t length = source.size - begin;
+    const auto n = static_cast<std::size_t>(h.rows);
+    // Parts of at least 256 KiB; each part but the last counts rows in an array of its own (8
+    // bytes a row), so at most 1 + entries / rows parts: those arrays stay below 8 bytes an entry.
+    std::uint64_t parts =
+        std::min<std::uint64_t>(detail::host_threads(), std::max<std::uint64_t>(1, length >> 18));
+    if (n > 0)
+        parts = std::min<std::uint64_t>(
+            parts, 1 + static_cast<std::uint64_t>(h.count) / static_cast<std::uint64_t>(n));
+    const auto threads = static_cast<unsigned>(std::max<std::uint64_t>(1, parts));
+    const auto window = static_cast<std::size_t>(std::min<std::uint64_t>(part_window, length));
+    // Part t is [cut[t], cut[t + 1]), each inner cut just after a newline.
+    std::vector<std::uint64_t> cut(threads + 1, source.size);
+    cut[0] = begin;
+    // Each made in place (a prototype to copy would be one more allocation, zeroed and freed).
+    std::vector<std::vector<char>> buffers(threads);
+    for (std::vector<char>& b : buffers) b.resize(window + part_line + 1 + 8);
+    for (unsigned t = 1; t < threads; ++t) {
+        const std::uint64_t guess = std::max(begin + length * t / threads, cut[t - 1]);
+        if (guess == cut[t - 1]) {
+            cut[t] = guess;
+            continue;
+        }
+        std::vector<char>& probe = buffers[t];
+        const std::size_t got = source.read_at(guess - 1, probe.data(), part_line);
+        if (got == SIZE_MAX) return false;
+        const void* newline = std::memchr(probe.data(), '\n', got);
+        if (!newline) {
+            if (guess - 1 + got < source.size) return false;
+            cut[t] = source.size;
+            continue;
+        }
+        cut[t] =
+            guess + static_cast<std::uint64_t>(static_cast<const char*>(newline) - probe.data());
+    }
+    const bool mirrored = h.symmetry != Symmetry::general;
+    out = CsrData();
+    out.rows = h.rows;
+    out.cols = h.cols;
+    out.row_ptrs.assign(n + 1, 0);
+    // Each part's count, then cursor, per row; the last part's is row_ptrs[1..n], which ends as
+    // the rows' ends.
+    std::vector<std::vector<std::int64_t>> own(threads - 1);
+    for (std::vector<std::int64_t>& o : own) o.resize(n);
+    std::vector<std::int64_t*> next(threads);
+    for (unsigned t = 0; t + 1 < threads; ++t) next[t] = own[t].data();
+    next[threads - 1] = out.row_ptrs.data() + 1;
+    std::vector<std::int64_t> lines(threads, 0);
+    std::atomic<bool> failed{false};
+    detail::run_on_threads(threads, [&](unsigned t) {
+        std::int64_t* const count = next[t];
+        const auto add = [count, mirrored](std::int64_t r, std::int64_t c, double) {
+            ++count[r];
+            if (mirrored && r != c) ++count[c];
+        };
+        if (!scan_part<false>(source, cut[t], cut[t + 1], buffers[t], h, finite, failed, lines[t],
+                              add))
+            failed = true;
+    });
+    std::int64_t found = 0;
+    for (const std::int64_t l : lines) found += l;
+    if (failed || found != h.count) return false;
+    // Cursors: part t's entries of row r start after those of row r's earlier parts.
+    std::int64_t total = 0;
+    for (std::size_t r = 0; r < n; ++r)
+        for (unsigned t = 0; t < threads; ++t) {
+            const std::int64_t c = next[t][r];
+            next[t][r] = total;
+            total += c;
+        }
+    const auto entries = static_cast<std::size_t>(total);
+    // The two arrays allocated and zeroed (first touch) by two threads at once.
+    std::atomic<bool> out_of_memory{false};
+    detail::run_on_threads(std::min(threads, 2u), [&](unsigned t) {
+        try {
+            if (t == 0 || threads == 1) out.col_idxs.resize(entries);
+            if (t == 1 || threads == 1) out.values.resize(entries);
+        } catch (const std::bad_alloc&) {
+            out_of_memory = true;
+        }
+    });
+    if (out_of_memory) throw std::bad_alloc();
+    std::int32_t* const col = out.col_idxs.data();
+    double* const val = out.values.data();
+    const double sign = h.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;
+    detail::run_on_threads(threads, [&](unsigned t) {
+        std::int64_t* const cursor = next[t];
+        bool outside = false;  // only if the input changed between the two readings
+        const auto place = [&](std::int64_t r, std::int64_t c, double v) {
+            const auto p = static_cast<std::size_t>(cursor[r]++);
+            if (p >= entries) {
+                outside = true;
+                return;
+            }
+            col[p] = static_cast<std::int32_t>(c);
+            val[p] = v;
+            if (mirrored && r != c) {
+                const auto q = static_cast<std::size_t>(cursor[c]++);
+                if (q >= entries) {
+                    outside = true;
+                    return;
+                }
+                col[q] = static_cast<std::int32_t>(r);
+                val[q] = sign * v;
+            }
+        };
+        std::int64_t placed = 0;
+        if (!scan_part<true>(source, cut[t], cut[t + 1], buffers[t], h, finite, failed, placed,
+                             place) ||
+            outside || placed != lines[t])
+            failed = true;
+    });
+    if (failed) return false;
+    own = {};
+    buffers = {};
+    detail::sort_and_sum_rows(out);
+    return true;
+}
+
 // Only regular files are read: a FIFO would block the open or the read until a writer came,
 // /dev/zero would never end, and a directory has no lines. stat() follows symbolic links; the
 // checks use the type the open will meet.
@@ -795,8 +1227,11 @@ MatrixData read_matrix_market(const std::string& path, const ReadOptions& option
     return read_matrix_market(file, path, options);
 }
 
-CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
-                               const ReadOptions& options) {
+namespace {
+
+// The CSR reader line by line: every file it takes, and the exact message and line for those
+// it does not.
+CsrData read_csr_by_lines(std::istream& in, const std::string& name, const ReadOptions& options) {
     Reader reader(in, name, options);
     const Header h = reader.read_header(true);
     std::vector<Triplets> chunks = reader.read_stored(h);
@@ -804,10 +1239,49 @@ CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
                              [&](auto&& add, bool last) { expand(h, chunks, last, add); });
 }
 
+// The header from `in`, then a coordinate file's entries in parallel parts from `source`
+// (read_csr_in_parts); false when the file is to be read line by line (an array file, or a line
+// the parts do not take).
+bool read_csr_fast(std::istream& in, const std::string& name, const ReadOptions& options,
+                   ByteSource& source, CsrData& out) {
+    Reader reader(in, name, options);
+    const Header h = reader.read_header(true);
+    return h.format == Format::coordinate &&
+           read_csr_in_parts(h, options.require_finite, source, reader.consumed(), out);
+}
+
+}  // namespace
+
+CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
+                               const ReadOptions& options) {
+    const std::streamoff origin = in.tellg();
+    if (origin >= 0) {
+        StreamSource source(in, origin);
+        if (source.seekable()) {
+            in.seekg(origin);
+            CsrData out;
+            if (read_csr_fast(in, name, options, source, out)) return out;
+            in.clear();
+            in.seekg(origin);
+        } else {
+            in.clear();
+            in.seekg(origin);
+        }
+    }
+    return read_csr_by_lines(in, name, options);
+}
+
 CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& options) {
     std::ifstream file;
     open_for_reading(file, path);
-    return read_matrix_market_csr(file, path, options);
+    FileSource source(path);
+    if (source.is_open()) {
+        CsrData out;
+        if (read_csr_fast(file, path, options, source, out)) return out;
+        file.clear();
+        file.seekg(0);
+    }
+    return read_csr_by_lines(file, path, options);
 }
 
 MatrixMarketHeader read_matrix_market_header(std::istream& in, const std::string& name) {

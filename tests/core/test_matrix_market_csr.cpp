@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include <unistd.h>
+
 #include "portla/error.hpp"
 
 #ifndef PORTLA_TEST_DATA_DIR
@@ -227,8 +229,18 @@ TEST_F(ThreeThreads, ValuesAreReadAsStrtodReadsThem) {
                                        "123456789012345678e-5",
                                        "5E+3",
                                        "2.5e+003",
-                                       "1e0001"};
-    while (tokens.size() < 150000) {
+                                       "1e0001",
+                                       "4503599627370497.5",
+                                       "9007199254740991e-22",
+                                       "9007199254740993e-22",
+                                       "9007199254740991e22",
+                                       "0.30000000000000004",
+                                       "2.2250738585072014e-308",
+                                       "-6.000000000000000e+00",
+                                       "1.666666666666667e-01"};
+    // Short significands (exact in a double) with small exponents, then 15 to 19 significant
+    // digits with exponents around the powers of ten a double holds exactly (10^22).
+    while (tokens.size() < 100000) {
         std::string t = rng() % 2 ? "-" : "";
         t += digits(1 + static_cast<int>(rng() % 10));
         if (rng() % 3 != 0) t += "." + digits(1 + static_cast<int>(rng() % 12));
@@ -237,6 +249,13 @@ TEST_F(ThreeThreads, ValuesAreReadAsStrtodReadsThem) {
             const int e = static_cast<int>(rng() % 61) - 30;
             t += (e >= 0 && rng() % 2 ? "+" : "") + std::to_string(e);
         }
+        tokens.push_back(t);
+    }
+    while (tokens.size() < 200000) {
+        std::string t = rng() % 2 ? "-" : "";
+        const int whole = 1 + static_cast<int>(rng() % 3);
+        t += digits(whole) + "." + digits(14 + static_cast<int>(rng() % 5) - whole + 1);
+        t += "e" + std::to_string(static_cast<int>(rng() % 81) - 40);
         tokens.push_back(t);
     }
     std::string text = "%%MatrixMarket matrix coordinate real general\n" +
@@ -388,6 +407,77 @@ TEST(CsrReader, TakesMoreThanInt32EntriesButNotColumns) {
         expect_bad(banner + "2147483647 2 1\n1 1 1.0\n", csr, 2, "row count 2147483647");
         expect_bad(banner + "2 3000000000 1\n1 1 1.0\n", csr, 2, "column count 3000000000");
     }
+}
+
+// The text written to a file of its own, removed when the test ends.
+class TempFile {
+public:
+    TempFile(const std::string& tag, const std::string& text)
+        : path_(::testing::TempDir() + "portla_csr_" + tag + "_" + std::to_string(::getpid()) +
+                ".mtx") {
+        std::ofstream out(path_, std::ios::binary);
+        out << text;
+    }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    ~TempFile() { std::remove(path_.c_str()); }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+// Files are read in parts by the file's own reader (pread) as streams are: every symmetry, with
+// and without a newline after the last entry, and the split falling at every few bytes of a line
+// (file sizes one byte apart move each part's cut).
+TEST_F(ThreeThreads, FilesReadInPartsEqualTheirText) {
+    unsigned seed = 40;
+    for (const std::string symmetry : {"general", "symmetric", "skew-symmetric"})
+        for (const bool decorate : {false, true}) {
+            SCOPED_TRACE(symmetry + (decorate ? " decorated" : ""));
+            Generated g = generate("real", symmetry, 4099, 120000, decorate, seed++);
+            for (int pad = 0; pad < 4; ++pad) {
+                g.text.insert(g.text.find('\n') + 1, "%\n");
+                const TempFile file(symmetry + std::to_string(pad), g.text);
+                expect_csr(read_matrix_market_csr(file.path()), g.n, g.n, g.expected);
+            }
+            g.text.pop_back();  // the last entry without its newline
+            const TempFile file(symmetry + "_last", g.text);
+            expect_csr(read_matrix_market_csr(file.path()), g.n, g.n, g.expected);
+            expect_csr(csr_of_text(g.text), g.n, g.n, g.expected);
+        }
+}
+
+// What the parts do not take (a comment longer than they read at once, an index with leading
+// zeros past 18 digits, a value with a '+' or in hexadecimal) is read line by line, to the same
+// matrix, from a file or a stream; a line over 1 MiB is refused with its number.
+TEST_F(ThreeThreads, LinesThePartsLeaveAreReadLineByLine) {
+    Generated g = generate("real", "general", 5003, 150000, false, 7);
+    const std::string size_line = "5003 5003 150000\n";
+    g.text.replace(g.text.find(size_line), size_line.size(), "5003 5003 150003\n");
+    const std::size_t middle = g.text.find('\n', g.text.size() / 2) + 1;
+    g.text.insert(middle, "% " + std::string(200000, 'c') + "\n");
+    g.text += "0000000000000000000001 1 +0.5\n2 1 0x1p-2\n  3\t2   -2.5e-1 \r\n";
+    auto add = [&g](std::int64_t r, std::int64_t c, double v) {
+        auto [at, fresh] = g.expected.emplace(std::make_pair(r, c), v);
+        if (!fresh) at->second += v;
+    };
+    add(0, 0, 0.5);
+    add(1, 0, 0.25);
+    add(2, 1, -0.25);
+    expect_csr(csr_of_text(g.text), g.n, g.n, g.expected);
+    const TempFile file("leftover", g.text);
+    expect_csr(read_matrix_market_csr(file.path()), g.n, g.n, g.expected);
+    // The longest line taken is 1 MiB (without its newline); one byte more is refused.
+    const std::size_t longest = std::size_t{1} << 20;
+    std::string at_bound = g.text;
+    at_bound.insert(middle, "%" + std::string(longest - 1, 'x') + "\n");
+    expect_csr(csr_of_text(at_bound), g.n, g.n, g.expected);
+    std::string past = g.text;
+    past.insert(middle, "%" + std::string(longest, 'x') + "\n");
+    long line = 1;
+    for (std::size_t k = 0; k < middle; ++k) line += g.text[k] == '\n';
+    expect_bad(past, true, line, "line too long");
 }
 
 TEST_F(ThreeThreads, TooManyOrTooFewEntriesInALargeFile) {

@@ -49,9 +49,12 @@ MatrixData read_matrix_market(std::istream& in, const std::string& name,
 
 /// The same matrix as host CSR, built straight from the file's entries (no coordinate copy):
 /// rows sorted by column, duplicates summed in file order, symmetric and skew-symmetric files
-/// expanded. The text is parsed a block at a time by all the host's threads (OMP_NUM_THREADS
-/// limits them). Errors as read_matrix_market, except that any number of entries is taken
-/// (64-bit row offsets; rows and columns stay below 2^31 - 1, BadInput past it).
+/// expanded. A coordinate file is read in parts split at line boundaries, one per host thread
+/// (OMP_NUM_THREADS limits them), straight into the CSR arrays: it is read twice (counting
+/// entries per row, then placing them), a file by pread, a stream by seeking it (a stream that
+/// cannot seek is read line by line). Values are the correctly rounded doubles of their text,
+/// as strtod reads them. Errors as read_matrix_market, except that any number of entries is
+/// taken (64-bit row offsets; rows and columns stay below 2^31 - 1, BadInput past it).
 CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& options = {});
 /// The same, from a stream; `name` is used in error messages.
 CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
