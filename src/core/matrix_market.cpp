@@ -1174,8 +1174,8 @@ bool read_sorted_csr_in_parts(const Header& h, bool finite, ByteSource& source,
 // the whole `portla solve` of the 6.94e6-entry general 3-D Poisson file 0.81 s of CPU and 181
 // MiB at the peak, against 0.94 s and 217 MiB with triplets (2-core VM, 2026-11-28;
 // docs/performance.md, "Set-up"). A general file sorted by rows is read once instead
-// (read_sorted_csr_in_parts): the reading of that file alone 0.48-0.52 s of CPU instead of
-// 0.61 s, its peak 148 MiB instead of 101 (below the solve's).
+// (read_sorted_csr_in_parts): the reading of that file alone 0.42-0.52 s of CPU instead of
+// 0.54-0.61 s, its peak 148 MiB instead of 101 (below the solve's).
 bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::uint64_t begin,
                        CsrData& out) {
     if (source.size < begin) return false;
