@@ -55,7 +55,8 @@ constexpr double bytes_per_row = 12.0;
 // that as reserved) while the CSR arrays (12 B) fill, the chunks freed as they are placed; per
 // row the row pointer and the counting sort's cursor (64-bit each). Read in parts
 // (read_csr_in_parts) it takes less: the CSR arrays, the row pointers and a cursor per row for
-// each part but one, at most 8 B per entry.
+// each part but one, at most 8 B per entry; or, for a general file sorted by rows, the later
+// parts' entries (12 B) and a run (8 B) per row of each part.
 constexpr double csr_bytes_per_entry = 24.0 + 12.0;
 constexpr double csr_bytes_per_row = 16.0;
 
@@ -1029,6 +1030,138 @@ bool scan_part(ByteSource& source, std::uint64_t first, std::uint64_t last,
     return rest == 0;
 }
 
+// Sizes the CSR arrays to `entries`, the two allocated and zeroed (first touch) by two threads
+// at once when `threads` > 1. Throws bad_alloc.
+void allocate_entries(CsrData& out, std::size_t entries, unsigned threads) {
+    std::atomic<bool> out_of_memory{false};
+    detail::run_on_threads(std::min(threads, 2u), [&](unsigned t) {
+        try {
+            if (t == 0 || threads == 1) out.col_idxs.resize(entries);
+            if (t == 1 || threads == 1) out.values.resize(entries);
+        } catch (const std::bad_alloc&) {
+            out_of_memory = true;
+        }
+    });
+    if (out_of_memory) throw std::bad_alloc();
+}
+
+// A general file whose rows never decrease from one entry line to the next (as writers of CSR
+// or sorted coordinates leave them) read in one pass over the parts: the first part's entries
+// go straight into the CSR arrays, each later part's into arrays of its own, copied after the
+// earlier parts' once their counts are known; the rows' lengths come from each part's runs of
+// equal rows. False, with `out` cleared, at the first row smaller than the one before it (the
+// caller then counts and places in two passes), and where read_csr_in_parts would be. Besides
+// the CSR: the later parts' entries (12 bytes each) and runs (8 bytes per row).
+bool read_sorted_csr_in_parts(const Header& h, bool finite, ByteSource& source,
+                              const std::vector<std::uint64_t>& cut,
+                              std::vector<std::vector<char>>& buffers, CsrData& out) {
+    const auto threads = static_cast<unsigned>(cut.size() - 1);
+    const auto declared = static_cast<std::size_t>(h.count);
+    struct Run {  // a row's entries in one part (a longer run than 2^31 - 1 takes two passes)
+        std::int32_t row;
+        std::int32_t length;
+    };
+    struct Part {
+        std::vector<std::int32_t> col;
+        std::vector<double> val;
+        std::vector<Run> runs;
+        std::int64_t lines = 0;
+    };
+    std::vector<Part> parts(threads);
+    out = CsrData();
+    out.rows = h.rows;
+    out.cols = h.cols;
+    allocate_entries(out, declared, threads);
+    std::int32_t* const col = out.col_idxs.data();
+    double* const val = out.values.data();
+    std::atomic<bool> failed{false};
+    const std::uint64_t length = cut.back() - cut.front();
+    detail::run_on_threads(threads, [&](unsigned t) {
+        Part& part = parts[t];
+        bool bad = false;
+        std::int64_t row = -1;
+        std::int32_t run = 0;
+        std::size_t placed = 0;
+        const auto add = [&](std::int64_t r, std::int64_t c, double v) {
+            if (r != row) {
+                if (r < row) {
+                    if (!bad) failed = true;
+                    bad = true;
+                    return;
+                }
+                if (run > 0) part.runs.push_back({static_cast<std::int32_t>(row), run});
+                row = r;
+                run = 0;
+            }
+            if (run == std::numeric_limits<std::int32_t>::max()) {
+                if (!bad) failed = true;
+                bad = true;
+                return;
+            }
+            ++run;
+            if (t == 0) {
+                if (placed < declared) {
+                    col[placed] = static_cast<std::int32_t>(c);
+                    val[placed] = v;
+                }
+                ++placed;
+            } else {
+                part.col.push_back(static_cast<std::int32_t>(c));
+                part.val.push_back(v);
+            }
+        };
+        try {
+            if (t > 0) {  // about this part's share of the entries, a little more
+                const auto guess = static_cast<std::size_t>(
+                    static_cast<double>(declared) * static_cast<double>(cut[t + 1] - cut[t]) /
+                        static_cast<double>(length) * 1.05 +
+                    1024);
+                part.col.reserve(guess);
+                part.val.reserve(guess);
+            }
+            if (!scan_part<true>(source, cut[t], cut[t + 1], buffers[t], h, finite, failed,
+                                 part.lines, add) ||
+                bad)
+                failed = true;
+            if (run > 0) part.runs.push_back({static_cast<std::int32_t>(row), run});
+        } catch (const std::bad_alloc&) {
+            failed = true;  // the two passes need less memory
+        }
+    });
+    std::int64_t found = 0;
+    for (unsigned t = 0; t < threads && !failed; ++t) {
+        found += parts[t].lines;
+        // Rows keep not decreasing across a cut.
+        for (unsigned u = t + 1; u < threads && !parts[t].runs.empty(); ++u)
+            if (!parts[u].runs.empty()) {
+                if (parts[u].runs.front().row < parts[t].runs.back().row) failed = true;
+                break;
+            }
+    }
+    if (failed || found != h.count) {
+        out = CsrData();
+        return false;
+    }
+    const auto n = static_cast<std::size_t>(h.rows);
+    out.row_ptrs.assign(n + 1, 0);
+    for (const Part& part : parts)
+        for (const Run& r : part.runs)
+            out.row_ptrs[static_cast<std::size_t>(r.row) + 1] += r.length;
+    for (std::size_t r = 0; r < n; ++r) out.row_ptrs[r + 1] += out.row_ptrs[r];
+    // The later parts' entries after the earlier parts', in file order: CSR order.
+    std::vector<std::size_t> offset(threads, 0);
+    for (unsigned t = 1; t < threads; ++t)
+        offset[t] = offset[t - 1] + static_cast<std::size_t>(parts[t - 1].lines);
+    detail::run_on_threads(threads, [&](unsigned t) {
+        if (t == 0) return;
+        std::copy(parts[t].col.begin(), parts[t].col.end(), col + offset[t]);
+        std::copy(parts[t].val.begin(), parts[t].val.end(), val + offset[t]);
+        parts[t] = Part();
+    });
+    detail::sort_and_sum_rows(out);
+    return true;
+}
+
 // The CSR of a coordinate file straight from its text, in parallel parts split at line
 // boundaries, each read by one thread twice: first counting its entries per row, then (each
 // part's cursor in a row after the earlier parts' entries) placing columns and values where
@@ -1040,7 +1173,9 @@ bool scan_part(ByteSource& source, std::uint64_t first, std::uint64_t last,
 // buffer per part. Reading the text twice instead of keeping parsed triplets (16 bytes an entry):
 // the whole `portla solve` of the 6.94e6-entry general 3-D Poisson file 0.81 s of CPU and 181
 // MiB at the peak, against 0.94 s and 217 MiB with triplets (2-core VM, 2026-11-28;
-// docs/performance.md, "Set-up").
+// docs/performance.md, "Set-up"). A general file sorted by rows is read once instead
+// (read_sorted_csr_in_parts): the reading of that file alone 0.42-0.52 s of CPU instead of
+// 0.54-0.61 s, its peak 148 MiB instead of 101 (below the solve's).
 bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::uint64_t begin,
                        CsrData& out) {
     if (source.size < begin) return false;
@@ -1079,6 +1214,10 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
         cut[t] =
             guess + static_cast<std::uint64_t>(static_cast<const char*>(newline) - probe.data());
     }
+    // A general file sorted by rows (the common case) in one pass; if it is not, in two.
+    if (h.symmetry == Symmetry::general &&
+        read_sorted_csr_in_parts(h, finite, source, cut, buffers, out))
+        return true;
     const bool mirrored = h.symmetry != Symmetry::general;
     out = CsrData();
     out.rows = h.rows;
@@ -1115,17 +1254,7 @@ bool read_csr_in_parts(const Header& h, bool finite, ByteSource& source, std::ui
             total += c;
         }
     const auto entries = static_cast<std::size_t>(total);
-    // The two arrays allocated and zeroed (first touch) by two threads at once.
-    std::atomic<bool> out_of_memory{false};
-    detail::run_on_threads(std::min(threads, 2u), [&](unsigned t) {
-        try {
-            if (t == 0 || threads == 1) out.col_idxs.resize(entries);
-            if (t == 1 || threads == 1) out.values.resize(entries);
-        } catch (const std::bad_alloc&) {
-            out_of_memory = true;
-        }
-    });
-    if (out_of_memory) throw std::bad_alloc();
+    allocate_entries(out, entries, threads);
     std::int32_t* const col = out.col_idxs.data();
     double* const val = out.values.data();
     const double sign = h.symmetry == Symmetry::skew_symmetric ? -1.0 : 1.0;

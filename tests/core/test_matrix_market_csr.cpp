@@ -448,6 +448,74 @@ TEST_F(ThreeThreads, FilesReadInPartsEqualTheirText) {
         }
 }
 
+// A general file whose rows never decrease (read in one pass) gives the same matrix: duplicates
+// summed in file order, columns in any order within a row, rows shared by two parts, every cut
+// moved a byte at a time; one row out of order near the end, or a part's first row below the
+// one before it, sends it to the two passes, with the same result.
+TEST_F(ThreeThreads, SortedGeneralFilesEqualTheirText) {
+    std::mt19937_64 rng(23);
+    const std::int64_t n = 3001;
+    std::ostringstream body;
+    body.precision(17);
+    Expected expected;
+    std::size_t lines = 0;
+    std::vector<std::string> entries;
+    for (std::int64_t r = 0; r < n; ++r) {
+        const int length = static_cast<int>(rng() % 80);  // some rows empty, some long
+        for (int k = 0; k < length; ++k) {
+            const std::int64_t c = k % 9 == 4 ? r : static_cast<std::int64_t>(rng() % n);
+            const double v = std::uniform_real_distribution<double>(-3.0, 3.0)(rng);
+            std::ostringstream line;
+            line.precision(17);
+            line << r + 1 << " " << c + 1 << " " << v << (k % 13 == 7 ? "\r\n" : "\n");
+            entries.push_back(line.str());
+            auto [at, fresh] = expected.emplace(std::make_pair(r, c), v);
+            if (!fresh) at->second += v;
+            ++lines;
+        }
+        if (r == n / 3) entries.push_back("% a comment between rows\n\n");
+    }
+    std::string text;
+    for (const std::string& e : entries) text += e;
+    const std::string banner = "%%MatrixMarket matrix coordinate real general\n";
+    const std::string sizes = std::to_string(n) + " " + std::to_string(n) + " ";
+    for (int pad = 0; pad < 3; ++pad) {
+        const std::string whole =
+            banner + std::string(pad, '%') + "\n" + sizes + std::to_string(lines) + "\n" + text;
+        SCOPED_TRACE(pad);
+        ASSERT_GT(whole.size(), std::size_t{3} << 18);  // three parts
+        expect_csr(csr_of_text(whole), n, n, expected);
+        const TempFile file("sorted" + std::to_string(pad), whole);
+        expect_csr(read_matrix_market_csr(file.path()), n, n, expected);
+    }
+    // Row 2's entry after the last row's: out of order at the end.
+    const std::string late = "2 1 0.5\n";
+    auto [at, fresh] = expected.emplace(std::make_pair(std::int64_t{1}, std::int64_t{0}), 0.5);
+    if (!fresh) at->second += 0.5;
+    expect_csr(csr_of_text(banner + sizes + std::to_string(lines + 1) + "\n" + text + late), n, n,
+               expected);
+    // Each part sorted, the whole not: three blocks of lines of one width (so that the three
+    // parts are the blocks), the last rows' block first.
+    std::string blocks[3];
+    Expected by_blocks;
+    const char* values[] = {"0.25", "1.50", "2.75", "-1.0"};
+    for (int b = 0; b < 3; ++b)
+        for (int r = 1000 * b; r < 1000 * (b + 1); ++r)
+            for (int k = 0; k < 16; ++k) {
+                const int c = (k * 187 + r) % 3000;
+                char line[32];
+                std::snprintf(line, sizeof line, "%05d %05d %s\n", r + 1, c + 1, values[k % 4]);
+                blocks[b] += line;
+                auto [it, added] =
+                    by_blocks.emplace(std::make_pair(std::int64_t{r}, std::int64_t{c}), 0.0);
+                it->second += std::strtod(values[k % 4], nullptr);
+                (void)added;
+            }
+    const std::string rotated = "%%MatrixMarket matrix coordinate real general\n3000 3000 48000\n" +
+                                blocks[2] + blocks[0] + blocks[1];
+    expect_csr(csr_of_text(rotated), 3000, 3000, by_blocks);
+}
+
 // What the parts do not take (a comment longer than they read at once, an index with leading
 // zeros past 18 digits, a value with a '+' or in hexadecimal) is read line by line, to the same
 // matrix, from a file or a stream; a line over 1 MiB is refused with its number.
