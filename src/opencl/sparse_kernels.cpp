@@ -221,24 +221,30 @@ void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
     k.value(static_cast<cl_int>(first_step)).run(groups(k, rows));
 }
 
+/// One of the cycle's row updates: `kernel` over the rows of (rp, ci, v) with its two input
+/// vectors and its output (amg_residual: b, x, r; amg_correct: xc, base, out).
+template <typename T>
+void row_update(const Executor& exec, const char* kernel, std::size_t rows, const_view<I32> rp,
+                const_view<I32> ci, const_view<T> v, const_view<T> first, const_view<T> second,
+                view<T> out) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, kernel);
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(first.data).buffer(second.data).buffer(out.data).run(groups(k, rows));
+}
+
 template <typename T>
 void amg_residual(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
                   const_view<I32> ci, const_view<T> v, const_view<T> b, const_view<T> x,
                   view<T> r) {
-    if (rows == 0) return;
-    auto k = launch<T>(exec, "amg_residual");
-    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
-    k.buffer(b.data).buffer(x.data).buffer(r.data).run(groups(k, rows));
+    row_update(exec, "amg_residual", rows, rp, ci, v, b, x, r);
 }
 
 template <typename T>
 void amg_correct(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
                  const_view<I32> ci, const_view<T> v, const_view<T> xc, const_view<T> base,
                  view<T> out) {
-    if (rows == 0) return;
-    auto k = launch<T>(exec, "amg_correct");
-    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
-    k.buffer(xc.data).buffer(base.data).buffer(out.data).run(groups(k, rows));
+    row_update(exec, "amg_correct", rows, rp, ci, v, xc, base, out);
 }
 
 template <typename T>
