@@ -91,7 +91,8 @@ struct OpenclSettings {
     /// NVIDIA GPUs: the sub-group kernels use inline PTX warp shuffles (docs/opencl.md);
     /// false: never.
     bool warp_shuffles = true;
-    /// Program binaries are cached on disk in the user cache; false: never.
+    /// Program binaries are cached on disk in the user cache (not on PoCL, which caches
+    /// programs itself, docs/opencl.md); false: never.
     bool program_cache = true;
 };
 /// Sets the opencl runtime's settings for the devices and programs set up afterwards.

@@ -50,13 +50,21 @@ Device& fp64_device(const Executor& exec) {
     return d;
 }
 
+/// Work-items per work-group CPUs take at most.
+constexpr std::size_t kCpuWorkGroup = 32;
+
 /// Work-items per work-group: one row each, at most `limit`. GPUs: a multiple of 32 (cuda's
-/// rule). CPUs: exactly n, no idle work-item (PoCL runs a work-group's work-items one after the
-/// other; and PoCL 3.1 miscomputed GMRES with a preconditioner on ELL when some work-items had
-/// no row: x stayed 0, 2-core VM, 2026-11-25).
+/// rule). CPUs: n, at most kCpuWorkGroup, so no work-item is idle (PoCL 3.1 miscomputed GMRES
+/// with a preconditioner on ELL when some work-items had no row: x stayed 0, 2-core VM,
+/// 2026-11-25). PoCL runs a work-group's work-items one after the other, so more of them add
+/// no parallelism, and its CPU sums read every work-item's value in each (batch_group.cl):
+/// 512 stencil3pt systems, BiCGSTAB + Jacobi, n = 144: 0.023 s against 1.22 s with 144
+/// work-items; GMRES, n = 512: 0.30 s against 35 s with 256 (PoCL 3.1, 2-core VM, 2026-11-28).
+/// And PoCL compiles a kernel for each work-group size it is launched with: one for every
+/// n >= 32.
 std::size_t work_group_for(const Device& d, std::size_t limit, int n) {
     const auto rows = static_cast<std::size_t>(std::max(n, 1));
-    if (d.is_cpu) return std::min(limit, rows);
+    if (d.is_cpu) return std::min({limit, rows, kCpuWorkGroup});
     return std::max<std::size_t>(1,
                                  std::min(limit, std::max<std::size_t>(32, (rows + 31) / 32 * 32)));
 }

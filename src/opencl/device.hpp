@@ -46,6 +46,9 @@ struct Device {
     /// at most kMaxGroups.
     std::size_t reduction_groups = 1;
     std::size_t local_memory = 0;
+    /// The driver keeps its own cache of built programs on disk, so portla keeps none (PoCL:
+    /// its kernel cache holds the front end's IR and every work-group function it builds).
+    bool driver_caches_programs = false;
     /// Work-items of a warp whose shuffles the kernels may use (common.cl's PORTLA_WARP): 32 on
     /// NVIDIA GPUs where a probe kernel with inline PTX shuffles built and summed right, else 0.
     int warp = 0;

@@ -228,7 +228,14 @@ cl_program build_program(Device& d, const std::string& file, const std::string& 
                             d.platform_name + '\n' + options + '\n' + common + family;
     char hex[17];
     std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(fnv1a(key)));
-    const std::string dir = cache_dir();
+    // Not on a driver that caches programs itself: on PoCL, reading a program's binary
+    // (CL_PROGRAM_BINARIES) compiles a work-group function for every kernel in it, for any
+    // work-group size, where a launch compiles only the kernel it runs, for its size. In
+    // batch_kernels.cl's programs that generic build took 15-60 s a solver kernel, the launch's
+    // about 4 s, and the binary held kernels never launched: the double SPD batch test with
+    // empty caches, 877 s of CPU time with the binaries read, 99 s without (PoCL 3.1, 2-core
+    // VM, 2026-11-28). PoCL's own cache keeps the IR and the work-group functions it built.
+    const std::string dir = d.driver_caches_programs ? "" : cache_dir();
     const std::string path =
         dir.empty() ? "" : dir + "/" + file.substr(0, file.size() - 3) + "-" + hex + ".bin";
     cl_int err = CL_SUCCESS;
@@ -533,6 +540,7 @@ Device& device(int id) {
     d->driver_version = info_string(d->device, CL_DRIVER_VERSION);
     d->device_version = info_string(d->device, CL_DEVICE_VERSION);
     d->platform_name = platform_string(d->platform, CL_PLATFORM_NAME);
+    d->driver_caches_programs = d->platform_name == "Portable Computing Language";
     const std::string extensions = info_string(d->device, CL_DEVICE_EXTENSIONS);
     d->fp64 = extensions.find("cl_khr_fp64") != std::string::npos;
     d->khr_subgroups = false;  // set by the probe below, after the queue exists

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "portla/portla.hpp"
+#include "scoped_env.hpp"
 
 /// First line of a test that needs the kernel family `family` (KernelFamily::krylov, ...): skips
 /// it, with the reason, on a backend that does not implement it yet.
@@ -28,29 +29,6 @@ namespace portla::test {
 /// The name of the backend this test binary checks ("reference", "omp", "cuda", "opencl";
 /// tests/backends/backend_under_test.cpp, compiled per binary).
 const char* backend_under_test();
-
-/// Sets an environment variable for a scope and restores it (or unsets it) on the way out, also
-/// when an ASSERT returns early: for the tests that the PORTLA_* variables map onto the options
-/// (portla/environment.hpp).
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        ::setenv(name, value, 1);
-    }
-    ~ScopedEnv() {
-        if (old_)
-            ::setenv(name_.c_str(), old_->c_str(), 1);
-        else
-            ::unsetenv(name_.c_str());
-    }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    std::string name_;
-    std::optional<std::string> old_;
-};
 
 /// Expects `f` to throw BadInput with the one-line message `message` (a variable's refusal:
 /// "PORTLA_X=typo: expected ...").
