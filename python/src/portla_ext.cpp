@@ -887,7 +887,7 @@ NB_MODULE(_portla, m) {
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");
     nb::list reasons;  // index: solver::StopReason's value
-    for (int r = 0; r <= static_cast<int>(solver::StopReason::bad_scale); ++r)
+    for (int r = 0; r <= static_cast<int>(solver::StopReason::unstable_preconditioner); ++r)
         reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));
     m.attr("stop_reasons") = reasons;
     m.def("info", &info, "Backends compiled into this build, their devices, the GPUs.");

@@ -223,6 +223,17 @@ private:
     double final_residual_ = -1;
 };
 
+/// A solve that stopped without converging (max_iterations, breakdown, non_finite) with a
+/// preconditioner its set-up found unstable reports that as its reason.
+template <typename T>
+void blame_unstable_preconditioner(const PreconditionerOperator<T>* M, Result& result) {
+    const auto r = result.reason;
+    if (M && M->unstable() &&
+        (r == StopReason::max_iterations || r == StopReason::breakdown ||
+         r == StopReason::non_finite))
+        result.reason = StopReason::unstable_preconditioner;
+}
+
 /// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.
 template <typename T>
 void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> work,
