@@ -50,6 +50,7 @@ struct SolveOptions {
     double drop_tol = solver::Settings{}.ilut_drop_tolerance;
     int fill = solver::Settings{}.ilut_fill;
     bool pivot = false;
+    bool rcm = false;
     int level = solver::Settings{}.iluk_level;
     int replacement = 0;
     std::string side = "right";
@@ -378,6 +379,7 @@ int run(const SolveOptions& o) {
     s.ilut_drop_tolerance = o.drop_tol;
     s.ilut_fill = o.fill;
     s.ilut_pivoting = o.pivot;
+    s.ilut_rcm = o.rcm;
     s.iluk_level = o.level;
     s.amg = o.amg;
     s.amg.strength_threshold =
@@ -558,6 +560,7 @@ int run(const SolveOptions& o) {
             j["factorization"]["drop_tol"] = o.drop_tol;
             j["factorization"]["fill"] = o.fill;
             j["factorization"]["pivot"] = o.pivot;
+            j["factorization"]["rcm"] = o.rcm;
             const auto& ilut = dynamic_cast<const solver::Ilut<T>&>(*factors);
             j["factorization"]["interchanges"] = ilut.interchanges();
             j["factorization"]["replaced_pivots"] = ilut.replaced_pivots();
@@ -663,6 +666,7 @@ Runner add_solve(CLI::App& app) {
     app.add_flag("--pivot", o->pivot,
                  "ilut: partial pivoting by columns within each row (ILUTP), for rows with a "
                  "small or missing diagonal");
+    app.add_flag("--rcm", o->rcm, "ilut: factor after a reverse Cuthill-McKee ordering of A + A^T");
     app.add_option("--level", o->level, "iluk: level of fill k >= 0 (default 1; 0 is ilu0)");
     app.add_option("--block-size", o->block_size, "block-jacobi: rows per diagonal block (1-32)")
         ->check(CLI::Range(1, 32));

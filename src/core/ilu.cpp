@@ -498,6 +498,72 @@ IlutFactors ilut_factor(const HostCsr& a, double tau, int p, bool pivoting) {
     return f;
 }
 
+// Reverse Cuthill-McKee order of the graph of A + A^T: breadth-first from a vertex of least
+// degree in each connected component, neighbours by increasing degree, reversed. order[i] is
+// the row (and column) of A that comes i-th.
+std::vector<std::int32_t> rcm_order(const HostCsr& a) {
+    const std::size_t n = a.n;
+    std::vector<std::vector<std::int32_t>> adj(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) {
+            const auto j = a.col[e];
+            if (static_cast<std::size_t>(j) == i) continue;
+            adj[i].push_back(j);
+            adj[j].push_back(static_cast<std::int32_t>(i));
+        }
+    for (auto& v : adj) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    const auto by_degree = [&](std::int32_t x, std::int32_t y) {
+        return adj[x].size() < adj[y].size();
+    };
+    std::vector<std::int32_t> starts(n);
+    std::iota(starts.begin(), starts.end(), 0);
+    std::stable_sort(starts.begin(), starts.end(), by_degree);
+    std::vector<std::int32_t> order, next;
+    order.reserve(n);
+    std::vector<char> seen(n, 0);
+    for (auto start : starts) {
+        if (seen[start]) continue;
+        seen[start] = 1;
+        order.push_back(start);
+        for (std::size_t head = order.size() - 1; head < order.size(); ++head) {
+            next = adj[order[head]];
+            std::stable_sort(next.begin(), next.end(), by_degree);
+            for (auto j : next)
+                if (!seen[j]) {
+                    seen[j] = 1;
+                    order.push_back(j);
+                }
+        }
+    }
+    std::reverse(order.begin(), order.end());
+    return order;
+}
+
+// B = Q A Q^T: b_ij = a_{order[i], order[j]}, rows sorted.
+HostCsr permute(const HostCsr& a, const std::vector<std::int32_t>& order) {
+    std::vector<std::int32_t> inverse(a.n);
+    for (std::size_t i = 0; i < a.n; ++i) inverse[order[i]] = static_cast<std::int32_t>(i);
+    HostCsr b;
+    b.n = a.n;
+    b.ptr.assign(a.n + 1, 0);
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::size_t i = 0; i < a.n; ++i) {
+        row.clear();
+        for (auto e = a.ptr[order[i]]; e < a.ptr[order[i] + 1]; ++e)
+            row.emplace_back(inverse[a.col[e]], a.val[e]);
+        std::sort(row.begin(), row.end());
+        for (const auto& [c, v] : row) {
+            b.col.push_back(c);
+            b.val.push_back(v);
+        }
+        b.ptr[i + 1] = static_cast<std::int32_t>(b.col.size());
+    }
+    return b;
+}
+
 // ---- diagnosis ----
 
 // x = L^-1 b (L lower, unit diagonal implied or stored last in each row)
@@ -527,9 +593,11 @@ double max_abs(const std::vector<double>& v) {
     return m;
 }
 
-// Growth and probe of M = L U P^T (P: column_order, empty for the identity) as an approximation
-// of a (see FactorDiagnosis).
+// Growth and probe of M = Q^T L U P^T as an approximation of a (see FactorDiagnosis): M^-1 r
+// gathers t[i] = r[row_order[i]], solves L U y = t and gathers z[c] = y[column_order[c]] (an
+// empty order is the identity).
 FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const HostCsr& u,
+                         const std::vector<std::int32_t>& row_order,
                          const std::vector<std::int32_t>& column_order, const char* who) {
     FactorDiagnosis d;
     const std::size_t n = a.n;
@@ -547,6 +615,11 @@ FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const 
         for (auto& x : v) x = uniform(gen);
         for (std::size_t i = 0; i < n; ++i)
             for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) av[i] += a.val[e] * v[a.col[e]];
+        if (!row_order.empty()) {
+            std::vector<double> t(n);
+            for (std::size_t i = 0; i < n; ++i) t[i] = av[row_order[i]];
+            av.swap(t);
+        }
         host_lower_solve(l, unit_l, av, y);
         host_upper_solve(u, y, z);
         double diff = 0, norm = 0;
@@ -659,44 +732,49 @@ struct TriangularPair {
     TriangularFactor<T> lower, upper;
     TriangularSolver how;
     FactorDiagnosis diagnosis;
-    // After column pivoting (M = L U P^T): z[c] = y[column_order[c]] with y = U^-1 L^-1 r;
-    // empty without.
-    Array<std::int32_t> column_order;
-    mutable Array<T> work, work2;  // L^-1 r; U^-1 L^-1 r before the gather
+    // After a reordering or column pivoting (M = Q^T L U P^T): t[i] = r[row_order[i]],
+    // y = U^-1 L^-1 t, z[c] = y[column_order[c]]; each empty when it is the identity.
+    Array<std::int32_t> row_order, column_order;
+    mutable Array<T> work, work2;  // L^-1 t; t, then y before the gather
 
-    // `a` is the matrix factored (for the diagnosis); column_order as above, on the host.
+    // `a` is the matrix factored (for the diagnosis); the orders as above, on the host.
     TriangularPair(const Executor& exec, const HostCsr& a, const HostCsr& l, bool unit_l,
                    const HostCsr& u, TriangularSolver how_, const char* who,
-                   const std::vector<std::int32_t>& order = {})
+                   const std::vector<std::int32_t>& rows = {},
+                   const std::vector<std::int32_t>& columns = {})
         : lower(exec, l, true, unit_l, who),
           upper(exec, u, false, false, who),
           how(resolve(how_, exec)),
-          diagnosis(diagnose(a, l, unit_l, u, order, who)),
-          column_order(exec, order),
+          diagnosis(diagnose(a, l, unit_l, u, rows, columns, who)),
+          row_order(exec, rows),
+          column_order(exec, columns),
           work(exec, l.n),
-          work2(exec, order.empty() ? 0 : l.n) {
+          work2(exec, rows.empty() && columns.empty() ? 0 : l.n) {
         lower.analyse(how);
         upper.analyse(how);
     }
 
-    // z = P U^-1 (L^-1 r)
+    // z = P U^-1 L^-1 Q r
     void apply(const char* who, const_view<T> r, view<T> z) const {
         const std::size_t n = lower.matrix.rows();
         if (r.size != n) throw DimensionMismatch(std::string(who) + " apply: r", n, r.size);
         if (z.size != n) throw DimensionMismatch(std::string(who) + " apply: z", n, z.size);
         if (n == 0) return;
         const auto& exec = lower.matrix.executor();
-        const bool permuted = column_order.size() > 0;
+        const bool rows = row_order.size() > 0, columns = column_order.size() > 0;
+        const const_view<T> w2 = work2.get_view();
+        if (rows)  // work2 = Q r
+            dispatch(exec, [&](auto backend) {
+                gather(backend, exec, row_order.get_view(), r, work2.get_view());
+            });
         dispatch<KernelFamily::sptrsv>(exec, [&](auto backend) {
-            lower.solve(backend, how, r, work.get_view());  // work = L^-1 r
-            // z = U^-1 work, or work2 = U^-1 work, z[c] = work2[column_order[c]]
-            upper.solve(backend, how, work.get_view(), permuted ? work2.get_view() : z);
+            lower.solve(backend, how, rows ? w2 : r, work.get_view());  // work = L^-1 Q r
+            // z = U^-1 work, or work2 = U^-1 work and z = P work2
+            upper.solve(backend, how, work.get_view(), columns ? work2.get_view() : z);
         });
-        if (permuted) {
-            const const_view<T> y = work2.get_view();
+        if (columns)
             dispatch(exec,
-                     [&](auto backend) { gather(backend, exec, column_order.get_view(), y, z); });
-        }
+                     [&](auto backend) { gather(backend, exec, column_order.get_view(), w2, z); });
     }
 };
 
@@ -766,7 +844,7 @@ Ic0<T>::Ic0(const Csr<T>& A, TriangularSolver how) {
 // ---- ILUT ----
 
 template <typename T>
-Ilut<T>::Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting,
+Ilut<T>::Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, bool rcm,
               TriangularSolver how) {
     A.require_int32("ilut");
     check_square(A.rows(), A.cols(), "ilut");
@@ -776,16 +854,24 @@ Ilut<T>::Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting,
     if (fill < 0) throw BadInput("ilut: fill must be >= 0 (got " + std::to_string(fill) + ")");
     const HostCsr a = host_copy(A);
     check_finite(a, "ilut", [](std::size_t, std::int32_t) { return true; });
-    IlutFactors f = ilut_factor(a, drop_tolerance, fill, pivoting);
+    // With rcm, B = Q A Q^T is factored: B P = L U, so M^-1 = Q^T P U^-1 L^-1 Q.
+    std::vector<std::int32_t> rows;
+    if (rcm && a.n > 0) rows = rcm_order(a);
+    const IlutFactors f =
+        ilut_factor(rows.empty() ? a : permute(a, rows), drop_tolerance, fill, pivoting);
     interchanges_ = f.interchanges;
     replaced_pivots_ = f.replaced_pivots;
-    std::vector<std::int32_t> order;  // z[c] = y[position of column c]
-    if (f.interchanges > 0) {
-        order.resize(a.n);
-        for (std::size_t q = 0; q < a.n; ++q) order[f.column[q]] = static_cast<std::int32_t>(q);
+    // z[k] = y[position of column k of A]: column k of A is column i of B where rows[i] = k,
+    // at the position p with f.column[p] = i.
+    std::vector<std::int32_t> columns;
+    if (f.interchanges > 0 || !rows.empty()) {
+        std::vector<std::int32_t> position(a.n);
+        for (std::size_t q = 0; q < a.n; ++q) position[f.column[q]] = static_cast<std::int32_t>(q);
+        columns.resize(a.n);
+        for (std::size_t i = 0; i < a.n; ++i) columns[rows.empty() ? i : rows[i]] = position[i];
     }
     this->factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), a, f.l, true, f.u,
-                                                                 how, "ilut", order);
+                                                                 how, "ilut", rows, columns);
 }
 
 // ---- ILU(k) ----

@@ -66,7 +66,8 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
     if (s.precond == Preconditioner::amg) return std::make_unique<Amg<T>>(*csr, s.amg);
     if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
     if (s.precond == Preconditioner::ilut)
-        return std::make_unique<Ilut<T>>(*csr, s.ilut_drop_tolerance, s.ilut_fill, s.ilut_pivoting);
+        return std::make_unique<Ilut<T>>(*csr, s.ilut_drop_tolerance, s.ilut_fill, s.ilut_pivoting,
+                                         s.ilut_rcm);
     if (s.precond == Preconditioner::iluk) return std::make_unique<Iluk<T>>(*csr, s.iluk_level);
     return std::make_unique<Ic0<T>>(*csr);
 }

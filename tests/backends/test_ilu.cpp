@@ -552,6 +552,13 @@ TYPED_TEST(Ilu, IlutWithPivotingApplyMatchesReference) {
         });
 }
 
+TYPED_TEST(Ilu, IlutWithOrderingAndPivotingApplyMatchesReference) {
+    using T = TypeParam;
+    compare_made_with_reference<T>(
+        this->exec, this->ref, [](std::int64_t n) { return permuted_dominant(n, 175 + n); },
+        [](const Csr<T>& A) { return std::make_unique<Ilut<T>>(A, 1e-4, 5, true, true); });
+}
+
 TYPED_TEST(Ilu, IlukApplyMatchesReference) {
     using T = TypeParam;
     for (int k : {1, 2}) {
@@ -563,18 +570,20 @@ TYPED_TEST(Ilu, IlukApplyMatchesReference) {
     }
 }
 
-// With nothing dropped (tau = 0, fill n) ILUT is the complete LU, with pivoting of a matrix
-// whose diagonal is mostly zero: M^-1 (A v) = v up to rounding. The bound: n eps cond(A)
+// With nothing dropped (tau = 0, fill n) ILUT is the complete LU, with pivoting (and the
+// reverse Cuthill-McKee ordering) of a matrix whose diagonal is mostly zero: M^-1 (A v) = v up
+// to rounding. The bound: n eps cond(A)
 // growth, n = 33, cond <= 3 (row dominance a_ii >= 1 + sum |a_ij| with |a_ij| <= 1.1, three per
 // row), growth <= 2 (dominant pivots): ~200 eps; c = 1000 leaves a margin of 5.
 TYPED_TEST(Ilu, IlutWithoutDroppingIsTheCompleteLu) {
     using T = TypeParam;
     const std::int64_t n = 33;
-    for (bool pivoting : {false, true}) {
-        SCOPED_TRACE(pivoting ? "pivoting" : "no pivoting");
+    for (int variant = 0; variant < 3; ++variant) {
+        const bool pivoting = variant > 0, rcm = variant == 2;
+        SCOPED_TRACE(rcm ? "rcm and pivoting" : pivoting ? "pivoting" : "no pivoting");
         const MatrixData data =
             pivoting ? permuted_dominant(n, 190) : random_dominant(n, 190, false);
-        const Ilut<T> m(Csr<T>::from_data(this->exec, data), 0.0, int(n), pivoting);
+        const Ilut<T> m(Csr<T>::from_data(this->exec, data), 0.0, int(n), pivoting, rcm);
         EXPECT_EQ(m.replaced_pivots(), 0u);
         if (pivoting) {
             EXPECT_GT(m.interchanges(), 0u);

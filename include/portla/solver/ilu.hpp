@@ -79,7 +79,7 @@ inline constexpr double kUnstableGrowth = 1e6;
 /// misses v by 1e7 times v's length, so in single precision (eps 6e-8) the rounding of a
 /// preconditioned vector is as large as the vector itself. A factor with a few tiny pivots can
 /// probe high and still precondition in double: ILUT(1e-4, 10) of cryg2500 probes 4e4 and of
-/// west0479 6e7, both converging (docs/preconditioners.md).
+/// west0479 6e7, both converging (docs/real-matrices.md).
 inline constexpr double kProbeLimit = 1e7;
 
 /// What ILU(0) and IC(0) share: a lower factor L and an upper factor U on the executor, applied
@@ -180,9 +180,11 @@ private:
     double shift_ = 0;
 };
 
-/// ILUT(tau, p), Saad's threshold ILU, with optional partial pivoting by columns (ILUTP):
-/// M = L U P^T with L unit lower triangular, U upper triangular and P a column permutation
-/// (the identity without pivoting). z = M^-1 r = P U^-1 (L^-1 r).
+/// ILUT(tau, p), Saad's threshold ILU, with optional partial pivoting by columns (ILUTP) and
+/// an optional reverse Cuthill-McKee ordering: M = Q^T L U P^T with L unit lower triangular,
+/// U upper triangular, P a column permutation (the identity without pivoting) and Q the
+/// symmetric reverse Cuthill-McKee permutation of the graph of A + A^T (the identity without
+/// `rcm`): z = M^-1 r = P U^-1 L^-1 Q r, the permutations applied as gathers on the executor.
 ///
 /// Row by row (the IKJ form), in double: row i of A is eliminated by the rows k < i of U in
 /// increasing k; a multiplier l_ik with |l_ik| <= tau_i is dropped (row k is not subtracted), as
@@ -202,16 +204,17 @@ private:
 /// Requirements, checked at construction: A square (DimensionMismatch), tau >= 0 and finite,
 /// p >= 0 (BadInput "ilut: drop tolerance ..." / "ilut: fill ..."), every value finite, no
 /// empty row (BadInput "ilut: row N is empty (A is structurally singular)"), every pivot
-/// finite. Rows are 1-based in messages. lower(): L without its unit diagonal; upper(): U,
-/// diagonal first, both in the permuted column order.
+/// finite. Rows are 1-based in messages (of A, or with `rcm` of Q A Q^T). lower(): L without
+/// its unit diagonal; upper(): U, diagonal first, both in the permuted order.
 template <typename T>
 class Ilut : public TriangularFactors<T> {
 public:
     /// Factorizes A (blocking) with drop tolerance `drop_tolerance` (tau) and `fill` (p)
-    /// entries per row of L and of U beyond A's own, pivoting by columns when `pivoting`.
+    /// entries per row of L and of U beyond A's own, pivoting by columns when `pivoting`, after
+    /// a reverse Cuthill-McKee ordering when `rcm`.
     /// Throws as listed above, Unsupported for `vendor` on a backend without a vendor sparse
     /// triangular solve or for A with 64-bit indices, DeviceError/OutOfMemory from the backend.
-    Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting,
+    Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, bool rcm = false,
          TriangularSolver how = TriangularSolver::automatic);
 
     std::string name() const override { return "ilut"; }

@@ -88,6 +88,9 @@ struct Settings {
     int ilut_fill = 10;
     /// ilut: partial pivoting by columns within each row (ILUTP).
     bool ilut_pivoting = false;
+    /// ilut: factor Q A Q^T, Q the reverse Cuthill-McKee ordering of A + A^T (fewer entries
+    /// dropped where A's graph is banded after it; docs/real-matrices.md has where it pays).
+    bool ilut_rcm = false;
     /// iluk: the level of fill k >= 0 (0 is ILU(0)'s pattern).
     int iluk_level = 1;
     /// Use x as the initial guess; otherwise x is set to zero first.
