@@ -51,6 +51,7 @@ struct SolveOptions {
     int fill = solver::Settings{}.ilut_fill;
     bool pivot = false;
     bool rcm = false;
+    bool matching = false;
     int level = solver::Settings{}.iluk_level;
     int replacement = 0;
     std::string side = "right";
@@ -380,6 +381,7 @@ int run(const SolveOptions& o) {
     s.ilut_fill = o.fill;
     s.ilut_pivoting = o.pivot;
     s.ilut_rcm = o.rcm;
+    s.ilut_matching = o.matching;
     s.iluk_level = o.level;
     s.amg = o.amg;
     s.amg.strength_threshold =
@@ -561,6 +563,7 @@ int run(const SolveOptions& o) {
             j["factorization"]["fill"] = o.fill;
             j["factorization"]["pivot"] = o.pivot;
             j["factorization"]["rcm"] = o.rcm;
+            j["factorization"]["matching"] = o.matching;
             const auto& ilut = dynamic_cast<const solver::Ilut<T>&>(*factors);
             j["factorization"]["interchanges"] = ilut.interchanges();
             j["factorization"]["replaced_pivots"] = ilut.replaced_pivots();
@@ -667,6 +670,9 @@ Runner add_solve(CLI::App& app) {
                  "ilut: partial pivoting by columns within each row (ILUTP), for rows with a "
                  "small or missing diagonal");
     app.add_flag("--rcm", o->rcm, "ilut: factor after a reverse Cuthill-McKee ordering of A + A^T");
+    app.add_flag("--matching", o->matching,
+                 "ilut: permute rows first to put the largest possible entries on the diagonal "
+                 "(static pivoting)");
     app.add_option("--level", o->level, "iluk: level of fill k >= 0 (default 1; 0 is ilu0)");
     app.add_option("--block-size", o->block_size, "block-jacobi: rows per diagonal block (1-32)")
         ->check(CLI::Range(1, 32));

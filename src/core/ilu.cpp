@@ -542,6 +542,124 @@ std::vector<std::int32_t> rcm_order(const HostCsr& a) {
     return order;
 }
 
+// A row permutation that puts a large entry on every diagonal position: the assignment of rows
+// to columns maximising prod |a_{row(j), j}| (the objective of Duff and Koster's MC64), found as
+// a minimum-cost perfect matching with costs c_ij = log max_k |a_kj| - log |a_ij| >= 0 by
+// successive shortest augmenting paths (Dijkstra over reduced costs, row and column
+// potentials). Returns row_of[j], the row of A placed at row j. Explicit zeros are not
+// entries; BadInput when no perfect matching exists (A is structurally singular).
+std::vector<std::int32_t> matching_rows(const HostCsr& a, const char* who) {
+    const std::size_t n = a.n;
+    std::vector<double> column_max(n, 0.0), cost(a.val.size(), 0.0);
+    for (std::size_t e = 0; e < a.val.size(); ++e)
+        column_max[a.col[e]] = std::max(column_max[a.col[e]], std::abs(a.val[e]));
+    for (std::size_t e = 0; e < a.val.size(); ++e)
+        cost[e] = a.val[e] != 0 ? std::log(column_max[a.col[e]]) - std::log(std::abs(a.val[e]))
+                                : std::numeric_limits<double>::infinity();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> u(n, 0.0), v(n, 0.0), d(n, inf);
+    std::vector<std::int32_t> row_of(n, -1), column_of(n, -1), previous(n, -1), touched;
+    std::vector<char> done(n, 0);
+    // u_i = min_j c_ij keeps every reduced cost c_ij - u_i - v_j >= 0; a row whose cheapest
+    // column is free takes it at once.
+    for (std::size_t i = 0; i < n; ++i) {
+        double best = inf;
+        std::int32_t at = -1;
+        for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e)
+            if (cost[e] < best) {
+                best = cost[e];
+                at = a.col[e];
+            }
+        if (at < 0)
+            throw BadInput(std::string(who) + ": " + row_name(i) +
+                           " has no nonzero entry (A is structurally singular)");
+        u[i] = best;
+        if (row_of[at] < 0) {
+            row_of[at] = static_cast<std::int32_t>(i);
+            column_of[i] = at;
+        }
+    }
+    using Item = std::pair<double, std::int32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+    for (std::size_t s = 0; s < n; ++s) {
+        if (column_of[s] >= 0) continue;
+        // Dijkstra from row s to the nearest free column over reduced costs
+        auto relax = [&](std::int32_t i, double base) {
+            for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) {
+                const auto j = a.col[e];
+                if (done[j] || !std::isfinite(cost[e])) continue;
+                const double dj = base + cost[e] - u[i] - v[j];
+                if (dj < d[j]) {
+                    if (d[j] == inf) touched.push_back(j);
+                    d[j] = dj;
+                    previous[j] = i;
+                    heap.emplace(dj, j);
+                }
+            }
+        };
+        relax(static_cast<std::int32_t>(s), 0.0);
+        std::int32_t free_column = -1;
+        double delta = 0;
+        std::vector<std::int32_t> finished;
+        while (!heap.empty()) {
+            const auto [dj, j] = heap.top();
+            heap.pop();
+            if (done[j] || dj > d[j]) continue;
+            done[j] = 1;
+            finished.push_back(j);
+            if (row_of[j] < 0) {
+                free_column = j;
+                delta = dj;
+                break;
+            }
+            relax(row_of[j], dj);
+        }
+        while (!heap.empty()) heap.pop();
+        if (free_column < 0)
+            throw BadInput(std::string(who) +
+                           ": A is structurally singular (no row permutation puts a nonzero on "
+                           "every diagonal position; " +
+                           row_name(s) + " cannot be matched)");
+        // potentials: matched edges keep reduced cost 0, all stay >= 0
+        u[s] += delta;
+        for (auto j : finished)
+            if (j != free_column) {
+                v[j] += d[j] - delta;
+                u[row_of[j]] += delta - d[j];
+            }
+        // augment along the path back to s
+        for (std::int32_t j = free_column; j >= 0;) {
+            const auto i = previous[j];
+            const auto next = column_of[i];
+            row_of[j] = i;
+            column_of[i] = j;
+            j = static_cast<std::size_t>(i) == s ? -1 : next;
+        }
+        for (auto j : touched) {
+            d[j] = inf;
+            done[j] = 0;
+            previous[j] = -1;
+        }
+        touched.clear();
+    }
+    return row_of;
+}
+
+// R A: row i of the result is row rows[i] of a.
+HostCsr permute_rows(const HostCsr& a, const std::vector<std::int32_t>& rows) {
+    HostCsr b;
+    b.n = a.n;
+    b.ptr.assign(a.n + 1, 0);
+    for (std::size_t i = 0; i < a.n; ++i) {
+        for (auto e = a.ptr[rows[i]]; e < a.ptr[rows[i] + 1]; ++e) {
+            b.col.push_back(a.col[e]);
+            b.val.push_back(a.val[e]);
+        }
+        b.ptr[i + 1] = static_cast<std::int32_t>(b.col.size());
+    }
+    return b;
+}
+
 // B = Q A Q^T: b_ij = a_{order[i], order[j]}, rows sorted.
 HostCsr permute(const HostCsr& a, const std::vector<std::int32_t>& order) {
     std::vector<std::int32_t> inverse(a.n);
@@ -845,7 +963,7 @@ Ic0<T>::Ic0(const Csr<T>& A, TriangularSolver how) {
 
 template <typename T>
 Ilut<T>::Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, bool rcm,
-              TriangularSolver how) {
+              bool matching, TriangularSolver how) {
     A.require_int32("ilut");
     check_square(A.rows(), A.cols(), "ilut");
     if (!(drop_tolerance >= 0) || !std::isfinite(drop_tolerance))
@@ -854,21 +972,36 @@ Ilut<T>::Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, b
     if (fill < 0) throw BadInput("ilut: fill must be >= 0 (got " + std::to_string(fill) + ")");
     const HostCsr a = host_copy(A);
     check_finite(a, "ilut", [](std::size_t, std::int32_t) { return true; });
-    // With rcm, B = Q A Q^T is factored: B P = L U, so M^-1 = Q^T P U^-1 L^-1 Q.
-    std::vector<std::int32_t> rows;
-    if (rcm && a.n > 0) rows = rcm_order(a);
-    const IlutFactors f =
-        ilut_factor(rows.empty() ? a : permute(a, rows), drop_tolerance, fill, pivoting);
+    // With matching, the rows of A are permuted first (R A, a large entry on every diagonal
+    // position); with rcm, B = Q (R A) Q^T is factored: B P = L U, M^-1 = Q^T P U^-1 L^-1 Q R.
+    std::vector<std::int32_t> matched, order, rows;
+    HostCsr b = a;
+    if (matching && a.n > 0) {
+        matched = matching_rows(a, "ilut");
+        b = permute_rows(a, matched);
+    }
+    if (rcm && a.n > 0) {
+        order = rcm_order(b);
+        b = permute(b, order);
+    }
+    if (!matched.empty() || !order.empty()) {  // t[i] = r[rows[i]]
+        rows.resize(a.n);
+        for (std::size_t i = 0; i < a.n; ++i) {
+            const auto k = order.empty() ? static_cast<std::int32_t>(i) : order[i];
+            rows[i] = matched.empty() ? k : matched[k];
+        }
+    }
+    const IlutFactors f = ilut_factor(b, drop_tolerance, fill, pivoting);
     interchanges_ = f.interchanges;
     replaced_pivots_ = f.replaced_pivots;
-    // z[k] = y[position of column k of A]: column k of A is column i of B where rows[i] = k,
-    // at the position p with f.column[p] = i.
+    // z[k] = y[position of column k of A]: column k of A is column i of B where order[i] = k
+    // (the row permutation leaves columns alone), at the position p with f.column[p] = i.
     std::vector<std::int32_t> columns;
-    if (f.interchanges > 0 || !rows.empty()) {
+    if (f.interchanges > 0 || !order.empty()) {
         std::vector<std::int32_t> position(a.n);
         for (std::size_t q = 0; q < a.n; ++q) position[f.column[q]] = static_cast<std::int32_t>(q);
         columns.resize(a.n);
-        for (std::size_t i = 0; i < a.n; ++i) columns[rows.empty() ? i : rows[i]] = position[i];
+        for (std::size_t i = 0; i < a.n; ++i) columns[order.empty() ? i : order[i]] = position[i];
     }
     this->factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), a, f.l, true, f.u,
                                                                  how, "ilut", rows, columns);

@@ -67,7 +67,7 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
     if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
     if (s.precond == Preconditioner::ilut)
         return std::make_unique<Ilut<T>>(*csr, s.ilut_drop_tolerance, s.ilut_fill, s.ilut_pivoting,
-                                         s.ilut_rcm);
+                                         s.ilut_rcm, s.ilut_matching);
     if (s.precond == Preconditioner::iluk) return std::make_unique<Iluk<T>>(*csr, s.iluk_level);
     return std::make_unique<Ic0<T>>(*csr);
 }

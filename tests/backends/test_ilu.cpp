@@ -557,6 +557,35 @@ TYPED_TEST(Ilu, IlutWithOrderingAndPivotingApplyMatchesReference) {
     compare_made_with_reference<T>(
         this->exec, this->ref, [](std::int64_t n) { return permuted_dominant(n, 175 + n); },
         [](const Csr<T>& A) { return std::make_unique<Ilut<T>>(A, 1e-4, 5, true, true); });
+    compare_made_with_reference<T>(
+        this->exec, this->ref, [](std::int64_t n) { return permuted_dominant(n, 176 + n); },
+        [](const Csr<T>& A) { return std::make_unique<Ilut<T>>(A, 1e-4, 5, true, true, true); });
+}
+
+// The rows of a dominant matrix, shuffled: matching puts every dominant entry back on the
+// diagonal (the product of the diagonal's |entries| is largest there), so ILUT then needs no
+// column interchange, and without dropping it is the complete LU (bound as in
+// IlutWithoutDroppingIsTheCompleteLu).
+TYPED_TEST(Ilu, MatchingRestoresTheDominantDiagonal) {
+    using T = TypeParam;
+    const std::int64_t n = 33;
+    MatrixData data = random_dominant(n, 240, false);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), std::int64_t{0});
+    std::mt19937_64 gen(241);
+    std::shuffle(perm.begin(), perm.end(), gen);
+    for (auto& r : data.row_idx) r = perm[r];
+    data.sort_and_sum_duplicates();
+    const auto A = Csr<T>::from_data(this->exec, data);
+    const Ilut<T> m(A, 0.0, int(n), true, false, true);
+    EXPECT_EQ(m.interchanges(), 0u);
+    EXPECT_EQ(m.replaced_pivots(), 0u);
+    const auto v = random_vector<T>(n, 242);
+    const auto z = apply_on(m, multiply(data, v));
+    for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_NEAR(z[i], v[i], 1000 * eps<T>()) << "row " << i + 1;
+    // Without matching, the shuffled rows need interchanges.
+    EXPECT_GT(Ilut<T>(A, 0.0, int(n), true).interchanges(), 0u);
 }
 
 TYPED_TEST(Ilu, IlukApplyMatchesReference) {
@@ -660,6 +689,14 @@ TYPED_TEST(Ilu, IlutAndIlukRefuseBadInput) {
     expect_bad_input([&] { Ilut<T> m(empty_row, 1e-4, 10, true); },
                      "ilut: row 2 is empty (A is structurally singular)");
     expect_bad_input([&] { Iluk<T> m(empty_row, 1); }, "iluk: row 2 has no diagonal entry");
+    expect_bad_input([&] { Ilut<T> m(empty_row, 1e-4, 10, true, false, true); },
+                     "ilut: row 2 has no nonzero entry (A is structurally singular)");
+    // Rows 1 and 2 have entries in column 1 only: no permutation fills the diagonal.
+    const auto singular = Csr<T>::from_data(
+        this->exec,
+        from_entries(3, {{0, 0, 2.0}, {1, 0, 1.0}, {2, 0, 4.0}, {2, 1, 1.0}, {2, 2, 3.0}}));
+    expect_bad_input([&] { Ilut<T> m(singular, 1e-4, 10, true, false, true); },
+                     "ilut: A is structurally singular");
     const auto nan = Csr<T>::from_data(
         this->exec, from_entries(2, {{0, 0, 2.0}, {1, 0, std::nan("")}, {1, 1, 3.0}}));
     expect_bad_input([&] { Ilut<T> m(nan, 1e-4, 10, false); }, "ilut: non-finite value");

@@ -180,11 +180,15 @@ private:
     double shift_ = 0;
 };
 
-/// ILUT(tau, p), Saad's threshold ILU, with optional partial pivoting by columns (ILUTP) and
-/// an optional reverse Cuthill-McKee ordering: M = Q^T L U P^T with L unit lower triangular,
-/// U upper triangular, P a column permutation (the identity without pivoting) and Q the
-/// symmetric reverse Cuthill-McKee permutation of the graph of A + A^T (the identity without
-/// `rcm`): z = M^-1 r = P U^-1 L^-1 Q r, the permutations applied as gathers on the executor.
+/// ILUT(tau, p), Saad's threshold ILU, with optional partial pivoting by columns (ILUTP), an
+/// optional row permutation by matching (static pivoting) and an optional reverse Cuthill-McKee
+/// ordering: M = R^T Q^T L U P^T Q with L unit lower triangular, U upper triangular, P a column
+/// permutation (the identity without pivoting), Q the symmetric reverse Cuthill-McKee
+/// permutation of the graph of R A + (R A)^T (the identity without `rcm`), and R the row
+/// permutation that maximises the product of the diagonal's |entries| (MC64's objective, a
+/// minimum-cost matching: a nonzero on every diagonal position, the largest it can be; the
+/// identity without `matching`): z = M^-1 r = Q^T P U^-1 L^-1 Q R r, the permutations applied
+/// as gathers on the executor.
 ///
 /// Row by row (the IKJ form), in double: row i of A is eliminated by the rows k < i of U in
 /// increasing k; a multiplier l_ik with |l_ik| <= tau_i is dropped (row k is not subtracted), as
@@ -204,18 +208,20 @@ private:
 /// Requirements, checked at construction: A square (DimensionMismatch), tau >= 0 and finite,
 /// p >= 0 (BadInput "ilut: drop tolerance ..." / "ilut: fill ..."), every value finite, no
 /// empty row (BadInput "ilut: row N is empty (A is structurally singular)"), every pivot
-/// finite. Rows are 1-based in messages (of A, or with `rcm` of Q A Q^T). lower(): L without
+/// finite; with `matching`, a perfect matching (BadInput "ilut: A is structurally singular
+/// ..."). Rows are 1-based in messages (of A, or of the permuted matrix). lower(): L without
 /// its unit diagonal; upper(): U, diagonal first, both in the permuted order.
 template <typename T>
 class Ilut : public TriangularFactors<T> {
 public:
     /// Factorizes A (blocking) with drop tolerance `drop_tolerance` (tau) and `fill` (p)
     /// entries per row of L and of U beyond A's own, pivoting by columns when `pivoting`, after
-    /// a reverse Cuthill-McKee ordering when `rcm`.
+    /// a reverse Cuthill-McKee ordering when `rcm` and a row permutation by matching when
+    /// `matching` (both described above).
     /// Throws as listed above, Unsupported for `vendor` on a backend without a vendor sparse
     /// triangular solve or for A with 64-bit indices, DeviceError/OutOfMemory from the backend.
     Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, bool rcm = false,
-         TriangularSolver how = TriangularSolver::automatic);
+         bool matching = false, TriangularSolver how = TriangularSolver::automatic);
 
     std::string name() const override { return "ilut"; }
     bool symmetric() const override { return false; }

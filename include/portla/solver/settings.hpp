@@ -91,6 +91,9 @@ struct Settings {
     /// ilut: factor Q A Q^T, Q the reverse Cuthill-McKee ordering of A + A^T (fewer entries
     /// dropped where A's graph is banded after it; docs/real-matrices.md has where it pays).
     bool ilut_rcm = false;
+    /// ilut: permute the rows first so that the product of the diagonal's |entries| is largest
+    /// (static pivoting; for matrices with zero or small diagonal entries).
+    bool ilut_matching = false;
     /// iluk: the level of fill k >= 0 (0 is ILU(0)'s pattern).
     int iluk_level = 1;
     /// Use x as the initial guess; otherwise x is set to zero first.
