@@ -78,8 +78,9 @@ inline constexpr double kUnstableGrowth = 1e6;
 /// FactorDiagnosis: a probe above this (or not finite) marks a factor unstable. M^-1 A v then
 /// misses v by 1e7 times v's length, so in single precision (eps 6e-8) the rounding of a
 /// preconditioned vector is as large as the vector itself. A factor with a few tiny pivots can
-/// probe high and still precondition in double: ILUT(1e-4, 10) of cryg2500 probes 4e4 and of
-/// west0479 6e7, both converging (docs/real-matrices.md).
+/// probe high and still precondition in double: ILUT(1e-4, 10) with pivoting probes 6e5 on
+/// arc130 and 4e3 on mahindas, both converging; ILU(0) of bcsstk09, which BiCGSTAB and GMRES
+/// do not converge with, probes 3e13 (docs/real-matrices.md).
 inline constexpr double kProbeLimit = 1e7;
 
 /// What ILU(0) and IC(0) share: a lower factor L and an upper factor U on the executor, applied
