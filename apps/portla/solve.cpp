@@ -47,6 +47,12 @@ struct SolveOptions {
     int restart = 30;
     int block_size = 4;
     int degree = 4;
+    double drop_tol = solver::Settings{}.ilut_drop_tolerance;
+    int fill = solver::Settings{}.ilut_fill;
+    bool pivot = false;
+    bool rcm = false;
+    bool matching = false;
+    int level = solver::Settings{}.iluk_level;
     int replacement = 0;
     std::string side = "right";
     solver::AmgSettings amg;
@@ -137,6 +143,15 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     if (precond == Preconditioner::chebyshev) device.add(3 * n, sizeof(T));
     if (precond == Preconditioner::ilu0 || precond == Preconditioner::ic0)
         device.add(nnz, sizeof(T) + sizeof(std::int32_t)).add(2 * n + 1, sizeof(std::int32_t));
+    // ILUT: at most A's entries and p more per row of L and of U, a gather index and a vector;
+    // ILU(k): fill grows with k, 2^k A's entries taken as the estimate (3-D Poisson: 2.3x at k = 1)
+    if (precond == Preconditioner::ilut)
+        device.add(nnz + 2.0 * o.fill * n, sizeof(T) + sizeof(std::int32_t))
+            .add(3 * n + 1, sizeof(std::int32_t))
+            .add(n, sizeof(T));
+    if (precond == Preconditioner::iluk)
+        device.add(nnz * std::pow(2.0, std::min(o.level, 8)), sizeof(T) + sizeof(std::int32_t))
+            .add(2 * n + 1, sizeof(std::int32_t));
     // The hierarchy's own estimate (a stored matrix has fewer than 2^31 rows; larger declared
     // sizes are refused by the matrix's need alone).
     if (precond == Preconditioner::amg && n < 2147483648.0)
@@ -362,6 +377,12 @@ int run(const SolveOptions& o) {
     s.restart = o.restart;
     s.block_size = o.block_size;
     s.chebyshev_degree = o.degree;
+    s.ilut_drop_tolerance = o.drop_tol;
+    s.ilut_fill = o.fill;
+    s.ilut_pivoting = o.pivot;
+    s.ilut_rcm = o.rcm;
+    s.ilut_matching = o.matching;
+    s.iluk_level = o.level;
     s.amg = o.amg;
     s.amg.strength_threshold =
         o.amg_threshold >= 0
@@ -407,6 +428,10 @@ int run(const SolveOptions& o) {
     exec.synchronize();
     const double precond_s = seconds_since(precond_start);
     const auto* amg = dynamic_cast<const solver::Amg<T>*>(M.get());
+    // An incomplete factorization's diagnosis: one line on stderr when it is unstable.
+    const auto* factors = dynamic_cast<const solver::TriangularFactors<T>*>(M.get());
+    if (factors && factors->unstable() && root)
+        std::cerr << "portla: warning: " << factors->diagnosis().advice << "\n";
 
     auto run = [&](Array<T>& xv, const solver::Settings& st, auto&&... args) {
         switch (method) {
@@ -523,6 +548,28 @@ int run(const SolveOptions& o) {
         j["pc_side"] = o.side;
     }
     if (amg) j["amg"] = amg_json(*amg, s.amg, comm != nullptr);
+    if (factors) {
+        const auto& d = factors->diagnosis();
+        j["factorization"] = {{"nnz_lower", factors->lower().nnz()},
+                              {"nnz_upper", factors->upper().nnz()},
+                              {"growth", d.growth},
+                              {"max_factor_entry", d.max_factor_entry},
+                              {"max_matrix_entry", d.max_matrix_entry},
+                              {"min_pivot", d.min_pivot},
+                              {"probe", d.probe},
+                              {"stable", d.stable}};
+        if (precond == solver::Preconditioner::ilut) {
+            j["factorization"]["drop_tol"] = o.drop_tol;
+            j["factorization"]["fill"] = o.fill;
+            j["factorization"]["pivot"] = o.pivot;
+            j["factorization"]["rcm"] = o.rcm;
+            j["factorization"]["matching"] = o.matching;
+            const auto& ilut = dynamic_cast<const solver::Ilut<T>&>(*factors);
+            j["factorization"]["interchanges"] = ilut.interchanges();
+            j["factorization"]["replaced_pivots"] = ilut.replaced_pivots();
+        }
+        if (precond == solver::Preconditioner::iluk) j["factorization"]["level"] = o.level;
+    }
     const bool indefinite = res.reason == solver::StopReason::indefinite;
     // Rank 0 writes; a failure to write is every rank's.
     dist::on_every_rank(comm.get(), [&] {
@@ -541,8 +588,11 @@ int run(const SolveOptions& o) {
                   << (comm ? ", " + std::to_string(comm->size()) + " MPI ranks" : "") << "\n"
                   << "  problem     " << problem.description << ": n = " << std::size_t(sizes[0])
                   << ", nnz = " << std::size_t(sizes[1]) << "\n"
-                  << "  result      " << solver::to_string(res.reason) << " after "
-                  << res.iterations << " iterations\n"
+                  << "  result      " << solver::to_string(res.reason)
+                  << (res.reason == solver::StopReason::unstable_preconditioner
+                          ? " (" + o.precond + ")"
+                          : std::string())
+                  << " after " << res.iterations << " iterations\n"
                   << "  residual    ||b - Ax|| = " << res.residual_norm << ", relative "
                   << res.relative_residual() << "\n"
                   << "  time        " << time_s << " s (" << time_s / std::max(1, res.iterations)
@@ -603,13 +653,27 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::Range(1, 100000));
     using solver::Preconditioner;
     app.add_option("--precond", o->precond,
-                   "none, jacobi, block-jacobi, ilu0, ic0 (symmetric matrices), chebyshev or amg "
-                   "(smoothed aggregation multigrid, one cycle per apply; csr; --amg-* options)")
-        ->check(
-            CLI::IsMember({to_string(Preconditioner::none), to_string(Preconditioner::jacobi),
-                           to_string(Preconditioner::block_jacobi), to_string(Preconditioner::ilu0),
-                           to_string(Preconditioner::ic0), to_string(Preconditioner::chebyshev),
-                           to_string(Preconditioner::amg)}));
+                   "none, jacobi, block-jacobi, ilu0, ic0 (symmetric matrices), chebyshev, amg "
+                   "(smoothed aggregation multigrid, one cycle per apply; csr; --amg-* options), "
+                   "ilut (threshold ILU; --drop-tol, --fill, --pivot) or iluk (ILU(k); --level)")
+        ->check(CLI::IsMember({to_string(Preconditioner::none), to_string(Preconditioner::jacobi),
+                               to_string(Preconditioner::block_jacobi),
+                               to_string(Preconditioner::ilu0), to_string(Preconditioner::ic0),
+                               to_string(Preconditioner::chebyshev), to_string(Preconditioner::amg),
+                               to_string(Preconditioner::ilut), to_string(Preconditioner::iluk)}));
+    app.add_option("--drop-tol", o->drop_tol,
+                   "ilut: drop tolerance tau >= 0, relative to each row's mean |a_ij| (default "
+                   "1e-4)");
+    app.add_option("--fill", o->fill,
+                   "ilut: entries each row of L and of U keeps beyond A's own (>= 0, default 10)");
+    app.add_flag("--pivot", o->pivot,
+                 "ilut: partial pivoting by columns within each row (ILUTP), for rows with a "
+                 "small or missing diagonal");
+    app.add_flag("--rcm", o->rcm, "ilut: factor after a reverse Cuthill-McKee ordering of A + A^T");
+    app.add_flag("--matching", o->matching,
+                 "ilut: permute rows first to put the largest possible entries on the diagonal "
+                 "(static pivoting)");
+    app.add_option("--level", o->level, "iluk: level of fill k >= 0 (default 1; 0 is ilu0)");
     app.add_option("--block-size", o->block_size, "block-jacobi: rows per diagonal block (1-32)")
         ->check(CLI::Range(1, 32));
     app.add_option("--degree", o->degree, "chebyshev: polynomial degree (1-64)")

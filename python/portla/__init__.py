@@ -128,7 +128,8 @@ def solve(
         norm; an exception it raises ends the solve and propagates.
     :param settings: further fields of portla's solver Settings: left_preconditioning,
         flexible (GMRES), block_size (block-jacobi), chebyshev_degree, residual_replacement,
-        device_loop (CG on the GPU), amg (a dict of multigrid settings: method "sa" or
+        device_loop (CG on the GPU), ilut_drop_tolerance, ilut_fill, ilut_pivoting (ilut),
+        iluk_level (iluk), amg (a dict of multigrid settings: method "sa" or
         "classical", strength_threshold (give 0.25 with "classical"), smoother "jacobi" / "l1-jacobi" / "chebyshev", sweeps,
         chebyshev_degree, cycle "v" / "w", max_levels, coarse_size, prolongator_weight,
         mixed_precision (the hierarchy in float under a double solve)).

@@ -199,6 +199,8 @@ _INT_SETTINGS = (
     "residual_replacement",
     "block_size",
     "chebyshev_degree",
+    "ilut_fill",
+    "iluk_level",
 )
 
 

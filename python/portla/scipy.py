@@ -13,7 +13,9 @@ A: a scipy.sparse matrix or array (its CSR arrays read in place on the CPU backe
 the GPU once per call on cuda; CSC, COO, ... converted once), a dense 2-D array, or a scipy.sparse.linalg.LinearOperator (matrix-free: portla calls its
 matvec for each A x). M: a portla preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0",
 "chebyshev", "amg": smoothed aggregation multigrid with its default settings, built from a sparse
-A on A's device; portla.solve takes its options) or, as in SciPy, a LinearOperator / matrix
+A on A's device; "ilut": threshold ILU with drop tolerance 1e-4 and 10 entries of fill per row of
+L and U, after a row permutation by matching and pivoting by columns (spilu pivots by rows); "iluk": ILU(1); portla.solve
+takes their options) or, as in SciPy, a LinearOperator / matrix
 approximating A^-1 (called for each M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
 precision ("double", "single"; default: single when A and b are float32) and monitor(iteration,
 residual_norm), called after each iteration.
@@ -167,6 +169,10 @@ def _solve(
         # Every residual meets an infinite tolerance: x0 (or zero) is the answer. Run without
         # an iteration for the checks and x, the tolerances finite for them.
         rtol, atol, max_iters = 0.0, 0.0, 0
+    if isinstance(M, str) and M == "ilut":
+        # as spilu, which pivots: by columns within rows, after a row permutation by matching
+        kwargs.setdefault("ilut_pivoting", True)
+        kwargs.setdefault("ilut_matching", True)
     x, r = _core.run(
         method,
         A,
@@ -228,7 +234,8 @@ _SHORT_RECURRENCE_PARAMETERS = """
         ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
     :param atol: absolute tolerance (a real number >= 0, or infinite).
     :param maxiter: iteration limit (default 10 n).
-    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg") or a
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg", "ilut",
+        "iluk") or a
         LinearOperator / matrix applying M^-1 (host arrays only).
     :param callback: callback(xk), called after each iteration with the current iterate (the solver's own x, valid during the call).
     :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
@@ -239,7 +246,8 @@ _SHORT_RECURRENCE_PARAMETERS = """
         recurrence residual norm (portla's own keyword).
     :returns: ``(x, info)``: x the solution (NumPy, or the caller's GPU type); info 0 when
         converged, maxiter when the limit was reached, -1 on breakdown, a non-finite value, an
-        indefinite operator or a singular preconditioner.
+        indefinite operator, a singular preconditioner or an unstable one (an incomplete factor
+        whose growth or probe failed).
     :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown name, GPU arrays
         on different devices or with a CPU backend).
     :raises MemoryError: out of memory.
@@ -290,7 +298,8 @@ def gmres(
     :param atol: absolute tolerance (a real number >= 0, or infinite).
     :param maxiter: iteration limit in restart cycles (default 10 n); in inner iterations with
         callback_type "legacy" and a callback, as SciPy.
-    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg") or a
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg", "ilut",
+        "iluk") or a
         LinearOperator / matrix applying M^-1 (host arrays only).
     :param callback: see callback_type.
     :param restart: Krylov vectors per cycle (default 20, at most n).
@@ -306,7 +315,8 @@ def gmres(
         recurrence residual norm (portla's own keyword).
     :returns: ``(x, info)``: x the solution (NumPy, or the caller's GPU type); info 0 when
         converged, maxiter when the limit was reached, -1 on breakdown, a non-finite value, an
-        indefinite operator or a singular preconditioner.
+        indefinite operator, a singular preconditioner or an unstable one (an incomplete factor
+        whose growth or probe failed).
     :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown name, GPU arrays
         on different devices or with a CPU backend).
     :raises MemoryError: out of memory.

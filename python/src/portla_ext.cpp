@@ -834,6 +834,12 @@ NB_MODULE(_portla, m) {
         .def_rw("block_size", &solver::Settings::block_size)
         .def_rw("chebyshev_degree", &solver::Settings::chebyshev_degree)
         .def_rw("amg", &solver::Settings::amg)
+        .def_rw("ilut_drop_tolerance", &solver::Settings::ilut_drop_tolerance)
+        .def_rw("ilut_fill", &solver::Settings::ilut_fill)
+        .def_rw("ilut_pivoting", &solver::Settings::ilut_pivoting)
+        .def_rw("ilut_rcm", &solver::Settings::ilut_rcm)
+        .def_rw("ilut_matching", &solver::Settings::ilut_matching)
+        .def_rw("iluk_level", &solver::Settings::iluk_level)
         .def_rw("record_history", &solver::Settings::record_history)
         .def_rw("device_loop", &solver::Settings::device_loop);
 
@@ -887,7 +893,7 @@ NB_MODULE(_portla, m) {
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");
     nb::list reasons;  // index: solver::StopReason's value
-    for (int r = 0; r <= static_cast<int>(solver::StopReason::bad_scale); ++r)
+    for (int r = 0; r <= static_cast<int>(solver::StopReason::unstable_preconditioner); ++r)
         reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));
     m.attr("stop_reasons") = reasons;
     m.def("info", &info, "Backends compiled into this build, their devices, the GPUs.");

@@ -10,6 +10,7 @@ import scipy.io
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
+import portla
 import portla.scipy as pscipy
 from conftest import SOURCE_DIR
 
@@ -97,6 +98,41 @@ def test_breakdown_is_negative():
     A = sp.diags_array([1.0, -1.0, 2.0, -3.0])
     x, info = pscipy.cg(A, np.ones(4))
     assert info < 0
+
+
+@pytest.mark.parametrize("name", ["bicgstab", "gmres"])
+@pytest.mark.parametrize("matrix", ["mahindas", "impcol_a"])
+def test_ilut_solves_what_spilu_solves(matrix, name):
+    # Rows without a diagonal entry (mahindas has 106 of 1258): ILU(0) is refused, M="ilut"
+    # (matching, column pivoting, tau 1e-4, 10 entries of fill) converges in a few iterations,
+    # as spilu(drop_tol=1e-4, fill_factor=10) does (docs/real-matrices.md).
+    A = sp.csr_array(scipy.io.mmread(SOURCE_DIR / f"tests/data/suitesparse/{matrix}.mtx"))
+    b = A @ np.ones(A.shape[0])
+    with pytest.raises(ValueError, match="no diagonal entry"):
+        getattr(pscipy, name)(A, b, rtol=1e-8, M="ilu0", backend="omp")
+    count = [0]
+
+    def callback(*_):
+        count[0] += 1
+
+    kw = {"callback_type": "pr_norm"} if name == "gmres" else {}
+    x, info = getattr(pscipy, name)(
+        A, b, rtol=1e-8, M="ilut", backend="omp", callback=callback, **kw
+    )
+    assert info == 0
+    assert relres(A, x, b) <= 1e-8
+    assert 1 <= count[0] <= 30
+
+
+def test_unstable_ilu0_is_the_reason():
+    A = sp.csr_array(scipy.io.mmread(SOURCE_DIR / "tests/data/unstable_ilu0.mtx"))
+    b = A @ np.arange(1.0, 7.0)
+    r = portla.solve(A, b, solver="gmres", precond="ilu0", max_iters=0, backend="omp")
+    assert r.reason == "unstable_preconditioner"
+    assert not r.converged
+    r = portla.solve(A, b, solver="gmres", precond="ilut", max_iters=50, backend="omp",
+                     ilut_pivoting=True)
+    assert r.converged
 
 
 @pytest.mark.parametrize("name", SOLVERS)

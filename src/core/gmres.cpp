@@ -323,6 +323,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         }
     }
     detail::finish<T>(A, b, x, r, result, progress);
+    detail::blame_unstable_preconditioner(A, M, result);
     return result;
 }
 

@@ -1,6 +1,6 @@
-// ILU(0) and IC(0) (include/portla/solver/ilu.hpp): the factorizations, once, on the host in
-// double precision; the level schedules of the factors; the two triangular solves of apply()
-// through the sptrsv kernels (core/kernels/sptrsv_kernels.hpp).
+// ILU(0), IC(0), ILUT and ILU(k) (include/portla/solver/ilu.hpp): the factorizations, once, on
+// the host in double precision, and their diagnosis; the level schedules of the factors; the two
+// triangular solves of apply() through the sptrsv kernels (core/kernels/sptrsv_kernels.hpp).
 #include "portla/solver/ilu.hpp"
 
 #include <algorithm>
@@ -9,10 +9,13 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <queue>
+#include <random>
 #include <sstream>
 #include <utility>
 #include <vector>
 
+#include "core/kernels/matrix_kernels.hpp"
 #include "core/kernels/sptrsv_kernels.hpp"
 #include "portla/error.hpp"
 #include "portla/vendor.hpp"
@@ -120,7 +123,7 @@ void check_finite(const HostCsr& a, const char* who, Keep keep) {
 // ILU(0) in place, row by row (the IKJ form): for each k < i in the pattern of row i, in
 // increasing order, l_ik = a_ik / u_kk and a_ij -= l_ik u_kj for every j > k in the patterns of
 // both rows k and i. Row i then holds l_i* left of the diagonal and u_i* from it on.
-void ilu0_in_place(HostCsr& a, const std::vector<std::int32_t>& diag) {
+void ilu0_in_place(HostCsr& a, const std::vector<std::int32_t>& diag, const char* who) {
     std::vector<std::int32_t> pos(a.n, -1);  // column -> position in the current row, or -1
     for (std::size_t i = 0; i < a.n; ++i) {
         const auto begin = a.ptr[i], end = a.ptr[i + 1];
@@ -138,9 +141,10 @@ void ilu0_in_place(HostCsr& a, const std::vector<std::int32_t>& diag) {
         }
         const double pivot = a.val[diag[i]];
         if (!std::isfinite(pivot))
-            throw BadInput("ilu0: zero pivot at " + row_name(i) + " (u_ii is not finite)");
+            throw BadInput(std::string(who) + ": zero pivot at " + row_name(i) +
+                           " (u_ii is not finite)");
         if (std::abs(pivot) <= kPivotFloor * row_max)
-            throw BadInput("ilu0: zero pivot at " + row_name(i) +
+            throw BadInput(std::string(who) + ": zero pivot at " + row_name(i) +
                            " (|u_ii| = " + number(std::abs(pivot)) +
                            " <= 1e-14 max_j |a_ij| = " + number(kPivotFloor * row_max) + ")");
         for (auto k = begin; k < end; ++k) pos[a.col[k]] = -1;
@@ -210,6 +214,26 @@ HostCsr transpose(const HostCsr& a) {
     return t;
 }
 
+// The symmetric matrix whose lower triangle (diagonal last in each row) is `l`.
+HostCsr symmetric_from_lower(const HostCsr& l) {
+    const HostCsr t = transpose(l);  // diagonal first
+    HostCsr s;
+    s.n = l.n;
+    s.ptr.assign(l.n + 1, 0);
+    for (std::size_t i = 0; i < l.n; ++i) {
+        for (auto k = l.ptr[i]; k < l.ptr[i + 1]; ++k) {
+            s.col.push_back(l.col[k]);
+            s.val.push_back(l.val[k]);
+        }
+        for (auto k = t.ptr[i] + 1; k < t.ptr[i + 1]; ++k) {
+            s.col.push_back(t.col[k]);
+            s.val.push_back(t.val[k]);
+        }
+        s.ptr[i + 1] = static_cast<std::int32_t>(s.col.size());
+    }
+    return s;
+}
+
 // Level schedule of a triangular CSR: level(i) = 1 + max level(j) over the off-diagonal
 // entries j of row i (0 when none), visiting rows in dependency order. Rows sorted by level
 // (ascending row within a level) into `rows`, level k at rows[ptrs[k], ptrs[k+1]).
@@ -231,6 +255,514 @@ void level_schedule(const HostCsr& a, bool lower, std::vector<std::int32_t>& row
     rows.resize(a.n);
     std::vector<std::int32_t> next(ptrs.begin(), ptrs.end() - 1);
     for (std::size_t i = 0; i < a.n; ++i) rows[next[level[i]]++] = static_cast<std::int32_t>(i);
+}
+
+// Split an in-place LU (row i: l_i* left of diag[i], u_i* from it on) into L strictly lower
+// (unit diagonal implied) and U from the diagonal on.
+void split_lu(const HostCsr& a, const std::vector<std::int32_t>& diag, HostCsr& l, HostCsr& u) {
+    l = HostCsr{};
+    u = HostCsr{};
+    l.n = u.n = a.n;
+    l.ptr.assign(a.n + 1, 0);
+    u.ptr.assign(a.n + 1, 0);
+    for (std::size_t i = 0; i < a.n; ++i) {
+        for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
+            HostCsr& part = k < diag[i] ? l : u;
+            part.col.push_back(a.col[k]);
+            part.val.push_back(a.val[k]);
+        }
+        l.ptr[i + 1] = static_cast<std::int32_t>(l.col.size());
+        u.ptr[i + 1] = static_cast<std::int32_t>(u.col.size());
+    }
+}
+
+// ILU(k)'s pattern: A's entries (level 0) and every fill entry (i, j) of level
+// lev(i, m) + lev(m, j) + 1 <= k, the smallest over the rows m < i, j that create it; rows sorted,
+// values those of A and 0 for fill. Rows are formed in order, each from the U parts (j > m) of
+// the rows above it and their levels.
+HostCsr iluk_pattern(const HostCsr& a, int k) {
+    const std::size_t n = a.n;
+    HostCsr out;
+    out.n = n;
+    out.ptr.assign(n + 1, 0);
+    std::vector<std::int32_t> u_ptr(n + 1, 0), u_col;  // U parts of the rows done and levels
+    std::vector<int> u_lev;
+    std::vector<int> level(n, 0);
+    std::vector<char> in(n, 0);
+    std::vector<double> value(n, 0);
+    std::vector<std::int32_t> pattern;
+    std::priority_queue<std::int32_t, std::vector<std::int32_t>, std::greater<>> lower;
+    for (std::size_t i = 0; i < n; ++i) {
+        pattern.clear();
+        for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) {
+            const auto j = a.col[e];
+            in[j] = 1;
+            level[j] = 0;
+            value[j] = a.val[e];
+            pattern.push_back(j);
+            if (static_cast<std::size_t>(j) < i) lower.push(j);
+        }
+        while (!lower.empty()) {
+            const auto m = lower.top();
+            lower.pop();
+            for (auto e = u_ptr[m]; e < u_ptr[m + 1]; ++e) {
+                const auto j = u_col[e];
+                const int lev = level[m] + u_lev[e] + 1;
+                if (lev > k) continue;
+                if (!in[j]) {
+                    in[j] = 1;
+                    level[j] = lev;
+                    value[j] = 0;
+                    pattern.push_back(j);
+                    if (static_cast<std::size_t>(j) < i) lower.push(j);
+                } else {
+                    level[j] = std::min(level[j], lev);
+                }
+            }
+        }
+        std::sort(pattern.begin(), pattern.end());
+        for (auto j : pattern) {
+            out.col.push_back(j);
+            out.val.push_back(value[j]);
+            if (static_cast<std::size_t>(j) > i) {
+                u_col.push_back(j);
+                u_lev.push_back(level[j]);
+            }
+            in[j] = 0;
+        }
+        out.ptr[i + 1] = static_cast<std::int32_t>(out.col.size());
+        u_ptr[i + 1] = static_cast<std::int32_t>(u_col.size());
+    }
+    return out;
+}
+
+// With pivoting, column i is exchanged for the column of the largest |u_ij| when
+// |u_ii| < kPivotThreshold max_j |u_ij|: SuperLU's default diagonal pivot threshold (0.1, what
+// SciPy's spilu uses), which prefers the diagonal unless it is an order of magnitude smaller.
+constexpr double kPivotThreshold = 0.1;
+
+struct IlutFactors {
+    HostCsr l, u;                      // in the permuted column order (positions)
+    std::vector<std::int32_t> column;  // column of A at each position
+    std::size_t interchanges = 0;
+    std::size_t replaced_pivots = 0;
+};
+
+// ILUT's replacement of a zero pivot: (kReplacedPivot + tau) times the row's mean |a_ij|.
+constexpr double kReplacedPivot = 1e-4;
+
+// The largest `keep` of the candidates (|value|, position), then sorted by position.
+void keep_largest(std::vector<std::pair<double, std::int32_t>>& c, std::size_t keep) {
+    if (c.size() > keep) {
+        std::nth_element(c.begin(), c.begin() + keep, c.end(),
+                         [](const auto& x, const auto& y) { return x.first > y.first; });
+        c.resize(keep);
+    }
+    std::sort(c.begin(), c.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+}
+
+// ILUT(tau, p), with column pivoting when `pivoting` (ILUTP), row by row. Columns are handled by
+// position: position[c] is where column c of A stands now; rows of U are stored by A's column
+// while they are formed (later exchanges move positions right of the current row) and mapped to
+// positions at the end.
+IlutFactors ilut_factor(const HostCsr& a, double tau, int p, bool pivoting) {
+    const std::size_t n = a.n;
+    IlutFactors f;
+    f.column.resize(n);
+    std::iota(f.column.begin(), f.column.end(), 0);
+    std::vector<std::int32_t> position(f.column);
+    HostCsr& l = f.l;
+    HostCsr u;  // columns of A, diagonal first
+    l.n = u.n = n;
+    l.ptr.assign(n + 1, 0);
+    u.ptr.assign(n + 1, 0);
+    std::vector<double> w(n, 0), pivot(n, 0);
+    std::vector<char> in(n, 0);
+    std::vector<std::int32_t> pattern;
+    std::vector<std::pair<double, std::int32_t>> part;
+    std::priority_queue<std::int32_t, std::vector<std::int32_t>, std::greater<>> lower;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto begin = a.ptr[i], end = a.ptr[i + 1];
+        if (begin == end)
+            throw BadInput("ilut: " + row_name(i) + " is empty (A is structurally singular)");
+        const std::int32_t row = static_cast<std::int32_t>(i);
+        double row_sum = 0, row_max = 0;
+        std::size_t nnz_l = 0, nnz_u = 0;
+        pattern.clear();
+        for (auto e = begin; e < end; ++e) {
+            const auto q = position[a.col[e]];
+            in[q] = 1;
+            w[q] = a.val[e];
+            pattern.push_back(q);
+            if (q < row) lower.push(q);
+            row_sum += std::abs(a.val[e]);
+            row_max = std::max(row_max, std::abs(a.val[e]));
+            nnz_l += a.col[e] < row;
+            nnz_u += a.col[e] > row;
+        }
+        const double drop = tau * row_sum / double(end - begin);  // tau_i
+        // w -= l_ik u_k* for the positions k < i of w, in increasing k (fill included)
+        while (!lower.empty()) {
+            const auto k = lower.top();
+            lower.pop();
+            // dropped when small in A's units: |w_k| = |l_ik u_kk| <= tau_i
+            if (std::abs(w[k]) <= drop) {
+                w[k] = 0;
+                continue;
+            }
+            const double lik = w[k] / pivot[k];
+            w[k] = lik;
+            for (auto e = u.ptr[k] + 1; e < u.ptr[k + 1]; ++e) {
+                const auto q = position[u.col[e]];
+                if (!in[q]) {
+                    in[q] = 1;
+                    w[q] = 0;
+                    pattern.push_back(q);
+                    if (q < row) lower.push(q);
+                }
+                w[q] -= lik * u.val[e];
+            }
+        }
+        if (pivoting) {
+            std::int32_t best = row;
+            double largest = in[row] ? std::abs(w[row]) : 0;
+            for (auto q : pattern)
+                if (q > row && std::abs(w[q]) > largest) {
+                    largest = std::abs(w[q]);
+                    best = q;
+                }
+            if (best != row && (!in[row] || std::abs(w[row]) < kPivotThreshold * largest)) {
+                std::swap(f.column[row], f.column[best]);
+                position[f.column[row]] = row;
+                position[f.column[best]] = best;
+                std::swap(w[row], w[best]);
+                std::swap(in[row], in[best]);
+                for (auto& q : pattern) q = q == row ? best : q == best ? row : q;
+                ++f.interchanges;
+            }
+        }
+        double u_ii = in[row] ? w[row] : 0.0;
+        if (!std::isfinite(u_ii))
+            throw BadInput("ilut: pivot at " + row_name(i) + " is not finite");
+        // A zero pivot (what dropping leaves of a row dependent on the rows above, or a row
+        // without a diagonal when not pivoting) is replaced by (1e-4 + tau) times the row's mean
+        // |a_ij|, as Saad's ILUT does; the diagnosis then judges the factor.
+        if (std::abs(u_ii) <= kPivotFloor * row_max) {
+            u_ii = (u_ii < 0 ? -1 : 1) * (kReplacedPivot + tau) * row_sum / double(end - begin);
+            ++f.replaced_pivots;
+        }
+        pivot[row] = u_ii;
+        // L: the largest nnz_l + p of the kept multipliers, by |l_ij u_jj|
+        part.clear();
+        for (auto q : pattern)
+            if (q < row && w[q] != 0) part.emplace_back(std::abs(w[q] * pivot[q]), q);
+        keep_largest(part, nnz_l + std::size_t(p));
+        for (const auto& [magnitude, q] : part) {
+            l.col.push_back(q);
+            l.val.push_back(w[q]);
+        }
+        l.ptr[i + 1] = static_cast<std::int32_t>(l.col.size());
+        // U: the diagonal, then the largest nnz_u + p of |u_ij| > tau_i (j > i)
+        part.clear();
+        for (auto q : pattern)
+            if (q > row && std::abs(w[q]) > drop) part.emplace_back(std::abs(w[q]), q);
+        keep_largest(part, nnz_u + std::size_t(p));
+        u.col.push_back(f.column[row]);
+        u.val.push_back(u_ii);
+        for (const auto& [magnitude, q] : part) {
+            u.col.push_back(f.column[q]);
+            u.val.push_back(w[q]);
+        }
+        u.ptr[i + 1] = static_cast<std::int32_t>(u.col.size());
+        for (auto q : pattern) {
+            in[q] = 0;
+            w[q] = 0;
+        }
+    }
+    // U's columns by final position, sorted (the diagonal, at position i, first)
+    f.u.n = n;
+    f.u.ptr = u.ptr;
+    f.u.col.resize(u.col.size());
+    f.u.val.resize(u.val.size());
+    std::vector<std::pair<std::int32_t, double>> entries;
+    for (std::size_t i = 0; i < n; ++i) {
+        entries.clear();
+        for (auto e = u.ptr[i]; e < u.ptr[i + 1]; ++e)
+            entries.emplace_back(position[u.col[e]], u.val[e]);
+        std::sort(entries.begin(), entries.end());
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            f.u.col[u.ptr[i] + e] = entries[e].first;
+            f.u.val[u.ptr[i] + e] = entries[e].second;
+        }
+    }
+    return f;
+}
+
+// Reverse Cuthill-McKee order of the graph of A + A^T: breadth-first from a vertex of least
+// degree in each connected component, neighbours by increasing degree, reversed. order[i] is
+// the row (and column) of A that comes i-th.
+std::vector<std::int32_t> rcm_order(const HostCsr& a) {
+    const std::size_t n = a.n;
+    std::vector<std::vector<std::int32_t>> adj(n);
+    for (std::size_t i = 0; i < n; ++i)
+        for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) {
+            const auto j = a.col[e];
+            if (static_cast<std::size_t>(j) == i) continue;
+            adj[i].push_back(j);
+            adj[j].push_back(static_cast<std::int32_t>(i));
+        }
+    for (auto& v : adj) {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    const auto by_degree = [&](std::int32_t x, std::int32_t y) {
+        return adj[x].size() < adj[y].size();
+    };
+    std::vector<std::int32_t> starts(n);
+    std::iota(starts.begin(), starts.end(), 0);
+    std::stable_sort(starts.begin(), starts.end(), by_degree);
+    std::vector<std::int32_t> order, next;
+    order.reserve(n);
+    std::vector<char> seen(n, 0);
+    for (auto start : starts) {
+        if (seen[start]) continue;
+        seen[start] = 1;
+        order.push_back(start);
+        for (std::size_t head = order.size() - 1; head < order.size(); ++head) {
+            next = adj[order[head]];
+            std::stable_sort(next.begin(), next.end(), by_degree);
+            for (auto j : next)
+                if (!seen[j]) {
+                    seen[j] = 1;
+                    order.push_back(j);
+                }
+        }
+    }
+    std::reverse(order.begin(), order.end());
+    return order;
+}
+
+// A row permutation that puts a large entry on every diagonal position: the assignment of rows
+// to columns maximising prod |a_{row(j), j}| (the objective of Duff and Koster's MC64), found as
+// a minimum-cost perfect matching with costs c_ij = log max_k |a_kj| - log |a_ij| >= 0 by
+// successive shortest augmenting paths (Dijkstra over reduced costs, row and column
+// potentials). Returns row_of[j], the row of A placed at row j. Explicit zeros are not
+// entries; BadInput when no perfect matching exists (A is structurally singular).
+std::vector<std::int32_t> matching_rows(const HostCsr& a, const char* who) {
+    const std::size_t n = a.n;
+    std::vector<double> column_max(n, 0.0), cost(a.val.size(), 0.0);
+    for (std::size_t e = 0; e < a.val.size(); ++e)
+        column_max[a.col[e]] = std::max(column_max[a.col[e]], std::abs(a.val[e]));
+    for (std::size_t e = 0; e < a.val.size(); ++e)
+        cost[e] = a.val[e] != 0 ? std::log(column_max[a.col[e]]) - std::log(std::abs(a.val[e]))
+                                : std::numeric_limits<double>::infinity();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> u(n, 0.0), v(n, 0.0), d(n, inf);
+    std::vector<std::int32_t> row_of(n, -1), column_of(n, -1), previous(n, -1), touched;
+    std::vector<char> done(n, 0);
+    // u_i = min_j c_ij keeps every reduced cost c_ij - u_i - v_j >= 0; a row whose cheapest
+    // column is free takes it at once.
+    for (std::size_t i = 0; i < n; ++i) {
+        double best = inf;
+        std::int32_t at = -1;
+        for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e)
+            if (cost[e] < best) {
+                best = cost[e];
+                at = a.col[e];
+            }
+        if (at < 0)
+            throw BadInput(std::string(who) + ": " + row_name(i) +
+                           " has no nonzero entry (A is structurally singular)");
+        u[i] = best;
+        if (row_of[at] < 0) {
+            row_of[at] = static_cast<std::int32_t>(i);
+            column_of[i] = at;
+        }
+    }
+    using Item = std::pair<double, std::int32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+    for (std::size_t s = 0; s < n; ++s) {
+        if (column_of[s] >= 0) continue;
+        // Dijkstra from row s to the nearest free column over reduced costs
+        auto relax = [&](std::int32_t i, double base) {
+            for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) {
+                const auto j = a.col[e];
+                if (done[j] || !std::isfinite(cost[e])) continue;
+                const double dj = base + cost[e] - u[i] - v[j];
+                if (dj < d[j]) {
+                    if (d[j] == inf) touched.push_back(j);
+                    d[j] = dj;
+                    previous[j] = i;
+                    heap.emplace(dj, j);
+                }
+            }
+        };
+        relax(static_cast<std::int32_t>(s), 0.0);
+        std::int32_t free_column = -1;
+        double delta = 0;
+        std::vector<std::int32_t> finished;
+        while (!heap.empty()) {
+            const auto [dj, j] = heap.top();
+            heap.pop();
+            if (done[j] || dj > d[j]) continue;
+            done[j] = 1;
+            finished.push_back(j);
+            if (row_of[j] < 0) {
+                free_column = j;
+                delta = dj;
+                break;
+            }
+            relax(row_of[j], dj);
+        }
+        while (!heap.empty()) heap.pop();
+        if (free_column < 0)
+            throw BadInput(std::string(who) +
+                           ": A is structurally singular (no row permutation puts a nonzero on "
+                           "every diagonal position; " +
+                           row_name(s) + " cannot be matched)");
+        // potentials: matched edges keep reduced cost 0, all stay >= 0
+        u[s] += delta;
+        for (auto j : finished)
+            if (j != free_column) {
+                v[j] += d[j] - delta;
+                u[row_of[j]] += delta - d[j];
+            }
+        // augment along the path back to s
+        for (std::int32_t j = free_column; j >= 0;) {
+            const auto i = previous[j];
+            const auto next = column_of[i];
+            row_of[j] = i;
+            column_of[i] = j;
+            j = static_cast<std::size_t>(i) == s ? -1 : next;
+        }
+        for (auto j : touched) {
+            d[j] = inf;
+            done[j] = 0;
+            previous[j] = -1;
+        }
+        touched.clear();
+    }
+    return row_of;
+}
+
+// R A: row i of the result is row rows[i] of a.
+HostCsr permute_rows(const HostCsr& a, const std::vector<std::int32_t>& rows) {
+    HostCsr b;
+    b.n = a.n;
+    b.ptr.assign(a.n + 1, 0);
+    for (std::size_t i = 0; i < a.n; ++i) {
+        for (auto e = a.ptr[rows[i]]; e < a.ptr[rows[i] + 1]; ++e) {
+            b.col.push_back(a.col[e]);
+            b.val.push_back(a.val[e]);
+        }
+        b.ptr[i + 1] = static_cast<std::int32_t>(b.col.size());
+    }
+    return b;
+}
+
+// B = Q A Q^T: b_ij = a_{order[i], order[j]}, rows sorted.
+HostCsr permute(const HostCsr& a, const std::vector<std::int32_t>& order) {
+    std::vector<std::int32_t> inverse(a.n);
+    for (std::size_t i = 0; i < a.n; ++i) inverse[order[i]] = static_cast<std::int32_t>(i);
+    HostCsr b;
+    b.n = a.n;
+    b.ptr.assign(a.n + 1, 0);
+    std::vector<std::pair<std::int32_t, double>> row;
+    for (std::size_t i = 0; i < a.n; ++i) {
+        row.clear();
+        for (auto e = a.ptr[order[i]]; e < a.ptr[order[i] + 1]; ++e)
+            row.emplace_back(inverse[a.col[e]], a.val[e]);
+        std::sort(row.begin(), row.end());
+        for (const auto& [c, v] : row) {
+            b.col.push_back(c);
+            b.val.push_back(v);
+        }
+        b.ptr[i + 1] = static_cast<std::int32_t>(b.col.size());
+    }
+    return b;
+}
+
+// ---- diagnosis ----
+
+// x = L^-1 b (L lower, unit diagonal implied or stored last in each row)
+void host_lower_solve(const HostCsr& l, bool unit, const std::vector<double>& b,
+                      std::vector<double>& x) {
+    for (std::size_t i = 0; i < l.n; ++i) {
+        double s = b[i];
+        const auto last = unit ? l.ptr[i + 1] : l.ptr[i + 1] - 1;
+        for (auto e = l.ptr[i]; e < last; ++e) s -= l.val[e] * x[l.col[e]];
+        x[i] = unit ? s : s / l.val[last];
+    }
+}
+
+// x = U^-1 b (U upper, diagonal first in each row)
+void host_upper_solve(const HostCsr& u, const std::vector<double>& b, std::vector<double>& x) {
+    for (std::size_t step = 0; step < u.n; ++step) {
+        const std::size_t i = u.n - 1 - step;
+        double s = b[i];
+        for (auto e = u.ptr[i] + 1; e < u.ptr[i + 1]; ++e) s -= u.val[e] * x[u.col[e]];
+        x[i] = s / u.val[u.ptr[i]];
+    }
+}
+
+double max_abs(const std::vector<double>& v) {
+    double m = 0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
+}
+
+// Growth and probe of M = Q^T L U P^T as an approximation of a (see FactorDiagnosis): M^-1 r
+// gathers t[i] = r[row_order[i]], solves L U y = t and gathers z[c] = y[column_order[c]] (an
+// empty order is the identity).
+FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const HostCsr& u,
+                         const std::vector<std::int32_t>& row_order,
+                         const std::vector<std::int32_t>& column_order, const char* who) {
+    FactorDiagnosis d;
+    const std::size_t n = a.n;
+    d.max_matrix_entry = max_abs(a.val);
+    d.max_factor_entry = std::max(max_abs(l.val), max_abs(u.val));
+    d.growth = d.max_matrix_entry > 0 ? d.max_factor_entry / d.max_matrix_entry : 0;
+    d.min_pivot = n > 0 ? std::numeric_limits<double>::infinity() : 0;
+    for (std::size_t i = 0; i < n; ++i)
+        d.min_pivot = std::min(d.min_pivot, std::abs(u.val[u.ptr[i]]));
+    if (n > 0) {
+        // probe: v uniform in [-1, 1], fixed seed; ||M^-1 A v - v|| / ||v||
+        std::mt19937_64 gen(20261128);
+        std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+        std::vector<double> v(n), av(n, 0), y(n), z(n);
+        for (auto& x : v) x = uniform(gen);
+        for (std::size_t i = 0; i < n; ++i)
+            for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) av[i] += a.val[e] * v[a.col[e]];
+        if (!row_order.empty()) {
+            std::vector<double> t(n);
+            for (std::size_t i = 0; i < n; ++i) t[i] = av[row_order[i]];
+            av.swap(t);
+        }
+        host_lower_solve(l, unit_l, av, y);
+        host_upper_solve(u, y, z);
+        double diff = 0, norm = 0;
+        for (std::size_t c = 0; c < n; ++c) {
+            const double mv = column_order.empty() ? z[c] : z[column_order[c]];
+            diff += (mv - v[c]) * (mv - v[c]);
+            norm += v[c] * v[c];
+        }
+        d.probe = std::sqrt(diff / norm);
+    }
+    const bool growth_ok = d.growth <= kUnstableGrowth;
+    const bool probe_ok = std::isfinite(d.probe) && d.probe <= kProbeLimit;
+    d.stable = growth_ok && probe_ok;
+    if (!d.stable) {
+        std::string found;
+        if (!growth_ok) found = "growth " + number(d.growth) + " > " + number(kUnstableGrowth);
+        if (!probe_ok)
+            found += (found.empty() ? "" : ", ") + std::string("probe |M^-1 A v - v|/|v| = ") +
+                     number(d.probe) + " > " + number(kProbeLimit);
+        d.advice = std::string(who) + " factor is unstable (" + found + ", smallest pivot " +
+                   number(d.min_pivot) +
+                   "): M^-1 is unreliable; try ILUT with column pivoting, a diagonal shift of A, "
+                   "or a larger drop tolerance / more fill";
+    }
+    return d;
 }
 
 template <typename T>
@@ -317,29 +849,50 @@ template <typename T>
 struct TriangularPair {
     TriangularFactor<T> lower, upper;
     TriangularSolver how;
-    mutable Array<T> work;  // L^-1 r
+    FactorDiagnosis diagnosis;
+    // After a reordering or column pivoting (M = Q^T L U P^T): t[i] = r[row_order[i]],
+    // y = U^-1 L^-1 t, z[c] = y[column_order[c]]; each empty when it is the identity.
+    Array<std::int32_t> row_order, column_order;
+    mutable Array<T> work, work2;  // L^-1 t; t, then y before the gather
 
-    TriangularPair(const Executor& exec, const HostCsr& l, bool unit_l, const HostCsr& u,
-                   TriangularSolver how_, const char* who)
+    // `a` is the matrix factored (for the diagnosis); the orders as above, on the host.
+    TriangularPair(const Executor& exec, const HostCsr& a, const HostCsr& l, bool unit_l,
+                   const HostCsr& u, TriangularSolver how_, const char* who,
+                   const std::vector<std::int32_t>& rows = {},
+                   const std::vector<std::int32_t>& columns = {})
         : lower(exec, l, true, unit_l, who),
           upper(exec, u, false, false, who),
           how(resolve(how_, exec)),
-          work(exec, l.n) {
+          diagnosis(diagnose(a, l, unit_l, u, rows, columns, who)),
+          row_order(exec, rows),
+          column_order(exec, columns),
+          work(exec, l.n),
+          work2(exec, rows.empty() && columns.empty() ? 0 : l.n) {
         lower.analyse(how);
         upper.analyse(how);
     }
 
-    // z = U^-1 (L^-1 r)
+    // z = P U^-1 L^-1 Q r
     void apply(const char* who, const_view<T> r, view<T> z) const {
         const std::size_t n = lower.matrix.rows();
         if (r.size != n) throw DimensionMismatch(std::string(who) + " apply: r", n, r.size);
         if (z.size != n) throw DimensionMismatch(std::string(who) + " apply: z", n, z.size);
         if (n == 0) return;
         const auto& exec = lower.matrix.executor();
+        const bool rows = row_order.size() > 0, columns = column_order.size() > 0;
+        const const_view<T> w2 = work2.get_view();
+        if (rows)  // work2 = Q r
+            dispatch(exec, [&](auto backend) {
+                gather(backend, exec, row_order.get_view(), r, work2.get_view());
+            });
         dispatch<KernelFamily::sptrsv>(exec, [&](auto backend) {
-            lower.solve(backend, how, r, work.get_view());  // work = L^-1 r
-            upper.solve(backend, how, work.get_view(), z);  // z = U^-1 work
+            lower.solve(backend, how, rows ? w2 : r, work.get_view());  // work = L^-1 Q r
+            // z = U^-1 work, or work2 = U^-1 work and z = P work2
+            upper.solve(backend, how, work.get_view(), columns ? work2.get_view() : z);
         });
+        if (columns)
+            dispatch(exec,
+                     [&](auto backend) { gather(backend, exec, column_order.get_view(), w2, z); });
     }
 };
 
@@ -363,23 +916,12 @@ Ilu0<T>::Ilu0(const Csr<T>& A, TriangularSolver how) {
     HostCsr a = host_copy(A);
     check_finite(a, "ilu0", [](std::size_t, std::int32_t) { return true; });
     const auto diag = diagonal_positions(a, "ilu0");
-    ilu0_in_place(a, diag);
-    // Split: L strictly lower (unit diagonal implied), U from the diagonal on.
+    const HostCsr original = a;
+    ilu0_in_place(a, diag, "ilu0");
     HostCsr l, u;
-    l.n = u.n = a.n;
-    l.ptr.assign(a.n + 1, 0);
-    u.ptr.assign(a.n + 1, 0);
-    for (std::size_t i = 0; i < a.n; ++i) {
-        for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
-            HostCsr& part = k < diag[i] ? l : u;
-            part.col.push_back(a.col[k]);
-            part.val.push_back(a.val[k]);
-        }
-        l.ptr[i + 1] = static_cast<std::int32_t>(l.col.size());
-        u.ptr[i + 1] = static_cast<std::int32_t>(u.col.size());
-    }
-    this->factors_ =
-        std::make_unique<detail::TriangularPair<T>>(A.executor(), l, true, u, how, "ilu0");
+    split_lu(a, diag, l, u);
+    this->factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), original, l, true, u,
+                                                                 how, "ilu0");
 }
 
 // ---- IC(0) ----
@@ -408,10 +950,80 @@ Ic0<T>::Ic0(const Csr<T>& A, TriangularSolver how) {
         alpha = alpha == 0 ? kFirstShift : std::min(2 * alpha, kLargestShift);
     }
     shift_ = alpha;
+    // The diagnosis measures M against A itself (a shift is part of what M approximates),
+    // the symmetric matrix of the lower triangle.
+    const HostCsr full = symmetric_from_lower(l);
     l.val = std::move(values);
     const HostCsr lt = transpose(l);
     this->factors_ =
-        std::make_unique<detail::TriangularPair<T>>(A.executor(), l, false, lt, how, "ic0");
+        std::make_unique<detail::TriangularPair<T>>(A.executor(), full, l, false, lt, how, "ic0");
+}
+
+// ---- ILUT ----
+
+template <typename T>
+Ilut<T>::Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, bool rcm,
+              bool matching, TriangularSolver how) {
+    A.require_int32("ilut");
+    check_square(A.rows(), A.cols(), "ilut");
+    if (!(drop_tolerance >= 0) || !std::isfinite(drop_tolerance))
+        throw BadInput("ilut: drop tolerance must be finite and >= 0 (got " +
+                       number(drop_tolerance) + ")");
+    if (fill < 0) throw BadInput("ilut: fill must be >= 0 (got " + std::to_string(fill) + ")");
+    const HostCsr a = host_copy(A);
+    check_finite(a, "ilut", [](std::size_t, std::int32_t) { return true; });
+    // With matching, the rows of A are permuted first (R A, a large entry on every diagonal
+    // position); with rcm, B = Q (R A) Q^T is factored: B P = L U, M^-1 = Q^T P U^-1 L^-1 Q R.
+    std::vector<std::int32_t> matched, order, rows;
+    HostCsr b = a;
+    if (matching && a.n > 0) {
+        matched = matching_rows(a, "ilut");
+        b = permute_rows(a, matched);
+    }
+    if (rcm && a.n > 0) {
+        order = rcm_order(b);
+        b = permute(b, order);
+    }
+    if (!matched.empty() || !order.empty()) {  // t[i] = r[rows[i]]
+        rows.resize(a.n);
+        for (std::size_t i = 0; i < a.n; ++i) {
+            const auto k = order.empty() ? static_cast<std::int32_t>(i) : order[i];
+            rows[i] = matched.empty() ? k : matched[k];
+        }
+    }
+    const IlutFactors f = ilut_factor(b, drop_tolerance, fill, pivoting);
+    interchanges_ = f.interchanges;
+    replaced_pivots_ = f.replaced_pivots;
+    // z[k] = y[position of column k of A]: column k of A is column i of B where order[i] = k
+    // (the row permutation leaves columns alone), at the position p with f.column[p] = i.
+    std::vector<std::int32_t> columns;
+    if (f.interchanges > 0 || !order.empty()) {
+        std::vector<std::int32_t> position(a.n);
+        for (std::size_t q = 0; q < a.n; ++q) position[f.column[q]] = static_cast<std::int32_t>(q);
+        columns.resize(a.n);
+        for (std::size_t i = 0; i < a.n; ++i) columns[order.empty() ? i : order[i]] = position[i];
+    }
+    this->factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), a, f.l, true, f.u,
+                                                                 how, "ilut", rows, columns);
+}
+
+// ---- ILU(k) ----
+
+template <typename T>
+Iluk<T>::Iluk(const Csr<T>& A, int level, TriangularSolver how) {
+    A.require_int32("iluk");
+    check_square(A.rows(), A.cols(), "iluk");
+    if (level < 0) throw BadInput("iluk: level must be >= 0 (got " + std::to_string(level) + ")");
+    const HostCsr a = host_copy(A);
+    check_finite(a, "iluk", [](std::size_t, std::int32_t) { return true; });
+    (void)diagonal_positions(a, "iluk");
+    HostCsr f = iluk_pattern(a, level);
+    const auto diag = diagonal_positions(f, "iluk");
+    ilu0_in_place(f, diag, "iluk");
+    HostCsr l, u;
+    split_lu(f, diag, l, u);
+    this->factors_ =
+        std::make_unique<detail::TriangularPair<T>>(A.executor(), a, l, true, u, how, "iluk");
 }
 
 // ---- shared ----
@@ -457,6 +1069,14 @@ template <typename T>
 std::size_t TriangularFactors<T>::upper_levels() const {
     return factors_->upper.level_ptrs.size() - 1;
 }
+template <typename T>
+const FactorDiagnosis& TriangularFactors<T>::diagnosis() const {
+    return factors_->diagnosis;
+}
+template <typename T>
+bool TriangularFactors<T>::unstable() const {
+    return !factors_->diagnosis.stable;
+}
 
 template class TriangularFactors<double>;
 template class TriangularFactors<float>;
@@ -464,5 +1084,9 @@ template class Ilu0<double>;
 template class Ilu0<float>;
 template class Ic0<double>;
 template class Ic0<float>;
+template class Ilut<double>;
+template class Ilut<float>;
+template class Iluk<double>;
+template class Iluk<float>;
 
 }  // namespace portla::solver

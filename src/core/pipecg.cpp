@@ -136,6 +136,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         if ((it + 1) % period == 0) replace(false);
     }
     detail::finish<T>(A, b, x, m, result, progress);
+    detail::blame_unstable_preconditioner(A, M, result);
     return result;
 }
 

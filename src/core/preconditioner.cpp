@@ -53,6 +53,8 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
         case Preconditioner::ilu0:
         case Preconditioner::ic0:
         case Preconditioner::amg:
+        case Preconditioner::ilut:
+        case Preconditioner::iluk:
             break;
     }
     // The incomplete factorisations need the matrix's entries in CSR (on a distributed operator:
@@ -63,6 +65,10 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
                           "; use --format csr)");
     if (s.precond == Preconditioner::amg) return std::make_unique<Amg<T>>(*csr, s.amg);
     if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
+    if (s.precond == Preconditioner::ilut)
+        return std::make_unique<Ilut<T>>(*csr, s.ilut_drop_tolerance, s.ilut_fill, s.ilut_pivoting,
+                                         s.ilut_rcm, s.ilut_matching);
+    if (s.precond == Preconditioner::iluk) return std::make_unique<Iluk<T>>(*csr, s.iluk_level);
     return std::make_unique<Ic0<T>>(*csr);
 }
 

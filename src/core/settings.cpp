@@ -25,6 +25,8 @@ std::string to_string(StopReason reason) {
             return "singular_preconditioner";
         case StopReason::bad_scale:
             return "bad_scale";
+        case StopReason::unstable_preconditioner:
+            return "unstable_preconditioner";
     }
     return "unknown";
 }
@@ -45,6 +47,10 @@ std::string to_string(Preconditioner p) {
             return "chebyshev";
         case Preconditioner::amg:
             return "amg";
+        case Preconditioner::ilut:
+            return "ilut";
+        case Preconditioner::iluk:
+            return "iluk";
     }
     return "unknown";
 }
@@ -52,10 +58,11 @@ std::string to_string(Preconditioner p) {
 Preconditioner parse_preconditioner(const std::string& name) {
     for (auto p : {Preconditioner::none, Preconditioner::jacobi, Preconditioner::block_jacobi,
                    Preconditioner::ilu0, Preconditioner::ic0, Preconditioner::chebyshev,
-                   Preconditioner::amg})
+                   Preconditioner::amg, Preconditioner::ilut, Preconditioner::iluk})
         if (name == to_string(p)) return p;
     throw BadInput("unknown preconditioner '" + name +
-                   "' (expected none, jacobi, block-jacobi, ilu0, ic0, chebyshev or amg)");
+                   "' (expected none, jacobi, block-jacobi, ilu0, ic0, chebyshev, amg, ilut or "
+                   "iluk)");
 }
 
 std::string to_string(AmgSmoother s) {

@@ -223,6 +223,22 @@ private:
     double final_residual_ = -1;
 };
 
+/// A solve that stopped without converging (max_iterations, breakdown, non_finite) with a
+/// preconditioner its set-up found unstable reports that as its reason. On a distributed
+/// operator each rank factors its own block: unstable on any rank is unstable on all (every
+/// rank calls this, with the same result.converged).
+template <typename T>
+void blame_unstable_preconditioner(const LinearOperator<T>& A, const PreconditionerOperator<T>* M,
+                                   Result& result) {
+    const auto r = result.reason;
+    if (r != StopReason::max_iterations && r != StopReason::breakdown &&
+        r != StopReason::non_finite)
+        return;
+    double unstable = M && M->unstable() ? 1 : 0;
+    if (const auto* comm = A.communicator()) comm->allreduce_max(&unstable, 1);
+    if (unstable > 0) result.reason = StopReason::unstable_preconditioner;
+}
+
 /// Sets result.residual_norm to ||b - A x||, computed afresh; `work` is scratch of size n.
 template <typename T>
 void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> work,

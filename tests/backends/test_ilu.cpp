@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -488,6 +490,295 @@ TYPED_TEST(Ilu, Ic0ShiftsOnBreakdownAndStaysSpd) {
     // A diagonal that is not positive.
     const auto neg = Csr<T>::from_data(this->exec, from_entries(2, {{0, 0, 1.0}, {1, 1, -3.0}}));
     expect_bad_input([&] { Ic0<T> m3(neg); }, "ic0: diagonal entry at row 2 is not positive");
+}
+
+// ---- (f) ILUT and ILU(k) ----
+
+using solver::Iluk;
+using solver::Ilut;
+
+// random_dominant with its columns permuted (seeded): most diagonals are zero or small, so
+// ILUT needs pivoting; the pivots it picks are the dominant entries (Schur complements of a
+// row-dominant matrix stay row-dominant), so the exact factorization is well conditioned.
+MatrixData permuted_dominant(std::int64_t n, unsigned seed) {
+    MatrixData d = random_dominant(n, seed, false);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), std::int64_t{0});
+    std::mt19937_64 gen(seed + 1);
+    std::shuffle(perm.begin(), perm.end(), gen);
+    for (auto& c : d.col_idx) c = perm[c];
+    d.sort_and_sum_duplicates();
+    return d;
+}
+
+// z = M^-1 r on the backend under test and on the reference for several sizes, for the
+// factorization `make` builds (from a Csr), as compare_with_reference.
+template <typename T, typename Make, typename Data>
+void compare_made_with_reference(const Executor& exec, const Executor& ref, Data data_of,
+                                 Make make) {
+    for (std::int64_t n : {0, 1, 31, 32, 33, 257, 10007}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const MatrixData data = data_of(n);
+        const auto m = make(Csr<T>::from_data(exec, data));
+        const auto mref = make(Csr<T>::from_data(ref, data));
+        const auto r = random_vector<T>(n, 160 + unsigned(n));
+        const auto z = apply_on(*m, r);
+        const auto want = apply_on(*mref, r);
+        const double tol = 100 * eps<T>() * max_abs(want);  // as compare_with_reference
+        for (std::size_t i = 0; i < z.size(); ++i) {
+            ASSERT_TRUE(std::isfinite(z[i])) << "row " << i + 1;
+            ASSERT_NEAR(z[i], want[i], tol) << "row " << i + 1;
+        }
+    }
+}
+
+TYPED_TEST(Ilu, IlutApplyMatchesReference) {
+    using T = TypeParam;
+    compare_made_with_reference<T>(
+        this->exec, this->ref, [](std::int64_t n) { return random_dominant(n, 150 + n, false); },
+        [](const Csr<T>& A) { return std::make_unique<Ilut<T>>(A, 1e-3, 2, false); });
+}
+
+TYPED_TEST(Ilu, IlutWithPivotingApplyMatchesReference) {
+    using T = TypeParam;
+    compare_made_with_reference<T>(
+        this->exec, this->ref, [](std::int64_t n) { return permuted_dominant(n, 170 + n); },
+        [](const Csr<T>& A) {
+            auto m = std::make_unique<Ilut<T>>(A, 1e-4, 5, true);
+            if (A.rows() >= 31) {
+                EXPECT_GT(m->interchanges(), A.rows() / 2);
+            }
+            return m;
+        });
+}
+
+TYPED_TEST(Ilu, IlutWithOrderingAndPivotingApplyMatchesReference) {
+    using T = TypeParam;
+    compare_made_with_reference<T>(
+        this->exec, this->ref, [](std::int64_t n) { return permuted_dominant(n, 175 + n); },
+        [](const Csr<T>& A) { return std::make_unique<Ilut<T>>(A, 1e-4, 5, true, true); });
+    compare_made_with_reference<T>(
+        this->exec, this->ref, [](std::int64_t n) { return permuted_dominant(n, 176 + n); },
+        [](const Csr<T>& A) { return std::make_unique<Ilut<T>>(A, 1e-4, 5, true, true, true); });
+}
+
+// The rows of a dominant matrix, shuffled: matching puts every dominant entry back on the
+// diagonal (the product of the diagonal's |entries| is largest there), so ILUT then needs no
+// column interchange, and without dropping it is the complete LU (bound as in
+// IlutWithoutDroppingIsTheCompleteLu).
+TYPED_TEST(Ilu, MatchingRestoresTheDominantDiagonal) {
+    using T = TypeParam;
+    const std::int64_t n = 33;
+    MatrixData data = random_dominant(n, 240, false);
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), std::int64_t{0});
+    std::mt19937_64 gen(241);
+    std::shuffle(perm.begin(), perm.end(), gen);
+    for (auto& r : data.row_idx) r = perm[r];
+    data.sort_and_sum_duplicates();
+    const auto A = Csr<T>::from_data(this->exec, data);
+    const Ilut<T> m(A, 0.0, int(n), true, false, true);
+    EXPECT_EQ(m.interchanges(), 0u);
+    EXPECT_EQ(m.replaced_pivots(), 0u);
+    const auto v = random_vector<T>(n, 242);
+    const auto z = apply_on(m, multiply(data, v));
+    for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_NEAR(z[i], v[i], 1000 * eps<T>()) << "row " << i + 1;
+    // Without matching, the shuffled rows need interchanges.
+    EXPECT_GT(Ilut<T>(A, 0.0, int(n), true).interchanges(), 0u);
+}
+
+TYPED_TEST(Ilu, IlukApplyMatchesReference) {
+    using T = TypeParam;
+    for (int k : {1, 2}) {
+        SCOPED_TRACE("k = " + std::to_string(k));
+        compare_made_with_reference<T>(
+            this->exec, this->ref,
+            [](std::int64_t n) { return random_dominant(n, 180 + n, false); },
+            [k](const Csr<T>& A) { return std::make_unique<Iluk<T>>(A, k); });
+    }
+}
+
+// With nothing dropped (tau = 0, fill n) ILUT is the complete LU, with pivoting (and the
+// reverse Cuthill-McKee ordering) of a matrix whose diagonal is mostly zero: M^-1 (A v) = v up
+// to rounding. The bound: n eps cond(A)
+// growth, n = 33, cond <= 3 (row dominance a_ii >= 1 + sum |a_ij| with |a_ij| <= 1.1, three per
+// row), growth <= 2 (dominant pivots): ~200 eps; c = 1000 leaves a margin of 5.
+TYPED_TEST(Ilu, IlutWithoutDroppingIsTheCompleteLu) {
+    using T = TypeParam;
+    const std::int64_t n = 33;
+    for (int variant = 0; variant < 3; ++variant) {
+        const bool pivoting = variant > 0, rcm = variant == 2;
+        SCOPED_TRACE(rcm ? "rcm and pivoting" : pivoting ? "pivoting" : "no pivoting");
+        const MatrixData data =
+            pivoting ? permuted_dominant(n, 190) : random_dominant(n, 190, false);
+        const Ilut<T> m(Csr<T>::from_data(this->exec, data), 0.0, int(n), pivoting, rcm);
+        EXPECT_EQ(m.replaced_pivots(), 0u);
+        if (pivoting) {
+            EXPECT_GT(m.interchanges(), 0u);
+        }
+        const auto v = random_vector<T>(n, 191);
+        const auto z = apply_on(m, multiply(data, v));
+        for (std::int64_t i = 0; i < n; ++i)
+            ASSERT_NEAR(z[i], v[i], 1000 * eps<T>()) << "row " << i + 1;
+        EXPECT_TRUE(m.diagnosis().stable);
+        EXPECT_LT(m.diagnosis().probe, 1000 * eps<T>() * std::sqrt(double(n)));
+    }
+}
+
+// ILUT drops: a larger tau or a smaller p gives fewer entries, never more than A's own plus p
+// per row of L and of U.
+TYPED_TEST(Ilu, IlutKeepsAtMostPEntriesBeyondAsOwn) {
+    using T = TypeParam;
+    const auto data = poisson2d(12, 200, false);
+    const auto A = Csr<T>::from_data(this->exec, data);
+    const Ilut<T> loose(A, 0.0, 3, false), tight(A, 0.1, 3, false), narrow(A, 0.0, 1, false);
+    const std::size_t n = A.rows();
+    EXPECT_LE(loose.lower().nnz() + loose.upper().nnz(), A.nnz() + 2 * 3 * n);
+    EXPECT_GT(loose.lower().nnz() + loose.upper().nnz(), A.nnz());
+    EXPECT_LT(tight.lower().nnz() + tight.upper().nnz(), loose.lower().nnz() + loose.upper().nnz());
+    EXPECT_LT(narrow.lower().nnz() + narrow.upper().nnz(),
+              loose.lower().nnz() + loose.upper().nnz());
+}
+
+TYPED_TEST(Ilu, IlukOfLevelZeroIsIlu0) {
+    using T = TypeParam;
+    const auto A = Csr<T>::from_data(this->exec, poisson2d(9, 210, false));
+    const Iluk<T> k0(A, 0);
+    const Ilu0<T> i0(A);
+    EXPECT_EQ(densify(k0.lower()), densify(i0.lower()));
+    EXPECT_EQ(densify(k0.upper()), densify(i0.upper()));
+}
+
+// a_20 and a_01 make fill (2, 1) of level 1: ILU(1) is the complete LU of this 3 x 3 matrix,
+// with l_21 = (0 - l_20 u_01) / u_11 = -((-2 / 4) (-1.5)) / 5 = -0.15; ILU(0) has no (2, 1).
+TYPED_TEST(Ilu, IlukFillsLevelOneEntries) {
+    using T = TypeParam;
+    const auto data =
+        from_entries(3, {{0, 0, 4.0}, {0, 1, -1.5}, {1, 1, 5.0}, {2, 0, -2.0}, {2, 2, 6.0}});
+    const auto A = Csr<T>::from_data(this->exec, data);
+    const Iluk<T> k1(A, 1);
+    EXPECT_EQ(Iluk<T>(A, 0).lower().nnz(), 1u);
+    ASSERT_EQ(k1.lower().nnz(), 2u);
+    const Dense l = densify(k1.lower());
+    EXPECT_NEAR(l[2 * 3 + 0], -0.5, 4 * eps<T>());
+    EXPECT_NEAR(l[2 * 3 + 1], -0.15, 4 * eps<T>());
+    const std::vector<T> v{T(0.3), T(-1.7), T(2.9)};
+    const auto z = apply_on(k1, multiply(data, v));
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(z[i], v[i], 16 * eps<T>()) << i;
+    // Poisson: each level adds entries.
+    const auto P = Csr<T>::from_data(this->exec, poisson2d(10, 211, false));
+    const Iluk<T> p1(P, 1), p2(P, 2);
+    EXPECT_GT(p1.lower().nnz(), P.nnz() / 2);
+    EXPECT_GT(p2.lower().nnz(), p1.lower().nnz());
+    EXPECT_GT(p2.upper().nnz(), p1.upper().nnz());
+}
+
+TYPED_TEST(Ilu, IlutAndIlukRefuseBadInput) {
+    using T = TypeParam;
+    const auto A = Csr<T>::from_data(this->exec, tridiagonal(8, 220, false));
+    expect_bad_input([&] { Ilut<T> m(A, -1e-3, 10, false); },
+                     "ilut: drop tolerance must be finite and >= 0");
+    expect_bad_input([&] { Ilut<T> m(A, std::nan(""), 10, false); },
+                     "ilut: drop tolerance must be finite and >= 0");
+    expect_bad_input([&] { Ilut<T> m(A, 1e-4, -1, true); }, "ilut: fill must be >= 0");
+    expect_bad_input([&] { Iluk<T> m(A, -1); }, "iluk: level must be >= 0");
+    // A structurally singular row (no entry at all).
+    const auto empty_row = Csr<T>::from_data(
+        this->exec, from_entries(3, {{0, 0, 2.0}, {0, 2, 1.0}, {2, 0, 1.0}, {2, 2, 3.0}}));
+    expect_bad_input([&] { Ilut<T> m(empty_row, 1e-4, 10, true); },
+                     "ilut: row 2 is empty (A is structurally singular)");
+    expect_bad_input([&] { Iluk<T> m(empty_row, 1); }, "iluk: row 2 has no diagonal entry");
+    expect_bad_input([&] { Ilut<T> m(empty_row, 1e-4, 10, true, false, true); },
+                     "ilut: row 2 has no nonzero entry (A is structurally singular)");
+    // Rows 1 and 2 have entries in column 1 only: no permutation fills the diagonal.
+    const auto singular = Csr<T>::from_data(
+        this->exec,
+        from_entries(3, {{0, 0, 2.0}, {1, 0, 1.0}, {2, 0, 4.0}, {2, 1, 1.0}, {2, 2, 3.0}}));
+    expect_bad_input([&] { Ilut<T> m(singular, 1e-4, 10, true, false, true); },
+                     "ilut: A is structurally singular");
+    const auto nan = Csr<T>::from_data(
+        this->exec, from_entries(2, {{0, 0, 2.0}, {1, 0, std::nan("")}, {1, 1, 3.0}}));
+    expect_bad_input([&] { Ilut<T> m(nan, 1e-4, 10, false); }, "ilut: non-finite value");
+    expect_bad_input([&] { Iluk<T> m(nan, 2); }, "iluk: non-finite value");
+}
+
+// ---- (g) the diagnosis ----
+
+// Three 2 x 2 blocks [[d, a], [a, b]] with a tiny pivot d: ILU(0) (the complete LU here) stores
+// b - a^2 / d ~ -2e8 against max |a_ij| = 3. tests/data/unstable_ilu0.mtx holds the same.
+MatrixData unstable_blocks() {
+    return from_entries(6, {{0, 0, 1e-8},
+                            {0, 1, 1.5},
+                            {1, 0, 1.5},
+                            {1, 1, 2.0},
+                            {2, 2, 2e-8},
+                            {2, 3, -1.25},
+                            {3, 2, -1.25},
+                            {3, 3, 3.0},
+                            {4, 4, 3e-8},
+                            {4, 5, 0.75},
+                            {5, 4, 0.75},
+                            {5, 5, -1.0}});
+}
+
+TYPED_TEST(Ilu, DiagnosisOfStableFactors) {
+    using T = TypeParam;
+    const auto data = random_dominant(257, 230, true);
+    const auto A = Csr<T>::from_data(this->exec, data);
+    const Ilu0<T> ilu0(A);
+    const Ic0<T> ic0(A);
+    const Ilut<T> ilut(A, 1e-4, 10, true);
+    const Iluk<T> iluk(A, 1);
+    for (const solver::TriangularFactors<T>* m :
+         std::initializer_list<const solver::TriangularFactors<T>*>{&ilu0, &ic0, &ilut, &iluk}) {
+        SCOPED_TRACE(m->name());
+        const auto& d = m->diagnosis();
+        EXPECT_TRUE(d.stable);
+        EXPECT_FALSE(m->unstable());
+        EXPECT_TRUE(d.advice.empty());
+        EXPECT_GT(d.max_matrix_entry, 1.0);
+        EXPECT_LE(d.growth, 1.0 + 1e-12);  // dominant: |l_ij| < 1, |u_ij| <= max |a_ij|
+        EXPECT_GT(d.min_pivot, 0.5);
+        EXPECT_LT(d.probe, 1.0);  // M^-1 A is near the identity
+    }
+}
+
+TYPED_TEST(Ilu, UnstableFactorIsDiagnosedAndNamedByTheSolve) {
+    using T = TypeParam;
+    const auto A = Csr<T>::from_data(this->exec, unstable_blocks());
+    const Ilu0<T> ilu0(A);
+    const auto& d = ilu0.diagnosis();
+    EXPECT_FALSE(d.stable);
+    EXPECT_TRUE(ilu0.unstable());
+    EXPECT_DOUBLE_EQ(d.max_matrix_entry, 3.0);
+    EXPECT_GT(d.growth, 1e7);
+    EXPECT_NEAR(d.min_pivot, 1e-8, 1e-12);
+    EXPECT_EQ(d.advice.rfind("ilu0 factor is unstable (growth ", 0), 0u) << d.advice;
+    EXPECT_NE(d.advice.find("pivoting"), std::string::npos) << d.advice;
+    EXPECT_EQ(d.advice.find('\n'), std::string::npos);
+    // Pivoting by columns takes a as the pivot: stable, and exact.
+    const Ilut<T> pivoted(A, 1e-4, 10, true);
+    EXPECT_TRUE(pivoted.diagnosis().stable) << pivoted.diagnosis().advice;
+    EXPECT_EQ(pivoted.interchanges(), 3u);
+    EXPECT_LT(pivoted.diagnosis().growth, 2.0);
+    // A solve stopped unconverged (no iteration allowed) names the unstable preconditioner; the
+    // same with the stable one says max_iterations.
+    const Array<T> b(this->exec, random_vector<T>(6, 231));
+    solver::Settings s;
+    s.max_iters = 0;
+    for (solver::Solver method : {solver::Solver::bicgstab, solver::Solver::gmres}) {
+        Array<T> x(this->exec, 6);
+        const auto r1 = method == solver::Solver::gmres ? solver::gmres<T>(A, ilu0, b, x, s)
+                                                        : solver::bicgstab<T>(A, ilu0, b, x, s);
+        EXPECT_EQ(r1.reason, solver::StopReason::unstable_preconditioner);
+        EXPECT_FALSE(r1.converged);
+        const auto r2 = method == solver::Solver::gmres ? solver::gmres<T>(A, pivoted, b, x, s)
+                                                        : solver::bicgstab<T>(A, pivoted, b, x, s);
+        EXPECT_EQ(r2.reason, solver::StopReason::max_iterations);
+    }
+    EXPECT_EQ(solver::to_string(solver::StopReason::unstable_preconditioner),
+              "unstable_preconditioner");
 }
 
 }  // namespace

@@ -337,6 +337,52 @@ TEST(CliSolve, IndexWidthsGiveTheSameSolve) {
     EXPECT_TRUE(contains(ell.err, "--format csr")) << ell;
 }
 
+// An unstable incomplete factor: one warning line on stderr naming the remedies, its diagnosis
+// in --json, and a solve that ends unconverged (here: no iteration allowed) names it as the
+// reason; ILUT with pivoting factors the same matrix stably and silently.
+TEST(CliSolve, UnstableFactorWarnsAndNamesThePreconditioner) {
+    const RunResult r = run_portla({"solve", data("unstable_ilu0.mtx"), "--solver", "gmres",
+                                    "--precond", "ilu0", "--max-iters", "0", "--json"});
+    EXPECT_FALSE(r.signaled) << r;
+    EXPECT_EQ(r.exit_code, 2) << r;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r;
+    EXPECT_EQ(r.err.rfind("portla: warning: ilu0 factor is unstable (growth ", 0), 0u) << r;
+    EXPECT_TRUE(contains(r.err, "pivoting")) << r;
+    const json j = parse_json(r);
+    EXPECT_EQ(j["reason"], "unstable_preconditioner");
+    EXPECT_FALSE(j["factorization"]["stable"].get<bool>());
+    EXPECT_GT(j["factorization"]["growth"].get<double>(), 1e7);
+    EXPECT_EQ(j["factorization"]["max_matrix_entry"].get<double>(), 3.0);
+
+    const json ok = solve_json(
+        {data("unstable_ilu0.mtx"), "--solver", "gmres", "--precond", "ilut", "--pivot"});
+    EXPECT_TRUE(ok["converged"].get<bool>());
+    EXPECT_TRUE(ok["factorization"]["stable"].get<bool>());
+    EXPECT_LT(ok["factorization"]["growth"].get<double>(), 10);
+    EXPECT_EQ(ok["factorization"]["interchanges"].get<int>(), 3);
+}
+
+TEST(CliSolve, IlutAndIlukSettingsAreCheckedInOneLine) {
+    const std::string file = data("nonsym_small.mtx");
+    portla::test::expect_cli_error(
+        "solve", {file, "--solver", "bicgstab", "--precond", "ilut", "--drop-tol", "-1"},
+        "ilut: drop tolerance must be finite and >= 0");
+    portla::test::expect_cli_error(
+        "solve", {file, "--solver", "bicgstab", "--precond", "ilut", "--fill", "-2"},
+        "ilut: fill must be >= 0");
+    portla::test::expect_cli_error(
+        "solve", {file, "--solver", "bicgstab", "--precond", "iluk", "--level", "-1"},
+        "iluk: level must be >= 0");
+    const json t = solve_json(
+        {file, "--solver", "bicgstab", "--precond", "ilut", "--drop-tol", "1e-3", "--fill", "2"});
+    EXPECT_TRUE(t["converged"].get<bool>());
+    EXPECT_EQ(t["factorization"]["fill"], 2);
+    const json k = solve_json({file, "--solver", "gmres", "--precond", "iluk", "--level", "2"});
+    EXPECT_TRUE(k["converged"].get<bool>());
+    EXPECT_EQ(k["factorization"]["level"], 2);
+    EXPECT_TRUE(k["factorization"]["stable"].get<bool>());
+}
+
 TEST(CliSolve, IluIsRefusedByCgWithAClearError) {
     const RunResult r = run_portla({"solve", data("spd_small.mtx"), "--precond", "ilu0"});
     EXPECT_CLI_ERROR(r);

@@ -1,12 +1,19 @@
 /// \file
-/// Incomplete factorizations with zero fill: ILU(0) and IC(0) preconditioners for the monolithic
-/// Krylov solvers, applied by two sparse triangular solves.
+/// Incomplete factorizations: ILU(0) and IC(0) (zero fill), ILUT (threshold dropping, optional
+/// column pivoting) and ILU(k) (level of fill) preconditioners for the monolithic Krylov
+/// solvers, applied by two sparse triangular solves.
 ///
 /// Set-up (the constructor, blocking): the factorization is computed once, on the host, in double
-/// precision, from a host copy of the matrix, on A's own sparsity pattern (no fill). The factors
-/// are rounded to T, stored as CSR on A's executor, together with a level schedule of each
-/// triangular factor (the rows of level k depend only on rows of levels < k). apply() runs the
-/// two triangular solves on A's executor.
+/// precision, from a host copy of the matrix. The factors are rounded to T, stored as CSR on A's
+/// executor, together with a level schedule of each triangular factor (the rows of level k
+/// depend only on rows of levels < k). apply() runs the two triangular solves on A's executor
+/// (and, after column pivoting, one gather of the result).
+///
+/// Every factorization diagnoses itself at set-up (diagnosis()): the growth of its factors and
+/// a probe of M^-1 A on a random vector, both in double on the host. A factor found unstable
+/// still preconditions (nothing throws): unstable() is true, diagnosis().advice says why and
+/// what to try, and a solve that then fails to converge reports
+/// StopReason::unstable_preconditioner.
 ///
 /// apply() writes a work vector owned by the object: it is not thread-safe on one object (use
 /// one preconditioner per thread); distinct objects are independent.
@@ -46,6 +53,36 @@ template <typename T>
 struct TriangularPair;
 }  // namespace detail
 
+/// What the set-up of an incomplete factorization measured, in double on the host.
+///
+/// growth = max |entry of L or U| / max |a_ij| (L's implied unit diagonal not counted);
+/// min_pivot = min |u_ii| (IC(0): min l_ii); probe = ||M^-1 A v - v|| / ||v|| for one
+/// pseudo-random v (entries uniform in [-1, 1], fixed seed, so set-up is reproducible). A
+/// factor is unstable when growth > kUnstableGrowth, or the probe is not finite or above
+/// kProbeLimit: M^-1 then maps A v further from v than kProbeLimit times v's own length, i.e.
+/// M^-1 A is far from the identity in a direction a Krylov method cannot avoid.
+struct FactorDiagnosis {
+    double max_matrix_entry = 0;  ///< max |a_ij| over A
+    double max_factor_entry = 0;  ///< max |l_ij|, |u_ij| over the stored factors
+    double growth = 0;            ///< max_factor_entry / max_matrix_entry
+    double min_pivot = 0;         ///< min |u_ii|
+    double probe = 0;             ///< ||M^-1 A v - v|| / ||v||
+    bool stable = true;           ///< growth and probe within their limits
+    /// Empty when stable; otherwise one line: what was found and the remedies (pivoting, a
+    /// diagonal shift, a larger drop tolerance or fill), without a trailing newline.
+    std::string advice;
+};
+
+/// FactorDiagnosis: growth above this marks a factor unstable.
+inline constexpr double kUnstableGrowth = 1e6;
+/// FactorDiagnosis: a probe above this (or not finite) marks a factor unstable. M^-1 A v then
+/// misses v by 1e7 times v's length, so in single precision (eps 6e-8) the rounding of a
+/// preconditioned vector is as large as the vector itself. A factor with a few tiny pivots can
+/// probe high and still precondition in double: ILUT(1e-4, 10) with pivoting probes 6e5 on
+/// arc130 and 4e3 on mahindas, both converging; ILU(0) of bcsstk09, which BiCGSTAB and GMRES
+/// do not converge with, probes 3e13 (docs/real-matrices.md).
+inline constexpr double kProbeLimit = 1e7;
+
 /// What ILU(0) and IC(0) share: a lower factor L and an upper factor U on the executor, applied
 /// as z = U^-1 (L^-1 r) by one triangular solver (levels or the vendor's). The factors are built
 /// by the derived class's constructor.
@@ -74,6 +111,10 @@ public:
     std::size_t lower_levels() const;
     /// Levels of U's level schedule.
     std::size_t upper_levels() const;
+    /// Growth and probe of the factors, measured at set-up.
+    const FactorDiagnosis& diagnosis() const;
+    /// !diagnosis().stable
+    bool unstable() const override;
 
 protected:
     TriangularFactors();
@@ -138,6 +179,81 @@ public:
 
 private:
     double shift_ = 0;
+};
+
+/// ILUT(tau, p), Saad's threshold ILU, with optional partial pivoting by columns (ILUTP), an
+/// optional row permutation by matching (static pivoting) and an optional reverse Cuthill-McKee
+/// ordering: M = R^T Q^T L U P^T Q with L unit lower triangular, U upper triangular, P a column
+/// permutation (the identity without pivoting), Q the symmetric reverse Cuthill-McKee
+/// permutation of the graph of R A + (R A)^T (the identity without `rcm`), and R the row
+/// permutation that maximises the product of the diagonal's |entries| (MC64's objective, a
+/// minimum-cost matching: a nonzero on every diagonal position, the largest it can be; the
+/// identity without `matching`): z = M^-1 r = Q^T P U^-1 L^-1 Q R r, the permutations applied
+/// as gathers on the executor.
+///
+/// Row by row (the IKJ form), in double: row i of A is eliminated by the rows k < i of U in
+/// increasing k; a multiplier l_ik with |l_ik| <= tau_i is dropped (row k is not subtracted), as
+/// is every entry of the resulting row below tau_i, except the diagonal; tau_i = tau times the
+/// mean |a_ij| of row i of A. Of what remains, row i of L keeps its largest nnz_L(i) + p entries
+/// and row i of U its diagonal and largest nnz_U(i) + p off-diagonal entries, nnz_L(i) and
+/// nnz_U(i) being the entries of A's row i left of and right of the diagonal. With pivoting,
+/// before dropping, the column of the largest |u_ij| (j >= i, in the current column order)
+/// becomes column i when |u_ii| < 0.1 max_j |u_ij| (SuperLU's default pivot threshold), so a
+/// row whose diagonal is missing or small still gets a pivot.
+///
+/// A multiplier is dropped when |l_ik u_kk| <= tau_i (its size in A's units). A pivot with
+/// |u_ii| <= 1e-14 max_j |a_ij| (a row that dropping left dependent on the rows above, or
+/// without pivoting a row with no diagonal) is replaced by (1e-4 + tau) times the row's mean
+/// |a_ij| (Saad's rule; replaced_pivots() counts them) and left to the diagnosis to judge.
+///
+/// Requirements, checked at construction: A square (DimensionMismatch), tau >= 0 and finite,
+/// p >= 0 (BadInput "ilut: drop tolerance ..." / "ilut: fill ..."), every value finite, no
+/// empty row (BadInput "ilut: row N is empty (A is structurally singular)"), every pivot
+/// finite; with `matching`, a perfect matching (BadInput "ilut: A is structurally singular
+/// ..."). Rows are 1-based in messages (of A, or of the permuted matrix). lower(): L without
+/// its unit diagonal; upper(): U, diagonal first, both in the permuted order.
+template <typename T>
+class Ilut : public TriangularFactors<T> {
+public:
+    /// Factorizes A (blocking) with drop tolerance `drop_tolerance` (tau) and `fill` (p)
+    /// entries per row of L and of U beyond A's own, pivoting by columns when `pivoting`, after
+    /// a reverse Cuthill-McKee ordering when `rcm` and a row permutation by matching when
+    /// `matching` (both described above).
+    /// Throws as listed above, Unsupported for `vendor` on a backend without a vendor sparse
+    /// triangular solve or for A with 64-bit indices, DeviceError/OutOfMemory from the backend.
+    Ilut(const Csr<T>& A, double drop_tolerance, int fill, bool pivoting, bool rcm = false,
+         bool matching = false, TriangularSolver how = TriangularSolver::automatic);
+
+    std::string name() const override { return "ilut"; }
+    bool symmetric() const override { return false; }
+    /// Columns interchanged by pivoting (0 without pivoting).
+    std::size_t interchanges() const { return interchanges_; }
+    /// Zero pivots replaced (see above).
+    std::size_t replaced_pivots() const { return replaced_pivots_; }
+
+private:
+    std::size_t interchanges_ = 0;
+    std::size_t replaced_pivots_ = 0;
+};
+
+/// ILU(k), ILU with level of fill k: ILU(0)'s elimination (see Ilu0) on the pattern of the
+/// entries whose level is at most k, where a_ij's entries have level 0 and a fill entry
+/// created at (i, j) through row m has level lev(i, m) + lev(m, j) + 1 (the smallest over the
+/// paths that create it). k = 0 is ILU(0). z = M^-1 r = U^-1 (L^-1 r).
+///
+/// Requirements, checked at construction: k >= 0 (BadInput "iluk: level ..."), and those of
+/// Ilu0 (with "iluk:" in the messages): A square, every value finite, every diagonal stored,
+/// no zero pivot. lower(): L without its unit diagonal; upper(): U, diagonal first.
+template <typename T>
+class Iluk : public TriangularFactors<T> {
+public:
+    /// Factorizes A (blocking) with level of fill `level`. Throws as listed above, Unsupported
+    /// for `vendor` on a backend without a vendor sparse triangular solve or for A with 64-bit
+    /// indices, DeviceError/OutOfMemory from the backend.
+    Iluk(const Csr<T>& A, int level, TriangularSolver how = TriangularSolver::automatic);
+
+    std::string name() const override { return "iluk"; }
+    bool symmetric() const override { return false; }
 };
 
 }  // namespace portla::solver

@@ -33,6 +33,10 @@ public:
     virtual bool symmetric() const { return true; }
     /// Whether apply() is the same linear map at every call (false: GMRES goes flexible).
     virtual bool fixed() const { return true; }
+    /// Whether the set-up found M unstable (an incomplete factor's growth or probe, see
+    /// solver/ilu.hpp): a solve that does not converge then reports
+    /// StopReason::unstable_preconditioner.
+    virtual bool unstable() const { return false; }
 };
 
 /// Jacobi: M = diag(A), z = r ./ diag(A). Throws BadInput when the operator has no diagonal or

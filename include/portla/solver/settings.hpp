@@ -82,6 +82,20 @@ struct Settings {
     int chebyshev_degree = 4;
     /// amg: the hierarchy and its cycle.
     AmgSettings amg;
+    /// ilut: drop tolerance tau >= 0, relative to each row's mean |a_ij| (solver/ilu.hpp).
+    double ilut_drop_tolerance = 1e-4;
+    /// ilut: entries each row of L and of U may hold beyond A's own in that triangle (>= 0).
+    int ilut_fill = 10;
+    /// ilut: partial pivoting by columns within each row (ILUTP).
+    bool ilut_pivoting = false;
+    /// ilut: factor Q A Q^T, Q the reverse Cuthill-McKee ordering of A + A^T (fewer entries
+    /// dropped where A's graph is banded after it; docs/real-matrices.md has where it pays).
+    bool ilut_rcm = false;
+    /// ilut: permute the rows first so that the product of the diagonal's |entries| is largest
+    /// (static pivoting; for matrices with zero or small diagonal entries).
+    bool ilut_matching = false;
+    /// iluk: the level of fill k >= 0 (0 is ILU(0)'s pattern).
+    int iluk_level = 1;
     /// Use x as the initial guess; otherwise x is set to zero first.
     bool use_initial_guess = false;
     /// Fill Result::history with the recurrence residual norm of every iteration.

@@ -32,17 +32,23 @@ enum class StopReason : std::uint8_t {
                 ///< threshold of system s lies outside what the precision's squared residual
                 ///< norms hold (scale A_s and b_s by a power of 2). The monolithic solvers
                 ///< throw BadInput instead.
+    unstable_preconditioner,  ///< monolithic solvers: the solve did not converge (it reached
+                              ///< max_iterations, broke down or met a non-finite value) with a
+                              ///< preconditioner whose set-up found it unstable
+                              ///< (PreconditionerOperator::unstable(): an incomplete factor with
+                              ///< growth above 1e6 or a failed probe, solver/ilu.hpp)
 };
 /// "converged", "max_iterations", "breakdown", "non_finite", "indefinite", "stagnation",
-/// "singular_preconditioner", "bad_scale".
+/// "singular_preconditioner", "bad_scale", "unstable_preconditioner".
 std::string to_string(StopReason reason);
 
-/// The monolithic solvers (cg, bicgstab, gmres) support all of them (block_jacobi, ilu0 and ic0
-/// on csr only; ic0 is for symmetric matrices); the batched solvers none, jacobi, block_jacobi
-/// and ilu0 (others throw Unsupported).
-enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev, amg };
-/// "none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg"; parse throws BadInput for
-/// an unknown name.
+/// The monolithic solvers (cg, bicgstab, gmres) support all of them (block_jacobi, ilu0, ic0,
+/// amg, ilut and iluk on csr only; ic0 is for symmetric matrices); the batched solvers none,
+/// jacobi, block_jacobi and ilu0 (others throw Unsupported). ilut: threshold ILU (Settings
+/// ilut_*), iluk: ILU with level-of-fill k (Settings::iluk_level), both in solver/ilu.hpp.
+enum class Preconditioner { none, jacobi, block_jacobi, ilu0, ic0, chebyshev, amg, ilut, iluk };
+/// "none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg", "ilut", "iluk"; parse
+/// throws BadInput for an unknown name.
 std::string to_string(Preconditioner p);
 /// The inverse of to_string(Preconditioner).
 Preconditioner parse_preconditioner(const std::string& name);

@@ -197,7 +197,9 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
     if (s.solver == solver::Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
         throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) +
                        "] (got " + std::to_string(s.restart) + ")");
-    if (s.precond == solver::Preconditioner::ic0 || s.precond == solver::Preconditioner::chebyshev)
+    using solver::Preconditioner;
+    if (s.precond != Preconditioner::none && s.precond != Preconditioner::jacobi &&
+        s.precond != Preconditioner::block_jacobi && s.precond != Preconditioner::ilu0)
         throw Unsupported("batch::solve: the " + solver::to_string(s.precond) +
                           " preconditioner is for the monolithic solvers (batched: none, jacobi, "
                           "block-jacobi or ilu0)");
