@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole GPU check in one run (on an H100, under 10 minutes): build for sm_90, run every GPU
-# test (cuda and opencl binaries, CLI, Python, examples), the cuda tests under compute-sanitizer
-# memcheck, then the multigrid and CG timings; logs and JSON go to $OUT.
+# The whole GPU check in one run (on an H100 or H200, under 10 minutes): build for sm_90, run every
+# GPU test (cuda and opencl binaries, CLI, Python, examples), the cuda tests under
+# compute-sanitizer memcheck, then short CG runs on each GPU backend and under mpirun; logs and
+# JSON go to $OUT.
 #   usage: OUT=/some/dir scripts/gpu-check.sh [--bench|--bench-only] [SWEEP...]
 # GPU_TESTS="test_x test_y" runs those test binaries (and memcheck of each) instead of every
 # test. With --bench it also runs the benchmarks (all, or the named sweeps: see below); --bench-only
@@ -94,6 +95,8 @@ python_pid=$!
 wait "$ctest_pid" || status=1
 grep -E "tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$OUT/ctest.log" | head -40
 grep -E "^Total Test time" "$OUT/ctest.log"
+echo "slowest tests:"; grep -E "Test +#[0-9]+: .* sec$" "$OUT/ctest.log" | sed -E 's/.*: ([^ ]+) .* ([0-9.]+) sec$/\2 \1/' |
+  sort -rn | head -12 | tr '\n' ';'; echo
 wait "$python_pid" || status=1
 echo "python: $(grep -cE "passed|failed" "$OUT/pytest.log") files: $(grep -E "passed|failed" "$OUT/pytest.log" | tr '\n' ' ')"
 tail -8 "$OUT/python_step.log"
@@ -102,12 +105,6 @@ for t in "${memcheck[@]}"; do
   grep -q "ERROR SUMMARY: 0 errors" "$OUT/memcheck_$t.log" && grep -qE '^\[  PASSED' "$OUT/memcheck_$t.log" || status=1
   echo "memcheck $t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
 done
-
-step "multigrid: CG + AMG against CG + Jacobi and CG + Chebyshev on the GPU (bench/amg.py)"
-python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg --variants classical,mixed \
-  --problems poisson3d --sizes 64,128,256 --json "$OUT/amg_poisson.json" || status=1
-python3 bench/amg.py --binary "$P" --backend cuda --no-pyamg --variants classical,mixed \
-  --problems contrast3d,anisotropic3d --sizes 128 --json "$OUT/amg_hard.json" || status=1
 
 step "CG on poisson3d:128, double: cuda, NVIDIA's OpenCL, omp"
 "$P" info
@@ -137,19 +134,30 @@ fi
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   shift
   # Sweep names: those of scripts/gpu-bench.sh (kernels, CG, CPU), plus `batch`
-  # (scripts/batch-bench.sh; needs data/pelelm), `eig` (scripts/bench-eig.py), `gemm`
+  # (scripts/batch-bench.sh; needs data/pelelm), `amg` (bench/amg.py: multigrid against CG + Jacobi
+  # and Chebyshev), `eig` (scripts/bench-eig.py), `gemm`
   # (scripts/gemm-bench.sh), `ilu` (ILU(0) apply, levels vs cuSPARSE) and `real` (the
   # SuiteSparse set against SciPy, scripts/real-matrices.py) and `peers` (bench/peers.py: CuPy,
   # JAX; needs the Python step of the tests). No name: everything (well over 10 minutes).
   kernel_sweeps=() others=()
   for a in "$@"; do
-    case $a in batch|eig|gemm|real|ilu|peers) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
+    case $a in amg|batch|eig|gemm|real|ilu|peers) others+=("$a") ;; *) kernel_sweeps+=("$a") ;; esac
   done
   everything=$(( $# == 0 ))
   picked() { [ "$everything" = 1 ] || [[ " ${others[*]} " == *" $1 "* ]]; }
   tar_all() { tar czf "$FINAL_OUT/results.tgz" -C "$OUT" .; }
   if [ "$everything" = 1 ] || [ ${#kernel_sweeps[@]} -gt 0 ]; then
     OUT=$OUT BUILD=$BUILD TAR="$FINAL_OUT/results.tgz" scripts/gpu-bench.sh "${kernel_sweeps[@]}" || status=1
+  fi
+  if picked amg; then
+    step "multigrid: CG + AMG against CG + Jacobi and CG + Chebyshev on the GPU (bench/amg.py)"
+    python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
+      --variants classical,mixed --problems poisson3d --sizes 64,128,256 \
+      --json "$OUT/amg_poisson.json" || status=1
+    python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
+      --variants classical,mixed --problems contrast3d,anisotropic3d --sizes 128 \
+      --json "$OUT/amg_hard.json" || status=1
+    tar_all
   fi
   if picked batch; then
     step "batched solvers"
