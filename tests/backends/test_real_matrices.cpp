@@ -107,6 +107,12 @@ Outcome run(const Executor& exec, const MatrixData& d, const std::vector<double>
 // with room: a backend beyond it has changed the method, not the rounding.
 constexpr int kRoundingDraws = 8;
 
+// The iteration limit of the runs that check honesty alone (no SciPy solve to compare with, and
+// the right-preconditioned GMRES runs): long enough that most converge (on omp all but 7 of the
+// converged ones take under 500 iterations; those stop at the limit with max_iterations,
+// which is checked too), short enough for a GPU shared by many test processes.
+constexpr int kHonestyLimit = 500;
+
 int bicgstab_bound(const MatrixData& d, const std::vector<double>& bh, Preconditioner p) {
     const Executor reference = Executor::reference();
     std::mt19937 gen(20261128);
@@ -153,10 +159,10 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
                                       scipy["converged"].get<bool>() &&
                                       scipy["iterations"].get<int>() <= 20000;
             // Where SciPy has no solve to compare with, a shorter run still checks honesty.
-            const int limit = scipy_solves ? 20000 : 3000;
+            const int limit = scipy_solves ? 20000 : kHonestyLimit;
             const bool left = method == Solver::gmres && p != Preconditioner::none;
             if (left) {  // the right-preconditioned run: honest, not compared with SciPy
-                const Outcome right = run(exec, d, bh, method, p, 3000, false);
+                const Outcome right = run(exec, d, bh, method, p, kHonestyLimit, false);
                 if (right.built && right.result.converged) {
                     EXPECT_LE(right.true_relres, 1.01e-8);
                 }
@@ -193,6 +199,11 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
             // opencl it converges with work-groups of 32 or 1024 and stalls with 64 to 256
             // (PoCL 3.1, 2026-11-25), so there, as on the reference, only honesty is checked.
             const bool rounding_bound = name == "662_bus" && key == "gmres/jacobi";
+            // BiCGSTAB with Jacobi on watt_2 has no count that rounding bounds: with b = A 1
+            // moved by at most one ulp per entry, 24 draws took 27 to 807 iterations on the
+            // reference and 29 to 561 on omp (2 threads), SciPy 301 for b = A 1; its convergence
+            // is checked, its count is not.
+            const bool chaotic_count = name == "watt_2" && key == "bicgstab/jacobi";
             const bool compare = exec.backend() == Backend::omp ||
                                  exec.backend() == Backend::cuda ||
                                  (exec.backend() == Backend::opencl && !rounding_bound);
@@ -201,7 +212,9 @@ TEST_P(RealMatrices, EverySolverAndPreconditioner) {
                 EXPECT_TRUE(res.converged) << solver::to_string(res.reason) << " after "
                                            << res.iterations << " iterations (SciPy: converged in "
                                            << its << "), relative residual " << o.true_relres;
-                if (method == Solver::bicgstab) {
+                if (chaotic_count) {
+                    // converged, checked above
+                } else if (method == Solver::bicgstab) {
                     const int bound = bicgstab_bound(d, bh, p);
                     EXPECT_NE(bound, INT_MAX) << "the reference's rounding draws all converge";
                     EXPECT_LE(res.iterations, bound) << "SciPy: " << its;
