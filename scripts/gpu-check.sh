@@ -74,16 +74,23 @@ gpu_cl=$("$P" info | grep -E "^  opencl:[0-9]+ .*NVIDIA" | grep -oE "opencl:[0-9
 ctest_pid=$!
 memcheck=(test_backend_cuda test_cg_device test_vendor test_core test_batch_direct_cuda
           test_ilu_cuda test_preconditioners_cuda test_amg_cuda)
-for t in "${memcheck[@]}"; do
-  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
-    "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 &
+memcheck_summary() {
+  echo "memcheck $1: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$1.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$1.log" | tr '\n' ' ')"
+}
+for t in "${memcheck[@]}"; do  # each reports as it ends
+  ( compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
+      "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1
+    echo "$(memcheck_summary "$t") ($(date -u +%H:%M:%S))" ) &
 done
 ( build_python || exit 1
   rc=0
   # one pytest per file: a crash in one stops only that file's tests
   for f in python/tests/test_*.py; do
-    PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -m pytest -q -rs -p no:cacheprovider \
-      "$f" >> "$OUT/pytest.log" 2>&1 || { echo "$f: pytest exit $?"; rc=1; }
+    log="$OUT/pytest_$(basename "$f" .py).log"
+    PYTHONPATH=build-py/python PORTLA_SOURCE_DIR=$PWD python3 -X faulthandler -m pytest -q -rs \
+      -p no:cacheprovider "$f" > "$log" 2>&1 ||
+      { echo "$f: pytest exit $?"; grep -A12 -E "Fatal Python error|^FAILED|^E " "$log" | head -30; rc=1; }
+    cat "$log" >> "$OUT/pytest.log"
   done
   for e in examples/python/*.py; do
     log="$OUT/example_$(basename "$e" .py).log"
@@ -99,11 +106,10 @@ echo "slowest tests:"; grep -E "Test +#[0-9]+: .* sec$" "$OUT/ctest.log" | sed -
   sort -rn | head -12 | tr '\n' ';'; echo
 wait "$python_pid" || status=1
 echo "python: $(grep -cE "passed|failed" "$OUT/pytest.log") files: $(grep -E "passed|failed" "$OUT/pytest.log" | tr '\n' ' ')"
-tail -8 "$OUT/python_step.log"
+cat "$OUT/python_step.log"
 wait
 for t in "${memcheck[@]}"; do
   grep -q "ERROR SUMMARY: 0 errors" "$OUT/memcheck_$t.log" && grep -qE '^\[  PASSED' "$OUT/memcheck_$t.log" || status=1
-  echo "memcheck $t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
 done
 
 step "CG on poisson3d:128, double: cuda, NVIDIA's OpenCL, omp"
