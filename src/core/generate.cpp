@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <regex>
 #include <utility>
 #include <vector>
 
@@ -246,15 +245,22 @@ std::string generator_forms() {
 }
 
 GeneratorSpec parse_generator_spec(const std::string& spec) {
-    static const std::regex re(R"(([a-z0-9]+):([0-9]{1,9}))");
-    std::smatch m;
+    // KIND:N with N of 1 to 9 digits, read without std::regex or streams: no locale involved
+    const std::size_t colon = spec.find(':');
+    const std::string kind = spec.substr(0, colon);
+    const std::string digits = colon == std::string::npos ? "" : spec.substr(colon + 1);
     GeneratorSpec g;
-    bool known = false;
-    if (std::regex_match(spec, m, re))
+    bool known =
+        !digits.empty() && digits.size() <= 9 &&
+        std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (known) {
+        known = false;
         for (const auto& [k, name] : kKinds)
-            if (m[1] == name) g.kind = k, known = true;
+            if (kind == name) g.kind = k, known = true;
+    }
     if (!known) throw BadInput("expected " + generator_forms() + ", got '" + spec + "'");
-    g.n = static_cast<std::size_t>(std::stoull(m[2]));
+    g.n = 0;
+    for (const char c : digits) g.n = 10 * g.n + static_cast<std::size_t>(c - '0');
     const std::size_t least = g.kind == GeneratedKind::fem2d ? 2 : 1;
     if (g.n < least) throw BadInput("N must be >= " + std::to_string(least) + " in '" + spec + "'");
     // The Poisson operators may be larger without a stored matrix (Stencil).

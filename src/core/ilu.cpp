@@ -11,7 +11,7 @@
 #include <numeric>
 #include <queue>
 #include <random>
-#include <sstream>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -53,11 +53,10 @@ constexpr double kLargestShift = 1.0;
 
 std::string row_name(std::size_t i) { return "row " + std::to_string(i + 1); }
 
-std::string number(double x) {
-    std::ostringstream s;
-    s.precision(3);
-    s << x;
-    return s.str();
+std::string number(double x) {  // as %.3g; printf's formatting does not depend on std::locale
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", x);
+    return text;
 }
 
 // A square CSR on the host in double: columns sorted within each row, duplicates summed.
