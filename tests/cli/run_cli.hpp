@@ -2,6 +2,7 @@
 // separately, exit status and signal reported, and a hang turned into a signal by an alarm.
 #pragma once
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +46,26 @@ inline std::string temp_path(const std::string& stem) {
     static std::atomic<int> counter{0};
     return ::testing::TempDir() + "portla_cli_" + std::to_string(::getpid()) + "_" +
            std::to_string(counter++) + "_" + stem;
+}
+
+/// A fresh directory for one test (files in it are listed to find stray temporary files).
+inline std::string fresh_dir(const std::string& stem) {
+    std::string dir = temp_path(stem + ".XXXXXX");
+    EXPECT_NE(::mkdtemp(dir.data()), nullptr) << dir;
+    return dir;
+}
+
+/// The names in `dir` that start with '.' (left-over temporary files), "." and ".." aside.
+inline std::vector<std::string> hidden_files(const std::string& dir) {
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string n = e->d_name;
+            if (n != "." && n != ".." && n[0] == '.') names.push_back(n);
+        }
+        ::closedir(d);
+    }
+    return names;
 }
 
 /// Runs PORTLA_BINARY with `args` (no shell involved), stdout and stderr redirected to separate

@@ -38,6 +38,8 @@
 namespace {
 
 using nlohmann::json;
+using portla::test::fresh_dir;
+using portla::test::hidden_files;
 using portla::test::parse_json;
 using portla::test::read_text;
 using portla::test::run_portla;
@@ -1190,32 +1192,12 @@ TEST(CliErrors, BadOptionValues) {
 // ---- Safe by construction: outputs whole or not at all, inputs checked before
 // they are opened or allocated, and errors that name the option or file. ----
 
-/// A fresh directory for one test (files in it are listed to find stray temporary files).
-std::string fresh_dir(const std::string& stem) {
-    std::string dir = temp_path(stem + ".XXXXXX");
-    EXPECT_NE(::mkdtemp(dir.data()), nullptr) << dir;
-    return dir;
-}
-
 void write_text(const std::string& path, const std::string& text) {
     std::ofstream f(path, std::ios::binary);
     f << text;
 }
 
 bool exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
-/// The names in `dir` that start with '.' (left-over temporary files), "." and ".." aside.
-std::vector<std::string> hidden_files(const std::string& dir) {
-    std::vector<std::string> names;
-    if (DIR* d = ::opendir(dir.c_str())) {
-        while (const dirent* e = ::readdir(d)) {
-            const std::string n = e->d_name;
-            if (n != "." && n != ".." && n[0] == '.') names.push_back(n);
-        }
-        ::closedir(d);
-    }
-    return names;
-}
 
 std::string cli_data(const std::string& name) { return data("cli/" + name); }
 

@@ -23,6 +23,8 @@
 
 namespace {
 
+using portla::test::fresh_dir;
+using portla::test::hidden_files;
 using portla::test::run_portla;
 
 std::vector<double> read_x(const std::string& path) {
@@ -184,25 +186,6 @@ TEST(DistCli, GeneratedMatrixFreeProblem) {
 }
 
 // ---- outputs under mpirun: rank 0 writes them, as one process does ----
-
-std::string fresh_dir(const std::string& stem) {
-    std::string dir = portla::test::temp_path(stem + ".XXXXXX");
-    EXPECT_NE(::mkdtemp(dir.data()), nullptr) << dir;
-    return dir;
-}
-
-/// The names in `dir` that start with '.' (left-over temporary files), "." and ".." aside.
-std::vector<std::string> hidden_files(const std::string& dir) {
-    std::vector<std::string> names;
-    if (DIR* d = ::opendir(dir.c_str())) {
-        while (const dirent* e = ::readdir(d)) {
-            const std::string n = e->d_name;
-            if (n != "." && n != ".." && n[0] == '.') names.push_back(n);
-        }
-        ::closedir(d);
-    }
-    return names;
-}
 
 /// Starts `args` (PORTLA_BINARY, mpiexec, first) with stdout and stderr on /dev/null
 /// (opened for writing only) and an alarm against a hang; returns its pid.
