@@ -692,7 +692,7 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--amg-trunc-factor", o->amg.trunc_factor,
                    "amg (classical): drop the interpolation weights below this fraction of their "
                    "row's largest, in [0, 1) (default 0)")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(CLI::Range(0.0, std::nextafter(1.0, 0.0)));
     app.add_option("--amg-pmax", o->amg.interp_max_entries,
                    "amg (classical): the most weights each interpolation row keeps (0: all; "
                    "default 4)")
