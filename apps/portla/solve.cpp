@@ -194,6 +194,7 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& l : info.levels) levels.push_back({{"rows", l.rows}, {"nnz", l.nnz}});
     nlohmann::json j = {{"method", s.method},
+                        {"coarsening", s.coarsening},
                         {"interpolation", s.interpolation},
                         {"trunc_factor", s.trunc_factor},
                         {"interp_max_entries", s.interp_max_entries},
@@ -685,6 +686,10 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--amg-method", o->amg.method,
                    "amg: sa (smoothed aggregation) or classical (PMIS, classical interpolation)")
         ->check(CLI::IsMember({"sa", "classical"}));
+    app.add_option("--amg-coarsen", o->amg.coarsening,
+                   "amg (classical): pmis (parallel rounds; default) or hmis (Ruge-Stueben's "
+                   "first pass on each block of 256 rows, then PMIS)")
+        ->check(CLI::IsMember({"pmis", "hmis"}));
     app.add_option("--amg-interp", o->amg.interpolation,
                    "amg (classical): direct (from the strongly influencing coarse rows) or "
                    "extended+i (also from those of the strongly influencing fine rows; default)")

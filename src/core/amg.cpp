@@ -91,6 +91,8 @@ void check_settings(const AmgSettings& s) {
     if (s.interpolation != "direct" && s.interpolation != "extended+i")
         throw BadInput("amg: unknown interpolation '" + s.interpolation +
                        "' (expected direct or extended+i)");
+    if (s.coarsening != "pmis" && s.coarsening != "hmis")
+        throw BadInput("amg: unknown coarsening '" + s.coarsening + "' (expected pmis or hmis)");
     if (!(s.trunc_factor >= 0 && s.trunc_factor < 1))
         throw BadInput("amg: the truncation factor must be in [0, 1)");
     if (s.interp_max_entries < 0)
@@ -490,6 +492,14 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                 amg_pmis_init(backend, exec, n, rp, std::as_const(tpos).get_view(),
                               std::as_const(strong).get_view(), keys.get_view());
             });
+            if (h.s.coarsening == "hmis") {
+                // Ruge and Stueben's first pass on each block of rows; PMIS decides the rest.
+                Array<I32> scratch(exec, 3 * n);
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_hmis(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                             std::as_const(tpos).get_view(), keys.get_view(), scratch.get_view());
+                });
+            }
             // Each round makes at least one row coarse: at most n rounds.
             for (std::size_t round = 0; round <= n; ++round) {
                 const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {

@@ -694,6 +694,11 @@ TEST(CliSolve, ClassicalAmgInterpolationOptions) {
     EXPECT_EQ(direct["amg"]["interp_max_entries"], 0);
     EXPECT_EQ(direct["amg"]["trunc_factor"], 0.2);
     EXPECT_LT(ext["iterations"].get<int>(), direct["iterations"].get<int>());
+    EXPECT_EQ(ext["amg"]["coarsening"], "pmis");
+    const json hmis = solve_json({"--generate", "poisson3d:16", "--precond", "amg", "--amg-method",
+                                  "classical", "--amg-coarsen", "hmis"});
+    check_solve_json(hmis);
+    EXPECT_EQ(hmis["amg"]["coarsening"], "hmis");
 }
 
 TEST(CliSolve, AmgMixedPrecisionReachesTheDoubleTolerance) {
@@ -731,15 +736,16 @@ TEST(CliSolve, AmgOnContrastConvergesWherePlainCgStalls) {
 
 TEST(CliErrors, BadAmgValues) {
     const std::vector<std::vector<std::string>> cases{
-        {"--amg-method", "rs"},       {"--amg-threshold", "-1"},
-        {"--amg-threshold", "nan"},   {"--amg-coarse-threshold", "-0.5"},
-        {"--amg-smoother", "gs"},     {"--amg-sweeps", "0"},
-        {"--amg-sweeps", "17"},       {"--amg-degree", "0"},
-        {"--amg-degree", "9"},        {"--amg-cycle", "f"},
-        {"--amg-max-levels", "0"},    {"--amg-max-levels", "41"},
-        {"--amg-coarse-size", "0"},   {"--amg-coarse-size", "x"},
-        {"--amg-interp", "standard"}, {"--amg-trunc-factor", "-0.1"},
-        {"--amg-trunc-factor", "1"},  {"--amg-pmax", "-1"},
+        {"--amg-method", "rs"},         {"--amg-threshold", "-1"},
+        {"--amg-threshold", "nan"},     {"--amg-coarse-threshold", "-0.5"},
+        {"--amg-smoother", "gs"},       {"--amg-sweeps", "0"},
+        {"--amg-sweeps", "17"},         {"--amg-degree", "0"},
+        {"--amg-degree", "9"},          {"--amg-cycle", "f"},
+        {"--amg-max-levels", "0"},      {"--amg-max-levels", "41"},
+        {"--amg-coarse-size", "0"},     {"--amg-coarse-size", "x"},
+        {"--amg-interp", "standard"},   {"--amg-coarsen", "cljp"},
+        {"--amg-trunc-factor", "-0.1"}, {"--amg-trunc-factor", "1"},
+        {"--amg-pmax", "-1"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);

@@ -27,6 +27,11 @@ struct AmgSettings {
     /// the operator complexity near the all-strong hierarchy's (docs/multigrid.md has the
     /// measurements). Not read by the classical method.
     double coarse_strength_threshold = 0.02;
+    /// classical: the split into coarse and fine rows. "pmis": PMIS's parallel rounds (De
+    /// Sterck, Yang and Heys, 2006). "hmis": Ruge and Stueben's first pass on each block of 256
+    /// consecutive rows (each block sequential, the blocks in parallel), then PMIS rounds for
+    /// the rows left undecided (the same paper's HMIS, with blocks of rows for processes).
+    std::string coarsening = "pmis";
     /// classical: the interpolation of a fine row. "direct": from its strongly influencing
     /// coarse rows (classical modified interpolation). "extended+i": also from the strongly
     /// influencing coarse rows of its strongly influencing fine rows (De Sterck, Falgout,

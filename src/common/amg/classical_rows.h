@@ -103,6 +103,110 @@ PORTLA_FN int amg_pmis_fine_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBA
     return 1;
 }
 
+/* HMIS (De Sterck, Yang and Heys, 2006): Ruge and Stueben's first pass run on each block of
+   PORTLA_AMG_HMIS_BLOCK consecutive rows alone (hypre runs it on each process's rows), over the
+   strong connections within the block, then PMIS rounds over the whole matrix for the rows
+   the blocks left undecided; the blocks' coarse rows are PMIS's first independent set. The
+   block pass is sequential (one work-item a block, a binary heap of its undecided rows by
+   measure), so each backend computes the same split. A block of 2^14 rows holds several
+   planes of a 3-D grid of 64^3: a block of one plane or less coarsens as in 2-D and keeps
+   about half the rows (operator complexity 5 to 7 on poisson3d:64 with blocks of 256 rows). */
+#define PORTLA_AMG_HMIS_BLOCK 16384
+
+/* Whether row a comes before row b in the heap: a larger measure, then the lower row. */
+PORTLA_FN int amg_heap_above(PORTLA_GLOBAL const int *measure, int a, int b) {
+    return measure[a] > measure[b] || (measure[a] == measure[b] && a < b);
+}
+
+/* Swaps heap positions p and q (heap: the rows from heap[first]; pos: each row's position). */
+PORTLA_FN void amg_heap_swap(int first, int p, int q, PORTLA_GLOBAL int *heap,
+                             PORTLA_GLOBAL int *pos) {
+    const int a = heap[first + p], b = heap[first + q];
+    heap[first + p] = b;
+    heap[first + q] = a;
+    pos[b] = p;
+    pos[a] = q;
+}
+
+/* Restores the heap order above and below position p (of size entries). */
+PORTLA_FN void amg_heap_fix(int first, int size, int p, PORTLA_GLOBAL int *heap,
+                            PORTLA_GLOBAL int *pos, PORTLA_GLOBAL const int *measure) {
+    while (p > 0 && amg_heap_above(measure, heap[first + p], heap[first + (p - 1) / 2])) {
+        amg_heap_swap(first, p, (p - 1) / 2, heap, pos);
+        p = (p - 1) / 2;
+    }
+    for (;;) {
+        const int l = 2 * p + 1, r = l + 1;
+        int m = p;
+        if (l < size && amg_heap_above(measure, heap[first + l], heap[first + m])) m = l;
+        if (r < size && amg_heap_above(measure, heap[first + r], heap[first + m])) m = r;
+        if (m == p) return;
+        amg_heap_swap(first, p, m, heap, pos);
+        p = m;
+    }
+}
+
+/* Takes row i out of the heap; returns the new size. */
+PORTLA_FN int amg_heap_remove(int first, int size, int i, PORTLA_GLOBAL int *heap,
+                              PORTLA_GLOBAL int *pos, PORTLA_GLOBAL const int *measure) {
+    const int p = pos[i];
+    amg_heap_swap(first, p, size - 1, heap, pos);
+    pos[i] = -1;
+    if (p < size - 1) amg_heap_fix(first, size - 1, p, heap, pos, measure);
+    return size - 1;
+}
+
+/* Ruge and Stueben's first pass on block b (keys from amg_pmis_init_row; measure, heap, pos:
+   scratch of one int a row): while an undecided row of the block strongly influences an
+   undecided or fine one of the block, the one of largest measure (the lower row on a tie)
+   becomes coarse and the undecided rows of the block that strongly depend on it fine. The
+   measure of a row: the undecided rows of the block it strongly influences, plus twice the
+   fine ones; so each new fine row adds 1 to the undecided rows it strongly depends on, and a
+   new coarse row takes 1 from those it strongly depends on (hypre's update). */
+PORTLA_FN void amg_hmis_block(int b, int rows, PORTLA_GLOBAL const int *rp,
+                              PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                              PORTLA_GLOBAL const int *tpos, PORTLA_GLOBAL U64 *keys,
+                              PORTLA_GLOBAL int *measure, PORTLA_GLOBAL int *heap,
+                              PORTLA_GLOBAL int *pos) {
+    const int first = b * PORTLA_AMG_HMIS_BLOCK;
+    const int last = rows - first < PORTLA_AMG_HMIS_BLOCK ? rows : first + PORTLA_AMG_HMIS_BLOCK;
+    int size = 0;
+    for (int i = first; i < last; ++i) {
+        int m = 0;
+        for (int k = rp[i]; k < rp[i + 1]; ++k)
+            m += ci[k] != i && ci[k] >= first && ci[k] < last && tpos[k] >= 0 && strong[tpos[k]];
+        measure[i] = m;
+        pos[i] = -1;
+        if (PORTLA_AMG_STATE(keys[i]) == 1) {
+            heap[first + size] = i;
+            pos[i] = size++;
+        }
+    }
+    for (int p = size / 2 - 1; p >= 0; --p) amg_heap_fix(first, size, p, heap, pos, measure);
+    while (size > 0 && measure[heap[first]] > 0) {
+        const int best = heap[first];
+        size = amg_heap_remove(first, size, best, heap, pos, measure);
+        keys[best] = (keys[best] & ~((U64)3 << 62)) | PORTLA_AMG_IN;
+        for (int k = rp[best]; k < rp[best + 1]; ++k) {
+            const int j = ci[k];
+            if (j == best || j < first || j >= last || pos[j] < 0) continue;
+            if (strong[k]) {
+                --measure[j];
+                amg_heap_fix(first, size, pos[j], heap, pos, measure);
+            }
+            if (tpos[k] < 0 || !strong[tpos[k]]) continue;
+            keys[j] = 0;
+            size = amg_heap_remove(first, size, j, heap, pos, measure);
+            for (int q = rp[j]; q < rp[j + 1]; ++q) {
+                const int m = ci[q];
+                if (!strong[q] || m < first || m >= last || pos[m] < 0) continue;
+                ++measure[m];
+                amg_heap_fix(first, size, pos[m], heap, pos, measure);
+            }
+        }
+    }
+}
+
 /* The entries of row i of P: 1 for a coarse row, else its strongly influencing coarse rows. */
 PORTLA_FN int amg_interp_count_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                    PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys) {
