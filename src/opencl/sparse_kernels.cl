@@ -307,8 +307,10 @@ kernel void amg_interp_fill(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUF
 }
 
 kernel void amg_fine_neighbours_count(ulong rows, PORTLA_BUFFER(const int, rp),
-                                      PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
-                                      PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(int, counts)) {
+                                      PORTLA_BUFFER(const int, ci),
+                                      PORTLA_BUFFER(const int, strong),
+                                      PORTLA_BUFFER(const ulong, keys),
+                                      PORTLA_BUFFER(int, counts)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
         PORTLA_AT(int, counts)
         [i] = amg_fine_neighbours_count_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
@@ -336,11 +338,10 @@ kernel void amg_ext_fill(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER
                          PORTLA_BUFFER(const int, p_rp), PORTLA_BUFFER(const int, p_ci),
                          PORTLA_BUFFER(REAL, p_v)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
-        amg_ext_fill_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
-                         PORTLA_AT(const REAL, v), PORTLA_AT(const int, strong),
-                         PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank),
-                         PORTLA_AT(const int, p_rp), PORTLA_AT(const int, p_ci),
-                         PORTLA_AT(REAL, p_v));
+        amg_ext_fill_row(
+            i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci), PORTLA_AT(const REAL, v),
+            PORTLA_AT(const int, strong), PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank),
+            PORTLA_AT(const int, p_rp), PORTLA_AT(const int, p_ci), PORTLA_AT(REAL, p_v));
     }
 }
 
