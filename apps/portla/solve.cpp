@@ -194,6 +194,10 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
     nlohmann::json levels = nlohmann::json::array();
     for (const auto& l : info.levels) levels.push_back({{"rows", l.rows}, {"nnz", l.nnz}});
     nlohmann::json j = {{"method", s.method},
+                        {"coarsening", s.coarsening},
+                        {"interpolation", s.interpolation},
+                        {"trunc_factor", s.trunc_factor},
+                        {"interp_max_entries", s.interp_max_entries},
                         {"strength_threshold", s.strength_threshold},
                         {"coarse_strength_threshold", s.coarse_strength_threshold},
                         {"smoother", solver::to_string(s.smoother)},
@@ -226,11 +230,12 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
 template <typename T>
 void print_amg(std::ostream& out, const solver::Amg<T>& amg, const solver::AmgSettings& s) {
     const solver::AmgInfo& info = amg.info();
-    out << "  amg         " << s.method << ", " << info.levels.size() << " levels, "
-        << solver::to_string(s.cycle) << "-cycle, " << solver::to_string(s.smoother) << " x "
-        << s.sweeps << ", operator complexity " << info.operator_complexity << ", grid complexity "
-        << info.grid_complexity << ", coarse " << info.coarse_solver << ", set-up "
-        << info.setup_seconds << " s\n";
+    out << "  amg         " << s.method
+        << (s.method == "classical" ? " (" + s.interpolation + " interpolation)" : "") << ", "
+        << info.levels.size() << " levels, " << solver::to_string(s.cycle) << "-cycle, "
+        << solver::to_string(s.smoother) << " x " << s.sweeps << ", operator complexity "
+        << info.operator_complexity << ", grid complexity " << info.grid_complexity << ", coarse "
+        << info.coarse_solver << ", set-up " << info.setup_seconds << " s\n";
     for (std::size_t l = 0; l < info.levels.size(); ++l)
         out << "    level " << l << "   n = " << info.levels[l].rows
             << ", nnz = " << info.levels[l].nnz << "\n";
@@ -681,6 +686,22 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--amg-method", o->amg.method,
                    "amg: sa (smoothed aggregation) or classical (PMIS, classical interpolation)")
         ->check(CLI::IsMember({"sa", "classical"}));
+    app.add_option("--amg-coarsen", o->amg.coarsening,
+                   "amg (classical): pmis (parallel rounds; default) or hmis (Ruge-Stueben's "
+                   "first pass on each block of 256 rows, then PMIS)")
+        ->check(CLI::IsMember({"pmis", "hmis"}));
+    app.add_option("--amg-interp", o->amg.interpolation,
+                   "amg (classical): direct (from the strongly influencing coarse rows) or "
+                   "extended+i (also from those of the strongly influencing fine rows; default)")
+        ->check(CLI::IsMember({"direct", "extended+i"}));
+    app.add_option("--amg-trunc-factor", o->amg.trunc_factor,
+                   "amg (classical): drop the interpolation weights below this fraction of their "
+                   "row's largest, in [0, 1) (default 0)")
+        ->check(CLI::Range(0.0, std::nextafter(1.0, 0.0)));
+    app.add_option("--amg-pmax", o->amg.interp_max_entries,
+                   "amg (classical): the most weights each interpolation row keeps (0: all; "
+                   "default 4)")
+        ->check(CLI::Range(0, std::numeric_limits<int>::max()));
     app.add_option("--amg-threshold", o->amg_threshold,
                    "amg: strength threshold theta of the finest level; sa: (i, j) strong when "
                    "|a_ij| >= theta sqrt(a_ii a_jj) (default 0.08, 0: every connection); "

@@ -620,12 +620,18 @@ def ruge_stuben_solver(
     **kwargs: Any,
 ) -> MultilevelSolver:
     """Classical (Ruge-Stueben type) multigrid (PyAMG's ruge_stuben_solver) by portla: PMIS
-    coarse rows and classical interpolation.
+    coarse rows and classical or extended+i interpolation.
 
     :param A: a square sparse matrix (see smoothed_aggregation_solver).
     :param strength: "classical", ("classical", {"theta": t, "norm": "abs"}) or None (theta 0).
     :param CF: "PMIS".
-    :param interpolation: "classical".
+    :param interpolation: "classical" (PyAMG's default: the modified classical interpolation
+        from each fine row's strongly influencing coarse rows, portla's "direct") or
+        "extended+i" (also from the strong coarse rows of the strong fine rows: fewer
+        iterations, more entries), each optionally as (name, {"trunc_factor": f,
+        "max_entries": m}): the interpolation's truncation (weights below f times their row's
+        largest dropped, at most m a row, 0: all; defaults 0 and 0 for "classical", 0 and 4
+        for "extended+i"), each row rescaled to keep its sum.
     :param presmoother: "jacobi", "chebyshev" or "l1_jacobi", with options (see the module).
     :param postsmoother: the same as presmoother.
     :param max_levels: levels at most (1 ... 40).
@@ -659,8 +665,23 @@ def ruge_stuben_solver(
             "independent set)"
         )
     name, opts = _named(interpolation, "interpolation")
-    if name != "classical" or opts:
-        raise ValueError(f"interpolation={interpolation!r} is not supported by portla ('classical')")
+    if name not in ("classical", "extended+i"):
+        raise ValueError(
+            f"interpolation={interpolation!r} is not supported by portla ('classical', PyAMG's "
+            "modified classical interpolation, portla's 'direct'; or 'extended+i')"
+        )
+    # PyAMG's classical interpolation keeps every weight; extended+i keeps hypre's 4 a row.
+    o = _options(
+        "interpolation",
+        name,
+        opts,
+        {"trunc_factor": 0.0, "max_entries": 0 if name == "classical" else 4},
+    )
+    s.interpolation = "direct" if name == "classical" else "extended+i"
+    s.trunc_factor = float(o["trunc_factor"])
+    if isinstance(o["max_entries"], bool) or not isinstance(o["max_entries"], (int, np.integer)):
+        raise TypeError(f"interpolation: max_entries must be an int, got {o['max_entries']!r}")
+    s.interp_max_entries = int(o["max_entries"])
     _smoother(s, presmoother, postsmoother)
     _common(s, max_levels, max_coarse, kwargs)
     return MultilevelSolver(A, "classical", s, backend)

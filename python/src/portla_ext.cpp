@@ -799,6 +799,10 @@ NB_MODULE(_portla, m) {
         .def_rw("method", &solver::AmgSettings::method)
         .def_rw("strength_threshold", &solver::AmgSettings::strength_threshold)
         .def_rw("coarse_strength_threshold", &solver::AmgSettings::coarse_strength_threshold)
+        .def_rw("coarsening", &solver::AmgSettings::coarsening)
+        .def_rw("interpolation", &solver::AmgSettings::interpolation)
+        .def_rw("trunc_factor", &solver::AmgSettings::trunc_factor)
+        .def_rw("interp_max_entries", &solver::AmgSettings::interp_max_entries)
         .def_prop_rw(
             "smoother", [](const solver::AmgSettings& s) { return solver::to_string(s.smoother); },
             [](solver::AmgSettings& s, const std::string& name) {

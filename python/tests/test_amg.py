@@ -69,6 +69,9 @@ def test_amg_options_in_portla_solve():
         {"max_levels": 2, "coarse_size": 10, "method": "sa"},
         {"method": "classical", "strength_threshold": 0.25},
         {"method": "classical", "strength_threshold": 0.25, "cycle": "w"},
+        {"method": "classical", "interpolation": "direct", "interp_max_entries": 0},
+        {"method": "classical", "trunc_factor": 0.2, "interp_max_entries": 3},
+        {"method": "classical", "coarsening": "hmis"},
         {"mixed_precision": True},
     ):
         r = portla.solve(A, b, precond="amg", amg=options)
@@ -97,6 +100,10 @@ def test_amg_options_in_portla_solve():
         ({"coarse_size": 0}, ValueError),
         ({"strength_threshold": -1.0}, ValueError),
         ({"method": "rs"}, ValueError),
+        ({"interpolation": "standard"}, ValueError),
+        ({"coarsening": "rs"}, ValueError),
+        ({"trunc_factor": 1.0}, ValueError),
+        ({"interp_max_entries": -1}, ValueError),
         ({"levels": 3}, TypeError),
         ({"sweeps": "2"}, TypeError),
         ("fast", TypeError),

@@ -88,6 +88,15 @@ std::vector<double> dense_inverse(std::vector<double> a, std::size_t n) {
 void check_settings(const AmgSettings& s) {
     if (s.method != "sa" && s.method != "classical")
         throw BadInput("amg: unknown method '" + s.method + "' (expected sa or classical)");
+    if (s.interpolation != "direct" && s.interpolation != "extended+i")
+        throw BadInput("amg: unknown interpolation '" + s.interpolation +
+                       "' (expected direct or extended+i)");
+    if (s.coarsening != "pmis" && s.coarsening != "hmis")
+        throw BadInput("amg: unknown coarsening '" + s.coarsening + "' (expected pmis or hmis)");
+    if (!(s.trunc_factor >= 0 && s.trunc_factor < 1))
+        throw BadInput("amg: the truncation factor must be in [0, 1)");
+    if (s.interp_max_entries < 0)
+        throw BadInput("amg: the interpolation's entries per row must be >= 0 (0: no limit)");
     if (!(s.strength_threshold >= 0) || !std::isfinite(s.strength_threshold))
         throw BadInput("amg: the strength threshold must be finite and >= 0");
     if (!(s.coarse_strength_threshold >= 0) || !std::isfinite(s.coarse_strength_threshold))
@@ -483,6 +492,14 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                 amg_pmis_init(backend, exec, n, rp, std::as_const(tpos).get_view(),
                               std::as_const(strong).get_view(), keys.get_view());
             });
+            if (h.s.coarsening == "hmis") {
+                // Ruge and Stueben's first pass on each block of rows; PMIS decides the rest.
+                Array<I32> scratch(exec, 3 * n);
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_hmis(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
+                             std::as_const(tpos).get_view(), keys.get_view(), scratch.get_view());
+                });
+            }
             // Each round makes at least one row coarse: at most n rounds.
             for (std::size_t round = 0; round <= n; ++round) {
                 const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
@@ -496,20 +513,72 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             const std::size_t nc = number_set(keys, flags, rank);
             if (nc == 0) break;
             clock.lap(times.aggregation);
+            // A matrix of n rows from its rows' entry counts (in flags): its offsets, and room
+            // for its columns and values.
+            struct Rows {
+                Array<I32> rp, ci;
+                Array<T> v;
+            };
+            const auto allocate = [&] {
+                Rows m{prefix_sums(exec, flags), Array<I32>(), Array<T>()};
+                const std::size_t nnz = static_cast<std::size_t>(read_at(m.rp, n));
+                m.ci = Array<I32>(exec, nnz);
+                m.v = Array<T>(exec, nnz);
+                return m;
+            };
+            const bool extended = h.s.interpolation == "extended+i";
+            const auto strong_v = std::as_const(strong).get_view();
+            const auto keys_v = std::as_const(keys).get_view();
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                amg_interp_count(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
-                                 std::as_const(keys).get_view(), flags.get_view());
+                amg_interp_count(backend, exec, n, rp, ci, strong_v, keys_v, flags.get_view());
             });
-            Array<I32> p_rp = prefix_sums(exec, flags);
-            const std::size_t p_nnz = static_cast<std::size_t>(read_at(p_rp, n));
-            Array<I32> p_ci(exec, p_nnz);
-            Array<T> p_v(exec, p_nnz);
+            Rows p = allocate();
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                amg_interp_fill(backend, exec, n, rp, ci, Al.values().get_view(),
-                                std::as_const(strong).get_view(), std::as_const(keys).get_view(),
-                                rank.get_view(), std::as_const(p_rp).get_view(), p_ci.get_view(),
-                                p_v.get_view());
+                amg_interp_fill(backend, exec, n, rp, ci, Al.values().get_view(), strong_v, keys_v,
+                                rank.get_view(), extended ? 0 : 1, std::as_const(p.rp).get_view(),
+                                p.ci.get_view(), p.v.get_view());
             });
+            if (extended) {
+                // The pattern of E P_direct (E: each fine row and its strongly influencing fine
+                // rows), then the extended+i weights on it.
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_fine_neighbours_count(backend, exec, n, rp, ci, strong_v, keys_v,
+                                              flags.get_view());
+                });
+                Rows e = allocate();
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_fine_neighbours_fill(backend, exec, n, rp, ci, strong_v, keys_v,
+                                             std::as_const(e.rp).get_view(), e.ci.get_view(),
+                                             e.v.get_view());
+                });
+                const Csr<T> pattern = sparse::multiply(
+                    Csr<T>::adopt(exec, n, n, std::move(e.rp), std::move(e.ci), std::move(e.v)),
+                    Csr<T>::adopt(exec, n, nc, std::move(p.rp), std::move(p.ci), std::move(p.v)));
+                p = Rows{Array<I32>(exec, pattern.row_ptrs()), Array<I32>(exec, pattern.col_idxs()),
+                         Array<T>(exec, pattern.nnz())};
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_ext_fill(backend, exec, n, rp, ci, Al.values().get_view(), strong_v, keys_v,
+                                 std::as_const(rank).get_view(), std::as_const(p.rp).get_view(),
+                                 std::as_const(p.ci).get_view(), p.v.get_view());
+                });
+            }
+            if (h.s.trunc_factor > 0 || h.s.interp_max_entries > 0) {
+                // Truncation: the kept entries of each row, rescaled to the row's sum.
+                const T factor = static_cast<T>(h.s.trunc_factor);
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_trunc_count(backend, exec, n, std::as_const(p.rp).get_view(),
+                                    std::as_const(p.v).get_view(), factor, h.s.interp_max_entries,
+                                    flags.get_view());
+                });
+                Rows t = allocate();
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_trunc_fill(backend, exec, n, std::as_const(p.rp).get_view(),
+                                   std::as_const(p.ci).get_view(), std::as_const(p.v).get_view(),
+                                   factor, h.s.interp_max_entries, std::as_const(t.rp).get_view(),
+                                   t.ci.get_view(), t.v.get_view());
+                });
+                p = std::move(t);
+            }
             // Each coarse row's number: the rank among the coarse rows, read with the flags.
             agg = Array<I32>(exec, rank);
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
@@ -518,7 +587,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             h.coarse_flags.resize(l + 1);
             h.coarse_flags[l] = std::move(flags);
             h.P.push_back(std::make_unique<Csr<T>>(
-                Csr<T>::adopt(exec, n, nc, std::move(p_rp), std::move(p_ci), std::move(p_v))));
+                Csr<T>::adopt(exec, n, nc, std::move(p.rp), std::move(p.ci), std::move(p.v))));
         }
         clock.lap(times.prolongator);
         h.R.push_back(std::make_unique<Csr<T>>(sparse::transpose(*h.P.back())));

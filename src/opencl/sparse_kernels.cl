@@ -271,6 +271,18 @@ kernel void amg_pmis_fine(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFE
     if (get_local_id(0) == 0 && count) atomic_add(PORTLA_AT(int, total), count);
 }
 
+kernel void amg_hmis(ulong blocks, int rows, PORTLA_BUFFER(const int, rp),
+                     PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
+                     PORTLA_BUFFER(const int, tpos), PORTLA_BUFFER(ulong, keys),
+                     PORTLA_BUFFER(int, work)) {
+    global int *w = PORTLA_AT(int, work);
+    PORTLA_FOR_ROWS(b, 0, blocks) {
+        amg_hmis_block(b, rows, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                       PORTLA_AT(const int, strong), PORTLA_AT(const int, tpos),
+                       PORTLA_AT(ulong, keys), w, w + rows, w + 2 * (long)rows);
+    }
+}
+
 kernel void amg_interp_count(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
                              PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const ulong, keys),
                              PORTLA_BUFFER(int, counts)) {
@@ -284,13 +296,73 @@ kernel void amg_interp_count(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BU
 kernel void amg_interp_fill(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
                             PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const int, strong),
                             PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(const int, rank),
-                            PORTLA_BUFFER(const int, p_rp), PORTLA_BUFFER(int, p_ci),
+                            int weights, PORTLA_BUFFER(const int, p_rp), PORTLA_BUFFER(int, p_ci),
                             PORTLA_BUFFER(REAL, p_v)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
         amg_interp_fill_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
                             PORTLA_AT(const REAL, v), PORTLA_AT(const int, strong),
-                            PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank),
+                            PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank), weights,
                             PORTLA_AT(const int, p_rp), PORTLA_AT(int, p_ci), PORTLA_AT(REAL, p_v));
+    }
+}
+
+kernel void amg_fine_neighbours_count(ulong rows, PORTLA_BUFFER(const int, rp),
+                                      PORTLA_BUFFER(const int, ci),
+                                      PORTLA_BUFFER(const int, strong),
+                                      PORTLA_BUFFER(const ulong, keys),
+                                      PORTLA_BUFFER(int, counts)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        PORTLA_AT(int, counts)
+        [i] = amg_fine_neighbours_count_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                            PORTLA_AT(const int, strong),
+                                            PORTLA_AT(const ulong, keys));
+    }
+}
+
+kernel void amg_fine_neighbours_fill(ulong rows, PORTLA_BUFFER(const int, rp),
+                                     PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
+                                     PORTLA_BUFFER(const ulong, keys),
+                                     PORTLA_BUFFER(const int, e_rp), PORTLA_BUFFER(int, e_ci),
+                                     PORTLA_BUFFER(REAL, e_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_fine_neighbours_fill_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                     PORTLA_AT(const int, strong), PORTLA_AT(const ulong, keys),
+                                     PORTLA_AT(const int, e_rp), PORTLA_AT(int, e_ci),
+                                     PORTLA_AT(REAL, e_v));
+    }
+}
+
+kernel void amg_ext_fill(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                         PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const int, strong),
+                         PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(const int, rank),
+                         PORTLA_BUFFER(const int, p_rp), PORTLA_BUFFER(const int, p_ci),
+                         PORTLA_BUFFER(REAL, p_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_ext_fill_row(
+            i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci), PORTLA_AT(const REAL, v),
+            PORTLA_AT(const int, strong), PORTLA_AT(const ulong, keys), PORTLA_AT(const int, rank),
+            PORTLA_AT(const int, p_rp), PORTLA_AT(const int, p_ci), PORTLA_AT(REAL, p_v));
+    }
+}
+
+kernel void amg_trunc_count(ulong rows, PORTLA_BUFFER(const int, p_rp),
+                            PORTLA_BUFFER(const REAL, p_v), REAL factor, int max_entries,
+                            PORTLA_BUFFER(int, counts)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        PORTLA_AT(int, counts)
+        [i] = amg_trunc_count_row(i, PORTLA_AT(const int, p_rp), PORTLA_AT(const REAL, p_v), factor,
+                                  max_entries);
+    }
+}
+
+kernel void amg_trunc_fill(ulong rows, PORTLA_BUFFER(const int, p_rp),
+                           PORTLA_BUFFER(const int, p_ci), PORTLA_BUFFER(const REAL, p_v),
+                           REAL factor, int max_entries, PORTLA_BUFFER(const int, t_rp),
+                           PORTLA_BUFFER(int, t_ci), PORTLA_BUFFER(REAL, t_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_trunc_fill_row(i, PORTLA_AT(const int, p_rp), PORTLA_AT(const int, p_ci),
+                           PORTLA_AT(const REAL, p_v), factor, max_entries,
+                           PORTLA_AT(const int, t_rp), PORTLA_AT(int, t_ci), PORTLA_AT(REAL, t_v));
     }
 }
 

@@ -5,6 +5,7 @@
 // anyway), else the float one.
 #include <cstdint>
 
+#include "common/sparse/rows.hpp"  // PORTLA_AMG_HMIS_BLOCK
 #include "core/kernels/amg_kernels.hpp"
 #include "core/kernels/sparse_kernels.hpp"
 #include "opencl/device.hpp"
@@ -285,6 +286,16 @@ std::size_t amg_pmis_round(tag, const Executor& exec, std::size_t rows, const_vi
     return static_cast<std::size_t>(undecided);
 }
 
+void amg_hmis(tag, const Executor& exec, std::size_t rows, const_view<I32> rp, const_view<I32> ci,
+              const_view<I32> strong, const_view<I32> tpos, view<U64> keys, view<I32> work) {
+    if (rows == 0) return;
+    const std::size_t blocks = (rows + PORTLA_AMG_HMIS_BLOCK - 1) / PORTLA_AMG_HMIS_BLOCK;
+    auto k = index_launch(exec, "amg_hmis");
+    k.value(static_cast<cl_ulong>(blocks)).value(static_cast<cl_int>(rows)).buffer(rp.data);
+    k.buffer(ci.data).buffer(strong.data).buffer(tpos.data).buffer(keys.data);
+    k.buffer(work.data).run(groups(k, blocks));
+}
+
 void amg_interp_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
                       const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
                       view<I32> counts) {
@@ -297,13 +308,65 @@ void amg_interp_count(tag, const Executor& exec, std::size_t rows, const_view<I3
 template <typename T>
 void amg_interp_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
                      const_view<I32> ci, const_view<T> v, const_view<I32> strong,
-                     const_view<U64> keys, const_view<I32> rank, const_view<I32> p_rp,
+                     const_view<U64> keys, const_view<I32> rank, int weights, const_view<I32> p_rp,
                      view<I32> p_ci, view<T> p_v) {
     if (rows == 0) return;
     auto k = launch<T>(exec, "amg_interp_fill");
     k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(strong.data).buffer(keys.data).buffer(rank.data);
+    k.value(static_cast<cl_int>(weights)).buffer(p_rp.data);
+    k.buffer(p_ci.data).buffer(p_v.data).run(groups(k, rows));
+}
+
+void amg_fine_neighbours_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                               const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
+                               view<I32> counts) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_fine_neighbours_count");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+    k.buffer(keys.data).buffer(counts.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_fine_neighbours_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                              const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
+                              const_view<I32> e_rp, view<I32> e_ci, view<T> e_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_fine_neighbours_fill");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+    k.buffer(keys.data).buffer(e_rp.data).buffer(e_ci.data).buffer(e_v.data);
+    k.run(groups(k, rows));
+}
+
+template <typename T>
+void amg_ext_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                  const_view<I32> ci, const_view<T> v, const_view<I32> strong, const_view<U64> keys,
+                  const_view<I32> rank, const_view<I32> p_rp, const_view<I32> p_ci, view<T> p_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_ext_fill");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
     k.buffer(strong.data).buffer(keys.data).buffer(rank.data).buffer(p_rp.data);
     k.buffer(p_ci.data).buffer(p_v.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_trunc_count(tag, const Executor& exec, std::size_t rows, const_view<I32> p_rp,
+                     const_view<T> p_v, T factor, int max_entries, view<I32> counts) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_trunc_count");
+    k.value(static_cast<cl_ulong>(rows)).buffer(p_rp.data).buffer(p_v.data).value(factor);
+    k.value(static_cast<cl_int>(max_entries)).buffer(counts.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_trunc_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> p_rp,
+                    const_view<I32> p_ci, const_view<T> p_v, T factor, int max_entries,
+                    const_view<I32> t_rp, view<I32> t_ci, view<T> t_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_trunc_fill");
+    k.value(static_cast<cl_ulong>(rows)).buffer(p_rp.data).buffer(p_ci.data).buffer(p_v.data);
+    k.value(factor).value(static_cast<cl_int>(max_entries)).buffer(t_rp.data);
+    k.buffer(t_ci.data).buffer(t_v.data).run(groups(k, rows));
 }
 
 void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out) {

@@ -682,6 +682,31 @@ TEST(CliSolve, ClassicalAmgTakesItsOwnThreshold) {
     EXPECT_EQ(sa["amg"]["coarse_strength_threshold"], 0.02);
 }
 
+TEST(CliSolve, ClassicalAmgInterpolationOptions) {
+    // extended+i with at most 4 weights a row is the default; direct and the truncation options
+    // are reported as given, and each converges. omp, 2-core VM, 2026-11-28, poisson3d:16:
+    // extended+i 6 iterations, direct (0.2, no limit) 8.
+    const json ext =
+        solve_json({"--generate", "poisson3d:16", "--precond", "amg", "--amg-method", "classical"});
+    check_solve_json(ext);
+    EXPECT_EQ(ext["amg"]["interpolation"], "extended+i");
+    EXPECT_EQ(ext["amg"]["interp_max_entries"], 4);
+    EXPECT_EQ(ext["amg"]["trunc_factor"], 0.0);
+    const json direct =
+        solve_json({"--generate", "poisson3d:16", "--precond", "amg", "--amg-method", "classical",
+                    "--amg-interp", "direct", "--amg-trunc-factor", "0.2", "--amg-pmax", "0"});
+    check_solve_json(direct);
+    EXPECT_EQ(direct["amg"]["interpolation"], "direct");
+    EXPECT_EQ(direct["amg"]["interp_max_entries"], 0);
+    EXPECT_EQ(direct["amg"]["trunc_factor"], 0.2);
+    EXPECT_LT(ext["iterations"].get<int>(), direct["iterations"].get<int>());
+    EXPECT_EQ(ext["amg"]["coarsening"], "pmis");
+    const json hmis = solve_json({"--generate", "poisson3d:16", "--precond", "amg", "--amg-method",
+                                  "classical", "--amg-coarsen", "hmis"});
+    check_solve_json(hmis);
+    EXPECT_EQ(hmis["amg"]["coarsening"], "hmis");
+}
+
 TEST(CliSolve, AmgMixedPrecisionReachesTheDoubleTolerance) {
     const json j = solve_json({"--generate", "contrast3d:12", "--precond", "amg", "--amg-mixed"});
     check_solve_json(j);
@@ -717,13 +742,16 @@ TEST(CliSolve, AmgOnContrastConvergesWherePlainCgStalls) {
 
 TEST(CliErrors, BadAmgValues) {
     const std::vector<std::vector<std::string>> cases{
-        {"--amg-method", "rs"},     {"--amg-threshold", "-1"},
-        {"--amg-threshold", "nan"}, {"--amg-coarse-threshold", "-0.5"},
-        {"--amg-smoother", "gs"},   {"--amg-sweeps", "0"},
-        {"--amg-sweeps", "17"},     {"--amg-degree", "0"},
-        {"--amg-degree", "9"},      {"--amg-cycle", "f"},
-        {"--amg-max-levels", "0"},  {"--amg-max-levels", "41"},
-        {"--amg-coarse-size", "0"}, {"--amg-coarse-size", "x"},
+        {"--amg-method", "rs"},         {"--amg-threshold", "-1"},
+        {"--amg-threshold", "nan"},     {"--amg-coarse-threshold", "-0.5"},
+        {"--amg-smoother", "gs"},       {"--amg-sweeps", "0"},
+        {"--amg-sweeps", "17"},         {"--amg-degree", "0"},
+        {"--amg-degree", "9"},          {"--amg-cycle", "f"},
+        {"--amg-max-levels", "0"},      {"--amg-max-levels", "41"},
+        {"--amg-coarse-size", "0"},     {"--amg-coarse-size", "x"},
+        {"--amg-interp", "standard"},   {"--amg-coarsen", "cljp"},
+        {"--amg-trunc-factor", "-0.1"}, {"--amg-trunc-factor", "1"},
+        {"--amg-pmax", "-1"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);

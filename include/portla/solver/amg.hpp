@@ -16,8 +16,10 @@
 /// With AmgSettings::method "classical" the levels come instead from a split into coarse and
 /// fine rows: classical strength (j strongly influences i when |a_ij| >= theta max_k |a_ik|),
 /// PMIS coarse rows (De Sterck, Yang and Heys, SIAM J. Matrix Anal. Appl. 27(4), 2006) and
-/// classical interpolation from each fine row's strongly influencing coarse rows, then the same
-/// Galerkin products, smoothers and cycles (docs/multigrid.md).
+/// interpolation from each fine row's strongly influencing coarse rows (AmgSettings::
+/// interpolation "direct") or also from those of its strongly influencing fine rows
+/// ("extended+i", the default), truncated by value and to a number of entries per row, then the
+/// same Galerkin products, smoothers and cycles (docs/multigrid.md).
 ///
 /// Levels are added until one has at most coarse_size rows, max_levels is reached, or the
 /// coarsening stalls (a level keeps more than 90% of its rows, or every row is isolated); the

@@ -27,6 +27,23 @@ struct AmgSettings {
     /// the operator complexity near the all-strong hierarchy's (docs/multigrid.md has the
     /// measurements). Not read by the classical method.
     double coarse_strength_threshold = 0.02;
+    /// classical: the split into coarse and fine rows. "pmis": PMIS's parallel rounds (De
+    /// Sterck, Yang and Heys, 2006). "hmis": Ruge and Stueben's first pass on each block of 256
+    /// consecutive rows (each block sequential, the blocks in parallel), then PMIS rounds for
+    /// the rows left undecided (the same paper's HMIS, with blocks of rows for processes).
+    std::string coarsening = "pmis";
+    /// classical: the interpolation of a fine row. "direct": from its strongly influencing
+    /// coarse rows (classical modified interpolation). "extended+i": also from the strongly
+    /// influencing coarse rows of its strongly influencing fine rows (De Sterck, Falgout,
+    /// Nolting and Yang, Numer. Linear Algebra Appl. 15, 2008; hypre's interp_type 6).
+    std::string interpolation = "extended+i";
+    /// classical: truncation of the interpolation by value; each row drops its weights below
+    /// trunc_factor times its largest |w| and is rescaled to keep its sum (0 <= f < 1; 0 drops
+    /// none, hypre's default).
+    double trunc_factor = 0;
+    /// classical: the most weights each row of the interpolation keeps, its largest (0: all;
+    /// hypre's default for extended+i, 4), rescaled as above.
+    int interp_max_entries = 4;
     /// The smoother of every level but the last.
     AmgSmoother smoother = AmgSmoother::chebyshev;
     /// Pre- and post-smoothing steps per level (1 ... 16).

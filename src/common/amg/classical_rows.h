@@ -103,6 +103,110 @@ PORTLA_FN int amg_pmis_fine_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBA
     return 1;
 }
 
+/* HMIS (De Sterck, Yang and Heys, 2006): Ruge and Stueben's first pass run on each block of
+   PORTLA_AMG_HMIS_BLOCK consecutive rows alone (hypre runs it on each process's rows), over the
+   strong connections within the block, then PMIS rounds over the whole matrix for the rows
+   the blocks left undecided; the blocks' coarse rows are PMIS's first independent set. The
+   block pass is sequential (one work-item a block, a binary heap of its undecided rows by
+   measure), so each backend computes the same split. A block of 2^14 rows holds several
+   planes of a 3-D grid of 64^3: a block of one plane or less coarsens as in 2-D and keeps
+   about half the rows (operator complexity 5 to 7 on poisson3d:64 with blocks of 256 rows). */
+#define PORTLA_AMG_HMIS_BLOCK 16384
+
+/* Whether row a comes before row b in the heap: a larger measure, then the lower row. */
+PORTLA_FN int amg_heap_above(PORTLA_GLOBAL const int *measure, int a, int b) {
+    return measure[a] > measure[b] || (measure[a] == measure[b] && a < b);
+}
+
+/* Swaps heap positions p and q (heap: the rows from heap[first]; pos: each row's position). */
+PORTLA_FN void amg_heap_swap(int first, int p, int q, PORTLA_GLOBAL int *heap,
+                             PORTLA_GLOBAL int *pos) {
+    const int a = heap[first + p], b = heap[first + q];
+    heap[first + p] = b;
+    heap[first + q] = a;
+    pos[b] = p;
+    pos[a] = q;
+}
+
+/* Restores the heap order above and below position p (of size entries). */
+PORTLA_FN void amg_heap_fix(int first, int size, int p, PORTLA_GLOBAL int *heap,
+                            PORTLA_GLOBAL int *pos, PORTLA_GLOBAL const int *measure) {
+    while (p > 0 && amg_heap_above(measure, heap[first + p], heap[first + (p - 1) / 2])) {
+        amg_heap_swap(first, p, (p - 1) / 2, heap, pos);
+        p = (p - 1) / 2;
+    }
+    for (;;) {
+        const int l = 2 * p + 1, r = l + 1;
+        int m = p;
+        if (l < size && amg_heap_above(measure, heap[first + l], heap[first + m])) m = l;
+        if (r < size && amg_heap_above(measure, heap[first + r], heap[first + m])) m = r;
+        if (m == p) return;
+        amg_heap_swap(first, p, m, heap, pos);
+        p = m;
+    }
+}
+
+/* Takes row i out of the heap; returns the new size. */
+PORTLA_FN int amg_heap_remove(int first, int size, int i, PORTLA_GLOBAL int *heap,
+                              PORTLA_GLOBAL int *pos, PORTLA_GLOBAL const int *measure) {
+    const int p = pos[i];
+    amg_heap_swap(first, p, size - 1, heap, pos);
+    pos[i] = -1;
+    if (p < size - 1) amg_heap_fix(first, size - 1, p, heap, pos, measure);
+    return size - 1;
+}
+
+/* Ruge and Stueben's first pass on block b (keys from amg_pmis_init_row; measure, heap, pos:
+   scratch of one int a row): while an undecided row of the block strongly influences an
+   undecided or fine one of the block, the one of largest measure (the lower row on a tie)
+   becomes coarse and the undecided rows of the block that strongly depend on it fine. The
+   measure of a row: the undecided rows of the block it strongly influences, plus twice the
+   fine ones; so each new fine row adds 1 to the undecided rows it strongly depends on, and a
+   new coarse row takes 1 from those it strongly depends on (hypre's update). */
+PORTLA_FN void amg_hmis_block(int b, int rows, PORTLA_GLOBAL const int *rp,
+                              PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                              PORTLA_GLOBAL const int *tpos, PORTLA_GLOBAL U64 *keys,
+                              PORTLA_GLOBAL int *measure, PORTLA_GLOBAL int *heap,
+                              PORTLA_GLOBAL int *pos) {
+    const int first = b * PORTLA_AMG_HMIS_BLOCK;
+    const int last = rows - first < PORTLA_AMG_HMIS_BLOCK ? rows : first + PORTLA_AMG_HMIS_BLOCK;
+    int size = 0;
+    for (int i = first; i < last; ++i) {
+        int m = 0;
+        for (int k = rp[i]; k < rp[i + 1]; ++k)
+            m += ci[k] != i && ci[k] >= first && ci[k] < last && tpos[k] >= 0 && strong[tpos[k]];
+        measure[i] = m;
+        pos[i] = -1;
+        if (PORTLA_AMG_STATE(keys[i]) == 1) {
+            heap[first + size] = i;
+            pos[i] = size++;
+        }
+    }
+    for (int p = size / 2 - 1; p >= 0; --p) amg_heap_fix(first, size, p, heap, pos, measure);
+    while (size > 0 && measure[heap[first]] > 0) {
+        const int best = heap[first];
+        size = amg_heap_remove(first, size, best, heap, pos, measure);
+        keys[best] = (keys[best] & ~((U64)3 << 62)) | PORTLA_AMG_IN;
+        for (int k = rp[best]; k < rp[best + 1]; ++k) {
+            const int j = ci[k];
+            if (j == best || j < first || j >= last || pos[j] < 0) continue;
+            if (strong[k]) {
+                --measure[j];
+                amg_heap_fix(first, size, pos[j], heap, pos, measure);
+            }
+            if (tpos[k] < 0 || !strong[tpos[k]]) continue;
+            keys[j] = 0;
+            size = amg_heap_remove(first, size, j, heap, pos, measure);
+            for (int q = rp[j]; q < rp[j + 1]; ++q) {
+                const int m = ci[q];
+                if (!strong[q] || m < first || m >= last || pos[m] < 0) continue;
+                ++measure[m];
+                amg_heap_fix(first, size, pos[m], heap, pos, measure);
+            }
+        }
+    }
+}
+
 /* The entries of row i of P: 1 for a coarse row, else its strongly influencing coarse rows. */
 PORTLA_FN int amg_interp_count_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                    PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys) {
@@ -154,12 +258,13 @@ PORTLA_FN REAL amg_share_row(int i, int f, int j, PORTLA_GLOBAL const int *rp,
      w_ij = -(a_ij + sum_{f in F_i} a_if abar_fj / sum_{m in C_i} abar_fm) / d_i,
    F_i the strongly influencing fine rows, abar_fm = a_fm where its sign is opposite to a_ff
    (else 0), d_i = a_ii plus the weak connections plus a_if for each f in F_i whose sum is 0
-   (a_ii alone where that sum is below 2% of a_ii or has not its sign). */
+   (a_ii alone where that sum is below 2% of a_ii or has not its sign). With weights 0 only the
+   pattern: every value 1. */
 PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                    PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
                                    PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
-                                   PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL int *p_ci,
-                                   PORTLA_GLOBAL REAL *p_v) {
+                                   int weights, PORTLA_GLOBAL const int *p_rp,
+                                   PORTLA_GLOBAL int *p_ci, PORTLA_GLOBAL REAL *p_v) {
     int at = p_rp[i];
     REAL diag = 0, aii = 0, sum = 0;
     if (PORTLA_AMG_STATE(keys[i]) == 2) {
@@ -168,6 +273,14 @@ PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GL
         return;
     }
     if (p_rp[i + 1] == at) return;
+    if (!weights) {
+        for (int k = rp[i]; k < rp[i + 1]; ++k)
+            if (strong[k] && PORTLA_AMG_STATE(keys[ci[k]]) == 2) {
+                p_ci[at] = rank[ci[k]];
+                p_v[at++] = 1;
+            }
+        return;
+    }
     for (int k = rp[i]; k < rp[i + 1]; ++k) {
         const int j = ci[k];
         if (j == i) aii = v[k];
@@ -198,4 +311,197 @@ PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GL
         p_v[at] = -num / diag;
         ++at;
     }
+}
+
+/* Extended+i interpolation (De Sterck, Falgout, Nolting and Yang, Numer. Linear Algebra Appl.
+   15, 2008): a fine row i interpolates from C^_i, its strongly influencing coarse rows C_i and
+   those of its strongly influencing fine rows F_i. The pattern of P is that of E P_direct, E
+   the matrix of amg_fine_neighbours_fill_row (row i: i itself and F_i; a coarse row: itself),
+   built by the sparse product; amg_ext_fill_row then writes the weights on it. */
+
+/* The entries of row i of E: 1 for a coarse row, else 1 + |F_i|. */
+PORTLA_FN int amg_fine_neighbours_count_row(int i, PORTLA_GLOBAL const int *rp,
+                                            PORTLA_GLOBAL const int *ci,
+                                            PORTLA_GLOBAL const int *strong,
+                                            PORTLA_GLOBAL const U64 *keys) {
+    int count = 1;
+    if (PORTLA_AMG_STATE(keys[i]) == 2) return 1;
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        count += strong[k] && PORTLA_AMG_STATE(keys[ci[k]]) != 2;
+    return count;
+}
+
+/* Row i of E (its offsets e_rp given), columns in order, every value 1. */
+PORTLA_FN void amg_fine_neighbours_fill_row(int i, PORTLA_GLOBAL const int *rp,
+                                            PORTLA_GLOBAL const int *ci,
+                                            PORTLA_GLOBAL const int *strong,
+                                            PORTLA_GLOBAL const U64 *keys,
+                                            PORTLA_GLOBAL const int *e_rp, PORTLA_GLOBAL int *e_ci,
+                                            PORTLA_GLOBAL REAL *e_v) {
+    int at = e_rp[i], self = 0;
+    const int fine = PORTLA_AMG_STATE(keys[i]) != 2;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int j = ci[k];
+        if (!self && j > i) {
+            e_ci[at] = i;
+            e_v[at++] = 1;
+            self = 1;
+        }
+        if (fine && strong[k] && PORTLA_AMG_STATE(keys[j]) != 2) {
+            e_ci[at] = j;
+            e_v[at++] = 1;
+        }
+    }
+    if (!self) {
+        e_ci[at] = i;
+        e_v[at] = 1;
+    }
+}
+
+/* The position of coarse row m (a fine-level row) in row i of P (columns sorted), -1 when m is
+   fine or not in that row. */
+PORTLA_FN int amg_interp_position(int i, int m, PORTLA_GLOBAL const U64 *keys,
+                                  PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                                  PORTLA_GLOBAL const int *p_ci) {
+    int lo = p_rp[i], hi = p_rp[i + 1];
+    if (PORTLA_AMG_STATE(keys[m]) != 2) return -1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (p_ci[mid] < rank[m])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p_rp[i + 1] && p_ci[lo] == rank[m] ? lo : -1;
+}
+
+/* The values of row i of P on its pattern (p_rp, p_ci given; rank: the coarse rows' numbers):
+   a coarse row's one entry, 1; a fine row's extended+i weights
+     w_ij = -(a_ij + sum_{k in F_i} a_ik abar_kj / sum_{l in C^_i + {i}} abar_kl) / d_i,
+     d_i = a_ii + sum_{n not in C^_i + F_i} a_in + sum_{k in F_i} a_ik abar_ki / (the same sum),
+   abar_kl = a_kl where its sign is opposite to a_kk (else 0); a row k whose sum is 0 adds a_ik
+   to d_i. d_i is a_ii alone where it would fall below 2% of a_ii or turn its sign (as in
+   amg_interp_fill_row). */
+PORTLA_FN void amg_ext_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
+                                PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
+                                PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
+                                PORTLA_GLOBAL REAL *p_v) {
+    REAL diag = 0, aii = 0;
+    if (PORTLA_AMG_STATE(keys[i]) == 2) {
+        p_v[p_rp[i]] = 1;
+        return;
+    }
+    if (p_rp[i + 1] == p_rp[i]) return;
+    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int j = ci[k];
+        const int at = j == i ? -1 : amg_interp_position(i, j, keys, rank, p_rp, p_ci);
+        if (j == i) {
+            aii = v[k];
+            diag += v[k];
+        } else if (at >= 0) {
+            p_v[at] += v[k];
+        } else if (!strong[k] || PORTLA_AMG_STATE(keys[j]) == 2) {
+            diag += v[k];
+        } else {
+            /* j in F_i: its share over C^_i + {i}. */
+            REAL ajj = 0, sum = 0;
+            for (int q = rp[j]; q < rp[j + 1]; ++q)
+                if (ci[q] == j) ajj = v[q];
+            for (int q = rp[j]; q < rp[j + 1]; ++q) {
+                const int m = ci[q];
+                if (m != j && v[q] * ajj < 0 &&
+                    (m == i || amg_interp_position(i, m, keys, rank, p_rp, p_ci) >= 0))
+                    sum += v[q];
+            }
+            if (sum == 0) {
+                diag += v[k];
+                continue;
+            }
+            for (int q = rp[j]; q < rp[j + 1]; ++q) {
+                const int m = ci[q];
+                if (m == j || !(v[q] * ajj < 0)) continue;
+                if (m == i) {
+                    diag += v[k] * v[q] / sum;
+                } else {
+                    const int to = amg_interp_position(i, m, keys, rank, p_rp, p_ci);
+                    if (to >= 0) p_v[to] += v[k] * v[q] / sum;
+                }
+            }
+        }
+    }
+    if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
+    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = -p_v[at] / diag;
+}
+
+/* Truncation of row i of P (hypre's): it keeps its non-zero weights with |w| >= factor
+   max_row |w|, at most max_entries of them (0: no limit), the largest (ties to the earlier
+   position). Here: the kept are those above *cut and the first *ties equal to it; found by
+   max_entries passes at most, each taking the next smaller value. */
+PORTLA_FN void amg_trunc_cutoff(int i, PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const REAL *p_v,
+                                REAL factor, int max_entries, REAL *cut, int *ties) {
+    REAL largest = 0, prev = 0;
+    int count = 0;
+    for (int q = p_rp[i]; q < p_rp[i + 1]; ++q)
+        if (PORTLA_ABS(p_v[q]) > largest) largest = PORTLA_ABS(p_v[q]);
+    *cut = factor * largest;
+    *ties = 0x7fffffff;
+    while (count < max_entries) {
+        REAL next = 0;
+        int equal = 0;
+        for (int q = p_rp[i]; q < p_rp[i + 1]; ++q) {
+            const REAL a = PORTLA_ABS(p_v[q]);
+            if (a >= *cut && (count == 0 || a < prev) && a > next) next = a;
+        }
+        if (next == 0) return; /* fewer than max_entries: every weight from the cut on */
+        for (int q = p_rp[i]; q < p_rp[i + 1]; ++q) equal += PORTLA_ABS(p_v[q]) == next;
+        if (count + equal >= max_entries) {
+            *cut = next;
+            *ties = max_entries - count;
+            return;
+        }
+        count += equal;
+        prev = next;
+    }
+}
+
+/* Whether a weight of magnitude a is kept, *seen counting the weights equal to the cut. */
+PORTLA_FN int amg_trunc_keep(REAL a, REAL cut, int ties, int *seen) {
+    if (a == 0 || a < cut) return 0;
+    if (a > cut) return 1;
+    return (*seen)++ < ties;
+}
+
+/* The entries row i of P keeps under truncation. */
+PORTLA_FN int amg_trunc_count_row(int i, PORTLA_GLOBAL const int *p_rp,
+                                  PORTLA_GLOBAL const REAL *p_v, REAL factor, int max_entries) {
+    REAL cut;
+    int ties, seen = 0, count = 0;
+    amg_trunc_cutoff(i, p_rp, p_v, factor, max_entries, &cut, &ties);
+    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at)
+        count += amg_trunc_keep(PORTLA_ABS(p_v[at]), cut, ties, &seen);
+    return count;
+}
+
+/* Row i of the truncated P (its offsets t_rp given): the kept entries, scaled so that the row
+   keeps its sum (unscaled where the kept entries sum to 0 or the scale is not positive). */
+PORTLA_FN void amg_trunc_fill_row(int i, PORTLA_GLOBAL const int *p_rp,
+                                  PORTLA_GLOBAL const int *p_ci, PORTLA_GLOBAL const REAL *p_v,
+                                  REAL factor, int max_entries, PORTLA_GLOBAL const int *t_rp,
+                                  PORTLA_GLOBAL int *t_ci, PORTLA_GLOBAL REAL *t_v) {
+    REAL cut, all = 0, kept = 0, scale = 1;
+    int ties, seen = 0, to = t_rp[i];
+    amg_trunc_cutoff(i, p_rp, p_v, factor, max_entries, &cut, &ties);
+    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) {
+        all += p_v[at];
+        if (amg_trunc_keep(PORTLA_ABS(p_v[at]), cut, ties, &seen)) kept += p_v[at];
+    }
+    if (kept != 0 && all / kept > 0) scale = all / kept;
+    seen = 0;
+    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at)
+        if (amg_trunc_keep(PORTLA_ABS(p_v[at]), cut, ties, &seen)) {
+            t_ci[to] = p_ci[at];
+            t_v[to++] = p_v[at] * scale;
+        }
 }

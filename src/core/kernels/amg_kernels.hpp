@@ -72,6 +72,11 @@
     void amg_pmis_init(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
                        const_view<std::int32_t> tpos, const_view<std::int32_t> strong,             \
                        view<std::uint64_t> keys);                                                  \
+    /* HMIS's first pass on every block of rows (amg_hmis_block; work: 3 rows ints of scratch) */  \
+    void amg_hmis(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,        \
+                  const_view<std::int32_t> ci, const_view<std::int32_t> strong,                    \
+                  const_view<std::int32_t> tpos, view<std::uint64_t> keys,                         \
+                  view<std::int32_t> work);                                                        \
     /* One PMIS round (work: rows keys); returns the rows still undecided */                       \
     std::size_t amg_pmis_round(tag, const Executor& exec, std::size_t rows,                        \
                                const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
@@ -82,13 +87,45 @@
                           const_view<std::int32_t> rp, const_view<std::int32_t> ci,                \
                           const_view<std::int32_t> strong, const_view<std::uint64_t> keys,         \
                           view<std::int32_t> counts);                                              \
-    /* The classical interpolation's columns and values (its offsets p_rp given) */                \
+    /* The classical interpolation's columns and values (its offsets p_rp given; weights 0: the    \
+       columns only, every value 1) */                                                             \
     template <typename T>                                                                          \
     void amg_interp_fill(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
                          const_view<std::int32_t> ci, const_view<T> v,                             \
                          const_view<std::int32_t> strong, const_view<std::uint64_t> keys,          \
-                         const_view<std::int32_t> rank, const_view<std::int32_t> p_rp,             \
-                         view<std::int32_t> p_ci, view<T> p_v);                                    \
+                         const_view<std::int32_t> rank, int weights,                               \
+                         const_view<std::int32_t> p_rp, view<std::int32_t> p_ci, view<T> p_v);     \
+    /* counts[i]: the entries of row i of E, extended+i's pattern builder                          \
+       (amg_fine_neighbours_count_row) */                                                          \
+    void amg_fine_neighbours_count(tag, const Executor& exec, std::size_t rows,                    \
+                                   const_view<std::int32_t> rp, const_view<std::int32_t> ci,       \
+                                   const_view<std::int32_t> strong,                                \
+                                   const_view<std::uint64_t> keys, view<std::int32_t> counts);     \
+    /* E's columns and values (its offsets e_rp given) */                                          \
+    template <typename T>                                                                          \
+    void amg_fine_neighbours_fill(tag, const Executor& exec, std::size_t rows,                     \
+                                  const_view<std::int32_t> rp, const_view<std::int32_t> ci,        \
+                                  const_view<std::int32_t> strong, const_view<std::uint64_t> keys, \
+                                  const_view<std::int32_t> e_rp, view<std::int32_t> e_ci,          \
+                                  view<T> e_v);                                                    \
+    /* The extended+i weights on P's pattern (p_rp, p_ci given): p_v (amg_ext_fill_row) */         \
+    template <typename T>                                                                          \
+    void amg_ext_fill(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
+                      const_view<std::int32_t> ci, const_view<T> v,                                \
+                      const_view<std::int32_t> strong, const_view<std::uint64_t> keys,             \
+                      const_view<std::int32_t> rank, const_view<std::int32_t> p_rp,                \
+                      const_view<std::int32_t> p_ci, view<T> p_v);                                 \
+    /* counts[i]: the entries row i of P keeps under truncation (amg_trunc_count_row) */           \
+    template <typename T>                                                                          \
+    void amg_trunc_count(tag, const Executor& exec, std::size_t rows,                              \
+                         const_view<std::int32_t> p_rp, const_view<T> p_v, T factor,               \
+                         int max_entries, view<std::int32_t> counts);                              \
+    /* The truncated P's columns and values (its offsets t_rp given; amg_trunc_fill_row) */        \
+    template <typename T>                                                                          \
+    void amg_trunc_fill(tag, const Executor& exec, std::size_t rows,                               \
+                        const_view<std::int32_t> p_rp, const_view<std::int32_t> p_ci,              \
+                        const_view<T> p_v, T factor, int max_entries,                              \
+                        const_view<std::int32_t> t_rp, view<std::int32_t> t_ci, view<T> t_v);      \
     /* out = in rounded to float, and back (a float hierarchy under a double solve) */             \
     void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out);            \
     void amg_widen(tag, const Executor& exec, const_view<float> in, view<double> out);             \
@@ -104,34 +141,47 @@
                 const_view<T> v, view<T> out);                                                     \
     }
 
-#define PORTLA_INSTANTIATE_AMG_KERNELS(T)                                                        \
-    template void amg_strength<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
-                                  const_view<std::int32_t>, const_view<T>, const_view<T>, T,     \
-                                  view<std::int32_t>, view<std::uint64_t>, view<std::int32_t>);  \
-    template void amg_tentative<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,  \
-                                   const_view<std::int32_t>, view<std::int32_t>, view<T>);       \
-    template void amg_smoother<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
-                                  const_view<std::int32_t>, const_view<T>, const_view<T>, T,     \
-                                  view<T>);                                                      \
-    template void amg_smooth<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,     \
-                                const_view<std::int32_t>, const_view<T>, const_view<T>,          \
-                                const_view<T>, view<T>, view<T>, const_view<T>, T, T, int, int); \
-    template void amg_residual<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
-                                  const_view<std::int32_t>, const_view<T>, const_view<T>,        \
-                                  const_view<T>, view<T>);                                       \
-    template void amg_correct<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
-                                 const_view<std::int32_t>, const_view<T>, const_view<T>,         \
-                                 const_view<T>, view<T>);                                        \
-    template void amg_classical_strength<T>(                                                     \
-        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,   \
-        const_view<T>, T, view<std::int32_t>, view<std::int32_t>);                               \
-    template void amg_interp_fill<T>(                                                            \
-        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,   \
-        const_view<T>, const_view<std::int32_t>, const_view<std::uint64_t>,                      \
-        const_view<std::int32_t>, const_view<std::int32_t>, view<std::int32_t>, view<T>);        \
-    template void amg_start<T>(tag, const Executor&, view<T>);                                   \
-    template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);               \
-    template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,         \
+#define PORTLA_INSTANTIATE_AMG_KERNELS(T)                                                         \
+    template void amg_strength<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
+                                  const_view<std::int32_t>, const_view<T>, const_view<T>, T,      \
+                                  view<std::int32_t>, view<std::uint64_t>, view<std::int32_t>);   \
+    template void amg_tentative<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
+                                   const_view<std::int32_t>, view<std::int32_t>, view<T>);        \
+    template void amg_smoother<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
+                                  const_view<std::int32_t>, const_view<T>, const_view<T>, T,      \
+                                  view<T>);                                                       \
+    template void amg_smooth<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,      \
+                                const_view<std::int32_t>, const_view<T>, const_view<T>,           \
+                                const_view<T>, view<T>, view<T>, const_view<T>, T, T, int, int);  \
+    template void amg_residual<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
+                                  const_view<std::int32_t>, const_view<T>, const_view<T>,         \
+                                  const_view<T>, view<T>);                                        \
+    template void amg_correct<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,     \
+                                 const_view<std::int32_t>, const_view<T>, const_view<T>,          \
+                                 const_view<T>, view<T>);                                         \
+    template void amg_classical_strength<T>(                                                      \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,    \
+        const_view<T>, T, view<std::int32_t>, view<std::int32_t>);                                \
+    template void amg_interp_fill<T>(                                                             \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,    \
+        const_view<T>, const_view<std::int32_t>, const_view<std::uint64_t>,                       \
+        const_view<std::int32_t>, int, const_view<std::int32_t>, view<std::int32_t>, view<T>);    \
+    template void amg_fine_neighbours_fill<T>(                                                    \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,    \
+        const_view<std::int32_t>, const_view<std::uint64_t>, const_view<std::int32_t>,            \
+        view<std::int32_t>, view<T>);                                                             \
+    template void amg_ext_fill<T>(                                                                \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,    \
+        const_view<T>, const_view<std::int32_t>, const_view<std::uint64_t>,                       \
+        const_view<std::int32_t>, const_view<std::int32_t>, const_view<std::int32_t>, view<T>);   \
+    template void amg_trunc_count<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>, \
+                                     const_view<T>, T, int, view<std::int32_t>);                  \
+    template void amg_trunc_fill<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,  \
+                                    const_view<std::int32_t>, const_view<T>, T, int,              \
+                                    const_view<std::int32_t>, view<std::int32_t>, view<T>);       \
+    template void amg_start<T>(tag, const Executor&, view<T>);                                    \
+    template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);                \
+    template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,          \
                             const_view<T>, view<T>)
 
 namespace portla::kernels {
