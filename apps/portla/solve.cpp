@@ -156,7 +156,7 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     // sizes are refused by the matrix's need alone).
     if (precond == Preconditioner::amg && n < 2147483648.0)
         device.add_bytes(double(solver::amg_memory_estimate(
-            static_cast<std::size_t>(n), static_cast<std::size_t>(nnz), sizeof(T))));
+            static_cast<std::size_t>(n), static_cast<std::size_t>(nnz), sizeof(T), o.amg.method)));
     if (exec.is_host()) {
         require_host_memory(host.add_bytes(device.bytes()), "solve " + what);
     } else {

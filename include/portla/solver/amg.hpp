@@ -145,10 +145,11 @@ private:
     std::unique_ptr<Hierarchy> h_;
 };
 
-/// The device memory smoothed aggregation's hierarchy of an n x n matrix with nnz entries is
-/// estimated to need (bytes), before it is built: Amg refuses a matrix whose estimate exceeds
-/// the executor's free memory.
-std::size_t amg_memory_estimate(std::size_t n, std::size_t nnz, std::size_t value_size);
+/// The device memory the hierarchy of an n x n matrix with nnz entries is estimated to need
+/// (bytes), before it is built, for AmgSettings::method `method` ("sa" or "classical"): Amg
+/// refuses a matrix whose estimate exceeds the executor's free memory.
+std::size_t amg_memory_estimate(std::size_t n, std::size_t nnz, std::size_t value_size,
+                                const std::string& method = "sa");
 
 /// Solves A x = b by multigrid cycles alone (x += cycle(b - A x)), stopping as the Krylov solvers
 /// do (the true residual against max(rtol ||b||, atol), max_iters cycles). The hierarchy is
