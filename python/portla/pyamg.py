@@ -92,6 +92,23 @@ def _theta(keyword: str, value: Any) -> float:
     return theta
 
 
+def _strength(s: Any, strength: Any, accepted: str, defaults: Dict[str, Any], method: str) -> Dict:
+    """Sets s.strength_threshold from PyAMG's strength keyword: None (threshold 0) or `accepted`
+    with options (theta among them); returns the options ({} for None)."""
+    name, opts = _named(strength, "strength")
+    if name is None:
+        s.strength_threshold = 0.0
+        return {}
+    if name != accepted:
+        raise ValueError(
+            f"strength={strength!r} is not supported by portla for {method} ('{accepted}' with "
+            "theta, or None)"
+        )
+    o = _options("strength", name, opts, defaults)
+    s.strength_threshold = _theta("strength", o["theta"])
+    return o
+
+
 def _smoother(settings: Any, presmoother: Any, postsmoother: Any) -> None:
     pre = _named(presmoother, "presmoother")
     post = _named(postsmoother, "postsmoother")
@@ -565,17 +582,7 @@ def smoothed_aggregation_solver(
     if BH is not None:
         raise ValueError("BH is not supported by portla (give BH=None)")
     _require("symmetry", symmetry, ("hermitian", "symmetric"), "the hierarchy is for symmetric A")
-    name, opts = _named(strength, "strength")
-    if name is None:
-        s.strength_threshold = 0.0
-    elif name == "symmetric":
-        o = _options("strength", name, opts, {"theta": 0.0})
-        s.strength_threshold = _theta("strength", o["theta"])
-    else:
-        raise ValueError(
-            f"strength={strength!r} is not supported by portla for smoothed aggregation "
-            "('symmetric' with theta, or None)"
-        )
+    _strength(s, strength, "symmetric", {"theta": 0.0}, "smoothed aggregation")
     name, opts = _named(aggregate, "aggregate")
     if name != "standard" or opts:
         raise ValueError(
@@ -645,19 +652,12 @@ def ruge_stuben_solver(
     """
     s = _portla.AmgSettings()
     s.method = "classical"
-    name, opts = _named(strength, "strength")
-    if name is None:
-        s.strength_threshold = 0.0
-    elif name == "classical":
-        o = _options("strength", name, opts, {"theta": 0.1, "norm": "abs", "block": False})
+    o = _strength(
+        s, strength, "classical", {"theta": 0.1, "norm": "abs", "block": False}, "classical AMG"
+    )
+    if o:
         _require("strength: norm", o["norm"], ("abs",), "strength compares |a_ij|")
         _require("strength: block", o["block"], (False,), "no block strength")
-        s.strength_threshold = _theta("strength", o["theta"])
-    else:
-        raise ValueError(
-            f"strength={strength!r} is not supported by portla for classical AMG ('classical' "
-            "with theta, or None)"
-        )
     name, opts = _named(CF, "CF")
     if name != "PMIS" or opts:
         raise ValueError(
