@@ -76,6 +76,8 @@ struct Settings {
     /// GMRES: flexible (keeps the preconditioned vectors; for preconditioners that change between
     /// iterations). Chosen by itself when the preconditioner says it is not fixed.
     bool flexible = false;
+    /// MINRES: solve (A - shift I) x = b (SciPy's minres shift), finite.
+    double shift = 0.0;
     /// block_jacobi: rows per diagonal block (1 ... 32).
     int block_size = 4;
     /// chebyshev: degree of the polynomial (operator applications per preconditioner apply), >= 1.
