@@ -109,6 +109,8 @@ std::string to_string(Solver s) {
             return "cgs";
         case Solver::tfqmr:
             return "tfqmr";
+        case Solver::lgmres:
+            return "lgmres";
     }
     return "unknown";
 }
@@ -116,7 +118,7 @@ std::string to_string(Solver s) {
 std::vector<Solver> all_solvers() {
     return {
         Solver::cg,     Solver::bicgstab, Solver::gmres, Solver::pipecg,
-        Solver::minres, Solver::cgs,      Solver::tfqmr,
+        Solver::minres, Solver::cgs,      Solver::tfqmr, Solver::lgmres,
     };
 }
 

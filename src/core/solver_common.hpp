@@ -224,6 +224,20 @@ public:
         if (!result_.converged) return true;
         return confirm(true_norm());
     }
+    /// The end of a restart cycle (GMRES, LGMRES), x updated: `true_rnorm` is its true residual,
+    /// `claimed` whether record() stopped the cycle, `invariant` whether the Krylov space
+    /// closed with the cycle's residual estimate `estimate`. Returns true when the solve stops:
+    /// non-finite, converged (the true residual alone decides), or breakdown (an invariant space
+    /// whose estimate misses the test: A or M singular).
+    bool cycle_ends(double true_rnorm, bool claimed, bool invariant, double estimate) {
+        final_residual_ = true_rnorm;
+        if (!std::isfinite(true_rnorm)) return stop(StopReason::non_finite);
+        if (claimed && result_.reason != StopReason::converged) return true;  // non-finite
+        if (reached(true_rnorm)) return stop(StopReason::converged);
+        if (claimed) confirm(true_rnorm);  // the estimate met the test, the truth did not
+        if (invariant && !reached(estimate)) return stop(StopReason::breakdown);
+        return false;
+    }
     /// max(rtol ||b||, atol)
     double threshold() const { return threshold_; }
     /// Whether a residual norm meets the stopping test (without recording it).

@@ -70,8 +70,8 @@ std::string to_string(AmgCycle c);
 AmgCycle parse_amg_cycle(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
-/// solver::pipecg, solver::minres, solver::cgs, solver::tfqmr) and batched (cg, bicgstab,
-/// gmres).
+/// solver::pipecg, solver::minres, solver::cgs, solver::tfqmr, solver::lgmres) and batched (cg,
+/// bicgstab, gmres).
 enum class Solver {
     cg,
     bicgstab,
@@ -80,9 +80,10 @@ enum class Solver {
     minres,
     cgs,
     tfqmr,
+    lgmres,
 };
-/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr"; parse throws BadInput for an
-/// unknown name.
+/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr", "lgmres"; parse throws
+/// BadInput for an unknown name.
 std::string to_string(Solver s);
 /// The inverse of to_string(Solver).
 Solver parse_solver(const std::string& name);
