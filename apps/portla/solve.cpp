@@ -56,6 +56,8 @@ struct SolveOptions {
     int replacement = 0;
     std::string side = "right";
     double shift = 0.0;
+    int outer_k = solver::Settings{}.lgmres_outer_k;
+    bool prepend_outer_v = false;
     solver::AmgSettings amg;
     double amg_threshold = -1;  // not given: 0 for sa, 0.25 for classical
     std::string amg_smoother = to_string(solver::AmgSmoother::chebyshev);
@@ -133,7 +135,9 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
                            : method == solver::Solver::pipecg ? 10
                            : method == solver::Solver::minres ? 7
                            : method == solver::Solver::tfqmr  ? 10
-                                                              : 9;
+                           : method == solver::Solver::lgmres
+                               ? 2.0 * (o.restart + o.outer_k) + o.outer_k + 4
+                               : 9;
     // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's)
     device.add(vectors + 3 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
     // GMRES: the restart basis above (restart + 1 vectors), its Hessenberg matrix and rotations
@@ -406,6 +410,8 @@ int run(const SolveOptions& o) {
     s.residual_replacement = o.replacement;
     s.left_preconditioning = o.side == "left";
     s.shift = o.shift;
+    s.lgmres_outer_k = o.outer_k;
+    s.lgmres_prepend_outer_v = o.prepend_outer_v;
     s.record_history = !o.history.empty();
     if (!o.x0.empty()) {
         const auto values = load_input(o.x0, [&] { return io::read_vector(o.x0); });
@@ -461,6 +467,8 @@ int run(const SolveOptions& o) {
                 return solver::cgs<T>(*A, args..., b, xv, st);
             case solver::Solver::tfqmr:
                 return solver::tfqmr<T>(*A, args..., b, xv, st);
+            case solver::Solver::lgmres:
+                return solver::lgmres<T>(*A, args..., b, xv, st);
             default:
                 return solver::bicgstab<T>(*A, args..., b, xv, st);
         }
@@ -568,6 +576,10 @@ int run(const SolveOptions& o) {
         j["pc_side"] = o.side;
     }
     if (method == solver::Solver::minres) j["shift"] = o.shift;
+    if (method == solver::Solver::lgmres) {
+        j["restart"] = o.restart;
+        j["outer_k"] = o.outer_k;
+    }
     if (amg) j["amg"] = amg_json(*amg, s.amg, comm != nullptr);
     if (factors) {
         const auto& d = factors->diagnosis();
@@ -666,7 +678,8 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--solver", o->solver,
                    "cg, bicgstab, gmres, pipecg (pipelined CG: one reduction per iteration, "
                    "overlapped with the operator under mpirun), minres (symmetric, possibly "
-                   "indefinite matrices; --shift), cgs, tfqmr or amg (multigrid cycles alone, "
+                   "indefinite matrices; --shift), cgs, tfqmr, lgmres (--restart, --outer-k) or "
+                   "amg (multigrid cycles alone, "
                    "csr, one rank; --amg-* options)")
         ->check(CLI::IsMember([] {
             std::vector<std::string> names;
@@ -735,6 +748,12 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::Range(1, std::numeric_limits<int>::max()));
     app.add_option("--shift", o->shift, "minres: solve (A - shift I) x = b (default 0)")
         ->check(CLI::Number);
+    app.add_option("--outer-k", o->outer_k,
+                   "lgmres: corrections of earlier cycles kept as augmentation vectors (default 3; "
+                   "--restart is the Krylov vectors per cycle)")
+        ->check(CLI::Range(0, 100000));
+    app.add_flag("--prepend-outer-v", o->prepend_outer_v,
+                 "lgmres: the augmentation vectors before the Krylov vectors of each cycle");
     app.add_option("--pc-side", o->side,
                    "gmres: apply the preconditioner on the right (default; minimises the true "
                    "residual) or the left (as SciPy and PETSc)")
