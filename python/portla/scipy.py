@@ -1,4 +1,4 @@
-"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs and tfqmr:
+"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr and lgmres:
 
     from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
     x, info = cg(A, b, rtol=1e-8, M="jacobi")
@@ -66,6 +66,7 @@ __all__ = [
     "minres",
     "cgs",
     "tfqmr",
+    "lgmres",
 ]
 
 _INT_MAX = 2**31 - 1
@@ -550,3 +551,88 @@ tfqmr.__doc__ = (
 """
     + _SHORT_RECURRENCE_PARAMETERS
 )
+
+
+def lgmres(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: int = 1000,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    inner_m: int = 30,
+    outer_k: int = 3,
+    outer_v: Any = None,
+    store_outer_Av: bool = True,
+    prepend_outer_v: bool = False,
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    """LGMRES, as scipy.sparse.linalg.lgmres: GMRES cycles of inner_m Krylov vectors augmented
+    with the corrections of the last outer_k cycles, preconditioned on the left as SciPy's (the
+    true residual decides convergence at the end of each cycle).
+
+    :param A: the matrix, as for gmres.
+    :param b: the right-hand side, n values.
+    :param x0: the initial guess (default zero), or "Mb" for M b.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
+    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000).
+    :param M: a preconditioner name or a LinearOperator / matrix applying M^-1, as for gmres.
+    :param callback: callback(xk), called at the end of every cycle with the current iterate.
+    :param inner_m: Krylov vectors per cycle (>= 1).
+    :param outer_k: corrections kept as augmentation vectors (>= 0).
+    :param outer_v: None only: augmentation vectors kept between calls are not supported
+        (ValueError otherwise).
+    :param store_outer_Av: keep A times each augmentation vector (one A x fewer per vector).
+    :param prepend_outer_v: the augmentation vectors before the Krylov vectors of each cycle.
+    :param tol: deprecated alias of rtol (a DeprecationWarning).
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the estimate
+        of the true residual norm (the minimised ||M^-1 r|| scaled by the cycle's start).
+    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
+        breakdown or a non-finite value.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, outer_v given).
+    :raises OverflowError: inner_m < 1 or outer_k < 0.
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
+    rtol = _rtol(rtol, tol, "lgmres")
+    atol = _check_atol(atol, "lgmres")
+    if outer_v is not None:
+        raise ValueError(
+            "portla.scipy.lgmres: outer_v (augmentation vectors kept between calls) is not "
+            "supported; pass None"
+        )
+    inner_m = _core.integer("inner_m", inner_m, 1, _INT_MAX)
+    outer_k = _core.integer("outer_k", outer_k, 0, _INT_MAX)
+    maxiter = _maxiter(maxiter)
+    return _solve(
+        "lgmres",
+        A,
+        b,
+        x0,
+        rtol,
+        atol,
+        maxiter,
+        min(maxiter * (inner_m + outer_k), _INT_MAX),
+        M,
+        backend,
+        precision,
+        monitor,
+        callback,
+        restart=inner_m,
+        lgmres_outer_k=outer_k,
+        lgmres_store_outer_av=bool(store_outer_Av),
+        lgmres_prepend_outer_v=bool(prepend_outer_v),
+        left_preconditioning=True,
+        lgmres_max_cycles=min(maxiter, _INT_MAX),
+    )

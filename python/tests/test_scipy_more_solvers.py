@@ -1,4 +1,4 @@
-"""portla.scipy's minres, cgs and tfqmr against scipy.sparse.linalg's: SciPy's signatures, the
+"""portla.scipy's minres, cgs, tfqmr and lgmres against scipy.sparse.linalg's: SciPy's signatures, the
 same answers within the tolerance, SciPy's keywords (shift, check, x0='Mb', callback) and
 clear errors on bad input."""
 
@@ -13,7 +13,7 @@ import scipy.sparse.linalg as sla
 import portla.scipy as pscipy
 from conftest import SOURCE_DIR
 
-NEW = ["minres", "cgs", "tfqmr"]
+NEW = ["minres", "cgs", "tfqmr", "lgmres"]
 
 
 def poisson2d(m):
@@ -111,8 +111,45 @@ def test_x0_mb_and_callback(name):
 @pytest.mark.parametrize("name", NEW)
 def test_maxiter_reached(name):
     A = poisson2d(16)
-    x, info = getattr(pscipy, name)(A, np.ones(A.shape[0]), rtol=1e-12, maxiter=3)
-    assert info == 3
+    maxiter = 1 if name == "lgmres" else 3  # lgmres: cycles of 30 + 3 steps
+    x, info = getattr(pscipy, name)(A, np.ones(A.shape[0]), rtol=1e-12, maxiter=maxiter)
+    assert info == maxiter
+
+
+@pytest.mark.parametrize("matrix", ["cage5", "bcsstk01"])
+@pytest.mark.parametrize("jacobi", [False, True])
+def test_lgmres_steps_match_scipys(matrix, jacobi):
+    """Both left-preconditioned, both stopping on the true residual at a cycle's end: the Arnoldi
+    steps agree within 10% (store_outer_Av=False: one A x a step; SciPy's steps are its A x
+    products less the one per cycle, its callbacks)."""
+    A = sp.csr_matrix(scipy.io.mmread(SOURCE_DIR / f"tests/data/suitesparse/{matrix}.mtx"))
+    b = A @ np.ones(A.shape[0])
+    M = sp.diags(1 / A.diagonal()) if jacobi else None
+    products, cycles, steps = [0], [0], [0]
+
+    def matvec(v):
+        products[0] += 1
+        return A @ v
+
+    op = sla.LinearOperator(A.shape, matvec=matvec, dtype=A.dtype)
+    kw = dict(rtol=1e-8, atol=0.0, maxiter=200, store_outer_Av=False, M=M)
+    _, info_s = sla.lgmres(op, b, callback=lambda xk: cycles.__setitem__(0, cycles[0] + 1), **kw)
+    x, info_p = pscipy.lgmres(A, b, monitor=lambda i, r: steps.__setitem__(0, i), **kw)
+    assert info_s == 0 and info_p == 0 and relres(A, x, b) <= 1e-8
+    theirs = products[0] - cycles[0]
+    assert abs(steps[0] - theirs) <= 0.1 * theirs, (steps[0], theirs)
+
+
+def test_lgmres_options_and_outer_v():
+    A = convection2d(16)
+    b = np.ones(A.shape[0])
+    for kw in ({"prepend_outer_v": True}, {"store_outer_Av": False}, {"outer_k": 0}):
+        x, info = pscipy.lgmres(A, b, rtol=1e-10, inner_m=10, **kw)
+        assert info == 0 and relres(A, x, b) <= 1e-10, kw
+    with pytest.raises(ValueError, match="outer_v"):
+        pscipy.lgmres(A, b, outer_v=[])
+    with pytest.raises(OverflowError, match="inner_m"):  # as restart for gmres
+        pscipy.lgmres(A, b, inner_m=0)
 
 
 @pytest.mark.parametrize("name", NEW)
