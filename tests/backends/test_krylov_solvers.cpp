@@ -1,4 +1,4 @@
-// MINRES, CGS and TFQMR on public SuiteSparse matrices (tests/data/suitesparse, sources and
+// MINRES, CGS, TFQMR and LGMRES on public SuiteSparse matrices (tests/data/suitesparse, sources and
 // licence in its README.md): b = A (1, ..., 1), x0 = 0, rtol 1e-8, no preconditioner and
 // Jacobi. Each solve runs on the reference backend and on the backend under test; both must
 // converge, with the true residual, recomputed on the host in double, meeting the tolerance,
@@ -35,6 +35,9 @@ solver::Result run(const Executor& exec, Solver method, const MatrixData& d,
         case Solver::cgs:
             r = solver::cgs<double>(A, b, x, s);
             break;
+        case Solver::lgmres:
+            r = solver::lgmres<double>(A, b, x, s);
+            break;
         default:
             r = solver::tfqmr<double>(A, b, x, s);
             break;
@@ -63,6 +66,8 @@ struct Case {
     Solver method;
     Preconditioner precond;
     double shift;
+    int outer_k = 3;
+    bool prepend = false;
 };
 
 // The backend sums its reductions in another order than the reference: on these
@@ -82,6 +87,9 @@ void check_case(const Executor& exec, const Case& c) {
     s.max_iters = 20000;
     s.precond = c.precond;
     s.shift = c.shift;
+    s.restart = 30;
+    s.lgmres_outer_k = c.outer_k;
+    s.lgmres_prepend_outer_v = c.prepend;
     std::vector<double> x_ref, x;
     const auto ref = run(Executor::reference(), c.method, d, bh, s, x_ref);
     const auto res = run(exec, c.method, d, bh, s, x);
@@ -117,6 +125,17 @@ TEST_F(KrylovSolvers, CgsAndTfqmrOnNonsymmetricMatrices) {
     }
 }
 
+TEST_F(KrylovSolvers, LgmresOnNonsymmetricMatrices) {
+    for (const char* matrix : {"cage5", "arc130"})
+        for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi})
+            check_case(exec, Case{matrix, Solver::lgmres, p, 0});
+    // restarts that matter (30 + 3 vectors per cycle against 127 BiCGSTAB iterations), with
+    // the corrections after and before the Krylov vectors, and none (plain GMRES(30))
+    check_case(exec, Case{"watt_2", Solver::lgmres, Preconditioner::jacobi, 0});
+    check_case(exec, Case{"watt_2", Solver::lgmres, Preconditioner::jacobi, 0, 3, true});
+    check_case(exec, Case{"watt_2", Solver::lgmres, Preconditioner::jacobi, 0, 0});
+}
+
 TEST_F(KrylovSolvers, RefuseBadInput) {
     MatrixData rect;
     rect.rows = 3;
@@ -130,9 +149,17 @@ TEST_F(KrylovSolvers, RefuseBadInput) {
     EXPECT_THROW(solver::minres<double>(A, b, x, s), DimensionMismatch);
     EXPECT_THROW(solver::cgs<double>(A, b, x, s), DimensionMismatch);
     EXPECT_THROW(solver::tfqmr<double>(A, b, x, s), DimensionMismatch);
+    EXPECT_THROW(solver::lgmres<double>(A, b, x, s), DimensionMismatch);
     const MatrixData d = io::read_matrix_market(kDir + "/bcsstk01.mtx");
     const auto S = Csr<double>::from_data(exec, d);
     Array<double> bs(exec, std::vector<double>(d.rows, 1.0)), xs(exec, d.cols);
+    s.restart = 0;
+    expect_bad_input([&] { solver::lgmres<double>(S, bs, xs, s); },
+                     "lgmres: restart (inner_m) must be >= 1 (got 0)");
+    s.restart = 30;
+    s.lgmres_outer_k = -1;
+    expect_bad_input([&] { solver::lgmres<double>(S, bs, xs, s); },
+                     "lgmres: outer_k must be >= 0 (got -1)");
     s.shift = std::nan("");
     expect_bad_input([&] { solver::minres<double>(S, bs, xs, s); }, "minres: shift must be finite");
 }
@@ -144,7 +171,7 @@ TEST_F(KrylovSolvers, MaxIterationsIsAResult) {
     solver::Settings s;
     s.rtol = 1e-8;
     s.max_iters = 5;  // far fewer than any of them needs on bcsstk04
-    for (Solver m : {Solver::minres, Solver::cgs, Solver::tfqmr}) {
+    for (Solver m : {Solver::minres, Solver::cgs, Solver::tfqmr, Solver::lgmres}) {
         const auto r = run(exec, m, d, bh, s, x);
         EXPECT_FALSE(r.converged) << solver::to_string(m);
         EXPECT_EQ(r.reason, StopReason::max_iterations) << solver::to_string(m);

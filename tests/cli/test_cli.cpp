@@ -767,8 +767,8 @@ TEST(CliSolve, BicgstabJacobiOnNonsymmetric) {
     EXPECT_EQ(j["precond"], "jacobi");
 }
 
-TEST(CliSolve, MinresCgsTfqmr) {
-    // minres on a symmetric matrix (with --shift 0 reported), cgs and tfqmr on a
+TEST(CliSolve, MinresCgsTfqmrLgmres) {
+    // minres on a symmetric matrix (with --shift 0 reported), cgs, tfqmr and lgmres on a
     // non-symmetric one: each converges (check_solve_json checks the true residual's JSON).
     const json m = solve_json(
         {data("spd_fem_2d.mtx"), "--solver", "minres", "--precond", "jacobi", "--shift", "0"});
@@ -776,7 +776,7 @@ TEST(CliSolve, MinresCgsTfqmr) {
     EXPECT_EQ(m["solver"], "minres");
     EXPECT_EQ(m["shift"], 0.0);
     EXPECT_TRUE(m["converged"].get<bool>());
-    for (const char* solver : {"cgs", "tfqmr"}) {
+    for (const char* solver : {"cgs", "tfqmr", "lgmres"}) {
         SCOPED_TRACE(solver);
         const json j = solve_json({data("nonsym_small.mtx"), "--solver", solver});
         check_solve_json(j);
