@@ -55,6 +55,9 @@ struct SolveOptions {
     int level = solver::Settings{}.iluk_level;
     int replacement = 0;
     std::string side = "right";
+    double shift = 0.0;
+    int outer_k = solver::Settings{}.lgmres_outer_k;
+    bool prepend_outer_v = false;
     solver::AmgSettings amg;
     double amg_threshold = -1;  // not given: 0 for sa, 0.25 for classical
     std::string amg_smoother = to_string(solver::AmgSmoother::chebyshev);
@@ -130,7 +133,11 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
                            : method == solver::Solver::cg     ? 5
                            : method == solver::Solver::gmres  ? o.restart + 5.0
                            : method == solver::Solver::pipecg ? 10
-                                                              : 9;
+                           : method == solver::Solver::minres ? 7
+                           : method == solver::Solver::tfqmr  ? 10
+                           : method == solver::Solver::lgmres
+                               ? 2.0 * (o.restart + o.outer_k) + o.outer_k + 4
+                               : 9;
     // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's)
     device.add(vectors + 3 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
     // GMRES: the restart basis above (restart + 1 vectors), its Hessenberg matrix and rotations
@@ -184,6 +191,15 @@ void check_spd_candidate(const Problem& problem) {
                            " is " + std::to_string(diag[i]) +
                            " <= 0, so the matrix is not positive definite, which CG needs "
                            "(use --solver bicgstab)");
+}
+
+// MINRES needs a symmetric matrix (it may be indefinite): refuse what visibly is not.
+void check_symmetric(const Problem& problem) {
+    if (problem.matrix_free) return;  // the generated operators are symmetric
+    if (!problem.data.is_symmetric(MatrixData::rounding_symmetry))
+        throw BadInput(problem.description +
+                       ": matrix is not symmetric (|a_ij - a_ji| > 1e-12 max |a|); MINRES needs a "
+                       "symmetric matrix (use --solver gmres, bicgstab, cgs or tfqmr)");
 }
 
 // The multigrid hierarchy as built: its settings, levels, complexities, coarse solver and
@@ -322,6 +338,7 @@ int run(const SolveOptions& o) {
         // (The multigrid cycles need no symmetry; the hierarchy checks the diagonal itself.)
         if (!cycles && (method == solver::Solver::cg || method == solver::Solver::pipecg))
             check_spd_candidate(problem);
+        if (method == solver::Solver::minres) check_symmetric(problem);
         if (std::is_same<T, float>::value)
             for (double v : problem.data.values)
                 if (std::abs(v) > std::numeric_limits<float>::max())
@@ -397,6 +414,9 @@ int run(const SolveOptions& o) {
     s.amg.cycle = solver::parse_amg_cycle(o.amg_cycle);
     s.residual_replacement = o.replacement;
     s.left_preconditioning = o.side == "left";
+    s.shift = o.shift;
+    s.lgmres_outer_k = o.outer_k;
+    s.lgmres_prepend_outer_v = o.prepend_outer_v;
     s.record_history = !o.history.empty();
     if (!o.x0.empty()) {
         const auto values = load_input(o.x0, [&] { return io::read_vector(o.x0); });
@@ -446,6 +466,14 @@ int run(const SolveOptions& o) {
                 return solver::gmres<T>(*A, args..., b, xv, st);
             case solver::Solver::pipecg:
                 return solver::pipecg<T>(*A, args..., b, xv, st);
+            case solver::Solver::minres:
+                return solver::minres<T>(*A, args..., b, xv, st);
+            case solver::Solver::cgs:
+                return solver::cgs<T>(*A, args..., b, xv, st);
+            case solver::Solver::tfqmr:
+                return solver::tfqmr<T>(*A, args..., b, xv, st);
+            case solver::Solver::lgmres:
+                return solver::lgmres<T>(*A, args..., b, xv, st);
             default:
                 return solver::bicgstab<T>(*A, args..., b, xv, st);
         }
@@ -552,6 +580,11 @@ int run(const SolveOptions& o) {
         j["restart"] = o.restart;
         j["pc_side"] = o.side;
     }
+    if (method == solver::Solver::minres) j["shift"] = o.shift;
+    if (method == solver::Solver::lgmres) {
+        j["restart"] = o.restart;
+        j["outer_k"] = o.outer_k;
+    }
     if (amg) j["amg"] = amg_json(*amg, s.amg, comm != nullptr);
     if (factors) {
         const auto& d = factors->diagnosis();
@@ -649,11 +682,16 @@ Runner add_solve(CLI::App& app) {
         ->check(regular_file());
     app.add_option("--solver", o->solver,
                    "cg, bicgstab, gmres, pipecg (pipelined CG: one reduction per iteration, "
-                   "overlapped with the operator under mpirun) or amg (multigrid cycles alone, "
+                   "overlapped with the operator under mpirun), minres (symmetric, possibly "
+                   "indefinite matrices; --shift), cgs, tfqmr, lgmres (--restart, --outer-k) or "
+                   "amg (multigrid cycles alone, "
                    "csr, one rank; --amg-* options)")
-        ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
-                               to_string(solver::Solver::gmres), to_string(solver::Solver::pipecg),
-                               std::string("amg")}));
+        ->check(CLI::IsMember([] {
+            std::vector<std::string> names;
+            for (auto s : solver::all_solvers()) names.push_back(to_string(s));
+            names.push_back("amg");
+            return names;
+        }()));
     app.add_option("--restart", o->restart, "GMRES restart length (Krylov vectors per cycle)")
         ->check(CLI::Range(1, 100000));
     using solver::Preconditioner;
@@ -729,6 +767,14 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--amg-coarse-size", o->amg.coarse_size,
                    "amg: a level of at most this many rows is the last one (>= 1)")
         ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+    app.add_option("--shift", o->shift, "minres: solve (A - shift I) x = b (default 0)")
+        ->check(CLI::Number);
+    app.add_option("--outer-k", o->outer_k,
+                   "lgmres: corrections of earlier cycles kept as augmentation vectors (default 3; "
+                   "--restart is the Krylov vectors per cycle)")
+        ->check(CLI::Range(0, 100000));
+    app.add_flag("--prepend-outer-v", o->prepend_outer_v,
+                 "lgmres: the augmentation vectors before the Krylov vectors of each cycle");
     app.add_option("--pc-side", o->side,
                    "gmres: apply the preconditioner on the right (default; minimises the true "
                    "residual) or the left (as SciPy and PETSc)")

@@ -201,6 +201,8 @@ _INT_SETTINGS = (
     "chebyshev_degree",
     "ilut_fill",
     "iluk_level",
+    "lgmres_outer_k",
+    "lgmres_max_cycles",
 )
 
 

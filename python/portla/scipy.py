@@ -1,4 +1,4 @@
-"""Drop-ins for scipy.sparse.linalg's cg, bicgstab and gmres:
+"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr and lgmres:
 
     from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
     x, info = cg(A, b, rtol=1e-8, M="jacobi")
@@ -22,7 +22,8 @@ residual_norm), called after each iteration.
 
 Differences from SciPy:
 
-- callback: for cg and bicgstab it is called after each iteration with the current iterate, as
+- callback: for cg, bicgstab, minres, cgs and tfqmr it is called after each iteration with the
+  current iterate, as
   in SciPy: the solver's own x array (SciPy's too), valid during the call (copy it to keep it).
   Set, it makes CG read its state back every iteration instead of every 16 (slower on the GPU).
   gmres follows SciPy's callback_type: "legacy" (the default, with SciPy's DeprecationWarning
@@ -58,7 +59,15 @@ import numpy as np
 
 from . import _core
 
-__all__ = ["cg", "bicgstab", "gmres"]
+__all__ = [
+    "cg",
+    "bicgstab",
+    "gmres",
+    "minres",
+    "cgs",
+    "tfqmr",
+    "lgmres",
+]
 
 _INT_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1
@@ -192,7 +201,7 @@ def _solve(
 
 
 def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
-    """cg and bicgstab: SciPy's signature, one body."""
+    """cg, bicgstab and cgs: SciPy's signature, one body."""
 
     def solve(
         A: Any,
@@ -375,4 +384,255 @@ def gmres(
         minimised=minimised,
         restart=restart,
         left_preconditioning=True,
+    )
+
+
+def _symmetry_defect(apply: Callable[[np.ndarray], np.ndarray], y: np.ndarray) -> float:
+    """|w.w - y.(A w)| over its allowance, w = A y: above 1 when A is visibly not symmetric
+    (the probe scipy.sparse.linalg.minres(check=True) makes, with an allowance of eps^(1/3)
+    relative to w.w, cube-root of the rounding of two products)."""
+    w = np.asarray(apply(y), dtype=np.float64).ravel()
+    s = float(w @ w)
+    t = float(y @ np.asarray(apply(w), dtype=np.float64).ravel())
+    eps = np.finfo(np.float64).eps
+    return abs(s - t) / ((s + eps) * eps ** (1.0 / 3.0))
+
+
+def _check_minres_inputs(A: Any, M: Any, b: Any) -> None:
+    """check=True: ValueError when A (or a LinearOperator / matrix M) is visibly not symmetric,
+    probed with b on the host. GPU arrays and preconditioner names are not probed."""
+    if any(_core._framework(a) is not None for a in (A, b)):
+        return
+    from scipy.sparse.linalg import aslinearoperator
+
+    y = np.asarray(b, dtype=np.float64).ravel()
+    if _symmetry_defect(aslinearoperator(A).matvec, y) > 1:
+        raise ValueError("portla.scipy.minres: A is not symmetric (check=True)")
+    if M is not None and not isinstance(M, str):
+        if _symmetry_defect(aslinearoperator(M).matvec, y) > 1:
+            raise ValueError("portla.scipy.minres: M is not symmetric (check=True)")
+
+
+def minres(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    shift: float = 0.0,
+    maxiter: Optional[int] = None,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    show: bool = False,
+    check: bool = False,
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    """MINRES for symmetric, possibly indefinite A, as scipy.sparse.linalg.minres: solves
+    (A - shift I) x = b with a symmetric positive definite preconditioner M.
+
+    Stops when the true residual ``norm(b - (A - shift I) x) <= rtol * norm(b)``; SciPy's
+    minres stops earlier, on the backward error ``norm(r) / (norm(A) norm(x)) <= rtol``
+    (docs/solvers.md compares the iteration counts).
+
+    :param A: the symmetric matrix, as for cg.
+    :param b: the right-hand side, n values.
+    :param x0: the initial guess (default zero), or "Mb" for M b.
+    :param rtol: relative tolerance (infinite: x0 is the answer).
+    :param shift: solve (A - shift I) x = b (a finite number).
+    :param maxiter: iteration limit (default 5 n, as SciPy).
+    :param M: a preconditioner name ("jacobi", "block-jacobi", "ic0", "chebyshev", "amg": the
+        symmetric positive definite ones) or a LinearOperator / matrix applying M^-1.
+    :param callback: callback(xk), called after each iteration with the current iterate.
+    :param show: accepted for SciPy's signature; portla prints nothing.
+    :param check: probe A (and a LinearOperator / matrix M) with b for symmetry first, as
+        SciPy does: ValueError when visibly not symmetric.
+    :param tol: deprecated alias of rtol (a DeprecationWarning).
+    :param backend: as for cg.
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, estimate), after each iteration: the recurrence's
+        residual estimate (the M^-1-norm of the residual with M).
+    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
+        breakdown, a non-finite value or an indefinite preconditioner.
+    :raises ValueError: bad input (shapes, dtypes, a non-finite shift, check=True on a
+        non-symmetric A or M).
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
+    rtol = _rtol(rtol, tol, "minres")
+    maxiter = 5 * _core.shape_of(A)[0] if maxiter is None else _maxiter(maxiter)
+    if not np.isfinite(shift):
+        raise ValueError(f"portla.scipy.minres: shift must be finite, got {shift!r}")
+    if check:
+        _check_minres_inputs(A, M, b)
+    return _solve(
+        "minres",
+        A,
+        b,
+        x0,
+        rtol,
+        0.0,
+        maxiter,
+        maxiter,
+        M,
+        backend,
+        precision,
+        monitor,
+        callback,
+        shift=float(shift),
+    )
+
+
+cgs = _short_recurrence(
+    "cgs",
+    """Conjugate gradients squared for general A, as scipy.sparse.linalg.cgs (no A^T; the
+    residual is not smoothed: it may grow on the way).
+"""
+    + _SHORT_RECURRENCE_PARAMETERS,
+)
+
+
+def tfqmr(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: Optional[int] = None,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    show: bool = False,
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    rtol = _rtol(rtol, tol, "tfqmr")
+    atol = _check_atol(atol, "tfqmr")
+    n = _core.shape_of(A)[0]
+    maxiter = min(10000, 10 * n) if maxiter is None else _maxiter(maxiter)
+    done = [0]  # iterations, for show
+
+    def count(iteration: int, norm: float) -> None:
+        done[0] = iteration
+        if monitor is not None:
+            monitor(iteration, norm)
+
+    x, info = _solve(
+        "tfqmr",
+        A,
+        b,
+        x0,
+        rtol,
+        atol,
+        maxiter,
+        maxiter,
+        M,
+        backend,
+        precision,
+        count if show else monitor,
+        callback,
+    )
+    if show and info == 0:
+        print(f"TFQMR: Linear solve converged due to reach TOL iterations {done[0]}")
+    elif show and info > 0:
+        print(f"TFQMR: Linear solve not converged due to reach MAXIT iterations {done[0]}")
+    return x, info
+
+
+tfqmr.__doc__ = (
+    """Transpose-free QMR for general A, as scipy.sparse.linalg.tfqmr (right-preconditioned;
+    an iteration is a half step: one A x and one M^-1 r). maxiter defaults to min(10000, 10 n),
+    as SciPy; show=True prints SciPy's line on convergence or at maxiter. The monitor gets
+    the residual bound tau sqrt(m + 1). The other parameters, returns and raises are cg's:
+"""
+    + _SHORT_RECURRENCE_PARAMETERS
+)
+
+
+def lgmres(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: int = 1000,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    inner_m: int = 30,
+    outer_k: int = 3,
+    outer_v: Any = None,
+    store_outer_Av: bool = True,
+    prepend_outer_v: bool = False,
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    """LGMRES, as scipy.sparse.linalg.lgmres: GMRES cycles of inner_m Krylov vectors augmented
+    with the corrections of the last outer_k cycles, preconditioned on the left as SciPy's (the
+    true residual decides convergence at the end of each cycle).
+
+    :param A: the matrix, as for gmres.
+    :param b: the right-hand side, n values.
+    :param x0: the initial guess (default zero), or "Mb" for M b.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
+    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000).
+    :param M: a preconditioner name or a LinearOperator / matrix applying M^-1, as for gmres.
+    :param callback: callback(xk), called at the end of every cycle with the current iterate.
+    :param inner_m: Krylov vectors per cycle (>= 1).
+    :param outer_k: corrections kept as augmentation vectors (>= 0).
+    :param outer_v: None only: augmentation vectors kept between calls are not supported
+        (ValueError otherwise).
+    :param store_outer_Av: keep A times each augmentation vector (one A x fewer per vector).
+    :param prepend_outer_v: the augmentation vectors before the Krylov vectors of each cycle.
+    :param tol: deprecated alias of rtol (a DeprecationWarning).
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the estimate
+        of the true residual norm (the minimised ||M^-1 r|| scaled by the cycle's start).
+    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
+        breakdown or a non-finite value.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, outer_v given).
+    :raises OverflowError: inner_m < 1 or outer_k < 0.
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
+    rtol = _rtol(rtol, tol, "lgmres")
+    atol = _check_atol(atol, "lgmres")
+    if outer_v is not None:
+        raise ValueError(
+            "portla.scipy.lgmres: outer_v (augmentation vectors kept between calls) is not "
+            "supported; pass None"
+        )
+    inner_m = _core.integer("inner_m", inner_m, 1, _INT_MAX)
+    outer_k = _core.integer("outer_k", outer_k, 0, _INT_MAX)
+    maxiter = _maxiter(maxiter)
+    return _solve(
+        "lgmres",
+        A,
+        b,
+        x0,
+        rtol,
+        atol,
+        maxiter,
+        min(maxiter * (inner_m + outer_k), _INT_MAX),
+        M,
+        backend,
+        precision,
+        monitor,
+        callback,
+        restart=inner_m,
+        lgmres_outer_k=outer_k,
+        lgmres_store_outer_av=bool(store_outer_Av),
+        lgmres_prepend_outer_v=bool(prepend_outer_v),
+        left_preconditioning=True,
+        lgmres_max_cycles=min(maxiter, _INT_MAX),
     )

@@ -373,6 +373,22 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
             result = pm ? solver::pipecg(op, *pm, bv, xv, settings)
                         : solver::pipecg(op, bv, xv, settings);
             break;
+        case solver::Solver::minres:
+            result = pm ? solver::minres(op, *pm, bv, xv, settings)
+                        : solver::minres(op, bv, xv, settings);
+            break;
+        case solver::Solver::cgs:
+            result =
+                pm ? solver::cgs(op, *pm, bv, xv, settings) : solver::cgs(op, bv, xv, settings);
+            break;
+        case solver::Solver::tfqmr:
+            result =
+                pm ? solver::tfqmr(op, *pm, bv, xv, settings) : solver::tfqmr(op, bv, xv, settings);
+            break;
+        case solver::Solver::lgmres:
+            result = pm ? solver::lgmres(op, *pm, bv, xv, settings)
+                        : solver::lgmres(op, bv, xv, settings);
+            break;
     }
 }
 
@@ -705,7 +721,9 @@ void bind_precision(nb::module_& m, const char* suffix) {
     m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
           "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
           "minimised"_a.none() = nb::none(),
-          "Solves A x = b by cg, bicgstab, gmres or pipecg into x (in place), or by the cycles "
+          "Solves A x = b by cg, bicgstab, gmres, pipecg, minres, cgs, tfqmr or lgmres into x (in "
+          "place), "
+          "or by the cycles "
           "of a Multigrid M alone (method 'amg'); returns SolveInfo.");
     m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
           "col_idxs"_a, "values"_a, "rhs"_a, "format"_a, "solver"_a, "precond"_a, "absolute"_a,
@@ -835,6 +853,11 @@ NB_MODULE(_portla, m) {
         .def_rw("restart", &solver::Settings::restart)
         .def_rw("left_preconditioning", &solver::Settings::left_preconditioning)
         .def_rw("flexible", &solver::Settings::flexible)
+        .def_rw("shift", &solver::Settings::shift)
+        .def_rw("lgmres_outer_k", &solver::Settings::lgmres_outer_k)
+        .def_rw("lgmres_store_outer_av", &solver::Settings::lgmres_store_outer_av)
+        .def_rw("lgmres_prepend_outer_v", &solver::Settings::lgmres_prepend_outer_v)
+        .def_rw("lgmres_max_cycles", &solver::Settings::lgmres_max_cycles)
         .def_rw("block_size", &solver::Settings::block_size)
         .def_rw("chebyshev_degree", &solver::Settings::chebyshev_degree)
         .def_rw("amg", &solver::Settings::amg)

@@ -30,50 +30,22 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
         return out.get_view();
     };
 
-    detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
-    blas::copy<T>(exec, r, r_hat);                      // shadow residual r_hat = r_0
+    detail::initial_residual<T>(A, b, x, r, settings);                      // r = b - A x
+    detail::ShadowResidual<T> shadow(A, b, x, r, r_hat, progress, result);  // r~ = r_0
     double rnorm = detail::norm2<T>(A, r);
     double rho_old = 1, alpha = 1, omega = 1;
-    bool restart = true;
-    // The recurrence residual met the test: true when the true residual confirms it; otherwise
-    // the iteration restarts from r = b - A x with it as the shadow residual.
-    auto confirmed = [&]() {
-        if (!result.converged) return true;
-        detail::residual<T>(A, b, x, r);
-        if (progress.confirm(detail::norm2<T>(A, r))) return true;
-        blas::copy<T>(exec, r, r_hat);
-        restart = true;
-        return false;
-    };
-    // A breakdown (rho = r_hat.r, r_hat.v, t.t or omega exactly zero) restarts the iteration from
-    // the true residual with it as the shadow residual, which makes rho = ||r||^2 > 0: the
-    // shadow vector, not the system, failed (494_bus with Jacobi broke down at iteration 728 on
-    // omp, 16 threads on the H100 host, where SciPy converged in 706). A second breakdown before an
-    // iteration completes is reported. Returns true when the solve stops.
-    int breakdowns = 0;  // since the last completed iteration
-    auto recover = [&]() {
-        if (++breakdowns > 1) return progress.stop(StopReason::breakdown);
-        detail::residual<T>(A, b, x, r);
-        blas::copy<T>(exec, r, r_hat);
-        restart = true;
-        return false;
-    };
+    using Step = typename detail::ShadowResidual<T>::Step;
     if (progress.record(0, rnorm) || settings.max_iters == 0) {
         progress.final_residual(rnorm);  // x is the initial one
     } else {
         for (int it = 1; it <= settings.max_iters; ++it) {
             const double rho = dot(r_hat, r);  // rho = r_hat . r
-            if (!std::isfinite(rho)) {
-                progress.stop(StopReason::non_finite);
-                break;
-            }
-            if (rho == 0) {
-                if (recover()) break;
+            if (const Step step = shadow.check(rho); step != Step::go) {
+                if (step == Step::stop) break;
                 --it;  // the iteration starts again
                 continue;
             }
-            if (restart) {
-                restart = false;
+            if (shadow.restarting()) {
                 blas::copy<T>(exec, r, p);  // p = r
             } else {
                 const double beta = (rho / rho_old) * (alpha / omega);
@@ -83,13 +55,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             const const_view<T> ph = precondition(p, p_hat);  // p_hat = M^-1 p
             A.apply(ph, v);                                   // v = A p_hat
             const double rv = dot(r_hat, v);
-            if (!std::isfinite(rv)) {
-                progress.stop(StopReason::non_finite);
-                break;
-            }
-            if (rv == 0) {
-                if (recover()) break;
-                --it;
+            if (const Step step = shadow.check(rv); step != Step::go) {
+                if (step == Step::stop) break;
+                --it;  // the iteration starts again
                 continue;
             }
             alpha = rho / rv;
@@ -99,19 +67,15 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             if (progress.reached(snorm)) {  // early exit at the half step
                 blas::axpby<T>(exec, static_cast<T>(alpha), ph, T{1}, x);  // x += alpha p_hat
                 if (settings.iterate_monitor) settings.iterate_monitor(it);
-                if (progress.record(it, snorm) && confirmed()) break;
+                if (progress.record(it, snorm) && shadow.confirmed()) break;
                 continue;
             }
             const const_view<T> sh = precondition(s, s_hat);  // s_hat = M^-1 s
             A.apply(sh, t);                                   // t = A s_hat
             const double tt = dot(t, t);
-            if (!std::isfinite(tt)) {
-                progress.stop(StopReason::non_finite);
-                break;
-            }
-            if (tt == 0) {
-                if (recover()) break;
-                --it;
+            if (const Step step = shadow.check(tt); step != Step::go) {
+                if (step == Step::stop) break;
+                --it;  // the iteration starts again
                 continue;
             }
             // omega = t.s / t.t. (Sleijpen & van der Vorst's limiter |cos(t, s)| >= 0.7 was
@@ -125,9 +89,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             if (replace) detail::residual<T>(A, b, x, r);
             rnorm = detail::norm2<T>(A, r);
             if (settings.iterate_monitor) settings.iterate_monitor(it);
-            if (progress.record(it, rnorm) && confirmed()) break;
-            breakdowns = 0;
-            if (omega == 0 && recover()) break;
+            if (progress.record(it, rnorm) && shadow.confirmed()) break;
+            shadow.completed();
+            if (omega == 0 && shadow.check(0) == Step::stop) break;
             rho_old = rho;
         }
     }

@@ -303,22 +303,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
             gmres.update(done, x);
             detail::residual<T>(A, b, x, r);  // the true residual of the new iterate
             beta = detail::norm2<T>(A, r);
-            progress.final_residual(beta);
             if (settings.iterate_monitor) settings.iterate_monitor(it);
-            if (!std::isfinite(beta)) {
-                progress.stop(StopReason::non_finite);
-                break;
-            }
-            if (claimed && result.reason != StopReason::converged) break;  // non-finite estimate
-            if (progress.reached(beta)) {
-                progress.stop(StopReason::converged);
-                break;
-            }
-            if (claimed) progress.confirm(beta);  // the estimate met the test, the truth did not
-            if (invariant && !progress.reached(estimate)) {
-                progress.stop(StopReason::breakdown);
-                break;
-            }
+            if (progress.cycle_ends(beta, claimed, invariant, estimate)) break;
             if (it >= settings.max_iters) break;
         }
     }

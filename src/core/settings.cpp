@@ -1,5 +1,7 @@
 // The names of the shared solver enums (portla/solver/types.hpp) and of the matrix formats
 // (portla/matrix/format.hpp): the one place where they are spelled.
+#include <vector>
+
 #include "portla/error.hpp"
 #include "portla/matrix/format.hpp"
 #include "portla/solver/settings.hpp"
@@ -101,14 +103,31 @@ std::string to_string(Solver s) {
             return "gmres";
         case Solver::pipecg:
             return "pipecg";
+        case Solver::minres:
+            return "minres";
+        case Solver::cgs:
+            return "cgs";
+        case Solver::tfqmr:
+            return "tfqmr";
+        case Solver::lgmres:
+            return "lgmres";
     }
     return "unknown";
 }
 
+std::vector<Solver> all_solvers() {
+    return {
+        Solver::cg,     Solver::bicgstab, Solver::gmres, Solver::pipecg,
+        Solver::minres, Solver::cgs,      Solver::tfqmr, Solver::lgmres,
+    };
+}
+
 Solver parse_solver(const std::string& name) {
-    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres, Solver::pipecg})
+    for (auto s : all_solvers())
         if (name == to_string(s)) return s;
-    throw BadInput("unknown solver '" + name + "' (expected cg, bicgstab, gmres or pipecg)");
+    std::string expected;
+    for (auto s : all_solvers()) expected += (expected.empty() ? "" : ", ") + to_string(s);
+    throw BadInput("unknown solver '" + name + "' (expected one of " + expected + ")");
 }
 
 }  // namespace portla::solver

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/stopping.hpp"
@@ -149,6 +150,23 @@ std::unique_ptr<PreconditionerOperator<T>> preconditioner(const char* solver,
     return M;
 }
 
+/// What every Krylov solve does first, in this order: check_inputs (bnorm = ||b||), the
+/// preconditioner M (the caller's, or the one settings.precond names, built and owned here),
+/// then x = 0 unless it is the initial guess, so that a solve that throws leaves x as it was.
+template <typename T>
+struct SolveStart {
+    SolveStart(const char* solver, const LinearOperator<T>& A,
+               const PreconditionerOperator<T>* given, const_view<T> b, view<T> x,
+               const Settings& s)
+        : bnorm(check_inputs(solver, A, b, x, s, given)) {
+        M = given ? given : (built = preconditioner(solver, A, s)).get();
+        start<T>(A, x, s);
+    }
+    double bnorm;
+    std::unique_ptr<PreconditionerOperator<T>> built;
+    const PreconditionerOperator<T>* M = nullptr;
+};
+
 /// r = b - A x
 template <typename T>
 void residual(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> r) {
@@ -196,6 +214,30 @@ public:
         result_.converged = false;
         return false;
     }
+    /// record() of a residual estimate (a bound or another norm of the residual), confirmed
+    /// by the true residual when it meets the test: `true_norm()` returns ||b - A x|| of the
+    /// current x. Returns true when the solve stops (converged, or non-finite); an estimate
+    /// the true residual does not confirm lets the solve go on (reason max_iterations).
+    template <typename TrueNorm>
+    bool record_confirmed(int iteration, double estimate, TrueNorm true_norm) {
+        if (!record(iteration, estimate)) return false;
+        if (!result_.converged) return true;
+        return confirm(true_norm());
+    }
+    /// The end of a restart cycle (GMRES, LGMRES), x updated: `true_rnorm` is its true residual,
+    /// `claimed` whether record() stopped the cycle, `invariant` whether the Krylov space
+    /// closed with the cycle's residual estimate `estimate`. Returns true when the solve stops:
+    /// non-finite, converged (the true residual alone decides), or breakdown (an invariant space
+    /// whose estimate misses the test: A or M singular).
+    bool cycle_ends(double true_rnorm, bool claimed, bool invariant, double estimate) {
+        final_residual_ = true_rnorm;
+        if (!std::isfinite(true_rnorm)) return stop(StopReason::non_finite);
+        if (claimed && result_.reason != StopReason::converged) return true;  // non-finite
+        if (reached(true_rnorm)) return stop(StopReason::converged);
+        if (claimed) confirm(true_rnorm);  // the estimate met the test, the truth did not
+        if (invariant && !reached(estimate)) return stop(StopReason::breakdown);
+        return false;
+    }
     /// max(rtol ||b||, atol)
     double threshold() const { return threshold_; }
     /// Whether a residual norm meets the stopping test (without recording it).
@@ -221,6 +263,68 @@ private:
     double threshold_;
     Result& result_;
     double final_residual_ = -1;
+};
+
+/// The shadow residual r~ of BiCGSTAB and CGS, restarted from the true residual r = b - A x
+/// (then r~ = r, so rho = r~.r = ||r||^2 > 0): after the recurrence residual met the test and
+/// the true one did not, and after a breakdown (a denominator r~.r, r~.v, t.t or omega exactly
+/// zero: the shadow vector failed, not the system). A second breakdown before an iteration
+/// completes is reported as breakdown. 494_bus with Jacobi broke down at iteration 728 on omp,
+/// 16 threads on the H100 host, where SciPy converged in 706: restarted, BiCGSTAB converges.
+template <typename T>
+class ShadowResidual {
+public:
+    /// What the iteration does after a denominator is checked.
+    enum class Step { go, stop, again };
+
+    /// r~ = r, r the initial residual.
+    ShadowResidual(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T> r,
+                   view<T> r_hat, Progress& progress, const Result& result)
+        : A_(A), b_(b), x_(x), r_(r), r_hat_(r_hat), progress_(progress), result_(result) {
+        blas::copy<T>(A.executor(), r, r_hat);
+    }
+    /// After record() returned true: true when the solve ends (converged, confirmed by the true
+    /// residual, or non-finite); otherwise the iteration restarts from the true residual.
+    bool confirmed() {
+        if (!result_.converged) return true;
+        residual<T>(A_, b_, x_, r_);
+        if (progress_.confirm(norm2<T>(A_, r_))) return true;
+        restart();
+        return false;
+    }
+    /// go on a nonzero finite denominator; stop on a non-finite one or a second breakdown;
+    /// again (the iteration starts again from the true residual) on a first zero.
+    Step check(double denominator) {
+        if (!std::isfinite(denominator)) {
+            progress_.stop(StopReason::non_finite);
+            return Step::stop;
+        }
+        if (denominator != 0) return Step::go;
+        if (++breakdowns_ > 1) {
+            progress_.stop(StopReason::breakdown);
+            return Step::stop;
+        }
+        residual<T>(A_, b_, x_, r_);
+        restart();
+        return Step::again;
+    }
+    /// Whether the iteration starts afresh from r (first iteration, after a restart); clears it.
+    bool restarting() { return std::exchange(restarting_, false); }
+    /// An iteration completed.
+    void completed() { breakdowns_ = 0; }
+
+private:
+    void restart() {
+        blas::copy<T>(A_.executor(), r_, r_hat_);
+        restarting_ = true;
+    }
+    const LinearOperator<T>& A_;
+    const_view<T> b_, x_;
+    view<T> r_, r_hat_;
+    Progress& progress_;
+    const Result& result_;
+    int breakdowns_ = 0;  // since the last completed iteration
+    bool restarting_ = true;
 };
 
 /// A solve that stopped without converging (max_iterations, breakdown, non_finite) with a
@@ -258,3 +362,27 @@ void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T
 }
 
 }  // namespace portla::solver::detail
+
+/// The two public entry points of solver `name` (without and with the caller's preconditioner)
+/// over the file's `solve<T>(A, M or nullptr, b, x, settings)`, instantiated for double and
+/// float.
+#define PORTLA_SOLVER_ENTRY_POINTS(name)                                                          \
+    template <typename T>                                                                         \
+    Result name(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& s) {      \
+        return solve<T>(A, nullptr, b, x, s);                                                     \
+    }                                                                                             \
+    template <typename T>                                                                         \
+    Result name(const LinearOperator<T>& A, const PreconditionerOperator<T>& M, const_view<T> b,  \
+                view<T> x, const Settings& s) {                                                   \
+        return solve<T>(A, &M, b, x, s);                                                          \
+    }                                                                                             \
+    template Result name<double>(const LinearOperator<double>&, const_view<double>, view<double>, \
+                                 const Settings&);                                                \
+    template Result name<float>(const LinearOperator<float>&, const_view<float>, view<float>,     \
+                                const Settings&);                                                 \
+    template Result name<double>(const LinearOperator<double>&,                                   \
+                                 const PreconditionerOperator<double>&, const_view<double>,       \
+                                 view<double>, const Settings&);                                  \
+    template Result name<float>(const LinearOperator<float>&,                                     \
+                                const PreconditionerOperator<float>&, const_view<float>,          \
+                                view<float>, const Settings&)

@@ -124,8 +124,9 @@ const char* kernel_of(Solver S) {
             return "batch_bicgstab";
         case Solver::gmres:
             break;
-        case Solver::pipecg:  // refused by batch::solve
-            throw Unsupported("batch_solve: pipecg is not a batched solver");
+        default:  // the monolithic solvers (pipecg, minres, ...), refused by batch::solve
+            throw Unsupported("batch_solve: " + ::portla::solver::to_string(S) +
+                              " is not a batched solver");
     }
     return "batch_gmres";
 }

@@ -801,6 +801,32 @@ TEST(CliSolve, BicgstabJacobiOnNonsymmetric) {
     EXPECT_EQ(j["precond"], "jacobi");
 }
 
+TEST(CliSolve, MinresCgsTfqmrLgmres) {
+    // minres on a symmetric matrix (with --shift 0 reported), cgs, tfqmr and lgmres on a
+    // non-symmetric one: each converges (check_solve_json checks the true residual's JSON).
+    const json m = solve_json(
+        {data("spd_fem_2d.mtx"), "--solver", "minres", "--precond", "jacobi", "--shift", "0"});
+    check_solve_json(m);
+    EXPECT_EQ(m["solver"], "minres");
+    EXPECT_EQ(m["shift"], 0.0);
+    EXPECT_TRUE(m["converged"].get<bool>());
+    for (const char* solver : {"cgs", "tfqmr", "lgmres"}) {
+        SCOPED_TRACE(solver);
+        const json j = solve_json({data("nonsym_small.mtx"), "--solver", solver});
+        check_solve_json(j);
+        EXPECT_EQ(j["solver"], solver);
+        EXPECT_TRUE(j["converged"].get<bool>());
+        EXPECT_LE(j["relative_residual"].get<double>(), 1e-8);
+    }
+}
+
+TEST(CliErrors, MinresRefusesNonsymmetricMatrix) {
+    const RunResult r = run_portla({"solve", data("nonsym_small.mtx"), "--solver", "minres"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+    EXPECT_TRUE(contains(r.err, "MINRES")) << r;
+}
+
 TEST(CliSolve, FormatsGiveSameIterations) {
     for (const char* precond : {"none", "jacobi"}) {
         SCOPED_TRACE(precond);
@@ -1202,7 +1228,7 @@ TEST(CliErrors, BogusBackend) {
 TEST(CliErrors, BadOptionValues) {
     const std::vector<std::vector<std::string>> cases{
         {"--rtol", "-1"},        {"--atol", "-1"},        {"--rtol", "abc"},
-        {"--max-iters", "-3"},   {"--solver", "minres"},  {"--precond", "ilu"},
+        {"--max-iters", "-3"},   {"--solver", "sor"},     {"--precond", "ilu"},
         {"--format", "coo"},     {"--precision", "half"}, {"--restart", "0"},
         {"--block-size", "33"},  {"--degree", "0"},       {"--pc-side", "up"},
         {"--replacement", "-1"},

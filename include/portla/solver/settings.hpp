@@ -93,6 +93,19 @@ struct Settings {
     /// GMRES: flexible (keeps the preconditioned vectors; for preconditioners that change between
     /// iterations). Chosen by itself when the preconditioner says it is not fixed.
     bool flexible = false;
+    /// MINRES: solve (A - shift I) x = b (SciPy's minres shift), finite.
+    double shift = 0.0;
+    /// LGMRES: augmentation vectors, the corrections of the last this many cycles (>= 0;
+    /// SciPy's outer_k). Its Krylov vectors per cycle are `restart` (SciPy's inner_m).
+    int lgmres_outer_k = 3;
+    /// LGMRES: keep A times each augmentation vector (one operator application fewer per
+    /// vector and cycle, one vector more stored each; SciPy's store_outer_Av).
+    bool lgmres_store_outer_av = true;
+    /// LGMRES: the augmentation vectors before the Krylov vectors in each cycle, not after
+    /// (SciPy's prepend_outer_v).
+    bool lgmres_prepend_outer_v = false;
+    /// LGMRES: stop after this many cycles too (0: no such limit; SciPy's maxiter counts them).
+    int lgmres_max_cycles = 0;
     /// block_jacobi: rows per diagonal block (1 ... 32).
     int block_size = 4;
     /// chebyshev: degree of the polynomial (operator applications per preconditioner apply), >= 1.

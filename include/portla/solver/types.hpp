@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 /// The monolithic iterative solvers (cg, bicgstab, gmres, pipecg), their settings, results and
 /// preconditioners.
@@ -69,11 +70,24 @@ std::string to_string(AmgCycle c);
 AmgCycle parse_amg_cycle(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
-/// solver::pipecg) and batched (cg, bicgstab, gmres).
-enum class Solver { cg, bicgstab, gmres, pipecg };
-/// "cg", "bicgstab", "gmres", "pipecg"; parse throws BadInput for an unknown name.
+/// solver::pipecg, solver::minres, solver::cgs, solver::tfqmr, solver::lgmres) and batched (cg,
+/// bicgstab, gmres).
+enum class Solver {
+    cg,
+    bicgstab,
+    gmres,
+    pipecg,
+    minres,
+    cgs,
+    tfqmr,
+    lgmres,
+};
+/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr", "lgmres"; parse throws
+/// BadInput for an unknown name.
 std::string to_string(Solver s);
 /// The inverse of to_string(Solver).
 Solver parse_solver(const std::string& name);
+/// Every monolithic solver, in the enum's order.
+std::vector<Solver> all_solvers();
 
 }  // namespace portla::solver
