@@ -335,9 +335,16 @@ HostCsr iluk_pattern(const HostCsr& a, int k) {
     return out;
 }
 
-// With pivoting, column i is exchanged for the column of the largest |u_ij| when
-// |u_ii| < kPivotThreshold max_j |u_ij|: SuperLU's default diagonal pivot threshold (0.1, what
-// SciPy's spilu uses), which prefers the diagonal unless it is an order of magnitude smaller.
+// With pivoting, column i is exchanged for the column of the largest |u_ij| s_j when
+// |u_ii| s_i < kPivotThreshold max_j |u_ij| s_j: SuperLU's default diagonal pivot threshold (0.1,
+// what SciPy's spilu uses), which prefers the diagonal unless it is an order of magnitude smaller.
+// s_j = 1 / max_k |a_kj| puts the entries of different columns in the same units: a row-wise
+// factorization pivots by comparing entries of one row, which lie in different columns (SuperLU
+// compares the entries of one column, which share their units). Unscaled, the test trades a
+// diagonal for any entry of a column that is merely larger in its own units: on arc130 after
+// matching and RCM (column maxima from 1 to 1e5), row 1 gave its diagonal 1 for an entry 5e4 of
+// another column, and the column it left, with no other entry of its size, was passed from row
+// to row until no row had a nonzero in it (4 replaced pivots, growth 1.5e9).
 constexpr double kPivotThreshold = 0.1;
 
 struct IlutFactors {
@@ -375,8 +382,13 @@ IlutFactors ilut_factor(const HostCsr& a, double tau, int p, bool pivoting) {
     l.n = u.n = n;
     l.ptr.assign(n + 1, 0);
     u.ptr.assign(n + 1, 0);
-    std::vector<double> w(n, 0), pivot(n, 0);
+    std::vector<double> w(n, 0), pivot(n, 0), scale(n, 0);
     std::vector<char> in(n, 0);
+    if (pivoting) {  // s_j = 1 / max_k |a_kj| (1 for an empty column, never a pivot)
+        for (std::size_t e = 0; e < a.val.size(); ++e)
+            scale[a.col[e]] = std::max(scale[a.col[e]], std::abs(a.val[e]));
+        for (auto& s : scale) s = s > 0 ? 1 / s : 1;
+    }
     std::vector<std::int32_t> pattern;
     std::vector<std::pair<double, std::int32_t>> part;
     std::priority_queue<std::int32_t, std::vector<std::int32_t>, std::greater<>> lower;
@@ -423,14 +435,16 @@ IlutFactors ilut_factor(const HostCsr& a, double tau, int p, bool pivoting) {
             }
         }
         if (pivoting) {
+            // |u_iq| s_q, q in positions: the entry in A's column units
+            const auto scaled = [&](std::int32_t q) { return std::abs(w[q]) * scale[f.column[q]]; };
             std::int32_t best = row;
-            double largest = in[row] ? std::abs(w[row]) : 0;
+            double largest = in[row] ? scaled(row) : 0;
             for (auto q : pattern)
-                if (q > row && std::abs(w[q]) > largest) {
-                    largest = std::abs(w[q]);
+                if (q > row && scaled(q) > largest) {
+                    largest = scaled(q);
                     best = q;
                 }
-            if (best != row && (!in[row] || std::abs(w[row]) < kPivotThreshold * largest)) {
+            if (best != row && (!in[row] || scaled(row) < kPivotThreshold * largest)) {
                 std::swap(f.column[row], f.column[best]);
                 position[f.column[row]] = row;
                 position[f.column[best]] = best;

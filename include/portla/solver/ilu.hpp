@@ -78,9 +78,9 @@ inline constexpr double kUnstableGrowth = 1e6;
 /// FactorDiagnosis: a probe above this (or not finite) marks a factor unstable. M^-1 A v then
 /// misses v by 1e7 times v's length, so in single precision (eps 6e-8) the rounding of a
 /// preconditioned vector is as large as the vector itself. A factor with a few tiny pivots can
-/// probe high and still precondition in double: ILUT(1e-4, 10) with pivoting probes 6e5 on
-/// arc130 and 4e3 on mahindas, both converging; ILU(0) of bcsstk09, which BiCGSTAB and GMRES
-/// do not converge with, probes 3e13 (docs/real-matrices.md).
+/// probe high and still precondition in double: ILUT(1e-4, 10) with pivoting probes 1.4e3 on
+/// mahindas and 1e5 with matching and RCM, both converging; ILU(0) of bcsstk09, which BiCGSTAB
+/// and GMRES do not converge with, probes 3e13 (docs/real-matrices.md).
 inline constexpr double kProbeLimit = 1e7;
 
 /// What ILU(0) and IC(0) share: a lower factor L and an upper factor U on the executor, applied
@@ -197,9 +197,11 @@ private:
 /// mean |a_ij| of row i of A. Of what remains, row i of L keeps its largest nnz_L(i) + p entries
 /// and row i of U its diagonal and largest nnz_U(i) + p off-diagonal entries, nnz_L(i) and
 /// nnz_U(i) being the entries of A's row i left of and right of the diagonal. With pivoting,
-/// before dropping, the column of the largest |u_ij| (j >= i, in the current column order)
-/// becomes column i when |u_ii| < 0.1 max_j |u_ij| (SuperLU's default pivot threshold), so a
-/// row whose diagonal is missing or small still gets a pivot.
+/// before dropping, the column of the largest |u_ij| s_j (j >= i, in the current column order)
+/// becomes column i when |u_ii| s_i < 0.1 max_j |u_ij| s_j (SuperLU's default pivot threshold),
+/// so a row whose diagonal is missing or small still gets a pivot; s_j = 1 / max_k |a_kj| (of
+/// the matrix factored, after matching and ordering) compares entries of different columns in
+/// their columns' units, so that the choice does not depend on how A's columns are scaled.
 ///
 /// A multiplier is dropped when |l_ik u_kk| <= tau_i (its size in A's units). A pivot with
 /// |u_ii| <= 1e-14 max_j |a_ij| (a row that dropping left dependent on the rows above, or
