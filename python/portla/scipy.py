@@ -1,4 +1,5 @@
-"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr and lgmres:
+"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr, lgmres and
+gcrotmk:
 
     from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
     x, info = cg(A, b, rtol=1e-8, M="jacobi")
@@ -67,6 +68,7 @@ __all__ = [
     "cgs",
     "tfqmr",
     "lgmres",
+    "gcrotmk",
 ]
 
 _INT_MAX = 2**31 - 1
@@ -635,4 +637,91 @@ def lgmres(
         lgmres_prepend_outer_v=bool(prepend_outer_v),
         left_preconditioning=True,
         lgmres_max_cycles=min(maxiter, _INT_MAX),
+    )
+
+
+def gcrotmk(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: int = 1000,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    m: int = 20,
+    k: Optional[int] = None,
+    CU: Any = None,
+    discard_C: bool = False,
+    truncate: str = "oldest",
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    """GCROT(m,k), as scipy.sparse.linalg.gcrotmk: flexible GMRES cycles of m steps (plus one
+    per missing pair while fewer than k are kept) orthogonal to k kept pairs (c, u), A u = c,
+    preconditioned on the right as SciPy's (the true residual decides convergence).
+
+    :param A: the matrix, as for gmres.
+    :param b: the right-hand side, n values.
+    :param x0: the initial guess (default zero), or "Mb" for M b.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
+    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000).
+    :param M: a preconditioner name or a LinearOperator / matrix applying M^-1, as for gmres.
+    :param callback: callback(xk), called at the end of every cycle with the current iterate
+        (SciPy calls it at the start of every cycle).
+    :param m: inner flexible GMRES steps per cycle (>= 1).
+    :param k: pairs (c, u) kept between cycles (>= 0; None: m).
+    :param CU: None only: pairs kept between calls are not supported (ValueError otherwise).
+    :param discard_C: accepted for SciPy's signature; without CU it changes nothing.
+    :param truncate: beyond k pairs drop the "oldest" or the directions of the "smallest"
+        singular values of the cycle's projection onto the kept c.
+    :param tol: deprecated alias of rtol (a DeprecationWarning).
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the residual
+        norm of the cycle's minimiser.
+    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
+        breakdown or a non-finite value.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown truncate, CU
+        given).
+    :raises OverflowError: m < 1 or k < 0.
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
+    rtol = _rtol(rtol, tol, "gcrotmk")
+    atol = _check_atol(atol, "gcrotmk")
+    if truncate not in ("oldest", "smallest"):
+        raise ValueError(f"Invalid value for 'truncate': {truncate!r}")
+    if CU is not None:
+        raise ValueError(
+            "portla.scipy.gcrotmk: CU ((c, u) pairs kept between calls) is not supported; "
+            "pass None"
+        )
+    m = _core.integer("m", m, 1, _INT_MAX)
+    k = m if k is None else _core.integer("k", k, 0, _INT_MAX)
+    maxiter = _maxiter(maxiter)
+    return _solve(
+        "gcrotmk",
+        A,
+        b,
+        x0,
+        rtol,
+        atol,
+        maxiter,
+        min(maxiter * (m + k), _INT_MAX),
+        M,
+        backend,
+        precision,
+        monitor,
+        callback,
+        gcrot_m=m,
+        gcrot_k=k,
+        gcrot_truncate_smallest=truncate == "smallest",
+        gcrot_max_cycles=min(maxiter, _INT_MAX),
     )
