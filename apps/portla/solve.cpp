@@ -58,6 +58,9 @@ struct SolveOptions {
     double shift = 0.0;
     int outer_k = solver::Settings{}.lgmres_outer_k;
     bool prepend_outer_v = false;
+    int gcrot_m = solver::Settings{}.gcrot_m;
+    int gcrot_k = -1;  // not given: gcrot_m
+    std::string truncate = "oldest";
     solver::AmgSettings amg;
     double amg_threshold = -1;  // not given: 0 for sa, 0.25 for classical
     std::string amg_smoother = to_string(solver::AmgSmoother::chebyshev);
@@ -137,6 +140,10 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
                            : method == solver::Solver::tfqmr  ? 10
                            : method == solver::Solver::lgmres
                                ? 2.0 * (o.restart + o.outer_k) + o.outer_k + 4
+                           : method == solver::Solver::gcrotmk
+                               // V, Z, the kept pairs (c, u) and their truncation, r, u, c
+                               ? 2.0 * (o.gcrot_m + (o.gcrot_k < 0 ? o.gcrot_m : o.gcrot_k)) +
+                                     4.0 * (o.gcrot_k < 0 ? o.gcrot_m : o.gcrot_k) + 4
                                : 9;
     // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's)
     device.add(vectors + 3 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
@@ -417,6 +424,9 @@ int run(const SolveOptions& o) {
     s.shift = o.shift;
     s.lgmres_outer_k = o.outer_k;
     s.lgmres_prepend_outer_v = o.prepend_outer_v;
+    s.gcrot_m = o.gcrot_m;
+    s.gcrot_k = o.gcrot_k;
+    s.gcrot_truncate_smallest = o.truncate == "smallest";
     s.record_history = !o.history.empty();
     if (!o.x0.empty()) {
         const auto values = load_input(o.x0, [&] { return io::read_vector(o.x0); });
@@ -474,6 +484,8 @@ int run(const SolveOptions& o) {
                 return solver::tfqmr<T>(*A, args..., b, xv, st);
             case solver::Solver::lgmres:
                 return solver::lgmres<T>(*A, args..., b, xv, st);
+            case solver::Solver::gcrotmk:
+                return solver::gcrotmk<T>(*A, args..., b, xv, st);
             default:
                 return solver::bicgstab<T>(*A, args..., b, xv, st);
         }
@@ -585,6 +597,11 @@ int run(const SolveOptions& o) {
         j["restart"] = o.restart;
         j["outer_k"] = o.outer_k;
     }
+    if (method == solver::Solver::gcrotmk) {
+        j["gcrot_m"] = o.gcrot_m;
+        j["gcrot_k"] = o.gcrot_k < 0 ? o.gcrot_m : o.gcrot_k;
+        j["truncate"] = o.truncate;
+    }
     if (amg) j["amg"] = amg_json(*amg, s.amg, comm != nullptr);
     if (factors) {
         const auto& d = factors->diagnosis();
@@ -680,12 +697,14 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--rhs", o->problem.rhs,
                    "right-hand side (Matrix Market vector); default b = A 1")
         ->check(regular_file());
-    app.add_option("--solver", o->solver,
-                   "cg, bicgstab, gmres, pipecg (pipelined CG: one reduction per iteration, "
-                   "overlapped with the operator under mpirun), minres (symmetric, possibly "
-                   "indefinite matrices; --shift), cgs, tfqmr, lgmres (--restart, --outer-k) or "
-                   "amg (multigrid cycles alone, "
-                   "csr, one rank; --amg-* options)")
+    app.add_option(
+           "--solver", o->solver,
+           "cg, bicgstab, gmres, pipecg (pipelined CG: one reduction per iteration, "
+           "overlapped with the operator under mpirun), minres (symmetric, possibly "
+           "indefinite matrices; --shift), cgs, tfqmr, lgmres (--restart, --outer-k), gcrotmk "
+           "(--gcrot-m, --gcrot-k, --truncate) or "
+           "amg (multigrid cycles alone, "
+           "csr, one rank; --amg-* options)")
         ->check(CLI::IsMember([] {
             std::vector<std::string> names;
             for (auto s : solver::all_solvers()) names.push_back(to_string(s));
@@ -775,6 +794,16 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::Range(0, 100000));
     app.add_flag("--prepend-outer-v", o->prepend_outer_v,
                  "lgmres: the augmentation vectors before the Krylov vectors of each cycle");
+    app.add_option("--gcrot-m", o->gcrot_m,
+                   "gcrotmk: inner flexible GMRES steps per cycle (default 20)")
+        ->check(CLI::Range(1, 100000));
+    app.add_option("--gcrot-k", o->gcrot_k,
+                   "gcrotmk: (c, u) pairs kept between cycles (default: --gcrot-m)")
+        ->check(CLI::Range(0, 100000));
+    app.add_option("--truncate", o->truncate,
+                   "gcrotmk: beyond --gcrot-k pairs drop the oldest (default) or the directions of "
+                   "the smallest singular values")
+        ->check(CLI::IsMember({"oldest", "smallest"}));
     app.add_option("--pc-side", o->side,
                    "gmres: apply the preconditioner on the right (default; minimises the true "
                    "residual) or the left (as SciPy and PETSc)")

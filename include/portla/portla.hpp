@@ -33,6 +33,7 @@
 #include "portla/solver/cgs.hpp"
 #include "portla/solver/tfqmr.hpp"
 #include "portla/solver/lgmres.hpp"
+#include "portla/solver/gcrotmk.hpp"
 #include "portla/solver/ilu.hpp"
 #include "portla/solver/preconditioner.hpp"
 #include "portla/solver/settings.hpp"

@@ -203,6 +203,9 @@ _INT_SETTINGS = (
     "iluk_level",
     "lgmres_outer_k",
     "lgmres_max_cycles",
+    "gcrot_m",
+    "gcrot_k",
+    "gcrot_max_cycles",
 )
 
 

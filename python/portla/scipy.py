@@ -1,4 +1,5 @@
-"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr and lgmres:
+"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr, lgmres and
+gcrotmk:
 
     from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
     x, info = cg(A, b, rtol=1e-8, M="jacobi")
@@ -67,6 +68,7 @@ __all__ = [
     "cgs",
     "tfqmr",
     "lgmres",
+    "gcrotmk",
 ]
 
 _INT_MAX = 2**31 - 1
@@ -552,6 +554,67 @@ tfqmr.__doc__ = (
     + _SHORT_RECURRENCE_PARAMETERS
 )
 
+_CYCLE_PARAMETERS = """
+    :param A: the matrix, as for gmres.
+    :param b: the right-hand side, n values.
+    :param x0: the initial guess (default zero), or "Mb" for M b.
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
+    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000).
+    :param M: a preconditioner name or a LinearOperator / matrix applying M^-1, as for gmres.
+    :param tol: deprecated alias of rtol (a DeprecationWarning).
+    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
+        "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
+        breakdown or a non-finite value.
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+"""
+
+
+def _cycles(
+    method: str,
+    A: Any,
+    b: Any,
+    x0: Any,
+    rtol: float,
+    tol: Optional[float],
+    atol: Any,
+    maxiter: Any,
+    M: Any,
+    callback: Optional[Callable[[Any], Any]],
+    backend: str,
+    precision: Optional[str],
+    monitor: Optional[Callable[[int, float], Any]],
+    steps: int,
+    max_cycles: str,
+    **kwargs: Any,
+) -> Tuple[Any, int]:
+    """lgmres and gcrotmk: SciPy's tolerances, and maxiter in cycles of at most `steps` Arnoldi
+    steps (the setting named `max_cycles` limits the cycles)."""
+    rtol = _rtol(rtol, tol, method)
+    atol = _check_atol(atol, method)
+    maxiter = _maxiter(maxiter)
+    kwargs[max_cycles] = min(maxiter, _INT_MAX)
+    return _solve(
+        method,
+        A,
+        b,
+        x0,
+        rtol,
+        atol,
+        maxiter,
+        min(maxiter * steps, _INT_MAX),
+        M,
+        backend,
+        precision,
+        monitor,
+        callback,
+        **kwargs,
+    )
+
 
 def lgmres(
     A: Any,
@@ -573,40 +636,6 @@ def lgmres(
     precision: Optional[str] = None,
     monitor: Optional[Callable[[int, float], Any]] = None,
 ) -> Tuple[Any, int]:
-    """LGMRES, as scipy.sparse.linalg.lgmres: GMRES cycles of inner_m Krylov vectors augmented
-    with the corrections of the last outer_k cycles, preconditioned on the left as SciPy's (the
-    true residual decides convergence at the end of each cycle).
-
-    :param A: the matrix, as for gmres.
-    :param b: the right-hand side, n values.
-    :param x0: the initial guess (default zero), or "Mb" for M b.
-    :param rtol: relative tolerance: converged when the true residual
-        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
-    :param atol: absolute tolerance (a real number >= 0, or infinite).
-    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000).
-    :param M: a preconditioner name or a LinearOperator / matrix applying M^-1, as for gmres.
-    :param callback: callback(xk), called at the end of every cycle with the current iterate.
-    :param inner_m: Krylov vectors per cycle (>= 1).
-    :param outer_k: corrections kept as augmentation vectors (>= 0).
-    :param outer_v: None only: augmentation vectors kept between calls are not supported
-        (ValueError otherwise).
-    :param store_outer_Av: keep A times each augmentation vector (one A x fewer per vector).
-    :param prepend_outer_v: the augmentation vectors before the Krylov vectors of each cycle.
-    :param tol: deprecated alias of rtol (a DeprecationWarning).
-    :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
-        "cuda:N" or "opencl".
-    :param precision: "double" or "single"; default single when A and b are float32.
-    :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the estimate
-        of the true residual norm (the minimised ||M^-1 r|| scaled by the cycle's start).
-    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
-        breakdown or a non-finite value.
-    :raises ValueError: bad input (shapes, dtypes, a negative atol, outer_v given).
-    :raises OverflowError: inner_m < 1 or outer_k < 0.
-    :raises MemoryError: out of memory.
-    :raises RuntimeError: a backend not compiled in, a device error.
-    """
-    rtol = _rtol(rtol, tol, "lgmres")
-    atol = _check_atol(atol, "lgmres")
     if outer_v is not None:
         raise ValueError(
             "portla.scipy.lgmres: outer_v (augmentation vectors kept between calls) is not "
@@ -614,25 +643,118 @@ def lgmres(
         )
     inner_m = _core.integer("inner_m", inner_m, 1, _INT_MAX)
     outer_k = _core.integer("outer_k", outer_k, 0, _INT_MAX)
-    maxiter = _maxiter(maxiter)
-    return _solve(
+    return _cycles(
         "lgmres",
         A,
         b,
         x0,
         rtol,
+        tol,
         atol,
         maxiter,
-        min(maxiter * (inner_m + outer_k), _INT_MAX),
         M,
+        callback,
         backend,
         precision,
         monitor,
-        callback,
+        inner_m + outer_k,
+        "lgmres_max_cycles",
         restart=inner_m,
         lgmres_outer_k=outer_k,
         lgmres_store_outer_av=bool(store_outer_Av),
         lgmres_prepend_outer_v=bool(prepend_outer_v),
         left_preconditioning=True,
-        lgmres_max_cycles=min(maxiter, _INT_MAX),
     )
+
+
+lgmres.__doc__ = (
+    """LGMRES, as scipy.sparse.linalg.lgmres: GMRES cycles of inner_m Krylov vectors augmented
+    with the corrections of the last outer_k cycles, preconditioned on the left as SciPy's (the
+    true residual decides convergence at the end of each cycle).
+
+    :param callback: callback(xk), called at the end of every cycle with the current iterate.
+    :param inner_m: Krylov vectors per cycle (>= 1).
+    :param outer_k: corrections kept as augmentation vectors (>= 0).
+    :param outer_v: None only: augmentation vectors kept between calls are not supported
+        (ValueError otherwise).
+    :param store_outer_Av: keep A times each augmentation vector (one A x fewer per vector).
+    :param prepend_outer_v: the augmentation vectors before the Krylov vectors of each cycle.
+    :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the estimate
+        of the true residual norm (the minimised ||M^-1 r|| scaled by the cycle's start).
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, outer_v given).
+    :raises OverflowError: inner_m < 1 or outer_k < 0."""
+    + _CYCLE_PARAMETERS
+)
+
+
+def gcrotmk(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: int = 1000,
+    M: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    m: int = 20,
+    k: Optional[int] = None,
+    CU: Any = None,
+    discard_C: bool = False,
+    truncate: str = "oldest",
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    if truncate not in ("oldest", "smallest"):
+        raise ValueError(f"Invalid value for 'truncate': {truncate!r}")
+    if CU is not None:
+        raise ValueError(
+            "portla.scipy.gcrotmk: CU ((c, u) pairs kept between calls) is not supported; "
+            "pass None"
+        )
+    m = _core.integer("m", m, 1, _INT_MAX)
+    k = m if k is None else _core.integer("k", k, 0, _INT_MAX)
+    return _cycles(
+        "gcrotmk",
+        A,
+        b,
+        x0,
+        rtol,
+        tol,
+        atol,
+        maxiter,
+        M,
+        callback,
+        backend,
+        precision,
+        monitor,
+        m + k,
+        "gcrot_max_cycles",
+        gcrot_m=m,
+        gcrot_k=k,
+        gcrot_truncate_smallest=truncate == "smallest",
+    )
+
+
+gcrotmk.__doc__ = (
+    """GCROT(m,k), as scipy.sparse.linalg.gcrotmk: flexible GMRES cycles of m steps (plus one
+    per missing pair while fewer than k are kept) orthogonal to k kept pairs (c, u), A u = c,
+    preconditioned on the right as SciPy's (the true residual decides convergence).
+
+    :param callback: callback(xk), called at the end of every cycle with the current iterate
+        (SciPy calls it at the start of every cycle).
+    :param m: inner flexible GMRES steps per cycle (>= 1).
+    :param k: pairs (c, u) kept between cycles (>= 0; None: m).
+    :param CU: None only: pairs kept between calls are not supported (ValueError otherwise).
+    :param discard_C: accepted for SciPy's signature; without CU it changes nothing.
+    :param truncate: beyond k pairs drop the "oldest" or the directions of the "smallest"
+        singular values of the cycle's projection onto the kept c.
+    :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the residual
+        norm of the cycle's minimiser.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown truncate, CU
+        given).
+    :raises OverflowError: m < 1 or k < 0."""
+    + _CYCLE_PARAMETERS
+)

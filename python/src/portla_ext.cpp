@@ -389,6 +389,10 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
             result = pm ? solver::lgmres(op, *pm, bv, xv, settings)
                         : solver::lgmres(op, bv, xv, settings);
             break;
+        case solver::Solver::gcrotmk:
+            result = pm ? solver::gcrotmk(op, *pm, bv, xv, settings)
+                        : solver::gcrotmk(op, bv, xv, settings);
+            break;
     }
 }
 
@@ -721,8 +725,8 @@ void bind_precision(nb::module_& m, const char* suffix) {
     m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
           "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
           "minimised"_a.none() = nb::none(),
-          "Solves A x = b by cg, bicgstab, gmres, pipecg, minres, cgs, tfqmr or lgmres into x (in "
-          "place), "
+          "Solves A x = b by cg, bicgstab, gmres, pipecg, minres, cgs, tfqmr, lgmres or gcrotmk "
+          "into x (in place), "
           "or by the cycles "
           "of a Multigrid M alone (method 'amg'); returns SolveInfo.");
     m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
@@ -858,6 +862,10 @@ NB_MODULE(_portla, m) {
         .def_rw("lgmres_store_outer_av", &solver::Settings::lgmres_store_outer_av)
         .def_rw("lgmres_prepend_outer_v", &solver::Settings::lgmres_prepend_outer_v)
         .def_rw("lgmres_max_cycles", &solver::Settings::lgmres_max_cycles)
+        .def_rw("gcrot_m", &solver::Settings::gcrot_m)
+        .def_rw("gcrot_k", &solver::Settings::gcrot_k)
+        .def_rw("gcrot_truncate_smallest", &solver::Settings::gcrot_truncate_smallest)
+        .def_rw("gcrot_max_cycles", &solver::Settings::gcrot_max_cycles)
         .def_rw("block_size", &solver::Settings::block_size)
         .def_rw("chebyshev_degree", &solver::Settings::chebyshev_degree)
         .def_rw("amg", &solver::Settings::amg)

@@ -1,4 +1,4 @@
-"""portla.scipy's minres, cgs, tfqmr and lgmres against scipy.sparse.linalg's: SciPy's signatures, the
+"""portla.scipy's minres, cgs, tfqmr, lgmres and gcrotmk against scipy.sparse.linalg's: SciPy's signatures, the
 same answers within the tolerance, SciPy's keywords (shift, check, x0='Mb', callback) and
 clear errors on bad input."""
 
@@ -13,7 +13,7 @@ import scipy.sparse.linalg as sla
 import portla.scipy as pscipy
 from conftest import SOURCE_DIR
 
-NEW = ["minres", "cgs", "tfqmr", "lgmres"]
+NEW = ["minres", "cgs", "tfqmr", "lgmres", "gcrotmk"]
 
 
 def poisson2d(m):
@@ -111,17 +111,21 @@ def test_x0_mb_and_callback(name):
 @pytest.mark.parametrize("name", NEW)
 def test_maxiter_reached(name):
     A = poisson2d(16)
-    maxiter = 1 if name == "lgmres" else 3  # lgmres: cycles of 30 + 3 steps
-    x, info = getattr(pscipy, name)(A, np.ones(A.shape[0]), rtol=1e-12, maxiter=maxiter)
+    # lgmres: cycles of 30 + 3 steps, gcrotmk: of 5 + 5 here
+    maxiter = 1 if name in ("lgmres", "gcrotmk") else 3
+    kw = {"m": 5} if name == "gcrotmk" else {}
+    x, info = getattr(pscipy, name)(A, np.ones(A.shape[0]), rtol=1e-12, maxiter=maxiter, **kw)
     assert info == maxiter
 
 
+@pytest.mark.parametrize("name", ["lgmres", "gcrotmk"])
 @pytest.mark.parametrize("matrix", ["cage5", "bcsstk01"])
 @pytest.mark.parametrize("jacobi", [False, True])
-def test_lgmres_steps_match_scipys(matrix, jacobi):
-    """Both left-preconditioned, both stopping on the true residual at a cycle's end: the Arnoldi
-    steps agree within 10% (store_outer_Av=False: one A x a step; SciPy's steps are its A x
-    products less the one per cycle, its callbacks)."""
+def test_arnoldi_steps_match_scipys(name, matrix, jacobi):
+    """Preconditioned on the same side as SciPy's, both stopping on the true residual: the
+    Arnoldi steps agree within 10%. lgmres with store_outer_Av=False (one A x a step): SciPy's
+    steps are its A x products less the one per cycle, its callbacks. gcrotmk: SciPy's are its
+    A x products less the one recomputing b - A x when it converges."""
     A = sp.csr_matrix(scipy.io.mmread(SOURCE_DIR / f"tests/data/suitesparse/{matrix}.mtx"))
     b = A @ np.ones(A.shape[0])
     M = sp.diags(1 / A.diagonal()) if jacobi else None
@@ -132,11 +136,14 @@ def test_lgmres_steps_match_scipys(matrix, jacobi):
         return A @ v
 
     op = sla.LinearOperator(A.shape, matvec=matvec, dtype=A.dtype)
-    kw = dict(rtol=1e-8, atol=0.0, maxiter=200, store_outer_Av=False, M=M)
-    _, info_s = sla.lgmres(op, b, callback=lambda xk: cycles.__setitem__(0, cycles[0] + 1), **kw)
-    x, info_p = pscipy.lgmres(A, b, monitor=lambda i, r: steps.__setitem__(0, i), **kw)
+    kw = dict(rtol=1e-8, atol=0.0, maxiter=200, M=M)
+    if name == "lgmres":
+        kw["store_outer_Av"] = False
+    count = lambda xk: cycles.__setitem__(0, cycles[0] + 1)  # noqa: E731
+    _, info_s = getattr(sla, name)(op, b, callback=count, **kw)
+    x, info_p = getattr(pscipy, name)(A, b, monitor=lambda i, r: steps.__setitem__(0, i), **kw)
     assert info_s == 0 and info_p == 0 and relres(A, x, b) <= 1e-8
-    theirs = products[0] - cycles[0]
+    theirs = products[0] - (cycles[0] if name == "lgmres" else 1)
     assert abs(steps[0] - theirs) <= 0.1 * theirs, (steps[0], theirs)
 
 
@@ -150,6 +157,27 @@ def test_lgmres_options_and_outer_v():
         pscipy.lgmres(A, b, outer_v=[])
     with pytest.raises(OverflowError, match="inner_m"):  # as restart for gmres
         pscipy.lgmres(A, b, inner_m=0)
+
+
+def test_gcrotmk_options_and_cu():
+    A = convection2d(16)
+    b = np.ones(A.shape[0])
+    for kw in ({"truncate": "smallest"}, {"k": 0}, {"k": 2, "truncate": "smallest"},
+               {"discard_C": True}):
+        x, info = pscipy.gcrotmk(A, b, rtol=1e-10, m=5, **kw)
+        assert info == 0 and relres(A, x, b) <= 1e-10, kw
+    # GCROT(m, 0) keeps one pair at most, as SciPy's: the same x after one cycle
+    x_p, _ = pscipy.gcrotmk(A, b, m=10, k=0, maxiter=1)
+    x_s, _ = sla.gcrotmk(A, b, m=10, k=0, maxiter=1)
+    assert np.linalg.norm(x_p - x_s) <= 1e-8 * np.linalg.norm(x_s)
+    with pytest.raises(ValueError, match="CU"):
+        pscipy.gcrotmk(A, b, CU=[])
+    with pytest.raises(ValueError, match="truncate"):
+        pscipy.gcrotmk(A, b, truncate="newest")
+    with pytest.raises(OverflowError, match="m"):
+        pscipy.gcrotmk(A, b, m=0)
+    with pytest.raises(OverflowError, match="k"):
+        pscipy.gcrotmk(A, b, k=-1)
 
 
 @pytest.mark.parametrize("name", NEW)

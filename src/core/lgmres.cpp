@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <deque>
-#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,15 +26,9 @@ namespace {
 template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given, const_view<T> b,
              view<T> x, const Settings& settings) {
-    if (settings.restart < 1)
-        throw BadInput("lgmres: restart (inner_m) must be >= 1 (got " +
-                       std::to_string(settings.restart) + ")");
-    if (settings.lgmres_max_cycles < 0)
-        throw BadInput("lgmres: max_cycles must be >= 0 (got " +
-                       std::to_string(settings.lgmres_max_cycles) + ")");
-    if (settings.lgmres_outer_k < 0)
-        throw BadInput("lgmres: outer_k must be >= 0 (got " +
-                       std::to_string(settings.lgmres_outer_k) + ")");
+    detail::check_at_least("lgmres", "restart (inner_m)", settings.restart, 1);
+    detail::check_at_least("lgmres", "max_cycles", settings.lgmres_max_cycles, 0);
+    detail::check_at_least("lgmres", "outer_k", settings.lgmres_outer_k, 0);
     const detail::SolveStart<T> started("lgmres", A, given, b, x, settings);
     const PreconditionerOperator<T>* M = started.M;
     Result result;
@@ -44,7 +37,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     const int inner = settings.restart, outer_k = settings.lgmres_outer_k;
     const int m_max = inner + outer_k;  // directions per cycle at most
     detail::Progress progress(settings, started.bnorm, result);
-    auto dot = [&](const_view<T> a, const_view<T> c) { return detail::dot<T>(A, a, c); };
 
     struct Correction {
         Array<T> z, az;  // dx / ||dx|| and A dx / ||dx|| (empty unless stored)
@@ -64,8 +56,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
         A.apply(z, az);
         M->apply(az, w);
     };
-    const std::size_t ld = m_max + 1;
-    std::vector<double> H(ld * m_max), R(ld * m_max), cs(m_max), sn(m_max), g(ld);
+    detail::ArnoldiLeastSquares lsq(m_max);
     std::vector<const_view<T>> dirs(m_max);  // z_j of this cycle
 
     detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
@@ -90,8 +81,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
             }
             blas::axpby<T>(exec, static_cast<T>(1 / start_norm), left ? rl : r, T{0},
                            V[0]);  // v_0 = r / ||r|| (M^-1 r / ||M^-1 r||)
-            std::fill(g.begin(), g.end(), 0.0);
-            g[0] = start_norm;
+            lsq.start(start_norm);
             int j = 0;
             bool claimed = false, invariant = false, non_finite = false;
             double estimate = start_norm;
@@ -118,36 +108,11 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                     apply(dirs[j], w);
                 }
                 const double w_norm = detail::norm2<T>(A, w);
-                double* h = H.data() + static_cast<std::size_t>(j) * ld;  // column j
-                for (int i = 0; i <= j; ++i) {
-                    h[i] = dot(V[i], w);
-                    blas::axpby<T>(exec, static_cast<T>(-h[i]), V[i], T{1}, w);  // w -= h_i v_i
-                }
-                h[j + 1] = detail::norm2<T>(A, w);
-                if (!std::isfinite(h[j + 1]) || !std::isfinite(w_norm)) {
+                if (!lsq.step(A, V, j, w, w_norm, estimate, invariant)) {
                     non_finite = true;
                     break;
                 }
-                double* rj = R.data() + static_cast<std::size_t>(j) * ld;
-                std::copy(h, h + j + 2, rj);
-                for (int i = 0; i < j; ++i) {  // the previous rotations, then one for h_{j+1}
-                    const double t = cs[i] * rj[i] + sn[i] * rj[i + 1];
-                    rj[i + 1] = -sn[i] * rj[i] + cs[i] * rj[i + 1];
-                    rj[i] = t;
-                }
-                const double rho = std::hypot(rj[j], rj[j + 1]);
-                cs[j] = rho > 0 ? rj[j] / rho : 1;
-                sn[j] = rho > 0 ? rj[j + 1] / rho : 0;
-                rj[j] = rho;
-                rj[j + 1] = 0;
-                g[j + 1] = -sn[j] * g[j];
-                g[j] *= cs[j];
-                estimate = std::abs(g[j + 1]);
                 ++it;
-                // the new direction adds nothing beyond rounding: the space is invariant
-                invariant = !(h[j + 1] > std::numeric_limits<T>::epsilon() * w_norm);
-                if (!invariant)
-                    blas::axpby<T>(exec, T{0}, w, static_cast<T>(1 / h[j + 1]), w);  // v_{j+1}
                 if ((claimed = progress.record(it, estimate * scale)) || invariant) {
                     ++j;
                     break;
@@ -157,14 +122,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                 progress.stop(StopReason::non_finite);
                 break;
             }
-            // y from R y = g (upper triangular, j columns); a zero pivot drops its direction
-            std::vector<double> y(j, 0.0);
-            for (int i = j - 1; i >= 0; --i) {
-                double s = g[i];
-                for (int col = i + 1; col < j; ++col) s -= R[col * ld + i] * y[col];
-                const double d = R[i * ld + i];
-                y[i] = d != 0 ? s / d : 0.0;
-            }
+            const std::vector<double> y = lsq.minimiser(j);
             blas::fill<T>(exec, dx, T{0});
             for (int i = 0; i < j; ++i)
                 blas::axpby<T>(exec, static_cast<T>(y[i]), dirs[i], T{1}, dx);  // dx = Z y
@@ -175,12 +133,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                 blas::axpby<T>(exec, static_cast<T>(1 / nx), dx, T{0}, cor.z);
                 if (settings.lgmres_store_outer_av) {  // A dx = V (H y), H unrotated
                     blas::fill<T>(exec, cor.az, T{0});
-                    for (int i = 0; i <= j && i <= m_max; ++i) {
-                        double q = 0;
-                        for (int col = std::max(0, i - 1); col < j; ++col)
-                            q += H[col * ld + i] * y[col];
-                        blas::axpby<T>(exec, static_cast<T>(q / nx), V[i], T{1}, cor.az);
-                    }
+                    for (int i = 0; i <= j && i <= m_max; ++i)
+                        blas::axpby<T>(exec, static_cast<T>(lsq.h_times(i, y) / nx), V[i], T{1},
+                                       cor.az);
                 }
                 outer.push_back(std::move(cor));
                 while (static_cast<int>(outer.size()) > outer_k) outer.pop_front();

@@ -111,14 +111,16 @@ std::string to_string(Solver s) {
             return "tfqmr";
         case Solver::lgmres:
             return "lgmres";
+        case Solver::gcrotmk:
+            return "gcrotmk";
     }
     return "unknown";
 }
 
 std::vector<Solver> all_solvers() {
     return {
-        Solver::cg,     Solver::bicgstab, Solver::gmres, Solver::pipecg,
-        Solver::minres, Solver::cgs,      Solver::tfqmr, Solver::lgmres,
+        Solver::cg,  Solver::bicgstab, Solver::gmres,  Solver::pipecg,  Solver::minres,
+        Solver::cgs, Solver::tfqmr,    Solver::lgmres, Solver::gcrotmk,
     };
 }
 

@@ -96,6 +96,14 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
     return bnorm;
 }
 
+/// Throws BadInput("<solver>: <what> must be >= <least> (got <value>)") for a setting below its
+/// least value.
+inline void check_at_least(const char* solver, const char* what, int value, int least) {
+    if (value < least)
+        throw BadInput(std::string(solver) + ": " + what + " must be >= " + std::to_string(least) +
+                       " (got " + std::to_string(value) + ")");
+}
+
 /// check_inputs' checks that need no reduction (on a distributed operator, this rank's part).
 template <typename T>
 void check_local_inputs(const std::string& name, const LinearOperator<T>& A, const_view<T> b,
@@ -325,6 +333,89 @@ private:
     const Result& result_;
     int breakdowns_ = 0;  // since the last completed iteration
     bool restarting_ = true;
+};
+
+/// The host side of the Arnoldi steps of (flexible) GMRES cycles (LGMRES, GCROT): the
+/// Hessenberg matrix H (kept unrotated), its QR factor R by Givens rotations (in double) and the
+/// rotated right-hand side g, whose |g_{j+1}| is the residual norm of the cycle's minimiser.
+class ArnoldiLeastSquares {
+public:
+    explicit ArnoldiLeastSquares(int steps)
+        : ld_(steps + 1), H_(ld_ * steps), R_(ld_ * steps), cs_(steps), sn_(steps), g_(ld_) {}
+    /// A new cycle from a residual of norm beta.
+    void start(double beta) {
+        std::fill(g_.begin(), g_.end(), 0.0);
+        g_[0] = beta;
+    }
+    /// h_i = v_i.w;  w -= h_i v_i  for i <= j (modified Gram-Schmidt into column j of H), then
+    /// h_{j+1} = ||w||, returned.
+    template <typename T, typename Basis>
+    double orthogonalize(const LinearOperator<T>& A, const Basis& V, int j, view<T> w) {
+        double* h = H_.data() + static_cast<std::size_t>(j) * ld_;
+        for (int i = 0; i <= j; ++i) {
+            h[i] = dot<T>(A, V[i], w);
+            blas::axpby<T>(A.executor(), static_cast<T>(-h[i]), V[i], T{1}, w);
+        }
+        return h[j + 1] = norm2<T>(A, w);
+    }
+    /// The end of Arnoldi step j, w = A z_j (projected, for GCROT) with ||A z_j|| = w_norm:
+    /// orthogonalize(), rotate() into `estimate`, and v_{j+1} = w / h_{j+1} in w unless the new
+    /// direction adds nothing beyond rounding (`invariant`: the Krylov space closed). Returns
+    /// false on a non-finite value (nothing else is set then).
+    template <typename T, typename Basis>
+    bool step(const LinearOperator<T>& A, const Basis& V, int j, view<T> w, double w_norm,
+              double& estimate, bool& invariant) {
+        const double h_next = orthogonalize(A, V, j, w);
+        if (!std::isfinite(h_next) || !std::isfinite(w_norm)) return false;
+        estimate = rotate(j);
+        invariant = !(h_next > std::numeric_limits<T>::epsilon() * w_norm);
+        if (!invariant) blas::axpby<T>(A.executor(), T{0}, w, static_cast<T>(1 / h_next), w);
+        return true;
+    }
+    /// Column j of H into R, rotated by the previous rotations and a new one; returns the
+    /// residual estimate |g_{j+1}|.
+    double rotate(int j) {
+        const double* h = H_.data() + static_cast<std::size_t>(j) * ld_;
+        double* rj = R_.data() + static_cast<std::size_t>(j) * ld_;
+        std::copy(h, h + j + 2, rj);
+        for (int i = 0; i < j; ++i) {
+            const double t = cs_[i] * rj[i] + sn_[i] * rj[i + 1];
+            rj[i + 1] = -sn_[i] * rj[i] + cs_[i] * rj[i + 1];
+            rj[i] = t;
+        }
+        const double rho = std::hypot(rj[j], rj[j + 1]);
+        cs_[j] = rho > 0 ? rj[j] / rho : 1;
+        sn_[j] = rho > 0 ? rj[j + 1] / rho : 0;
+        rj[j] = rho;
+        rj[j + 1] = 0;
+        g_[j + 1] = -sn_[j] * g_[j];
+        g_[j] *= cs_[j];
+        return std::abs(g_[j + 1]);
+    }
+    /// y from R y = g over the first j columns (a zero pivot drops its direction).
+    std::vector<double> minimiser(int j) const {
+        std::vector<double> y(j, 0.0);
+        for (int i = j - 1; i >= 0; --i) {
+            double s = g_[i];
+            for (int col = i + 1; col < j; ++col) s -= R(i, col) * y[col];
+            const double d = R(i, i);
+            y[i] = d != 0 ? s / d : 0.0;
+        }
+        return y;
+    }
+    /// Row i of H y, y of j entries (i <= j).
+    double h_times(int i, const std::vector<double>& y) const {
+        double q = 0;
+        for (int col = std::max(0, i - 1); col < static_cast<int>(y.size()); ++col)
+            q += H_[col * ld_ + i] * y[col];
+        return q;
+    }
+    /// Entry (i, col) of the triangular factor.
+    double R(int i, int col) const { return R_[static_cast<std::size_t>(col) * ld_ + i]; }
+
+private:
+    std::size_t ld_;
+    std::vector<double> H_, R_, cs_, sn_, g_;
 };
 
 /// A solve that stopped without converging (max_iterations, breakdown, non_finite) with a

@@ -1,6 +1,6 @@
-// MINRES, CGS, TFQMR and LGMRES on public SuiteSparse matrices (tests/data/suitesparse, sources and
-// licence in its README.md): b = A (1, ..., 1), x0 = 0, rtol 1e-8, no preconditioner and
-// Jacobi. Each solve runs on the reference backend and on the backend under test; both must
+// MINRES, CGS, TFQMR, LGMRES and GCROT(m,k) on public SuiteSparse matrices (tests/data/suitesparse,
+// sources and licence in its README.md): b = A (1, ..., 1), x0 = 0, rtol 1e-8, no preconditioner
+// and Jacobi. Each solve runs on the reference backend and on the backend under test; both must
 // converge, with the true residual, recomputed on the host in double, meeting the tolerance,
 // and the backend's iteration count close to the reference's (the margin is below). SciPy's
 // counts for the same runs are in docs/solvers.md (scripts/more-solvers-table.py).
@@ -38,6 +38,9 @@ solver::Result run(const Executor& exec, Solver method, const MatrixData& d,
         case Solver::lgmres:
             r = solver::lgmres<double>(A, b, x, s);
             break;
+        case Solver::gcrotmk:
+            r = solver::gcrotmk<double>(A, b, x, s);
+            break;
         default:
             r = solver::tfqmr<double>(A, b, x, s);
             break;
@@ -68,13 +71,16 @@ struct Case {
     double shift;
     int outer_k = 3;
     bool prepend = false;
+    bool smallest = false;  // gcrotmk: truncate by the smallest singular values
+    int gcrot_m = 20, gcrot_k = -1;
 };
 
 // The backend sums its reductions in another order than the reference, which moves the count:
 // on these cases by at most 16 of 259 (tfqmr, watt_2, Jacobi: reference 259, omp 275, opencl
 // 259) and 3 of 137 (minres, bcsstk01: 137, 140, 140); the others agree exactly (2-core VM,
-// 2026-11-28). A quarter of the reference's count, at least 3, is four times the largest drift
-// seen, while a broken recurrence (a wrong coefficient) stalls or diverges far beyond it.
+// 2026-11-28; gcrotmk agrees exactly on its cases). A quarter of the reference's count, at least 3,
+// is four times the largest drift seen, while a broken recurrence (a wrong coefficient) stalls or
+// diverges far beyond it.
 int allowance(int reference) { return std::max(3, reference / 4); }
 
 void check_case(const Executor& exec, const Case& c) {
@@ -91,6 +97,9 @@ void check_case(const Executor& exec, const Case& c) {
     s.restart = 30;
     s.lgmres_outer_k = c.outer_k;
     s.lgmres_prepend_outer_v = c.prepend;
+    s.gcrot_truncate_smallest = c.smallest;
+    s.gcrot_m = c.gcrot_m;
+    s.gcrot_k = c.gcrot_k;
     std::vector<double> x_ref, x;
     const auto ref = run(Executor::reference(), c.method, d, bh, s, x_ref);
     const auto res = run(exec, c.method, d, bh, s, x);
@@ -137,6 +146,22 @@ TEST_F(KrylovSolvers, LgmresOnNonsymmetricMatrices) {
     check_case(exec, Case{"watt_2", Solver::lgmres, Preconditioner::jacobi, 0, 0});
 }
 
+TEST_F(KrylovSolvers, GcrotmkOnNonsymmetricMatrices) {
+    for (const char* matrix : {"cage5", "arc130"})
+        for (Preconditioner p : {Preconditioner::none, Preconditioner::jacobi})
+            check_case(exec, Case{matrix, Solver::gcrotmk, p, 0});
+    check_case(exec, Case{"watt_2", Solver::gcrotmk, Preconditioner::jacobi, 0});
+    // cycles enough that the kept pairs are truncated again and again, the oldest dropped or
+    // the directions of the smallest singular values kept out: GCROT(4,2) on cage5 (about 7
+    // cycles) and GCROT(20,20) on 494_bus with Jacobi (about 30 cycles)
+    for (bool smallest : {false, true}) {
+        check_case(exec, Case{"cage5", Solver::gcrotmk, Preconditioner::none, 0, 3, false, smallest,
+                              4, 2});
+        check_case(exec,
+                   Case{"494_bus", Solver::gcrotmk, Preconditioner::jacobi, 0, 3, false, smallest});
+    }
+}
+
 TEST_F(KrylovSolvers, RefuseBadInput) {
     MatrixData rect;
     rect.rows = 3;
@@ -151,6 +176,7 @@ TEST_F(KrylovSolvers, RefuseBadInput) {
     EXPECT_THROW(solver::cgs<double>(A, b, x, s), DimensionMismatch);
     EXPECT_THROW(solver::tfqmr<double>(A, b, x, s), DimensionMismatch);
     EXPECT_THROW(solver::lgmres<double>(A, b, x, s), DimensionMismatch);
+    EXPECT_THROW(solver::gcrotmk<double>(A, b, x, s), DimensionMismatch);
     const MatrixData d = io::read_matrix_market(kDir + "/bcsstk01.mtx");
     const auto S = Csr<double>::from_data(exec, d);
     Array<double> bs(exec, std::vector<double>(d.rows, 1.0)), xs(exec, d.cols);
@@ -161,6 +187,13 @@ TEST_F(KrylovSolvers, RefuseBadInput) {
     s.lgmres_outer_k = -1;
     expect_bad_input([&] { solver::lgmres<double>(S, bs, xs, s); },
                      "lgmres: outer_k must be >= 0 (got -1)");
+    s.gcrot_m = 0;
+    expect_bad_input([&] { solver::gcrotmk<double>(S, bs, xs, s); },
+                     "gcrotmk: m must be >= 1 (got 0)");
+    s.gcrot_m = 20;
+    s.gcrot_k = -2;
+    expect_bad_input([&] { solver::gcrotmk<double>(S, bs, xs, s); },
+                     "gcrotmk: k (-1: m) must be >= -1 (got -2)");
     s.shift = std::nan("");
     expect_bad_input([&] { solver::minres<double>(S, bs, xs, s); }, "minres: shift must be finite");
 }
@@ -172,7 +205,7 @@ TEST_F(KrylovSolvers, MaxIterationsIsAResult) {
     solver::Settings s;
     s.rtol = 1e-8;
     s.max_iters = 5;  // far fewer than any of them needs on bcsstk04
-    for (Solver m : {Solver::minres, Solver::cgs, Solver::tfqmr, Solver::lgmres}) {
+    for (Solver m : {Solver::minres, Solver::cgs, Solver::tfqmr, Solver::lgmres, Solver::gcrotmk}) {
         const auto r = run(exec, m, d, bh, s, x);
         EXPECT_FALSE(r.converged) << solver::to_string(m);
         EXPECT_EQ(r.reason, StopReason::max_iterations) << solver::to_string(m);

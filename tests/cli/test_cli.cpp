@@ -802,7 +802,7 @@ TEST(CliSolve, BicgstabJacobiOnNonsymmetric) {
 }
 
 TEST(CliSolve, MinresCgsTfqmrLgmres) {
-    // minres on a symmetric matrix (with --shift 0 reported), cgs, tfqmr and lgmres on a
+    // minres on a symmetric matrix (with --shift 0 reported), cgs, tfqmr, lgmres and gcrotmk on a
     // non-symmetric one: each converges (check_solve_json checks the true residual's JSON).
     const json m = solve_json(
         {data("spd_fem_2d.mtx"), "--solver", "minres", "--precond", "jacobi", "--shift", "0"});
@@ -810,7 +810,7 @@ TEST(CliSolve, MinresCgsTfqmrLgmres) {
     EXPECT_EQ(m["solver"], "minres");
     EXPECT_EQ(m["shift"], 0.0);
     EXPECT_TRUE(m["converged"].get<bool>());
-    for (const char* solver : {"cgs", "tfqmr", "lgmres"}) {
+    for (const char* solver : {"cgs", "tfqmr", "lgmres", "gcrotmk"}) {
         SCOPED_TRACE(solver);
         const json j = solve_json({data("nonsym_small.mtx"), "--solver", solver});
         check_solve_json(j);
@@ -818,6 +818,22 @@ TEST(CliSolve, MinresCgsTfqmrLgmres) {
         EXPECT_TRUE(j["converged"].get<bool>());
         EXPECT_LE(j["relative_residual"].get<double>(), 1e-8);
     }
+}
+
+TEST(CliSolve, GcrotmkOptions) {
+    // GCROT(4, 2) truncating by the smallest singular values: 15 steps in three cycles (6, 5, 4),
+    // the last one truncating the two pairs kept; converged, and the settings reported as given
+    const json j = solve_json({data("nonsym_small.mtx"), "--solver", "gcrotmk", "--gcrot-m", "4",
+                               "--gcrot-k", "2", "--truncate", "smallest"});
+    check_solve_json(j);
+    EXPECT_TRUE(j["converged"].get<bool>());
+    EXPECT_EQ(j["gcrot_m"], 4);
+    EXPECT_EQ(j["gcrot_k"], 2);
+    EXPECT_EQ(j["truncate"], "smallest");
+    const RunResult r = run_portla(
+        {"solve", data("nonsym_small.mtx"), "--solver", "gcrotmk", "--truncate", "newest"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "--truncate")) << r;
 }
 
 TEST(CliErrors, MinresRefusesNonsymmetricMatrix) {

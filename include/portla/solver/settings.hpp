@@ -106,6 +106,16 @@ struct Settings {
     bool lgmres_prepend_outer_v = false;
     /// LGMRES: stop after this many cycles too (0: no such limit; SciPy's maxiter counts them).
     int lgmres_max_cycles = 0;
+    /// GCROT(m,k): inner flexible GMRES steps per cycle (>= 1; SciPy's m).
+    int gcrot_m = 20;
+    /// GCROT(m,k): (c, u) pairs kept between cycles (>= 0, or -1 for gcrot_m; SciPy's k). While
+    /// fewer are kept, each cycle takes as many more inner steps.
+    int gcrot_k = -1;
+    /// GCROT(m,k): when gcrot_k pairs are kept, drop the directions of the smallest singular
+    /// values of the cycle's projection instead of the oldest pair (SciPy's truncate).
+    bool gcrot_truncate_smallest = false;
+    /// GCROT(m,k): stop after this many cycles too (0: no such limit; SciPy's maxiter).
+    int gcrot_max_cycles = 0;
     /// block_jacobi: rows per diagonal block (1 ... 32).
     int block_size = 4;
     /// chebyshev: degree of the polynomial (operator applications per preconditioner apply), >= 1.

@@ -70,8 +70,8 @@ std::string to_string(AmgCycle c);
 AmgCycle parse_amg_cycle(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
-/// solver::pipecg, solver::minres, solver::cgs, solver::tfqmr, solver::lgmres) and batched (cg,
-/// bicgstab, gmres).
+/// solver::pipecg, solver::minres, solver::cgs, solver::tfqmr, solver::lgmres,
+/// solver::gcrotmk) and batched (cg, bicgstab, gmres).
 enum class Solver {
     cg,
     bicgstab,
@@ -81,8 +81,9 @@ enum class Solver {
     cgs,
     tfqmr,
     lgmres,
+    gcrotmk,
 };
-/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr", "lgmres"; parse throws
+/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr", "lgmres", "gcrotmk"; parse throws
 /// BadInput for an unknown name.
 std::string to_string(Solver s);
 /// The inverse of to_string(Solver).
