@@ -441,6 +441,10 @@ int run(const SolveOptions& o) {
                 return solver::gmres<T>(*A, args..., b, xv, st);
             case solver::Solver::pipecg:
                 return solver::pipecg<T>(*A, args..., b, xv, st);
+            case solver::Solver::bicg:
+                return solver::bicg<T>(*A, args..., b, xv, st);
+            case solver::Solver::qmr:
+                return solver::qmr<T>(*A, args..., b, xv, st);
             default:
                 return solver::bicgstab<T>(*A, args..., b, xv, st);
         }
@@ -644,11 +648,13 @@ Runner add_solve(CLI::App& app) {
         ->check(regular_file());
     app.add_option("--solver", o->solver,
                    "cg, bicgstab, gmres, pipecg (pipelined CG: one reduction per iteration, "
-                   "overlapped with the operator under mpirun) or amg (multigrid cycles alone, "
-                   "csr, one rank; --amg-* options)")
+                   "overlapped with the operator under mpirun), amg (multigrid cycles alone, "
+                   "csr, one rank; --amg-* options), bicg or qmr (both need A^T: csr, one "
+                   "rank; preconditioner none or jacobi, qmr's as its left one)")
         ->check(CLI::IsMember({to_string(solver::Solver::cg), to_string(solver::Solver::bicgstab),
                                to_string(solver::Solver::gmres), to_string(solver::Solver::pipecg),
-                               std::string("amg")}));
+                               std::string("amg"), to_string(solver::Solver::bicg),
+                               to_string(solver::Solver::qmr)}));
     app.add_option("--restart", o->restart, "GMRES restart length (Krylov vectors per cycle)")
         ->check(CLI::Range(1, 100000));
     using solver::Preconditioner;

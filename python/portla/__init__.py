@@ -109,7 +109,9 @@ def solve(
         a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free: its matvec is
         called from the solve), or CuPy / PyTorch CUDA arrays, used in place on their GPU.
     :param b: the right-hand side, n values.
-    :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres" or "pipecg".
+    :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres", "pipecg", or
+        "bicg" and "qmr" (both apply A^T: a LinearOperator needs its rmatvec; precond none,
+        jacobi or a LinearOperator with rmatvec).
     :param precond: a name ("none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg")
         or a LinearOperator / matrix giving M^-1 r (host arrays only). "amg" (smoothed
         aggregation multigrid, one V-cycle per application) needs a sparse matrix (CSR, on the

@@ -1,5 +1,5 @@
 """A pytest plugin that runs SciPy's own tests of its iterative solvers with portla.scipy's
-solvers in place of SciPy's: every name portla.scipy exports (cg, bicgstab, gmres) is replaced
+solvers in place of SciPy's: every name portla.scipy exports (cg, bicgstab, gmres, bicg) is replaced
 in scipy.sparse.linalg and scipy.sparse.linalg._isolve before the test modules are imported, so
 their parametrized solver lists hold portla's functions. SciPy's other solvers stay SciPy's.
 

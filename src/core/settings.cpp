@@ -101,14 +101,20 @@ std::string to_string(Solver s) {
             return "gmres";
         case Solver::pipecg:
             return "pipecg";
+        case Solver::bicg:
+            return "bicg";
+        case Solver::qmr:
+            return "qmr";
     }
     return "unknown";
 }
 
 Solver parse_solver(const std::string& name) {
-    for (auto s : {Solver::cg, Solver::bicgstab, Solver::gmres, Solver::pipecg})
+    for (auto s :
+         {Solver::cg, Solver::bicgstab, Solver::gmres, Solver::pipecg, Solver::bicg, Solver::qmr})
         if (name == to_string(s)) return s;
-    throw BadInput("unknown solver '" + name + "' (expected cg, bicgstab, gmres or pipecg)");
+    throw BadInput("unknown solver '" + name +
+                   "' (expected cg, bicgstab, gmres, pipecg, bicg or qmr)");
 }
 
 }  // namespace portla::solver

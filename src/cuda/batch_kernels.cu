@@ -505,8 +505,9 @@ void batch_solve(tag, const Executor& exec, const BatchArgs<T>& args, Timer& tim
                              : launch_solve<T, Solver::bicgstab, false>(exec, args, timer, info);
         case Solver::gmres:
             break;
-        case Solver::pipecg:  // refused by batch::solve
-            throw Unsupported("batch_solve: pipecg is not a batched solver");
+        default:  // the monolithic solvers, refused by batch::solve
+            throw Unsupported("batch_solve: " + to_string(args.options.solver) +
+                              " is not a batched solver");
     }
     return launch_solve<T, Solver::gmres, false>(exec, args, timer, info);
 }

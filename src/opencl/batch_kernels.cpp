@@ -124,8 +124,8 @@ const char* kernel_of(Solver S) {
             return "batch_bicgstab";
         case Solver::gmres:
             break;
-        case Solver::pipecg:  // refused by batch::solve
-            throw Unsupported("batch_solve: pipecg is not a batched solver");
+        default:  // the monolithic solvers, refused by batch::solve
+            throw Unsupported("batch_solve: " + to_string(S) + " is not a batched solver");
     }
     return "batch_gmres";
 }

@@ -69,9 +69,16 @@ std::string to_string(AmgCycle c);
 AmgCycle parse_amg_cycle(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
-/// solver::pipecg) and batched (cg, bicgstab, gmres).
-enum class Solver { cg, bicgstab, gmres, pipecg };
-/// "cg", "bicgstab", "gmres", "pipecg"; parse throws BadInput for an unknown name.
+/// solver::pipecg, solver::bicg, solver::qmr) and batched (cg, bicgstab, gmres).
+enum class Solver {
+    cg,
+    bicgstab,
+    gmres,
+    pipecg,
+    bicg,
+    qmr,
+};
+/// "cg", "bicgstab", "gmres", "pipecg", "bicg", "qmr"; parse throws BadInput for an unknown name.
 std::string to_string(Solver s);
 /// The inverse of to_string(Solver).
 Solver parse_solver(const std::string& name);

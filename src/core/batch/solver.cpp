@@ -191,9 +191,10 @@ Result solve(const BatchMatrix<T>& A, const Array<T>& b, Array<T>& x, const Sett
         throw BadInput("batch::solve: tolerance must be finite and >= 0 (got " +
                        std::to_string(s.tolerance) + ")");
     if (s.max_iters < 0) throw BadInput("batch::solve: max_iters must be >= 0");
-    if (s.solver == solver::Solver::pipecg)
-        throw Unsupported(
-            "batch::solve: pipecg is a monolithic solver (batched: cg, bicgstab, gmres)");
+    if (s.solver != solver::Solver::cg && s.solver != solver::Solver::bicgstab &&
+        s.solver != solver::Solver::gmres)
+        throw Unsupported("batch::solve: " + solver::to_string(s.solver) +
+                          " is a monolithic solver (batched: cg, bicgstab, gmres)");
     if (s.solver == solver::Solver::gmres && (s.restart < 1 || s.restart > kMaxRestart))
         throw BadInput("batch::solve: GMRES restart must be in [1, " + std::to_string(kMaxRestart) +
                        "] (got " + std::to_string(s.restart) + ")");
