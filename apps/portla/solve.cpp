@@ -486,6 +486,10 @@ int run(const SolveOptions& o) {
                 return solver::lgmres<T>(*A, args..., b, xv, st);
             case solver::Solver::gcrotmk:
                 return solver::gcrotmk<T>(*A, args..., b, xv, st);
+            case solver::Solver::bicg:
+                return solver::bicg<T>(*A, args..., b, xv, st);
+            case solver::Solver::qmr:
+                return solver::qmr<T>(*A, args..., b, xv, st);
             default:
                 return solver::bicgstab<T>(*A, args..., b, xv, st);
         }
@@ -702,7 +706,8 @@ Runner add_solve(CLI::App& app) {
            "cg, bicgstab, gmres, pipecg (pipelined CG: one reduction per iteration, "
            "overlapped with the operator under mpirun), minres (symmetric, possibly "
            "indefinite matrices; --shift), cgs, tfqmr, lgmres (--restart, --outer-k), gcrotmk "
-           "(--gcrot-m, --gcrot-k, --truncate) or "
+           "(--gcrot-m, --gcrot-k, --truncate), bicg or qmr (both need A^T: csr, one rank; "
+           "preconditioner none or jacobi, qmr's as its left one) or "
            "amg (multigrid cycles alone, "
            "csr, one rank; --amg-* options)")
         ->check(CLI::IsMember([] {

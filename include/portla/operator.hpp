@@ -115,10 +115,17 @@ public:
 
     /// apply() with the sizes checked (DimensionMismatch).
     void checked_apply(const_view<T> x, view<T> y) const;
+
+    /// Whether apply_transpose is available (needed by bicg, qmr, lsqr and lsmr).
+    virtual bool has_transpose() const { return false; }
+    /// y = A^T x: x of rows() and y of cols() entries, not aliasing. Asynchronous on cuda.
+    /// Throws Unsupported when has_transpose() is false.
+    virtual void apply_transpose(const_view<T> x, view<T> y) const;
 };
 
 /// An operator only the caller knows how to apply: `apply(x, y)` must compute y = A x with x
-/// and y in the memory of `exec`. An optional `diagonal(d)` enables Jacobi preconditioning.
+/// and y in the memory of `exec`. An optional `diagonal(d)` enables Jacobi preconditioning; an
+/// optional `transpose(x, y)`, y = A^T x, enables apply_transpose.
 template <typename T>
 class CallbackOperator : public LinearOperator<T> {
 public:
@@ -128,14 +135,16 @@ public:
     using DiagonalFn = std::function<void(view<T> d)>;
 
     /// A rows x cols operator on `exec` applied by `apply`; with `diagonal`, has_diagonal() is true
-    /// and Jacobi preconditioning works.
+    /// and Jacobi preconditioning works; with `transpose` (y = A^T x, x of rows() and y of cols()
+    /// entries), has_transpose() is true.
     CallbackOperator(const Executor& exec, std::size_t rows, std::size_t cols, ApplyFn apply,
-                     DiagonalFn diagonal = {})
+                     DiagonalFn diagonal = {}, ApplyFn transpose = {})
         : exec_(exec),
           rows_(rows),
           cols_(cols),
           apply_(std::move(apply)),
-          diagonal_(std::move(diagonal)) {}
+          diagonal_(std::move(diagonal)),
+          transpose_(std::move(transpose)) {}
 
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return cols_; }
@@ -144,12 +153,15 @@ public:
     std::string format() const override { return "callback"; }
     bool has_diagonal() const override { return static_cast<bool>(diagonal_); }
     void diagonal(view<T> d) const override;
+    bool has_transpose() const override { return static_cast<bool>(transpose_); }
+    void apply_transpose(const_view<T> x, view<T> y) const override;
 
 private:
     Executor exec_;
     std::size_t rows_, cols_;
     ApplyFn apply_;
     DiagonalFn diagonal_;
+    ApplyFn transpose_;
 };
 
 }  // namespace portla

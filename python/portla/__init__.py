@@ -112,7 +112,8 @@ def solve(
     :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres", "pipecg",
         "minres" (symmetric A; ``shift=s`` solves (A - s I) x = b), "cgs" or "tfqmr".
         "lgmres" and "gcrotmk" too (GCROT(m,k): settings ``gcrot_m``, ``gcrot_k``,
-        ``gcrot_truncate_smallest`` as keywords).
+        ``gcrot_truncate_smallest`` as keywords), and "bicg" and "qmr" (both apply A^T: a
+        LinearOperator needs its rmatvec; precond none, jacobi or a LinearOperator with rmatvec).
     :param precond: a name ("none", "jacobi", "block-jacobi", "ilu0", "ic0", "chebyshev", "amg")
         or a LinearOperator / matrix giving M^-1 r (host arrays only). "amg" (smoothed
         aggregation multigrid, one V-cycle per application) needs a sparse matrix (CSR, on the

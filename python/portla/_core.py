@@ -39,6 +39,10 @@ def _framework(a: Any) -> Optional[str]:
     return None
 
 
+# The methods that apply A^T (and M^-T): A as an operator that provides it.
+TRANSPOSE_METHODS = ("bicg", "qmr")
+
+
 def _is_linear_operator(a: Any) -> bool:
     return hasattr(a, "matvec") and hasattr(a, "shape") and not _is_sparse(a)
 
@@ -127,11 +131,28 @@ def shape_of(A: Any) -> Tuple[int, int]:
     return int(shape[0]), int(shape[1])
 
 
-def operator(A: Any, dtype: type, backend: str) -> Any:
+def operator(A: Any, dtype: type, backend: str, transpose: bool = False) -> Any:
     """The extension's operator for A: CSR for a scipy.sparse matrix or array (CSC, COO, ...
     converted once), dense for a 2-D array, a matrix-free callback for anything with matvec and
-    shape (scipy.sparse.linalg.LinearOperator)."""
+    shape (scipy.sparse.linalg.LinearOperator). transpose: the solver needs A^T x too (its
+    rmatvec for a LinearOperator; a dense array is taken as CSR, which provides it)."""
     s = suffix(dtype)
+    if transpose and not _is_sparse(A) and not _is_linear_operator(A):
+        a = np.asarray(A)
+        _check_real(a.dtype, "A")
+        if a.ndim == 2 and max(a.shape) <= _INT32_MAX and np.count_nonzero(a) <= _INT32_MAX:
+            rows, cols = a.shape
+            nz = np.nonzero(a)
+            indptr = np.zeros(rows + 1, np.int32)
+            np.cumsum(np.count_nonzero(a, axis=1), out=indptr[1:])
+            return getattr(_portla, "csr" + s)(
+                backend,
+                rows,
+                cols,
+                indptr,
+                nz[1].astype(np.int32),
+                np.ascontiguousarray(a[nz], dtype=dtype),
+            )
     if _is_sparse(A):
         if A.dtype is not _F64 and A.dtype is not _F32:
             _check_real(A.dtype, "A")
@@ -153,8 +174,9 @@ def operator(A: Any, dtype: type, backend: str) -> Any:
         return getattr(_portla, "csr" + s)(backend, rows, cols, indptr, indices, data)
     if _is_linear_operator(A):
         rows, cols = shape_of(A)
+        rmatvec = _matvec(A.rmatvec, dtype, cols, "A.rmatvec") if transpose else None
         return getattr(_portla, "callback" + s)(
-            backend, rows, cols, _matvec(A.matvec, dtype, rows, "A.matvec")
+            backend, rows, cols, _matvec(A.matvec, dtype, rows, "A.matvec"), rmatvec
         )
     a = np.asarray(A)
     _check_real(a.dtype, "A")
@@ -170,24 +192,32 @@ def multigrid(M: Any, dtype: type) -> Any:
     return get(dtype) if callable(get) else None
 
 
-def preconditioner(
-    M: Any, dtype: type, n: int
-) -> Tuple[str, Optional[Callable[[np.ndarray], np.ndarray]]]:
+def preconditioner(M: Any, dtype: type, n: int, transpose: bool = False) -> Tuple[str, Any]:
     """(name, None) for a preconditioner portla builds ("jacobi", "ilu0", ...; None: "none"),
     ("none", hierarchy) for portla.pyamg's aspreconditioner() of the solve's dtype (applied in
     C++), or ("none", z = M @ r) for a LinearOperator, sparse matrix or array approximating
-    A^-1 (its result n real numbers)."""
+    A^-1 (its result n real numbers); transpose: ("none", (z = M @ r, z = M^T @ r)), M^T
+    through a LinearOperator's rmatvec."""
     if M is None:
         return "none", None
+    if isinstance(M, dict):  # qmr's split preconditioners {"M1": ..., "M2": ...}
+        split = {}
+        for key, part in M.items():
+            if isinstance(part, str):
+                raise ValueError(f"{key}: a preconditioner name is taken as M1 alone, without M2")
+            split[key] = preconditioner(part, dtype, n, True)[1]
+        return "none", split
     if isinstance(M, str):
         return M.replace("_", "-"), None
     hierarchy = multigrid(M, dtype)
     if hierarchy is not None:
         return "none", hierarchy
     if _is_linear_operator(M):
-        return "none", _matvec(M.matvec, dtype, n, "M.matvec")
+        f = _matvec(M.matvec, dtype, n, "M.matvec")
+        return "none", (f, _matvec(M.rmatvec, dtype, n, "M.rmatvec")) if transpose else f
     if _is_sparse(M) or isinstance(M, np.ndarray):
-        return "none", _matvec(lambda r: M @ r, dtype, n, "M @ r")
+        f = _matvec(lambda r: M @ r, dtype, n, "M @ r")
+        return "none", (f, _matvec(lambda r: M.T @ r, dtype, n, "M.T @ r")) if transpose else f
     raise TypeError(f"M: expected a preconditioner name, a LinearOperator or a matrix, got {type(M)}")
 
 
@@ -290,9 +320,10 @@ def run(
     bv = vector(b, dtype, rows, "b")
     # x0 is the caller's: copied (as SciPy does), x written in place by the solve.
     x = np.empty(cols, dtype) if x0 is None else np.array(vector(x0, dtype, cols, "x0"))
-    name, apply_m = preconditioner(M, dtype, cols)
+    transpose = method in TRANSPOSE_METHODS
+    name, apply_m = preconditioner(M, dtype, cols, transpose)
     s = settings(precond=name, **kwargs)
-    op = operator(A, dtype, backend)
+    op = operator(A, dtype, backend, transpose)
     iterate = None if callback is None else (lambda i: callback(x))
     info = getattr(_portla, "solve" + suffix(dtype))(
         method, op, bv, x, x0 is not None, s, apply_m, monitor, iterate, minimised

@@ -1,5 +1,5 @@
-"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr, lgmres and
-gcrotmk:
+"""Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr, lgmres,
+gcrotmk, bicg and qmr:
 
     from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
     x, info = cg(A, b, rtol=1e-8, M="jacobi")
@@ -23,8 +23,13 @@ residual_norm), called after each iteration.
 
 Differences from SciPy:
 
-- callback: for cg, bicgstab, minres, cgs and tfqmr it is called after each iteration with the
-  current iterate, as
+- bicg and qmr apply A^T: A's rmatvec for a LinearOperator (SciPy's), a sparse matrix's transpose
+  (built once per solve on A's device, a second copy of A), a dense array taken as CSR; M as a
+  LinearOperator needs its rmatvec, a matrix its transpose, and of portla's names only "jacobi"
+  provides M^-T. qmr's M1 and M2 (SciPy's split preconditioners): each a LinearOperator
+  (with rmatvec) or a matrix; a name only as M1 without M2.
+- callback: for cg, bicgstab, minres, cgs, tfqmr and bicg it is called after each iteration
+  with the current iterate, as
   in SciPy: the solver's own x array (SciPy's too), valid during the call (copy it to keep it).
   Set, it makes CG read its state back every iteration instead of every 16 (slower on the GPU).
   gmres follows SciPy's callback_type: "legacy" (the default, with SciPy's DeprecationWarning
@@ -69,6 +74,8 @@ __all__ = [
     "tfqmr",
     "lgmres",
     "gcrotmk",
+    "bicg",
+    "qmr",
 ]
 
 _INT_MAX = 2**31 - 1
@@ -203,7 +210,7 @@ def _solve(
 
 
 def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
-    """cg, bicgstab and cgs: SciPy's signature, one body."""
+    """cg, bicgstab, cgs and bicg: SciPy's signature, one body."""
 
     def solve(
         A: Any,
@@ -232,7 +239,7 @@ def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
     return solve
 
 
-# The parameters, returns and raises that cg and bicgstab share (their docstrings' body).
+# The parameters, returns and raises that cg, bicgstab, cgs and bicg share (their docstrings' body).
 _SHORT_RECURRENCE_PARAMETERS = """
     :param A: the matrix: a scipy.sparse matrix or array (CSR read in place; CSC, COO, ...
         converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
@@ -758,3 +765,63 @@ gcrotmk.__doc__ = (
     :raises OverflowError: m < 1 or k < 0."""
     + _CYCLE_PARAMETERS
 )
+
+
+bicg = _short_recurrence(
+    "bicg",
+    """BiCG for general A, as scipy.sparse.linalg.bicg: needs A^T (a LinearOperator's rmatvec) and
+M^-T (a LinearOperator's rmatvec, a matrix's transpose, or "jacobi").
+"""
+    + _SHORT_RECURRENCE_PARAMETERS,
+)
+
+
+def qmr(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    *,
+    rtol: float = 1e-5,
+    atol: float = 0.0,
+    maxiter: Optional[int] = None,
+    M1: Any = None,
+    M2: Any = None,
+    callback: Optional[Callable[[Any], Any]] = None,
+    tol: Optional[float] = None,
+    backend: str = "auto",
+    precision: Optional[str] = None,
+    monitor: Optional[Callable[[int, float], Any]] = None,
+) -> Tuple[Any, int]:
+    """QMR for general A, as scipy.sparse.linalg.qmr: needs A^T (a LinearOperator's rmatvec),
+    split-preconditioned M1^-1 A M2^-1.
+
+    :param A: as for bicg; a LinearOperator needs its rmatvec.
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param x0: the initial guess (default zero).
+    :param rtol: relative tolerance: converged when the true residual
+        ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
+    :param atol: absolute tolerance (a real number >= 0, or infinite).
+    :param maxiter: iteration limit (default 10 n).
+    :param M1: left preconditioner applying M1^-1 (and M1^-T): a LinearOperator with rmatvec or
+        a matrix; without M2 also a preconditioner name providing M^-T ("jacobi").
+    :param M2: right preconditioner applying M2^-1 (and M2^-T), as M1 but no name.
+    :param callback: callback(xk), called after each iteration with the current iterate.
+    :param tol: deprecated alias of rtol (a DeprecationWarning), as in SciPy before 1.14.
+    :param backend: "auto", "omp", "reference", "cuda", "cuda:N" or "opencl".
+    :param precision: "double" or "single"; default single when A and b are float32.
+    :param monitor: monitor(iteration, residual_norm), called after each iteration.
+    :returns: ``(x, info)`` as bicg's.
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an operator without
+        rmatvec where needed, a preconditioner without M^-T).
+    :raises MemoryError: out of memory.
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
+    rtol = _rtol(rtol, tol, "qmr")
+    atol = _check_atol(atol, "qmr")
+    maxiter = 10 * _core.shape_of(A)[0] if maxiter is None else _maxiter(maxiter)
+    if isinstance(x0, str) and x0 == "Mb":
+        x0 = _apply_m(None, b)  # as SciPy's qmr: make_system without M, so M b is b
+    M = M1 if M2 is None else {"M1": M1, "M2": M2}
+    return _solve(
+        "qmr", A, b, x0, rtol, atol, maxiter, maxiter, M, backend, precision, monitor, callback
+    )

@@ -146,23 +146,29 @@ struct Operator {
     std::uintptr_t values_ptr = 0;  ///< where the operator reads its values (0: matrix-free)
 };
 
-/// M^-1 r through a Python callable (SciPy's M: z = M @ r).
+/// M^-1 r through a Python callable (SciPy's M: z = M @ r), and M^-T r through a second one
+/// when given (SciPy's M.rmatvec, for bicg).
 template <typename T>
 class PythonPreconditioner : public solver::PreconditionerOperator<T> {
 public:
-    PythonPreconditioner(const Executor& exec, std::size_t n, nb::object f)
-        : exec_(exec), n_(n), f_(std::move(f)) {}
+    PythonPreconditioner(const Executor& exec, std::size_t n, nb::object f, nb::object rf)
+        : exec_(exec), n_(n), f_(std::move(f)), rf_(std::move(rf)) {}
     std::size_t size() const override { return n_; }
     const Executor& executor() const override { return exec_; }
     void apply(const_view<T> r, view<T> z) const override {
         call_python<T>(f_, exec_, "preconditioner M", r, z);
     }
     std::string name() const override { return "python"; }
+    bool has_transpose() const override { return !rf_.is_none(); }
+    void apply_transpose(const_view<T> r, view<T> z) const override {
+        if (rf_.is_none()) solver::PreconditionerOperator<T>::apply_transpose(r, z);
+        call_python<T>(rf_, exec_, "preconditioner M (rmatvec)", r, z);
+    }
 
 private:
     Executor exec_;
     std::size_t n_;
-    nb::object f_;
+    nb::object f_, rf_;
 };
 
 template <typename T>
@@ -242,14 +248,22 @@ std::unique_ptr<Operator<T>> make_dense(const std::string& backend, Any2<T> a) {
 
 template <typename T>
 std::unique_ptr<Operator<T>> make_callback(const std::string& backend, std::size_t rows,
-                                           std::size_t cols, nb::object matvec) {
+                                           std::size_t cols, nb::object matvec,
+                                           nb::object rmatvec) {
     const Executor exec = executor_named(backend);
     auto result = std::make_unique<Operator<T>>();
-    // The lambda owns a reference to matvec; it is destroyed with the operator, GIL held.
+    typename CallbackOperator<T>::ApplyFn transpose;
+    if (!rmatvec.is_none())
+        transpose = [f = std::move(rmatvec), exec](const_view<T> x, view<T> y) {
+            call_python<T>(f, exec, "operator A (rmatvec)", x, y);
+        };
+    // The lambdas own a reference to matvec and rmatvec; destroyed with the operator, GIL held.
     result->op = std::make_unique<CallbackOperator<T>>(
-        exec, rows, cols, [f = std::move(matvec), exec](const_view<T> x, view<T> y) {
+        exec, rows, cols,
+        [f = std::move(matvec), exec](const_view<T> x, view<T> y) {
             call_python<T>(f, exec, "operator A (matvec)", x, y);
-        });
+        },
+        typename CallbackOperator<T>::DiagonalFn{}, std::move(transpose));
     result->backend = exec.name();
     return result;
 }
@@ -352,11 +366,19 @@ struct SolveInfo {
     std::uintptr_t b_ptr = 0, x_ptr = 0;
 };
 
-/// The Krylov solver `which` with preconditioner pm (none: null).
+/// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
+/// preconditioner (pm its left one) when pm2 is given.
 template <typename T>
 void run_krylov(solver::Solver which, const LinearOperator<T>& op,
-                const solver::PreconditionerOperator<T>* pm, const_view<T> bv, view<T> xv,
+                const solver::PreconditionerOperator<T>* pm,
+                const solver::PreconditionerOperator<T>* pm2, const_view<T> bv, view<T> xv,
                 const solver::Settings& settings, solver::Result& result) {
+    if (pm2) {
+        if (which != solver::Solver::qmr)
+            throw BadInput(solver::to_string(which) + ": a right preconditioner M2 is qmr's");
+        result = solver::qmr(op, pm, pm2, bv, xv, settings);
+        return;
+    }
     switch (which) {
         case solver::Solver::cg:
             result = pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
@@ -392,6 +414,14 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
         case solver::Solver::gcrotmk:
             result = pm ? solver::gcrotmk(op, *pm, bv, xv, settings)
                         : solver::gcrotmk(op, bv, xv, settings);
+            break;
+        case solver::Solver::bicg:
+            result =
+                pm ? solver::bicg(op, *pm, bv, xv, settings) : solver::bicg(op, bv, xv, settings);
+            break;
+        case solver::Solver::qmr:
+            result =
+                pm ? solver::qmr(op, *pm, bv, xv, settings) : solver::qmr(op, bv, xv, settings);
             break;
     }
 }
@@ -449,8 +479,24 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
         xv = xd;
     }
     std::unique_ptr<PythonPreconditioner<T>> python_m;
-    if (!M.is_none() && !mg)
-        python_m = std::make_unique<PythonPreconditioner<T>>(exec, op.rows(), M);
+    // M: a callable (M^-1 r), a tuple of two (M^-1 r, M^-T r), or qmr's split preconditioners
+    // as a dict {"M1": ..., "M2": ...} of such tuples (None: the identity).
+    auto python_preconditioner = [&](nb::object f) -> std::unique_ptr<PythonPreconditioner<T>> {
+        if (f.is_none()) return nullptr;
+        const bool pair = nb::isinstance<nb::tuple>(f);
+        return std::make_unique<PythonPreconditioner<T>>(
+            exec, op.rows(), pair ? nb::object(f[0]) : f, pair ? nb::object(f[1]) : nb::none());
+    };
+    std::unique_ptr<PythonPreconditioner<T>> python_m2;
+    if (nb::isinstance<nb::dict>(M)) {
+        const nb::dict split = nb::borrow<nb::dict>(M);
+        python_m =
+            python_preconditioner(split.contains("M1") ? nb::object(split["M1"]) : nb::none());
+        python_m2 =
+            python_preconditioner(split.contains("M2") ? nb::object(split["M2"]) : nb::none());
+    } else if (!M.is_none() && !mg) {
+        python_m = python_preconditioner(M);
+    }
     const solver::PreconditionerOperator<T>* pm =
         mg ? static_cast<const solver::PreconditionerOperator<T>*>(mg->amg.get()) : python_m.get();
     const auto* csr = dynamic_cast<const Csr<T>*>(&op);
@@ -499,7 +545,7 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
         if (stationary) {
             info.result = solver::amg_solve(*mg->amg, *csr, bv, xv, settings);
         } else {
-            run_krylov(which, op, pm, bv, xv, settings, info.result);
+            run_krylov(which, op, pm, python_m2.get(), bv, xv, settings, info.result);
         }
         exec.synchronize();
         info.time_s = std::chrono::duration<double>(clock::now() - start).count();
@@ -673,7 +719,9 @@ void bind_precision(nb::module_& m, const char* suffix) {
     m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
           "A dense row-major operator: borrowed where the backend reads it, else copied.");
     m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,
-          "A matrix-free operator: y = matvec(x), called with the GIL held.");
+          "rmatvec"_a = nb::none(),
+          "A matrix-free operator: y = matvec(x), and y = rmatvec(x) = A^T x when given, called "
+          "with the GIL held.");
     nb::class_<Multigrid<T>>(m, ("Multigrid" + s).c_str(),
                              "A multigrid hierarchy (solver::Amg) of a CSR operator.")
         .def_prop_ro("backend", [](const Multigrid<T>& g) { return g.backend; })

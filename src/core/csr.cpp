@@ -7,6 +7,7 @@
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
+#include "portla/sparse.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -220,7 +221,16 @@ Csr<T>::Csr(std::size_t rows, std::size_t cols, CsrIndex index, Array<std::int32
       values_(std::move(values)),
       diag_(values_.executor(), 0),
       diag_once_(std::make_unique<std::once_flag>()),
+      transposed_once_(std::make_unique<std::once_flag>()),
       defect_(std::move(defect)) {}
+
+template <typename T>
+void Csr<T>::apply_transpose(const_view<T> x, view<T> y) const {
+    if (!has_transpose()) LinearOperator<T>::apply_transpose(x, y);
+    std::call_once(*transposed_once_,
+                   [this] { transposed_ = std::make_shared<const Csr>(sparse::transpose(*this)); });
+    transposed_->apply(x, y);
+}
 
 template <typename T>
 Csr<T> Csr<T>::borrow(const Executor& exec, std::size_t rows, std::size_t cols,

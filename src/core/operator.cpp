@@ -17,6 +17,17 @@ void LinearOperator<T>::checked_apply(const_view<T> x, view<T> y) const {
 }
 
 template <typename T>
+void LinearOperator<T>::apply_transpose(const_view<T>, view<T>) const {
+    throw Unsupported("the " + format() + " operator does not provide its transpose (A^T x)");
+}
+
+template <typename T>
+void CallbackOperator<T>::apply_transpose(const_view<T> x, view<T> y) const {
+    if (!transpose_) LinearOperator<T>::apply_transpose(x, y);
+    transpose_(x, y);
+}
+
+template <typename T>
 void CallbackOperator<T>::diagonal(view<T> d) const {
     if (!diagonal_) LinearOperator<T>::diagonal(d);
     if (d.size != rows_) throw DimensionMismatch("callback diagonal", rows_, d.size);

@@ -113,14 +113,19 @@ std::string to_string(Solver s) {
             return "lgmres";
         case Solver::gcrotmk:
             return "gcrotmk";
+        case Solver::bicg:
+            return "bicg";
+        case Solver::qmr:
+            return "qmr";
     }
     return "unknown";
 }
 
 std::vector<Solver> all_solvers() {
     return {
-        Solver::cg,  Solver::bicgstab, Solver::gmres,  Solver::pipecg,  Solver::minres,
-        Solver::cgs, Solver::tfqmr,    Solver::lgmres, Solver::gcrotmk,
+        Solver::cg,      Solver::bicgstab, Solver::gmres, Solver::pipecg,
+        Solver::minres,  Solver::cgs,      Solver::tfqmr, Solver::lgmres,
+        Solver::gcrotmk, Solver::bicg,     Solver::qmr,
     };
 }
 

@@ -131,6 +131,14 @@ void check_local_inputs(const std::string& name, const LinearOperator<T>& A, con
     if (s.residual_replacement < 0) throw BadInput(name + ": residual_replacement must be >= 0");
 }
 
+/// Throws Unsupported, naming the solver, when A does not provide A^T x.
+template <typename T>
+void require_transpose(const char* solver, const LinearOperator<T>& A) {
+    if (!A.has_transpose())
+        throw Unsupported(std::string(solver) + ": needs A^T x, which the " + A.format() +
+                          " operator does not provide");
+}
+
 /// x = 0 unless it is the initial guess: called once every check has passed and the
 /// preconditioner is built, so a solve that throws leaves x as it was.
 template <typename T>

@@ -80,6 +80,12 @@ public:
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
     FusedOperator<T> fused() const override;
+    /// True for 32-bit indices (the transpose is built by sparse::transpose).
+    bool has_transpose() const override { return index_ == CsrIndex::int32; }
+    /// y = A^T x through A^T stored as a Csr, built on the first call (once, thread-safe) and
+    /// kept: one SpMV per call at the price of a second copy of the matrix. Throws Unsupported
+    /// for 64-bit indices.
+    void apply_transpose(const_view<T> x, view<T> y) const override;
     /// The cuda plan of a matrix with long rows, read-only: segments and row blocks
     /// (block_count == 0: no plan, the groups by the average row; see CsrLongRows).
     CsrLongRows long_rows() const;
@@ -133,6 +139,9 @@ private:
     // Filled at construction, or on the first diagonal() call of a borrowed Csr (once).
     mutable Array<T> diag_;
     mutable std::unique_ptr<std::once_flag> diag_once_;
+    // A^T, built on the first apply_transpose() call (once).
+    mutable std::shared_ptr<const Csr> transposed_;
+    mutable std::unique_ptr<std::once_flag> transposed_once_;
     std::string defect_;  // structural_defect(), found once at construction
     // plan_long_rows: rows longer than long_from_ entries, segment -> (row, part), and the row
     // blocks of the others (read by apply() and the CG steps; their scratch is the backend's).

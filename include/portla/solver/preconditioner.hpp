@@ -10,6 +10,7 @@
 #include <string>
 
 #include "portla/array.hpp"
+#include "portla/error.hpp"
 #include "portla/executor.hpp"
 #include "portla/operator.hpp"
 #include "portla/solver/settings.hpp"
@@ -37,6 +38,13 @@ public:
     /// solver/ilu.hpp): a solve that does not converge then reports
     /// StopReason::unstable_preconditioner.
     virtual bool unstable() const { return false; }
+    /// Whether apply_transpose is available.
+    virtual bool has_transpose() const { return false; }
+    /// z = M^-T r (bicg and qmr's shadow recurrence); as apply(). Throws Unsupported unless the
+    /// preconditioner provides it.
+    virtual void apply_transpose(const_view<T>, view<T>) const {
+        throw Unsupported("the " + name() + " preconditioner does not provide M^-T");
+    }
 };
 
 /// Jacobi: M = diag(A), z = r ./ diag(A). Throws BadInput when the operator has no diagonal or
@@ -49,6 +57,9 @@ public:
     std::size_t size() const override { return inv_diag_.size(); }
     const Executor& executor() const override { return inv_diag_.executor(); }
     void apply(const_view<T> r, view<T> z) const override;
+    bool has_transpose() const override { return true; }
+    /// M^-T = M^-1 for a diagonal M.
+    void apply_transpose(const_view<T> r, view<T> z) const override { apply(r, z); }
     std::string name() const override { return "jacobi"; }
     /// 1 / diag(A), in the executor's memory.
     const Array<T>& inverse_diagonal() const { return inv_diag_; }

@@ -71,7 +71,7 @@ AmgCycle parse_amg_cycle(const std::string& name);
 
 /// The Krylov methods, monolithic (solver::cg, solver::bicgstab, solver::gmres,
 /// solver::pipecg, solver::minres, solver::cgs, solver::tfqmr, solver::lgmres,
-/// solver::gcrotmk) and batched (cg, bicgstab, gmres).
+/// solver::gcrotmk, solver::bicg, solver::qmr) and batched (cg, bicgstab, gmres).
 enum class Solver {
     cg,
     bicgstab,
@@ -82,9 +82,11 @@ enum class Solver {
     tfqmr,
     lgmres,
     gcrotmk,
+    bicg,
+    qmr,
 };
-/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr", "lgmres", "gcrotmk"; parse throws
-/// BadInput for an unknown name.
+/// "cg", "bicgstab", "gmres", "pipecg", "minres", "cgs", "tfqmr", "lgmres", "gcrotmk", "bicg",
+/// "qmr"; parse throws BadInput for an unknown name.
 std::string to_string(Solver s);
 /// The inverse of to_string(Solver).
 Solver parse_solver(const std::string& name);
