@@ -120,6 +120,13 @@ TEST_F(TransposeSolvers, BicgAndQmrOnRealMatrices) {
                 ASSERT_TRUE(got.result.converged) << solver::to_string(got.result.reason);
                 // The true residual meets rtol up to the rounding of its own computation.
                 EXPECT_LE(got.true_relres, 1e-8 * (1 + 1e-6));
+                // BiCG with Jacobi on watt_2 is the exception: its count turns on the last bits
+                // (reference 18, opencl on PoCL 154, SciPy 153; BiCGSTAB with Jacobi there takes
+                // 27 to 807 within one ulp of b: test_real_matrices), so only convergence is
+                // checked.
+                if (name == "watt_2" && p == Preconditioner::jacobi &&
+                    method == solver::Solver::bicg)
+                    continue;
                 EXPECT_LE(got.result.iterations, want.result.iterations * 5 / 4 + 5);
                 EXPECT_GE(got.result.iterations, want.result.iterations * 4 / 5 - 5);
             }
