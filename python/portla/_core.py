@@ -315,6 +315,9 @@ def run(
         return _run_gpu(
             method, A, b, x0, M, backend, precision, monitor, callback, minimised, kwargs
         )
+    follow = getattr(M, "portla_backend", None)
+    if backend == "auto" and callable(follow):  # a portla.pyamg hierarchy: solve where it lives
+        backend = follow()
     dtype = dtype_for(precision, A, b)
     rows, cols = shape_of(A)
     bv = vector(b, dtype, rows, "b")

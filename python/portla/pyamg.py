@@ -235,12 +235,14 @@ class MultilevelSolver:
         if self._framework is None:
             A = _host_csr(A)
             self.dtype = np.float32 if A.dtype == np.float32 else np.float64
-            self._op = _core.operator(A, self.dtype, backend or _host_backend())
+            self.backend = backend or _host_backend()  #: where a host matrix's hierarchy lives
+            self._op = _core.operator(A, self.dtype, self.backend)
             self._A = A
         else:
             _core._sync_caller_stream(A)
+            self.backend = backend or "auto"
             self._op, self.dtype, self._device, shape = _core._gpu_operator(
-                A, backend or "auto", None
+                A, self.backend, None
             )
             if shape[0] != shape[1]:
                 raise ValueError(f"A: expected a square matrix, got shape {shape}")
@@ -473,6 +475,10 @@ def _preconditioner_class(base: type) -> type:
                 return None
             self.ml._handle.cycle = self.cycle
             return self.ml._handle
+
+        def portla_backend(self) -> str:
+            """The backend the hierarchy lives on: a solve with backend "auto" runs there."""
+            return self.ml.backend
 
         def _matvec(self, r: Any) -> Any:
             handle = self.ml._handle

@@ -17,7 +17,8 @@ matvec for each A x). M: a portla preconditioner name ("jacobi", "block-jacobi",
 A on A's device; "ilut": threshold ILU with drop tolerance 1e-4 and 10 entries of fill per row of
 L and U, after a row permutation by matching and pivoting by columns (spilu pivots by rows); "iluk": ILU(1); portla.solve
 takes their options) or, as in SciPy, a LinearOperator / matrix
-approximating A^-1 (called for each M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp),
+approximating A^-1 (called for each M^-1 r). portla's own keywords: backend ("auto": cuda when a GPU is present, else omp;
+with M from portla.pyamg's aspreconditioner(), the backend its hierarchy was built on),
 precision ("double", "single"; default: single when A and b are float32) and monitor(iteration,
 residual_norm), called after each iteration.
 

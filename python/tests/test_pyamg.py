@@ -150,6 +150,18 @@ def count_calls(M):
     return calls
 
 
+def test_auto_backend_follows_the_hierarchy():
+    # backend "auto" is cuda on a GPU machine and omp here; a hierarchy built elsewhere (here the
+    # reference backend, as omp for a SciPy matrix on a GPU machine) decides where the solve runs.
+    A = portla.generate("poisson3d:12")
+    b = np.linspace(1.0, 2.0, A.shape[0])
+    ml = ppyamg.smoothed_aggregation_solver(A, backend="reference")
+    x, info = pscipy.cg(A, b, rtol=1e-8, M=ml.aspreconditioner())
+    assert info == 0 and relres(A, x, b) <= 1e-8
+    with pytest.raises(ValueError, match="another executor than A"):
+        pscipy.cg(A, b, rtol=1e-8, M=ml.aspreconditioner(), backend="omp")
+
+
 @pytest.mark.parametrize("name", ["cg", "bicgstab", "gmres"])
 def test_portla_scipy_applies_the_cycle_in_cpp(name):
     A = portla.generate("poisson3d:16")
