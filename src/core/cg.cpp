@@ -242,24 +242,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
 
 }  // namespace
 
-template <typename T>
-Result cg(const LinearOperator<T>& A, const_view<T> b, view<T> x, const Settings& settings) {
-    return solve<T>(A, nullptr, b, x, settings);
-}
-
-template <typename T>
-Result cg(const LinearOperator<T>& A, const PreconditionerOperator<T>& M, const_view<T> b,
-          view<T> x, const Settings& settings) {
-    return solve<T>(A, &M, b, x, settings);
-}
-
-template Result cg<double>(const LinearOperator<double>&, const_view<double>, view<double>,
-                           const Settings&);
-template Result cg<float>(const LinearOperator<float>&, const_view<float>, view<float>,
-                          const Settings&);
-template Result cg<double>(const LinearOperator<double>&, const PreconditionerOperator<double>&,
-                           const_view<double>, view<double>, const Settings&);
-template Result cg<float>(const LinearOperator<float>&, const PreconditionerOperator<float>&,
-                          const_view<float>, view<float>, const Settings&);
+PORTLA_SOLVER_ENTRY_POINTS(cg);
 
 }  // namespace portla::solver
