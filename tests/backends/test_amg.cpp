@@ -626,6 +626,27 @@ TEST_F(AmgTest, MixedPrecisionKeepsTheIterationsWithFewerBytes) {
     }
 }
 
+// The memory estimate made before a hierarchy is built covers what the hierarchy then holds, for
+// both methods and both classical splittings, on the problems whose coarse levels are densest
+// (the anisotropic one has the largest operator complexity). The estimate is an upper bound by
+// construction (factors above the complexities measured), so no rounding margin is involved.
+TEST_F(AmgTest, MemoryEstimateCoversTheHierarchy) {
+    for (const char* spec : {"poisson3d:20", "anisotropic3d:20", "contrast3d:20", "fem2d:40"}) {
+        const Csr<double> A = on<double>(exec, generate_matrix_data(spec));
+        for (const std::string split : {"", "pmis", "hmis"}) {
+            AmgSettings s = split.empty() ? AmgSettings{} : classical_settings();
+            if (!split.empty()) s.coarsening = split;
+            const Amg<double> amg(A, s);
+            const std::size_t kept =
+                solver::amg_hierarchy_estimate(A.rows(), A.nnz(), sizeof(double), s.method);
+            EXPECT_GE(kept, amg.info().bytes) << spec << " " << s.method << " " << split;
+            EXPECT_GT(solver::amg_memory_estimate(A.rows(), A.nnz(), sizeof(double), s.method),
+                      kept);
+            EXPECT_GT(amg.info().bytes, 0u) << spec;
+        }
+    }
+}
+
 // Every row with a strong connection is in an aggregate; the roots of a 3-D Poisson problem are
 // far enough apart that aggregates hold several rows.
 TEST_F(AmgTest, AggregatesCoverEveryConnectedRow) {

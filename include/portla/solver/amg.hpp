@@ -151,6 +151,11 @@ private:
 std::size_t amg_memory_estimate(std::size_t n, std::size_t nnz, std::size_t value_size,
                                 const std::string& method = "sa");
 
+/// The part of amg_memory_estimate that the built hierarchy keeps (an upper bound of its
+/// AmgInfo::bytes): the rest is the set-up's transient arrays.
+std::size_t amg_hierarchy_estimate(std::size_t n, std::size_t nnz, std::size_t value_size,
+                                   const std::string& method = "sa");
+
 /// Solves A x = b by multigrid cycles alone (x += cycle(b - A x)), stopping as the Krylov solvers
 /// do (the true residual against max(rtol ||b||, atol), max_iters cycles). The hierarchy is
 /// built from settings.amg.
