@@ -15,11 +15,13 @@
 //             then stored to the other buffer, one barrier per K-tile), 16-byte global and
 //             shared loads, each warp a WM x WN sub-tile, each thread a register tile.
 //             float: FFMA on a TM x TN register tile of 4 x 4 sub-tiles.
-//             double: the FP64 tensor cores (DMMA, through nvcuda::wmma m8n8k4, IEEE double
-//             fused multiply-adds), each warp 4 x 4 tiles of 8 x 8.
-//             float: two tile shapes, the large one when it fills the GPU with one block
-//             per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
-//             forces one, for measurements); double: one tile, the faster at every size.
+//             double: the FP64 tensor cores (DMMA, m8n8k4, IEEE double fused multiply-adds),
+//             64 x 64 blocks of 4 warps of 4 x 4 tiles of 8 x 8 through nvcuda::wmma, and for
+//             whole 128 x 128 tiles a cp.async ring with 8 warps of 8 x 4 tiles
+//             (dgemm_ring_kernel). float: two tile shapes, the large one when it fills the GPU with
+//             one block per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
+//             forces one, for measurements); double: the same rule between the 128 x 128
+//             ring and the 64 x 64 tile.
 //             float, large tile, whole tiles: the copies to shared memory by cp.async into
 //             a ring of three K-tiles instead (no staging registers, see sgemm_ring_kernel).
 //   vendor    cublasGemmEx with CUBLAS_COMPUTE_32F_PEDANTIC / 64F_PEDANTIC (no TF32), on the
@@ -398,7 +400,7 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 __device__ __forceinline__ void copy_async_4(unsigned dst, const float* src) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
 }
-__device__ __forceinline__ void copy_async_16(unsigned dst, const float* src) {
+__device__ __forceinline__ void copy_async_16(unsigned dst, const void* src) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 __device__ __forceinline__ void copy_async_commit() {
@@ -653,6 +655,141 @@ __global__ void __launch_bounds__(Cfg::threads)
         }
 }
 
+// ------------------------------------------- fast, double, whole tiles (DMMA, cp.async ring) --
+// The bounds-free path of the double product: block 128 x 128, K-tiles of 16 copied by cp.async
+// into a ring of STAGES (dynamic shared memory, opted in above 48 KiB), 8 warps of 64 x 32 (8 x 4
+// accumulators of 8 x 8), mma.sync m8n8k4 on the FP64 tensor cores issued directly. The 64 x 64
+// tile above, with wmma and register staging, fetches 2 bytes per flop-pair from L2 against 1 here
+// and holds a barrier every 2 K steps against 4.
+//
+// Fragments of mma.m8n8k4 .f64 (PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f64"), g = lane
+// / 4, t = lane % 4: A (row-major) one element, row g, column t; B (column-major) one element,
+// row t, column g; C and D two elements, row g, columns 2 t and 2 t + 1. Shared rows are padded
+// by 4 doubles: a fragment load's 32 doubles (8 rows x 4 of A, 4 rows x 8 of B) then fall in
+// each 8-byte bank pair exactly twice, the two wavefronts a 256-byte load needs.
+template <int STAGES_>
+struct DmmaRing {
+    static constexpr int BM = 128, BN = 128, BK = 16, WARPS_M = 2, WARPS_N = 4;
+    static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // 64 x 32 per warp
+    static constexpr int MI = WM / 8, NJ = WN / 8;              // 8 x 4 accumulators
+    static constexpr int threads = WARPS_M * WARPS_N * 32, STAGES = STAGES_;
+    static constexpr int A_LD = BK + 4, B_LD = BN + 4;
+    static constexpr int A_STAGE = BM * A_LD, B_STAGE = BK * B_LD;  // doubles
+    static constexpr int A_COPIES = BM * BK / 2 / threads, B_COPIES = BK * BN / 2 / threads;
+    static constexpr std::size_t smem_bytes =
+        std::size_t(STAGES) * (A_STAGE + B_STAGE) * sizeof(double);
+    static_assert(A_COPIES * 2 * threads == BM * BK && B_COPIES * 2 * threads == BK * BN,
+                  "each thread copies whole 16-byte pieces of the tiles");
+    static_assert((A_LD * sizeof(double)) % 16 == 0 && (B_LD * sizeof(double)) % 16 == 0,
+                  "shared rows keep the 16-byte alignment of cp.async");
+};
+using DmmaRingChosen = DmmaRing<3>;
+
+__device__ __forceinline__ void dmma_8x8x4(double (&c)[2], double a, double b) {
+    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+                 : "+d"(c[0]), "+d"(c[1])
+                 : "d"(a), "d"(b));
+}
+
+// m, n multiples of BM, BN; k of BK; A, B and C 16-byte aligned with even rows; BM * k and
+// BK * n at most INT_MAX (launch_fast checks).
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::threads, 1)
+    dgemm_ring_kernel(int n, int k, double alpha, const double* __restrict__ a,
+                      const double* __restrict__ b, double beta, double* __restrict__ c,
+                      int tiles_m, int tiles_n) {
+    constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, STAGES = Cfg::STAGES;
+    constexpr int A_LD = Cfg::A_LD, B_LD = Cfg::B_LD, MI = Cfg::MI, NJ = Cfg::NJ;
+    extern __shared__ __align__(
+        16) double dring[];  // [STAGES][A [BM][A_LD]], [STAGES][B [BK][B_LD]]
+    double* as = dring;
+    double* bs = dring + STAGES * Cfg::A_STAGE;
+
+    int tm, tn;
+    tile_of_block(static_cast<int>(blockIdx.x), tiles_m, tiles_n, tm, tn);
+    const int m0 = tm * BM, n0 = tn * BN;
+    const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+    const int wrow = (warp / Cfg::WARPS_N) * Cfg::WM, wcol = (warp % Cfg::WARPS_N) * Cfg::WN;
+
+    // Copy j of a K-tile: A row (tid + j threads) / (BK / 2), columns 2 ((tid + j threads) % (BK
+    // / 2)) + {0, 1}: eight threads read a row's 128 bytes; B row (tid + j threads) / (BN / 2).
+    const double* a_blk = a + static_cast<std::size_t>(m0) * k;
+    const double* b_blk = b + n0;
+    const std::size_t b_step = static_cast<std::size_t>(BK) * n;
+    auto issue = [&](int stage) {
+#pragma unroll
+        for (int j = 0; j < Cfg::A_COPIES; ++j) {
+            const int idx = tid + j * Cfg::threads, row = idx / (BK / 2),
+                      col = (idx % (BK / 2)) * 2;
+            copy_async_16(shared_address(as + stage * Cfg::A_STAGE + row * A_LD + col),
+                          a_blk + (row * k + col));
+        }
+#pragma unroll
+        for (int j = 0; j < Cfg::B_COPIES; ++j) {
+            const int idx = tid + j * Cfg::threads, row = idx / (BN / 2),
+                      col = (idx % (BN / 2)) * 2;
+            copy_async_16(shared_address(bs + stage * Cfg::B_STAGE + row * B_LD + col),
+                          b_blk + (row * n + col));
+        }
+        a_blk += BK;
+        b_blk += b_step;
+    };
+
+    double acc[MI][NJ][2];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+
+    const int tiles_k = k / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < tiles_k) issue(s);
+        copy_async_commit();
+    }
+    const int g = lane / 4, t = lane % 4;
+    for (int kt = 0; kt < tiles_k; ++kt) {
+        // K-tile kt has landed (at most STAGES - 2 younger groups pending) for every thread; the
+        // stage refilled next was read in the previous iteration, which every warp has left.
+        copy_async_wait<STAGES - 2>();
+        __syncthreads();
+        if (kt + STAGES - 1 < tiles_k) issue((kt + STAGES - 1) % STAGES);
+        copy_async_commit();
+        const int stage = kt % STAGES;
+        const double* at = as + stage * Cfg::A_STAGE + (wrow + g) * A_LD + t;
+        const double* bt = bs + stage * Cfg::B_STAGE + t * B_LD + wcol + g;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 4) {
+            double af[MI], bf[NJ];
+#pragma unroll
+            for (int i = 0; i < MI; ++i) af[i] = at[i * 8 * A_LD + kk];
+#pragma unroll
+            for (int j = 0; j < NJ; ++j) bf[j] = bt[kk * B_LD + j * 8];
+#pragma unroll
+            for (int i = 0; i < MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NJ; ++j) dmma_8x8x4(acc[i][j], af[i], bf[j]);
+        }
+    }
+    copy_async_wait<0>();
+
+    // Each lane's two neighbouring elements of an 8 x 8 accumulator as one 16-byte store.
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NJ; ++j) {
+            const int row = m0 + wrow + i * 8 + g, col = n0 + wcol + j * 8 + 2 * t;
+            double2* p = reinterpret_cast<double2*>(c + static_cast<std::size_t>(row) * n + col);
+            double2 v = make_double2(alpha * acc[i][j][0], alpha * acc[i][j][1]);
+            if (beta != 0.0) {
+                const double2 old = *p;
+                v.x += beta * old.x;
+                v.y += beta * old.y;
+            }
+            *p = v;
+        }
+}
+
 // --------------------------------------------------------------------------------- launch ----
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
 
@@ -713,6 +850,28 @@ void launch_fast(cudaStream_t stream, int m, int n, int k, double alpha, const d
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+// The ring kernel where the shape is whole tiles of it (and its 32-bit thread offsets fit), else
+// the 64 x 64 kernel.
+bool launch_dmma_ring(cudaStream_t stream, int m, int n, int k, double alpha, const double* a,
+                      const double* b, double beta, double* c) {
+    using Cfg = DmmaRingChosen;
+    const VectorFlags vec = vector_flags(n, k, a, b, c);
+    const bool whole = vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 &&
+                       k % Cfg::BK == 0 && k > 0;
+    if (!whole || static_cast<long long>(Cfg::BM) * k > INT_MAX ||
+        static_cast<long long>(Cfg::BK) * n > INT_MAX)
+        return false;
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(dgemm_ring_kernel<Cfg>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(Cfg::smem_bytes)));
+    const int tiles_m = m / Cfg::BM, tiles_n = n / Cfg::BN;
+    dgemm_ring_kernel<Cfg>
+        <<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads, Cfg::smem_bytes, stream>>>(
+            n, k, alpha, a, b, beta, c, tiles_m, tiles_n);
+    PORTLA_CUDA_CHECK_LAUNCH();
+    return true;
+}
+
 void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const float* a,
                const float* b, float beta, float* c) {
     if (use_large_tile(exec, m, n, SimtLarge::BM, SimtLarge::BN))
@@ -721,8 +880,13 @@ void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const flo
         launch_fast<SimtSmall>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
 }
 
+// double: the 128 x 128 ring kernel when its blocks cover every multiprocessor (or the large
+// tile is forced) and the shape is whole tiles of it, else the 64 x 64 kernel.
 void fast_gemm(const Executor& exec, int m, int n, int k, double alpha, const double* a,
                const double* b, double beta, double* c) {
+    if (use_large_tile(exec, m, n, DmmaRingChosen::BM, DmmaRingChosen::BN) &&
+        launch_dmma_ring(stream_of(exec), m, n, k, alpha, a, b, beta, c))
+        return;
     launch_fast<DmmaTileChosen>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
 }
 
