@@ -33,7 +33,7 @@ step "SASS of the fast kernels"
 obj=$(find "$BUILD" -name 'gemm_kernels.cu.o' | head -1)
 cuobjdump -sass "$obj" > "$OUT/gemm_sass.txt" 2>&1
 awk '/Function :/{f=$3} /DMMA|FFMA|LDS.128|LDL|STL|LDG.E.128|LDG.E.64/{split($0,a,";"); n=split(a[1],w," "); for(i=1;i<=n;i++) if (w[i] ~ /^(DMMA|FFMA|LDS|LDL|STL|LDG)/) {c[f" "w[i]]++; break}} END{for(k in c) print c[k], k}' \
-  "$OUT/gemm_sass.txt" | grep -E "fast_kernel" | sed -E 's/_ZN6portla.*(sgemm|dgemm)_fast_kernelINS2_(8SimtTile|8DmmaTile)ILi([0-9]+)ELi([0-9]+).*E /\1 \3x\4 /' | sort -k2 | head -40
+  "$OUT/gemm_sass.txt" | grep -E "fast_kernel|ring_kernel" | sed -E 's/_ZN6portla.*(sgemm|dgemm)_fast_kernelINS2_(8SimtTile|8DmmaTile)ILi([0-9]+)ELi([0-9]+).*E /\1 \3x\4 /' | sort -k2 | head -40
 
 if [ "${1:-}" != "--no-tests" ]; then
   step "gemm tests"
