@@ -15,15 +15,15 @@
 //             then stored to the other buffer, one barrier per K-tile), 16-byte global and
 //             shared loads, each warp a WM x WN sub-tile, each thread a register tile.
 //             float: FFMA on a TM x TN register tile of 4 x 4 sub-tiles.
-//             double: the FP64 tensor cores (DMMA, m8n8k4, IEEE double fused multiply-adds),
-//             64 x 64 blocks of 4 warps of 4 x 4 tiles of 8 x 8 through nvcuda::wmma, and for
-//             whole 128 x 128 tiles a cp.async ring with 8 warps of 8 x 4 tiles
-//             (dgemm_ring_kernel). float: two tile shapes, the large one when it fills the GPU with
-//             one block per multiprocessor, else the small one (PORTLA_GEMM_FAST_TILE=large|small
-//             forces one, for measurements); double: the same rule between the 128 x 128
-//             ring and the 64 x 64 tile.
-//             float, large tile, whole tiles: the copies to shared memory by cp.async into
-//             a ring of three K-tiles instead (no staging registers, see sgemm_ring_kernel).
+//             double: the FP64 tensor cores (DMMA, IEEE double fused multiply-adds), 64 x 64
+//             blocks of 4 warps of 4 x 4 tiles of 8 x 8 (m8n8k4) through nvcuda::wmma, and on
+//             sm_90 for whole 128 x 128 tiles a cp.async ring with 8 warps of 4 x 4 tiles of
+//             16 x 8 (m16n8k16, dgemm_ring_kernel). float: two tile shapes, the large one when it
+//             fills the GPU with one block per multiprocessor, else the small one
+//             (PORTLA_GEMM_FAST_TILE=large|small forces one, for measurements); double: the same
+//             rule between the 128 x 128 ring and the 64 x 64 tile. float, large tile, whole tiles:
+//             the copies to shared memory by cp.async into a ring of three K-tiles instead (no
+//             staging registers, see sgemm_ring_kernel).
 //   vendor    cublasGemmEx with CUBLAS_COMPUTE_32F_PEDANTIC / 64F_PEDANTIC (no TF32), on the
 //             row-major operands read as column-major: C^T = B^T A^T.
 //
@@ -656,22 +656,23 @@ __global__ void __launch_bounds__(Cfg::threads)
 }
 
 // ------------------------------------------- fast, double, whole tiles (DMMA, cp.async ring) --
-// The bounds-free path of the double product: block 128 x 128, K-tiles of 16 copied by cp.async
-// into a ring of STAGES (dynamic shared memory, opted in above 48 KiB), 8 warps of 64 x 32 (8 x 4
-// accumulators of 8 x 8), mma.sync m8n8k4 on the FP64 tensor cores issued directly. The 64 x 64
-// tile above, with wmma and register staging, fetches 2 bytes per flop-pair from L2 against 1 here
-// and holds a barrier every 2 K steps against 4.
+// The bounds-free path of the double product on sm_90: block 128 x 128, K-tiles of 16 copied by
+// cp.async into a ring of STAGES (dynamic shared memory, opted in above 48 KiB), 8 warps of
+// 64 x 32 (4 x 4 accumulators of 16 x 8), mma.sync m16n8k16 (sm_90's FP64 tensor-core shape: a
+// kernel of m8n8k4, the only shape of sm_80, reached 28 TFLOP/s on an H200 whatever its tiling,
+// 59% of cuBLAS). The 64 x 64 kernel above is what other GPUs and shapes take.
 //
-// Fragments of mma.m8n8k4 .f64 (PTX ISA, "Matrix Fragments for mma.m8n8k4 with .f64"), g = lane
-// / 4, t = lane % 4: A (row-major) one element, row g, column t; B (column-major) one element,
-// row t, column g; C and D two elements, row g, columns 2 t and 2 t + 1. Shared rows are padded
-// by 4 doubles: a fragment load's 32 doubles (8 rows x 4 of A, 4 rows x 8 of B) then fall in
-// each 8-byte bank pair exactly twice, the two wavefronts a 256-byte load needs.
+// Fragments of mma.m16n8k16 .f64 (PTX ISA, "Matrix Fragments for mma.m16n8k16 with .f64"), g =
+// lane / 4, t = lane % 4: A (row-major) a_i at row g + 8 (i % 2), column t + 4 (i / 2); B
+// (column-major) b_i at row t + 4 i, column g; C and D c_i at row g + 8 (i / 2), column 2 t +
+// i % 2. Shared rows are padded by 4 doubles: a load of a_i over the warp (8 rows x 4 columns of
+// A) or of b_i (4 rows x 8 columns of B) then falls in each 8-byte bank pair exactly twice, the
+// two wavefronts a 256-byte load needs.
 template <int STAGES_>
 struct DmmaRing {
     static constexpr int BM = 128, BN = 128, BK = 16, WARPS_M = 2, WARPS_N = 4;
     static constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N;  // 64 x 32 per warp
-    static constexpr int MI = WM / 8, NJ = WN / 8;              // 8 x 4 accumulators
+    static constexpr int MI = WM / 16, NJ = WN / 8;             // 4 x 4 accumulators
     static constexpr int threads = WARPS_M * WARPS_N * 32, STAGES = STAGES_;
     static constexpr int A_LD = BK + 4, B_LD = BN + 4;
     static constexpr int A_STAGE = BM * A_LD, B_STAGE = BK * B_LD;  // doubles
@@ -682,17 +683,26 @@ struct DmmaRing {
                   "each thread copies whole 16-byte pieces of the tiles");
     static_assert((A_LD * sizeof(double)) % 16 == 0 && (B_LD * sizeof(double)) % 16 == 0,
                   "shared rows keep the 16-byte alignment of cp.async");
+    static_assert(BK % 16 == 0, "whole m16n8k16 steps per K-tile");
 };
-using DmmaRingChosen = DmmaRing<3>;
+using DmmaRingChosen = DmmaRing<4>;
 
-__device__ __forceinline__ void dmma_8x8x4(double (&c)[2], double a, double b) {
-    asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
-                 : "+d"(c[0]), "+d"(c[1])
-                 : "d"(a), "d"(b));
+__device__ __forceinline__ void dmma_16x8x16(double (&c)[4], const double (&a)[8],
+                                             const double (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+        "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+#else
+    __trap();  // launched only on compute capability 9.0 and later (launch_dmma_ring)
+#endif
 }
 
 // m, n multiples of BM, BN; k of BK; A, B and C 16-byte aligned with even rows; BM * k and
-// BK * n at most INT_MAX (launch_fast checks).
+// BK * n at most INT_MAX (launch_dmma_ring checks).
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::threads, 1)
     dgemm_ring_kernel(int n, int k, double alpha, const double* __restrict__ a,
@@ -735,11 +745,13 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
         b_blk += b_step;
     };
 
-    double acc[MI][NJ][2];
+    double acc[MI][NJ][4];
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NJ; ++j) acc[i][j][0] = acc[i][j][1] = 0.0;
+        for (int j = 0; j < NJ; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0;
 
     const int tiles_k = k / BK;
 #pragma unroll
@@ -759,35 +771,43 @@ __global__ void __launch_bounds__(Cfg::threads, 1)
         const double* at = as + stage * Cfg::A_STAGE + (wrow + g) * A_LD + t;
         const double* bt = bs + stage * Cfg::B_STAGE + t * B_LD + wcol + g;
 #pragma unroll
-        for (int kk = 0; kk < BK; kk += 4) {
-            double af[MI], bf[NJ];
+        for (int kk = 0; kk < BK; kk += 16) {
+            double bf[NJ][4];
 #pragma unroll
-            for (int i = 0; i < MI; ++i) af[i] = at[i * 8 * A_LD + kk];
+            for (int j = 0; j < NJ; ++j)
 #pragma unroll
-            for (int j = 0; j < NJ; ++j) bf[j] = bt[kk * B_LD + j * 8];
+                for (int e = 0; e < 4; ++e) bf[j][e] = bt[(kk + 4 * e) * B_LD + j * 8];
 #pragma unroll
-            for (int i = 0; i < MI; ++i)
+            for (int i = 0; i < MI; ++i) {
+                double af[8];
 #pragma unroll
-                for (int j = 0; j < NJ; ++j) dmma_8x8x4(acc[i][j], af[i], bf[j]);
+                for (int e = 0; e < 8; ++e)
+                    af[e] = at[(i * 16 + 8 * (e % 2)) * A_LD + kk + 4 * (e / 2)];
+#pragma unroll
+                for (int j = 0; j < NJ; ++j) dmma_16x8x16(acc[i][j], af, bf[j]);
+            }
         }
     }
     copy_async_wait<0>();
 
-    // Each lane's two neighbouring elements of an 8 x 8 accumulator as one 16-byte store.
+    // Each lane's two neighbouring elements of a row of an accumulator as one 16-byte store.
 #pragma unroll
     for (int i = 0; i < MI; ++i)
 #pragma unroll
-        for (int j = 0; j < NJ; ++j) {
-            const int row = m0 + wrow + i * 8 + g, col = n0 + wcol + j * 8 + 2 * t;
-            double2* p = reinterpret_cast<double2*>(c + static_cast<std::size_t>(row) * n + col);
-            double2 v = make_double2(alpha * acc[i][j][0], alpha * acc[i][j][1]);
-            if (beta != 0.0) {
-                const double2 old = *p;
-                v.x += beta * old.x;
-                v.y += beta * old.y;
+        for (int j = 0; j < NJ; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = m0 + wrow + i * 16 + g + 8 * h, col = n0 + wcol + j * 8 + 2 * t;
+                double2* p =
+                    reinterpret_cast<double2*>(c + static_cast<std::size_t>(row) * n + col);
+                double2 v = make_double2(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
+                if (beta != 0.0) {
+                    const double2 old = *p;
+                    v.x += beta * old.x;
+                    v.y += beta * old.y;
+                }
+                *p = v;
             }
-            *p = v;
-        }
 }
 
 // --------------------------------------------------------------------------------- launch ----
@@ -850,11 +870,13 @@ void launch_fast(cudaStream_t stream, int m, int n, int k, double alpha, const d
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
-// The ring kernel where the shape is whole tiles of it (and its 32-bit thread offsets fit), else
-// the 64 x 64 kernel.
-bool launch_dmma_ring(cudaStream_t stream, int m, int n, int k, double alpha, const double* a,
+// The ring kernel on compute capability 9.0 and later where the shape is whole tiles of it (and
+// its 32-bit thread offsets fit); false: the 64 x 64 kernel's turn.
+bool launch_dmma_ring(const Executor& exec, int m, int n, int k, double alpha, const double* a,
                       const double* b, double beta, double* c) {
     using Cfg = DmmaRingChosen;
+    if (device_limits(exec.device_id()).compute_major < 9) return false;  // m16n8k16 f64: sm_90
+    const cudaStream_t stream = stream_of(exec);
     const VectorFlags vec = vector_flags(n, k, a, b, c);
     const bool whole = vec.a && vec.b && vec.c && m % Cfg::BM == 0 && n % Cfg::BN == 0 &&
                        k % Cfg::BK == 0 && k > 0;
@@ -885,7 +907,7 @@ void fast_gemm(const Executor& exec, int m, int n, int k, float alpha, const flo
 void fast_gemm(const Executor& exec, int m, int n, int k, double alpha, const double* a,
                const double* b, double beta, double* c) {
     if (use_large_tile(exec, m, n, DmmaRingChosen::BM, DmmaRingChosen::BN) &&
-        launch_dmma_ring(stream_of(exec), m, n, k, alpha, a, b, beta, c))
+        launch_dmma_ring(exec, m, n, k, alpha, a, b, beta, c))
         return;
     launch_fast<DmmaTileChosen>(stream_of(exec), m, n, k, alpha, a, b, beta, c);
 }
