@@ -61,13 +61,13 @@ struct KernelOptions {
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
     std::size_t cg_block_loop_rows = 4096;
 
-    /// The tile of the fast SGEMM (cuda).
+    /// The tile of the fast SGEMM and DGEMM (cuda).
     enum class GemmTile {
         automatic,  ///< the large tile where its blocks cover every multiprocessor
         large,
         small
     };
-    /// cuda: the tile of the fast SGEMM.
+    /// cuda: the tile of the fast SGEMM and of the fast DGEMM on sm_90.
     GemmTile gemm_fast_tile = GemmTile::automatic;
 
     /// cuda: the largest batched system solved one per warp, >= 0; 0: never.

@@ -18,12 +18,13 @@ struct Shape {
 // cp.async ring of 3: fewer K-tiles than its stages, as many, and many times round), and one
 // large enough that the fast kernel picks its large tile on its own (144 tiles of 128 x 128 >=
 // 132 multiprocessors), the same with whole tiles (the cp.async ring kernels of float and double
-// chosen on their own, C not read when beta is 0).
-const std::vector<Shape> shapes{
-    {1, 1, 1},        {33, 17, 65},    {257, 300, 129}, {64, 64, 16},     {128, 128, 8},
-    {129, 127, 17},   {5, 3, 1031},    {1, 200, 7},     {300, 1, 9},      {256, 512, 40},
-    {128, 256, 16},   {256, 128, 24},  {384, 256, 48},  {256, 384, 1032}, {256, 256, 1040},
-    {1536, 1536, 32}, {1537, 1543, 70}};
+// chosen on their own, C not read when beta is 0); for the double ring of four K-tiles of 16,
+// whole 128 x 128 tiles with 1, 2, 3, 4 and 65 K-tiles.
+const std::vector<Shape> shapes{{1, 1, 1},      {33, 17, 65},     {257, 300, 129},  {64, 64, 16},
+                                {128, 128, 8},  {129, 127, 17},   {5, 3, 1031},     {1, 200, 7},
+                                {300, 1, 9},    {256, 512, 40},   {128, 256, 16},   {256, 128, 24},
+                                {384, 256, 48}, {256, 384, 1032}, {256, 256, 1040}, {128, 128, 32},
+                                {128, 128, 64}, {1536, 1536, 32}, {1537, 1543, 70}};
 
 std::vector<GemmVariant> variants_of(Backend backend) {
     std::vector<GemmVariant> out;
@@ -117,7 +118,7 @@ TYPED_TEST(Gemm, FastKernelBothTiles) {
     }
 }
 
-// PORTLA_GEMM_FAST_TILE (cuda's float fast kernel: large or small) maps onto
+// PORTLA_GEMM_FAST_TILE (cuda's fast kernels: large or small) maps onto
 // KernelOptions::gemm_fast_tile and refuses a value it does not know with a one-line BadInput.
 TYPED_TEST(Gemm, FastTileSwitchRefusesATypo) {
     using T = TypeParam;
