@@ -55,7 +55,7 @@ struct KernelOptions {
     /// cuda: the matrix-free 3-D stencil's direction kernel. A tile kernel forced on a grid it
     /// does not fit takes points.
     CgStencil cg_stencil = CgStencil::automatic;
-    /// cuda: z-planes per tile of lines, lines1024 or ring, 1 to 1024; 0: from the grid. Must be 0
+    /// cuda: z-planes per tile of lines, lines1024 or ring, 1 to 512; 0: from the grid. Must be 0
     /// for automatic and points.
     int cg_stencil_planes = 0;
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
@@ -81,7 +81,7 @@ struct KernelOptions {
 };
 
 /// What is wrong with `options` (for BadInput), "" when nothing is: cluster_max not 16 or 8,
-/// cg_stencil_planes outside 0 ... 1024 or set for automatic or points, batch_warp_max_rows < 0,
+/// cg_stencil_planes outside 0 ... 512 or set for automatic or points, batch_warp_max_rows < 0,
 /// batch_reg_min_blocks not 0, 5, 6 or 8.
 const char* kernel_options_problem(const KernelOptions& options);
 

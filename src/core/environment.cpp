@@ -28,7 +28,7 @@ long long integer(const char* name, long long lo, long long hi, long long fallba
     return common::parse_integer(name, std::getenv(name), lo, hi, fallback, words);
 }
 
-// PORTLA_CG_STENCIL: points, or lines, lines1024 or ring with an optional :PLANES (1 ... 1024,
+// PORTLA_CG_STENCIL: points, or lines, lines1024 or ring with an optional :PLANES (1 ... 512,
 // decimal digits only).
 void read_cg_stencil(KernelOptions& o) {
     using Stencil = KernelOptions::CgStencil;
@@ -64,7 +64,7 @@ void read_cg_stencil(KernelOptions& o) {
                                return d >= '0' && d <= '9';
                            });
         const unsigned long n = plain ? std::strtoul(digits, nullptr, 10) : 0;
-        if (n == 0 || n > 1024)
+        if (n == 0 || n > 512)
             rest = nullptr;
         else
             planes = static_cast<int>(n);
@@ -72,7 +72,7 @@ void read_cg_stencil(KernelOptions& o) {
     if (!rest)
         throw BadInput(std::string("PORTLA_CG_STENCIL=") + how +
                        ": expected points, lines, lines1024 or ring, the last three with an "
-                       "optional :PLANES (1 ... 1024)");
+                       "optional :PLANES (1 ... 512)");
     o.cg_stencil = kernel;
     o.cg_stencil_planes = planes;
 }

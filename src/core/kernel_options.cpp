@@ -7,9 +7,9 @@ namespace portla {
 
 const char* kernel_options_problem(const KernelOptions& o) {
     if (o.cluster_max != 16 && o.cluster_max != 8) return "cluster_max must be 16 or 8";
-    constexpr int max_planes = 1024;  // the largest grid side of the tile kernels (ring)
+    constexpr int max_planes = 512;  // the largest grid side of the tile kernels
     if (o.cg_stencil_planes < 0 || o.cg_stencil_planes > max_planes)
-        return "cg_stencil_planes must be from 0 to 1024";
+        return "cg_stencil_planes must be from 0 to 512";
     if (o.cg_stencil_planes != 0 && (o.cg_stencil == KernelOptions::CgStencil::automatic ||
                                      o.cg_stencil == KernelOptions::CgStencil::points))
         return "cg_stencil_planes must be 0 unless cg_stencil is lines, lines1024 or ring";

@@ -308,19 +308,15 @@ __global__ void __launch_bounds__(Threads, 1)
 // The same tiles with twice the rows (rows * points <= 4096: half the halo rows per point) and
 // the planes in shared memory instead of registers: a ring of four buffers holds planes k - 1,
 // k, k + 1 and the one being formed, k + 2, from z and p_old loaded one step ahead into
-// registers. 1024 threads, 4 points each; 160 KiB of shared memory at N = 512 in double, 192
-// KiB at N = 1024 (4 rows). Halo: the halo rows' points per thread (2 N <= Halo 1024): 1 up to
-// N = 512, 2 up to kRingMaxPoints (lines of any length up to it: a tile of rows * N < 4096 points
-// leaves the last threads idle, as the last tile of a column does).
+// registers. 1024 threads, 4 points each; 160 KiB of shared memory at N = 512 in double.
 constexpr unsigned kRingTilePoints = 4096;
 constexpr int kRingThreads = 1024;
-constexpr unsigned kRingMaxPoints = 1024;
 
-template <typename T, int Halo>
+template <typename T>
 __global__ void __launch_bounds__(kRingThreads, 1)
     stencil_ring_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
     constexpr int kPer = kRingTilePoints / kRingThreads;
-    constexpr int kHalo = Halo;
+    constexpr int kHalo = 2 * kLineMaxPoints / kRingThreads;  // 1
     extern __shared__ __align__(16) unsigned char ring_shared[];
     CgState<T>* s = a.state;
     if (s->stopped) return;
@@ -802,7 +798,7 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 }
 
 // The 3-D stencil's direction step by tiles of whole x-lines (stencil_ring_direction_kernel by
-// default from 128^3 to 1024^3, stencil_lines_direction_kernel up to 512^3) or one thread per point
+// default from 128^3 to 512^3, stencil_lines_direction_kernel) or one thread per point
 // (stencil_direction_kernel). CG per iteration on the H100, lines -> ring: 512^3 3.874 / 3.897
 // -> 3.841 / 3.842 ms (1.084x the floor), 128^3 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3
 // 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8% slower; one thread per point 0.497 there). The
@@ -813,9 +809,8 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 // with cg_stencil_planes) on the H100: 512^3 256 planes 3.865 / 3.869 ms against the default's
 // 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against 0.0688 / 0.0683 (3% faster): not yet a
 // rule. A tile kernel whose shared memory the
-// device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double, 192
-// KiB at 1024^3) -> lines (2 of 2048, N <= 512) -> points. Above N = 1024 (and on 1-D and 2-D
-// grids) one thread per point. KernelOptions::cg_stencil lines, lines1024, ring (each with
+// device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
+// lines (2 of 2048) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each with
 // cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
 // measurements).
 constexpr int kLineThreads = 512;
@@ -832,8 +827,7 @@ StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
     using Forced = KernelOptions::CgStencil;
     StencilChoice c;
     const bool fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kLineMaxPoints;
-    const bool ring_fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kRingMaxPoints;
-    if (ring_fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
+    if (fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
     switch (options.cg_stencil) {
         case Forced::automatic:
             return c;
@@ -847,7 +841,7 @@ StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
             c.kernel = fits ? Kernel::lines1024 : Kernel::points;
             break;
         case Forced::ring:
-            c.kernel = ring_fits ? Kernel::ring : Kernel::points;
+            c.kernel = fits ? Kernel::ring : Kernel::points;
             break;
     }
     c.planes = static_cast<std::uint32_t>(options.cg_stencil_planes);
@@ -947,7 +941,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             static_cast<std::size_t>(device_limits(l.device).max_shared_memory_per_block_optin) -
             1024;
         if (c.kernel == Kernel::ring && tile_shared<T>(a.op.points, kRingTilePoints, 4) > room)
-            c.kernel = a.op.points <= kLineMaxPoints ? Kernel::lines : Kernel::points;
+            c.kernel = Kernel::lines;
         if (c.kernel != Kernel::points && tile_shared<T>(a.op.points, kLineTilePoints, 2) > room)
             c.kernel = Kernel::points;
         if (c.kernel != Kernel::points) {
@@ -955,11 +949,8 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
                                                         : c.kernel == Kernel::lines1024
                                                             ? "stencil-lines1024"
                                                             : "stencil-lines");
-            if (c.kernel == Kernel::ring && a.op.points <= kLineMaxPoints)
-                launch_stencil_tiles(l, a, red, stencil_ring_direction_kernel<T, 1>, kRingThreads,
-                                     kRingTilePoints, 4, c.planes);
-            else if (c.kernel == Kernel::ring)
-                launch_stencil_tiles(l, a, red, stencil_ring_direction_kernel<T, 2>, kRingThreads,
+            if (c.kernel == Kernel::ring)
+                launch_stencil_tiles(l, a, red, stencil_ring_direction_kernel<T>, kRingThreads,
                                      kRingTilePoints, 4, c.planes);
             else if (c.kernel == Kernel::lines1024)
                 launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<1024, T>, 1024,
