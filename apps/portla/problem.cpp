@@ -34,10 +34,16 @@ void require_one_matrix(const ProblemSpec& spec) {
 
 namespace {
 
-// A file's matrix must be square, not empty, and free of a structural defect (an empty row or
-// column, or a pattern that no values make nonsingular).
+// A file's matrix must not be empty and, unless `rectangular`, must be square and free of a
+// structural defect (an empty row or column, or a pattern that no values make nonsingular).
 template <typename Data>
-void check_loaded(const std::string& file, const Data& data) {
+void check_loaded(const std::string& file, const Data& data, bool rectangular) {
+    if (rectangular) {
+        if (data.rows == 0 || data.cols == 0)
+            throw BadInput(file + ": matrix is empty (" + std::to_string(data.rows) + " x " +
+                           std::to_string(data.cols) + ")");
+        return;
+    }
     if (data.rows != data.cols)
         throw BadInput(file + ": matrix is " + std::to_string(data.rows) + " x " +
                        std::to_string(data.cols) + ", a solve needs a square matrix");
@@ -75,7 +81,7 @@ Problem load_problem(const ProblemSpec& spec) {
         if (const DeclaredSize size = read_declared_size(spec.file); size.rows > size.entries) {
             const MatrixData coo =
                 load_input(spec.file, [&] { return io::read_matrix_market(spec.file); });
-            check_loaded(spec.file, coo);
+            check_loaded(spec.file, coo, spec.rectangular);
             p.data = CsrData::from(coo);
             return p;
         }
@@ -83,7 +89,7 @@ Problem load_problem(const ProblemSpec& spec) {
         // triangle added, with no coordinate copy (1e6-row 3-D Poisson, 6.94e6 entries,
         // 2-core VM, 2026-11-28: see docs/performance.md, "Set-up").
         p.data = load_input(spec.file, [&] { return io::read_matrix_market_csr(spec.file); });
-        check_loaded(spec.file, p.data);
+        check_loaded(spec.file, p.data, spec.rectangular);
         return p;
     }
     p.description = spec.generate;

@@ -19,6 +19,9 @@ struct ProblemSpec {
     std::string rhs;              ///< right-hand side file, or empty for b = A 1
     /// csr index widths (CsrIndex): auto, 32, 64/32 or 64; a 64-bit form asks for csr
     std::string index_width = "auto";
+    /// Accept a rows x cols file (least squares, lsqr / lsmr); otherwise it must be square and
+    /// free of a structural defect.
+    bool rectangular = false;
 };
 
 /// Throws BadInput, showing both ways to give a matrix, unless exactly one of spec.file and

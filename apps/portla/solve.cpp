@@ -66,6 +66,7 @@ struct SolveOptions {
     std::string amg_smoother = to_string(solver::AmgSmoother::chebyshev);
     std::string amg_cycle = to_string(solver::AmgCycle::v);
     bool monitor = false;
+    double damp = 0.0;
     JsonOutput json;
 };
 
@@ -294,6 +295,103 @@ std::unique_ptr<LinearOperator<T>> distribute(const Executor& exec,
 #endif
 }
 
+// x = the --x0 file's vector (x.size() entries, all finite); false when `path` is empty.
+template <typename T>
+bool read_initial_guess(const std::string& path, Array<T>& x) {
+    if (path.empty()) return false;
+    const auto values = load_input(path, [&] { return io::read_vector(path); });
+    if (values.size() != x.size())
+        throw BadInput(path + ": initial guess has " + std::to_string(values.size()) +
+                       " entries, the matrix has " + std::to_string(x.size()) + " columns");
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+            throw BadInput(path + ": initial guess entry " + std::to_string(i + 1) +
+                           " is not finite");
+    x.copy_from_host(std::vector<T>(values.begin(), values.end()));
+    return true;
+}
+
+// --solver lsqr / lsmr: min ||A x - b||^2 + damp^2 ||x||^2 for a rows x cols csr matrix on one
+// rank (b from --rhs, rows entries, or A 1). SciPy's atol and btol are both --rtol; conlim is
+// SciPy's 1e8; the iteration limit --max-iters. Exit 0 for istop 0, 1, 2, 4 and 5 (a solution
+// to the tolerances or to machine precision), 2 for 3, 6 (cond(A) too large) and 7.
+template <typename T>
+int run_least_squares(const SolveOptions& o) {
+    if (o.distributed || world(false))
+        throw Unsupported("--solver " + o.solver + " runs on one rank (no mpirun)");
+    if (o.precond != to_string(solver::Preconditioner::none))
+        throw BadInput("--solver " + o.solver + " takes no --precond (got " + o.precond + ")");
+    if (o.atol != 0)
+        throw BadInput("--solver " + o.solver +
+                       ": --atol is not used (--rtol sets SciPy's atol "
+                       "and btol)");
+    const Executor exec = rank_executor(o.backend);
+    ProblemSpec spec = o.problem;
+    spec.rectangular = true;
+    if (spec.format != "auto" && spec.format != "csr")
+        throw BadInput("--solver " + o.solver + " needs --format csr (A^T), got " + spec.format);
+    spec.format = "csr";
+    Problem problem = load_problem(spec);
+    const std::unique_ptr<LinearOperator<T>> A = make_operator<T>(exec, spec, problem);
+    const Array<T> b = make_rhs<T>(exec, spec, *A);
+    Array<T> x(exec, A->cols());
+    solver::LeastSquaresSettings s;
+    s.damp = o.damp;
+    s.atol = s.btol = o.rtol;
+    s.iter_lim = o.max_iters;
+    s.use_initial_guess = read_initial_guess(o.x0, x);
+    Timer timer(exec);
+    timer.start();
+    const solver::LeastSquaresResult r =
+        o.solver == "lsqr" ? solver::lsqr<T>(*A, b, x, s) : solver::lsmr<T>(*A, b, x, s);
+    timer.stop();
+    const bool solved = r.istop != 3 && r.istop < 6;
+    nlohmann::json j;
+    j["solver"] = o.solver;
+    j["backend"] = exec.name();
+    j["device"] = exec.device_name();
+    j["precision"] = o.precision;
+    j["problem"] = problem.description;
+    j["rows"] = A->rows();
+    j["cols"] = A->cols();
+    j["nnz"] = A->nnz();
+    j["damp"] = o.damp;
+    j["atol"] = j["btol"] = o.rtol;
+    j["max_iters"] = o.max_iters;
+    j["converged"] = solved;
+    j["istop"] = r.istop;
+    j["reason"] = solver::least_squares_message(r.istop);
+    j["iterations"] = r.iterations;
+    if (o.solver == "lsqr") j["r1norm"] = r.r1norm;  // lsmr's normr is r2norm
+    j["r2norm"] = r.r2norm;
+    j["anorm"] = r.anorm;
+    j["acond"] = r.acond;
+    j["arnorm"] = r.arnorm;
+    j["xnorm"] = r.xnorm;
+    j["time_s"] = timer.seconds();
+    if (!o.out.empty()) {
+        const std::vector<T> xh = x.to_host();
+        write_vector_output(o.out, std::vector<double>(xh.begin(), xh.end()));
+    }
+    if (o.json.requested() && !o.json.path.empty()) emit_json(j, o.json.path);
+    if (o.json.to_stdout()) {
+        emit_json(j, "");
+    } else {
+        std::cout << o.solver << " on " << exec.name() << " [" << exec.device_name() << "], "
+                  << o.precision << ", csr\n"
+                  << "  problem     " << problem.description << ": " << A->rows() << " x "
+                  << A->cols() << ", nnz = " << A->nnz() << ", damp = " << o.damp << "\n"
+                  << "  result      istop " << r.istop << " ("
+                  << solver::least_squares_message(r.istop) << ") after " << r.iterations
+                  << " iterations\n"
+                  << "  residual    ||(b - Ax, damp x)|| = " << r.r2norm
+                  << ", ||A^T r - damp^2 x|| = " << r.arnorm << ", ||A|| = " << r.anorm
+                  << ", cond(A) = " << r.acond << "\n"
+                  << "  time        " << timer.seconds() << " s\n";
+    }
+    return solved ? exit_ok : exit_not_converged;
+}
+
 template <typename T>
 int run(const SolveOptions& o) {
     const Executor exec = rank_executor(o.backend);  // under mpirun: one GPU per rank of a host
@@ -428,18 +526,7 @@ int run(const SolveOptions& o) {
     s.gcrot_k = o.gcrot_k;
     s.gcrot_truncate_smallest = o.truncate == "smallest";
     s.record_history = !o.history.empty();
-    if (!o.x0.empty()) {
-        const auto values = load_input(o.x0, [&] { return io::read_vector(o.x0); });
-        if (values.size() != A->cols())
-            throw BadInput(o.x0 + ": initial guess has " + std::to_string(values.size()) +
-                           " entries, the matrix has " + std::to_string(A->cols()) + " columns");
-        for (std::size_t i = 0; i < values.size(); ++i)
-            if (!std::isfinite(values[i]))
-                throw BadInput(o.x0 + ": initial guess entry " + std::to_string(i + 1) +
-                               " is not finite");
-        x.copy_from_host(std::vector<T>(values.begin(), values.end()));
-        s.use_initial_guess = true;
-    }
+    s.use_initial_guess = read_initial_guess(o.x0, x);
     std::ostream& monitor_out = o.json.to_stdout() ? std::cerr : std::cout;
     if (o.monitor && root)
         s.monitor = [&monitor_out](int it, double r) {
@@ -709,11 +796,13 @@ Runner add_solve(CLI::App& app) {
            "(--gcrot-m, --gcrot-k, --truncate), bicg or qmr (both need A^T: csr, one rank; "
            "preconditioner none or jacobi, qmr's as its left one) or "
            "amg (multigrid cycles alone, "
-           "csr, one rank; --amg-* options)")
+           "csr, one rank; --amg-* options); lsqr or lsmr (least squares min ||Ax - b||^2 + "
+           "damp^2 ||x||^2, any m x n csr matrix, one rank; --damp, --rtol as SciPy's atol "
+           "and btol)")
         ->check(CLI::IsMember([] {
             std::vector<std::string> names;
             for (auto s : solver::all_solvers()) names.push_back(to_string(s));
-            names.push_back("amg");
+            names.insert(names.end(), {"amg", "lsqr", "lsmr"});
             return names;
         }()));
     app.add_option("--restart", o->restart, "GMRES restart length (Krylov vectors per cycle)")
@@ -791,6 +880,8 @@ Runner add_solve(CLI::App& app) {
     app.add_option("--amg-coarse-size", o->amg.coarse_size,
                    "amg: a level of at most this many rows is the last one (>= 1)")
         ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+    app.add_option("--damp", o->damp, "lsqr, lsmr: the weight of damp^2 ||x||^2 (default 0)")
+        ->check(CLI::NonNegativeNumber);
     app.add_option("--shift", o->shift, "minres: solve (A - shift I) x = b (default 0)")
         ->check(CLI::Number);
     app.add_option("--outer-k", o->outer_k,
@@ -847,6 +938,9 @@ Runner add_solve(CLI::App& app) {
         require_distinct_files(
             {{"FILE", o->problem.file}, {"--rhs", o->problem.rhs}, {"--x0", o->x0}},
             {{"--out", o->out}, {"--history", o->history}, {"--json", o->json.path}});
+        if (o->solver == "lsqr" || o->solver == "lsmr")
+            return o->precision == "float" ? run_least_squares<float>(*o)
+                                           : run_least_squares<double>(*o);
         return o->precision == "float" ? run<float>(*o) : run<double>(*o);
     };
 }

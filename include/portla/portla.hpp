@@ -26,6 +26,7 @@
 #include "portla/solver/bicg.hpp"
 #include "portla/solver/bicgstab.hpp"
 #include "portla/solver/qmr.hpp"
+#include "portla/solver/least_squares.hpp"
 #include "portla/solver/block_jacobi.hpp"
 #include "portla/solver/cg.hpp"
 #include "portla/solver/chebyshev.hpp"

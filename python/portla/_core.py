@@ -334,6 +334,28 @@ def run(
     return x, info
 
 
+def least_squares(
+    method: str, A: Any, b: Any, x0: Any, backend: str, **kwargs: Any
+) -> Tuple[np.ndarray, np.ndarray, Any]:
+    """lsqr or lsmr (``method``) in double precision of a host A (sparse, dense or a
+    LinearOperator with rmatvec, any shape m x n), b (m values: shape (m,), (m, 1) or a scalar
+    when m = 1) and x0 (n values or None); kwargs are LeastSquaresSettings' fields. Returns
+    (x, var, LeastSquaresResult); var is zeros unless calc_var."""
+    if _framework(A) or _framework(b) or _framework(x0):
+        raise ValueError(f"{method}: GPU arrays are not supported; give NumPy / SciPy ones")
+    rows, cols = shape_of(A)
+    bv = vector(np.atleast_1d(b), np.float64, rows, "b")
+    x = np.zeros(cols) if x0 is None else np.array(vector(x0, np.float64, cols, "x0"))
+    s = _portla.LeastSquaresSettings()
+    s.use_initial_guess = x0 is not None
+    for key, value in kwargs.items():
+        setattr(s, key, value)
+    var = np.zeros(cols)
+    op = operator(A, np.float64, backend, transpose=True)
+    result = _portla.least_squares_f64(method, op, bv, x, var, s)
+    return x, var, result
+
+
 # ---- GPU arrays: CuPy and PyTorch, in place through DLPack ----------------------------------
 
 _TORCH_DTYPES = {"torch.float64": np.float64, "torch.float32": np.float32}

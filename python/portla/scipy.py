@@ -1,5 +1,5 @@
 """Drop-ins for scipy.sparse.linalg's cg, bicgstab, gmres, minres, cgs, tfqmr, lgmres,
-gcrotmk, bicg and qmr:
+gcrotmk, bicg and qmr, and its least-squares solvers lsqr and lsmr:
 
     from portla.scipy import cg          # instead of: from scipy.sparse.linalg import cg
     x, info = cg(A, b, rtol=1e-8, M="jacobi")
@@ -54,6 +54,10 @@ Differences from SciPy:
   whatever x0; an infinite rtol or atol returns x0 (or 0) and info 0 without iterating.
 - gmres preconditions from the left, as SciPy does, and counts maxiter in restart cycles
   (inner iterations with callback_type "legacy" and a callback).
+- lsqr and lsmr take any m x n A with A^T (a LinearOperator's rmatvec, a matrix's transpose) and
+  return SciPy's tuples, the norms as Python floats; they run in double precision (as SciPy's,
+  whatever the input dtype) on host arrays only (no GPU arrays, no monitor); show=True prints
+  one line at the start and the stop message at the end.
 - ``tol`` is accepted as a deprecated alias of ``rtol`` (removed from SciPy 1.14).
 """
 
@@ -77,6 +81,8 @@ __all__ = [
     "gcrotmk",
     "bicg",
     "qmr",
+    "lsqr",
+    "lsmr",
 ]
 
 _INT_MAX = 2**31 - 1
@@ -825,4 +831,111 @@ def qmr(
     M = M1 if M2 is None else {"M1": M1, "M2": M2}
     return _solve(
         "qmr", A, b, x0, rtol, atol, maxiter, maxiter, M, backend, precision, monitor, callback
+    )
+
+
+def _least_squares(
+    method: str,
+    A: Any,
+    b: Any,
+    x0: Any,
+    show: bool,
+    backend: str,
+    **settings: Any,
+) -> Tuple[Any, Any]:
+    """One lsqr / lsmr solve with SciPy's checks of its keywords: returns (x, var, result)."""
+    for key in ("damp", "atol", "btol", "conlim"):
+        value = settings[key]
+        if isinstance(value, str) or not np.isfinite(value) or value < 0:
+            raise ValueError(f"{method}: {key} must be a finite real number >= 0, got {value!r}")
+        settings[key] = float(value)
+    limit = settings.pop("iter_lim")
+    settings["iter_lim"] = -1 if limit is None else min(_maxiter(limit), _INT64_MAX)
+    m, n = _core.shape_of(A)
+    if show:
+        print(f"portla.scipy.{method}: least squares of a {m} x {n} operator, damp = "
+              f"{settings['damp']:.2e}, atol = {settings['atol']:.2e}, "
+              f"btol = {settings['btol']:.2e}, conlim = {settings['conlim']:.2e}")
+    x, var, r = _core.least_squares(method, A, b, x0, backend, **settings)
+    if show:
+        print(f"portla.scipy.{method}: istop = {r.istop} after {r.iterations} iterations: "
+              + _core._portla.least_squares_message(r.istop))
+    return x, var, r
+
+
+def lsqr(
+    A: Any,
+    b: Any,
+    damp: float = 0.0,
+    atol: float = 1e-6,
+    btol: float = 1e-6,
+    conlim: float = 1e8,
+    iter_lim: Optional[int] = None,
+    show: bool = False,
+    calc_var: bool = False,
+    x0: Any = None,
+    *,
+    backend: str = "auto",
+) -> Tuple[Any, ...]:
+    """LSQR for min ||A x - b||^2 + damp^2 ||x||^2, as scipy.sparse.linalg.lsqr: A of any
+    shape m x n with A^T (a LinearOperator's rmatvec, a matrix's transpose, built once per call
+    on A's device). Per iteration one A v and one A^T u.
+
+    :param A: a scipy.sparse matrix or array, a dense 2-D array or a LinearOperator with rmatvec.
+    :param b: the right-hand side, m values (shape (m,) or (m, 1); a scalar when m = 1).
+    :param damp: the regularisation weight (>= 0).
+    :param atol: stopping tolerance: ||A^T r|| <= atol ||A|| ||r|| (a least-squares solution).
+    :param btol: stopping tolerance: ||r|| <= btol ||b|| + atol ||A|| ||x|| (A x = b solved).
+    :param conlim: stop when the estimate of cond(A) exceeds it (0: no limit).
+    :param iter_lim: iteration limit (default 2 n).
+    :param show: print a line at the start and the stop message at the end.
+    :param calc_var: compute var, the diagonal of (A^T A + damp^2 I)^-1 estimated.
+    :param x0: the initial guess, n values (default zero).
+    :param backend: "auto", "omp", "reference", "cuda", "cuda:N" or "opencl".
+    :returns: ``(x, istop, itn, r1norm, r2norm, anorm, acond, arnorm, xnorm, var)`` as SciPy's:
+        istop 0..7 (0 x = 0 exact, 1 A x = b to atol/btol, 2 least squares to atol, 3 cond(A)
+        above conlim, 4 to 6 the same at machine precision, 7 the iteration limit).
+    :raises ValueError: bad input (shapes, complex values, a negative tolerance, an operator
+        without rmatvec, NaN or Inf in b, x0 or A's products).
+    :raises RuntimeError: a backend not compiled in, a device error.
+    """
+    x, var, r = _least_squares(
+        "lsqr", A, b, x0, show, backend, damp=damp, atol=atol, btol=btol, conlim=conlim,
+        iter_lim=iter_lim, calc_var=bool(calc_var),
+    )
+    return (
+        x, int(r.istop), int(r.iterations), float(r.r1norm), float(r.r2norm), float(r.anorm),
+        float(r.acond), float(r.arnorm), float(r.xnorm), var,
+    )
+
+
+def lsmr(
+    A: Any,
+    b: Any,
+    damp: float = 0.0,
+    atol: float = 1e-6,
+    btol: float = 1e-6,
+    conlim: float = 1e8,
+    maxiter: Optional[int] = None,
+    show: bool = False,
+    x0: Any = None,
+    *,
+    backend: str = "auto",
+) -> Tuple[Any, ...]:
+    """LSMR for min ||A x - b||^2 + damp^2 ||x||^2, as scipy.sparse.linalg.lsmr: as lsqr (A, b,
+    damp, atol, btol, conlim, show, x0, backend), with ||A^T r|| decreasing monotonically.
+
+    :param maxiter: iteration limit (default min(m, n)).
+    :returns: ``(x, istop, itn, normr, normar, norma, conda, normx)`` as SciPy's, istop as
+        lsqr's.
+    :raises ValueError: as lsqr.
+    :raises RuntimeError: as lsqr.
+    """
+    x, _, r = _least_squares(
+        "lsmr", A, b, x0, show, backend, damp=damp, atol=atol, btol=btol, conlim=conlim,
+        iter_lim=maxiter,
+    )
+    return (
+        x, int(r.istop), int(r.iterations), float(r.r2norm), float(r.arnorm), float(r.anorm),
+        float(r.acond), float(r.xnorm),
     )

@@ -8,7 +8,8 @@ node id and its reason a line); each is marked xfail(strict=True), so one that s
 fails the run until its line is removed.
 
     python -m pytest -p portla_scipy_plugin --pyargs scipy.sparse.linalg._isolve.tests \\
-        "scipy.sparse.tests.test_array_api::test_solvers"   (with this folder on PYTHONPATH)
+        "scipy.sparse.tests.test_array_api::test_solvers" \\
+        "scipy.sparse.tests.test_array_api::test_lstsqr"   (with this folder on PYTHONPATH)
 """
 
 from __future__ import annotations

@@ -426,6 +426,36 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
     }
 }
 
+/// lsqr or lsmr (`method`) of host arrays: b (A.rows()), x (A.cols(), x0 when
+/// settings.use_initial_guess) and var (A.cols(), lsqr's variance when settings.calc_var),
+/// staged through arrays of A's executor. Returns the solver's result.
+template <typename T>
+solver::LeastSquaresResult least_squares(const std::string& method, const Operator<T>& A, In1<T> b,
+                                         Out1<T> x, Out1<T> var,
+                                         const solver::LeastSquaresSettings& settings) {
+    const LinearOperator<T>& op = *A.op;
+    const Executor& exec = op.executor();
+    if (method != "lsqr" && method != "lsmr")
+        throw BadInput("least squares: method must be lsqr or lsmr (got " + method + ")");
+    if (b.size() != op.rows()) throw DimensionMismatch(method + ": b", op.rows(), b.size());
+    if (x.size() != op.cols()) throw DimensionMismatch(method + ": x0", op.cols(), x.size());
+    if (var.size() != op.cols()) throw DimensionMismatch(method + ": var", op.cols(), var.size());
+    nb::gil_scoped_release nogil;
+    Array<T> bd(exec, b.size()), xd(exec, x.size()), vd(exec, var.size());
+    Executor::copy_bytes(exec, bd.data(), Executor::reference(), b.data(), b.size() * sizeof(T));
+    if (settings.use_initial_guess)
+        Executor::copy_bytes(exec, xd.data(), Executor::reference(), x.data(),
+                             x.size() * sizeof(T));
+    const solver::LeastSquaresResult r = method == "lsqr"
+                                             ? solver::lsqr<T>(op, bd, xd, settings, vd)
+                                             : solver::lsmr<T>(op, bd, xd, settings);
+    Executor::copy_bytes(Executor::reference(), x.data(), exec, xd.data(), x.size() * sizeof(T));
+    if (settings.calc_var)
+        Executor::copy_bytes(Executor::reference(), var.data(), exec, vd.data(),
+                             var.size() * sizeof(T));
+    return r;
+}
+
 /// Solves A x = b into the caller's x (its contents the initial guess when use_initial_guess).
 /// b and x are used in place when the executor reads their memory, else (host arrays on cuda)
 /// staged through device copies and x written back. iterate(i), when given, is called after
@@ -770,6 +800,9 @@ void bind_precision(nb::module_& m, const char* suffix) {
     m.def(("multigrid" + s).c_str(), &make_multigrid<T>, "A"_a, "settings"_a,
           nb::keep_alive<0, 1>(),
           "The multigrid hierarchy of a CSR operator, built on its executor.");
+    m.def(("least_squares" + s).c_str(), &least_squares<T>, "method"_a, "A"_a, "b"_a, "x"_a,
+          "var"_a, "settings"_a,
+          "lsqr or lsmr of host arrays into x (and var): returns the LeastSquaresResult.");
     m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
           "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
           "minimised"_a.none() = nb::none(),
@@ -925,6 +958,27 @@ NB_MODULE(_portla, m) {
         .def_rw("iluk_level", &solver::Settings::iluk_level)
         .def_rw("record_history", &solver::Settings::record_history)
         .def_rw("device_loop", &solver::Settings::device_loop);
+
+    nb::class_<solver::LeastSquaresSettings>(m, "LeastSquaresSettings")
+        .def(nb::init<>())
+        .def_rw("damp", &solver::LeastSquaresSettings::damp)
+        .def_rw("atol", &solver::LeastSquaresSettings::atol)
+        .def_rw("btol", &solver::LeastSquaresSettings::btol)
+        .def_rw("conlim", &solver::LeastSquaresSettings::conlim)
+        .def_rw("iter_lim", &solver::LeastSquaresSettings::iter_lim)
+        .def_rw("use_initial_guess", &solver::LeastSquaresSettings::use_initial_guess)
+        .def_rw("calc_var", &solver::LeastSquaresSettings::calc_var);
+    nb::class_<solver::LeastSquaresResult>(m, "LeastSquaresResult")
+        .def_ro("istop", &solver::LeastSquaresResult::istop)
+        .def_ro("iterations", &solver::LeastSquaresResult::iterations)
+        .def_ro("r1norm", &solver::LeastSquaresResult::r1norm)
+        .def_ro("r2norm", &solver::LeastSquaresResult::r2norm)
+        .def_ro("anorm", &solver::LeastSquaresResult::anorm)
+        .def_ro("acond", &solver::LeastSquaresResult::acond)
+        .def_ro("arnorm", &solver::LeastSquaresResult::arnorm)
+        .def_ro("xnorm", &solver::LeastSquaresResult::xnorm);
+    m.def("least_squares_message", &solver::least_squares_message, "istop"_a,
+          "SciPy's message for an lsqr / lsmr istop code (0..7).");
 
     nb::class_<SolveInfo>(m, "SolveInfo")
         .def_prop_ro("converged", [](const SolveInfo& i) { return i.result.converged; })

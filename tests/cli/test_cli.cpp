@@ -801,6 +801,35 @@ TEST(CliSolve, BicgstabJacobiOnNonsymmetric) {
     EXPECT_EQ(j["precond"], "jacobi");
 }
 
+TEST(CliSolve, LeastSquaresOnARectangularMatrix) {
+    // lsqr and lsmr take the 12 x 5 rect_small.mtx (full column rank): b = A 1 by default, so
+    // x = 1 solves A x = b exactly (istop 1, ||x|| = sqrt(5)); the other solvers refuse it.
+    const std::string file = data("rect_small.mtx");
+    for (const char* solver : {"lsqr", "lsmr"}) {
+        SCOPED_TRACE(solver);
+        const json j = solve_json({file, "--solver", solver, "--backend", "reference"});
+        EXPECT_EQ(j["solver"], solver);
+        EXPECT_EQ(j["rows"], 12);
+        EXPECT_EQ(j["cols"], 5);
+        EXPECT_EQ(j["istop"], 1);
+        EXPECT_TRUE(j["converged"].get<bool>());
+        EXPECT_LE(j["iterations"].get<int>(), 5);  // exact in n = 5 steps, but for rounding
+        // ||x|| within 1e-6 relative: the stopping test allows ||r|| <= 1e-8 ||b||, and
+        // cond(A) is about 2, so x is that close to 1 many times over.
+        EXPECT_NEAR(j["xnorm"].get<double>(), std::sqrt(5.0), 1e-6);
+        const json d = solve_json({file, "--solver", solver, "--damp", "0.5"});
+        EXPECT_EQ(d["damp"], 0.5);
+        EXPECT_EQ(d["istop"], 2);  // a damped problem has a residual: least squares
+        EXPECT_LT(d["xnorm"].get<double>(), std::sqrt(5.0));  // damping shrinks x
+    }
+    portla::test::expect_cli_error("solve", {file, "--solver", "cg"},
+                                   "a solve needs a square matrix");
+    portla::test::expect_cli_error("solve", {file, "--solver", "gmres"},
+                                   "a solve needs a square matrix");
+    portla::test::expect_cli_error("solve", {file, "--solver", "lsqr", "--precond", "jacobi"},
+                                   "no --precond");
+}
+
 TEST(CliSolve, MinresCgsTfqmrLgmres) {
     // minres on a symmetric matrix (with --shift 0 reported), cgs, tfqmr, lgmres and gcrotmk on a
     // non-symmetric one: each converges (check_solve_json checks the true residual's JSON).
