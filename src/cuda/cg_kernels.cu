@@ -838,6 +838,7 @@ StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
     using Kernel = StencilChoice::Kernel;
     using Forced = KernelOptions::CgStencil;
     StencilChoice c;
+    c.halo = options.cg_stencil_ring_halo;
     const bool cube = a.op.dim == 3 && a.op.points >= 1;
     const bool fits = cube && a.op.points <= kLineMaxPoints;       // lines
     const bool ring_fits = cube && a.op.points <= kRingMaxPoints;  // ring
@@ -859,7 +860,6 @@ StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
             break;
     }
     c.planes = static_cast<std::uint32_t>(options.cg_stencil_planes);
-    c.halo = options.cg_stencil_ring_halo;
     return c;
 }
 
