@@ -226,8 +226,9 @@ TYPED_TEST(CgDevice, StencilRingHaloForms) {
             if (std::is_same<T, float>::value) s.rtol = 1e-3;  // as at 100^3 above
             clear_kernel_choices();
             this->compare(d, stencil_op<T>(3, pts), s);
-            if (this->exec.backend() == Backend::cuda)
+            if (this->exec.backend() == Backend::cuda) {
                 EXPECT_EQ(choice_of("cg.direction"), "stencil-ring");
+            }
         }
     }
 }
