@@ -800,7 +800,7 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 }
 
 // The 3-D stencil's direction step by tiles of whole x-lines (stencil_ring_direction_kernel by
-// default from 128^3 to 512^3, stencil_lines_direction_kernel) or one thread per point
+// default from 128^3 to 2048^3, stencil_lines_direction_kernel) or one thread per point
 // (stencil_direction_kernel). CG per iteration on the H100, lines -> ring: 512^3 3.874 / 3.897
 // -> 3.841 / 3.842 ms (1.084x the floor), 128^3 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3
 // 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8% slower; one thread per point 0.497 there). The
@@ -812,8 +812,8 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 // 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against 0.0688 / 0.0683 (3% faster): not yet a
 // rule. A tile kernel whose shared memory the
 // device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
-// lines (2 of 2048) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each with
-// cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
+// lines (2 of 2048; N <= 512) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each
+// with cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
 // measurements).
 constexpr int kLineThreads = 512;
 constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
