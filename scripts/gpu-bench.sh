@@ -37,6 +37,36 @@ b cpu16_omp copy axpby dot norm2 fused-cg unfused-cg gemv --backend omp --sizes 
 b cpu16_openblas copy axpby dot norm2 unfused-cg gemv --backend openblas --sizes 2^16:2^27 --reps 10 --max-time 0.1
 b gpu_operators gemv spmv-csr stencil --backend cuda,cublas,cusparse --sizes 2^10:2^22 --reps 30 --max-time 0.2
 b gpu_launch_sweep axpby dot fused-cg --backend cuda --sizes 2^10,2^14,2^18,2^22,2^26 --wg 128,256,512,1024 --items 1,4,8 --reps 30 --max-time 0.1
+# Matrix-free CG per point and iteration for N^3 grids, 256 ... 1024 (100 iterations, rtol
+# 1e-30: the count is fixed), with the direction kernel each took: a table (ps per point and
+# iteration, and against the best N) and stencil_sizes.json. STENCIL_SIZES overrides the list.
+if [ "$ONLY" = "  " ] || [[ "$ONLY" == *" stencil_sizes "* ]]; then
+  echo "== stencil_sizes ($(date -u +%H:%M:%S))"
+  mkdir -p "$OUT/stencil_sizes"
+  for n in ${STENCIL_SIZES:-256 384 512 513 576 640 645 704 768 896 1024}; do
+    "$P" solve --generate "poisson3d:$n" --backend cuda --max-iters 100 --rtol 1e-30 \
+      --json "$OUT/stencil_sizes/$n.json" > "$OUT/stencil_sizes/$n.txt" 2>&1 || status=1
+  done
+  python3 - "$OUT/stencil_sizes" "$OUT/stencil_sizes.json" <<'PY' | tee "$OUT/stencil_sizes.txt"
+import json, os, sys
+rows = []
+for name in sorted(os.listdir(sys.argv[1]), key=lambda f: int(f.split(".")[0]) if f[0].isdigit() else 0):
+    if not name.endswith(".json"):
+        continue
+    j = json.load(open(os.path.join(sys.argv[1], name)))
+    n = int(name.split(".")[0])
+    ps = j["time_per_iteration_s"] / n**3 * 1e12
+    rows.append({"N": n, "iterations": j["iterations"], "ms_per_iteration": j["time_per_iteration_s"] * 1e3,
+                 "ps_per_point_iteration": ps, "direction": j.get("kernels", {}).get("cg.direction", "")})
+best = min(r["ps_per_point_iteration"] for r in rows) if rows else 1
+print("N      iters  ms/iter    ps/point/iter  x best  cg.direction")
+for r in rows:
+    r["x_best"] = r["ps_per_point_iteration"] / best
+    print(f'{r["N"]:<6} {r["iterations"]:<6} {r["ms_per_iteration"]:<10.4f} {r["ps_per_point_iteration"]:<14.2f} {r["x_best"]:<7.3f} {r["direction"]}')
+json.dump(rows, open(sys.argv[2], "w"), indent=1)
+PY
+  [ -n "${TAR:-}" ] && tar czf "$TAR" -C "$OUT" .
+fi
 # portla tune: this GPU's profile (about 2 minutes), then the shipped defaults against
 # it in one bench run (`tuned`; needs the profile of `tune`).
 if [ "$ONLY" = "  " ] || [[ "$ONLY" == *" tune "* ]]; then

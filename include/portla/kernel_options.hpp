@@ -58,6 +58,10 @@ struct KernelOptions {
     /// cuda: z-planes per tile of lines, lines1024 or ring, 1 to 512; 0: from the grid. Must be 0
     /// for automatic and points.
     int cg_stencil_planes = 0;
+    /// cuda: halo points per thread of the ring kernel, 1, 2 or 4; 0: the fewest that hold a
+    /// plane's two halo rows (1 up to N = 512, 2 up to 1024, 4 up to 2048). A larger value than
+    /// the grid needs runs that form of the kernel with idle slots (tests).
+    int cg_stencil_ring_halo = 0;
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
     std::size_t cg_block_loop_rows = 4096;
 
@@ -81,7 +85,8 @@ struct KernelOptions {
 };
 
 /// What is wrong with `options` (for BadInput), "" when nothing is: cluster_max not 16 or 8,
-/// cg_stencil_planes outside 0 ... 512 or set for automatic or points, batch_warp_max_rows < 0,
+/// cg_stencil_planes outside 0 ... 512 or set for automatic or points, cg_stencil_ring_halo not
+/// 0, 1, 2 or 4, batch_warp_max_rows < 0,
 /// batch_reg_min_blocks not 0, 5, 6 or 8.
 const char* kernel_options_problem(const KernelOptions& options);
 

@@ -1006,6 +1006,7 @@ NB_MODULE(_portla, m) {
         .def_rw("cluster_max", &KernelOptions::cluster_max)
         .def_rw("csr_split", &KernelOptions::csr_split)
         .def_rw("cg_stencil_planes", &KernelOptions::cg_stencil_planes)
+        .def_rw("cg_stencil_ring_halo", &KernelOptions::cg_stencil_ring_halo)
         .def_rw("cg_block_loop_rows", &KernelOptions::cg_block_loop_rows)
         .def_rw("batch_warp_max_rows", &KernelOptions::batch_warp_max_rows)
         .def_rw("batch_registers", &KernelOptions::batch_registers)

@@ -171,6 +171,10 @@ def test_kernel_options_are_typed_and_default_to_the_environment():
         bad.cluster_max = 9
         with pytest.raises(ValueError, match="kernel options: cluster_max must be 16 or 8"):
             portla.set_kernel_options(bad)
+        bad = portla.KernelOptions()
+        bad.cg_stencil_ring_halo = 3
+        with pytest.raises(ValueError, match="cg_stencil_ring_halo must be 0, 1, 2 or 4"):
+            portla.set_kernel_options(bad)
     finally:
         portla.set_kernel_options(None)
     assert portla.kernel_options().cg_direction == "automatic"

@@ -13,6 +13,8 @@ const char* kernel_options_problem(const KernelOptions& o) {
     if (o.cg_stencil_planes != 0 && (o.cg_stencil == KernelOptions::CgStencil::automatic ||
                                      o.cg_stencil == KernelOptions::CgStencil::points))
         return "cg_stencil_planes must be 0 unless cg_stencil is lines, lines1024 or ring";
+    const int h = o.cg_stencil_ring_halo;
+    if (h != 0 && h != 1 && h != 2 && h != 4) return "cg_stencil_ring_halo must be 0, 1, 2 or 4";
     if (o.batch_warp_max_rows < 0) return "batch_warp_max_rows must be >= 0";
     const int b = o.batch_reg_min_blocks;
     if (b != 0 && b != 5 && b != 6 && b != 8) return "batch_reg_min_blocks must be 0, 5, 6 or 8";

@@ -171,6 +171,54 @@ struct LineTiles {
     std::uint32_t tiles;   // y_tiles * tiles along z
 };
 
+// The tile kernels' common set-up: a tile's y-rows and z-planes, and where each thread's points
+// lie in it. Point j of a thread: first + tid + j Threads of a plane, at N + tid + j Threads of a
+// shared buffer (after the lower halo row). Halo point m, h = tid + m Threads < 2 N: row y0 - 1
+// (h < N) or y0 + rows, x = h mod N, at h or (rows + 1) N + x of the buffer; zero (real false)
+// where that row is outside the grid. Halo: 2 N / Threads rounded up, or more (idle slots).
+template <int Per, int Halo>
+struct TileLanes {
+    std::uint32_t z0, z1;  // the tile's z-planes [z0, z1)
+    std::uint32_t rows;    // its y-rows, from y0 (the last tile of a column may have fewer)
+    std::uint32_t first;   // y0 N: its first point of a plane
+    bool in[Per], left[Per], right[Per];
+    bool halo[Halo], real[Halo];
+    std::uint32_t halo_shared[Halo];  // in a buffer; in a plane (when real): + halo_from
+    std::uint32_t halo_from;          // first - N (modulo 2^32)
+};
+
+template <int Threads, int Per, int Halo>
+__device__ __forceinline__ TileLanes<Per, Halo> tile_lanes(const LineTiles& g, std::uint32_t tile,
+                                                           std::uint32_t tid) {
+    TileLanes<Per, Halo> t;
+    const std::uint32_t N = g.points;
+    const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
+    t.z0 = (tile / g.y_tiles) * g.planes;
+    t.rows = min(g.rows, N - y0);
+    t.z1 = min(t.z0 + g.planes, N);
+    t.first = y0 * N;
+    t.halo_from = t.first - N;
+    const std::uint32_t count = t.rows * N;  // the tile's points of a plane: first + [0, count)
+#pragma unroll
+    for (int j = 0; j < Per; ++j) {
+        const std::uint32_t idx = tid + j * Threads;
+        const std::uint32_t ix = idx % N;
+        t.in[j] = idx < count;
+        t.left[j] = ix > 0;
+        t.right[j] = ix + 1 < N;
+    }
+#pragma unroll
+    for (int m = 0; m < Halo; ++m) {
+        const std::uint32_t h = tid + m * Threads;
+        const bool upper = h >= N;
+        const std::uint32_t ix = upper ? h - N : h;
+        t.halo[m] = h < 2 * N;
+        t.real[m] = upper ? y0 + t.rows < N : y0 > 0;
+        t.halo_shared[m] = upper ? (t.rows + 1) * N + ix : ix;
+    }
+    return t;
+}
+
 template <int Threads, typename T>
 __global__ void __launch_bounds__(Threads, 1)
     stencil_lines_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
@@ -191,36 +239,8 @@ __global__ void __launch_bounds__(Threads, 1)
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
-        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
-        const std::uint32_t rows = min(g.rows, N - y0);
-        const std::uint32_t z1 = min(z0 + g.planes, N);
-        const std::uint32_t count = rows * N;  // the tile's points of a plane: first + [0, count)
-        const std::uint32_t first = y0 * N;
-        // Point j of this thread: first + tid + j Threads of a plane, at tid + j Threads + N of a
-        // shared buffer (after the lower halo row).
-        bool in[kPer], left[kPer], right[kPer];
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-            const std::uint32_t idx = tid + j * Threads;
-            const std::uint32_t ix = idx % N;
-            in[j] = idx < count;
-            left[j] = ix > 0;
-            right[j] = ix + 1 < N;
-        }
-        // Halo point m: row y0 - 1 (h < N) or y0 + rows, x = h mod N; zero outside the grid.
-        bool halo[kHalo], real[kHalo];
-        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
-#pragma unroll
-        for (int m = 0; m < kHalo; ++m) {
-            const std::uint32_t h = tid + m * Threads;
-            const bool upper = h >= N;
-            const std::uint32_t ix = upper ? h - N : h;
-            halo[m] = h < 2 * N;
-            real[m] = upper ? y0 + rows < N : y0 > 0;
-            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;  // used when real
-            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
-        }
+        const TileLanes<kPer, kHalo> t = tile_lanes<Threads, kPer, kHalo>(g, tile, tid);
+        const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
         T below[kPer], cur[kPer], above[kPer], next_z[kPer], next_p[kPer];
         T halo_z[kHalo], halo_p[kHalo];
         auto form = [&](std::uint32_t at) {
@@ -230,16 +250,16 @@ __global__ void __launch_bounds__(Threads, 1)
             const std::uint32_t base = k * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
+                if (t.in[j]) {
                     next_p[j] = __ldg(pv + base + first + tid + j * Threads);
                     next_z[j] = __ldg(zv + base + first + tid + j * Threads);
                 }
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m] && real[m]) {
-                        halo_p[m] = __ldg(pv + base + halo_at[m]);
-                        halo_z[m] = __ldg(zv + base + halo_at[m]);
+                    if (t.halo[m] && t.real[m]) {
+                        halo_p[m] = __ldg(pv + base + (t.halo_shared[m] + t.halo_from));
+                        halo_z[m] = __ldg(zv + base + (t.halo_shared[m] + t.halo_from));
                     }
             }
         };
@@ -249,13 +269,15 @@ __global__ void __launch_bounds__(Threads, 1)
 #pragma unroll
             for (int j = 0; j < kPer; ++j) {
                 const std::uint32_t at = base + first + tid + j * Threads;
-                below[j] = in[j] && z0 > 0 ? form(at - plane) : T(0);
-                cur[j] = in[j] ? form(at) : T(0);
-                if (in[j]) shared[N + tid + j * Threads] = cur[j];
+                below[j] = t.in[j] && z0 > 0 ? form(at - plane) : T(0);
+                cur[j] = t.in[j] ? form(at) : T(0);
+                if (t.in[j]) shared[N + tid + j * Threads] = cur[j];
             }
 #pragma unroll
             for (int m = 0; m < kHalo; ++m)
-                if (halo[m]) shared[halo_shared[m]] = real[m] ? form(base + halo_at[m]) : T(0);
+                if (t.halo[m])
+                    shared[t.halo_shared[m]] =
+                        t.real[m] ? form(base + (t.halo_shared[m] + t.halo_from)) : T(0);
             if (z0 + 1 < N) fetch(z0 + 1, z0 + 1 < z1);
         }
         __syncthreads();
@@ -265,26 +287,26 @@ __global__ void __launch_bounds__(Threads, 1)
             const bool has_above = k + 1 < N;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                above[j] = in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
+                above[j] = t.in[j] && has_above ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
             if (k + 1 < z1) {  // plane k + 1 into the other buffer, plane k + 2 on its way
 #pragma unroll
                 for (int j = 0; j < kPer; ++j)
-                    if (in[j]) then[N + tid + j * Threads] = above[j];
+                    if (t.in[j]) then[N + tid + j * Threads] = above[j];
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m])
-                        then[halo_shared[m]] =
-                            real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                    if (t.halo[m])
+                        then[t.halo_shared[m]] =
+                            t.real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
                 if (k + 2 < N) fetch(k + 2, k + 2 < z1);
             }
             const std::uint32_t base = k * plane + first;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
+                if (t.in[j]) {
                     const std::uint32_t c = N + tid + j * Threads;
                     // stencil_row's order: x-, x+, y-, y+, z-, z+
-                    T neighbours = left[j] ? now[c - 1] : T(0);
-                    if (right[j]) neighbours += now[c + 1];
+                    T neighbours = t.left[j] ? now[c - 1] : T(0);
+                    if (t.right[j]) neighbours += now[c + 1];
                     neighbours += now[c - N];
                     neighbours += now[c + N];
                     neighbours += below[j];
@@ -309,14 +331,19 @@ __global__ void __launch_bounds__(Threads, 1)
 // the planes in shared memory instead of registers: a ring of four buffers holds planes k - 1,
 // k, k + 1 and the one being formed, k + 2, from z and p_old loaded one step ahead into
 // registers. 1024 threads, 4 points each; 160 KiB of shared memory at N = 512 in double.
+// Any N up to kRingMaxPoints: the 2 N halo points of a plane are Halo per thread (1 up to N =
+// 512, 2 up to 1024, 4 up to 2048; ring_halo), a tile has max(1, 4096 / N) rows (a line of more
+// than 4096 points would be a tile of its own, past the shared memory anyway), and a point's
+// place in a vector is 64-bit (N^3 passes 2^32 above N = 1625).
 constexpr unsigned kRingTilePoints = 4096;
 constexpr int kRingThreads = 1024;
+constexpr unsigned kRingMaxPoints = 2048;
 
-template <typename T>
+template <int Halo, typename T>
 __global__ void __launch_bounds__(kRingThreads, 1)
     stencil_ring_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
     constexpr int kPer = kRingTilePoints / kRingThreads;
-    constexpr int kHalo = 2 * kLineMaxPoints / kRingThreads;  // 1
+    constexpr int kHalo = Halo;
     extern __shared__ __align__(16) unsigned char ring_shared[];
     CgState<T>* s = a.state;
     if (s->stopped) return;
@@ -333,49 +360,24 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
-        const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
-        const std::uint32_t z0 = (tile / g.y_tiles) * g.planes;
-        const std::uint32_t rows = min(g.rows, N - y0);
-        const std::uint32_t z1 = min(z0 + g.planes, N);
-        const std::uint32_t count = rows * N;
-        const std::uint32_t first = y0 * N;
-        bool in[kPer], left[kPer], right[kPer];
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-            const std::uint32_t idx = tid + j * kRingThreads;
-            const std::uint32_t ix = idx % N;
-            in[j] = idx < count;
-            left[j] = ix > 0;
-            right[j] = ix + 1 < N;
-        }
-        bool halo[kHalo], real[kHalo];
-        std::uint32_t halo_at[kHalo], halo_shared[kHalo];
-#pragma unroll
-        for (int m = 0; m < kHalo; ++m) {
-            const std::uint32_t h = tid + m * kRingThreads;
-            const bool upper = h >= N;
-            const std::uint32_t ix = upper ? h - N : h;
-            halo[m] = h < 2 * N;
-            real[m] = upper ? y0 + rows < N : y0 > 0;
-            halo_at[m] = upper ? (y0 + rows) * N + ix : (y0 - 1) * N + ix;
-            halo_shared[m] = upper ? (rows + 1) * N + ix : ix;
-        }
+        const TileLanes<kPer, kHalo> t = tile_lanes<kRingThreads, kPer, kHalo>(g, tile, tid);
+        const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
         T next_z[kPer], next_p[kPer], halo_z[kHalo], halo_p[kHalo];
         // z and p_old of plane k into registers (with the halo rows when asked)
         auto fetch = [&](std::uint32_t k, bool with_halo) {
-            const std::uint32_t base = k * plane;
+            const std::size_t base = std::size_t{k} * plane;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
+                if (t.in[j]) {
                     next_p[j] = __ldg(pv + base + first + tid + j * kRingThreads);
                     next_z[j] = __ldg(zv + base + first + tid + j * kRingThreads);
                 }
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m] && real[m]) {
-                        halo_p[m] = __ldg(pv + base + halo_at[m]);
-                        halo_z[m] = __ldg(zv + base + halo_at[m]);
+                    if (t.halo[m] && t.real[m]) {
+                        halo_p[m] = __ldg(pv + base + (t.halo_shared[m] + t.halo_from));
+                        halo_z[m] = __ldg(zv + base + (t.halo_shared[m] + t.halo_from));
                     }
             }
         };
@@ -385,15 +387,15 @@ __global__ void __launch_bounds__(kRingThreads, 1)
             const bool inside = k < N;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j])
+                if (t.in[j])
                     b[N + tid + j * kRingThreads] =
                         inside ? fused_madd(beta, next_p[j], next_z[j]) : T(0);
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < kHalo; ++m)
-                    if (halo[m])
-                        b[halo_shared[m]] =
-                            inside && real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
+                    if (t.halo[m])
+                        b[t.halo_shared[m]] =
+                            inside && t.real[m] ? fused_madd(beta, halo_p[m], halo_z[m]) : T(0);
             }
         };
         // Planes z0 - 1 (interior), z0 and z0 + 1 (with halo rows inside the tile's range).
@@ -403,7 +405,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
         } else {
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) slot(z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
+                if (t.in[j]) slot(z0 + 3)[N + tid + j * kRingThreads] = T(0);  // slot of z0 - 1
         }
         fetch(z0, true);
         store(z0, true);
@@ -419,15 +421,15 @@ __global__ void __launch_bounds__(kRingThreads, 1)
             const T* below = slot(k + 3);
             const T* now = slot(k);
             const T* above = slot(k + 1);
-            const std::uint32_t base = k * plane + first;
+            const std::size_t base = std::size_t{k} * plane + first;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (in[j]) {
+                if (t.in[j]) {
                     const std::uint32_t c = N + tid + j * kRingThreads;
                     const T pi = now[c];
                     // stencil_row's order: x-, x+, y-, y+, z-, z+
-                    T neighbours = left[j] ? now[c - 1] : T(0);
-                    if (right[j]) neighbours += now[c + 1];
+                    T neighbours = t.left[j] ? now[c - 1] : T(0);
+                    if (t.right[j]) neighbours += now[c + 1];
                     neighbours += now[c - N];
                     neighbours += now[c + N];
                     neighbours += below[c];
@@ -798,7 +800,7 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 }
 
 // The 3-D stencil's direction step by tiles of whole x-lines (stencil_ring_direction_kernel by
-// default from 128^3 to 512^3, stencil_lines_direction_kernel) or one thread per point
+// default from 128^3 to 2048^3, stencil_lines_direction_kernel) or one thread per point
 // (stencil_direction_kernel). CG per iteration on the H100, lines -> ring: 512^3 3.874 / 3.897
 // -> 3.841 / 3.842 ms (1.084x the floor), 128^3 0.0688 / 0.0697 -> 0.0665 / 0.0685, 256^3
 // 0.4901 / 0.4909 -> 0.4923 / 0.4949 (0.5-0.8% slower; one thread per point 0.497 there). The
@@ -810,8 +812,8 @@ bool direction_on_the_fly(const Launch& l, std::size_t n, KernelOptions::CgDirec
 // 3.857 / 3.867; 128^3 4 planes 0.0663 / 0.0667 against 0.0688 / 0.0683 (3% faster): not yet a
 // rule. A tile kernel whose shared memory the
 // device cannot give falls back: ring (4 planes of 4096 points, 160 KiB at 512^3 in double) ->
-// lines (2 of 2048) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each with
-// cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
+// lines (2 of 2048; N <= 512) -> points. KernelOptions::cg_stencil lines, lines1024, ring (each
+// with cg_stencil_planes, z-planes per tile) or points overrides the choice by size (tests,
 // measurements).
 constexpr int kLineThreads = 512;
 constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
@@ -819,15 +821,28 @@ constexpr std::size_t kLinesFrom = 128;  // smallest N of the default choice
 struct StencilChoice {
     enum class Kernel { points, lines, lines1024, ring } kernel = Kernel::points;
     std::uint32_t planes = 0;  // 0: from the grid
+    int halo = 0;              // ring's halo points per thread; 0: from the grid
 };
+
+// The ring kernel's halo points per thread: the fewest of 1, 2 and 4 that hold a plane's 2 N
+// (1024 threads), or `forced` when that is more (the larger forms are then tested on small
+// grids, their extra slots idle).
+inline int ring_halo(std::size_t points, int forced) {
+    const std::size_t threads = kRingThreads;
+    const int needed = 2 * points <= threads ? 1 : 2 * points <= 2 * threads ? 2 : 4;
+    return std::max(needed, forced);
+}
 
 template <typename T>
 StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
     using Kernel = StencilChoice::Kernel;
     using Forced = KernelOptions::CgStencil;
     StencilChoice c;
-    const bool fits = a.op.dim == 3 && a.op.points >= 1 && a.op.points <= kLineMaxPoints;
-    if (fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
+    c.halo = options.cg_stencil_ring_halo;
+    const bool cube = a.op.dim == 3 && a.op.points >= 1;
+    const bool fits = cube && a.op.points <= kLineMaxPoints;       // lines
+    const bool ring_fits = cube && a.op.points <= kRingMaxPoints;  // ring
+    if (ring_fits && a.op.points >= kLinesFrom) c.kernel = Kernel::ring;
     switch (options.cg_stencil) {
         case Forced::automatic:
             return c;
@@ -841,25 +856,44 @@ StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
             c.kernel = fits ? Kernel::lines1024 : Kernel::points;
             break;
         case Forced::ring:
-            c.kernel = fits ? Kernel::ring : Kernel::points;
+            c.kernel = ring_fits ? Kernel::ring : Kernel::points;
             break;
     }
     c.planes = static_cast<std::uint32_t>(options.cg_stencil_planes);
     return c;
 }
 
-// Tiles of `rows` y-rows (rows * N <= tile_points) by `planes` z-planes: as many tiles along z as
-// fill the resident blocks (one block per SM), so the grid is one wave and a tile walks N /
-// (tiles along z) planes: at 512^3 128 tiles of 4 rows x 512 planes (lines).
+// Tiles of `rows` y-rows (rows * N <= tile_points, at least one) by `planes` z-planes. With
+// `resident` blocks at a time, each taking the tiles blockIdx.x, + resident, ..., the time is
+// rounds x (planes + 2) plane steps (a tile also reads the planes below and above its range):
+// the split along z is the one of k = 1, 2, ... ranges that makes that least (the fewest
+// ranges among equals). Where N / rows divides into the resident blocks this is the split
+// that fills them in one round: 128^3, 256^3 and 512^3 as before (ring: 4 x 32, 16 x 8, 64 x 2
+// tiles on 132 SMs). Where it does not, it is several rounds of shorter tiles: 513^3 (74 tiles
+// of 7 rows) takes 7 ranges of 74 planes (4 rounds of 518 tiles, 304 steps) instead of one of
+// 513 (74 of the 132 SMs busy, 515 steps); 384^3 39 x 10 tiles of 39 planes in 3 rounds (123
+// steps) instead of 39 x 3 of 128 in one (130).
 LineTiles line_tiles(std::size_t points, unsigned tile_points, unsigned resident,
                      std::uint32_t planes) {
     LineTiles g{};
     g.points = static_cast<std::uint32_t>(points);
-    g.rows = std::min<std::uint32_t>(g.points, tile_points / g.points);
+    g.rows = std::clamp<std::uint32_t>(tile_points / g.points, 1, g.points);
     g.y_tiles = (g.points + g.rows - 1) / g.rows;
     if (planes == 0) {
-        const std::uint32_t along_z = std::max<std::uint32_t>(1, resident / g.y_tiles);
-        planes = (g.points + along_z - 1) / along_z;
+        const std::uint64_t blocks = std::max(resident, 1u);
+        // more ranges than 8 per block of a round only shorten tiles that are already short
+        const std::uint32_t most = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(g.points, 8 * ((blocks + g.y_tiles - 1) / g.y_tiles)));
+        std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
+        for (std::uint32_t k = 1; k <= most; ++k) {
+            const std::uint32_t p = (g.points + k - 1) / k;
+            const std::uint64_t tiles = std::uint64_t{g.y_tiles} * ((g.points + p - 1) / p);
+            const std::uint64_t steps = (tiles + blocks - 1) / blocks * (p + 2);
+            if (steps < best) {
+                best = steps;
+                planes = p;
+            }
+        }
     }
     g.planes = std::min(std::max<std::uint32_t>(planes, 1), g.points);
     g.tiles = g.y_tiles * ((g.points + g.planes - 1) / g.planes);
@@ -869,7 +903,7 @@ LineTiles line_tiles(std::size_t points, unsigned tile_points, unsigned resident
 // Dynamic shared memory of a tile kernel: `buffers` planes of rows + 2 lines of N points.
 template <typename T>
 std::size_t tile_shared(std::size_t points, unsigned tile_points, int buffers) {
-    const std::size_t rows = std::min<std::size_t>(points, tile_points / points);
+    const std::size_t rows = std::clamp<std::size_t>(tile_points / points, 1, points);
     return static_cast<std::size_t>(buffers) * (rows + 2) * points * sizeof(T);
 }
 
@@ -941,7 +975,7 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
             static_cast<std::size_t>(device_limits(l.device).max_shared_memory_per_block_optin) -
             1024;
         if (c.kernel == Kernel::ring && tile_shared<T>(a.op.points, kRingTilePoints, 4) > room)
-            c.kernel = Kernel::lines;
+            c.kernel = a.op.points <= kLineMaxPoints ? Kernel::lines : Kernel::points;
         if (c.kernel != Kernel::points && tile_shared<T>(a.op.points, kLineTilePoints, 2) > room)
             c.kernel = Kernel::points;
         if (c.kernel != Kernel::points) {
@@ -949,10 +983,20 @@ void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
                                                         : c.kernel == Kernel::lines1024
                                                             ? "stencil-lines1024"
                                                             : "stencil-lines");
-            if (c.kernel == Kernel::ring)
-                launch_stencil_tiles(l, a, red, stencil_ring_direction_kernel<T>, kRingThreads,
-                                     kRingTilePoints, 4, c.planes);
-            else if (c.kernel == Kernel::lines1024)
+            if (c.kernel == Kernel::ring) {
+                // halo points per thread: 2 N / 1024 rounded up to 1, 2 or 4
+                const int halo = ring_halo(a.op.points, c.halo);
+                auto ring = [&](auto kernel) {
+                    launch_stencil_tiles(l, a, red, kernel, kRingThreads, kRingTilePoints, 4,
+                                         c.planes);
+                };
+                if (halo == 1)
+                    ring(stencil_ring_direction_kernel<1, T>);
+                else if (halo == 2)
+                    ring(stencil_ring_direction_kernel<2, T>);
+                else
+                    ring(stencil_ring_direction_kernel<4, T>);
+            } else if (c.kernel == Kernel::lines1024)
                 launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<1024, T>, 1024,
                                      kLineTilePoints, 2, c.planes);
             else

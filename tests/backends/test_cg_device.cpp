@@ -208,6 +208,71 @@ TYPED_TEST(CgDevice, StencilByLinesOrByPoints) {
     }
 }
 
+// The ring kernel's forms with 2 and 4 halo points per thread (N = 513 ... 1024 and 1025 ...
+// 2048) forced on 100^3, where the extra slots are idle: the same tiles, 40, 40 and 20 rows.
+TYPED_TEST(CgDevice, StencilRingHaloForms) {
+    using T = TypeParam;
+    const int pts = 100;
+    const MatrixData d = Stencil<T>(this->ref, 3, pts).assemble();
+    for (int halo : {2, 4}) {
+        SCOPED_TRACE("cg_stencil_ring_halo " + std::to_string(halo));
+        KernelOptions o;
+        o.cg_stencil = KernelOptions::CgStencil::ring;
+        o.cg_stencil_ring_halo = halo;
+        o.cg_block_loop_rows = 0;
+        this->exec.set_kernel_options(o);
+        for (auto p : {Preconditioner::none, Preconditioner::jacobi}) {
+            auto s = default_settings<T>(p);
+            if (std::is_same<T, float>::value) s.rtol = 1e-3;  // as at 100^3 above
+            clear_kernel_choices();
+            this->compare(d, stencil_op<T>(3, pts), s);
+            if (this->exec.backend() == Backend::cuda) {
+                EXPECT_EQ(choice_of("cg.direction"), "stencil-ring");
+            }
+        }
+    }
+}
+
+// Lines of more than 512 points (cuda only): 520^3 takes the ring by default, with two halo
+// points per thread for the 1040 halo points of a plane and tiles of 7 rows (74 full tiles and
+// a last one of 2 rows). Too large to assemble for the host's true residual: three iterations
+// are compared with the same solve by one thread per point, whose q sums the same neighbours in
+// the same order; only p.q is summed in another order (per-thread sums of about 1000 terms,
+// then a tree), so alpha and x differ by a few hundred roundings at most: 1e-9 in double, 1e-3
+// in float relative to max |x|. A missed or misplaced neighbour changes q_i by O(|p|).
+TYPED_TEST(CgDevice, StencilRingPastFiveHundredTwelve) {
+    using T = TypeParam;
+    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "the ring kernel is cuda's";
+    const int pts = 520;
+    const std::size_t n = std::size_t{pts} * pts * pts;
+    const std::vector<T> bh(n, T(1));
+    auto run = [&](KernelOptions::CgStencil how, const char* want) {
+        KernelOptions o;
+        o.cg_stencil = how;
+        this->exec.set_kernel_options(o);
+        Stencil<T> op(this->exec, 3, pts);
+        Settings s = default_settings<T>();
+        s.max_iters = 3;
+        s.rtol = 1e-30;
+        clear_kernel_choices();
+        const Outcome<T> out = this->solve(op, bh, s, true);
+        EXPECT_EQ(out.res.iterations, 3);
+        EXPECT_EQ(choice_of("cg.direction"), want);
+        return out.x;
+    };
+    const std::vector<T> ring = run(KernelOptions::CgStencil::automatic, "stencil-ring");
+    const std::vector<T> points = run(KernelOptions::CgStencil::points, "stencil-points");
+    ASSERT_EQ(ring.size(), n);
+    double scale = 0, worst = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        scale = std::max(scale, std::abs(double(points[i])));
+        worst = std::max(worst, std::abs(double(ring[i]) - double(points[i])));
+    }
+    const double bound = std::is_same<T, double>::value ? 1e-9 : 1e-3;
+    EXPECT_GT(scale, 0.0);
+    EXPECT_LE(worst, bound * scale);
+}
+
 // Small systems run whole iterations in one thread block on cuda (up to 4096 rows by
 // default); KernelOptions::cg_block_loop_rows = 0 takes the per-step launches instead, and a
 // larger limit sends a 13824-row system (13.5 rows per thread) through the block. Every format
@@ -570,6 +635,12 @@ TYPED_TEST(CgDevice, SwitchesRefuseAValueTheyDoNotKnow) {
             [&] { this->exec.set_kernel_options(o); },
             "kernel options: cg_stencil_planes must be 0 unless cg_stencil is lines, lines1024 "
             "or ring");
+        o.cg_stencil_planes = 0;
+        for (int halo : {-1, 3, 8}) {
+            o.cg_stencil_ring_halo = halo;
+            expect_bad_input([&] { this->exec.set_kernel_options(o); },
+                             "kernel options: cg_stencil_ring_halo must be 0, 1, 2 or 4");
+        }
     }
     for (const char* empty : {"PORTLA_CG_DIRECTION", "PORTLA_CG_STENCIL"}) {  // set empty: default
         const ScopedEnv unset(empty, "");
