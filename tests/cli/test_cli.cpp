@@ -463,6 +463,41 @@ TEST(CliSolve, SymmetricToRoundingIsAcceptedByCg) {
     }
 }
 
+// A symmetric file's matrix is taken as symmetric without the entry-by-entry test (its two
+// triangles come from the same lines), but refused as that test refuses it: duplicates whose sum
+// overflows to inf (|inf - inf| is NaN) fail CG's and MINRES's check; a skew-symmetric file
+// still fails the test itself; finite duplicates are solved by both.
+TEST(CliSolve, SymmetricFilesAreCheckedAsTheSymmetryTestWould) {
+    const std::string ovf = temp_path("overflow_sym.mtx");
+    {
+        std::ofstream f(ovf);
+        f << "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 1e308\n"
+             "2 1 1e308\n2 2 4\n3 3 4\n";
+    }
+    for (const char* solver : {"cg", "minres"}) {
+        const RunResult r = run_portla({"solve", ovf, "--solver", solver});
+        EXPECT_CLI_ERROR(r);
+        EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+    }
+    const std::string skew = temp_path("skew.mtx");
+    {
+        std::ofstream f(skew);
+        f << "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n2 1 1.5\n3 1 -2\n3 2 "
+             "0.5\n";
+    }
+    const RunResult r = run_portla({"solve", skew, "--solver", "minres"});
+    EXPECT_CLI_ERROR(r);
+    EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+    const std::string sym = temp_path("finite_sym.mtx");
+    {
+        std::ofstream f(sym);
+        f << "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -0.5\n"
+             "2 1 -0.5\n2 2 4\n3 3 4\n";
+    }
+    for (const char* solver : {"cg", "minres"})
+        EXPECT_CLI_OK(run_portla({"solve", sym, "--solver", solver}));
+}
+
 TEST(CliSolve, TextOutput) {
     const RunResult r = run_portla({"solve", data("spd_small.mtx")});
     EXPECT_CLI_OK(r);
