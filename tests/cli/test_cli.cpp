@@ -468,34 +468,29 @@ TEST(CliSolve, SymmetricToRoundingIsAcceptedByCg) {
 // overflows to inf (|inf - inf| is NaN) fail CG's and MINRES's check; a skew-symmetric file
 // still fails the test itself; finite duplicates are solved by both.
 TEST(CliSolve, SymmetricFilesAreCheckedAsTheSymmetryTestWould) {
-    const std::string ovf = temp_path("overflow_sym.mtx");
-    {
-        std::ofstream f(ovf);
-        f << "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 1e308\n"
-             "2 1 1e308\n2 2 4\n3 3 4\n";
-    }
+    const auto file = [](const char* name, const char* text) {
+        const std::string path = temp_path(name);
+        std::ofstream(path) << text;
+        return path;
+    };
+    const std::string ovf = file("overflow_sym.mtx",
+                                 "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 "
+                                 "4\n2 1 1e308\n2 1 1e308\n2 2 4\n3 3 4\n");
+    const std::string skew = file("skew.mtx",
+                                  "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 "
+                                  "3\n2 1 1.5\n3 1 -2\n3 2 0.5\n");
+    const std::string sym = file("finite_sym.mtx",
+                                 "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 "
+                                 "4\n2 1 -0.5\n2 1 -0.5\n2 2 4\n3 3 4\n");
     for (const char* solver : {"cg", "minres"}) {
-        const RunResult r = run_portla({"solve", ovf, "--solver", solver});
-        EXPECT_CLI_ERROR(r);
-        EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
-    }
-    const std::string skew = temp_path("skew.mtx");
-    {
-        std::ofstream f(skew);
-        f << "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n2 1 1.5\n3 1 -2\n3 2 "
-             "0.5\n";
-    }
-    const RunResult r = run_portla({"solve", skew, "--solver", "minres"});
-    EXPECT_CLI_ERROR(r);
-    EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
-    const std::string sym = temp_path("finite_sym.mtx");
-    {
-        std::ofstream f(sym);
-        f << "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -0.5\n"
-             "2 1 -0.5\n2 2 4\n3 3 4\n";
-    }
-    for (const char* solver : {"cg", "minres"})
+        SCOPED_TRACE(solver);
+        for (const std::string& refused : {ovf, skew}) {
+            const RunResult r = run_portla({"solve", refused, "--solver", solver});
+            EXPECT_CLI_ERROR(r);
+            EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+        }
         EXPECT_CLI_OK(run_portla({"solve", sym, "--solver", solver}));
+    }
 }
 
 TEST(CliSolve, TextOutput) {
