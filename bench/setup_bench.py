@@ -3,9 +3,9 @@
 process against SciPy's `scipy.io.mmread(FILE).tocsr()` (and `fast_matrix_market.mmread` +
 `tocsr()` where that package is installed) in the same run, median of REPS, the order of the
 contenders reversed every other repetition. For each: the process's wall and CPU seconds (user +
-sys) and peak memory (the maximum resident set, /usr/bin/time), and for the Python readers the
-wall and CPU seconds of the mmread + tocsr call alone (without the interpreter's start and
-imports).
+sys) and peak memory (the maximum resident set, /usr/bin/time), for portla the medians of its
+JSON's set-up phases (setup.read_s: the reading alone), and for the Python readers the wall and
+CPU seconds of the mmread + tocsr call alone (without the interpreter's start and imports).
 
 usage: bench/setup_bench.py PORTLA FILE [--reps 3] [--json OUT] [--baseline OLD_PORTLA]
        bench/setup_bench.py --make FILE [--points 100] [--symmetric]
@@ -126,17 +126,27 @@ def main():
             if values:
                 entry[key + "_median"] = statistics.median(values)
                 entry[key + "_all"] = values
-        if "portla" in name:
-            try:
-                entry["portla_json_setup"] = json.loads(got[-1]["stdout"]).get("setup")
-            except ValueError:
-                pass
-        out["results"][name] = entry
         call = ""
+        if "portla" in name:
+            # Each run's set-up phases (the JSON's "setup": read_s, check_s, ...), their medians.
+            setups = []
+            for g in got:
+                try:
+                    setups.append(json.loads(g["stdout"]).get("setup") or {})
+                except ValueError:
+                    pass
+            entry["portla_json_setup_all"] = setups
+            entry["portla_json_setup_median"] = {
+                key: statistics.median(s[key] for s in setups if key in s)
+                for key in sorted({k for s in setups for k in s})}
+            read = entry["portla_json_setup_median"].get("read_s")
+            if read is not None:
+                call = "; setup.read_s %.3f s" % read
+        out["results"][name] = entry
         if "call_wall_s_median" in entry:
             call = "; the call alone %.3f s wall, %.3f s CPU" % (entry["call_wall_s_median"],
                                                                entry["call_cpu_s_median"])
-        print("%-36s process %.3f s wall (%s), %.3f s CPU, peak %.1f MB%s" % (
+        print("%-36s process %.3f s wall (%s), %.3f s CPU, peak %.1f MiB%s" % (
             name, entry["wall_s_median"], ", ".join("%.3f" % t for t in entry["wall_s_all"]),
             entry["cpu_s_median"], entry["peak_rss_kb_median"] / 1024, call))
     if a.json:

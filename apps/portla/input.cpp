@@ -102,6 +102,7 @@ DeclaredSize read_declared_size(const std::string& path) {
     size.cols = static_cast<double>(h.cols);
     size.entries =
         h.array ? size.rows * size.cols : static_cast<double>(h.entries) * (h.symmetric ? 2 : 1);
+    size.symmetric = h.symmetric && !h.skew;
     return size;
 }
 

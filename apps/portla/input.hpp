@@ -50,6 +50,9 @@ struct DeclaredSize {
     double rows = 0;
     double cols = 0;
     double entries = 0;
+    /// A symmetric (not skew-symmetric) file: the readers build both triangles from the same
+    /// lines, summed in the same order, so the matrix read is exactly symmetric.
+    bool symmetric = false;
 };
 DeclaredSize read_declared_size(const std::string& path);
 

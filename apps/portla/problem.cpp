@@ -76,9 +76,11 @@ Problem load_problem(const ProblemSpec& spec) {
     }
     if (!spec.file.empty()) {
         p.description = spec.file;
+        const DeclaredSize size = read_declared_size(spec.file);
+        p.symmetric_file = size.symmetric;
         // More rows than (expanded) entries leave a row empty: a 60-byte file can declare 2e8
         // rows and hold one entry. Found from the coordinates, before any per-row work.
-        if (const DeclaredSize size = read_declared_size(spec.file); size.rows > size.entries) {
+        if (size.rows > size.entries) {
             const MatrixData coo =
                 load_input(spec.file, [&] { return io::read_matrix_market(spec.file); });
             check_loaded(spec.file, coo, spec.rectangular);

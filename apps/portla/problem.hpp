@@ -42,6 +42,8 @@ struct Problem {
     Format format = Format::csr;  ///< spec.format, parsed (csr for auto until choose_format)
     bool auto_format = false;     ///< spec.format was "auto": choose_format decides
     bool matrix_free = false;
+    /// Read from a symmetric Matrix Market file (DeclaredSize::symmetric): exactly symmetric.
+    bool symmetric_file = false;
     CsrIndex index = CsrIndex::automatic;  ///< spec.index_width, parsed
     std::string description;               ///< file name or generator spec
 };

@@ -1,6 +1,7 @@
 // portla solve: one linear solve with CG, BiCGSTAB, GMRES, pipelined CG or multigrid cycles alone,
 // from a Matrix Market file or a generated problem. Exit 0 when converged, 2 when not (result
 // printed), 1 on errors.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -180,11 +181,21 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     }
 }
 
+// CsrData::is_symmetric(MatrixData::rounding_symmetry) of the problem's matrix. A symmetric
+// file's matrix is exactly symmetric, where that test fails only for a non-finite value: one
+// pass over the values instead of a binary search per entry (`solve` of the 1e6-row 3-D Poisson
+// file, 6.94e6 entries: setup.check_s 0.06-0.14 s -> 0.01 s, 2-core VM, 2026-11-28).
+bool passes_symmetry_test(const Problem& problem) {
+    const CsrData& d = problem.data;
+    if (!problem.symmetric_file) return d.is_symmetric(MatrixData::rounding_symmetry);
+    return std::all_of(d.values.begin(), d.values.end(), [](double v) { return std::isfinite(v); });
+}
+
 // CG needs a symmetric positive definite matrix: refuse what visibly is not, before solving.
 void check_spd_candidate(const Problem& problem) {
     if (problem.matrix_free) return;  // the generated operators are SPD
     const CsrData& d = problem.data;
-    if (!d.is_symmetric(MatrixData::rounding_symmetry))
+    if (!passes_symmetry_test(problem))
         throw BadInput(problem.description +
                        ": matrix is not symmetric (|a_ij - a_ji| > 1e-12 max |a|); CG needs a "
                        "symmetric positive definite matrix "
@@ -204,7 +215,7 @@ void check_spd_candidate(const Problem& problem) {
 // MINRES needs a symmetric matrix (it may be indefinite): refuse what visibly is not.
 void check_symmetric(const Problem& problem) {
     if (problem.matrix_free) return;  // the generated operators are symmetric
-    if (!problem.data.is_symmetric(MatrixData::rounding_symmetry))
+    if (!passes_symmetry_test(problem))
         throw BadInput(problem.description +
                        ": matrix is not symmetric (|a_ij - a_ji| > 1e-12 max |a|); MINRES needs a "
                        "symmetric matrix (use --solver gmres, bicgstab, cgs or tfqmr)");

@@ -1423,6 +1423,7 @@ MatrixMarketHeader read_matrix_market_header(std::istream& in, const std::string
     out.entries = h.count;
     out.array = h.format == Format::array;
     out.symmetric = h.symmetry != Symmetry::general;
+    out.skew = h.symmetry == Symmetry::skew_symmetric;
     out.size_line = h.size_line;
     return out;
 }

@@ -463,6 +463,36 @@ TEST(CliSolve, SymmetricToRoundingIsAcceptedByCg) {
     }
 }
 
+// A symmetric file's matrix is taken as symmetric without the entry-by-entry test (its two
+// triangles come from the same lines), but refused as that test refuses it: duplicates whose sum
+// overflows to inf (|inf - inf| is NaN) fail CG's and MINRES's check; a skew-symmetric file
+// still fails the test itself; finite duplicates are solved by both.
+TEST(CliSolve, SymmetricFilesAreCheckedAsTheSymmetryTestWould) {
+    const auto file = [](const char* name, const char* text) {
+        const std::string path = temp_path(name);
+        std::ofstream(path) << text;
+        return path;
+    };
+    const std::string ovf = file("overflow_sym.mtx",
+                                 "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 "
+                                 "4\n2 1 1e308\n2 1 1e308\n2 2 4\n3 3 4\n");
+    const std::string skew = file("skew.mtx",
+                                  "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 "
+                                  "3\n2 1 1.5\n3 1 -2\n3 2 0.5\n");
+    const std::string sym = file("finite_sym.mtx",
+                                 "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 "
+                                 "4\n2 1 -0.5\n2 1 -0.5\n2 2 4\n3 3 4\n");
+    for (const char* solver : {"cg", "minres"}) {
+        SCOPED_TRACE(solver);
+        for (const std::string& refused : {ovf, skew}) {
+            const RunResult r = run_portla({"solve", refused, "--solver", solver});
+            EXPECT_CLI_ERROR(r);
+            EXPECT_TRUE(contains(r.err, "not symmetric")) << r;
+        }
+        EXPECT_CLI_OK(run_portla({"solve", sym, "--solver", solver}));
+    }
+}
+
 TEST(CliSolve, TextOutput) {
     const RunResult r = run_portla({"solve", data("spd_small.mtx")});
     EXPECT_CLI_OK(r);

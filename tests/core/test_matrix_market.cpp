@@ -889,8 +889,13 @@ TEST(MatrixMarketHeader, AcceptsWhatTheFormatAllows) {
     const auto h = portla::io::read_matrix_market_header(sym, stream_name);
     EXPECT_TRUE(h.array);
     EXPECT_TRUE(h.symmetric);
+    EXPECT_FALSE(h.skew);
     EXPECT_EQ(h.entries, 6);  // the stored triangle
     EXPECT_EQ(h.size_line, 3);
+    std::istringstream skew("%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 1\n");
+    const auto k = portla::io::read_matrix_market_header(skew, stream_name);
+    EXPECT_TRUE(k.symmetric);
+    EXPECT_TRUE(k.skew);
 }
 
 // The header of a file whose entries would not fit in memory is read, not refused: only the

@@ -428,8 +428,8 @@ private:
 };
 
 // Files are read in parts by the file's own reader (pread) as streams are: every symmetry, with
-// and without a newline after the last entry, and the split falling at every few bytes of a line
-// (file sizes one byte apart move each part's cut).
+// and without a newline after the last entry, the entries at a few different offsets of the file
+// (the header one byte longer each time).
 TEST_F(ThreeThreads, FilesReadInPartsEqualTheirText) {
     unsigned seed = 40;
     for (const std::string symmetry : {"general", "symmetric", "skew-symmetric"})
@@ -446,6 +446,71 @@ TEST_F(ThreeThreads, FilesReadInPartsEqualTheirText) {
             expect_csr(read_matrix_market_csr(file.path()), g.n, g.n, g.expected);
             expect_csr(csr_of_text(g.text), g.n, g.n, g.expected);
         }
+}
+
+// The parts' cuts at every byte of a line: a file of short lines (at most 19 bytes) with CRLF
+// ends, blank lines, comments, indented and trailing blanks every few lines, and a trailing comment
+// one byte longer each time (the cuts are fractions of the length after the header: with three
+// parts, 3 x 19 + 3 lengths move the first cut across a whole line, the second across two). Every
+// read equals the one-part read of the same text and the matrix the lines store. Three files:
+// general in row order (read in one pass, a row shared by two parts), general in random order and
+// symmetric (two passes); the last with its trailing comment without a newline.
+TEST_F(ThreeThreads, PartCutsAtEveryByteOfALineEqualTheOnePartRead) {
+    const std::int64_t n = 999;
+    for (const std::string kind : {"sorted", "general", "symmetric"}) {
+        SCOPED_TRACE(kind);
+        std::mt19937_64 rng(kind.size());
+        std::string text = "%%MatrixMarket matrix coordinate real " +
+                           std::string(kind == "symmetric" ? "symmetric" : "general") + "\n";
+        std::string body;
+        Expected expected;
+        std::int64_t lines = 0;
+        const std::int64_t wanted = 66000;  // about 850 KB: three parts of at least 256 KiB
+        for (std::int64_t k = 0; k < wanted; ++k) {
+            std::int64_t r =
+                kind == "sorted" ? k * n / wanted : static_cast<std::int64_t>(rng() % n);
+            std::int64_t c = static_cast<std::int64_t>(rng() % n);
+            if (kind == "symmetric" && r < c) std::swap(r, c);
+            // Short values, exactly representable (a quarter times an integer).
+            const double v = static_cast<double>(static_cast<int>(rng() % 199) - 99) / 4;
+            char line[48];
+            const char* const lead = k % 23 == 5 ? " \t" : "";
+            const char* const tail = k % 19 == 2 ? " " : "";
+            const char* const end = k % 5 == 1 ? "\r\n" : "\n";
+            std::snprintf(line, sizeof line, "%s%lld %lld %g%s%s", lead,
+                          static_cast<long long>(r + 1), static_cast<long long>(c + 1), v, tail,
+                          end);
+            body += line;
+            if (k % 31 == 7) body += k % 2 ? "\n" : "%c\n";
+            auto add = [&expected](std::int64_t i, std::int64_t j, double x) {
+                auto [at, fresh] = expected.emplace(std::make_pair(i, j), x);
+                if (!fresh) at->second += x;
+            };
+            add(r, c, v);
+            if (kind == "symmetric" && r != c) add(c, r, v);
+            ++lines;
+        }
+        text +=
+            std::to_string(n) + " " + std::to_string(n) + " " + std::to_string(lines) + "\n" + body;
+        ASSERT_GT(body.size(), std::size_t{3} << 18);
+        ::setenv("OMP_NUM_THREADS", "1", 1);
+        const CsrData one_part = csr_of_text(text);
+        ::setenv("OMP_NUM_THREADS", "3", 1);
+        expect_csr(one_part, n, n, expected);
+        const int longest = 19;  // " \t999 999 -24.75 \r\n"
+        for (int pad = 0; pad <= 3 * longest + 3; ++pad) {
+            SCOPED_TRACE(pad);
+            std::string padded = text + "%" + std::string(static_cast<std::size_t>(pad), 'x');
+            if (kind != "symmetric") padded += "\n";
+            const CsrData got = pad % 4 == 0 ? csr_of_text(padded) : [&] {
+                const TempFile file(kind + std::to_string(pad), padded);
+                return read_matrix_market_csr(file.path());
+            }();
+            ASSERT_EQ(got.row_ptrs, one_part.row_ptrs);
+            ASSERT_EQ(got.col_idxs, one_part.col_idxs);
+            ASSERT_EQ(got.values, one_part.values);
+        }
+    }
 }
 
 // A general file whose rows never decrease (read in one pass) gives the same matrix: duplicates

@@ -29,6 +29,7 @@ struct MatrixMarketHeader {
     std::int64_t entries = 0;
     bool array = false;      ///< an array (dense, column-major) file
     bool symmetric = false;  ///< symmetric or skew-symmetric: one triangle stored
+    bool skew = false;       ///< skew-symmetric (symmetric is set too)
     long size_line = 0;      ///< the line number of the size line
 };
 
