@@ -58,6 +58,11 @@ Differences from SciPy:
   return SciPy's tuples, the norms as Python floats; they run in double precision (as SciPy's,
   whatever the input dtype) on host arrays only (no GPU arrays, no monitor); show=True prints
   one line at the start and the stop message at the end.
+- lgmres and gcrotmk count maxiter in cycles (SciPy's outer iterations) and report info as
+  SciPy's, which tests convergence when a cycle starts: a solve that converges only in its last
+  allowed cycle reports maxiter, and a non-finite value the cycles begun. outer_v (lgmres) and
+  CU (gcrotmk) recycle vectors between calls as SciPy's lists do.
+- cg goes on where p.Ap < 0, as SciPy's (portla.solve's cg stops there as indefinite).
 - ``tol`` is accepted as a deprecated alias of ``rtol`` (removed from SciPy 1.14).
 """
 
@@ -69,6 +74,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from . import _core
+from .batch import _host
 
 __all__ = [
     "cg",
@@ -115,9 +121,15 @@ def _check_atol(atol: Any, name: str) -> float:
     return float(atol)
 
 
-def _info(r: Any, maxiter: int) -> int:
+def _info(r: Any, maxiter: int, cycles: bool = False) -> int:
+    """SciPy's info from portla's result. cycles (lgmres and gcrotmk, maxiter counting cycles):
+    as SciPy's, which tests convergence when a cycle starts, a solve that converges only by the
+    end of its last allowed cycle reports maxiter (x is the converged one), and a non-finite value
+    reports the cycles begun."""
+    if cycles and r.reason == "non_finite":
+        return max(r.cycles, 1)
     if r.converged:
-        return 0
+        return maxiter if cycles and maxiter > 0 and r.cycles >= maxiter else 0
     if r.reason == "max_iterations":
         return max(int(maxiter), 1)
     return -1
@@ -165,11 +177,13 @@ def _solve(
     monitor: Optional[Callable[[int, float], Any]],
     callback: Optional[Callable[[Any], Any]] = None,
     bnorm: Optional[float] = None,
+    cycles: bool = False,
     **kwargs: Any,
 ) -> Tuple[Any, int]:
     """SciPy's rules around one portla solve: x0='Mb'; b = 0 gives x = 0 (x0 aside); an
     infinite tolerance returns x0 (or zero) at once; a zero x0 is no initial guess, so that the
-    first residual is b, no operator applied. info as SciPy's, maxiter for the limit."""
+    first residual is b, no operator applied. info as SciPy's, maxiter for the limit (cycles:
+    _info's rules of lgmres and gcrotmk)."""
     if isinstance(x0, str):
         if x0 != "Mb":
             raise ValueError(f"x0: expected an array or 'Mb', got {x0!r}")
@@ -194,6 +208,8 @@ def _solve(
         # Every residual meets an infinite tolerance: x0 (or zero) is the answer. Run without
         # an iteration for the checks and x, the tolerances finite for them.
         rtol, atol, max_iters = 0.0, 0.0, 0
+    if method == "cg":  # as SciPy's: on through p.Ap < 0 (A not SPD); only p.Ap = 0 stops it
+        kwargs.setdefault("cg_indefinite_stops", False)
     if isinstance(M, str) and M == "ilut":
         # as spilu, which pivots: by columns within rows, after a row permutation by matching
         kwargs.setdefault("ilut_pivoting", True)
@@ -213,7 +229,7 @@ def _solve(
         max_iters=min(int(max_iters), _INT_MAX),
         **kwargs,
     )
-    return x, 0 if at_once else _info(r, maxiter)
+    return x, 0 if at_once else _info(r, maxiter, cycles)
 
 
 def _short_recurrence(method: str, doc: str) -> Callable[..., Tuple[Any, int]]:
@@ -281,7 +297,10 @@ _SHORT_RECURRENCE_PARAMETERS = """
 
 cg = _short_recurrence(
     "cg",
-    """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg.
+    """Conjugate gradients for symmetric positive definite A, as scipy.sparse.linalg.cg. As
+SciPy's, it goes on where p.Ap < 0 (A not positive definite: on a symmetric indefinite A it often
+still converges) and stops only on p.Ap = 0 (info -1); portla.solve's cg reports such an A as
+indefinite instead.
 """
     + _SHORT_RECURRENCE_PARAMETERS,
 )
@@ -575,17 +594,53 @@ _CYCLE_PARAMETERS = """
     :param rtol: relative tolerance: converged when the true residual
         ``norm(b - A x) <= max(rtol * norm(b), atol)`` (infinite: x0 is the answer).
     :param atol: absolute tolerance (a real number >= 0, or infinite).
-    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000).
+    :param maxiter: iteration limit in cycles (SciPy's outer iterations; default 1000). As
+        SciPy's, which tests convergence when a cycle starts, a solve that converges only in its
+        last allowed cycle reports info = maxiter (its x is the converged one).
     :param M: a preconditioner name or a LinearOperator / matrix applying M^-1, as for gmres.
     :param tol: deprecated alias of rtol (a DeprecationWarning).
     :param backend: "auto" (cuda when a GPU is present, else omp), "omp", "reference", "cuda",
         "cuda:N" or "opencl".
     :param precision: "double" or "single"; default single when A and b are float32.
-    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, -1 on
-        breakdown or a non-finite value.
+    :returns: ``(x, info)``: info 0 when converged, maxiter when the limit was reached, the
+        cycles begun on a non-finite value (as SciPy's), -1 on breakdown.
     :raises MemoryError: out of memory.
     :raises RuntimeError: a backend not compiled in, a device error.
 """
+
+
+def _kept_vectors(pairs: Any, name: str, first: int) -> Any:
+    """SciPy's list of vector pairs (lgmres's outer_v: (v, A v); gcrotmk's CU: (c, u)) as the
+    extension's KeptVectors: `first` the index in each pair of the vector always given, the other
+    one None where not given."""
+    if not isinstance(pairs, list):
+        raise ValueError(f"{name}: expected a list of vector pairs (or None), as SciPy's")
+    kept = _core._portla.KeptVectors()
+    firsts, seconds = [], []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or pair[first] is None:
+            raise ValueError(f"{name}[{i}]: expected a pair of vectors, as SciPy's")
+        vectors = []
+        for v in (pair[first], pair[1 - first]):
+            if v is None:
+                vectors.append([])
+                continue
+            a = _host(v, f"{name}[{i}]")  # on the host, real
+            vectors.append(a.astype(np.float64).ravel().tolist())
+        firsts.append(vectors[0])
+        seconds.append(vectors[1])
+    kept.first, kept.second = firsts, seconds
+    return kept
+
+
+def _kept_pairs(kept: Any, first: int, keep_second: bool = True) -> list:
+    """KeptVectors back as SciPy's pairs (the inverse of _kept_vectors); the second vector None
+    where it is empty or not to be kept."""
+    pairs = []
+    for f, s in zip(kept.first, kept.second):
+        other = np.array(s) if keep_second and len(s) else None
+        pairs.append((np.array(f), other) if first == 0 else (other, np.array(f)))
+    return pairs
 
 
 def _cycles(
@@ -612,6 +667,8 @@ def _cycles(
     atol = _check_atol(atol, method)
     maxiter = _maxiter(maxiter)
     kwargs[max_cycles] = min(maxiter, _INT_MAX)
+    if kwargs.get("kept") is None:  # no vectors kept between calls
+        kwargs.pop("kept", None)
     return _solve(
         method,
         A,
@@ -626,6 +683,7 @@ def _cycles(
         precision,
         monitor,
         callback,
+        cycles=True,
         **kwargs,
     )
 
@@ -650,14 +708,10 @@ def lgmres(
     precision: Optional[str] = None,
     monitor: Optional[Callable[[int, float], Any]] = None,
 ) -> Tuple[Any, int]:
-    if outer_v is not None:
-        raise ValueError(
-            "portla.scipy.lgmres: outer_v (augmentation vectors kept between calls) is not "
-            "supported; pass None"
-        )
     inner_m = _core.integer("inner_m", inner_m, 1, _INT_MAX)
     outer_k = _core.integer("outer_k", outer_k, 0, _INT_MAX)
-    return _cycles(
+    kept = None if outer_v is None else _kept_vectors(outer_v, "outer_v", 0)
+    x, info = _cycles(
         "lgmres",
         A,
         b,
@@ -678,7 +732,11 @@ def lgmres(
         lgmres_store_outer_av=bool(store_outer_Av),
         lgmres_prepend_outer_v=bool(prepend_outer_v),
         left_preconditioning=True,
+        kept=kept,
     )
+    if outer_v is not None:  # as SciPy's: the list now holds this solve's vectors
+        outer_v[:] = _kept_pairs(kept, 0)
+    return x, info
 
 
 lgmres.__doc__ = (
@@ -689,13 +747,15 @@ lgmres.__doc__ = (
     :param callback: callback(xk), called at the end of every cycle with the current iterate.
     :param inner_m: Krylov vectors per cycle (>= 1).
     :param outer_k: corrections kept as augmentation vectors (>= 0).
-    :param outer_v: None only: augmentation vectors kept between calls are not supported
-        (ValueError otherwise).
+    :param outer_v: a list of pairs (v, A v or None) kept between calls, as SciPy's: the solve
+        starts with them as augmentation vectors and leaves its own there (A v None unless
+        store_outer_Av), to recycle them in the next solve.
     :param store_outer_Av: keep A times each augmentation vector (one A x fewer per vector).
     :param prepend_outer_v: the augmentation vectors before the Krylov vectors of each cycle.
     :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the estimate
         of the true residual norm (the minimised ||M^-1 r|| scaled by the cycle's start).
-    :raises ValueError: bad input (shapes, dtypes, a negative atol, outer_v given).
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, outer_v not a list of
+        pairs of vectors of A's size).
     :raises OverflowError: inner_m < 1 or outer_k < 0."""
     + _CYCLE_PARAMETERS
 )
@@ -723,14 +783,10 @@ def gcrotmk(
 ) -> Tuple[Any, int]:
     if truncate not in ("oldest", "smallest"):
         raise ValueError(f"Invalid value for 'truncate': {truncate!r}")
-    if CU is not None:
-        raise ValueError(
-            "portla.scipy.gcrotmk: CU ((c, u) pairs kept between calls) is not supported; "
-            "pass None"
-        )
     m = _core.integer("m", m, 1, _INT_MAX)
     k = m if k is None else _core.integer("k", k, 0, _INT_MAX)
-    return _cycles(
+    kept = None if CU is None else _kept_vectors(CU, "CU", 1)
+    x, info = _cycles(
         "gcrotmk",
         A,
         b,
@@ -749,7 +805,11 @@ def gcrotmk(
         gcrot_m=m,
         gcrot_k=k,
         gcrot_truncate_smallest=truncate == "smallest",
+        kept=kept,
     )
+    if CU is not None:  # as SciPy's: the list now holds this solve's pairs (c None: discard_C)
+        CU[:] = _kept_pairs(kept, 1, keep_second=not discard_C)
+    return x, info
 
 
 gcrotmk.__doc__ = (
@@ -761,14 +821,16 @@ gcrotmk.__doc__ = (
         (SciPy calls it at the start of every cycle).
     :param m: inner flexible GMRES steps per cycle (>= 1).
     :param k: pairs (c, u) kept between cycles (>= 0; None: m).
-    :param CU: None only: pairs kept between calls are not supported (ValueError otherwise).
-    :param discard_C: accepted for SciPy's signature; without CU it changes nothing.
+    :param CU: a list of pairs (c, u) kept between calls, as SciPy's: the solve starts with the
+        newest max(k, 1) (c = A u computed where c is None, then orthonormalised) and leaves its
+        own there, to recycle them in the next solve.
+    :param discard_C: leave (None, u) in CU (c is recomputed as A u by the next solve).
     :param truncate: beyond k pairs drop the "oldest" or the directions of the "smallest"
         singular values of the cycle's projection onto the kept c.
     :param monitor: monitor(iteration, residual_norm) after each Arnoldi step, with the residual
         norm of the cycle's minimiser.
-    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown truncate, CU
-        given).
+    :raises ValueError: bad input (shapes, dtypes, a negative atol, an unknown truncate, CU not
+        a list of pairs of vectors of A's size).
     :raises OverflowError: m < 1 or k < 0."""
     + _CYCLE_PARAMETERS
 )

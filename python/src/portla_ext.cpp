@@ -924,12 +924,18 @@ NB_MODULE(_portla, m) {
         .def_rw("jacobi_weight", &solver::AmgSettings::jacobi_weight)
         .def_rw("mixed_precision", &solver::AmgSettings::mixed_precision);
 
+    nb::class_<solver::KeptVectors>(m, "KeptVectors")
+        .def(nb::init<>())
+        .def_rw("first", &solver::KeptVectors::first)
+        .def_rw("second", &solver::KeptVectors::second);
+
     nb::class_<solver::Settings>(m, "Settings")
         .def(nb::init<>())
         .def_rw("rtol", &solver::Settings::rtol)
         .def_rw("atol", &solver::Settings::atol)
         .def_rw("max_iters", &solver::Settings::max_iters)
         .def_rw("residual_replacement", &solver::Settings::residual_replacement)
+        .def_rw("cg_indefinite_stops", &solver::Settings::cg_indefinite_stops)
         .def_prop_rw(
             "precond", [](const solver::Settings& s) { return solver::to_string(s.precond); },
             [](solver::Settings& s, const std::string& name) {
@@ -946,6 +952,7 @@ NB_MODULE(_portla, m) {
         .def_rw("gcrot_m", &solver::Settings::gcrot_m)
         .def_rw("gcrot_k", &solver::Settings::gcrot_k)
         .def_rw("gcrot_truncate_smallest", &solver::Settings::gcrot_truncate_smallest)
+        .def_rw("kept", &solver::Settings::kept, nb::rv_policy::reference)
         .def_rw("gcrot_max_cycles", &solver::Settings::gcrot_max_cycles)
         .def_rw("block_size", &solver::Settings::block_size)
         .def_rw("chebyshev_degree", &solver::Settings::chebyshev_degree)
@@ -985,6 +992,7 @@ NB_MODULE(_portla, m) {
         .def_prop_ro("reason",
                      [](const SolveInfo& i) { return solver::to_string(i.result.reason); })
         .def_prop_ro("iterations", [](const SolveInfo& i) { return i.result.iterations; })
+        .def_prop_ro("cycles", [](const SolveInfo& i) { return i.result.cycles; })
         .def_prop_ro("residual_norm", [](const SolveInfo& i) { return i.result.residual_norm; })
         .def_prop_ro("rhs_norm", [](const SolveInfo& i) { return i.result.rhs_norm; })
         .def_prop_ro("history", [](const SolveInfo& i) { return i.result.history; })

@@ -94,10 +94,15 @@ def test_not_converged_returns_maxiter(name):
 
 
 def test_breakdown_is_negative():
-    # CG on an indefinite matrix: p.Ap <= 0 (SciPy's "< 0: breakdown").
+    # CG with p.Ap = 0 at its first step: no step possible (SciPy's "< 0: breakdown").
+    A = sp.csr_array(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    x, info = pscipy.cg(A, np.array([1.0, 0.0]))
+    assert info < 0
+    # p.Ap < 0 is no breakdown, as in SciPy: CG goes on, and here converges as SciPy's does
     A = sp.diags_array([1.0, -1.0, 2.0, -3.0])
     x, info = pscipy.cg(A, np.ones(4))
-    assert info < 0
+    x_s, info_s = sla.cg(A, np.ones(4))
+    assert info == 0 and info_s == 0 and np.allclose(x, x_s)
 
 
 @pytest.mark.parametrize("name", ["bicgstab", "gmres"])

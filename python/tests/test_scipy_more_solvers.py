@@ -153,8 +153,8 @@ def test_lgmres_options_and_outer_v():
     for kw in ({"prepend_outer_v": True}, {"store_outer_Av": False}, {"outer_k": 0}):
         x, info = pscipy.lgmres(A, b, rtol=1e-10, inner_m=10, **kw)
         assert info == 0 and relres(A, x, b) <= 1e-10, kw
-    with pytest.raises(ValueError, match="outer_v"):
-        pscipy.lgmres(A, b, outer_v=[])
+    with pytest.raises(ValueError, match="outer_v"):  # a list of pairs, as SciPy's
+        pscipy.lgmres(A, b, outer_v=[np.ones(A.shape[0])])
     with pytest.raises(OverflowError, match="inner_m"):  # as restart for gmres
         pscipy.lgmres(A, b, inner_m=0)
 
@@ -170,8 +170,8 @@ def test_gcrotmk_options_and_cu():
     x_p, _ = pscipy.gcrotmk(A, b, m=10, k=0, maxiter=1)
     x_s, _ = sla.gcrotmk(A, b, m=10, k=0, maxiter=1)
     assert np.linalg.norm(x_p - x_s) <= 1e-8 * np.linalg.norm(x_s)
-    with pytest.raises(ValueError, match="CU"):
-        pscipy.gcrotmk(A, b, CU=[])
+    with pytest.raises(ValueError, match="CU"):  # a list of pairs, as SciPy's
+        pscipy.gcrotmk(A, b, CU=[np.ones(A.shape[0])])
     with pytest.raises(ValueError, match="truncate"):
         pscipy.gcrotmk(A, b, truncate="newest")
     with pytest.raises(OverflowError, match="m"):

@@ -9,7 +9,8 @@
 //   replace:   only when finish_direction set replace_now: the update moves x alone, then
 //              r = b - A x; [z]; rr; [rz]                                -> finish_residual
 // The stopping test is in double on sqrt(r.r) against max(rtol ||b||, atol); p.q not finite ->
-// non_finite, p.q <= 0 -> indefinite, rho = r.z = 0 -> breakdown, rho < 0 -> indefinite; nothing
+// non_finite, p.q <= 0 -> indefinite (unless the control's indefinite_stops is false: then only
+// p.q = 0 stops, as breakdown), rho = r.z = 0 -> breakdown, rho < 0 -> indefinite; nothing
 // else stops a solve early (src/common/stopping.hpp).
 //
 // A preconditioner applied from outside the steps (CgControl::deferred: any but Jacobi, which the
@@ -94,7 +95,7 @@ PORTLA_HOST_DEVICE void cg_stop(PORTLA_CG_STATE* s, int reason) {
 /// Distributed: stores this rank's pq for the host instead.
 PORTLA_CG_TEMPLATE
 PORTLA_HOST_DEVICE void cg_finish_direction(PORTLA_CG_STATE* s, int replacement, bool distributed,
-                                            double pq) {
+                                            bool indefinite_stops, double pq) {
     if (distributed) {
         s->local_sums[0] = pq;
         s->local_step = PORTLA_CG_LOCAL_DIRECTION;
@@ -103,8 +104,10 @@ PORTLA_HOST_DEVICE void cg_finish_direction(PORTLA_CG_STATE* s, int replacement,
     s->replace_now = replace_at(replacement, s->iteration + 1);
     if (!is_finite(pq))
         cg_stop(s, PORTLA_STOP_NON_FINITE);
-    else if (pq <= 0)
+    else if (indefinite_stops && pq <= 0)
         cg_stop(s, PORTLA_STOP_INDEFINITE);
+    else if (pq == 0)
+        cg_stop(s, PORTLA_STOP_BREAKDOWN);  // alpha = rho / 0
     else
         s->alpha = (PORTLA_CG_REAL)(s->rho / pq);
 }
@@ -224,6 +227,8 @@ struct CgControl {
     /// step stores them in CgState::local_sums and returns; the host sums them over the ranks
     /// and takes the decision with the same functions (a copy of the control with this false).
     bool distributed = false;
+    /// p.Ap < 0 stops the solve (indefinite); false: CG goes on (only p.Ap = 0 stops it).
+    bool indefinite_stops = true;
 };
 
 template <typename T>
@@ -233,7 +238,7 @@ PORTLA_HOST_DEVICE void cg_stop(CgState<T>* s, solver::StopReason reason) {
 
 template <typename T>
 PORTLA_HOST_DEVICE void cg_finish_direction(CgState<T>* s, const CgControl& c, double pq) {
-    cg_finish_direction(s, c.replacement, c.distributed, pq);
+    cg_finish_direction(s, c.replacement, c.distributed, c.indefinite_stops, pq);
 }
 
 template <typename T>

@@ -58,6 +58,7 @@ public:
         args_.control.preconditioned = !inv_diag.empty() || M;
         args_.control.deferred = M != nullptr;
         args_.control.distributed = comm_ != nullptr;
+        args_.control.indefinite_stops = settings.cg_indefinite_stops;
         args_.n = n_;
         args_.b = b.data;
         args_.x = x.data;

@@ -102,9 +102,50 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     double beta = detail::norm2<T>(A, r);
     progress.final_residual(beta);  // until x changes
     bool r_true = true;             // whether r is b - A x computed afresh
+    if (settings.kept) {
+        // Pairs of earlier solves (SciPy's CU), the newest kept_max: c = A u where not given,
+        // C orthonormalised by modified Gram-Schmidt and U alike (A u = c holds), a pair that
+        // adds no direction dropped; then x += U C^T r, r -= C C^T r.
+        auto us = detail::load_kept<T>("gcrotmk", "CU u", settings.kept->first, exec, n);
+        auto cs = detail::load_kept<T>("gcrotmk", "CU c", settings.kept->second, exec, n);
+        const std::size_t from =
+            us.size() > static_cast<std::size_t>(kept_max) ? us.size() - kept_max : 0;
+        for (std::size_t i = from; i < us.size(); ++i) {
+            if (us[i].size() == 0) continue;
+            const bool given = i < cs.size() && cs[i].size() > 0;
+            Pair p{given ? std::move(cs[i]) : Array<T>(exec, n), std::move(us[i])};
+            if (!given) A.apply(p.u, p.c);
+            for (const Pair& q : CU) {
+                const auto a = static_cast<T>(detail::dot<T>(A, q.c, p.c));
+                blas::axpby<T>(exec, -a, q.c, T{1}, p.c);
+                blas::axpby<T>(exec, -a, q.u, T{1}, p.u);
+            }
+            const double cnorm = detail::norm2<T>(A, p.c);
+            if (!(cnorm > 0) || !std::isfinite(1 / cnorm)) continue;
+            blas::axpby<T>(exec, T{0}, p.c, static_cast<T>(1 / cnorm), p.c);
+            blas::axpby<T>(exec, T{0}, p.u, static_cast<T>(1 / cnorm), p.u);
+            CU.push_back(std::move(p));
+        }
+        for (const Pair& p : CU) {
+            const double gamma = detail::dot<T>(A, p.c, r);
+            blas::axpby<T>(exec, static_cast<T>(-gamma), p.c, T{1}, r);  // r -= gamma c
+            blas::axpby<T>(exec, static_cast<T>(gamma), p.u, T{1}, x);   // x += gamma u
+        }
+        if (!CU.empty()) {
+            beta = detail::norm2<T>(A, r);
+            r_true = false;
+            if (progress.reached(beta)) {  // the true residual decides
+                detail::residual<T>(A, b, x, r);
+                beta = detail::norm2<T>(A, r);
+                r_true = true;
+            }
+            progress.final_residual(r_true ? beta : -1);
+        }
+    }
     int it = 0;
     if (!progress.record(0, beta) && settings.max_iters > 0) {
         for (int cycle = 1;; ++cycle) {
+            result.cycles = cycle;
             const int kc = static_cast<int>(CU.size());
             const int steps = m + std::max(k - kc, 0);
             blas::axpby<T>(exec, static_cast<T>(1 / beta), r, T{0}, V[0]);  // v_0 = r / ||r||
@@ -222,6 +263,14 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
         }
     }
     if (!r_true) progress.final_residual(-1);  // finish() computes ||b - A x|| afresh
+    if (settings.kept) {                       // this solve's pairs, for the next
+        settings.kept->first.clear();
+        settings.kept->second.clear();
+        for (const Pair& p : CU) {
+            settings.kept->first.push_back(detail::to_double(p.u));
+            settings.kept->second.push_back(detail::to_double(p.c));
+        }
+    }
     detail::finish<T>(A, b, x, r, result, progress);
     detail::blame_unstable_preconditioner(A, M, result);
     return result;

@@ -10,6 +10,7 @@
 // A dx = V (H y) becomes the newest correction (the oldest dropped beyond k).
 #include "portla/solver/lgmres.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <memory>
@@ -35,13 +36,22 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     const auto& exec = A.executor();
     const std::size_t n = A.rows();
     const int inner = settings.restart, outer_k = settings.lgmres_outer_k;
-    const int m_max = inner + outer_k;  // directions per cycle at most
     detail::Progress progress(settings, started.bnorm, result);
 
     struct Correction {
         Array<T> z, az;  // dx / ||dx|| and A dx / ||dx|| (empty unless stored)
     };
     std::deque<Correction> outer;
+    if (settings.kept) {  // the augmentation vectors of earlier solves (SciPy's outer_v)
+        auto z = detail::load_kept<T>("lgmres", "outer_v", settings.kept->first, exec, n);
+        auto az = detail::load_kept<T>("lgmres", "outer_v A", settings.kept->second, exec, n);
+        for (std::size_t i = 0; i < z.size(); ++i)
+            if (z[i].size() > 0)
+                outer.push_back(Correction{std::move(z[i]),
+                                           i < az.size() ? std::move(az[i]) : Array<T>(exec, 0)});
+    }
+    // directions per cycle at most (more than outer_k while more were given)
+    const int m_max = inner + std::max(outer_k, static_cast<int>(outer.size()));
     std::vector<Array<T>> V, Z;  // the basis (m + 1) and the Krylov directions M^-1 v_j
     for (int j = 0; j <= m_max; ++j) V.emplace_back(exec, n);
     for (int j = 0; j < (M && !settings.left_preconditioning ? m_max : 0); ++j)
@@ -65,6 +75,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     int it = 0;
     if (!progress.record(0, beta) && settings.max_iters > 0) {
         for (int cycle = 1;; ++cycle) {
+            result.cycles = cycle;
             const int k = static_cast<int>(outer.size());
             const int m = inner + k;
             // Left: the estimates of ||M^-1 r|| are scaled to the true residual by the ratio at
@@ -147,6 +158,15 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
             if (progress.cycle_ends(beta, claimed, invariant, estimate * scale)) break;
             if (it >= settings.max_iters) break;
             if (settings.lgmres_max_cycles > 0 && cycle >= settings.lgmres_max_cycles) break;
+        }
+    }
+    if (settings.kept) {  // this solve's corrections, for the next
+        settings.kept->first.clear();
+        settings.kept->second.clear();
+        for (const Correction& c : outer) {
+            settings.kept->first.push_back(detail::to_double(c.z));
+            settings.kept->second.push_back(c.az.size() > 0 ? detail::to_double(c.az)
+                                                            : std::vector<double>{});
         }
     }
     detail::finish<T>(A, b, x, r, result, progress);

@@ -98,6 +98,35 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
 
 /// Throws BadInput("<solver>: <what> must be >= <least> (got <value>)") for a setting below its
 /// least value.
+/// The host vectors `list` (Settings::kept) as Arrays on exec: each of n finite entries, or
+/// empty (not given: an empty Array); BadInput naming the solver and `what` otherwise.
+template <typename T>
+std::vector<Array<T>> load_kept(const char* solver, const char* what,
+                                const std::vector<std::vector<double>>& list, const Executor& exec,
+                                std::size_t n) {
+    std::vector<Array<T>> out;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const std::vector<double>& v = list[i];
+        if (!v.empty() && v.size() != n)
+            throw BadInput(std::string(solver) + ": " + what + " vector " + std::to_string(i) +
+                           " has " + std::to_string(v.size()) + " entries, expected " +
+                           std::to_string(n));
+        for (double e : v)
+            if (!std::isfinite(e))
+                throw BadInput(std::string(solver) + ": " + what + " vector " + std::to_string(i) +
+                               " is not finite");
+        out.emplace_back(exec, std::vector<T>(v.begin(), v.end()));
+    }
+    return out;
+}
+
+/// An Array's values on the host in double (for Settings::kept).
+template <typename T>
+std::vector<double> to_double(const Array<T>& a) {
+    const std::vector<T> h = a.to_host();
+    return std::vector<double>(h.begin(), h.end());
+}
+
 inline void check_at_least(const char* solver, const char* what, int value, int least) {
     if (value < least)
         throw BadInput(std::string(solver) + ": " + what + " must be >= " + std::to_string(least) +
@@ -400,14 +429,19 @@ public:
         g_[j] *= cs_[j];
         return std::abs(g_[j + 1]);
     }
-    /// y from R y = g over the first j columns (a zero pivot drops its direction).
+    /// y from R y = g over the first j columns. A pivot that vanishes beside its column
+    /// (|R_ii| <= 1e-14 ||R e_i||: the Krylov space closed on a singular A, as on a nilpotent
+    /// one) drops its direction (y_i = 0) instead of dividing by rounding noise: such a pivot
+    /// is the cycle's last (a zero pivot is an invariant space, which ends the cycle), so the
+    /// rows above are still met and the residual is the least-squares one over the Krylov space.
     std::vector<double> minimiser(int j) const {
         std::vector<double> y(j, 0.0);
         for (int i = j - 1; i >= 0; --i) {
-            double s = g_[i];
+            double s = g_[i], column = 0;
             for (int col = i + 1; col < j; ++col) s -= R(i, col) * y[col];
+            for (int row = 0; row <= i; ++row) column += R(row, i) * R(row, i);
             const double d = R(i, i);
-            y[i] = d != 0 ? s / d : 0.0;
+            y[i] = std::abs(d) > 1e-14 * std::sqrt(column) ? s / d : 0.0;
         }
         return y;
     }

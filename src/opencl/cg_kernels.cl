@@ -241,7 +241,7 @@ kernel void cg_rz(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(const REAL,
 // PORTLA_CG_FINISH_*).
 kernel void cg_finish(PORTLA_BUFFER(CgState, st), uint groups, PORTLA_BUFFER(const ACC, partials),
                       int step, int mode, double threshold, int max_iters, int replacement,
-                      int preconditioned, int deferred, int distributed) {
+                      int preconditioned, int deferred, int distributed, int indefinite_stops) {
     PORTLA_STATE;
     // An update that leaves r to the replacement takes no decision. (No return before the
     // barriers of group_sum: every work-item reaches them.)
@@ -257,7 +257,7 @@ kernel void cg_finish(PORTLA_BUFFER(CgState, st), uint groups, PORTLA_BUFFER(con
     s1 = group_sum(scratch, s1);
     if (!runs || get_local_id(0) != 0) return;
     if (step == STEP_DIRECTION)
-        cg_finish_direction(state, replacement, distributed, s0);
+        cg_finish_direction(state, replacement, distributed, indefinite_stops, s0);
     else if (step == STEP_PRECONDITIONED)
         cg_finish_preconditioned(state, threshold, max_iters, preconditioned, deferred, distributed,
                                  s0);

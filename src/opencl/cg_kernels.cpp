@@ -82,6 +82,7 @@ void reduce_and_decide(const Executor& exec, const CgArgs<T>& a, Launch k, Step 
         .value(flag(c.preconditioned))
         .value(flag(c.deferred))
         .value(flag(c.distributed))
+        .value(flag(c.indefinite_stops))
         .run(1);
 }
 

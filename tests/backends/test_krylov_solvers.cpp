@@ -198,10 +198,20 @@ TEST_F(KrylovSolvers, RefuseBadInput) {
     expect_bad_input([&] { solver::minres<double>(S, bs, xs, s); }, "minres: shift must be finite");
 }
 
-TEST_F(KrylovSolvers, MaxIterationsIsAResult) {
+// b = A (1, ..., 1)
+std::vector<double> rhs_of_ones(const MatrixData& d) {
+    std::vector<double> b(d.rows, 0.0);
+    for (std::size_t k = 0; k < d.entries(); ++k) b[d.row_idx[k]] += d.values[k];
+    return b;
+}
+
+// max_iters ends a solve as max_iterations. So does max_cycles for lgmres and gcrotmk, and
+// Result::cycles counts the cycles begun (SciPy's outer iterations, which portla.scipy's maxiter
+// counts for them), each of at most m + k Arnoldi steps; the solvers without cycles report 0.
+TEST_F(KrylovSolvers, MaxIterationsAndMaxCyclesAreResults) {
     const MatrixData d = io::read_matrix_market(kDir + "/bcsstk04.mtx");
-    std::vector<double> bh(d.rows, 0.0), x;
-    for (std::size_t k = 0; k < d.entries(); ++k) bh[d.row_idx[k]] += d.values[k];
+    const std::vector<double> bh = rhs_of_ones(d);
+    std::vector<double> x;
     solver::Settings s;
     s.rtol = 1e-8;
     s.max_iters = 5;  // far fewer than any of them needs on bcsstk04
@@ -210,8 +220,25 @@ TEST_F(KrylovSolvers, MaxIterationsIsAResult) {
         EXPECT_FALSE(r.converged) << solver::to_string(m);
         EXPECT_EQ(r.reason, StopReason::max_iterations) << solver::to_string(m);
         EXPECT_EQ(r.iterations, 5) << solver::to_string(m);
+        EXPECT_EQ(r.cycles, m == Solver::lgmres || m == Solver::gcrotmk ? 1 : 0)
+            << solver::to_string(m);
         EXPECT_NEAR(r.residual_norm / r.rhs_norm, relative_residual(d, x, bh, 0),
                     1e-12 + 1e-6 * r.residual_norm / r.rhs_norm);
+    }
+    s.max_iters = 1000;
+    s.restart = 5;  // lgmres: 5 + outer_k 3 steps a cycle at most
+    s.lgmres_max_cycles = 3;
+    s.gcrot_m = 5;  // gcrotmk: 5 + k 2 steps a cycle at most
+    s.gcrot_k = 2;
+    s.gcrot_max_cycles = 3;
+    for (Solver m : {Solver::lgmres, Solver::gcrotmk}) {
+        const auto r = run(exec, m, d, bh, s, x);
+        const auto r_ref = run(ref, m, d, bh, s, x);
+        EXPECT_EQ(r.reason, StopReason::max_iterations) << solver::to_string(m);
+        EXPECT_EQ(r.cycles, 3) << solver::to_string(m);
+        EXPECT_EQ(r_ref.cycles, 3) << solver::to_string(m);
+        EXPECT_GE(r.iterations, 3 * 5) << solver::to_string(m);
+        EXPECT_LE(r.iterations, 3 * 8) << solver::to_string(m);
     }
 }
 

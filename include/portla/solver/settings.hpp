@@ -68,6 +68,17 @@ struct AmgSettings {
     bool mixed_precision = false;
 };
 
+/// Vectors an LGMRES or GCROT(m,k) solve starts from and replaces by its own at the end, to
+/// recycle them between solves (SciPy's outer_v and CU), on the host in double, oldest first.
+struct KeptVectors {
+    /// LGMRES: the augmentation vectors z (a kept correction dx / ||dx||). GCROT(m,k): the u of
+    /// each pair.
+    std::vector<std::vector<double>> first;
+    /// Beside each of `first` (missing or empty: not given): LGMRES, A z (M^-1 A z with left
+    /// preconditioning), applied when not given; GCROT(m,k), c = A u, computed when not given.
+    std::vector<std::vector<double>> second;
+};
+
 /// Settings of the monolithic solvers (cg, bicgstab, gmres, pipecg). A solve stops when the true
 /// residual ||b - A x|| <= max(rtol ||b||, atol), at max_iters, or on breakdown.
 struct Settings {
@@ -81,6 +92,10 @@ struct Settings {
     /// 2-core VM, 2026-11-23); the true
     /// residual confirms every convergence either way. The classical-CG benchmarks set 50.
     int residual_replacement = 0;
+    /// CG: p.Ap <= 0 (A not positive definite) stops the solve as `indefinite` (default). false:
+    /// CG goes on where p.Ap < 0, as SciPy's cg does (its iterates stay defined, and on a
+    /// symmetric indefinite A they often still converge); only p.Ap = 0 stops it (`breakdown`).
+    bool cg_indefinite_stops = true;
     /// The preconditioner make_preconditioner builds (ignored by the overloads that take one).
     Preconditioner precond = Preconditioner::none;
     /// GMRES: Krylov vectors per cycle (restart length), >= 1.
@@ -116,6 +131,12 @@ struct Settings {
     bool gcrot_truncate_smallest = false;
     /// GCROT(m,k): stop after this many cycles too (0: no such limit; SciPy's maxiter).
     int gcrot_max_cycles = 0;
+    /// LGMRES and GCROT(m,k): vectors kept between solves (nullptr: none). The solve starts
+    /// with them (LGMRES: as augmentation vectors, all of them in its first cycles; GCROT(m,k):
+    /// as pairs, the newest max(k, 1), with c = A u orthonormalised, U alike, and x and r
+    /// corrected along them) and leaves its own there at the end. Their sizes must be A's
+    /// (BadInput).
+    KeptVectors* kept = nullptr;
     /// block_jacobi: rows per diagonal block (1 ... 32).
     int block_size = 4;
     /// chebyshev: degree of the polynomial (operator applications per preconditioner apply), >= 1.
@@ -170,6 +191,8 @@ struct Result {
     StopReason reason = StopReason::max_iterations;
     /// Iterations done (GMRES: Arnoldi steps).
     int iterations = 0;
+    /// Cycles begun (LGMRES, GCROT(m,k): each ends with the true residual); 0 for the others.
+    int cycles = 0;
     double residual_norm = 0.0;  ///< true ||b - A x|| at the end, recomputed
     double rhs_norm = 0.0;       ///< ||b||
     /// Recurrence residual norm per iteration (entry 0: the initial residual), on request.
