@@ -34,20 +34,24 @@ def test_matches_scipy(name, cols, damp, method, operator):
     a = sla.aslinearoperator(A) if operator else A
     got = getattr(pscipy, method)(a, b, **kw)
     assert len(got) == len(want)
-    # On these well-conditioned problems the counts agree exactly (the same recurrences; the
-    # last test moves only by rounding): one iteration of slack.
+    # On these well-conditioned problems the counts agree (the same recurrences); the stopping
+    # test compares rounding-level estimates at the end, which sums in another order (the GPU's)
+    # moved by 2 of 97 iterations: 5% plus one of slack.
     assert got[1] == want[1]
-    assert abs(got[2] - want[2]) <= 1
+    assert abs(got[2] - want[2]) <= 0.05 * want[2] + 1
     # The solutions agree to 1e-8 relative: both meet ||A^T r|| <= 1e-10 ||A|| ||r||, and
     # with cond(A) 15 that fixes x to about 1e-10 * cond^2 relative.
     np.testing.assert_allclose(got[0], want[0], rtol=0, atol=1e-8 * np.linalg.norm(want[0]))
     # The returned norms are estimates from the same recurrences, but the bidiagonalisation
     # loses orthogonality as it goes, and the late alpha, beta amplify rounding differences:
-    # ||A|| and cond(A) (sums over every alpha, beta) measured 1e-5 apart on mahindas and 7e-4
-    # on cage5 (lsmr): 1e-2 relative; LSMR's cond(A), a ratio of extreme diagonals, 4e-2 on
-    # cage5: 0.1 relative. ||r|| and ||x||: 1e-6 relative, and for a consistent
+    # ||A|| (a sum over every alpha, beta) measured 1e-5 apart on mahindas and 7e-4 on cage5
+    # (lsmr) with the same count, 1.6e-2 when the GPU's sums took 95 iterations to SciPy's 97
+    # (the sum has two terms fewer): 5e-2 relative; cond(A), an estimate whose order of magnitude is what a user reads,
+    # 4e-2 apart on cage5 (LSMR's, a ratio of extreme diagonals) and 1.0e-2 (LSQR's, with
+    # the sums on the GPU): 0.1 relative. ||r|| and ||x||: 1e-6 relative, and for a consistent
     # system (cage5 undamped, ||r|| at rounding level) 1e-8 ||b||. ||A^T r|| at convergence is
-    # rounding: 1e-2 relative plus 1e-9 ||A|| ||r||.
+    # rounding (1.6e-2 apart on cage5 with the sums on the GPU): 0.1 relative plus
+    # 1e-9 ||A|| ||r||.
     names = ["r1norm", "r2norm", "anorm", "acond", "arnorm", "xnorm"]
     if method == "lsmr":
         names = ["r2norm", "arnorm", "anorm", "acond", "xnorm"]
@@ -55,9 +59,9 @@ def test_matches_scipy(name, cols, damp, method, operator):
     scale = norms["anorm"] * norms["r2norm"]
     for name, g, w in zip(names, got[3:], want[3:]):
         tol = {
-            "arnorm": 1e-2 * abs(w) + 1e-9 * scale,
-            "anorm": 1e-2 * abs(w),
-            "acond": (0.1 if method == "lsmr" else 1e-2) * abs(w),
+            "arnorm": 0.1 * abs(w) + 1e-9 * scale,
+            "anorm": 5e-2 * abs(w),
+            "acond": 0.1 * abs(w),
         }.get(name, 1e-6 * abs(w) + 1e-8 * np.linalg.norm(b))
         assert abs(g - w) <= tol, name
 
