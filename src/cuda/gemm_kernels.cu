@@ -658,9 +658,9 @@ __global__ void __launch_bounds__(Cfg::threads)
 // ------------------------------------------- fast, double, whole tiles (DMMA, cp.async ring) --
 // The bounds-free path of the double product on sm_90: block 128 x 128, K-tiles of 16 copied by
 // cp.async into a ring of STAGES (dynamic shared memory, opted in above 48 KiB), 8 warps of
-// 64 x 32 (4 x 4 accumulators of 16 x 8), mma.sync m16n8k16 (sm_90's FP64 tensor-core shape: a
-// kernel of m8n8k4, the only shape of sm_80, reached 28 TFLOP/s on an H200 whatever its tiling,
-// 59% of cuBLAS). The 64 x 64 kernel above is what other GPUs and shapes take.
+// 64 x 32 (4 x 4 accumulators of 16 x 8), mma.sync m16n8k16 (sm_90's FP64 tensor-core shape:
+// these tiles on m8n8k4, the only shape of sm_80, measure 28 TFLOP/s on an H200, 0.59 of
+// cuBLAS; docs/performance.md). The 64 x 64 kernel above is what other GPUs and shapes take.
 //
 // Fragments of mma.m16n8k16 .f64 (PTX ISA, "Matrix Fragments for mma.m16n8k16 with .f64"), g =
 // lane / 4, t = lane % 4: A (row-major) a_i at row g + 8 (i % 2), column t + 4 (i / 2); B
