@@ -628,8 +628,8 @@ TEST_F(AmgTest, MixedPrecisionKeepsTheIterationsWithFewerBytes) {
 
 // The memory estimate made before a hierarchy is built covers what the hierarchy then holds, for
 // both methods and both classical splittings, on the problems whose coarse levels are densest
-// (the anisotropic one has the largest operator complexity). The estimate is an upper bound by
-// construction (factors above the complexities measured), so no rounding margin is involved.
+// (the anisotropic one has the largest operator complexity), without being so loose that it
+// would refuse a hierarchy that fits. No rounding is involved: these are byte counts.
 TEST_F(AmgTest, MemoryEstimateCoversTheHierarchy) {
     for (const char* spec : {"poisson3d:20", "anisotropic3d:20", "contrast3d:20", "fem2d:40"}) {
         const Csr<double> A = on<double>(exec, generate_matrix_data(spec));
@@ -640,8 +640,9 @@ TEST_F(AmgTest, MemoryEstimateCoversTheHierarchy) {
             const std::size_t kept =
                 solver::amg_hierarchy_estimate(A.rows(), A.nnz(), sizeof(double), s.method);
             EXPECT_GE(kept, amg.info().bytes) << spec << " " << s.method << " " << split;
-            EXPECT_GT(solver::amg_memory_estimate(A.rows(), A.nnz(), sizeof(double), s.method),
-                      kept);
+            // and stays close enough not to refuse what would fit: 1.10 to 2.12 times the
+            // hierarchy's bytes on these problems, 3 allowed
+            EXPECT_LE(kept, 3 * amg.info().bytes) << spec << " " << s.method << " " << split;
             EXPECT_GT(amg.info().bytes, 0u) << spec;
         }
     }
