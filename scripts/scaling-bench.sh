@@ -3,9 +3,11 @@
 # per GPU, CG time per iteration from `portla solve --json` (the slowest rank's time, and the
 # ranks' time blocked in allreduce and halo waits), JSON out.
 #
-#   usage: scripts/scaling-bench.sh [--gpus N] [--quick] [--cases LIST] [--out DIR] [PORTLA]
+#   usage: scripts/scaling-bench.sh [--gpus N] [--counts LIST] [--quick] [--cases LIST]
+#                                   [--out DIR] [PORTLA]
 #
 #   --gpus N     run on 1 ... N GPUs (default: all visible; N > GPUs shares them)
+#   --counts L   comma-separated GPU counts instead of 1 ... N (e.g. 1,2,4); 1 is the baseline
 #   --quick      small sizes (a check that the script works, e.g. on one GPU)
 #   --cases      comma-separated subset of: weak, strong, assembled, batch, cpu
 #                (default weak,strong,assembled,batch; cpu = ranks against threads on the host)
@@ -24,16 +26,18 @@ set -uo pipefail
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 GPUS=${GPUS:-0}
 QUICK=0
+COUNTS=""
 CASES=weak,strong,assembled,batch
 OUTDIR=${OUT:-$PWD/scaling-out}
 P=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpus) GPUS=$2; shift ;;
+    --counts) COUNTS=$2; shift ;;
     --quick) QUICK=1 ;;
     --cases) CASES=$2 ;;
     --out) OUTDIR=$2; shift ;;
-    -h|--help) sed -n 2,24p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
     *) P=$1 ;;
   esac
   shift
@@ -41,6 +45,9 @@ done
 P=${P:-build-gpu/apps/portla/portla}
 [ -x "$P" ] || { echo "scaling-bench: no portla binary at $P (pass its path)" >&2; exit 1; }
 mkdir -p "$OUTDIR"
+# Each run's own JSON and stderr go to a scratch folder; a failed run's stderr is kept in OUTDIR.
+RUNS=$(mktemp -d)
+trap 'rm -rf "$RUNS"' EXIT
 # NVLink multicast stays off on shared multi-GPU hosts (device/KINDS.md).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -60,12 +67,13 @@ status=0
 run() {
   local name=$1 g=$2 extra=$3
   shift 4
-  local log="$OUTDIR/${name}_g${g}_$(date +%s%N).json"
+  local log="$RUNS/${name}_g${g}_$(date +%s%N).json"
   echo "== $name on $g: $*"
   "$@" > "$log" 2> "$log.err"
   local rc=$?
   if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
-    echo "   failed (exit $rc): $(tail -2 "$log.err")"; status=1; return
+    echo "   failed (exit $rc): $(tail -2 "$log.err")"; status=1
+    cp "$log.err" "$OUTDIR/"; return
   fi
   python3 - "$log" "$name" "$g" "$extra" "$RESULTS" <<'PY'
 import json, sys
@@ -99,7 +107,8 @@ solve() {  # solve CASE G GRID [flags...]
   fi
 }
 
-for g in $(seq 1 "$GPUS"); do
+COUNTS=${COUNTS:-$(seq -s, 1 "$GPUS")}
+for g in ${COUNTS//,/ }; do
   if [[ ",$CASES," == *,weak,* ]]; then
     side=$(python3 -c "print(round($SIZE * $g ** (1 / 3)))")
     solve weak "$g" "$side"

@@ -19,7 +19,8 @@ def bars(paths):
             ratio = s.get("vs_one_gpu_distributed") or s.get("vs_one_gpu_single_device")
             if ratio is None:
                 continue
-            label = s["case"] + (" " + s["class"] if s.get("class") else "")
+            label = "%s%s, %d GPUs" % (s["case"], " " + s["class"] if s.get("class") else "",
+                                       s["gpus"])
             if s["case"] == "weak":  # time relative to one GPU: efficiency is its inverse
                 yield label + " (efficiency)", 1.0 / ratio, 1.0
             else:
