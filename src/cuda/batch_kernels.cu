@@ -400,8 +400,7 @@ void launch_warp(const Executor& exec, const BatchArgs<T>& a, std::size_t limit,
     const std::size_t smem =
         static_cast<std::size_t>(region) * kSystemsPerBlock * sizeof(T) + pattern_bytes;
     const auto kernel = batch_solve_warp_kernel<T, S, RowLocal, Rows, MinBlocks>;
-    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
+    allow_dynamic_shared(exec.device_id(), kernel, smem);
     const int units = static_cast<int>((a.num_systems + kSystemsPerBlock - 1) / kSystemsPerBlock);
     const int grid = grid_for(exec, kernel, kWarpBlockThreads, smem, units);
     Array<T> workspace(exec, static_cast<std::size_t>(grid) * kSystemsPerBlock *
@@ -476,8 +475,7 @@ void launch_solve(const Executor& exec, const BatchArgs<T>& a, Timer& timer,
     const std::size_t smem =
         kScratch * sizeof(double) + static_cast<std::size_t>(lay.shared_elems) * sizeof(T);
     const auto kernel = batch_solve_kernel<T, S>;
-    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(smem)));
+    allow_dynamic_shared(exec.device_id(), kernel, smem);
     const int grid = grid_for(exec, kernel, threads, smem, a.num_systems);
     Array<T> workspace(exec,
                        static_cast<std::size_t>(grid) * static_cast<std::size_t>(lay.global_elems));

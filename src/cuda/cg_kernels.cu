@@ -24,8 +24,6 @@
 #include <cstring>
 #include <cstdlib>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <string>
 #include <utility>
 
@@ -916,19 +914,7 @@ void launch_stencil_tiles(const Launch& l, const CgArgs<T>& a, const Reduce<T>& 
         resident_blocks(l.device, threads, reinterpret_cast<const void*>(kernel));
     const LineTiles g = line_tiles(a.op.points, tile_points, resident, planes);
     const std::size_t shared = buffers * std::size_t{g.rows + 2} * g.points * sizeof(T);
-    // The kernel's limit is only ever raised, once per device, kernel and larger size (not on
-    // every launch: the host path of each iteration), under a lock (threads share it).
-    static std::mutex mutex;
-    static std::map<std::pair<int, const void*>, std::size_t> raised;
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        std::size_t& limit = raised[{l.device, reinterpret_cast<const void*>(kernel)}];
-        if (limit < shared) {
-            PORTLA_CUDA_CHECK(cudaFuncSetAttribute(
-                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared)));
-            limit = shared;
-        }
-    }
+    allow_dynamic_shared(l.device, kernel, shared);
     const unsigned blocks = std::min({g.tiles, resident, l.wave});
     kernel<<<blocks, threads, shared, l.stream>>>(a, red, g);
 }

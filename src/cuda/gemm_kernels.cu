@@ -883,9 +883,7 @@ bool launch_dmma_ring(const Executor& exec, int m, int n, int k, double alpha, c
     if (!whole || static_cast<long long>(Cfg::BM) * k > INT_MAX ||
         static_cast<long long>(Cfg::BK) * n > INT_MAX)
         return false;
-    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(dgemm_ring_kernel<Cfg>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(Cfg::smem_bytes)));
+    allow_dynamic_shared(exec.device_id(), dgemm_ring_kernel<Cfg>, Cfg::smem_bytes);
     const int tiles_m = m / Cfg::BM, tiles_n = n / Cfg::BN;
     dgemm_ring_kernel<Cfg>
         <<<static_cast<unsigned>(tiles_m) * tiles_n, Cfg::threads, Cfg::smem_bytes, stream>>>(

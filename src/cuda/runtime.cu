@@ -348,6 +348,17 @@ unsigned max_cluster_blocks(const void* kernel, int block_size) {
 
 }  // namespace
 
+void allow_dynamic_shared(int device, const void* kernel, std::size_t bytes) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, const void*>, std::size_t> raised;
+    std::lock_guard<std::mutex> lock(mutex);
+    std::size_t& limit = raised[{device, kernel}];
+    if (limit >= bytes) return;
+    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(bytes)));
+    limit = bytes;
+}
+
 KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel) {
     using Key = std::tuple<int, int, const void*>;
     // Per thread: a direct-mapped table of recent answers in front of the shared map.

@@ -65,6 +65,16 @@ struct KernelOnDevice {
 };
 KernelOnDevice kernel_on_device(int device, int block_size, const void* kernel);
 
+/// Lets `kernel` take `bytes` of dynamic shared memory per block on `device` (the current
+/// device): cudaFuncSetAttribute only when the limit raised so far for the pair is lower, so a
+/// launch on the per-iteration host path costs a map lookup, not a driver call. Thread-safe.
+void allow_dynamic_shared(int device, const void* kernel, std::size_t bytes);
+
+template <typename... Params>
+void allow_dynamic_shared(int device, void (*kernel)(Params...), std::size_t bytes) {
+    allow_dynamic_shared(device, reinterpret_cast<const void*>(kernel), bytes);
+}
+
 /// Scratch of the reductions on one device: `capacity` partial sums (room for doubles) and a
 /// counter that is zero between launches (zeroed once at allocation; the last block of each
 /// reduction leaves it at zero). capacity >= resident_blocks(device, 32).

@@ -370,8 +370,7 @@ void launch_warp_rows(const Executor& exec, void (*kernel)(Params...), std::size
                       Args... args) {
     activate(exec.device_id());
     constexpr std::size_t shared = warp_tables_bytes<T>();
-    PORTLA_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(shared)));
+    allow_dynamic_shared(exec.device_id(), kernel, shared);
     int per_sm = 0;
     PORTLA_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kSpgemmThreads, shared));
