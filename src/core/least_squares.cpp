@@ -75,6 +75,10 @@ public:
         if (s.use_initial_guess && !std::isfinite(norm(x)))
             throw BadInput(name_ + ": x0 contains NaN or Inf");
         if (!s.use_initial_guess) blas::fill(exec_, x, T{0});
+        if (bnorm == 0) {  // x = 0 is the answer (zero_rhs): no operator application
+            blas::fill(exec_, view<T>(v_), T{0});
+            return;
+        }
         detail::initial_residual<T>(A, b, x, u_, detail_settings(s));  // u = b - A x0
         beta = norm(u_);
         finite(beta, "A x0");
@@ -187,8 +191,8 @@ LeastSquaresResult lsqr(const LinearOperator<T>& A, const_view<T> b, view<T> x,
     double z = 0, cs2 = -1, sn2 = 0;
     r.r1norm = r.r2norm = gk.beta;
     r.arnorm = gk.alpha * gk.beta;
-    if (r.arnorm == 0) return r;  // b = A x0 or A^T (b - A x0) = 0: x0 is the answer
     if (gk.zero_rhs(x)) return r;
+    if (r.arnorm == 0) return r;  // b = A x0 or A^T (b - A x0) = 0: x0 is the answer
     while (r.iterations < limit) {
         ++r.iterations;
         const double alpha = gk.alpha;
@@ -268,7 +272,7 @@ LeastSquaresResult lsmr(const LinearOperator<T>& A, const_view<T> b, view<T> x,
     r.acond = 1;
     r.r1norm = r.r2norm = gk.beta;
     r.arnorm = gk.alpha * gk.beta;
-    if (r.arnorm == 0 || gk.zero_rhs(x)) return r;
+    if (gk.zero_rhs(x) || r.arnorm == 0) return r;
     while (r.iterations < limit) {
         ++r.iterations;
         gk.step();

@@ -152,6 +152,25 @@ TEST_F(LeastSquares, ZeroRightHandSideAndInitialGuess) {
         EXPECT_EQ(r.iterations, 0);
         for (double v : x.to_host()) ASSERT_EQ(v, 0.0);
     }
+    // b = 0 is decided before any product with A or A^T (a costly operator is not applied).
+    int applications = 0;
+    auto counted = [&](const_view<double> in, view<double> out) {
+        ++applications;
+        A.apply(in, out);
+    };
+    CallbackOperator<double> op(exec, d.rows, d.cols, counted, {},
+                                [&](const_view<double> in, view<double> out) {
+                                    ++applications;
+                                    A.apply_transpose(in, out);
+                                });
+    for (Method m : {Method::lsqr, Method::lsmr}) {
+        blas::fill(exec, view<double>(x), 3.0);
+        const auto r = m == Method::lsqr ? solver::lsqr<double>(op, b, x, s)
+                                         : solver::lsmr<double>(op, b, x, s);
+        EXPECT_EQ(r.istop, 0);
+        for (double v : x.to_host()) ASSERT_EQ(v, 0.0);
+    }
+    EXPECT_EQ(applications, 0);
     // x0 solving A x = b already: no iteration, x0 kept.
     const std::vector<double> ones(d.cols, 1.0);
     Array<double> b1(exec, apply(d, ones, false)), x1(exec, ones);
