@@ -150,17 +150,21 @@ __global__ void slab_stencil_kernel(int dim, Index nx, Index ny, Index planes, I
         y[i] = common::slab_stencil_row<Index>(dim, nx, ny, planes, i, x, below, above);
 }
 
-// Planes [g.z_first, g.z_last) of a 3-D slab of `planes` planes of N x N points by tiles of
-// whole x-lines walking up z (cuda/line_tiles.cuh), as the CG direction step's ring: a ring of
-// four shared-memory buffers holds planes k - 1, k and k + 1 of the tile (k with its two halo
-// rows) and takes plane k + 2 from the registers it was loaded into one step before, while
-// plane k + 3 is loaded: one barrier per plane, every load and store a run of whole lines. Plane
-// -1 is `below`, plane `planes` is `above` (zero where nullptr). Reads each point of x once
-// (and the halo rows, 2 / rows of a plane, and two planes at the ends of each tile), writes y
-// once: a cost per point that does not depend on N where one thread per row (slab_stencil_kernel)
-// needs three planes of x in L2. The row's value is common::slab_stencil_value with its
-// neighbours in slab_stencil_row's order (a neighbour outside the grid a zero in the buffer),
-// so y is bitwise that of slab_stencil_kernel.
+// Planes [g.z_first, g.z_last) of a 3-D slab of `planes` planes of N x N points by tiles of whole
+// x-lines walking up z (cuda/line_tiles.cuh), as the CG direction step's ring: a ring of four
+// shared-memory buffers holds planes k - 1, k and k + 1 of the tile (k with its two halo rows) and
+// takes plane k + 2 from the registers it was loaded into, while planes k + 3 and k + 4 are on
+// their way into two sets of registers that take turns: one barrier per plane, every load and store
+// a run of whole lines. Two planes ahead: 64 KiB of x in flight per block of 4096 points in double,
+// as much as the CG ring's one plane of z and p_old ahead (its whole CG iteration, 80 bytes a
+// point, runs at 20.6-22.1 ps a point on the H200); one plane ahead would be half. Plane -1 is
+// `below`, plane `planes` is `above` (zero where nullptr). Reads each point of x once (and the halo
+// rows, 2 / rows of a plane, and two planes at the ends of each tile), writes y once: a cost per
+// point that does not depend on N, where one thread per row (slab_stencil_kernel) needs three
+// planes of x in L2. The row's value is common::slab_stencil_value with slab_stencil_row's
+// neighbours in its order (a neighbour outside the grid a zero in the buffer): the same sums as
+// slab_stencil_kernel. 64 registers, no spills, except 16 bytes with four halo points in double
+// (N > 1024; ptxas, sm_90).
 template <int Halo, typename T>
 __global__ void __launch_bounds__(kRingThreads, 1)
     slab_stencil_ring_kernel(LineTiles g, std::uint32_t planes, const T* __restrict__ below,
@@ -178,46 +182,53 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
         const TileLanes<kPer, Halo> t = tile_lanes<kRingThreads, kPer, Halo>(g, tile, tid);
         const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
-        T next[kPer], next_halo[Halo];
+        struct Staged {  // a plane's points (and halo points) of the tile, loaded ahead
+            T v[kPer], halo[Halo];
+        };
         // plane k of x into registers (with the halo rows when asked: only for k in [z0, z1));
         // k = planes is `above`, k = 2^32 - 1 is `below`, zeros where that is nullptr
-        auto fetch = [&](std::uint32_t k, bool with_halo) {
+        auto fetch = [&](Staged& s, std::uint32_t k, bool with_halo) {
             const T* from = k < planes ? x + std::size_t{k} * plane : k == planes ? above : below;
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) next[j] = from ? __ldg(from + first + tid + j * kRingThreads) : T(0);
+                if (t.in[j]) s.v[j] = from ? __ldg(from + first + tid + j * kRingThreads) : T(0);
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < Halo; ++m)
                     if (t.halo[m] && t.real[m])
-                        next_halo[m] = __ldg(from + (t.halo_shared[m] + t.halo_from));
+                        s.halo[m] = __ldg(from + (t.halo_shared[m] + t.halo_from));
             }
         };
         // the fetched registers into plane k's buffer (zero halo rows outside the grid)
-        auto store = [&](std::uint32_t k, bool with_halo) {
+        auto store = [&](const Staged& s, std::uint32_t k, bool with_halo) {
             T* b = slot(k);
 #pragma unroll
             for (int j = 0; j < kPer; ++j)
-                if (t.in[j]) b[N + tid + j * kRingThreads] = next[j];
+                if (t.in[j]) b[N + tid + j * kRingThreads] = s.v[j];
             if (with_halo) {
 #pragma unroll
                 for (int m = 0; m < Halo; ++m)
-                    if (t.halo[m]) b[t.halo_shared[m]] = t.real[m] ? next_halo[m] : T(0);
+                    if (t.halo[m]) b[t.halo_shared[m]] = t.real[m] ? s.halo[m] : T(0);
             }
         };
-        // Planes z0 - 1, z0 and z0 + 1 (halo rows for those in the tile's range), z0 + 2 loading.
-        fetch(z0 - 1, false);
-        store(z0 - 1, false);
-        fetch(z0, true);
-        store(z0, true);
-        fetch(z0 + 1, z0 + 1 < z1);
-        store(z0 + 1, z0 + 1 < z1);
-        if (z0 + 1 < z1) fetch(z0 + 2, z0 + 2 < z1);
+        // Planes z0 - 1, z0 and z0 + 1 (halo rows for those in the tile's range); z0 + 2 and
+        // z0 + 3 loading, into two sets of registers that take turns.
+        Staged even, odd;
+        fetch(even, z0 - 1, false);
+        store(even, z0 - 1, false);
+        fetch(even, z0, true);
+        store(even, z0, true);
+        fetch(even, z0 + 1, z0 + 1 < z1);
+        store(even, z0 + 1, z0 + 1 < z1);
+        if (z0 + 1 < z1) fetch(even, z0 + 2, z0 + 2 < z1);
+        if (z0 + 2 < z1) fetch(odd, z0 + 3, z0 + 3 < z1);
         __syncthreads();
-        for (std::uint32_t k = z0; k < z1; ++k) {
-            if (k + 1 < z1) {  // plane k + 2 into the buffer of plane k - 2, k + 3 on its way
-                store(k + 2, k + 2 < z1);
-                if (k + 2 < z1) fetch(k + 3, k + 3 < z1);
+        // Plane k from the buffers of k - 1, k, k + 1; first plane k + 2 from `s` into the buffer
+        // of plane k - 2, and plane k + 4 into `s`.
+        auto step = [&](std::uint32_t k, Staged& s) {
+            if (k + 1 < z1) {
+                store(s, k + 2, k + 2 < z1);
+                if (k + 3 < z1) fetch(s, k + 4, k + 4 < z1);
             }
             const T* lower = slot(k - 1);
             const T* now = slot(k);
@@ -232,6 +243,10 @@ __global__ void __launch_bounds__(kRingThreads, 1)
                         now[c - N], now[c + N], lower[c], upper[c]);
                 }
             __syncthreads();
+        };
+        for (std::uint32_t k = z0; k < z1; k += 2) {
+            step(k, even);
+            if (k + 1 < z1) step(k + 1, odd);
         }
     }
 }
