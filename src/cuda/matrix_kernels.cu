@@ -400,8 +400,9 @@ void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const
 
 // The 3-D slab by tiles (slab_stencil_ring_kernel) where N <= kRingMaxPoints and the device
 // gives a block its 4 (rows + 2) N values of shared memory (160 KiB at N = 512, 182 KiB at N =
-// 813, 192 KiB at N = 1024 in double; 227 KiB on the H100 and H200); otherwise, and in 1-D and
-// 2-D, one thread per row (slab_stencil_kernel). kernel_choices() names it under "slab.apply".
+// 813, 192 KiB at N = 1024 in double; 227 KiB on the H100 and H200); otherwise, in 1-D and 2-D
+// and with KernelOptions::slab_stencil points, one thread per row (slab_stencil_kernel).
+// kernel_choices() names it under "slab.apply": ring or points.
 template <typename T>
 void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, std::size_t planes,
                         std::size_t first, std::size_t last, const T* below, const T* above,
@@ -414,7 +415,8 @@ void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, 
     const std::size_t room =  // what the device gives a block (opt-in)
         static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
     if (dim == 3 && points <= kRingMaxPoints &&
-        tile_shared<T>(points, kRingTilePoints, 4) <= room) {
+        tile_shared<T>(points, kRingTilePoints, 4) <= room &&
+        exec.kernel_options().slab_stencil != KernelOptions::SlabStencil::points) {
         portla::detail::note_kernel("slab.apply", "ring");
         auto ring = [&](auto kernel) {
             const void* key = reinterpret_cast<const void*>(kernel);

@@ -465,7 +465,8 @@ struct SlabCase {
 // one thread per row at 2048 in double): N no multiple of the tile's rows (33: 33 rows,
 // one tile; 129: rows of 31; 813: rows of 5; 1100: rows of 3), one or two halo points per thread
 // (N <= 512, N <= 1024) and four (1100), tiles split along z (129 x 40 planes) and one-plane
-// ranges with and without ghosts (the distributed stencil's boundary planes).
+// ranges with and without ghosts (the distributed stencil's boundary planes); cuda runs each
+// case once more with one thread per row (KernelOptions::slab_stencil points).
 TYPED_TEST(Matrix, SlabStencilApplyMatchesReference) {
     using T = TypeParam;
     const bool cuda = this->exec.backend() == Backend::cuda;
@@ -495,9 +496,7 @@ TYPED_TEST(Matrix, SlabStencilApplyMatchesReference) {
         const Array<T> x(this->exec, xh), xr(this->ref, xh);
         const Array<T> below(this->exec, below_h), above(this->exec, above_h);
         const Array<T> below_r(this->ref, below_h), above_r(this->ref, above_h);
-        auto y = poisoned<T>(this->exec, n);
         auto yr = poisoned<T>(this->ref, n);
-        clear_kernel_choices();
         const auto run = [&](const Executor& exec, const Array<T>& lo, const Array<T>& hi,
                              const Array<T>& from, Array<T>& to) {
             dispatch(exec, [&](auto backend) {
@@ -506,31 +505,43 @@ TYPED_TEST(Matrix, SlabStencilApplyMatchesReference) {
                                    from.get_view(), to.get_view());
             });
         };
-        run(this->exec, below, above, x, y);
-        if (cuda) {
-            std::string kernel;
-            for (const auto& k : kernel_choices())
-                if (k.step == "slab.apply") kernel = k.kernel;
-            // the tiles' four planes of rows + 2 lines of N points, rows = max(1, 4096 / N)
-            const std::size_t rows = std::clamp<std::size_t>(4096 / c.points, 1, c.points);
-            const std::size_t shared = 4 * (rows + 2) * c.points * sizeof(T);
-            const bool ring = c.dim == 3 && c.points <= 2048 &&
-                              shared <= this->exec.device_info().shared_memory_per_block_optin;
-            EXPECT_EQ(kernel, ring ? "ring" : "points");
-        }
         run(this->ref, below_r, above_r, xr, yr);
-        const auto got = y.to_host(), want = yr.to_host();
-        // x and the ghosts are in [-1, 1]: a row's 2 dim + 1 terms add up to at most 4 dim in
-        // magnitude; summed in any order, with or without a fused multiply-add, the rounding is
-        // at most (terms + 2) eps times that.
-        const double bound = (2 * c.dim + 3) * eps<T>() * 4 * c.dim;
-        for (std::size_t i = 0; i < n; ++i) {
-            if (i < c.first * plane || i >= c.last * plane) {
-                ASSERT_TRUE(std::isnan(got[i])) << "row " << i << " outside the range written";
-                continue;
+        const auto want = yr.to_host();
+        // cuda: the kernel it picks, and one thread per row (KernelOptions::slab_stencil points)
+        for (const bool forced : {false, true}) {
+            if (forced && !cuda) break;
+            SCOPED_TRACE(forced ? "slab_stencil points" : "slab_stencil automatic");
+            Executor exec = this->exec;
+            KernelOptions o = exec.kernel_options();
+            if (forced) o.slab_stencil = KernelOptions::SlabStencil::points;
+            exec.set_kernel_options(o);
+            auto y = poisoned<T>(exec, n);
+            clear_kernel_choices();
+            run(exec, below, above, x, y);
+            if (cuda) {
+                std::string kernel;
+                for (const auto& k : kernel_choices())
+                    if (k.step == "slab.apply") kernel = k.kernel;
+                // the tiles' four planes of rows + 2 lines of N points, rows = max(1, 4096 / N)
+                const std::size_t rows = std::clamp<std::size_t>(4096 / c.points, 1, c.points);
+                const std::size_t shared = 4 * (rows + 2) * c.points * sizeof(T);
+                const bool ring = !forced && c.dim == 3 && c.points <= 2048 &&
+                                  shared <= exec.device_info().shared_memory_per_block_optin;
+                EXPECT_EQ(kernel, ring ? "ring" : "points");
             }
-            ASSERT_FALSE(std::isnan(want[i])) << "row " << i;
-            ASSERT_NEAR(got[i], want[i], bound) << "row " << i;
+            const auto got = y.to_host();
+            // x and the ghosts are in [-1, 1]: a row's 2 dim + 1 terms add up to at most 4 dim
+            // in magnitude; summed in any order, with or without a fused multiply-add, the
+            // rounding is at most (terms + 2) eps times that.
+            const double bound = (2 * c.dim + 3) * eps<T>() * 4 * c.dim;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (i < c.first * plane || i >= c.last * plane) {
+                    ASSERT_TRUE(std::isnan(got[i])) << "row " << i << " outside the range written";
+                    continue;
+                }
+                ASSERT_FALSE(std::isnan(want[i])) << "row " << i;
+                ASSERT_NEAR(got[i], want[i], bound) << "row " << i;
+            }
         }
     }
 }
