@@ -410,8 +410,8 @@ void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, 
     const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
     const std::size_t begin = first * nx * ny, end = last * nx * ny;
     if (begin >= end) return;
-    activate(exec.device_id());
     const int device = exec.device_id();
+    activate(device);
     const std::size_t room =  // what the device gives a block (opt-in)
         static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
     if (dim == 3 && points <= kRingMaxPoints &&
@@ -424,8 +424,9 @@ void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, 
             const LineTiles g = line_tiles(points, first, last, kRingTilePoints, resident, 0);
             const std::size_t shared = tile_shared<T>(points, kRingTilePoints, 4);
             allow_shared(device, key, shared);
-            kernel<<<std::min(g.tiles, resident), kRingThreads, shared, stream_of(exec)>>>(
-                g, static_cast<std::uint32_t>(planes), below, above, x.data, y.data);
+            kernel<<<std::max(1u, std::min(g.tiles, resident)), kRingThreads, shared,
+                     stream_of(exec)>>>(g, static_cast<std::uint32_t>(planes), below, above, x.data,
+                                        y.data);
         };
         const int halo = ring_halo(points, 0);
         if (halo == 1)
