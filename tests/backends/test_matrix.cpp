@@ -461,9 +461,9 @@ struct SlabCase {
 // The slab apply (the distributed stencil's local operator) against the reference backend's on
 // random x and ghost planes: every row of [first, last) within the rounding of its sum, every
 // other row left as it was (poisoned). The 3-D cases run cuda's tile kernel ("ring") wherever
-// the device gives its shared memory (to N = 2048 in float, 1100 in double on an H100 or H200;
-// one thread per row at 2048 in double): N no multiple of the tile's rows (33: 33 rows,
-// one tile; 129: rows of 31; 813: rows of 5; 1100: rows of 3), one or two halo points per thread
+// the device gives its shared memory (on an H100 or H200 every one but N = 2048 in double, which
+// takes one thread per row): N no multiple of the tile's rows (33: one tile of 33 rows; 129: rows
+// of 31; 813: rows of 5; 1100: rows of 3), one or two halo points per thread
 // (N <= 512, N <= 1024) and four (1100), tiles split along z (129 x 40 planes) and one-plane
 // ranges with and without ghosts (the distributed stencil's boundary planes); cuda runs each
 // case once more with one thread per row (KernelOptions::slab_stencil points).
