@@ -62,6 +62,16 @@ struct KernelOptions {
     /// plane's two halo rows (1 up to N = 512, 2 up to 1024, 4 up to 2048). A larger value than
     /// the grid needs runs that form of the kernel with idle slots (tests).
     int cg_stencil_ring_halo = 0;
+    /// Which kernel applies a slab of the matrix-free 3-D stencil (the distributed stencil's
+    /// local operator, cuda).
+    enum class SlabStencil {
+        automatic,  ///< ring where the device gives its shared memory, else points
+        points,     ///< a thread per row
+        ring        ///< tiles of whole x-lines with the z-planes in a shared-memory ring
+    };
+    /// cuda: the 3-D slab stencil's kernel. ring forced on a grid it does not fit takes points;
+    /// 1-D and 2-D slabs always take points.
+    SlabStencil slab_stencil = SlabStencil::automatic;
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
     std::size_t cg_block_loop_rows = 4096;
 

@@ -45,7 +45,7 @@ __all__ = [
 #: docs/kernel-choices.md, "Options"). The enumerations are strings: csr_row "chunked" or "loop";
 #: cg_direction "automatic", "pass" or "fly"; cg_stencil "automatic", "points", "lines",
 #: "lines1024" or "ring" (cg_stencil_ring_halo: the ring's halo points per thread, 0, 1, 2 or 4);
-#: gemm_fast_tile "automatic", "large" or "small".
+#: slab_stencil "automatic", "points" or "ring"; gemm_fast_tile "automatic", "large" or "small".
 KernelOptions = _portla.KernelOptions
 
 

@@ -872,6 +872,7 @@ nb::class_<KernelOptions>& bind_choice(nb::class_<KernelOptions>& c, const char*
 constexpr const char* kCsrRows[] = {"chunked", "loop"};
 constexpr const char* kCgDirections[] = {"automatic", "pass", "fly"};
 constexpr const char* kCgStencils[] = {"automatic", "points", "lines", "lines1024", "ring"};
+constexpr const char* kSlabStencils[] = {"automatic", "points", "ring"};
 constexpr const char* kGemmTiles[] = {"automatic", "large", "small"};
 
 }  // namespace
@@ -1022,6 +1023,7 @@ NB_MODULE(_portla, m) {
     bind_choice(options, "csr_row", &KernelOptions::csr_row, kCsrRows);
     bind_choice(options, "cg_direction", &KernelOptions::cg_direction, kCgDirections);
     bind_choice(options, "cg_stencil", &KernelOptions::cg_stencil, kCgStencils);
+    bind_choice(options, "slab_stencil", &KernelOptions::slab_stencil, kSlabStencils);
     bind_choice(options, "gemm_fast_tile", &KernelOptions::gemm_fast_tile, kGemmTiles);
     m.def(
         "set_kernel_options",

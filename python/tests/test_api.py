@@ -158,6 +158,10 @@ def test_kernel_options_are_typed_and_default_to_the_environment():
     o.csr_split = False
     with pytest.raises(ValueError, match="cg_direction = 'flyy': expected automatic, pass or fly"):
         o.cg_direction = "flyy"
+    assert o.slab_stencil == "automatic"
+    o.slab_stencil = "points"
+    with pytest.raises(ValueError, match="slab_stencil = 'rings': expected automatic, points"):
+        o.slab_stencil = "rings"
     A = poisson2d(8)
     b = np.ones(A.shape[0])
     want = portla.solve(A, b)

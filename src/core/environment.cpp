@@ -98,6 +98,9 @@ KernelOptions kernel_options_from_environment() {
             break;
     }
     read_cg_stencil(o);
+    if (const int slab = choice("PORTLA_SLAB_STENCIL", {"points", "ring"}); slab >= 0)
+        o.slab_stencil =
+            slab == 0 ? KernelOptions::SlabStencil::points : KernelOptions::SlabStencil::ring;
     o.cg_block_loop_rows = static_cast<std::size_t>(
         integer("PORTLA_CG_BLOCK_LOOP", 0, kLongMax, static_cast<long long>(o.cg_block_loop_rows),
                 {{"off", 0}}));

@@ -33,6 +33,7 @@
 #include "cuda/csr_lanes.hpp"
 #include "cuda/csr_split.cuh"
 #include "cuda/cuda_check.hpp"
+#include "cuda/line_tiles.cuh"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 #include "cuda/sparse_row.cuh"
@@ -161,62 +162,6 @@ constexpr unsigned kLineTilePoints = 2048;  // points of a tile's plane (rows * 
 constexpr unsigned kLineMaxPoints = 512;    // largest N: the halo rows (2 N points) are two
                                             // points per thread of 512, the two buffers 48 KiB
 
-struct LineTiles {
-    std::uint32_t points;  // N: the grid is N^3
-    std::uint32_t rows;    // y-rows per tile (the last tile of a column may have fewer)
-    std::uint32_t y_tiles;
-    std::uint32_t planes;  // z-planes per tile (the last may have fewer)
-    std::uint32_t tiles;   // y_tiles * tiles along z
-};
-
-// The tile kernels' common set-up: a tile's y-rows and z-planes, and where each thread's points
-// lie in it. Point j of a thread: first + tid + j Threads of a plane, at N + tid + j Threads of a
-// shared buffer (after the lower halo row). Halo point m, h = tid + m Threads < 2 N: row y0 - 1
-// (h < N) or y0 + rows, x = h mod N, at h or (rows + 1) N + x of the buffer; zero (real false)
-// where that row is outside the grid. Halo: 2 N / Threads rounded up, or more (idle slots).
-template <int Per, int Halo>
-struct TileLanes {
-    std::uint32_t z0, z1;  // the tile's z-planes [z0, z1)
-    std::uint32_t rows;    // its y-rows, from y0 (the last tile of a column may have fewer)
-    std::uint32_t first;   // y0 N: its first point of a plane
-    bool in[Per], left[Per], right[Per];
-    bool halo[Halo], real[Halo];
-    std::uint32_t halo_shared[Halo];  // in a buffer; in a plane (when real): + halo_from
-    std::uint32_t halo_from;          // first - N (modulo 2^32)
-};
-
-template <int Threads, int Per, int Halo>
-__device__ __forceinline__ TileLanes<Per, Halo> tile_lanes(const LineTiles& g, std::uint32_t tile,
-                                                           std::uint32_t tid) {
-    TileLanes<Per, Halo> t;
-    const std::uint32_t N = g.points;
-    const std::uint32_t y0 = (tile % g.y_tiles) * g.rows;
-    t.z0 = (tile / g.y_tiles) * g.planes;
-    t.rows = min(g.rows, N - y0);
-    t.z1 = min(t.z0 + g.planes, N);
-    t.first = y0 * N;
-    t.halo_from = t.first - N;
-    const std::uint32_t count = t.rows * N;  // the tile's points of a plane: first + [0, count)
-#pragma unroll
-    for (int j = 0; j < Per; ++j) {
-        const std::uint32_t idx = tid + j * Threads;
-        const std::uint32_t ix = idx % N;
-        t.in[j] = idx < count;
-        t.left[j] = ix > 0;
-        t.right[j] = ix + 1 < N;
-    }
-#pragma unroll
-    for (int m = 0; m < Halo; ++m) {
-        const std::uint32_t h = tid + m * Threads;
-        const bool upper = h >= N;
-        const std::uint32_t ix = upper ? h - N : h;
-        t.halo[m] = h < 2 * N;
-        t.real[m] = upper ? y0 + t.rows < N : y0 > 0;
-        t.halo_shared[m] = upper ? (t.rows + 1) * N + ix : ix;
-    }
-    return t;
-}
-
 template <int Threads, typename T>
 __global__ void __launch_bounds__(Threads, 1)
     stencil_lines_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
@@ -333,10 +278,6 @@ __global__ void __launch_bounds__(Threads, 1)
 // 512, 2 up to 1024, 4 up to 2048; ring_halo), a tile has max(1, 4096 / N) rows (a line of more
 // than 4096 points would be a tile of its own, past the shared memory anyway), and a point's
 // place in a vector is 64-bit (N^3 passes 2^32 above N = 1625).
-constexpr unsigned kRingTilePoints = 4096;
-constexpr int kRingThreads = 1024;
-constexpr unsigned kRingMaxPoints = 2048;
-
 template <int Halo, typename T>
 __global__ void __launch_bounds__(kRingThreads, 1)
     stencil_ring_direction_kernel(CgArgs<T> a, Reduce<T> red, LineTiles g) {
@@ -822,15 +763,6 @@ struct StencilChoice {
     int halo = 0;              // ring's halo points per thread; 0: from the grid
 };
 
-// The ring kernel's halo points per thread: the fewest of 1, 2 and 4 that hold a plane's 2 N
-// (1024 threads), or `forced` when that is more (the larger forms are then tested on small
-// grids, their extra slots idle).
-inline int ring_halo(std::size_t points, int forced) {
-    const std::size_t threads = kRingThreads;
-    const int needed = 2 * points <= threads ? 1 : 2 * points <= 2 * threads ? 2 : 4;
-    return std::max(needed, forced);
-}
-
 template <typename T>
 StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
     using Kernel = StencilChoice::Kernel;
@@ -861,50 +793,6 @@ StencilChoice stencil_choice(const CgArgs<T>& a, const KernelOptions& options) {
     return c;
 }
 
-// Tiles of `rows` y-rows (rows * N <= tile_points, at least one) by `planes` z-planes. With
-// `resident` blocks at a time, each taking the tiles blockIdx.x, + resident, ..., the time is
-// rounds x (planes + 2) plane steps (a tile also reads the planes below and above its range):
-// the split along z is the one of k = 1, 2, ... ranges that makes that least (the fewest
-// ranges among equals). Where N / rows divides into the resident blocks this is the split
-// that fills them in one round: 128^3, 256^3 and 512^3 as before (ring: 4 x 32, 16 x 8, 64 x 2
-// tiles on 132 SMs). Where it does not, it is several rounds of shorter tiles: 513^3 (74 tiles
-// of 7 rows) takes 7 ranges of 74 planes (4 rounds of 518 tiles, 304 steps) instead of one of
-// 513 (74 of the 132 SMs busy, 515 steps); 384^3 39 x 10 tiles of 39 planes in 3 rounds (123
-// steps) instead of 39 x 3 of 128 in one (130).
-LineTiles line_tiles(std::size_t points, unsigned tile_points, unsigned resident,
-                     std::uint32_t planes) {
-    LineTiles g{};
-    g.points = static_cast<std::uint32_t>(points);
-    g.rows = std::clamp<std::uint32_t>(tile_points / g.points, 1, g.points);
-    g.y_tiles = (g.points + g.rows - 1) / g.rows;
-    if (planes == 0) {
-        const std::uint64_t blocks = std::max(resident, 1u);
-        // more ranges than 8 per block of a round only shorten tiles that are already short
-        const std::uint32_t most = static_cast<std::uint32_t>(
-            std::min<std::uint64_t>(g.points, 8 * ((blocks + g.y_tiles - 1) / g.y_tiles)));
-        std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
-        for (std::uint32_t k = 1; k <= most; ++k) {
-            const std::uint32_t p = (g.points + k - 1) / k;
-            const std::uint64_t tiles = std::uint64_t{g.y_tiles} * ((g.points + p - 1) / p);
-            const std::uint64_t steps = (tiles + blocks - 1) / blocks * (p + 2);
-            if (steps < best) {
-                best = steps;
-                planes = p;
-            }
-        }
-    }
-    g.planes = std::min(std::max<std::uint32_t>(planes, 1), g.points);
-    g.tiles = g.y_tiles * ((g.points + g.planes - 1) / g.planes);
-    return g;
-}
-
-// Dynamic shared memory of a tile kernel: `buffers` planes of rows + 2 lines of N points.
-template <typename T>
-std::size_t tile_shared(std::size_t points, unsigned tile_points, int buffers) {
-    const std::size_t rows = std::clamp<std::size_t>(tile_points / points, 1, points);
-    return static_cast<std::size_t>(buffers) * (rows + 2) * points * sizeof(T);
-}
-
 // buffers: shared-memory planes of rows + 2 lines (2 for lines: 48 KiB at N = 512 in double,
 // over the default limit with the reduction's static shared memory; 4 for ring: 160 KiB).
 template <typename Kernel, typename T>
@@ -912,7 +800,7 @@ void launch_stencil_tiles(const Launch& l, const CgArgs<T>& a, const Reduce<T>& 
                           int threads, unsigned tile_points, int buffers, std::uint32_t planes) {
     const unsigned resident =
         resident_blocks(l.device, threads, reinterpret_cast<const void*>(kernel));
-    const LineTiles g = line_tiles(a.op.points, tile_points, resident, planes);
+    const LineTiles g = line_tiles(a.op.points, 0, a.op.points, tile_points, resident, planes);
     const std::size_t shared = buffers * std::size_t{g.rows + 2} * g.points * sizeof(T);
     allow_dynamic_shared(l.device, kernel, shared);
     const unsigned blocks = std::min({g.tiles, resident, l.wave});

@@ -17,6 +17,7 @@
 #include "cuda/csr_lanes.hpp"
 #include "cuda/csr_split.cuh"
 #include "cuda/cuda_check.hpp"
+#include "cuda/line_tiles.cuh"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
 #include "cuda/sparse_row.cuh"
@@ -147,6 +148,107 @@ __global__ void slab_stencil_kernel(int dim, Index nx, Index ny, Index planes, I
     for (Index i = begin + static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
          i += threads)
         y[i] = common::slab_stencil_row<Index>(dim, nx, ny, planes, i, x, below, above);
+}
+
+// Planes [g.z_first, g.z_last) of a 3-D slab of `planes` planes of N x N points by tiles of whole
+// x-lines walking up z (cuda/line_tiles.cuh), as the CG direction step's ring: a ring of four
+// shared-memory buffers holds planes k - 1, k and k + 1 of the tile (k with its two halo rows) and
+// takes plane k + 2 from the registers it was loaded into, while planes k + 3 and k + 4 are on
+// their way into two sets of registers that take turns: one barrier per plane, every load and store
+// a run of whole lines. Two planes ahead: 64 KiB of x in flight per block of 4096 points in double,
+// as much as the CG ring's one plane of z and p_old ahead (its whole CG iteration, 80 bytes a
+// point, runs at 20.6-22.1 ps a point on the H200); one plane ahead would be half. Plane -1 is
+// `below`, plane `planes` is `above` (zero where nullptr). Reads each point of x once (and the halo
+// rows, 2 / rows of a plane, and two planes at the ends of each tile), writes y once: a cost per
+// point that does not depend on N, where one thread per row (slab_stencil_kernel) needs three
+// planes of x in L2. The row's value is common::slab_stencil_value with slab_stencil_row's
+// neighbours in its order (a neighbour outside the grid a zero in the buffer): the same sums as
+// slab_stencil_kernel. 64 registers, no spills, except 16 bytes with four halo points in double
+// (N > 1024; ptxas, sm_90).
+template <int Halo, typename T>
+__global__ void __launch_bounds__(kRingThreads, 1)
+    slab_stencil_ring_kernel(LineTiles g, std::uint32_t planes, const T* __restrict__ below,
+                             const T* __restrict__ above, const T* __restrict__ x,
+                             T* __restrict__ y) {
+    constexpr int kPer = kRingTilePoints / kRingThreads;
+    extern __shared__ __align__(16) unsigned char slab_shared[];
+    const std::uint32_t N = g.points;
+    const std::uint32_t plane = N * N;
+    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
+    T* const ring = reinterpret_cast<T*>(slab_shared);
+    // plane k's buffer; k = 2^32 - 1 (plane -1) shares slot 3 with k + 4
+    auto slot = [&](std::uint32_t k) { return ring + (k & 3u) * buffer; };
+    const std::uint32_t tid = threadIdx.x;
+    for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
+        const TileLanes<kPer, Halo> t = tile_lanes<kRingThreads, kPer, Halo>(g, tile, tid);
+        const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
+        struct Staged {  // a plane's points (and halo points) of the tile, loaded ahead
+            T v[kPer], halo[Halo];
+        };
+        // plane k of x into registers (with the halo rows when asked: only for k in [z0, z1));
+        // k = planes is `above`, k = 2^32 - 1 is `below`, zeros where that is nullptr
+        auto fetch = [&](Staged& s, std::uint32_t k, bool with_halo) {
+            const T* from = k < planes ? x + std::size_t{k} * plane : k == planes ? above : below;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (t.in[j]) s.v[j] = from ? __ldg(from + first + tid + j * kRingThreads) : T(0);
+            if (with_halo) {
+#pragma unroll
+                for (int m = 0; m < Halo; ++m)
+                    if (t.halo[m] && t.real[m])
+                        s.halo[m] = __ldg(from + (t.halo_shared[m] + t.halo_from));
+            }
+        };
+        // the fetched registers into plane k's buffer (zero halo rows outside the grid)
+        auto store = [&](const Staged& s, std::uint32_t k, bool with_halo) {
+            T* b = slot(k);
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (t.in[j]) b[N + tid + j * kRingThreads] = s.v[j];
+            if (with_halo) {
+#pragma unroll
+                for (int m = 0; m < Halo; ++m)
+                    if (t.halo[m]) b[t.halo_shared[m]] = t.real[m] ? s.halo[m] : T(0);
+            }
+        };
+        // Planes z0 - 1, z0 and z0 + 1 (halo rows for those in the tile's range); z0 + 2 and
+        // z0 + 3 loading, into two sets of registers that take turns.
+        Staged even, odd;
+        fetch(even, z0 - 1, false);
+        store(even, z0 - 1, false);
+        fetch(even, z0, true);
+        store(even, z0, true);
+        fetch(even, z0 + 1, z0 + 1 < z1);
+        store(even, z0 + 1, z0 + 1 < z1);
+        if (z0 + 1 < z1) fetch(even, z0 + 2, z0 + 2 < z1);
+        if (z0 + 2 < z1) fetch(odd, z0 + 3, z0 + 3 < z1);
+        __syncthreads();
+        // Plane k from the buffers of k - 1, k, k + 1; first plane k + 2 from `s` into the buffer
+        // of plane k - 2, and plane k + 4 into `s`.
+        auto step = [&](std::uint32_t k, Staged& s) {
+            if (k + 1 < z1) {
+                store(s, k + 2, k + 2 < z1);
+                if (k + 3 < z1) fetch(s, k + 4, k + 4 < z1);
+            }
+            const T* lower = slot(k - 1);
+            const T* now = slot(k);
+            const T* upper = slot(k + 1);
+            const std::size_t base = std::size_t{k} * plane + first;
+#pragma unroll
+            for (int j = 0; j < kPer; ++j)
+                if (t.in[j]) {
+                    const std::uint32_t c = N + tid + j * kRingThreads;
+                    y[base + tid + j * kRingThreads] = common::slab_stencil_value(
+                        3, now[c], t.left[j] ? now[c - 1] : T(0), t.right[j] ? now[c + 1] : T(0),
+                        now[c - N], now[c + N], lower[c], upper[c]);
+                }
+            __syncthreads();
+        };
+        for (std::uint32_t k = z0; k < z1; k += 2) {
+            step(k, even);
+            if (k + 1 < z1) step(k + 1, odd);
+        }
+    }
 }
 
 template <typename T>
@@ -296,6 +398,11 @@ void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+// The 3-D slab by tiles (slab_stencil_ring_kernel) where N <= kRingMaxPoints and the device
+// gives a block its 4 (rows + 2) N values of shared memory (160 KiB at N = 512, 182 KiB at N =
+// 813, 192 KiB at N = 1024 in double; 227 KiB on the H100 and H200); otherwise, in 1-D and 2-D
+// and with KernelOptions::slab_stencil points, one thread per row (slab_stencil_kernel).
+// kernel_choices() names it under "slab.apply": ring or points.
 template <typename T>
 void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, std::size_t planes,
                         std::size_t first, std::size_t last, const T* below, const T* above,
@@ -303,7 +410,35 @@ void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, 
     const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
     const std::size_t begin = first * nx * ny, end = last * nx * ny;
     if (begin >= end) return;
-    activate(exec.device_id());
+    const int device = exec.device_id();
+    activate(device);
+    const std::size_t room =  // what the device gives a block (opt-in)
+        static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
+    if (dim == 3 && points <= kRingMaxPoints &&
+        tile_shared<T>(points, kRingTilePoints, 4) <= room &&
+        exec.kernel_options().slab_stencil != KernelOptions::SlabStencil::points) {
+        portla::detail::note_kernel("slab.apply", "ring");
+        auto ring = [&](auto kernel) {
+            const void* key = reinterpret_cast<const void*>(kernel);
+            const unsigned resident = resident_blocks(device, kRingThreads, key);
+            const LineTiles g = line_tiles(points, first, last, kRingTilePoints, resident, 0);
+            const std::size_t shared = tile_shared<T>(points, kRingTilePoints, 4);
+            allow_dynamic_shared(device, key, shared);
+            kernel<<<std::max(1u, std::min(g.tiles, resident)), kRingThreads, shared,
+                     stream_of(exec)>>>(g, static_cast<std::uint32_t>(planes), below, above, x.data,
+                                        y.data);
+        };
+        const int halo = ring_halo(points, 0);
+        if (halo == 1)
+            ring(slab_stencil_ring_kernel<1, T>);
+        else if (halo == 2)
+            ring(slab_stencil_ring_kernel<2, T>);
+        else
+            ring(slab_stencil_ring_kernel<4, T>);
+        PORTLA_CUDA_CHECK_LAUNCH();
+        return;
+    }
+    portla::detail::note_kernel("slab.apply", "points");
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
     auto run = [&](auto index) {
         using I = decltype(index);

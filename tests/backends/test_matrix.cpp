@@ -1,10 +1,13 @@
 // Operator-apply kernels (dense gemv, CSR and ELL SpMV, stencils) of the backend under test
 // against the reference backend on random inputs.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
 #include "backends/backend_fixture.hpp"
 #include "common/csr_long_rows.hpp"
+#include "core/dispatch.hpp"
+#include "core/kernels/matrix_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
 
 namespace portla::test {
@@ -444,6 +447,102 @@ TYPED_TEST(Matrix, StencilApplyMatchesAssembledMatrix) {
         row_bounds(d, xh, abs_row, len);
         expect_rows_near(y.to_host(), yr.to_host(), abs_row, len);
         expect_rows_near(yr.to_host(), ycsr.to_host(), abs_row, len);
+    }
+}
+
+// One slab_stencil_apply case: planes [first, last) of a slab of `planes` planes of the dim-D
+// grid of `points` points a side, with ghost planes below / above or none.
+struct SlabCase {
+    int dim;
+    std::size_t points, planes, first, last;
+    bool below, above;
+};
+
+// The slab apply (the distributed stencil's local operator) against the reference backend's on
+// random x and ghost planes: every row of [first, last) within the rounding of its sum, every
+// other row left as it was (poisoned). The 3-D cases run cuda's tile kernel ("ring") wherever
+// the device gives its shared memory (on an H100 or H200 every one but N = 2048 in double, which
+// takes one thread per row): N no multiple of the tile's rows (33: one tile of 33 rows; 129: rows
+// of 31; 813: rows of 5; 1100: rows of 3), one or two halo points per thread
+// (N <= 512, N <= 1024) and four (1100), tiles split along z (129 x 40 planes) and one-plane
+// ranges with and without ghosts (the distributed stencil's boundary planes); cuda runs each
+// case once more with one thread per row (KernelOptions::slab_stencil points).
+TYPED_TEST(Matrix, SlabStencilApplyMatchesReference) {
+    using T = TypeParam;
+    const bool cuda = this->exec.backend() == Backend::cuda;
+    const std::vector<SlabCase> cases{
+        {1, 1, 1, 0, 1, false, false},     {1, 1, 9, 0, 9, true, true},
+        {1, 1, 9, 3, 7, true, false},      {2, 33, 9, 0, 9, true, true},
+        {2, 33, 9, 0, 1, true, false},     {2, 1025, 3, 2, 3, false, true},
+        {3, 1, 1, 0, 1, true, true},       {3, 2, 2, 0, 2, false, false},
+        {3, 7, 5, 0, 5, false, false},     {3, 33, 9, 0, 9, true, true},
+        {3, 33, 9, 1, 8, true, true},      {3, 33, 9, 0, 1, true, true},
+        {3, 33, 9, 8, 9, true, true},      {3, 33, 1, 0, 1, true, true},
+        {3, 129, 40, 0, 40, false, false}, {3, 129, 40, 0, 40, true, true},
+        {3, 129, 40, 1, 39, true, true},   {3, 129, 40, 39, 40, false, true},
+        {3, 600, 3, 0, 3, true, true},     {3, 600, 3, 1, 2, false, false},
+        {3, 813, 3, 0, 3, false, true},    {3, 1100, 2, 0, 2, true, false},
+        {3, 2048, 1, 0, 1, true, true}};
+    for (const SlabCase& c : cases) {
+        SCOPED_TRACE("dim " + std::to_string(c.dim) + ", " + std::to_string(c.points) +
+                     " points, planes [" + std::to_string(c.first) + ", " + std::to_string(c.last) +
+                     ") of " + std::to_string(c.planes) + (c.below ? ", below" : "") +
+                     (c.above ? ", above" : ""));
+        const std::size_t plane = c.dim == 1 ? 1 : c.dim == 2 ? c.points : c.points * c.points;
+        const std::size_t n = plane * c.planes;
+        const auto xh = random_vector<T>(n, 7 + unsigned(n));
+        const auto below_h = random_vector<T>(plane, 3 + unsigned(plane));
+        const auto above_h = random_vector<T>(plane, 5 + unsigned(plane));
+        const Array<T> x(this->exec, xh), xr(this->ref, xh);
+        const Array<T> below(this->exec, below_h), above(this->exec, above_h);
+        const Array<T> below_r(this->ref, below_h), above_r(this->ref, above_h);
+        auto yr = poisoned<T>(this->ref, n);
+        const auto run = [&](const Executor& exec, const Array<T>& lo, const Array<T>& hi,
+                             const Array<T>& from, Array<T>& to) {
+            dispatch(exec, [&](auto backend) {
+                slab_stencil_apply(backend, exec, c.dim, c.points, c.planes, c.first, c.last,
+                                   c.below ? lo.data() : nullptr, c.above ? hi.data() : nullptr,
+                                   from.get_view(), to.get_view());
+            });
+        };
+        run(this->ref, below_r, above_r, xr, yr);
+        const auto want = yr.to_host();
+        // cuda: the kernel it picks, and one thread per row (KernelOptions::slab_stencil points)
+        for (const bool forced : {false, true}) {
+            if (forced && !cuda) break;
+            SCOPED_TRACE(forced ? "slab_stencil points" : "slab_stencil automatic");
+            Executor exec = this->exec;
+            KernelOptions o = exec.kernel_options();
+            if (forced) o.slab_stencil = KernelOptions::SlabStencil::points;
+            exec.set_kernel_options(o);
+            auto y = poisoned<T>(exec, n);
+            clear_kernel_choices();
+            run(exec, below, above, x, y);
+            if (cuda) {
+                std::string kernel;
+                for (const auto& k : kernel_choices())
+                    if (k.step == "slab.apply") kernel = k.kernel;
+                // the tiles' four planes of rows + 2 lines of N points, rows = max(1, 4096 / N)
+                const std::size_t rows = std::clamp<std::size_t>(4096 / c.points, 1, c.points);
+                const std::size_t shared = 4 * (rows + 2) * c.points * sizeof(T);
+                const bool ring = !forced && c.dim == 3 && c.points <= 2048 &&
+                                  shared <= exec.device_info().shared_memory_per_block_optin;
+                EXPECT_EQ(kernel, ring ? "ring" : "points");
+            }
+            const auto got = y.to_host();
+            // x and the ghosts are in [-1, 1]: a row's 2 dim + 1 terms add up to at most 4 dim
+            // in magnitude; summed in any order, with or without a fused multiply-add, the
+            // rounding is at most (terms + 2) eps times that.
+            const double bound = (2 * c.dim + 3) * eps<T>() * 4 * c.dim;
+            for (std::size_t i = 0; i < n; ++i) {
+                if (i < c.first * plane || i >= c.last * plane) {
+                    ASSERT_TRUE(std::isnan(got[i])) << "row " << i << " outside the range written";
+                    continue;
+                }
+                ASSERT_FALSE(std::isnan(want[i])) << "row " << i;
+                ASSERT_NEAR(got[i], want[i], bound) << "row " << i;
+            }
+        }
     }
 }
 

@@ -120,6 +120,7 @@ const char* const variables[] = {"PORTLA_PACKED_LOADS",
                                  "PORTLA_CSR_SPLIT",
                                  "PORTLA_CG_DIRECTION",
                                  "PORTLA_CG_STENCIL",
+                                 "PORTLA_SLAB_STENCIL",
                                  "PORTLA_CG_BLOCK_LOOP",
                                  "PORTLA_GEMM_FAST_TILE",
                                  "PORTLA_BATCH_WARP_MAX_ROWS",
@@ -156,7 +157,7 @@ bool same(const KernelOptions& a, const KernelOptions& b) {
     return a.packed_loads == b.packed_loads && a.cluster_sums == b.cluster_sums &&
            a.cluster_max == b.cluster_max && a.csr_row == b.csr_row && a.csr_split == b.csr_split &&
            a.cg_direction == b.cg_direction && a.cg_stencil == b.cg_stencil &&
-           a.cg_stencil_planes == b.cg_stencil_planes &&
+           a.cg_stencil_planes == b.cg_stencil_planes && a.slab_stencil == b.slab_stencil &&
            a.cg_block_loop_rows == b.cg_block_loop_rows && a.gemm_fast_tile == b.gemm_fast_tile &&
            a.batch_warp_max_rows == b.batch_warp_max_rows &&
            a.batch_registers == b.batch_registers &&
@@ -210,6 +211,10 @@ TEST_F(Environment, EachVariableSetsItsOption) {
              o.cg_stencil = KernelOptions::CgStencil::ring;
              o.cg_stencil_planes = 512;
          }},
+        {"PORTLA_SLAB_STENCIL", "points",
+         [](KernelOptions& o) { o.slab_stencil = KernelOptions::SlabStencil::points; }},
+        {"PORTLA_SLAB_STENCIL", "ring",
+         [](KernelOptions& o) { o.slab_stencil = KernelOptions::SlabStencil::ring; }},
         {"PORTLA_CG_BLOCK_LOOP", "off", [](KernelOptions& o) { o.cg_block_loop_rows = 0; }},
         {"PORTLA_CG_BLOCK_LOOP", "20000", [](KernelOptions& o) { o.cg_block_loop_rows = 20000; }},
         {"PORTLA_GEMM_FAST_TILE", "small",
@@ -276,6 +281,7 @@ TEST_F(Environment, BadValuesAreOneLine) {
         {"PORTLA_CG_DIRECTION", "flyy", "pass or fly"},
         {"PORTLA_CG_STENCIL", "ring:513",
          "points, lines, lines1024 or ring, the last three with an optional :PLANES (1 ... 512)"},
+        {"PORTLA_SLAB_STENCIL", "rings", "points or ring"},
         {"PORTLA_CG_BLOCK_LOOP", "12x", "off or an integer >= 0"},
         {"PORTLA_GEMM_FAST_TILE", "big", "large or small"},
         {"PORTLA_BATCH_WARP_MAX_ROWS", "128x", "an integer from 0 to 2147483647"},
