@@ -156,9 +156,10 @@ def _apply_m(M: Any, b: Any) -> Any:
 
 
 def _rhs_norm(b: Any) -> float:
-    """||b||, after refusing complex and non-numeric values (whose norm would mislead)."""
+    """||b||, after refusing non-numeric values (whose norm would mislead); complex values are
+    refused by the solve of a method without a complex path."""
     if _core._framework(b) is None:
-        _core._check_real(np.asarray(b).dtype, "b")
+        _core._check_real(np.asarray(b).dtype, "b", complex_ok=True)
     return _core.norm(b)
 
 
