@@ -58,8 +58,9 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
         raise ValueError(f"{what}: not a numeric array (dtype {dtype})")
 
 
-# The methods that solve complex systems (complex64, complex128), on the CPU backends.
-COMPLEX_METHODS = ("bicgstab", "gmres")
+# The methods that solve complex systems (complex64, complex128), on the CPU backends (cg: for
+# Hermitian positive definite A).
+COMPLEX_METHODS = ("cg", "bicgstab", "gmres")
 
 
 def _dtype_of(o: Any) -> np.dtype:
@@ -367,8 +368,8 @@ def run(
             dt = _dtype_of(o)
             if dt.kind == "c":
                 raise ValueError(
-                    f"{method}: complex values (dtype {dt}) are not supported; bicgstab and "
-                    "gmres solve complex systems"
+                    f"{method}: complex values (dtype {dt}) are not supported; cg, bicgstab "
+                    "and gmres solve complex systems"
                 )
     dtype = dtype_for(precision, A, b, complex_ok=method in COMPLEX_METHODS)
     if is_complex(dtype) and backend == "auto":

@@ -396,7 +396,9 @@ def gmres(
     if callback_type in ("legacy", "pr_norm"):
         bnorm = _rhs_norm(b)
         # SciPy's values are scalars of the solve's type.
-        single = _core._framework(b) is None and _core.dtype_for(precision, A, b) == np.float32
+        single = _core._framework(b) is None and _core.dtype_for(
+            precision, A, b, complex_ok=True
+        ) in (np.float32, np.complex64)
         scalar = np.float32 if single else np.float64
 
         def minimised(iteration: int, norm: float) -> None:

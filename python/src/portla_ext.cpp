@@ -433,7 +433,7 @@ template <typename R>
 inline constexpr bool is_complex<std::complex<R>> = true;
 
 /// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
-/// preconditioner (pm its left one) when pm2 is given. Complex values: bicgstab and gmres.
+/// preconditioner (pm its left one) when pm2 is given. Complex values: cg, bicgstab and gmres.
 template <typename T>
 void run_krylov(solver::Solver which, const LinearOperator<T>& op,
                 const solver::PreconditionerOperator<T>* pm,
@@ -441,10 +441,13 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
                 const solver::Settings& settings, solver::Result& result) {
     if constexpr (is_complex<T>) {
         const char* dtype = sizeof(T) == 16 ? "complex128" : "complex64";
-        if (pm2 || (which != solver::Solver::bicgstab && which != solver::Solver::gmres))
+        if (pm2 || (which != solver::Solver::cg && which != solver::Solver::bicgstab &&
+                    which != solver::Solver::gmres))
             throw Unsupported(solver::to_string(which) + ": complex values (" + dtype +
-                              ") are solved by bicgstab and gmres only");
-        if (which == solver::Solver::bicgstab)
+                              ") are solved by cg, bicgstab and gmres only");
+        if (which == solver::Solver::cg)
+            result = pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
+        else if (which == solver::Solver::bicgstab)
             result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
                         : solver::bicgstab(op, bv, xv, settings);
         else

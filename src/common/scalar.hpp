@@ -68,6 +68,16 @@ PORTLA_HOST_DEVICE real_t<T> abs2(T x) {
         return x * x;
 }
 
+/// Re(conj(a) b) in double: a term of x^H y whose sum is real (r^H r, and r^H z, p^H A p for a
+/// Hermitian A and M), the product a b for real values.
+template <typename T>
+PORTLA_HOST_DEVICE double re_dot(T a, T b) {
+    if constexpr (is_complex_v<T>)
+        return double(a.real()) * double(b.real()) + double(a.imag()) * double(b.imag());
+    else
+        return double(a) * double(b);
+}
+
 /// Both parts finite.
 template <typename T>
 bool is_finite(T x) {

@@ -259,47 +259,48 @@ void check_solve(const Executor& exec, const Executor& ref, const HostCsr<T>& ho
 }
 
 template <typename T>
-solver::Result run_bicgstab(const LinearOperator<T>& A, const_view<T> b, view<T> x,
-                            const solver::Settings& s) {
-    return solver::bicgstab<T>(A, b, x, s);
-}
-template <typename T>
-solver::Result run_gmres(const LinearOperator<T>& A, const_view<T> b, view<T> x,
-                         const solver::Settings& s) {
-    return solver::gmres<T>(A, b, x, s);
-}
+using SolveFn = solver::Result (*)(const LinearOperator<T>&, const_view<T>, view<T>,
+                                   const solver::Settings&);
 
-// Iterations on the reference (complex128, complex64): BiCGSTAB 444, 276 on Helmholtz; 422, 328
-// with Jacobi; 28, 11 on the Hermitian matrix. omp needed 439 and 435 in complex128 (BiCGSTAB's
-// irregular convergence amplifies rounding differences): 10% slack, as for real BiCGSTAB.
-TYPED_TEST(Complex, BicgstabSolvesHelmholtzAndHermitian) {
+// Each solver with a complex path on the Helmholtz matrix (helmholtz<T>(24, 0.5, 0.1)) or the
+// Hermitian one (hermitian<T>(24)), and the reference's iterations measured in complex128 and
+// complex64. GMRES runs with its default restart 30; Jacobi changes nothing where the diagonal
+// is constant but runs inside the steps (CG) or as a preconditioner (BiCGSTAB, GMRES). omp
+// needed the same counts except BiCGSTAB on Helmholtz: 439 and 435 in complex128, its irregular
+// convergence amplifying rounding differences, hence 10% slack for it as for real BiCGSTAB.
+TYPED_TEST(Complex, SolversMatchTheReference) {
     using T = TypeParam;
     PORTLA_REQUIRE_COMPLEX();
     using P = solver::Preconditioner;
-    const bool dbl = std::is_same_v<T, std::complex<double>>;
-    const auto slack = [](int n) { return std::max(3, n / 10); };
-    const auto H = helmholtz<T>(24, 0.5, 0.1);
-    check_solve<T>(this->exec, this->ref, H, run_bicgstab<T>, P::none, dbl ? 444 : 276,
-                   slack(dbl ? 444 : 276));
-    check_solve<T>(this->exec, this->ref, H, run_bicgstab<T>, P::jacobi, dbl ? 422 : 328,
-                   slack(dbl ? 422 : 328));
-    check_solve<T>(this->exec, this->ref, hermitian<T>(24), run_bicgstab<T>, P::none, dbl ? 28 : 11,
-                   3);
-}
-
-// GMRES (restart 30) on the reference: 837, 293 on Helmholtz (the same with Jacobi: the diagonal
-// is constant); 38, 15 on the Hermitian matrix. omp needed the same counts.
-TYPED_TEST(Complex, GmresSolvesHelmholtzAndHermitian) {
-    using T = TypeParam;
-    PORTLA_REQUIRE_COMPLEX();
-    using P = solver::Preconditioner;
-    const bool dbl = std::is_same_v<T, std::complex<double>>;
-    const int slack = solver_defaults::slack<real_of<T>>(dbl ? 837 : 293);
-    const auto H = helmholtz<T>(24, 0.5, 0.1);
-    check_solve<T>(this->exec, this->ref, H, run_gmres<T>, P::none, dbl ? 837 : 293, slack);
-    check_solve<T>(this->exec, this->ref, H, run_gmres<T>, P::jacobi, dbl ? 837 : 293, slack);
-    check_solve<T>(this->exec, this->ref, hermitian<T>(24), run_gmres<T>, P::none, dbl ? 38 : 15,
-                   solver_defaults::slack<real_of<T>>(dbl ? 38 : 15));
+    struct Case {
+        const char* name;
+        SolveFn<T> solve;
+        bool helmholtz;
+        P precond;
+        int measured_double, measured_float;
+    };
+    const SolveFn<T> cg = solver::cg<T>, bicgstab = solver::bicgstab<T>, gmres = solver::gmres<T>;
+    const Case cases[] = {
+        {"bicgstab", bicgstab, true, P::none, 444, 276},
+        {"bicgstab", bicgstab, true, P::jacobi, 422, 328},
+        {"bicgstab", bicgstab, false, P::none, 28, 11},
+        {"gmres", gmres, true, P::none, 837, 293},
+        {"gmres", gmres, true, P::jacobi, 837, 293},
+        {"gmres", gmres, false, P::none, 38, 15},
+        {"cg", cg, false, P::none, 38, 16},
+        {"cg", cg, false, P::jacobi, 38, 16},
+    };
+    const auto H = helmholtz<T>(24, 0.5, 0.1), S = hermitian<T>(24);
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.name) + (c.helmholtz ? " helmholtz " : " hermitian ") +
+                     solver::to_string(c.precond));
+        const int measured =
+            std::is_same_v<T, std::complex<double>> ? c.measured_double : c.measured_float;
+        const int slack = c.solve == bicgstab ? std::max(3, measured / 10)
+                                              : solver_defaults::slack<real_of<T>>(measured);
+        check_solve<T>(this->exec, this->ref, c.helmholtz ? H : S, c.solve, c.precond, measured,
+                       slack);
+    }
 }
 
 TYPED_TEST(Complex, SolversRefusePreconditionersWithoutAComplexPath) {
