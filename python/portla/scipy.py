@@ -269,7 +269,10 @@ _SHORT_RECURRENCE_PARAMETERS = """
         converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
-    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)). Complex A or b
+        (complex64 / complex128, host arrays, M "jacobi" or a LinearOperator) are solved by cg
+        (Hermitian positive definite A), bicgstab and gmres on the CPU backends; the other
+        methods raise ValueError for them.
     :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
         the solution and returned; a host x0 is copied.
     :param rtol: relative tolerance: converged when the true residual
@@ -335,7 +338,10 @@ def gmres(
         converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
-    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)). Complex A or b
+        (complex64 / complex128, host arrays, M "jacobi" or a LinearOperator) are solved by cg
+        (Hermitian positive definite A), bicgstab and gmres on the CPU backends; the other
+        methods raise ValueError for them.
     :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
         the solution and returned; a host x0 is copied.
     :param rtol: relative tolerance: converged when the true residual

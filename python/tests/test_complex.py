@@ -86,11 +86,11 @@ def test_complex64_and_operators(method):
 def test_refusals():
     A = helmholtz(4)
     b = rhs(A.shape[0])
-    with pytest.raises(ValueError, match=r"cgs: complex values \(dtype complex128\) are not supported"):
+    with pytest.raises(ValueError, match=r"cgs: complex values \(dtype complex128\) are not"):
         pscipy.cgs(A, b)
     with pytest.raises(ValueError, match="minres: complex values"):
         pscipy.minres(A.real, b)
-    with pytest.raises(ValueError, match=r"ilu0 preconditioner has no path for complex values \(complex128\)"):
+    with pytest.raises(ValueError, match=r"ilu0 preconditioner has no path for complex values"):
         pscipy.gmres(A, b, M="ilu0")
     with pytest.raises(ValueError, match="opencl backend"):
         pscipy.bicgstab(A, b, backend="opencl")
