@@ -116,3 +116,18 @@ def test_cg_hermitian_against_scipy(backend):
     assert abs(ours - theirs) <= 2, (ours, theirs)
     x, info = pscipy.cg(A.astype(np.complex64), b.astype(np.complex64), rtol=1e-4, M="jacobi")
     assert info == 0 and x.dtype == np.complex64 and relative_residual(A, x, b) <= 1e-4
+
+
+def test_portla_solve_complex():
+    import portla
+
+    A = hermitian(10)
+    b = rhs(A.shape[0])
+    for solver in ("cg", "bicgstab", "gmres"):
+        r = portla.solve(A, b, solver=solver, precond="jacobi", rtol=1e-10, backend="reference")
+        assert r.converged and r.x.dtype == np.complex128 and r.backend == "reference"
+        assert relative_residual(A, r.x, b) <= 1e-10
+    with pytest.raises(ValueError, match="minres: complex values"):
+        portla.solve(A, b, solver="minres")
+    with pytest.raises(ValueError, match="ic0 preconditioner has no path for complex values"):
+        portla.solve(A, b, solver="cg", precond="ic0")
