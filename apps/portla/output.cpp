@@ -374,6 +374,17 @@ void write_vector_output(const std::string& path, const std::vector<double>& val
     });
 }
 
+void write_vector_output(const std::string& path, const std::vector<std::complex<double>>& values) {
+    write_output(path, [&](std::ostream& out) {
+        out << "%%MatrixMarket matrix array complex general\n" << values.size() << " 1\n";
+        char number[64];
+        for (const std::complex<double>& v : values) {
+            std::snprintf(number, sizeof number, "%.17g %.17g\n", v.real(), v.imag());
+            out << number;
+        }
+    });
+}
+
 std::string flush_stdout() {
     std::cout.flush();
     errno = 0;

@@ -2,6 +2,7 @@
 // place of a device, a FIFO or the terminal they name.
 #pragma once
 
+#include <complex>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -45,6 +46,8 @@ void emit_json(const nlohmann::json& j, const std::string& path, int indent = 2)
 /// A vector as a Matrix Market "array real general" n x 1 file with full precision (the format
 /// of io::write_vector), written with write_output.
 void write_vector_output(const std::string& path, const std::vector<double>& values);
+/// The same for a complex vector: "array complex general", each line "real imaginary".
+void write_vector_output(const std::string& path, const std::vector<std::complex<double>>& values);
 
 /// Flushes stdout. "" when everything printed to it was written, else why not (a full device,
 /// a closed pipe): a run whose result could not be written must not exit 0.

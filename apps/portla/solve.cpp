@@ -1,8 +1,10 @@
 // portla solve: one linear solve with CG, BiCGSTAB, GMRES, pipelined CG or multigrid cycles alone,
-// from a Matrix Market file or a generated problem. Exit 0 when converged, 2 when not (result
+// from a Matrix Market file or a generated problem (a complex file: cg, bicgstab or gmres in
+// complex arithmetic, run_complex). Exit 0 when converged, 2 when not (result
 // printed), 1 on errors.
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -306,6 +308,132 @@ std::unique_ptr<LinearOperator<T>> distribute(const Executor& exec,
 #endif
 }
 
+// The settings every Krylov solve takes from the options: tolerances, iteration limit,
+// preconditioner, restart.
+solver::Settings krylov_settings(const SolveOptions& o, solver::Preconditioner precond) {
+    solver::Settings s;
+    s.rtol = o.rtol;
+    s.atol = o.atol;
+    s.max_iters = o.max_iters;
+    s.precond = precond;
+    s.restart = o.restart;
+    return s;
+}
+
+// A complex Matrix Market file (complex64 with --precision float, else complex128): cg
+// (Hermitian positive definite A), bicgstab or gmres with preconditioner none or jacobi on one
+// rank of a backend with complex kernels (reference, omp; auto picks omp). b from --rhs (a
+// real or complex vector) or A 1; x written by --out as an "array complex general" file.
+template <typename T>
+int run_complex(const SolveOptions& o) {
+    using R = typename T::value_type;
+    const char* dtype = sizeof(R) == sizeof(double) ? "complex128" : "complex64";
+    const std::string& path = o.problem.file;
+    const solver::Solver method = solver::parse_solver(o.solver);
+    if (method != solver::Solver::cg && method != solver::Solver::bicgstab &&
+        method != solver::Solver::gmres)
+        throw Unsupported(path + ": --solver " + o.solver + " has no path for complex values (" +
+                          dtype + "); use cg, bicgstab or gmres");
+    const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
+    if (world(o.distributed))
+        throw Unsupported(path + ": complex matrices are not solved under MPI");
+    if (!o.x0.empty() || !o.history.empty() || o.json.requested() || o.problem.format != "auto")
+        throw Unsupported(path +
+                          ": --x0, --history, --json and --format are not supported for "
+                          "complex matrices yet");
+    if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
+        throw BadInput("--rtol and --atol must be finite");
+    const Executor exec = rank_executor(o.backend == "auto" ? "omp" : o.backend);
+
+    const io::ComplexMatrixData data =
+        load_input(path, [&] { return io::read_matrix_market_complex(path); });
+    if (data.rows != data.cols)
+        throw BadInput(path + ": the matrix is " + std::to_string(data.rows) + " x " +
+                       std::to_string(data.cols) + "; solve needs a square one");
+    const std::size_t n = static_cast<std::size_t>(data.rows);
+    // CSR: entries ordered by row, then column, in file order within a position (a stable
+    // sort); duplicates summed.
+    std::vector<std::size_t> order(data.values.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return data.row_idx[a] != data.row_idx[b] ? data.row_idx[a] < data.row_idx[b]
+                                                  : data.col_idx[a] < data.col_idx[b];
+    });
+    std::vector<std::int32_t> row_ptrs(n + 1, 0), col_idxs;
+    std::vector<T> values;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const std::size_t e = order[k];
+        const std::complex<double> v = data.values[e];
+        if (k > 0 && data.row_idx[e] == data.row_idx[order[k - 1]] &&
+            data.col_idx[e] == data.col_idx[order[k - 1]]) {
+            values.back() += T(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+            continue;
+        }
+        ++row_ptrs[static_cast<std::size_t>(data.row_idx[e]) + 1];
+        col_idxs.push_back(static_cast<std::int32_t>(data.col_idx[e]));
+        values.push_back(T(static_cast<R>(v.real()), static_cast<R>(v.imag())));
+    }
+    for (std::size_t i = 0; i < n; ++i) row_ptrs[i + 1] += row_ptrs[i];
+    const Csr<T> A(exec, n, n, row_ptrs, col_idxs, values);
+
+    std::vector<T> bh(n);
+    if (o.problem.rhs.empty()) {  // b = A 1
+        for (std::size_t i = 0; i < n; ++i)
+            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) bh[i] += values[k];
+    } else {
+        const std::string& rhs = o.problem.rhs;
+        const io::MatrixMarketHeader h =
+            load_input(rhs, [&] { return io::read_matrix_market_header(rhs); });
+        std::vector<std::complex<double>> b(static_cast<std::size_t>(h.rows * h.cols));
+        if (h.complex) {
+            const io::ComplexMatrixData d =
+                load_input(rhs, [&] { return io::read_matrix_market_complex(rhs); });
+            if (d.cols != 1) throw BadInput(rhs + ": expected a vector (n x 1)");
+            for (std::size_t k = 0; k < d.values.size(); ++k)
+                b[static_cast<std::size_t>(d.row_idx[k])] += d.values[k];
+        } else {
+            const auto real = load_input(rhs, [&] { return io::read_vector(rhs); });
+            b.assign(real.begin(), real.end());
+        }
+        if (b.size() != n)
+            throw BadInput(rhs + ": right-hand side has " + std::to_string(b.size()) +
+                           " entries, the matrix has " + std::to_string(n) + " rows");
+        for (std::size_t i = 0; i < n; ++i)
+            bh[i] = T(static_cast<R>(b[i].real()), static_cast<R>(b[i].imag()));
+    }
+    Array<T> b(exec, bh), x(exec, n);
+
+    solver::Settings s = krylov_settings(o, precond);
+    if (o.monitor)
+        s.monitor = [](int it, double r) {
+            std::cout << "  iteration " << it << "  " << r << "\n";
+        };
+    const auto start = std::chrono::steady_clock::now();
+    const solver::Result res = method == solver::Solver::cg ? solver::cg<T>(A, b, x, s)
+                               : method == solver::Solver::bicgstab
+                                   ? solver::bicgstab<T>(A, b, x, s)
+                                   : solver::gmres<T>(A, b, x, s);
+    const double time_s = seconds_since(start);
+    const std::vector<T> xh = x.to_host();
+    if (!o.out.empty())
+        write_vector_output(o.out, std::vector<std::complex<double>>(xh.begin(), xh.end()));
+    std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " ["
+              << exec.device_name() << "], " << dtype << ", csr\n"
+              << "  problem     " << path << ": n = " << n << ", nnz = " << values.size() << "\n"
+              << "  result      " << solver::to_string(res.reason) << " after " << res.iterations
+              << " iterations\n"
+              << "  residual    ||b - Ax|| = " << res.residual_norm << ", relative "
+              << res.relative_residual() << "\n"
+              << "  time        " << time_s << " s\n";
+    if (res.reason == solver::StopReason::indefinite) {
+        std::cerr << "portla: error: " << path
+                  << ": the matrix is not Hermitian positive definite (cg needs it); use bicgstab "
+                     "or gmres\n";
+        return exit_error;
+    }
+    return res.converged ? exit_ok : exit_not_converged;
+}
+
 // x = the --x0 file's vector (x.size() entries, all finite); false when `path` is empty.
 template <typename T>
 bool read_initial_guess(const std::string& path, Array<T>& x) {
@@ -507,12 +635,7 @@ int run(const SolveOptions& o) {
     exec.synchronize();
     const double build_s = seconds_since(build_start);
 
-    solver::Settings s;
-    s.rtol = o.rtol;
-    s.atol = o.atol;
-    s.max_iters = o.max_iters;
-    s.precond = precond;
-    s.restart = o.restart;
+    solver::Settings s = krylov_settings(o, precond);
     s.block_size = o.block_size;
     s.chebyshev_degree = o.degree;
     s.ilut_drop_tolerance = o.drop_tol;
@@ -952,6 +1075,11 @@ Runner add_solve(CLI::App& app) {
         if (o->solver == "lsqr" || o->solver == "lsmr")
             return o->precision == "float" ? run_least_squares<float>(*o)
                                            : run_least_squares<double>(*o);
+        if (!o->problem.file.empty() && load_input(o->problem.file, [&] {
+                                            return io::read_matrix_market_header(o->problem.file);
+                                        }).complex)
+            return o->precision == "float" ? run_complex<std::complex<float>>(*o)
+                                           : run_complex<std::complex<double>>(*o);
         return o->precision == "float" ? run<float>(*o) : run<double>(*o);
     };
 }

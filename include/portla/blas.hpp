@@ -2,6 +2,10 @@
 /// Vector kernels (BLAS level 1 and the fused CG update), dispatched to the executor's backend.
 /// All vectors must live in memory of `exec`. Sizes are checked (DimensionMismatch).
 /// Calls are asynchronous on cuda unless they return a host value.
+/// T is float, double, std::complex<float> or std::complex<double>; complex values run on the
+/// backends of PORTLA_FOR_EACH_COMPLEX_BACKEND (reference, omp) and throw Unsupported elsewhere.
+/// For complex values dot conjugates its first argument (x^H y, as BLAS zdotc and NumPy vdot),
+/// and a norm is real (returned as a complex value whose imaginary part is 0).
 #pragma once
 
 #include "portla/array.hpp"
@@ -26,7 +30,7 @@ void axpby(const Executor& exec, T a, const_view<T> x, T b, view<T> y);
 template <typename T>
 void pointwise_mul(const Executor& exec, const_view<T> x, const_view<T> y, view<T> z);
 
-/// result[0] = x . y, left in the executor's memory (no host synchronisation on cuda).
+/// result[0] = x . y = sum conj(x_i) y_i, left in the executor's memory (no host synchronisation on cuda).
 template <typename T>
 void dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result);
 

@@ -18,6 +18,7 @@ from . import _portla
 _PRECISIONS = {"double": np.float64, "single": np.float32}
 _INT32_MAX = 2**31 - 1
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_C64 = np.dtype(np.complex64)
 
 
 def _is_sparse(a: Any) -> bool:
@@ -47,17 +48,52 @@ def _is_linear_operator(a: Any) -> bool:
     return hasattr(a, "matvec") and hasattr(a, "shape") and not _is_sparse(a)
 
 
-def _check_real(dtype: Any, what: str) -> None:
+def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
+    """ValueError unless dtype is numeric: real, or complex where complex_ok (a solve of complex
+    values: bicgstab and gmres on the CPU backends)."""
     dtype = np.dtype(dtype)
-    if dtype.kind == "c":
+    if dtype.kind == "c" and not complex_ok:
         raise ValueError(f"{what}: complex values are not supported (dtype {dtype})")
-    if dtype.kind not in "fiub":
+    if dtype.kind not in "fiubc":
         raise ValueError(f"{what}: not a numeric array (dtype {dtype})")
 
 
-def dtype_for(precision: Optional[str], *objects: Any) -> type:
+# The methods that solve complex systems (complex64, complex128), on the CPU backends (cg: for
+# Hermitian positive definite A).
+COMPLEX_METHODS = ("cg", "bicgstab", "gmres")
+
+
+def _dtype_of(o: Any) -> np.dtype:
+    dt = getattr(o, "dtype", None)
+    return np.dtype(np.asarray(o).dtype if dt is None else dt)
+
+
+def is_complex(dtype: type) -> bool:
+    return np.dtype(dtype).kind == "c"
+
+
+def _complex_of(dtype: type) -> type:
+    return np.complex64 if dtype == np.float32 else np.complex128
+
+
+def dtype_for(precision: Optional[str], *objects: Any, complex_ok: bool = False) -> type:
     """float32 or float64: `precision` when given ("double"/"single"), else float32 when every
-    array among `objects` is float32 (as SciPy keeps the caller's dtype), float64 otherwise."""
+    array among `objects` is float32 (as SciPy keeps the caller's dtype), float64 otherwise.
+    complex_ok: complex64 or complex128 by the same rule when some array is complex (complex64
+    and float32 count as single precision)."""
+    if complex_ok and any(
+        _dtype_of(o).kind == "c"
+        for o in objects
+        if o is not None and not isinstance(o, str)
+    ):
+        if precision is not None:
+            return _complex_of(dtype_for(precision))
+        single = all(
+            _dtype_of(o) in (_F32, _C64)
+            for o in objects
+            if o is not None and not isinstance(o, str)
+        )
+        return np.complex64 if single else np.complex128
     if precision is not None:
         if precision not in _PRECISIONS:
             raise ValueError(f"precision: expected 'double' or 'single', got {precision!r}")
@@ -79,13 +115,13 @@ def dtype_for(precision: Optional[str], *objects: Any) -> type:
 
 
 def suffix(dtype: type) -> str:
-    return "_f32" if dtype == np.float32 else "_f64"
+    return {np.float32: "_f32", np.complex64: "_c64", np.complex128: "_c128"}.get(dtype, "_f64")
 
 
 def vector(x: Any, dtype: type, n: int, what: str) -> np.ndarray:
     """A contiguous 1-D array of n values of dtype ((n, 1) and (1, n) accepted, as by SciPy)."""
     a = np.asarray(x)
-    _check_real(a.dtype, what)
+    _check_real(a.dtype, what, is_complex(dtype))
     if a.ndim == 2 and 1 in a.shape:
         a = a.reshape(-1)
     if a.ndim != 1:
@@ -111,7 +147,7 @@ def _matvec(
             if hasattr(e, "add_note"):  # Python >= 3.11
                 e.add_note(f"(raised by {what})")
             raise
-        if y.dtype.kind not in "fiub":
+        if y.dtype.kind not in ("fiubc" if is_complex(dtype) else "fiub"):
             raise ValueError(
                 f"{what} returned values of dtype {y.dtype}; the solve needs real numbers"
                 + (" (complex systems are not supported)" if y.dtype.kind == "c" else "")
@@ -137,6 +173,15 @@ def operator(A: Any, dtype: type, backend: str, transpose: bool = False) -> Any:
     shape (scipy.sparse.linalg.LinearOperator). transpose: the solver needs A^T x too (its
     rmatvec for a LinearOperator; a dense array is taken as CSR, which provides it)."""
     s = suffix(dtype)
+    complex_ok = is_complex(dtype)
+    if complex_ok and not _is_sparse(A) and not _is_linear_operator(A):
+        # a dense complex array: taken as CSR (complex values have no dense kernels)
+        a = np.asarray(A)
+        if a.ndim == 2 and max(a.shape) <= _INT32_MAX:
+            sparse = sys.modules.get("scipy.sparse")
+            if sparse is None:
+                import scipy.sparse as sparse
+            A = sparse.csr_array(a)
     if transpose and not _is_sparse(A) and not _is_linear_operator(A):
         a = np.asarray(A)
         _check_real(a.dtype, "A")
@@ -155,7 +200,7 @@ def operator(A: Any, dtype: type, backend: str, transpose: bool = False) -> Any:
             )
     if _is_sparse(A):
         if A.dtype is not _F64 and A.dtype is not _F32:
-            _check_real(A.dtype, "A")
+            _check_real(A.dtype, "A", complex_ok)
         csr = A.tocsr()
         if not csr.has_canonical_format:
             csr = csr.copy()
@@ -318,7 +363,17 @@ def run(
     follow = getattr(M, "portla_backend", None)
     if backend == "auto" and callable(follow):  # a portla.pyamg hierarchy: solve where it lives
         backend = follow()
-    dtype = dtype_for(precision, A, b)
+    if method not in COMPLEX_METHODS:
+        for o in (A, b):
+            dt = _dtype_of(o)
+            if dt.kind == "c":
+                raise ValueError(
+                    f"{method}: complex values (dtype {dt}) are not supported; cg, bicgstab "
+                    "and gmres solve complex systems"
+                )
+    dtype = dtype_for(precision, A, b, complex_ok=method in COMPLEX_METHODS)
+    if is_complex(dtype) and backend == "auto":
+        backend = "omp"  # the backends with complex kernels: omp and reference
     rows, cols = shape_of(A)
     bv = vector(b, dtype, rows, "b")
     # x0 is the caller's: copied (as SciPy does), x written in place by the solve.
@@ -491,7 +546,8 @@ def norm(b: Any) -> float:
         import cupy
 
         return float(cupy.linalg.norm(b.astype(cupy.float64)))
-    return float(np.linalg.norm(np.asarray(b, dtype=np.float64)))
+    a = np.asarray(b)
+    return float(np.linalg.norm(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)))
 
 
 def _empty_like(b: Any, n: int) -> Any:

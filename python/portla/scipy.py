@@ -156,9 +156,10 @@ def _apply_m(M: Any, b: Any) -> Any:
 
 
 def _rhs_norm(b: Any) -> float:
-    """||b||, after refusing complex and non-numeric values (whose norm would mislead)."""
+    """||b||, after refusing non-numeric values (whose norm would mislead); complex values are
+    refused by the solve of a method without a complex path."""
     if _core._framework(b) is None:
-        _core._check_real(np.asarray(b).dtype, "b")
+        _core._check_real(np.asarray(b).dtype, "b", complex_ok=True)
     return _core.norm(b)
 
 
@@ -268,7 +269,10 @@ _SHORT_RECURRENCE_PARAMETERS = """
         converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
-    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)). Complex A or b
+        (complex64 / complex128, host arrays, M "jacobi" or a LinearOperator) are solved by cg
+        (Hermitian positive definite A), bicgstab and gmres on the CPU backends; the other
+        methods raise ValueError for them.
     :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
         the solution and returned; a host x0 is copied.
     :param rtol: relative tolerance: converged when the true residual
@@ -334,7 +338,10 @@ def gmres(
         converted once), a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free:
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
-    :param b: the right-hand side, n values (shape (n,) or (n, 1)).
+    :param b: the right-hand side, n values (shape (n,) or (n, 1)). Complex A or b
+        (complex64 / complex128, host arrays, M "jacobi" or a LinearOperator) are solved by cg
+        (Hermitian positive definite A), bicgstab and gmres on the CPU backends; the other
+        methods raise ValueError for them.
     :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
         the solution and returned; a host x0 is copied.
     :param rtol: relative tolerance: converged when the true residual
@@ -395,7 +402,9 @@ def gmres(
     if callback_type in ("legacy", "pr_norm"):
         bnorm = _rhs_norm(b)
         # SciPy's values are scalars of the solve's type.
-        single = _core._framework(b) is None and _core.dtype_for(precision, A, b) == np.float32
+        single = _core._framework(b) is None and _core.dtype_for(
+            precision, A, b, complex_ok=True
+        ) in (np.float32, np.complex64)
         scalar = np.float32 if single else np.float64
 
         def minimised(iteration: int, norm: float) -> None:

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -366,13 +367,12 @@ struct SolveInfo {
     std::uintptr_t b_ptr = 0, x_ptr = 0;
 };
 
-/// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
-/// preconditioner (pm its left one) when pm2 is given.
+/// run_krylov for real values: every Krylov solver.
 template <typename T>
-void run_krylov(solver::Solver which, const LinearOperator<T>& op,
-                const solver::PreconditionerOperator<T>* pm,
-                const solver::PreconditionerOperator<T>* pm2, const_view<T> bv, view<T> xv,
-                const solver::Settings& settings, solver::Result& result) {
+void run_real_krylov(solver::Solver which, const LinearOperator<T>& op,
+                     const solver::PreconditionerOperator<T>* pm,
+                     const solver::PreconditionerOperator<T>* pm2, const_view<T> bv, view<T> xv,
+                     const solver::Settings& settings, solver::Result& result) {
     if (pm2) {
         if (which != solver::Solver::qmr)
             throw BadInput(solver::to_string(which) + ": a right preconditioner M2 is qmr's");
@@ -426,6 +426,38 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
     }
 }
 
+/// Complex values (complex64, complex128).
+template <typename T>
+inline constexpr bool is_complex = false;
+template <typename R>
+inline constexpr bool is_complex<std::complex<R>> = true;
+
+/// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
+/// preconditioner (pm its left one) when pm2 is given. Complex values: cg, bicgstab and gmres.
+template <typename T>
+void run_krylov(solver::Solver which, const LinearOperator<T>& op,
+                const solver::PreconditionerOperator<T>* pm,
+                const solver::PreconditionerOperator<T>* pm2, const_view<T> bv, view<T> xv,
+                const solver::Settings& settings, solver::Result& result) {
+    if constexpr (is_complex<T>) {
+        const char* dtype = sizeof(T) == 16 ? "complex128" : "complex64";
+        if (pm2 || (which != solver::Solver::cg && which != solver::Solver::bicgstab &&
+                    which != solver::Solver::gmres))
+            throw Unsupported(solver::to_string(which) + ": complex values (" + dtype +
+                              ") are solved by cg, bicgstab and gmres only");
+        if (which == solver::Solver::cg)
+            result = pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
+        else if (which == solver::Solver::bicgstab)
+            result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
+                        : solver::bicgstab(op, bv, xv, settings);
+        else
+            result =
+                pm ? solver::gmres(op, *pm, bv, xv, settings) : solver::gmres(op, bv, xv, settings);
+    } else {
+        run_real_krylov(which, op, pm, pm2, bv, xv, settings, result);
+    }
+}
+
 /// lsqr or lsmr (`method`) of host arrays: b (A.rows()), x (A.cols(), x0 when
 /// settings.use_initial_guess) and var (A.cols(), lsqr's variance when settings.calc_var),
 /// staged through arrays of A's executor. Returns the solver's result.
@@ -473,12 +505,15 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
     if (x.size() != op.cols()) throw DimensionMismatch(method + ": x0", op.cols(), x.size());
     // A hierarchy as M is applied where it lives, without Python; method "amg": its cycles alone.
     const Multigrid<T>* mg = nullptr;
-    if (!M.is_none() && nb::isinstance<Multigrid<T>>(M)) {
-        mg = nb::cast<const Multigrid<T>*>(M);
-        const Executor& e = mg->amg->executor();
-        if (e.is_host() != exec.is_host() || (!e.is_host() && e.device_id() != exec.device_id()))
-            throw BadInput(method + ": the multigrid hierarchy is on " + e.name() + ", A on " +
-                           exec.name());
+    if constexpr (!is_complex<T>) {
+        if (!M.is_none() && nb::isinstance<Multigrid<T>>(M)) {
+            mg = nb::cast<const Multigrid<T>*>(M);
+            const Executor& e = mg->amg->executor();
+            if (e.is_host() != exec.is_host() ||
+                (!e.is_host() && e.device_id() != exec.device_id()))
+                throw BadInput(method + ": the multigrid hierarchy is on " + e.name() + ", A on " +
+                               exec.name());
+        }
     }
     const bool stationary = method == "amg";
     if (stationary && !mg) throw BadInput("amg: cycles alone need a multigrid hierarchy as M");
@@ -573,7 +608,8 @@ SolveInfo solve(const std::string& method, const Operator<T>& A, Any1<T> b, AnyO
         clear_kernel_choices();
         const auto start = clock::now();
         if (stationary) {
-            info.result = solver::amg_solve(*mg->amg, *csr, bv, xv, settings);
+            if constexpr (!is_complex<T>)  // stationary needs mg: real values only
+                info.result = solver::amg_solve(*mg->amg, *csr, bv, xv, settings);
         } else {
             run_krylov(which, op, pm, python_m2.get(), bv, xv, settings, info.result);
         }
@@ -718,9 +754,10 @@ Out2<T> gemm(const std::string& backend, In2<T> a, In2<T> b, const std::string& 
     return Out2<T>(c->data(), {m, n}, owner);
 }
 
+/// The operators over host or device arrays (CSR, matrix-free) and the Krylov solve, for real
+/// and complex values.
 template <typename T>
-void bind_precision(nb::module_& m, const char* suffix) {
-    const std::string s = suffix;
+void bind_operators(nb::module_& m, const std::string& s) {
     nb::class_<Operator<T>>(m, ("Operator" + s).c_str())
         .def_prop_ro(
             "shape",
@@ -746,12 +783,25 @@ void bind_precision(nb::module_& m, const char* suffix) {
           "indptr"_a, "indices"_a, "data"_a,
           "A CSR operator over host arrays with 64-bit row offsets and int32 column indices "
           "(its index form chosen by portla: 32-bit where the matrix fits).");
-    m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
-          "A dense row-major operator: borrowed where the backend reads it, else copied.");
     m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,
           "rmatvec"_a = nb::none(),
           "A matrix-free operator: y = matvec(x), and y = rmatvec(x) = A^T x when given, called "
           "with the GIL held.");
+    m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
+          "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
+          "minimised"_a.none() = nb::none(),
+          "Solves A x = b by cg, bicgstab, gmres, pipecg, minres, cgs, tfqmr, lgmres or gcrotmk "
+          "into x (in place), "
+          "or by the cycles "
+          "of a Multigrid M alone (method 'amg'); returns SolveInfo.");
+}
+
+template <typename T>
+void bind_precision(nb::module_& m, const char* suffix) {
+    const std::string s = suffix;
+    bind_operators<T>(m, s);
+    m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
+          "A dense row-major operator: borrowed where the backend reads it, else copied.");
     nb::class_<Multigrid<T>>(m, ("Multigrid" + s).c_str(),
                              "A multigrid hierarchy (solver::Amg) of a CSR operator.")
         .def_prop_ro("backend", [](const Multigrid<T>& g) { return g.backend; })
@@ -803,13 +853,6 @@ void bind_precision(nb::module_& m, const char* suffix) {
     m.def(("least_squares" + s).c_str(), &least_squares<T>, "method"_a, "A"_a, "b"_a, "x"_a,
           "var"_a, "settings"_a,
           "lsqr or lsmr of host arrays into x (and var): returns the LeastSquaresResult.");
-    m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
-          "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
-          "minimised"_a.none() = nb::none(),
-          "Solves A x = b by cg, bicgstab, gmres, pipecg, minres, cgs, tfqmr, lgmres or gcrotmk "
-          "into x (in place), "
-          "or by the cycles "
-          "of a Multigrid M alone (method 'amg'); returns SolveInfo.");
     m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
           "col_idxs"_a, "values"_a, "rhs"_a, "format"_a, "solver"_a, "precond"_a, "absolute"_a,
           "tolerance"_a, "max_iters"_a, "restart"_a, "block_size"_a, "shared_memory"_a,
@@ -1040,6 +1083,9 @@ NB_MODULE(_portla, m) {
 
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");
+    // complex128 and complex64: CSR and matrix-free operators, bicgstab and gmres
+    bind_operators<std::complex<double>>(m, "_c128");
+    bind_operators<std::complex<float>>(m, "_c64");
     nb::list reasons;  // index: solver::StopReason's value
     for (int r = 0; r <= static_cast<int>(solver::StopReason::unstable_preconditioner); ++r)
         reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));

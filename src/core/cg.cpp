@@ -15,9 +15,12 @@
 // sums them over the ranks and takes the step's decisions on the host between the steps.
 #include "portla/solver/cg.hpp"
 
+#include <complex>
 #include <memory>
 
 #include "common/cg_step.hpp"
+#include "common/scalar.hpp"
+#include "core/dispatch_values.hpp"
 #include "core/kernels/cg_kernels.hpp"
 #include "core/runtime.hpp"
 #include "core/solver_common.hpp"
@@ -28,6 +31,8 @@ namespace {
 
 template <typename T>
 class CgSolve {
+    using R = common::real_t<T>;  // the state's scalars: real for complex values too
+
 public:
     CgSolve(const LinearOperator<T>& A, const_view<T> b, view<T> x, view<T> r,
             const Array<T>& inv_diag, const PreconditionerOperator<T>* M, const Settings& settings,
@@ -45,7 +50,7 @@ public:
           z_(exec_, inv_diag.empty() && !M ? 0 : n_),
           ax_(exec_, !fused_ && settings.residual_replacement > 0 ? n_ : 0),
           state_(exec_, 1) {
-        common::CgState<T> initial{};
+        common::CgState<R> initial{};
         initial.pending_mode = -1;
         state_.copy_from_host({initial});
         // p_old of the first iteration is multiplied by beta = 0: zero, never garbage (0 * NaN).
@@ -78,7 +83,7 @@ public:
     void resume() { initialize(common::CgFinish::resume); }
 
     // Runs up to `batch_` iterations (fewer when the solve stops) and reads the state back.
-    const common::CgState<T>& run_batch() {
+    const common::CgState<R>& run_batch() {
         if (batch_ > 1) {
             if (!whole_iterations()) {
                 if (!graph_)
@@ -100,12 +105,13 @@ private:
     bool whole_iterations() {
         if (args_.control.replacement > 0) return false;
         bool done = false;
-        dispatch(exec_, [&](auto backend) { done = cg_iterations(backend, exec_, args_, batch_); });
+        dispatch_values<T>(
+            exec_, [&](auto backend) { done = cg_iterations(backend, exec_, args_, batch_); });
         return done;
     }
 
     void initialize(common::CgFinish mode) {
-        dispatch(exec_, [&](auto backend) {
+        dispatch_values<T>(exec_, [&](auto backend) {
             cg_initialize(backend, exec_, args_, mode);
             reduce_over_ranks();
             precondition(backend);
@@ -116,7 +122,7 @@ private:
     // step's decision (common/cg_step.hpp), taken alike on every rank, and the state put back.
     void reduce_over_ranks() {
         if (!comm_) return;
-        common::CgState<T> s;
+        common::CgState<R> s;
         Executor::copy_bytes(Executor::reference(), &s, exec_, state_.data(), sizeof(s));
         const auto step = static_cast<common::CgLocal>(s.local_step);
         if (step == common::CgLocal::none) return;
@@ -146,7 +152,7 @@ private:
     // One iteration. With an operator the steps cannot read, apply() runs between them and the
     // host decides the replacement (batch 1: it knows the iteration).
     void iterate(bool replace) {
-        dispatch(exec_, [&](auto backend) {
+        dispatch_values<T>(exec_, [&](auto backend) {
             if (fused_) {
                 cg_direction(backend, exec_, args_);  // p = z + beta p; q = A p; p.q
                 cg_update(backend, exec_, args_);     // x += alpha p; r -= alpha q; ...
@@ -179,8 +185,8 @@ private:
     bool fused_;
     int batch_;
     Array<T> p_, q_, z_, ax_;
-    Array<common::CgState<T>> state_;
-    common::CgState<T> host_{};
+    Array<common::CgState<R>> state_;
+    common::CgState<R> host_{};
     kernels::CgArgs<T> args_;
     std::unique_ptr<portla::detail::Graph> graph_;
 };
@@ -244,5 +250,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
 }  // namespace
 
 PORTLA_SOLVER_ENTRY_POINTS(cg);
+PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(cg);
 
 }  // namespace portla::solver

@@ -2,6 +2,7 @@
 
 #include "common/csr_long_rows.hpp"
 #include "common/csr_pattern.hpp"
+#include "core/dispatch_values.hpp"
 #include "core/kernels/csr_split_kernels.hpp"
 #include "core/host_threads.hpp"
 #include "core/kernels/matrix_kernels.hpp"
@@ -10,6 +11,7 @@
 #include "portla/sparse.hpp"
 
 #include <atomic>
+#include <complex>
 #include <cstdlib>
 #include <limits>
 #include <string>
@@ -226,10 +228,16 @@ Csr<T>::Csr(std::size_t rows, std::size_t cols, CsrIndex index, Array<std::int32
 
 template <typename T>
 void Csr<T>::apply_transpose(const_view<T> x, view<T> y) const {
-    if (!has_transpose()) LinearOperator<T>::apply_transpose(x, y);
-    std::call_once(*transposed_once_,
-                   [this] { transposed_ = std::make_shared<const Csr>(sparse::transpose(*this)); });
-    transposed_->apply(x, y);
+    if constexpr (common::is_complex_v<T>) {
+        throw Unsupported(std::string("csr: A^T x of complex values (") + common::dtype_name<T>() +
+                          ") is not supported");
+    } else {
+        if (!has_transpose()) LinearOperator<T>::apply_transpose(x, y);
+        std::call_once(*transposed_once_, [this] {
+            transposed_ = std::make_shared<const Csr>(sparse::transpose(*this));
+        });
+        transposed_->apply(x, y);
+    }
 }
 
 template <typename T>
@@ -418,7 +426,7 @@ template <typename T>
 void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
-    dispatch(exec, [&](auto backend) {
+    dispatch_values<T>(exec, [&](auto backend) {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
             if (long_blocks_.size() > 0) {
                 csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
@@ -504,7 +512,7 @@ void Csr<T>::diagonal(view<T> d) const {
         std::call_once(*diag_once_, [this] {
             const Executor& exec = executor();
             diag_ = Array<T>(exec, rows_);
-            dispatch(exec, [&](auto backend) {
+            dispatch_values<T>(exec, [&](auto backend) {
                 with_indices([&](auto row_ptrs, auto col_idxs) {
                     csr_diagonal(backend, exec, rows_, row_ptrs, col_idxs, values_.get_view(),
                                  diag_.get_view());
@@ -516,5 +524,7 @@ void Csr<T>::diagonal(view<T> d) const {
 
 template class Csr<double>;
 template class Csr<float>;
+template class Csr<std::complex<double>>;
+template class Csr<std::complex<float>>;
 
 }  // namespace portla

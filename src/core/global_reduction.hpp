@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/scalar.hpp"
 #include "common/scaled_norm.hpp"
 #include "portla/blas.hpp"
 #include "portla/dist/communicator.hpp"
@@ -20,11 +21,13 @@ void sum_over_ranks(const LinearOperator<T>& A, double* values, int count) {
         comm->allreduce_sum(values, count);
 }
 
-/// x . y over every rank of A (blocks).
+/// x . y (x^H y for complex values) over every rank of A (blocks), in double or complex of
+/// double.
 template <typename T>
-double dot(const LinearOperator<T>& A, const_view<T> x, const_view<T> y) {
-    double value = double(blas::dot<T>(A.executor(), x, y));
-    sum_over_ranks(A, &value, 1);
+common::wide_t<T> dot(const LinearOperator<T>& A, const_view<T> x, const_view<T> y) {
+    common::wide_t<T> value = common::widen(blas::dot<T>(A.executor(), x, y));
+    // a complex of double is two doubles (real part first)
+    sum_over_ranks(A, reinterpret_cast<double*>(&value), common::is_complex_v<T> ? 2 : 1);
     return value;
 }
 
@@ -35,7 +38,7 @@ double dot(const LinearOperator<T>& A, const_view<T> x, const_view<T> y) {
 /// keeps blas::norm2's range. NaN on any rank gives NaN on every rank.
 template <typename T>
 double norm2(const LinearOperator<T>& A, const_view<T> x) {
-    const double local = double(blas::norm2<T>(A.executor(), x));
+    const double local = double(common::real_part(blas::norm2<T>(A.executor(), x)));
     const auto* comm = A.communicator();
     if (!dist::is_distributed(comm)) return local;
     double sum = local * local;

@@ -2,8 +2,8 @@
 // the operator's apply() and the preconditioner's. Per iteration j (k = j + 1 basis vectors):
 //   z = M^-1 v_j                      (flexible: z is column j of Z, kept)
 //   w = A z                           (w is column j + 1 of V)
-//   h  = V_k^T w;  w -= V_k h          classical Gram-Schmidt ...
-//   h' = V_k^T w;  w -= V_k h'         ... twice (CGS2: orthogonal to working precision)
+//   h  = V_k^H w;  w -= V_k h          classical Gram-Schmidt ...
+//   h' = V_k^H w;  w -= V_k h'         ... twice (CGS2: orthogonal to working precision)
 //   ||w||                             one read-back of h, h', ||w|| to the host
 // The small Hessenberg least-squares problem lives on the host (Givens rotations, in double),
 // whose |g_{j+1}| is the residual norm of the current iterate. A cycle ends after `restart`
@@ -12,11 +12,14 @@
 #include "portla/solver/gmres.hpp"
 
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "common/scalar.hpp"
+#include "core/dispatch_values.hpp"
 #include "core/kernels/krylov_kernels.hpp"
 #include "core/solver_common.hpp"
 #include "portla/memory.hpp"
@@ -24,8 +27,14 @@
 namespace portla::solver {
 namespace {
 
+// For complex values (common/scalar.hpp) the projections are V^H w, the host's Hessenberg
+// matrix and rotations are complex of double, and each rotation [c s; -conj(s) conj(c)] with
+// c = conj(a) / rho, s = conj(b) / rho, rho = sqrt(|a|^2 + |b|^2) maps (a, b) to (rho, 0): for
+// real values the usual Givens rotation.
 template <typename T>
 class Gmres {
+    using S = common::wide_t<T>;  // double, or complex of double
+
 public:
     Gmres(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const Settings& s)
         : A_(A),
@@ -40,10 +49,10 @@ public:
           Z_(exec_, flexible_ ? n_ * m_ : 0),
           z_(exec_, M && !flexible_ ? n_ : 0),
           scalars_(exec_, 2 * (m_ + 1) + 1),
-          H_((m_ + 1) * m_, 0.0),
-          cs_(m_, 0.0),
-          sn_(m_, 0.0),
-          g_(m_ + 1, 0.0) {}
+          H_((m_ + 1) * m_, S(0)),
+          cs_(m_, S(0)),
+          sn_(m_, S(0)),
+          g_(m_ + 1, S(0)) {}
 
     T* column(int j) { return V_.data() + static_cast<std::size_t>(j) * n_; }
 
@@ -55,8 +64,8 @@ public:
               bool& invariant, bool& non_finite) {
         const auto& e = exec_;
         invariant = non_finite = false;
-        blas::axpby<T>(e, static_cast<T>(1 / beta), r, T{0}, view<T>(column(0), n_));  // v0
-        std::fill(g_.begin(), g_.end(), 0.0);
+        blas::axpby<T>(e, common::narrow<T>(1 / beta), r, T{0}, view<T>(column(0), n_));  // v0
+        std::fill(g_.begin(), g_.end(), S(0));
         g_[0] = beta;
         estimate = beta;
         int j = 0;
@@ -81,7 +90,7 @@ public:
                 A_.apply(z, w);
             }
             T* hd = scalars_.data();
-            dispatch<KernelFamily::krylov>(e, [&](auto backend) {
+            dispatch_values<T>(e, [&](auto backend) {
                 for (int pass = 0; pass < 2; ++pass) {  // CGS2
                     T* hp = hd + pass * (m_ + 1);
                     basis_project(backend, e, n_, k, V_.data(), n_, w.data, hp);  // h = V^T w
@@ -97,13 +106,13 @@ public:
             } else {
                 blas::norm2<T>(e, w, view<T>(hd + 2 * (m_ + 1), 1));
                 Executor::copy_bytes(Executor::reference(), h.data(), e, hd, h.size() * sizeof(T));
-                hnorm = h[2 * (m_ + 1)];
+                hnorm = common::real_part(h[2 * (m_ + 1)]);
             }
-            double* Hj = H_.data() + static_cast<std::size_t>(j) * (m_ + 1);  // column j
+            S* Hj = H_.data() + static_cast<std::size_t>(j) * (m_ + 1);  // column j
             double column_norm = hnorm * hnorm;
             for (int i = 0; i < k; ++i) {
-                Hj[i] = double(h[i]) + double(h[m_ + 1 + i]);
-                column_norm += Hj[i] * Hj[i];
+                Hj[i] = common::widen(h[i]) + common::widen(h[m_ + 1 + i]);
+                column_norm += common::abs2(Hj[i]);
             }
             Hj[k] = hnorm;
             if (!std::isfinite(column_norm)) {
@@ -112,11 +121,12 @@ public:
             }
             // The previous rotations, then one that zeroes H[k][j].
             for (int i = 0; i < j; ++i) {
-                const double t = cs_[i] * Hj[i] + sn_[i] * Hj[i + 1];
-                Hj[i + 1] = -sn_[i] * Hj[i] + cs_[i] * Hj[i + 1];
+                const S t = cs_[i] * Hj[i] + sn_[i] * Hj[i + 1];
+                Hj[i + 1] = -common::conj(sn_[i]) * Hj[i] + common::conj(cs_[i]) * Hj[i + 1];
                 Hj[i] = t;
             }
-            const double tiny = 4 * std::numeric_limits<T>::epsilon() * std::sqrt(column_norm);
+            const double tiny =
+                4 * std::numeric_limits<common::real_t<T>>::epsilon() * std::sqrt(column_norm);
             if (!(hnorm > tiny)) {
                 // The Arnoldi vector vanished: the Krylov space is invariant. With H's rotated
                 // diagonal entry nonzero the least-squares problem is solved exactly (estimate
@@ -125,8 +135,8 @@ public:
                 invariant = true;
                 const bool singular = !(std::abs(Hj[j]) > tiny);
                 if (!singular) {
-                    cs_[j] = Hj[j] > 0 ? 1.0 : -1.0;  // |H[j][j]| on the diagonal
-                    sn_[j] = 0;
+                    cs_[j] = common::conj(Hj[j]) / std::abs(Hj[j]);  // |H[j][j]| on the diagonal
+                    sn_[j] = S(0);
                     Hj[j] = std::abs(Hj[j]);
                     g_[j] *= cs_[j];
                     g_[k] = 0;
@@ -136,19 +146,19 @@ public:
                 record(estimate);
                 return j;
             }
-            const double rho = std::hypot(Hj[j], Hj[k]);
-            cs_[j] = Hj[j] / rho;
-            sn_[j] = Hj[k] / rho;
+            const double rho = std::hypot(std::abs(Hj[j]), std::abs(Hj[k]));
+            cs_[j] = common::conj(Hj[j]) / rho;
+            sn_[j] = common::conj(Hj[k]) / rho;
             Hj[j] = rho;
-            Hj[k] = 0;
-            g_[k] = -sn_[j] * g_[j];
+            Hj[k] = S(0);
+            g_[k] = -common::conj(sn_[j]) * g_[j];
             g_[j] = cs_[j] * g_[j];
             estimate = std::abs(g_[k]);
             ++j;
             if (record(estimate)) break;
-            dispatch<KernelFamily::krylov>(e, [&](auto backend) {  // v_k = w / ||w||
-                basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0}, static_cast<T>(1 / hnorm),
-                             w.data);
+            dispatch_values<T>(e, [&](auto backend) {  // v_k = w / ||w||
+                basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0},
+                             common::narrow<T>(1 / hnorm), w.data);
             });
         }
         return j;
@@ -159,9 +169,12 @@ public:
     void sum_over_ranks(T* hp, int k, std::vector<T>& host) {
         if (!distributed_) return;
         Executor::copy_bytes(Executor::reference(), host.data(), exec_, hp, k * sizeof(T));
-        std::vector<double> sums(host.begin(), host.begin() + k);
-        detail::sum_over_ranks(A_, sums.data(), k);
-        std::copy(sums.begin(), sums.end(), host.begin());
+        std::vector<S> sums(k);
+        for (int i = 0; i < k; ++i) sums[i] = common::widen(host[i]);
+        // a complex of double is two doubles (real part first)
+        detail::sum_over_ranks(A_, reinterpret_cast<double*>(sums.data()),
+                               k * static_cast<int>(sizeof(S) / sizeof(double)));
+        for (int i = 0; i < k; ++i) host[i] = common::narrow<T>(sums[i]);
         Executor::copy_bytes(exec_, hp, Executor::reference(), host.data(), k * sizeof(T));
     }
 
@@ -175,18 +188,19 @@ public:
     // x += M^-1 V_j y (or Z_j y; V_j y with left preconditioning) with H(0:j, 0:j) y = g(0:j).
     void update(int j, view<T> x) {
         if (j == 0) return;
-        std::vector<double> y(j);
+        std::vector<S> y(j);
         for (int i = j - 1; i >= 0; --i) {
-            double s = g_[i];
+            S s = g_[i];
             for (int c = i + 1; c < j; ++c)
                 s -= H_[static_cast<std::size_t>(c) * (m_ + 1) + i] * y[c];
-            const double d = H_[static_cast<std::size_t>(i) * (m_ + 1) + i];
-            y[i] = d != 0 ? s / d : 0.0;
+            const S d = H_[static_cast<std::size_t>(i) * (m_ + 1) + i];
+            y[i] = d != 0.0 ? s / d : S(0);
         }
-        std::vector<T> yt(y.begin(), y.end());
+        std::vector<T> yt(j);
+        for (int i = 0; i < j; ++i) yt[i] = common::narrow<T>(y[i]);
         T* yd = scalars_.data();
         Executor::copy_bytes(exec_, yd, Executor::reference(), yt.data(), j * sizeof(T));
-        dispatch<KernelFamily::krylov>(exec_, [&](auto backend) {
+        dispatch_values<T>(exec_, [&](auto backend) {
             if (flexible_ || !M_ || left_) {  // x += Z y  (or V y)
                 basis_update(backend, exec_, n_, j, flexible_ ? Z_.data() : V_.data(), n_, yd, T{1},
                              T{1}, x.data);
@@ -210,8 +224,8 @@ private:
     bool left_;
     bool flexible_;
     Array<T> V_, Z_, z_, scalars_;
-    std::vector<double> H_;  ///< column-major (m + 1) x m, rotated to upper triangular
-    std::vector<double> cs_, sn_, g_;
+    std::vector<S> H_;  ///< column-major (m + 1) x m, rotated to upper triangular
+    std::vector<S> cs_, sn_, g_;
 };
 
 // The cycle's arrays, checked against what the process can get before any is allocated (a
@@ -225,7 +239,7 @@ void require_workspace(const LinearOperator<T>& A, const PreconditionerOperator<
     const bool flexible = M && !left && (s.flexible || !M->fixed());
     MemoryNeed device, host;
     device.add((m + 1) * n + (flexible ? m * n : M ? n : 0) + 2 * (m + 1) + 1, sizeof(T));
-    host.add((m + 1) * m + 3 * m + 1, sizeof(double)).add(2 * (m + 1) + 1, sizeof(T));
+    host.add((m + 1) * m + 3 * m + 1, sizeof(common::wide_t<T>)).add(2 * (m + 1) + 1, sizeof(T));
     const std::string what = "gmres: the Krylov basis of restart " + std::to_string(s.restart) +
                              " for " + std::to_string(A.rows()) + " rows";
     // Every rank of a distributed operator checks its own part; all throw when one does.
@@ -316,5 +330,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
 }  // namespace
 
 PORTLA_SOLVER_ENTRY_POINTS(gmres);
+PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(gmres);
 
 }  // namespace portla::solver

@@ -66,8 +66,14 @@ enum class Symmetry { general, symmetric, skew_symmetric };
 
 struct Header {
     Format format = Format::coordinate;
-    Field field = Field::real;
+    Field field = Field::real;  // of each part for a complex file
     Symmetry symmetry = Symmetry::general;
+    // A complex file (each value two reals; Field::real above), `hermitian` when its symmetry is
+    // (Symmetry::symmetric above: one triangle stored, mirrored conjugated). Only
+    // read_matrix_market_complex reads its entries; the real readers refuse it (require_real).
+    bool complex = false;
+    bool hermitian = false;
+    std::string banner;  // "<field> <symmetry>" as written, for messages
     std::int64_t rows = 0;
     std::int64_t cols = 0;
     std::int64_t count = 0;  // entry lines in the file
@@ -218,6 +224,19 @@ public:
     /// and 2^31 or more entries are taken (CsrData's 64-bit row offsets). check_memory: whether
     /// the memory reading the entries will take is checked (not when only the header is read).
     Header read_header(bool to_csr = false, bool check_memory = true);
+    /// read_header() for the real readers: Unsupported for a complex file.
+    Header read_real_header(bool to_csr = false) {
+        const Header h = read_header(to_csr);
+        if (h.complex)
+            throw Unsupported(name_ + ": complex matrices are not supported (banner says '" +
+                              h.banner +
+                              "'; only real, integer and pattern are, except by "
+                              "read_matrix_market_complex)");
+        return h;
+    }
+    /// The entries of a complex file, both triangles of a symmetric, skew-symmetric or
+    /// hermitian one (the mirror of a hermitian entry conjugated).
+    ComplexMatrixData read_complex_entries(const Header& header);
     /// The entries as the file stores them, in file order, in chunks (freed one by one on the
     /// way to what the caller builds).
     std::vector<Triplets> read_stored(const Header& header);
@@ -449,10 +468,18 @@ Header Reader::read_header(bool to_csr, bool check_memory) {
         fail(1, "unknown symmetry " + quoted({tokens_[4], lengths_[4]}) +
                     " (expected 'general', 'symmetric', 'skew-symmetric' or 'hermitian')");
     }
-    if (complex || hermitian) {
-        throw Unsupported(name_ + ": complex matrices are not supported (banner says '" +
-                          printable(field, 40) + " " + printable(symmetry, 40) +
-                          "'; only real, integer and pattern are)");
+    h.banner = printable(field, 40) + " " + printable(symmetry, 40);
+    if (hermitian && !complex) {
+        throw Unsupported(name_ + ": complex matrices are not supported (banner says '" + h.banner +
+                          "'; hermitian needs the complex field)");
+    }
+    if (complex) {
+        h.field = Field::real;  // each part
+        h.complex = true;
+    }
+    if (hermitian) {
+        h.symmetry = Symmetry::symmetric;  // one triangle, validated as a symmetric one
+        h.hermitian = true;
     }
     if (h.format == Format::array && h.field == Field::pattern) {
         fail(1, "'array pattern' is not a valid combination");
@@ -739,6 +766,72 @@ MatrixData Reader::read_entries(const Header& h) {
     data.values.reserve(total);
     expand(h, chunks, true,
            [&data](std::int32_t r, std::int32_t c, double v) { data.add(r, c, v); });
+    return data;
+}
+
+ComplexMatrixData Reader::read_complex_entries(const Header& h) {
+    ComplexMatrixData data;
+    data.rows = h.rows;
+    data.cols = h.cols;
+    const bool array = h.format == Format::array;
+    const std::size_t fields = array ? 2 : 4;
+    const char* const layout = array ? "'real imaginary'" : "'row col real imaginary'";
+    const char* const kind = h.hermitian                              ? "hermitian"
+                             : h.symmetry == Symmetry::symmetric      ? "symmetric"
+                             : h.symmetry == Symmetry::skew_symmetric ? "skew-symmetric"
+                                                                      : "general";
+    const auto add = [&](std::int64_t r, std::int64_t c, std::complex<double> v) {
+        data.row_idx.push_back(r);
+        data.col_idx.push_back(c);
+        data.values.push_back(v);
+    };
+    for (std::int64_t k = 0; k < h.count; ++k) {
+        if (!next_data_line()) {
+            fail(line_no_ + 1, "truncated file: expected " + std::to_string(h.count) +
+                                   " entries, found " + std::to_string(k));
+        }
+        const std::size_t n = tokenize();
+        if (n != fields) {
+            fail(line_no_, std::string(n < fields ? "too few fields"
+                                                  : "unexpected text after "
+                                                    "the entry") +
+                               ": expected " + layout + " (a complex file)");
+        }
+        std::int64_t r = 0, c = 0;
+        if (array) {
+            const std::int64_t first_row_offset = h.symmetry == Symmetry::skew_symmetric ? 1 : 0;
+            if (array_row_ < 0) array_row_ = first_row_offset;
+            r = array_row_;
+            c = array_col_;
+            if (++array_row_ == h.rows) {
+                ++array_col_;
+                array_row_ = h.symmetry == Symmetry::general ? 0 : array_col_ + first_row_offset;
+            }
+        } else {
+            r = parse_index(0, "row", h.rows);
+            c = parse_index(1, "column", h.cols);
+            if (h.symmetry != Symmetry::general && r < c) {
+                fail(line_no_, "entry (" + std::to_string(r + 1) + ", " + std::to_string(c + 1) +
+                                   ") above the diagonal in a " + kind +
+                                   " file (only the lower triangle may be stored)");
+            }
+            if (h.symmetry == Symmetry::skew_symmetric && r == c) {
+                fail(line_no_, "diagonal entry (" + std::to_string(r + 1) + ", " +
+                                   std::to_string(c + 1) + ") in a skew-symmetric file");
+            }
+        }
+        const std::complex<double> v(parse_value(h, array ? 0 : 2), parse_value(h, array ? 1 : 3));
+        if (h.hermitian && r == c && v.imag() != 0) {
+            fail(line_no_, "diagonal entry (" + std::to_string(r + 1) + ", " +
+                               std::to_string(c + 1) + ") of a hermitian file is not real");
+        }
+        add(r, c, v);
+        if (h.symmetry != Symmetry::general && r != c)
+            add(c, r, h.hermitian ? std::conj(v) : h.symmetry == Symmetry::skew_symmetric ? -v : v);
+    }
+    if (next_data_line()) {
+        fail(line_no_, "more entries than the " + std::to_string(h.count) + " declared");
+    }
     return data;
 }
 
@@ -1346,7 +1439,7 @@ private:
 MatrixData read_matrix_market(std::istream& in, const std::string& name,
                               const ReadOptions& options) {
     Reader reader(in, name, options);
-    const Header header = reader.read_header();
+    const Header header = reader.read_real_header();
     return reader.read_entries(header);
 }
 
@@ -1362,7 +1455,7 @@ namespace {
 // it does not.
 CsrData read_csr_by_lines(std::istream& in, const std::string& name, const ReadOptions& options) {
     Reader reader(in, name, options);
-    const Header h = reader.read_header(true);
+    const Header h = reader.read_real_header(true);
     std::vector<Triplets> chunks = reader.read_stored(h);
     return detail::build_csr(h.rows, h.cols,
                              [&](auto&& add, bool last) { expand(h, chunks, last, add); });
@@ -1374,7 +1467,7 @@ CsrData read_csr_by_lines(std::istream& in, const std::string& name, const ReadO
 bool read_csr_fast(std::istream& in, const std::string& name, const ReadOptions& options,
                    ByteSource& source, CsrData& out) {
     Reader reader(in, name, options);
-    const Header h = reader.read_header(true);
+    const Header h = reader.read_real_header(true);
     return h.format == Format::coordinate &&
            read_csr_in_parts(h, options.require_finite, source, reader.consumed(), out);
 }
@@ -1413,6 +1506,22 @@ CsrData read_matrix_market_csr(const std::string& path, const ReadOptions& optio
     return read_csr_by_lines(file, path, options);
 }
 
+ComplexMatrixData read_matrix_market_complex(std::istream& in, const std::string& name,
+                                             const ReadOptions& options) {
+    Reader reader(in, name, options);
+    const Header h = reader.read_header();
+    if (!h.complex)
+        reader.fail(1, "expected a complex matrix (banner says '" + h.banner +
+                           "'): read it with read_matrix_market");
+    return reader.read_complex_entries(h);
+}
+
+ComplexMatrixData read_matrix_market_complex(const std::string& path, const ReadOptions& options) {
+    std::ifstream file;
+    open_for_reading(file, path);
+    return read_matrix_market_complex(file, path, options);
+}
+
 MatrixMarketHeader read_matrix_market_header(std::istream& in, const std::string& name) {
     const ReadOptions options;
     Reader reader(in, name, options);
@@ -1424,6 +1533,8 @@ MatrixMarketHeader read_matrix_market_header(std::istream& in, const std::string
     out.array = h.format == Format::array;
     out.symmetric = h.symmetry != Symmetry::general;
     out.skew = h.symmetry == Symmetry::skew_symmetric;
+    out.complex = h.complex;
+    out.hermitian = h.hermitian;
     out.size_line = h.size_line;
     return out;
 }
@@ -1438,7 +1549,7 @@ std::vector<double> read_vector(const std::string& path, const ReadOptions& opti
     std::ifstream file;
     open_for_reading(file, path);
     Reader reader(file, path, options);
-    const Header h = reader.read_header();
+    const Header h = reader.read_real_header();
     if (h.cols != 1 && h.rows != 1) {
         reader.fail(h.size_line, "expected a vector (n x 1), got " + std::to_string(h.rows) +
                                      " x " + std::to_string(h.cols));
@@ -1466,6 +1577,17 @@ void write_vector(const std::string& path, const std::vector<double>& values) {
     std::fprintf(out.get(), "%%%%MatrixMarket matrix array real general\n%zu 1\n", values.size());
     for (const double v : values) {
         std::fprintf(out.get(), "%.17g\n", v);
+    }
+    out.close();
+}
+
+void write_complex_vector(const std::string& path,
+                          const std::vector<std::complex<double>>& values) {
+    OutputFile out(path);
+    std::fprintf(out.get(), "%%%%MatrixMarket matrix array complex general\n%zu 1\n",
+                 values.size());
+    for (const std::complex<double>& v : values) {
+        std::fprintf(out.get(), "%.17g %.17g\n", v.real(), v.imag());
     }
     out.close();
 }

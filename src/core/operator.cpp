@@ -1,5 +1,7 @@
 #include "portla/operator.hpp"
 
+#include <complex>
+
 #include "portla/error.hpp"
 
 namespace portla {
@@ -38,5 +40,9 @@ template class LinearOperator<double>;
 template class LinearOperator<float>;
 template class CallbackOperator<double>;
 template class CallbackOperator<float>;
+template class LinearOperator<std::complex<double>>;
+template class LinearOperator<std::complex<float>>;
+template class CallbackOperator<std::complex<double>>;
+template class CallbackOperator<std::complex<float>>;
 
 }  // namespace portla

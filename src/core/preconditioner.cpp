@@ -2,8 +2,10 @@
 // Settings::precond names.
 #include "portla/solver/preconditioner.hpp"
 
+#include <complex>
 #include <string>
 
+#include "common/scalar.hpp"
 #include "portla/blas.hpp"
 #include "portla/error.hpp"
 #include "portla/matrix/csr.hpp"
@@ -38,9 +40,12 @@ void Jacobi<T>::apply(const_view<T> r, view<T> z) const {
     blas::pointwise_mul<T>(inv_diag_.executor(), inv_diag_, r, z);  // z = D^-1 r
 }
 
+namespace {
+
+// The factory of make_preconditioner for real values.
 template <typename T>
-std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOperator<T>& A,
-                                                               const Settings& s) {
+std::unique_ptr<PreconditionerOperator<T>> make_real_preconditioner(const LinearOperator<T>& A,
+                                                                    const Settings& s) {
     switch (s.precond) {
         case Preconditioner::none:
             return nullptr;
@@ -72,11 +77,33 @@ std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOpera
     return std::make_unique<Ic0<T>>(*csr);
 }
 
+}  // namespace
+
+template <typename T>
+std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOperator<T>& A,
+                                                               const Settings& s) {
+    if constexpr (common::is_complex_v<T>) {  // Jacobi alone has a complex path
+        if (s.precond == Preconditioner::none) return nullptr;
+        if (s.precond == Preconditioner::jacobi) return std::make_unique<Jacobi<T>>(A);
+        throw Unsupported("the " + to_string(s.precond) +
+                          " preconditioner has no path for complex values (" +
+                          common::dtype_name<T>() + "); use jacobi or none");
+    } else {
+        return make_real_preconditioner(A, s);
+    }
+}
+
 template class Jacobi<double>;
 template class Jacobi<float>;
 template std::unique_ptr<PreconditionerOperator<double>> make_preconditioner(
     const LinearOperator<double>&, const Settings&);
 template std::unique_ptr<PreconditionerOperator<float>> make_preconditioner(
     const LinearOperator<float>&, const Settings&);
+template class Jacobi<std::complex<double>>;
+template class Jacobi<std::complex<float>>;
+template std::unique_ptr<PreconditionerOperator<std::complex<double>>> make_preconditioner(
+    const LinearOperator<std::complex<double>>&, const Settings&);
+template std::unique_ptr<PreconditionerOperator<std::complex<float>>> make_preconditioner(
+    const LinearOperator<std::complex<float>>&, const Settings&);
 
 }  // namespace portla::solver

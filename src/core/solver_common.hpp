@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/scalar.hpp"
 #include "common/stopping.hpp"
+#include "core/dispatch_values.hpp"
 #include "core/global_reduction.hpp"
 #include "portla/array.hpp"
 #include "portla/blas.hpp"
@@ -53,8 +55,9 @@ std::string scale_problem(double bnorm, const Settings& s) {
     // rtol = atol = 0 (run to max_iters): residuals are resolved down to ||b|| at least.
     const double threshold =
         std::max(s.rtol * bnorm, s.atol) > 0 ? std::max(s.rtol * bnorm, s.atol) : bnorm;
-    const double smallest = std::sqrt(double(std::numeric_limits<T>::min())) * 0x1p13;
-    const double largest = std::sqrt(double(std::numeric_limits<T>::max())) * 0x1p-10;
+    using R = common::real_t<T>;
+    const double smallest = std::sqrt(double(std::numeric_limits<R>::min())) * 0x1p13;
+    const double largest = std::sqrt(double(std::numeric_limits<R>::max())) * 0x1p-10;
     if (threshold >= smallest && bnorm <= largest) return {};
     char detail[160];
     std::snprintf(detail, sizeof detail,
@@ -68,7 +71,7 @@ template <typename T>
 void check_scale(const std::string& name, double bnorm, const Settings& s) {
     const std::string detail = scale_problem<T>(bnorm, s);
     if (detail.empty()) return;
-    const char* precision = sizeof(T) == sizeof(double) ? "double" : "single";
+    const char* precision = sizeof(common::real_t<T>) == sizeof(double) ? "double" : "single";
     throw BadInput(name + ": the system's scale is outside what " + precision +
                    " precision can solve (" + detail +
                    " so that squared residual norms neither underflow nor overflow): scale A and "
@@ -137,6 +140,10 @@ inline void check_at_least(const char* solver, const char* what, int value, int 
 template <typename T>
 void check_local_inputs(const std::string& name, const LinearOperator<T>& A, const_view<T> b,
                         view<T> x, const Settings& s, const PreconditionerOperator<T>* M) {
+    if constexpr (common::is_complex_v<T>)
+        if (!supports_complex(A.executor().backend()))
+            throw Unsupported(name + ": complex values (" + common::dtype_name<T>() +
+                              ") are not supported on the " + A.executor().name() + " backend yet");
     if (A.rows() != A.cols())
         throw DimensionMismatch(name + ": operator must be square (" + std::to_string(A.rows()) +
                                     " x " + std::to_string(A.cols()) + "); rows",
@@ -339,12 +346,12 @@ public:
     }
     /// go on a nonzero finite denominator; stop on a non-finite one or a second breakdown;
     /// again (the iteration starts again from the true residual) on a first zero.
-    Step check(double denominator) {
-        if (!std::isfinite(denominator)) {
+    Step check(common::wide_t<T> denominator) {
+        if (!common::is_finite(denominator)) {
             progress_.stop(StopReason::non_finite);
             return Step::stop;
         }
-        if (denominator != 0) return Step::go;
+        if (denominator != 0.0) return Step::go;
         if (++breakdowns_ > 1) {
             progress_.stop(StopReason::breakdown);
             return Step::stop;
@@ -519,3 +526,21 @@ void finish(const LinearOperator<T>& A, const_view<T> b, const_view<T> x, view<T
     template Result name<float>(const LinearOperator<float>&,                                     \
                                 const PreconditionerOperator<float>&, const_view<float>,          \
                                 view<float>, const Settings&)
+
+/// PORTLA_SOLVER_ENTRY_POINTS' entry points for complex64 and complex128, for a solver whose
+/// solve<T> serves complex values too (scalars in common::wide_t<T>, dot products x^H y).
+#define PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(name)                                                  \
+    template Result name<std::complex<double>>(const LinearOperator<std::complex<double>>&,       \
+                                               const_view<std::complex<double>>,                  \
+                                               view<std::complex<double>>, const Settings&);      \
+    template Result name<std::complex<float>>(const LinearOperator<std::complex<float>>&,         \
+                                              const_view<std::complex<float>>,                    \
+                                              view<std::complex<float>>, const Settings&);        \
+    template Result name<std::complex<double>>(                                                   \
+        const LinearOperator<std::complex<double>>&,                                              \
+        const PreconditionerOperator<std::complex<double>>&, const_view<std::complex<double>>,    \
+        view<std::complex<double>>, const Settings&);                                             \
+    template Result name<std::complex<float>>(const LinearOperator<std::complex<float>>&,         \
+                                              const PreconditionerOperator<std::complex<float>>&, \
+                                              const_view<std::complex<float>>,                    \
+                                              view<std::complex<float>>, const Settings&)

@@ -1,6 +1,8 @@
 // The CG steps of core/kernels/cg_kernels.hpp for the CPU backends, written once over a loop
 // policy: `Policy::for_each(n, f)` calls f(i) for every i < n, `Policy::sum(n, f, s0, s1)` calls
-// f(i, s0, s1) accumulating two sums in double (reference: in order; omp: over threads). The
+// f(i, s0, s1) accumulating two sums in double (reference: in order; omp: over threads). For
+// complex values the sums are Re(r^H r), Re(r^H z), Re(p^H q) (common::re_dot): real for the
+// Hermitian A and M that CG needs. The
 // decisions are src/common/cg_step.hpp's, as on cuda. A fused step on the CPU is two passes (the
 // direction is formed before the operator reads it at neighbouring rows).
 #pragma once
@@ -11,6 +13,7 @@
 #include "common/cg_step.hpp"
 #include "common/csr_pattern.hpp"
 #include "common/row_work.hpp"
+#include "common/scalar.hpp"
 #include "common/stencil_row.hpp"
 #include "core/kernels/cg_kernels.hpp"
 
@@ -71,11 +74,11 @@ struct HostCgSteps {
 
     // r_i given: z_i and the contributions to rr and rz.
     static void store_z(const Args& a, std::size_t i, T ri, double& rr, double& rz) {
-        rr += double(ri) * double(ri);
+        rr += common::re_dot(ri, ri);
         if (a.inv_diag) {
             const T zi = a.inv_diag[i] * ri;
             a.z[i] = zi;
-            rz += double(ri) * double(zi);
+            rz += common::re_dot(ri, zi);
         }
     }
 
@@ -92,7 +95,7 @@ struct HostCgSteps {
         const T* z = a.z ? a.z : a.r;
         const T* old = p_old(a);
         T* fresh = p_new(a);
-        const T beta = a.state->beta;
+        const T beta = T(a.state->beta);
         Policy::for_each(a.n, [&](std::size_t i) { fresh[i] = beta * old[i] + z[i]; });
     }
 
@@ -101,7 +104,7 @@ struct HostCgSteps {
         const T* p = p_new(a);
         double pq = 0, unused = 0;
         Policy::sum(
-            a.n, [&](std::size_t i, double& s0, double&) { s0 += double(p[i]) * double(a.q[i]); },
+            a.n, [&](std::size_t i, double& s0, double&) { s0 += common::re_dot(p[i], a.q[i]); },
             pq, unused);
         common::cg_finish_direction(a.state, a.control, pq);
     }
@@ -117,7 +120,7 @@ struct HostCgSteps {
                 [&](std::size_t i, double& s0, double&) {
                     const T qi = row(i, p);
                     a.q[i] = qi;
-                    s0 += double(p[i]) * double(qi);
+                    s0 += common::re_dot(p[i], qi);
                 },
                 pq, unused);
         });
@@ -126,7 +129,7 @@ struct HostCgSteps {
 
     static void update(const Args& a) {
         if (a.state->stopped) return;
-        const T alpha = a.state->alpha;
+        const T alpha = T(a.state->alpha);
         const T* p = p_new(a);
         if (a.state->replace_now) {  // the replacement recomputes r (and z): only x moves
             Policy::for_each(a.n, [&](std::size_t i) { a.x[i] += alpha * p[i]; });
@@ -169,7 +172,7 @@ struct HostCgSteps {
         if (a.state->pending_mode < 0) return;
         double rz = 0, unused = 0;
         Policy::sum(
-            a.n, [&](std::size_t i, double& s0, double&) { s0 += double(a.r[i]) * double(a.z[i]); },
+            a.n, [&](std::size_t i, double& s0, double&) { s0 += common::re_dot(a.r[i], a.z[i]); },
             rz, unused);
         common::cg_finish_preconditioned(a.state, a.control, rz);
     }

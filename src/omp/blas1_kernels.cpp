@@ -8,7 +8,9 @@
 #include <array>
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
+#include "common/scalar.hpp"
 #include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
 #include "omp/parallel.hpp"
@@ -45,14 +47,18 @@ PORTLA_SIMD_CLONES void pointwise_mul_serial(std::size_t n, const T* x, const T*
 // previous one (4-cycle latency) and leaves too few loads in flight. The single-accumulator
 // `omp simd` version reached 0.83-0.98x OpenBLAS ddot on 2 cores and 0.56-0.98x on 16; eight sums
 // in the AVX-512 clone stream like OpenBLAS on 2 cores (docs/performance.md, "Vector kernels").
+// Complex values (common/scalar.hpp): conj(x_i) y_i in complex of double.
 template <typename T>
-PORTLA_SIMD_CLONES double dot_serial(std::size_t n, const T* __restrict x, const T* __restrict y) {
+PORTLA_SIMD_CLONES common::wide_t<T> dot_serial(std::size_t n, const T* __restrict x,
+                                                const T* __restrict y) {
+    using common::conj;
+    using common::widen;
     constexpr std::size_t lanes = 8;
-    double s[lanes] = {};
+    common::wide_t<T> s[lanes] = {};
     std::size_t i = 0;
     for (; i + lanes <= n; i += lanes)
-        for (std::size_t j = 0; j < lanes; ++j) s[j] += double(x[i + j]) * double(y[i + j]);
-    for (; i < n; ++i) s[0] += double(x[i]) * double(y[i]);
+        for (std::size_t j = 0; j < lanes; ++j) s[j] += widen(conj(x[i + j])) * widen(y[i + j]);
+    for (; i < n; ++i) s[0] += widen(conj(x[i])) * widen(y[i]);
     return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
 template <typename T>
@@ -67,13 +73,13 @@ PORTLA_SIMD_CLONES double fused_cg_update_serial(std::size_t n, T alpha, const T
         const T r0 = r[i] - alpha * q[i], r1 = r[i + 1] - alpha * q[i + 1];
         r[i] = r0;
         r[i + 1] = r1;
-        s0 += double(r0) * double(r0);
-        s1 += double(r1) * double(r1);
+        s0 += common::abs2(common::widen(r0));
+        s1 += common::abs2(common::widen(r1));
     }
     for (; i < n; ++i) {
         x[i] += alpha * p[i];
         r[i] -= alpha * q[i];
-        s0 += double(r[i]) * double(r[i]);
+        s0 += common::abs2(common::widen(r[i]));
     }
     return s0 + s1;
 }
@@ -116,10 +122,22 @@ double sum_chunks(int threads, std::size_t n, Chunk chunk) {
 }
 
 template <typename T>
-double sum_of_products(int threads, const_view<T> x, const_view<T> y) {
-    return sum_chunks(threads, x.size, [&](std::size_t b, std::size_t e) {
-        return dot_serial(e - b, x.data + b, y.data + b);
-    });
+common::wide_t<T> sum_of_products(int threads, const_view<T> x, const_view<T> y) {
+    if constexpr (common::is_complex_v<T>) {
+        if (threads == 1) return dot_serial(x.size, x.data, y.data);
+        const auto sums = ordered_sums<2>(true, threads, [&](std::array<double, 2>& sum) {
+            const auto [begin, end] = thread_range(x.size);
+            const std::complex<double> part =
+                dot_serial(end - begin, x.data + begin, y.data + begin);
+            sum[0] += part.real();
+            sum[1] += part.imag();
+        });
+        return {sums[0], sums[1]};
+    } else {
+        return sum_chunks(threads, x.size, [&](std::size_t b, std::size_t e) {
+            return dot_serial(e - b, x.data + b, y.data + b);
+        });
+    }
 }
 
 }  // namespace
@@ -154,29 +172,38 @@ void pointwise_mul(tag, const Executor&, const_view<T> x, const_view<T> y, view<
 template <typename T>
 void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
     result[0] =
-        static_cast<T>(sum_of_products(team_threads(exec, tuning::Kernel::dot, x.size), x, y));
+        common::narrow<T>(sum_of_products(team_threads(exec, tuning::Kernel::dot, x.size), x, y));
 }
 
 // The unscaled sum of squares (SIMD, one pass) when it is trustworthy; Blue's scaled sums, a
 // second pass, otherwise (a tiny, zero or infinite sum of a vector whose norm is representable).
 template <typename T>
 void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
-    const double sum = sum_of_products(team_threads(exec, tuning::Kernel::norm2, x.size), x, x);
-    if (common::sum_of_squares_is_accurate(sum)) {
-        result[0] = static_cast<T>(std::sqrt(sum));
-        return;
+    if constexpr (common::is_complex_v<T>) {
+        // ||x|| of n complex values is that of the 2n real values of their parts.
+        using R = common::real_t<T>;
+        R norm{};
+        norm2<R>(tag{}, exec, const_view<R>(reinterpret_cast<const R*>(x.data), 2 * x.size),
+                 view<R>(&norm, 1));
+        result[0] = T(norm);
+    } else {
+        const double sum = sum_of_products(team_threads(exec, tuning::Kernel::norm2, x.size), x, x);
+        if (common::sum_of_squares_is_accurate(sum)) {
+            result[0] = static_cast<T>(std::sqrt(sum));
+            return;
+        }
+        const bool parallel = x.size >= parallel_threshold();
+        const auto sums = ordered_sums<3>(parallel, 0, [&](std::array<double, 3>& s) {
+            const auto [begin, end] = thread_range(x.size);
+            common::ScaledSumOfSquares<double> part;
+            for (std::size_t i = begin; i < end; ++i) part.add(std::abs(double(x[i])));
+            s[0] += part.small;
+            s[1] += part.medium;
+            s[2] += part.big;
+        });
+        const common::ScaledSumOfSquares<double> total{sums[0], sums[1], sums[2]};
+        result[0] = static_cast<T>(total.finish());
     }
-    const bool parallel = x.size >= parallel_threshold();
-    const auto sums = ordered_sums<3>(parallel, 0, [&](std::array<double, 3>& s) {
-        const auto [begin, end] = thread_range(x.size);
-        common::ScaledSumOfSquares<double> part;
-        for (std::size_t i = begin; i < end; ++i) part.add(std::abs(double(x[i])));
-        s[0] += part.small;
-        s[1] += part.medium;
-        s[2] += part.big;
-    });
-    const common::ScaledSumOfSquares<double> total{sums[0], sums[1], sums[2]};
-    result[0] = static_cast<T>(total.finish());
 }
 
 template <typename T>
@@ -185,7 +212,7 @@ void invert_diagonal(tag, const Executor&, view<T> d, view<unsigned long long> f
     const bool parallel = d.size >= parallel_threshold();
 #pragma omp parallel for schedule(static) reduction(min : bad) if (parallel)
     for (std::size_t i = 0; i < d.size; ++i) {
-        if (d[i] == T{0} || !std::isfinite(d[i]))
+        if (d[i] == T{0} || !common::is_finite(d[i]))
             bad = std::min<unsigned long long>(bad, i);
         else
             d[i] = T{1} / d[i];
@@ -197,12 +224,14 @@ template <typename T>
 void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
                      view<T> x, view<T> r, view<T> rr) {
     const int threads = team_threads(exec, tuning::Kernel::fused_cg, r.size);
-    rr[0] = static_cast<T>(sum_chunks(threads, r.size, [&](std::size_t b, std::size_t e) {
+    rr[0] = common::narrow<T>(sum_chunks(threads, r.size, [&](std::size_t b, std::size_t e) {
         return fused_cg_update_serial(e - b, alpha, p.data + b, q.data + b, x.data + b, r.data + b);
     }));
 }
 
 PORTLA_INSTANTIATE_BLAS1_KERNELS(double);
 PORTLA_INSTANTIATE_BLAS1_KERNELS(float);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::omp

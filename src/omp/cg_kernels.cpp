@@ -1,5 +1,7 @@
 // The CG steps of the omp backend: src/host/cg_kernels.inc over OpenMP loops (static
 // schedule; serial below parallel_threshold()).
+#include <complex>
+
 #include "host/cg_steps.hpp"
 #include "omp/loops.hpp"
 

@@ -1,5 +1,6 @@
 // OpenMP operator-apply kernels: rows split statically over threads (CSR: by entries + rows).
 #include <algorithm>
+#include <complex>
 #include <vector>
 
 #include "core/kernels/matrix_kernels.hpp"
@@ -199,5 +200,7 @@ std::uint32_t csr_pattern_check(tag, const Executor&, std::size_t rows, std::siz
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
+PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::omp

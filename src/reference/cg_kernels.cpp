@@ -1,4 +1,6 @@
 // The CG steps of the reference backend: src/host/cg_kernels.inc over plain loops in order.
+#include <complex>
+
 #include "host/cg_steps.hpp"
 #include "reference/loops.hpp"
 

@@ -1,5 +1,8 @@
 // The Krylov-basis kernels of the reference backend: src/host/krylov_kernels.inc over
 // plain loops in order.
+#include <complex>
+
+#include "common/scalar.hpp"
 #include "core/kernels/krylov_kernels.hpp"
 #include "reference/loops.hpp"
 

@@ -1,4 +1,6 @@
 // Sequential operator-apply kernels (the oracle).
+#include <complex>
+
 #include "core/kernels/matrix_kernels.hpp"
 
 #include "common/csr_pattern.hpp"
@@ -101,5 +103,7 @@ std::uint32_t csr_pattern_check(tag, const Executor&, std::size_t rows, std::siz
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
+PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::reference

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <complex>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -533,6 +534,86 @@ TEST(MatrixMarketBadInput, ComplexAndHermitianAreUnsupported) {
                 << message;
         }
     }
+}
+
+using Complex = std::complex<double>;
+using ComplexEntry = std::tuple<std::int64_t, std::int64_t, double, double>;
+
+portla::io::ComplexMatrixData read_complex_text(const std::string& text) {
+    std::istringstream in(text);
+    return portla::io::read_matrix_market_complex(in, stream_name);
+}
+
+std::vector<ComplexEntry> sorted_entries(const portla::io::ComplexMatrixData& d) {
+    std::vector<ComplexEntry> e;
+    for (std::size_t k = 0; k < d.values.size(); ++k)
+        e.emplace_back(d.row_idx[k], d.col_idx[k], d.values[k].real(), d.values[k].imag());
+    std::sort(e.begin(), e.end());
+    return e;
+}
+
+TEST(MatrixMarketComplex, EverySymmetryExpanded) {
+    const std::string entries = "3 3 3\n1 1 1.5 -2\n3 1 0.25 4\n2 2 -3 0.5\n";
+    // general: as stored
+    EXPECT_EQ(sorted_entries(read_complex_text(
+                  "%%MatrixMarket matrix coordinate complex general\n" + entries)),
+              (std::vector<ComplexEntry>{{0, 0, 1.5, -2}, {1, 1, -3, 0.5}, {2, 0, 0.25, 4}}));
+    // symmetric: the mirror as stored
+    EXPECT_EQ(sorted_entries(read_complex_text(
+                  "%%MatrixMarket matrix coordinate complex symmetric\n" + entries)),
+              (std::vector<ComplexEntry>{
+                  {0, 0, 1.5, -2}, {0, 2, 0.25, 4}, {1, 1, -3, 0.5}, {2, 0, 0.25, 4}}));
+    // hermitian: the mirror conjugated, real diagonal
+    EXPECT_EQ(sorted_entries(read_complex_text(
+                  "%%MatrixMarket matrix coordinate complex hermitian\n3 3 3\n1 1 1.5 0\n"
+                  "3 1 0.25 4\n2 2 -3 0\n")),
+              (std::vector<ComplexEntry>{
+                  {0, 0, 1.5, 0}, {0, 2, 0.25, -4}, {1, 1, -3, 0}, {2, 0, 0.25, 4}}));
+    // skew-symmetric array (strict lower triangle, column by column): the mirror negated
+    EXPECT_EQ(sorted_entries(read_complex_text(
+                  "%%MatrixMarket matrix array complex skew-symmetric\n2 2\n1 -2\n")),
+              (std::vector<ComplexEntry>{{0, 1, -1, 2}, {1, 0, 1, -2}}));
+    const auto header = [](const std::string& banner) {
+        std::istringstream in(banner + "2 2 1\n1 1 1 0\n");
+        return portla::io::read_matrix_market_header(in, stream_name);
+    };
+    const auto h = header("%%MatrixMarket matrix coordinate complex hermitian\n");
+    EXPECT_TRUE(h.complex && h.hermitian && h.symmetric && !h.skew);
+    EXPECT_FALSE(header("%%MatrixMarket matrix coordinate real general\n").complex);
+}
+
+TEST(MatrixMarketComplex, BadInputNamesTheLine) {
+    const auto expect_bad = [](const std::string& text, const std::string& what) {
+        try {
+            read_complex_text(text);
+            ADD_FAILURE() << "no exception for " << text;
+        } catch (const BadInput& e) {
+            EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+        }
+    };
+    expect_bad("%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n1 1 1 0.5\n",
+               "input.mtx:3: diagonal entry (1, 1) of a hermitian file is not real");
+    expect_bad("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1\n",
+               "input.mtx:3: too few fields: expected 'row col real imaginary'");
+    expect_bad("%%MatrixMarket matrix coordinate complex hermitian\n2 2 1\n1 2 1 0\n",
+               "above the diagonal in a hermitian file");
+    expect_bad("%%MatrixMarket matrix coordinate complex general\n2 2 2\n1 1 1 0\n",
+               "truncated file: expected 2 entries, found 1");
+    expect_bad("%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 nan\n",
+               "non-finite value 'nan'");
+    expect_bad("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n",
+               "expected a complex matrix (banner says 'real general')");
+}
+
+TEST(MatrixMarketComplex, VectorRoundTrip) {
+    const std::string path = temp_file("complex_vector.mtx");
+    const std::vector<Complex> v{{1.0 / 3, -2.5e-300}, {-7, 0.1}};
+    portla::io::write_complex_vector(path, v);
+    const auto d = portla::io::read_matrix_market_complex(path);
+    ASSERT_EQ(d.rows, 2);
+    ASSERT_EQ(d.cols, 1);
+    EXPECT_EQ(d.values, v);  // %.17g: the same doubles
+    std::remove(path.c_str());
 }
 
 TEST(MatrixMarketBadInput, BadSizeLine) {

@@ -80,6 +80,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             // malformed input, reported as the reader documents
             check_message(e.what());
         }
+        // The complex reader: a complex file's header, in-range indices, a conjugated mirror for
+        // every off-diagonal entry of a hermitian one (stored entry, then its mirror).
+        try {
+            std::istringstream again(bytes);
+            const portla::io::ComplexMatrixData c =
+                portla::io::read_matrix_market_complex(again, "fuzz.mtx", options);
+            if (!header_read || !header.complex || header.rows != c.rows || header.cols != c.cols ||
+                c.row_idx.size() != c.values.size() || c.col_idx.size() != c.values.size())
+                std::abort();
+            for (std::size_t k = 0; k < c.values.size(); ++k) {
+                if (c.row_idx[k] < 0 || c.row_idx[k] >= c.rows || c.col_idx[k] < 0 ||
+                    c.col_idx[k] >= c.cols)
+                    std::abort();
+                if (header.hermitian && c.row_idx[k] > c.col_idx[k] &&
+                    (k + 1 >= c.values.size() || c.row_idx[k + 1] != c.col_idx[k] ||
+                     std::memcmp(&c.values[k + 1], &c.values[k], sizeof(double)) != 0))
+                    std::abort();
+            }
+        } catch (const portla::Error& e) {
+            check_message(e.what());
+        }
     }
     return 0;
 }

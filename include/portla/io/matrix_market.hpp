@@ -1,9 +1,12 @@
 /// \file
 /// Matrix Market (https://math.nist.gov/MatrixMarket/formats.html) reader and writer.
 /// Supported: coordinate and array; real, integer and pattern; general, symmetric and
-/// skew-symmetric. Complex (and hermitian) give Unsupported. Indices in files are 1-based.
+/// skew-symmetric. Complex files (general, symmetric, skew-symmetric, hermitian) are read by
+/// read_matrix_market_complex; the real readers give Unsupported for them. Indices in files are
+/// 1-based.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <iosfwd>
 #include <string>
@@ -30,6 +33,8 @@ struct MatrixMarketHeader {
     bool array = false;      ///< an array (dense, column-major) file
     bool symmetric = false;  ///< symmetric or skew-symmetric: one triangle stored
     bool skew = false;       ///< skew-symmetric (symmetric is set too)
+    bool complex = false;    ///< the complex field (read_matrix_market_complex reads it)
+    bool hermitian = false;  ///< hermitian (complex and symmetric are set too)
     long size_line = 0;      ///< the line number of the size line
 };
 
@@ -64,8 +69,30 @@ CsrData read_matrix_market_csr(std::istream& in, const std::string& name,
 /// Reads a vector: an array file n x 1 (or 1 x n), or a coordinate file n x 1.
 std::vector<double> read_vector(const std::string& path, const ReadOptions& options = {});
 
+/// A complex matrix as coordinate entries on the host: entry k is values[k] at (row_idx[k],
+/// col_idx[k]), 0-based, in file order (duplicates not summed).
+struct ComplexMatrixData {
+    std::int64_t rows = 0;                     ///< number of rows
+    std::int64_t cols = 0;                     ///< number of columns
+    std::vector<std::int64_t> row_idx;         ///< row of each entry, 0-based
+    std::vector<std::int64_t> col_idx;         ///< column of each entry, 0-based
+    std::vector<std::complex<double>> values;  ///< value of each entry
+};
+
+/// Reads a complex matrix ("complex" field; general, symmetric, skew-symmetric or hermitian,
+/// coordinate or array): both triangles of a symmetric file, a hermitian one's mirrored entries
+/// conjugated. BadInput ("file:line: what") for malformed input, for a hermitian diagonal entry
+/// that is not real, and for a file that is not complex.
+ComplexMatrixData read_matrix_market_complex(const std::string& path,
+                                             const ReadOptions& options = {});
+/// The same, from a stream; `name` is used in error messages.
+ComplexMatrixData read_matrix_market_complex(std::istream& in, const std::string& name,
+                                             const ReadOptions& options = {});
+
 /// Writes a vector as "array real general" n x 1 with full precision.
 void write_vector(const std::string& path, const std::vector<double>& values);
+/// Writes a complex vector as "array complex general" n x 1 with full precision.
+void write_complex_vector(const std::string& path, const std::vector<std::complex<double>>& values);
 /// Writes coordinate data as "coordinate real general".
 void write_matrix_market(const std::string& path, const MatrixData& data);
 

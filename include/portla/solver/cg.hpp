@@ -1,5 +1,7 @@
 /// \file
-/// Conjugate gradients for symmetric positive definite operators.
+/// Conjugate gradients for symmetric positive definite operators, and for Hermitian positive
+/// definite ones of complex values (T = std::complex<float> or std::complex<double>, on the
+/// reference and omp backends; preconditioner none or jacobi; docs/solvers.md "Complex systems").
 #pragma once
 
 #include "portla/array.hpp"

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "common/cg_step.hpp"
+#include "common/scalar.hpp"
 #include "core/dispatch.hpp"
 #include "portla/array.hpp"
 #include "portla/executor.hpp"
@@ -15,10 +16,11 @@
 
 namespace portla::kernels {
 
-/// Everything a CG step touches; pointers are memory of the executor.
+/// Everything a CG step touches; pointers are memory of the executor. The state's scalars are
+/// real for complex values too (CG of a Hermitian A: r^H z and p^H A p are real).
 template <typename T>
 struct CgArgs {
-    common::CgState<T>* state = nullptr;
+    common::CgState<common::real_t<T>>* state = nullptr;
     common::CgControl control;
     std::size_t n = 0;
     const T* b = nullptr;

@@ -1,0 +1,327 @@
+// Complex values (complex64 and complex128) on the backend under test against the reference:
+// the vector kernels on fresh random data; on a backend without complex kernels, the one-line
+// Unsupported error naming the value type and the backend.
+#include <algorithm>
+#include <complex>
+
+#include "backends/backend_fixture.hpp"
+
+namespace portla::test {
+namespace {
+
+template <typename T>
+using real_of = typename T::value_type;
+
+template <typename T>
+std::vector<T> random_complex(std::size_t n, unsigned seed) {
+    const auto re = random_vector<double>(n, seed), im = random_vector<double>(n, seed + 7919);
+    std::vector<T> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = T(real_of<T>(re[i]), real_of<T>(im[i]));
+    return v;
+}
+
+// Output buffers start as NaN + NaN i, so that an element a kernel forgets to write fails.
+template <typename T>
+Array<T> poisoned_complex(const Executor& exec, std::size_t n) {
+    const auto nan = std::numeric_limits<real_of<T>>::quiet_NaN();
+    return Array<T>(exec, std::vector<T>(n, T(nan, nan)));
+}
+
+// First line of a test over complex values: on a backend without complex kernels, checks that it
+// refuses them and skips the test.
+#define PORTLA_REQUIRE_COMPLEX()                  \
+    do {                                          \
+        this->require_complex();                  \
+        if (::testing::Test::IsSkipped()) return; \
+    } while (0)
+
+template <typename T>
+class Complex : public BackendTest {
+protected:
+    bool has_complex() const {
+        return exec.backend() == Backend::reference || exec.backend() == Backend::omp;
+    }
+    // Skips on a backend without complex kernels after checking that it refuses them.
+    void require_complex() {
+        if (has_complex()) return;
+        Array<T> x(exec, std::vector<T>{T(1, 2)});
+        try {
+            blas::norm2<T>(exec, x.get_view());
+            ADD_FAILURE() << "complex values on " << exec.name() << ": nothing was thrown";
+        } catch (const Unsupported& e) {
+            EXPECT_NE(std::string(e.what()).find(
+                          std::is_same_v<T, std::complex<double>> ? "complex128" : "complex64"),
+                      std::string::npos)
+                << e.what();
+            EXPECT_NE(std::string(e.what()).find(exec.name()), std::string::npos) << e.what();
+        }
+        GTEST_SKIP() << "complex kernels are not implemented on the " << exec.name()
+                     << " backend yet";
+    }
+    // |error| of a sum of n complex products, each part accumulated in double by both backends
+    // in different orders: at most n eps(double) sum |x_i||y_i| (a chain of n additions), plus
+    // the final rounding to T of each part: 2 eps(T) |value| (real and imaginary parts).
+    static double sum_tol(std::size_t n, double abs_sum, double value) {
+        return double(n + 1) * eps<double>() * abs_sum + 2 * eps<real_of<T>>() * value;
+    }
+};
+
+using ComplexTypes = ::testing::Types<std::complex<double>, std::complex<float>>;
+TYPED_TEST_SUITE(Complex, ComplexTypes);
+
+// A complex matrix in host CSR arrays.
+template <typename T>
+struct HostCsr {
+    std::size_t n = 0;
+    std::vector<std::int32_t> row_ptrs{0}, col_idxs;
+    std::vector<T> values;
+    void add(std::size_t col, std::complex<double> v) {
+        col_idxs.push_back(static_cast<std::int32_t>(col));
+        values.push_back(T(real_of<T>(v.real()), real_of<T>(v.imag())));
+    }
+    void end_row() { row_ptrs.push_back(static_cast<std::int32_t>(col_idxs.size())); }
+    Csr<T> on(const Executor& exec) const { return Csr<T>(exec, n, n, row_ptrs, col_idxs, values); }
+    // y = A x in complex of double on the host (an independent residual)
+    std::vector<std::complex<double>> times(const std::vector<T>& x) const {
+        std::vector<std::complex<double>> y(n);
+        for (std::size_t i = 0; i < n; ++i)
+            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
+                y[i] += std::complex<double>(values[k]) * std::complex<double>(x[col_idxs[k]]);
+        return y;
+    }
+};
+
+// A 5-point stencil on an m x m grid: `diag` on the diagonal, `west` and `east` for the
+// neighbours along x, -1 for those along y.
+template <typename T>
+HostCsr<T> grid5(std::size_t m, std::complex<double> diag, std::complex<double> west,
+                 std::complex<double> east) {
+    HostCsr<T> A;
+    A.n = m * m;
+    for (std::size_t j = 0; j < m; ++j)
+        for (std::size_t i = 0; i < m; ++i) {
+            const std::size_t row = j * m + i;
+            if (j > 0) A.add(row - m, -1.0);
+            if (i > 0) A.add(row - 1, west);
+            A.add(row, diag);
+            if (i + 1 < m) A.add(row + 1, east);
+            if (j + 1 < m) A.add(row + m, -1.0);
+            A.end_row();
+        }
+    return A;
+}
+
+// The shifted Laplacian of Helmholtz problems (h = 1): -Lap - k^2 (1 + i damping): complex
+// symmetric, not Hermitian, indefinite for k^2 above the smallest eigenvalue of -Lap.
+template <typename T>
+HostCsr<T> helmholtz(std::size_t m, double k2, double damping) {
+    return grid5<T>(m, {4 - k2, -k2 * damping}, -1.0, -1.0);
+}
+
+// A Hermitian positive definite matrix: the 5-point Laplacian plus i/2 times an antisymmetric
+// coupling along x (entry (r, r+1) = -1 + i/2, (r+1, r) = -1 - i/2), with diagonal 5 above the
+// Gershgorin radius 2 |-1 + i/2| + 2 = 4.24.
+template <typename T>
+HostCsr<T> hermitian(std::size_t m) {
+    return grid5<T>(m, 5.0, {-1.0, -0.5}, {-1.0, 0.5});
+}
+
+const std::vector<std::size_t> sizes{0, 1, 31, 32, 33, 257, 1025, 10007};
+
+TYPED_TEST(Complex, DotConjugatesItsFirstArgument) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    // (i, 2) . (1, i) = conj(i) 1 + conj(2) i = -i + 2i = i
+    Array<T> x(this->exec, std::vector<T>{T(0, 1), T(2, 0)});
+    Array<T> y(this->exec, std::vector<T>{T(1, 0), T(0, 1)});
+    const T d = blas::dot<T>(this->exec, x.get_view(), y.get_view());
+    EXPECT_EQ(d, T(0, 1));
+    // ||(3 + 4i, 12i)|| = sqrt(25 + 144) = 13, real
+    Array<T> z(this->exec, std::vector<T>{T(3, 4), T(0, 12)});
+    EXPECT_EQ(blas::norm2<T>(this->exec, z.get_view()), T(13, 0));
+}
+
+TYPED_TEST(Complex, VectorKernelsMatchTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    const T a(real_of<T>(0.75), real_of<T>(-1.25)), b(real_of<T>(-0.5), real_of<T>(2.0));
+    for (std::size_t n : sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto hx = random_complex<T>(n, 11 + n), hy = random_complex<T>(n, 23 + n);
+        Array<T> x(this->exec, hx), y(this->exec, hy), rx(this->ref, hx), ry(this->ref, hy);
+
+        // axpby: each entry is a x_i + b y_i in T on both backends, the same operations
+        // (std::complex's product), so equal to a few eps(T) of |a||x_i| + |b||y_i|.
+        blas::axpby<T>(this->exec, a, x.get_view(), b, y.get_view());
+        blas::axpby<T>(this->ref, a, rx.get_view(), b, ry.get_view());
+        const auto got = y.to_host(), want = ry.to_host();
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_LE(std::abs(got[i] - want[i]),
+                      8 * eps<real_of<T>>() *
+                          (std::abs(a) * std::abs(hx[i]) + std::abs(b) * std::abs(hy[i])))
+                << "axpby at " << i;
+
+        auto c = poisoned_complex<T>(this->exec, n);
+        blas::copy<T>(this->exec, x.get_view(), c.get_view());
+        EXPECT_EQ(c.to_host(), hx);
+        blas::fill<T>(this->exec, c.get_view(), a);
+        EXPECT_EQ(c.to_host(), std::vector<T>(n, a));
+
+        double abs_sum = 0, sq = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            abs_sum += std::abs(hx[i]) * std::abs(want[i]);
+            sq += std::norm(std::complex<double>(hx[i]));
+        }
+        const T d = blas::dot<T>(this->exec, x.get_view(), ry.get_view());  // x^H y
+        const T dr = blas::dot<T>(this->ref, rx.get_view(), ry.get_view());
+        EXPECT_LE(std::abs(d - dr), this->sum_tol(n, abs_sum, std::abs(dr)));
+        const T nrm = blas::norm2<T>(this->exec, x.get_view());
+        EXPECT_EQ(nrm.imag(), 0);
+        EXPECT_LE(std::abs(nrm.real() - std::sqrt(sq)),
+                  this->sum_tol(2 * n, sq, std::sqrt(sq)) + 2 * eps<real_of<T>>() * std::sqrt(sq));
+        // x^H x = ||x||^2: real up to rounding
+        const T xx = blas::dot<T>(this->exec, x.get_view(), x.get_view());
+        EXPECT_LE(std::abs(xx.imag()), this->sum_tol(n, sq, sq));
+    }
+}
+
+TYPED_TEST(Complex, InvertDiagonalFindsTheFirstZero) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    Array<T> d(this->exec, std::vector<T>{T(0, 2), T(3, 4), T(0, 0), T(1, 0)});
+    EXPECT_EQ(blas::invert_diagonal<T>(this->exec, d.get_view()), 2u);
+    const auto h = d.to_host();
+    EXPECT_EQ(h[0], T(0, -0.5));                                        // 1 / 2i
+    EXPECT_LE(std::abs(h[1] - T(0.12, -0.16)), 2 * eps<real_of<T>>());  // (3 - 4i) / 25
+}
+
+TYPED_TEST(Complex, CsrApplyMatchesTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    for (std::size_t m : {1, 6, 33, 120}) {
+        SCOPED_TRACE("m = " + std::to_string(m));
+        const auto host = helmholtz<T>(m, 0.7, 0.05);
+        const auto A = host.on(this->exec);
+        const auto hx = random_complex<T>(host.n, 5 + m);
+        Array<T> x(this->exec, hx);
+        auto y = poisoned_complex<T>(this->exec, host.n);
+        A.apply(x.get_view(), y.get_view());
+        const auto got = y.to_host();
+        const auto want = host.times(hx);
+        // Each row sums at most 5 products in T: |error| <= 5 * 2 eps(T) * sum |a_ik||x_k|,
+        // and sum |a_ik||x_k| <= (4 + 0.7 * 1.002 + 4) * max |x_k| <= 9 * sqrt(2).
+        for (std::size_t i = 0; i < host.n; ++i)
+            ASSERT_LE(std::abs(std::complex<double>(got[i]) - want[i]),
+                      10 * eps<real_of<T>>() * 9 * std::sqrt(2.0))
+                << "row " << i;
+        // the diagonal: 4 - k^2 (1 + i damping)
+        auto d = poisoned_complex<T>(this->exec, host.n);
+        A.diagonal(d.get_view());
+        for (const T v : d.to_host()) EXPECT_EQ(v, T(real_of<T>(4 - 0.7), real_of<T>(-0.7 * 0.05)));
+    }
+}
+
+// A complex solve on the backend under test against the same solve on the reference: both
+// converge, the true residual ||b - A x|| / ||b|| (computed here in complex of double) meets
+// the tolerance, and the iteration counts differ by rounding only.
+template <typename T, typename Solve>
+void check_solve(const Executor& exec, const Executor& ref, const HostCsr<T>& host, Solve solve,
+                 solver::Preconditioner precond, int measured, int slack) {
+    auto settings = solver_defaults::default_settings<real_of<T>>(precond);
+    const auto hb = random_complex<T>(host.n, 99);
+    const auto run = [&](const Executor& e, std::vector<T>& xh) {
+        const auto A = host.on(e);
+        Array<T> b(e, hb);
+        auto x = poisoned_complex<T>(e, host.n);
+        const solver::Result r = solve(A, b.get_view(), x.get_view(), settings);
+        xh = x.to_host();
+        return r;
+    };
+    std::vector<T> x, xr;
+    const solver::Result got = run(exec, x), want = run(ref, xr);
+    ASSERT_TRUE(got.converged) << solver::to_string(got.reason);
+    ASSERT_TRUE(want.converged) << solver::to_string(want.reason);
+    const auto ax = host.times(x);
+    double rn = 0, bn = 0;
+    for (std::size_t i = 0; i < host.n; ++i) {
+        rn += std::norm(std::complex<double>(hb[i]) - ax[i]);
+        bn += std::norm(std::complex<double>(hb[i]));
+    }
+    // The solver confirms convergence with its own true residual in T; recomputed in double
+    // it may differ by the rounding of A x in T: about 10 eps(T) ||A|| ||x|| / ||b||, far below
+    // the factor 2 allowed here for the tolerances of default_settings.
+    EXPECT_LE(std::sqrt(rn / bn), 2 * settings.rtol);
+    EXPECT_LE(std::abs(got.iterations - want.iterations), slack)
+        << "reference: " << want.iterations << ", " << exec.name() << ": " << got.iterations;
+    // The reference's count within 15% of the one measured (VM, 2026-11-28): a changed
+    // recurrence (a missing conjugate converges slower or not at all) moves it further.
+    EXPECT_NEAR(want.iterations, measured, 0.15 * measured + 1);
+}
+
+template <typename T>
+using SolveFn = solver::Result (*)(const LinearOperator<T>&, const_view<T>, view<T>,
+                                   const solver::Settings&);
+
+// Each solver with a complex path on the Helmholtz matrix (helmholtz<T>(24, 0.5, 0.1)) or the
+// Hermitian one (hermitian<T>(24)), and the reference's iterations measured in complex128 and
+// complex64. GMRES runs with its default restart 30; Jacobi changes nothing where the diagonal
+// is constant but runs inside the steps (CG) or as a preconditioner (BiCGSTAB, GMRES). omp
+// needed the same counts except BiCGSTAB on Helmholtz: 439 and 435 in complex128, its irregular
+// convergence amplifying rounding differences, hence 10% slack for it as for real BiCGSTAB.
+TYPED_TEST(Complex, SolversMatchTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    using P = solver::Preconditioner;
+    struct Case {
+        const char* name;
+        SolveFn<T> solve;
+        bool helmholtz;
+        P precond;
+        int measured_double, measured_float;
+    };
+    const SolveFn<T> cg = solver::cg<T>, bicgstab = solver::bicgstab<T>, gmres = solver::gmres<T>;
+    const Case cases[] = {
+        {"bicgstab", bicgstab, true, P::none, 444, 276},
+        {"bicgstab", bicgstab, true, P::jacobi, 422, 328},
+        {"bicgstab", bicgstab, false, P::none, 28, 11},
+        {"gmres", gmres, true, P::none, 837, 293},
+        {"gmres", gmres, true, P::jacobi, 837, 293},
+        {"gmres", gmres, false, P::none, 38, 15},
+        {"cg", cg, false, P::none, 38, 16},
+        {"cg", cg, false, P::jacobi, 38, 16},
+    };
+    const auto H = helmholtz<T>(24, 0.5, 0.1), S = hermitian<T>(24);
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(c.name) + (c.helmholtz ? " helmholtz " : " hermitian ") +
+                     solver::to_string(c.precond));
+        const int measured =
+            std::is_same_v<T, std::complex<double>> ? c.measured_double : c.measured_float;
+        const int slack = c.solve == bicgstab ? std::max(3, measured / 10)
+                                              : solver_defaults::slack<real_of<T>>(measured);
+        check_solve<T>(this->exec, this->ref, c.helmholtz ? H : S, c.solve, c.precond, measured,
+                       slack);
+    }
+}
+
+TYPED_TEST(Complex, SolversRefusePreconditionersWithoutAComplexPath) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    const auto host = helmholtz<T>(4, 0.5, 0.1);
+    const auto A = host.on(this->exec);
+    Array<T> b(this->exec, random_complex<T>(host.n, 3)), x(this->exec, host.n);
+    auto s = solver_defaults::default_settings<real_of<T>>(solver::Preconditioner::ilu0);
+    try {
+        solver::gmres<T>(A, b.get_view(), x.get_view(), s);
+        ADD_FAILURE() << "gmres with ilu0 on complex values: nothing was thrown";
+    } catch (const Unsupported& e) {
+        const std::string dtype =
+            std::is_same_v<T, std::complex<double>> ? "complex128" : "complex64";
+        EXPECT_EQ(std::string(e.what()),
+                  "gmres: the ilu0 preconditioner has no path for complex "
+                  "values (" +
+                      dtype + "); use jacobi or none");
+    }
+}
+
+}  // namespace
+}  // namespace portla::test
