@@ -62,6 +62,11 @@ struct KernelOptions {
     /// plane's two halo rows (1 up to N = 512, 2 up to 1024, 4 up to 2048). A larger value than
     /// the grid needs runs that form of the kernel with idle slots (tests).
     int cg_stencil_ring_halo = 0;
+    /// omp: the sparse product and transpose (sparse::multiply, sparse::transpose, the AMG
+    /// set-up) take the CPU kernels: a dense accumulator per thread and a transpose in row order;
+    /// false: the hash tables and the sorted scatter every backend has. The same results, bit for
+    /// bit.
+    bool host_sparse = true;
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
     std::size_t cg_block_loop_rows = 4096;
 
