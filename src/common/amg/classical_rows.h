@@ -437,14 +437,15 @@ PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp,
                 diag += v[k];
                 continue;
             }
+            const REAL share = v[k] / sum; /* one division per row j, not per entry */
             for (int q = rp[j]; q < rp[j + 1]; ++q) {
                 const int m = ci[q];
                 if (m == j || !(v[q] * ajj < 0)) continue;
                 if (m == i) {
-                    diag += v[k] * v[q] / sum;
+                    diag += share * v[q];
                 } else {
                     const int to = amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map);
-                    if (to >= 0) p_v[to] += v[k] * v[q] / sum;
+                    if (to >= 0) p_v[to] += share * v[q];
                 }
             }
         }
