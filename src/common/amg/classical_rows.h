@@ -392,12 +392,11 @@ PORTLA_FN int amg_interp_lookup(int i, int m, PORTLA_GLOBAL const U64 *keys,
    to d_i. d_i is a_ii alone where it would fall below 2% of a_ii or turn its sign (as in
    amg_interp_fill_row).
    amg_ext_fill_row_map finds the columns through a map of row i (amg_interp_lookup; 0: none). */
-PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp,
-                                    PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
-                                    PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys,
-                                    PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
-                                    PORTLA_GLOBAL const int *p_ci, PORTLA_GLOBAL const int *map,
-                                    PORTLA_GLOBAL REAL *p_v) {
+PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                    PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
+                                    PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
+                                    PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
+                                    PORTLA_GLOBAL const int *map, PORTLA_GLOBAL REAL *p_v) {
     REAL diag = 0, aii = 0;
     if (PORTLA_AMG_STATE(keys[i]) == 2) {
         p_v[p_rp[i]] = 1;
