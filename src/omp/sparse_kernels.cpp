@@ -80,7 +80,8 @@ void exclusive_scan(tag, const Executor&, const_view<I> in, view<I> out) {
 // The extended+i weights (amg_ext_fill_row_map) with a dense map of each row over the
 // fine-level rows per thread: row i's coarse columns are looked up by the fine-level row they
 // stand for (found through `fine_of`, each coarse number's row) instead of searched for in the
-// row, and the map is cleared after the row.
+// row, and the map is cleared after the row; the shares of each influencing row are added over
+// the entries its sum took (noted in `found`) alone.
 template <typename T>
 void amg_ext_fill(tag, const Executor&, std::size_t rows, const_view<I32> rp, const_view<I32> ci,
                   const_view<T> v, const_view<I32> strong, const_view<U64> keys,
@@ -92,16 +93,19 @@ void amg_ext_fill(tag, const Executor&, std::size_t rows, const_view<I32> rp, co
     for (long long r = 0; r < end; ++r)
         if (Rows<T>::amg_root_row(static_cast<int>(r), keys.data))
             fine_of[static_cast<std::size_t>(rank[r])] = static_cast<I32>(r);
+    I32 longest = 0;  // the longest row of A: room for the entries a row j's sum takes
+#pragma omp parallel for schedule(static) reduction(max : longest) if (parallel)
+    for (long long r = 0; r < end; ++r) longest = std::max(longest, rp[r + 1] - rp[r]);
 #pragma omp parallel if (parallel)
     {
-        std::vector<I32> map(rows, -1);
+        std::vector<I32> map(rows, -1), found(static_cast<std::size_t>(longest));
 #pragma omp for schedule(dynamic, kChunk)
         for (long long r = 0; r < end; ++r) {
             const std::size_t i = static_cast<std::size_t>(r);
             for (I32 at = p_rp[i]; at < p_rp[i + 1]; ++at) map[fine_of[p_ci[at]]] = at;
             Rows<T>::amg_ext_fill_row_map(static_cast<int>(i), rp.data, ci.data, v.data,
                                           strong.data, keys.data, rank.data, p_rp.data, p_ci.data,
-                                          map.data(), p_v.data);
+                                          map.data(), found.data(), p_v.data);
             for (I32 at = p_rp[i]; at < p_rp[i + 1]; ++at) map[fine_of[p_ci[at]]] = -1;
         }
     }

@@ -391,12 +391,15 @@ PORTLA_FN int amg_interp_lookup(int i, int m, PORTLA_GLOBAL const U64 *keys,
    abar_kl = a_kl where its sign is opposite to a_kk (else 0); a row k whose sum is 0 adds a_ik
    to d_i. d_i is a_ii alone where it would fall below 2% of a_ii or turn its sign (as in
    amg_interp_fill_row).
-   amg_ext_fill_row_map finds the columns through a map of row i (amg_interp_lookup; 0: none). */
+   amg_ext_fill_row_map finds the columns through a map of row i (amg_interp_lookup; 0: none)
+   and, with `found` (0: none; else room for the longest row of A), notes the entries of each
+   row j that its sum takes, so that the shares are added over those alone. */
 PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                     PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
                                     PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
                                     PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
-                                    PORTLA_GLOBAL const int *map, PORTLA_GLOBAL REAL *p_v) {
+                                    PORTLA_GLOBAL const int *map, PORTLA_GLOBAL int *found,
+                                    PORTLA_GLOBAL REAL *p_v) {
     REAL diag = 0, aii = 0;
     if (PORTLA_AMG_STATE(keys[i]) == 2) {
         p_v[p_rp[i]] = 1;
@@ -426,18 +429,23 @@ PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_G
                     hi = mid;
             }
             if (lo < rp[j + 1] && ci[lo] == j) ajj = v[lo];
+            int taken = 0;
             for (int q = rp[j]; q < rp[j + 1]; ++q) {
                 const int m = ci[q];
                 if (m != j && v[q] * ajj < 0 &&
-                    (m == i || amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map) >= 0))
+                    (m == i || amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map) >= 0)) {
                     sum += v[q];
+                    if (found) found[taken++] = q;
+                }
             }
             if (sum == 0) {
                 diag += v[k];
                 continue;
             }
             const REAL share = v[k] / sum; /* one division per row j, not per entry */
-            for (int q = rp[j]; q < rp[j + 1]; ++q) {
+            const int entries = found ? taken : rp[j + 1] - rp[j];
+            for (int e = 0; e < entries; ++e) {
+                const int q = found ? found[e] : rp[j] + e;
                 const int m = ci[q];
                 if (m == j || !(v[q] * ajj < 0)) continue;
                 if (m == i) {
@@ -453,13 +461,13 @@ PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_G
     for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = -p_v[at] / diag;
 }
 
-/* amg_ext_fill_row_map with the binary search. */
+/* amg_ext_fill_row_map with the binary search, every entry of each row j passed twice. */
 PORTLA_FN void amg_ext_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                 PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
                                 PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
                                 PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
                                 PORTLA_GLOBAL REAL *p_v) {
-    amg_ext_fill_row_map(i, rp, ci, v, strong, keys, rank, p_rp, p_ci, 0, p_v);
+    amg_ext_fill_row_map(i, rp, ci, v, strong, keys, rank, p_rp, p_ci, 0, 0, p_v);
 }
 
 /* Truncation of row i of P (hypre's): it keeps its non-zero weights with |w| >= factor
