@@ -1,7 +1,9 @@
 // The sparse and aggregation kernels of the omp backend: the rows shared over the thread team in
 // chunks handed out as threads free up (the rows of a product differ widely in work), serial
 // below parallel_threshold() rows. Each row's result does not depend on the thread that computes
-// it; the transpose's scatter order does, and its rows are sorted after.
+// it; the row kernels' transpose's scatter order does, and its rows are sorted after. The CPU
+// product and transpose (host_spgemm, host_transpose) and the extended+i weights (amg_ext_fill)
+// have their own loops below, with scratch per thread.
 #include <omp.h>
 
 #include <algorithm>
