@@ -74,10 +74,13 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     const auto a_rp = A.row_ptrs().get_view(), a_ci = A.col_idxs().get_view();
     const auto b_rp = B.row_ptrs().get_view(), b_ci = B.col_idxs().get_view();
     const auto a_v = A.values().get_view(), b_v = B.values().get_view();
-    if (std::optional<Csr<T>> C = on_host<T>(exec, n, B.cols(), [&](auto backend) {
-            return host_spgemm(backend, exec, n, B.cols(), a_rp, a_ci, a_v, b_rp, b_ci, b_v);
-        }))
-        return std::move(*C);
+    // The CPU product's dense accumulator (B's columns, per thread) where it is no larger than
+    // the inputs; a B far wider than its entries keeps the hash tables, sized by the rows.
+    if (B.cols() <= A.nnz() + B.nnz() + n)
+        if (std::optional<Csr<T>> C = on_host<T>(exec, n, B.cols(), [&](auto backend) {
+                return host_spgemm(backend, exec, n, B.cols(), a_rp, a_ci, a_v, b_rp, b_ci, b_v);
+            }))
+            return std::move(*C);
 
     // Each row's capped table, and where it starts.
     Array<I64> slots(exec, n);
