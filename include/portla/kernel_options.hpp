@@ -72,6 +72,11 @@ struct KernelOptions {
     /// cuda: the 3-D slab stencil's kernel. ring forced on a grid it does not fit takes points;
     /// 1-D and 2-D slabs always take points.
     SlabStencil slab_stencil = SlabStencil::automatic;
+    /// omp: the sparse product and transpose (sparse::multiply, sparse::transpose, the AMG
+    /// set-up) take the CPU kernels: a dense accumulator per thread and a transpose in row order;
+    /// false: the hash tables and the sorted scatter every backend has. The same results, bit for
+    /// bit.
+    bool host_sparse = true;
     /// cuda: the largest system (rows) whose CG iterations run in one thread block; 0: never.
     std::size_t cg_block_loop_rows = 4096;
 

@@ -1057,6 +1057,7 @@ NB_MODULE(_portla, m) {
         .def_rw("cluster_sums", &KernelOptions::cluster_sums)
         .def_rw("cluster_max", &KernelOptions::cluster_max)
         .def_rw("csr_split", &KernelOptions::csr_split)
+        .def_rw("host_sparse", &KernelOptions::host_sparse)
         .def_rw("cg_stencil_planes", &KernelOptions::cg_stencil_planes)
         .def_rw("cg_stencil_ring_halo", &KernelOptions::cg_stencil_ring_halo)
         .def_rw("cg_block_loop_rows", &KernelOptions::cg_block_loop_rows)

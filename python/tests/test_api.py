@@ -152,10 +152,12 @@ def test_kernel_options_are_typed_and_default_to_the_environment():
     defaults = portla.kernel_options()
     assert defaults.cg_direction == "automatic" and defaults.cg_block_loop_rows == 4096
     assert defaults.packed_loads and defaults.cluster_max == 16 and defaults.csr_row == "chunked"
+    assert defaults.host_sparse
     o = portla.KernelOptions()
     o.cg_direction = "fly"
     o.cg_block_loop_rows = 0
     o.csr_split = False
+    o.host_sparse = False
     with pytest.raises(ValueError, match="cg_direction = 'flyy': expected automatic, pass or fly"):
         o.cg_direction = "flyy"
     assert o.slab_stencil == "automatic"
@@ -168,6 +170,7 @@ def test_kernel_options_are_typed_and_default_to_the_environment():
     portla.set_kernel_options(o)
     try:
         assert portla.kernel_options().cg_direction == "fly"
+        assert not portla.kernel_options().host_sparse
         got = portla.solve(A, b)
         assert got.converged and got.iterations == want.iterations
         np.testing.assert_allclose(got.x, want.x, rtol=1e-10, atol=0)

@@ -87,6 +87,7 @@ KernelOptions kernel_options_from_environment() {
     o.csr_row = choice("PORTLA_CSR_ROW", {"chunked", "loop"}) == 1 ? KernelOptions::CsrRow::loop
                                                                    : KernelOptions::CsrRow::chunked;
     o.csr_split = choice("PORTLA_CSR_SPLIT", {"on", "off"}) != 1;
+    o.host_sparse = choice("PORTLA_HOST_SPARSE", {"on", "off"}) != 1;
     switch (choice("PORTLA_CG_DIRECTION", {"pass", "fly"})) {
         case 0:
             o.cg_direction = KernelOptions::CgDirection::pass;

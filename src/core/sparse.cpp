@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,23 @@ bool same_memory(const Executor& a, const Executor& b) {
     return a.backend() == b.backend() && a.device_id() == b.device_id();
 }
 
+/// The matrix made by a backend's CPU kernel (kernels::has_host_sparse, KernelOptions::
+/// host_sparse), or nothing where the backend has none or it is switched off: make(backend)
+/// returns the arrays.
+template <typename T, typename Make>
+std::optional<Csr<T>> on_host(const Executor& exec, std::size_t rows, std::size_t cols, Make make) {
+    if (!exec.kernel_options().host_sparse) return std::nullopt;
+    return dispatch<KernelFamily::sparse>(exec, [&](auto backend) -> std::optional<Csr<T>> {
+        if constexpr (kernels::has_host_sparse<decltype(backend)>) {
+            kernels::CsrArrays<T> m = make(backend);
+            return Csr<T>::adopt(exec, rows, cols, std::move(m.rp), std::move(m.ci),
+                                 std::move(m.v));
+        } else {
+            return std::nullopt;
+        }
+    });
+}
+
 }  // namespace
 
 template <typename T>
@@ -56,6 +74,13 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     const auto a_rp = A.row_ptrs().get_view(), a_ci = A.col_idxs().get_view();
     const auto b_rp = B.row_ptrs().get_view(), b_ci = B.col_idxs().get_view();
     const auto a_v = A.values().get_view(), b_v = B.values().get_view();
+    // The CPU product's dense accumulator (B's columns, per thread) where it is no larger than
+    // the inputs; a B far wider than its entries keeps the hash tables, sized by the rows.
+    if (B.cols() <= A.nnz() + B.nnz() + n)
+        if (std::optional<Csr<T>> C = on_host<T>(exec, n, B.cols(), [&](auto backend) {
+                return host_spgemm(backend, exec, n, B.cols(), a_rp, a_ci, a_v, b_rp, b_ci, b_v);
+            }))
+            return std::move(*C);
 
     // Each row's capped table, and where it starts.
     Array<I64> slots(exec, n);
@@ -158,6 +183,10 @@ Csr<T> transpose(const Csr<T>& A) {
     A.require_int32("sparse::transpose");
     const Executor& exec = A.executor();
     const auto rp = A.row_ptrs().get_view(), ci = A.col_idxs().get_view();
+    if (std::optional<Csr<T>> B = on_host<T>(exec, A.cols(), A.rows(), [&](auto backend) {
+            return host_transpose(backend, exec, A.rows(), A.cols(), rp, ci, A.values().get_view());
+        }))
+        return std::move(*B);
     Array<I32> counts = zeros(exec, A.cols());
     dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
         transpose_count(backend, exec, A.rows(), rp, ci, counts.get_view());

@@ -227,6 +227,44 @@ TYPED_TEST(SparseProduct, TransposeMovesEveryEntry) {
     }
 }
 
+// The CPU kernels (KernelOptions::host_sparse: a dense accumulator per thread, a transpose in
+// row order; omp) against the row kernels every backend has, on the same executor: the same
+// products and transposes bit for bit (the same sums in the same order), over shapes whose
+// rows are long (beyond the insertion sort), empty, or many enough to be split over the threads,
+// and a transpose with more columns than entries (one thread) or few columns (several).
+TYPED_TEST(SparseProduct, HostKernelsMatchTheRowKernels) {
+    using T = TypeParam;
+    const auto both = [&](auto make) {
+        std::vector<decltype(make())> out;
+        for (const bool host : {true, false}) {
+            KernelOptions o = this->exec.kernel_options();
+            o.host_sparse = host;
+            this->exec.set_kernel_options(o);
+            out.push_back(make());
+        }
+        return out;
+    };
+    for (const auto& [m, k, n, per_row, long_row] :
+         std::vector<std::tuple<int, int, int, int, int>>{
+             {0, 5, 4, 2, 0}, {40, 30, 50, 4, 20}, {3000, 2000, 2500, 7, 500}}) {
+        const MatrixData a = random_sparse(m, k, per_row, 15 + m, long_row),
+                         b = random_sparse(k, n, per_row, 16 + n, long_row);
+        const auto c = both(
+            [&] { return host_of(sparse::multiply(on<T>(this->exec, a), on<T>(this->exec, b))); });
+        EXPECT_EQ(c[0].rp, c[1].rp) << m;
+        EXPECT_EQ(c[0].ci, c[1].ci) << m;
+        EXPECT_EQ(c[0].v, c[1].v) << m;
+    }
+    for (const auto& [m, n] : std::vector<std::pair<int, int>>{
+             {0, 3}, {333, 77}, {2000, 2600}, {20, 9000}, {5000, 20}}) {
+        const MatrixData a = random_sparse(m, n, 5, 3 + m, 200);
+        const auto t = both([&] { return host_of(sparse::transpose(on<T>(this->exec, a))); });
+        EXPECT_EQ(t[0].rp, t[1].rp) << m;
+        EXPECT_EQ(t[0].ci, t[1].ci) << m;
+        EXPECT_EQ(t[0].v, t[1].v) << m;
+    }
+}
+
 TYPED_TEST(SparseProduct, RefusesMismatchedShapes) {
     using T = TypeParam;
     const Csr<T> A = on<T>(this->exec, random_sparse(4, 5, 2, 1));

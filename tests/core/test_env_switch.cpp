@@ -118,6 +118,7 @@ const char* const variables[] = {"PORTLA_PACKED_LOADS",
                                  "PORTLA_CLUSTER_MAX",
                                  "PORTLA_CSR_ROW",
                                  "PORTLA_CSR_SPLIT",
+                                 "PORTLA_HOST_SPARSE",
                                  "PORTLA_CG_DIRECTION",
                                  "PORTLA_CG_STENCIL",
                                  "PORTLA_SLAB_STENCIL",
@@ -156,10 +157,10 @@ private:
 bool same(const KernelOptions& a, const KernelOptions& b) {
     return a.packed_loads == b.packed_loads && a.cluster_sums == b.cluster_sums &&
            a.cluster_max == b.cluster_max && a.csr_row == b.csr_row && a.csr_split == b.csr_split &&
-           a.cg_direction == b.cg_direction && a.cg_stencil == b.cg_stencil &&
-           a.cg_stencil_planes == b.cg_stencil_planes && a.slab_stencil == b.slab_stencil &&
-           a.cg_block_loop_rows == b.cg_block_loop_rows && a.gemm_fast_tile == b.gemm_fast_tile &&
-           a.batch_warp_max_rows == b.batch_warp_max_rows &&
+           a.host_sparse == b.host_sparse && a.cg_direction == b.cg_direction &&
+           a.cg_stencil == b.cg_stencil && a.cg_stencil_planes == b.cg_stencil_planes &&
+           a.slab_stencil == b.slab_stencil && a.cg_block_loop_rows == b.cg_block_loop_rows &&
+           a.gemm_fast_tile == b.gemm_fast_tile && a.batch_warp_max_rows == b.batch_warp_max_rows &&
            a.batch_registers == b.batch_registers &&
            a.batch_reg_min_blocks == b.batch_reg_min_blocks;
 }
@@ -193,6 +194,7 @@ TEST_F(Environment, EachVariableSetsItsOption) {
         {"PORTLA_CSR_ROW", "loop",
          [](KernelOptions& o) { o.csr_row = KernelOptions::CsrRow::loop; }},
         {"PORTLA_CSR_SPLIT", "off", [](KernelOptions& o) { o.csr_split = false; }},
+        {"PORTLA_HOST_SPARSE", "off", [](KernelOptions& o) { o.host_sparse = false; }},
         {"PORTLA_CG_DIRECTION", "pass",
          [](KernelOptions& o) { o.cg_direction = KernelOptions::CgDirection::pass; }},
         {"PORTLA_CG_DIRECTION", "fly",
@@ -278,6 +280,7 @@ TEST_F(Environment, BadValuesAreOneLine) {
         {"PORTLA_CLUSTER_MAX", "9", "16 or 8"},
         {"PORTLA_CSR_ROW", "loops", "chunked or loop"},
         {"PORTLA_CSR_SPLIT", "yes", "on or off"},
+        {"PORTLA_HOST_SPARSE", "no", "on or off"},
         {"PORTLA_CG_DIRECTION", "flyy", "pass or fly"},
         {"PORTLA_CG_STENCIL", "ring:513",
          "points, lines, lines1024 or ring, the last three with an optional :PLANES (1 ... 512)"},

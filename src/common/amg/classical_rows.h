@@ -375,18 +375,31 @@ PORTLA_FN int amg_interp_position(int i, int m, PORTLA_GLOBAL const U64 *keys,
     return lo < p_rp[i + 1] && p_ci[lo] == rank[m] ? lo : -1;
 }
 
+/* amg_interp_position, or with a map (not 0) of row i over the fine-level rows, map[m] = the
+   position of coarse row m's column in row i, -1 for every other row: a CPU thread's dense map
+   of the row, in place of the binary search. */
+PORTLA_FN int amg_interp_lookup(int i, int m, PORTLA_GLOBAL const U64 *keys,
+                                PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                                PORTLA_GLOBAL const int *p_ci, PORTLA_GLOBAL const int *map) {
+    return map ? map[m] : amg_interp_position(i, m, keys, rank, p_rp, p_ci);
+}
+
 /* The values of row i of P on its pattern (p_rp, p_ci given; rank: the coarse rows' numbers):
    a coarse row's one entry, 1; a fine row's extended+i weights
      w_ij = -(a_ij + sum_{k in F_i} a_ik abar_kj / sum_{l in C^_i + {i}} abar_kl) / d_i,
      d_i = a_ii + sum_{n not in C^_i + F_i} a_in + sum_{k in F_i} a_ik abar_ki / (the same sum),
    abar_kl = a_kl where its sign is opposite to a_kk (else 0); a row k whose sum is 0 adds a_ik
    to d_i. d_i is a_ii alone where it would fall below 2% of a_ii or turn its sign (as in
-   amg_interp_fill_row). */
-PORTLA_FN void amg_ext_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
-                                PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
-                                PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
-                                PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
-                                PORTLA_GLOBAL REAL *p_v) {
+   amg_interp_fill_row).
+   amg_ext_fill_row_map finds the columns through a map of row i (amg_interp_lookup; 0: none)
+   and, with `found` (0: none; else room for the longest row of A), notes the entries of each
+   row j that its sum takes, so that the shares are added over those alone. */
+PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                    PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
+                                    PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
+                                    PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
+                                    PORTLA_GLOBAL const int *map, PORTLA_GLOBAL int *found,
+                                    PORTLA_GLOBAL REAL *p_v) {
     REAL diag = 0, aii = 0;
     if (PORTLA_AMG_STATE(keys[i]) == 2) {
         p_v[p_rp[i]] = 1;
@@ -396,7 +409,7 @@ PORTLA_FN void amg_ext_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBA
     for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = 0;
     for (int k = rp[i]; k < rp[i + 1]; ++k) {
         const int j = ci[k];
-        const int at = j == i ? -1 : amg_interp_position(i, j, keys, rank, p_rp, p_ci);
+        const int at = j == i ? -1 : amg_interp_lookup(i, j, keys, rank, p_rp, p_ci, map);
         if (j == i) {
             aii = v[k];
             diag += v[k];
@@ -407,32 +420,54 @@ PORTLA_FN void amg_ext_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBA
         } else {
             /* j in F_i: its share over C^_i + {i}. */
             REAL ajj = 0, sum = 0;
-            for (int q = rp[j]; q < rp[j + 1]; ++q)
-                if (ci[q] == j) ajj = v[q];
+            int lo = rp[j], hi = rp[j + 1];
+            while (lo < hi) { /* a_jj: row j is sorted by column */
+                const int mid = lo + (hi - lo) / 2;
+                if (ci[mid] < j)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < rp[j + 1] && ci[lo] == j) ajj = v[lo];
+            int taken = 0;
             for (int q = rp[j]; q < rp[j + 1]; ++q) {
                 const int m = ci[q];
                 if (m != j && v[q] * ajj < 0 &&
-                    (m == i || amg_interp_position(i, m, keys, rank, p_rp, p_ci) >= 0))
+                    (m == i || amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map) >= 0)) {
                     sum += v[q];
+                    if (found) found[taken++] = q;
+                }
             }
             if (sum == 0) {
                 diag += v[k];
                 continue;
             }
-            for (int q = rp[j]; q < rp[j + 1]; ++q) {
+            const REAL share = v[k] / sum; /* one division per row j, not per entry */
+            const int entries = found ? taken : rp[j + 1] - rp[j];
+            for (int e = 0; e < entries; ++e) {
+                const int q = found ? found[e] : rp[j] + e;
                 const int m = ci[q];
                 if (m == j || !(v[q] * ajj < 0)) continue;
                 if (m == i) {
-                    diag += v[k] * v[q] / sum;
+                    diag += share * v[q];
                 } else {
-                    const int to = amg_interp_position(i, m, keys, rank, p_rp, p_ci);
-                    if (to >= 0) p_v[to] += v[k] * v[q] / sum;
+                    const int to = amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map);
+                    if (to >= 0) p_v[to] += share * v[q];
                 }
             }
         }
     }
     if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
     for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = -p_v[at] / diag;
+}
+
+/* amg_ext_fill_row_map with the binary search, every entry of each row j passed twice. */
+PORTLA_FN void amg_ext_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
+                                PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
+                                PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
+                                PORTLA_GLOBAL REAL *p_v) {
+    amg_ext_fill_row_map(i, rp, ci, v, strong, keys, rank, p_rp, p_ci, 0, 0, p_v);
 }
 
 /* Truncation of row i of P (hypre's): it keeps its non-zero weights with |w| >= factor

@@ -84,4 +84,61 @@
 
 namespace portla::kernels {
 PORTLA_FOR_EACH_BACKEND(PORTLA_DECLARE_SPARSE_KERNELS)
+
+/// Whether the backend of tag Tag has the CPU product and transpose below: false unless
+/// PORTLA_FOR_EACH_HOST_SPARSE_BACKEND lists it.
+template <typename Tag>
+inline constexpr bool has_host_sparse = false;
+
+/// A CSR matrix's arrays, made by a kernel that learns its size as it goes.
+template <typename T>
+struct CsrArrays {
+    Array<std::int32_t> rp, ci;
+    Array<T> v;
+};
+}  // namespace portla::kernels
+
+/// X(name) for every backend with a sparse product and transpose of its own for CPU threads
+/// (below: a dense accumulator per thread, a transpose in row order); the others build them
+/// from the row kernels every backend has.
+#define PORTLA_FOR_EACH_HOST_SPARSE_BACKEND(X) X(omp)
+
+// The sparse product and transpose of a backend whose threads are CPU cores, declared for the
+// backends of PORTLA_FOR_EACH_HOST_SPARSE_BACKEND, each of
+// which defines them and has has_host_sparse set; core/sparse.cpp reaches them through dispatch
+// and that trait (and KernelOptions::host_sparse), never by a backend's name. Their results are
+// the row kernels' above, bit for bit: the same pattern, each row sorted by column, each entry
+// summed in the same order.
+#define PORTLA_DECLARE_HOST_SPARSE_KERNELS(backend)                                             \
+    namespace backend {                                                                         \
+    /* C = A B (A: rows rows, B: b_cols columns), Gustavson's row by row product: each thread   \
+       sums its rows in a dense accumulator of b_cols entries, marked per row, into a buffer of \
+       its own; the rows are then copied to their places. */                                    \
+    template <typename T>                                                                       \
+    CsrArrays<T> host_spgemm(tag, const Executor& exec, std::size_t rows, std::size_t b_cols,   \
+                             const_view<std::int32_t> a_rp, const_view<std::int32_t> a_ci,      \
+                             const_view<T> a_v, const_view<std::int32_t> b_rp,                  \
+                             const_view<std::int32_t> b_ci, const_view<T> b_v);                 \
+    /* B = A^T (A: rows x cols): each thread counts the columns of its share of the rows, and   \
+       writes them after the earlier threads' entries of each column, so every row of B comes   \
+       out sorted without atomics or a sort. */                                                 \
+    template <typename T>                                                                       \
+    CsrArrays<T> host_transpose(tag, const Executor& exec, std::size_t rows, std::size_t cols,  \
+                                const_view<std::int32_t> rp, const_view<std::int32_t> ci,       \
+                                const_view<T> v);                                               \
+    }                                                                                           \
+    template <>                                                                                 \
+    inline constexpr bool has_host_sparse<backend::tag> = true;
+
+#define PORTLA_INSTANTIATE_HOST_SPARSE_KERNELS(T)                                               \
+    template CsrArrays<T> host_spgemm<T>(tag, const Executor&, std::size_t, std::size_t,        \
+                                         const_view<std::int32_t>, const_view<std::int32_t>,    \
+                                         const_view<T>, const_view<std::int32_t>,               \
+                                         const_view<std::int32_t>, const_view<T>);              \
+    template CsrArrays<T> host_transpose<T>(tag, const Executor&, std::size_t, std::size_t,     \
+                                            const_view<std::int32_t>, const_view<std::int32_t>, \
+                                            const_view<T>)
+
+namespace portla::kernels {
+PORTLA_FOR_EACH_HOST_SPARSE_BACKEND(PORTLA_DECLARE_HOST_SPARSE_KERNELS)
 }  // namespace portla::kernels
