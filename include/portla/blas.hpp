@@ -30,7 +30,8 @@ void axpby(const Executor& exec, T a, const_view<T> x, T b, view<T> y);
 template <typename T>
 void pointwise_mul(const Executor& exec, const_view<T> x, const_view<T> y, view<T> z);
 
-/// result[0] = x . y = sum conj(x_i) y_i, left in the executor's memory (no host synchronisation on cuda).
+/// result[0] = x . y = sum conj(x_i) y_i, left in the executor's memory (no host synchronisation on
+/// cuda).
 template <typename T>
 void dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result);
 
