@@ -44,6 +44,14 @@ struct AmgSettings {
     /// classical: the most weights each row of the interpolation keeps, its largest (0: all;
     /// hypre's default for extended+i, 4), rescaled as above.
     int interp_max_entries = 4;
+    /// classical: the number of finest levels that coarsen aggressively (hypre BoomerAMG's
+    /// agg_num_levels; 0: none). Such a level splits twice: the coarsening's coarse rows are
+    /// split again by PMIS on the graph that joins two of them when a path of at most two strong
+    /// connections does, and its fine rows interpolate by multipass interpolation (hypre's
+    /// interp_type 9) from what remains, whatever `interpolation` says; truncated as below.
+    /// About a quarter of the coarse rows of one split: a smaller hierarchy and a shorter set-up
+    /// for somewhat more iterations (docs/multigrid.md).
+    int aggressive_levels = 0;
     /// The smoother of every level but the last.
     AmgSmoother smoother = AmgSmoother::chebyshev;
     /// Pre- and post-smoothing steps per level (1 ... 16).
