@@ -513,7 +513,8 @@ PORTLA_FN void amg_trunc_fill_row(int i, PORTLA_GLOBAL const int *p_rp,
    c and c' in C1 are neighbours in G when a path of at most two strong connections (of either
    direction) joins them: hypre's "A-1" aggressive coarsening on the symmetrised strength. The
    rows of C1 that PMIS keeps (C2) are the coarse rows; the rest of C1 become fine rows, and
-   multipass interpolation reaches C2 from every fine row. */
+   multipass interpolation reaches C2 from every fine row that a path of strong connections
+   joins to C2. */
 
 /* Whether entry q of row k is an entry of M (c1: 1 for a row of C1, else 0): the diagonal of a
    C1 row, or a strong connection of either direction to a C1 row. */
