@@ -74,6 +74,11 @@ def test_amg_options_in_portla_solve():
         {"method": "classical", "coarsening": "hmis"},
         {"method": "classical", "aggressive_levels": 1},
         {"method": "classical", "aggressive_levels": 2, "coarsening": "hmis"},
+        {
+            "method": "classical",
+            "aggressive_levels": 1,
+            "aggressive_interpolation": "multipass-jacobi",
+        },
         {"mixed_precision": True},
     ):
         r = portla.solve(A, b, precond="amg", amg=options)
@@ -110,6 +115,7 @@ def test_amg_options_in_portla_solve():
         ({"method": "classical", "aggressive_levels": -1}, ValueError),
         ({"method": "classical", "aggressive_levels": 1.5}, ValueError),
         ({"method": "classical", "aggressive_levels": "1"}, TypeError),
+        ({"method": "classical", "aggressive_interpolation": "two-stage"}, ValueError),
         ({"levels": 3}, TypeError),
         ({"sweeps": "2"}, TypeError),
         ("fast", TypeError),

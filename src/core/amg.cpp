@@ -105,6 +105,10 @@ void check_settings(const AmgSettings& s) {
     if (s.chebyshev_degree < 1 || s.chebyshev_degree > 8)
         throw BadInput("amg: the chebyshev degree must be in [1, 8]");
     if (s.max_levels < 1 || s.max_levels > 40) throw BadInput("amg: max levels must be in [1, 40]");
+    if (s.aggressive_interpolation != "multipass" &&
+        s.aggressive_interpolation != "multipass-jacobi")
+        throw BadInput("amg: unknown aggressive interpolation '" + s.aggressive_interpolation +
+                       "' (expected multipass or multipass-jacobi)");
     if (s.aggressive_levels < 0 || s.aggressive_levels > 40)
         throw BadInput("amg: aggressive levels must be in [0, 40]");
     if (s.aggressive_levels > 0 && s.method != "classical")
@@ -548,6 +552,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             const auto strong_v = std::as_const(strong).get_view();
             const auto tpos_v = std::as_const(tpos).get_view();
             const bool aggressive = l < static_cast<std::size_t>(h.s.aggressive_levels);
+            const bool jacobi = aggressive && h.s.aggressive_interpolation == "multipass-jacobi";
             if (aggressive) {
                 // The split's coarse rows C1 split again: PMIS on G = M^T M, the graph joining
                 // two C1 rows when at most two strong connections do (M: n x |C1|, each row's
@@ -627,6 +632,17 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                                              std::move(w.ci), std::move(w.v));
                     P = std::make_unique<Csr<T>>(k == 1 ? std::move(W) : sparse::multiply(W, *P));
                 }
+                if (jacobi) {
+                    // P = S P, S = I - D^-1 A on the fine rows and I on the coarse ones.
+                    Array<T> s_v(exec, Al.nnz());
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_fine_jacobi(backend, exec, n, rp, ci, Al.values().get_view(), keys_v,
+                                        s_v.get_view());
+                    });
+                    const Csr<T> S =
+                        Csr<T>::borrow(exec, n, n, rp, ci, std::as_const(s_v).get_view());
+                    P = std::make_unique<Csr<T>>(sparse::multiply(S, *P));
+                }
                 p = Rows{Array<I32>(exec, P->row_ptrs()), Array<I32>(exec, P->col_idxs()),
                          Array<T>(exec, P->values())};
             } else {
@@ -665,7 +681,9 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                                  std::as_const(p.ci).get_view(), p.v.get_view());
                 });
             }
-            if (h.s.trunc_factor > 0 || h.s.interp_max_entries > 0) {
+            // The Jacobi step leaves zeros in the coarse rows (S's zeros times P): the truncation
+            // drops every zero, whatever its settings.
+            if (h.s.trunc_factor > 0 || h.s.interp_max_entries > 0 || jacobi) {
                 // Truncation: the kept entries of each row, rescaled to the row's sum.
                 const T factor = static_cast<T>(h.s.trunc_factor);
                 dispatch<KernelFamily::amg>(exec, [&](auto backend) {

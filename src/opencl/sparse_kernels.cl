@@ -443,6 +443,16 @@ kernel void amg_multipass_fill(ulong rows, int k, PORTLA_BUFFER(const int, rp),
     }
 }
 
+kernel void amg_fine_jacobi(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                            PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const ulong, keys),
+                            PORTLA_BUFFER(REAL, s)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_fine_jacobi_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                            PORTLA_AT(const REAL, v), PORTLA_AT(const ulong, keys),
+                            PORTLA_AT(REAL, s));
+    }
+}
+
 // Rounding to float and back (a float hierarchy under a double solve: run in the double program).
 kernel void amg_narrow(ulong n, PORTLA_BUFFER(const REAL, in), PORTLA_BUFFER(float, out)) {
     PORTLA_FOR_ROWS(i, 0, n) { PORTLA_AT(float, out)[i] = (float)PORTLA_AT(const REAL, in)[i]; }

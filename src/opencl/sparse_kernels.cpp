@@ -436,6 +436,15 @@ void amg_multipass_fill(tag, const Executor& exec, std::size_t rows, int pass, c
     k.buffer(w_rp.data).buffer(w_ci.data).buffer(w_v.data).run(groups(k, rows));
 }
 
+template <typename T>
+void amg_fine_jacobi(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                     const_view<I32> ci, const_view<T> v, const_view<U64> keys, view<T> s) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_fine_jacobi");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(keys.data).buffer(s.data).run(groups(k, rows));
+}
+
 void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out) {
     if (in.size == 0) return;
     auto k = launch<double>(exec, "amg_narrow");

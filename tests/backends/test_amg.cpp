@@ -562,13 +562,15 @@ TEST_F(AmgTest, ExtendedInterpolationMeetsItsTargets) {
 // sees unequal entries.
 TEST_F(AmgTest, AggressiveHierarchyMatchesTheReferenceLevelByLevel) {
     for (const std::string spec : {"poisson3d:16", "contrast3d:14"}) {
-        for (const std::string split : {"pmis", "hmis"}) {
-            SCOPED_TRACE(spec + " " + split);
+        for (const auto& [split, interpolation] : std::vector<std::pair<std::string, std::string>>{
+                 {"pmis", "multipass"}, {"hmis", "multipass"}, {"pmis", "multipass-jacobi"}}) {
+            SCOPED_TRACE(spec + " " + split + " " + interpolation);
             const MatrixData a = generate_matrix_data(spec);
             const Csr<double> A = on<double>(exec, a), Aref = on<double>(ref, a);
             AmgSettings s = classical_settings();
             s.coarsening = split;
             s.aggressive_levels = 1;
+            s.aggressive_interpolation = interpolation;
             const Amg<double> M(A, s), Mref(Aref, s);
             const auto& info = M.info();
             ASSERT_EQ(info.levels.size(), Mref.info().levels.size());
@@ -698,6 +700,15 @@ TEST_F(AmgTest, AggressiveCoarseningConvergesWithASmallerHierarchy) {
             const CycleProducts c = cycle_products(M, 5, 6);
             EXPECT_NEAR(c.xy, c.yx, 1e-10 * std::abs(c.xy));
             EXPECT_GT(c.xx, 0);
+            if (levels == 1) {
+                // The Jacobi step on the fine rows of P: fewer iterations, still a smaller
+                // hierarchy.
+                AmgSettings j = s;
+                j.aggressive_interpolation = "multipass-jacobi";
+                const Amg<double> J(A, j);
+                EXPECT_LT(cg_iterations(A, &J), its);
+                EXPECT_LT(J.info().operator_complexity, N.info().operator_complexity);
+            }
         }
     }
 }
@@ -946,7 +957,11 @@ TEST_F(AmgTest, RefusesWhatItCannotHandle) {
                  s.method = "classical";
                  s.aggressive_levels = 41;
              },
-             [](AmgSettings& s) { s.aggressive_levels = 1; }}) {
+             [](AmgSettings& s) { s.aggressive_levels = 1; },
+             [](AmgSettings& s) {
+                 s.method = "classical";
+                 s.aggressive_interpolation = "extended+i";
+             }}) {
         AmgSettings s;
         bad(s);
         EXPECT_THROW(Amg<double>(A, s), BadInput);

@@ -743,6 +743,7 @@ TEST(CliSolve, ClassicalAmgInterpolationOptions) {
                     "--amg-aggressive-levels", "1"});
     check_solve_json(aggressive);
     EXPECT_EQ(aggressive["amg"]["aggressive_levels"], 1);
+    EXPECT_EQ(aggressive["amg"]["aggressive_interpolation"], "multipass");
     EXPECT_EQ(ext["amg"]["aggressive_levels"], 0);
     EXPECT_LT(2 * aggressive["amg"]["levels"][1]["rows"].get<std::size_t>(),
               ext["amg"]["levels"][1]["rows"].get<std::size_t>());
@@ -798,6 +799,7 @@ TEST(CliErrors, BadAmgValues) {
         {"--amg-pmax", "-1"},
     };
     for (const char* bad : {"-1", "41", "x"}) cases.push_back({"--amg-aggressive-levels", bad});
+    cases.push_back({"--amg-aggressive-interp", "extended+i"});
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);
         std::vector<std::string> args{"solve", "--generate", "poisson3d:8", "--precond", "amg"};

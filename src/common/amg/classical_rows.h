@@ -560,10 +560,10 @@ PORTLA_FN void amg_agg_split_row(int i, PORTLA_GLOBAL U64 *keys, PORTLA_GLOBAL c
     if (PORTLA_AMG_STATE(g_keys[r]) != 2 && g_rp[r + 1] - g_rp[r] > 1) keys[i] = 0;
 }
 
-/* Multipass interpolation (Stueben, GMD report 70, 1999; hypre's interp_type 9): coarse rows
-   are pass 0; a fine row with a strongly influencing coarse row is pass 1 and interpolates
-   directly from those; a fine row with a strongly influencing row of pass k - 1 (and none of
-   an earlier pass) is pass k and interpolates through the interpolation of its strongly
+/* Multipass interpolation (Stueben, GMD report 70, 1999; hypre BoomerAMG's agg_interp_type 4):
+   coarse rows are pass 0; a fine row with a strongly influencing coarse row is pass 1 and
+   interpolates directly from those; a fine row with a strongly influencing row of pass k - 1 (and
+   none of an earlier pass) is pass k and interpolates through the interpolation of its strongly
    influencing rows of passes below k. The row of pass k (pass[i] = k) in the rows it reaches
    through: w_im = -alpha_i a_im / d_i for its strongly influencing rows m of passes 0 ... k - 1
    with a_im < 0, alpha_i = sum_{n != i, a_in < 0} a_in / sum_{those m} a_im (beta_i and the
@@ -650,4 +650,18 @@ PORTLA_FN void amg_multipass_fill_row(int i, int k, PORTLA_GLOBAL const int *rp,
         w_ci[at] = k == 1 ? rank[j] : j;
         w_v[at++] = -(v[q] < 0 ? alpha : beta) * v[q] / diag;
     }
+}
+
+/* One Jacobi step on the fine rows of P (Stueben's Jacobi interpolation): P <- S P with S =
+   I - D^-1 A on the fine rows and I on the coarse ones, its values s on A's pattern (row i).
+   A row of zero sum keeps the constant: (S P 1)_i = 1 - (A 1)_i / a_ii. */
+PORTLA_FN void amg_fine_jacobi_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                   PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
+                                   PORTLA_GLOBAL REAL *s) {
+    REAL aii = 0;
+    const int fine = PORTLA_AMG_STATE(keys[i]) != 2;
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        if (ci[k] == i) aii = v[k];
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        s[k] = (ci[k] == i ? (REAL)1 : (REAL)0) - (fine && aii != 0 ? v[k] / aii : (REAL)0);
 }

@@ -161,6 +161,12 @@
                             const_view<T> v, const_view<std::int32_t> strong,                      \
                             const_view<std::int32_t> pass, const_view<std::int32_t> rank,          \
                             const_view<std::int32_t> w_rp, view<std::int32_t> w_ci, view<T> w_v);  \
+    /* s = the values of I - D^-1 A on the fine rows, I on the coarse ones, on A's pattern         \
+       (amg_fine_jacobi_row) */                                                                    \
+    template <typename T>                                                                          \
+    void amg_fine_jacobi(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
+                         const_view<std::int32_t> ci, const_view<T> v,                             \
+                         const_view<std::uint64_t> keys, view<T> s);                               \
     /* out = in rounded to float, and back (a float hierarchy under a double solve) */             \
     void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out);            \
     void amg_widen(tag, const Executor& exec, const_view<float> in, view<double> out);             \
@@ -223,6 +229,9 @@
                                         const_view<T>, const_view<std::int32_t>,                  \
                                         const_view<std::int32_t>, const_view<std::int32_t>,       \
                                         const_view<std::int32_t>, view<std::int32_t>, view<T>);   \
+    template void amg_fine_jacobi<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>, \
+                                     const_view<std::int32_t>, const_view<T>,                     \
+                                     const_view<std::uint64_t>, view<T>);                         \
     template void amg_start<T>(tag, const Executor&, view<T>);                                    \
     template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);                \
     template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,          \
