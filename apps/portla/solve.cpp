@@ -235,6 +235,8 @@ nlohmann::json amg_json(const solver::Amg<T>& amg, const solver::AmgSettings& s,
                         {"interpolation", s.interpolation},
                         {"trunc_factor", s.trunc_factor},
                         {"interp_max_entries", s.interp_max_entries},
+                        {"aggressive_levels", s.aggressive_levels},
+                        {"aggressive_interpolation", s.aggressive_interpolation},
                         {"strength_threshold", s.strength_threshold},
                         {"coarse_strength_threshold", s.coarse_strength_threshold},
                         {"smoother", solver::to_string(s.smoother)},
@@ -987,6 +989,14 @@ Runner add_solve(CLI::App& app) {
                    "amg (classical): the most weights each interpolation row keeps (0: all; "
                    "default 4)")
         ->check(CLI::Range(0, std::numeric_limits<int>::max()));
+    app.add_option("--amg-aggressive-levels", o->amg.aggressive_levels,
+                   "amg (classical): the finest levels that coarsen aggressively (PMIS again on "
+                   "the distance-2 graph of the coarse rows, multipass interpolation; default 0)")
+        ->check(CLI::Range(0, 40));
+    app.add_option("--amg-aggressive-interp", o->amg.aggressive_interpolation,
+                   "amg (classical): the aggressive levels' interpolation, multipass (default) or "
+                   "multipass-jacobi (then one Jacobi step on the fine rows)")
+        ->check(CLI::IsMember({"multipass", "multipass-jacobi"}));
     app.add_option("--amg-threshold", o->amg_threshold,
                    "amg: strength threshold theta of the finest level; sa: (i, j) strong when "
                    "|a_ij| >= theta sqrt(a_ii a_jj) (default 0.08, 0: every connection); "

@@ -304,7 +304,13 @@ def integer(key: str, value: Any, low: int = -(2**31), high: int = _INT32_MAX) -
 
 
 # The AmgSettings fields that are C int (their ranges are checked when the hierarchy is built).
-_AMG_INT_SETTINGS = ("sweeps", "chebyshev_degree", "max_levels", "coarse_size")
+_AMG_INT_SETTINGS = (
+    "sweeps",
+    "chebyshev_degree",
+    "max_levels",
+    "coarse_size",
+    "aggressive_levels",
+)
 
 
 def amg_settings(options: Any) -> Any:

@@ -950,6 +950,8 @@ NB_MODULE(_portla, m) {
         .def_rw("interpolation", &solver::AmgSettings::interpolation)
         .def_rw("trunc_factor", &solver::AmgSettings::trunc_factor)
         .def_rw("interp_max_entries", &solver::AmgSettings::interp_max_entries)
+        .def_rw("aggressive_levels", &solver::AmgSettings::aggressive_levels)
+        .def_rw("aggressive_interpolation", &solver::AmgSettings::aggressive_interpolation)
         .def_prop_rw(
             "smoother", [](const solver::AmgSettings& s) { return solver::to_string(s.smoother); },
             [](solver::AmgSettings& s, const std::string& name) {

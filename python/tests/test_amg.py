@@ -72,6 +72,13 @@ def test_amg_options_in_portla_solve():
         {"method": "classical", "interpolation": "direct", "interp_max_entries": 0},
         {"method": "classical", "trunc_factor": 0.2, "interp_max_entries": 3},
         {"method": "classical", "coarsening": "hmis"},
+        {"method": "classical", "aggressive_levels": 1},
+        {"method": "classical", "aggressive_levels": 2, "coarsening": "hmis"},
+        {
+            "method": "classical",
+            "aggressive_levels": 1,
+            "aggressive_interpolation": "multipass-jacobi",
+        },
         {"mixed_precision": True},
     ):
         r = portla.solve(A, b, precond="amg", amg=options)
@@ -104,6 +111,11 @@ def test_amg_options_in_portla_solve():
         ({"coarsening": "rs"}, ValueError),
         ({"trunc_factor": 1.0}, ValueError),
         ({"interp_max_entries": -1}, ValueError),
+        ({"aggressive_levels": 1}, ValueError),
+        ({"method": "classical", "aggressive_levels": -1}, ValueError),
+        ({"method": "classical", "aggressive_levels": 1.5}, ValueError),
+        ({"method": "classical", "aggressive_levels": "1"}, TypeError),
+        ({"method": "classical", "aggressive_interpolation": "two-stage"}, ValueError),
         ({"levels": 3}, TypeError),
         ({"sweeps": "2"}, TypeError),
         ("fast", TypeError),

@@ -105,6 +105,15 @@ void check_settings(const AmgSettings& s) {
     if (s.chebyshev_degree < 1 || s.chebyshev_degree > 8)
         throw BadInput("amg: the chebyshev degree must be in [1, 8]");
     if (s.max_levels < 1 || s.max_levels > 40) throw BadInput("amg: max levels must be in [1, 40]");
+    if (s.aggressive_interpolation != "multipass" &&
+        s.aggressive_interpolation != "multipass-jacobi")
+        throw BadInput("amg: unknown aggressive interpolation '" + s.aggressive_interpolation +
+                       "' (expected multipass or multipass-jacobi)");
+    if (s.aggressive_levels < 0 || s.aggressive_levels > 40)
+        throw BadInput("amg: aggressive levels must be in [0, 40]");
+    if (s.aggressive_levels > 0 && s.method != "classical")
+        throw BadInput("amg: aggressive coarsening is a setting of the classical method (got '" +
+                       s.method + "')");
     if (s.coarse_size < 1) throw BadInput("amg: the coarse size must be >= 1");
     if (!(s.prolongator_weight > 0 && s.prolongator_weight < 2))
         throw BadInput("amg: the prolongator weight must be in (0, 2)");
@@ -511,19 +520,22 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                              std::as_const(tpos).get_view(), keys.get_view(), scratch.get_view());
                 });
             }
-            // Each round makes at least one row coarse: at most n rounds.
-            for (std::size_t round = 0; round <= n; ++round) {
-                const std::size_t undecided = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                    return amg_pmis_round(
-                        backend, exec, n, rp, ci, std::as_const(strong).get_view(),
-                        std::as_const(tpos).get_view(), keys.get_view(), work.get_view());
-                });
-                if (undecided == 0) break;
-            }
-            Array<I32> rank;
-            const std::size_t nc = number_set(keys, flags, rank);
-            if (nc == 0) break;
-            clock.lap(times.aggregation);
+            // PMIS rounds over the graph (grp, gci) with strength flags gs and transpose
+            // positions gt; each round makes at least one row coarse: at most `rows` rounds.
+            const auto pmis_rounds = [&](std::size_t rows, const_view<I32> grp, const_view<I32> gci,
+                                         const_view<I32> gs, const_view<I32> gt, Array<U64>& gkeys,
+                                         Array<U64>& gwork) {
+                for (std::size_t round = 0; round <= rows; ++round) {
+                    const std::size_t undecided =
+                        dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                            return amg_pmis_round(backend, exec, rows, grp, gci, gs, gt,
+                                                  gkeys.get_view(), gwork.get_view());
+                        });
+                    if (undecided == 0) break;
+                }
+            };
+            pmis_rounds(n, rp, ci, std::as_const(strong).get_view(), std::as_const(tpos).get_view(),
+                        keys, work);
             // A matrix of n rows from its rows' entry counts (in flags): its offsets, and room
             // for its columns and values.
             struct Rows {
@@ -537,18 +549,114 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                 m.v = Array<T>(exec, nnz);
                 return m;
             };
-            const bool extended = h.s.interpolation == "extended+i";
             const auto strong_v = std::as_const(strong).get_view();
+            const auto tpos_v = std::as_const(tpos).get_view();
+            const bool aggressive = l < static_cast<std::size_t>(h.s.aggressive_levels);
+            const bool jacobi = aggressive && h.s.aggressive_interpolation == "multipass-jacobi";
+            if (aggressive) {
+                // The split's coarse rows C1 split again: PMIS on G = M^T M, the graph joining
+                // two C1 rows when at most two strong connections do (M: n x |C1|, each row's
+                // strong connections of either direction to C1 rows, and a C1 row itself).
+                Array<I32> c1(exec, n);
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_roots(backend, exec, n, std::as_const(keys).get_view(), c1.get_view());
+                });
+                const Array<I32> rank1 = prefix_sums(exec, c1);
+                const std::size_t n1 = static_cast<std::size_t>(read_at(rank1, n));
+                if (n1 > 0) {
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_agg_graph_count(backend, exec, n, rp, ci, strong_v, tpos_v,
+                                            std::as_const(c1).get_view(), flags.get_view());
+                    });
+                    Rows m = allocate();
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_agg_graph_fill(backend, exec, n, rp, ci, strong_v, tpos_v,
+                                           std::as_const(c1).get_view(), rank1.get_view(),
+                                           std::as_const(m.rp).get_view(), m.ci.get_view(),
+                                           m.v.get_view());
+                    });
+                    const Csr<T> M = Csr<T>::adopt(exec, n, n1, std::move(m.rp), std::move(m.ci),
+                                                   std::move(m.v));
+                    const Csr<T> G = sparse::multiply(sparse::transpose(M), M);
+                    const auto g_rp = G.row_ptrs().get_view(), g_ci = G.col_idxs().get_view();
+                    Array<I32> g_strong(exec, G.nnz()), g_tpos(exec, G.nnz());
+                    Array<U64> g_keys(exec, n1), g_work(exec, n1);
+                    // G's values are path counts (>= 1): with theta 0 every off-diagonal entry
+                    // is a strong connection, in both directions.
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_classical_strength(backend, exec, n1, g_rp, g_ci, G.values().get_view(),
+                                               T(0), g_strong.get_view(), g_tpos.get_view());
+                        amg_pmis_init(backend, exec, n1, g_rp, std::as_const(g_tpos).get_view(),
+                                      std::as_const(g_strong).get_view(), g_keys.get_view());
+                    });
+                    pmis_rounds(n1, g_rp, g_ci, std::as_const(g_strong).get_view(),
+                                std::as_const(g_tpos).get_view(), g_keys, g_work);
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_agg_split(backend, exec, n, keys.get_view(), rank1.get_view(), g_rp,
+                                      std::as_const(g_keys).get_view());
+                    });
+                }
+            }
+            Array<I32> rank;
+            const std::size_t nc = number_set(keys, flags, rank);
+            if (nc == 0) break;
+            clock.lap(times.aggregation);
+            const bool extended = !aggressive && h.s.interpolation == "extended+i";
             const auto keys_v = std::as_const(keys).get_view();
-            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                amg_interp_count(backend, exec, n, rp, ci, strong_v, keys_v, flags.get_view());
-            });
-            Rows p = allocate();
-            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                amg_interp_fill(backend, exec, n, rp, ci, Al.values().get_view(), strong_v, keys_v,
-                                rank.get_view(), extended ? 0 : 1, std::as_const(p.rp).get_view(),
-                                p.ci.get_view(), p.v.get_view());
-            });
+            Rows p;
+            if (aggressive) {
+                // Multipass interpolation: pass k's rows through the rows of the passes before,
+                // P_k = W_k P_{k-1} (P_1 = W_1: the coarse rows and the direct interpolation of
+                // pass 1); until a pass takes no row (at most n passes).
+                Array<I32> pass(exec, n), next(exec, n);
+                std::unique_ptr<Csr<T>> P;
+                for (int k = 1; static_cast<std::size_t>(k) <= n + 1; ++k) {
+                    const std::size_t taken = dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        return amg_multipass(backend, exec, n, k, rp, ci, strong_v, keys_v,
+                                             std::as_const(pass).get_view(), next.get_view());
+                    });
+                    std::swap(pass, next);
+                    if (k > 1 && taken == 0) break;
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_multipass_count(backend, exec, n, k, rp, ci, strong_v,
+                                            std::as_const(pass).get_view(), flags.get_view());
+                    });
+                    Rows w = allocate();
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_multipass_fill(
+                            backend, exec, n, k, rp, ci, Al.values().get_view(), strong_v,
+                            std::as_const(pass).get_view(), std::as_const(rank).get_view(),
+                            std::as_const(w.rp).get_view(), w.ci.get_view(), w.v.get_view());
+                    });
+                    Csr<T> W = Csr<T>::adopt(exec, n, k == 1 ? nc : n, std::move(w.rp),
+                                             std::move(w.ci), std::move(w.v));
+                    P = std::make_unique<Csr<T>>(k == 1 ? std::move(W) : sparse::multiply(W, *P));
+                }
+                if (jacobi) {
+                    // P = S P, S = I - D^-1 A on the fine rows and I on the coarse ones.
+                    Array<T> s_v(exec, Al.nnz());
+                    dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                        amg_fine_jacobi(backend, exec, n, rp, ci, Al.values().get_view(), keys_v,
+                                        s_v.get_view());
+                    });
+                    const Csr<T> S =
+                        Csr<T>::borrow(exec, n, n, rp, ci, std::as_const(s_v).get_view());
+                    P = std::make_unique<Csr<T>>(sparse::multiply(S, *P));
+                }
+                p = Rows{Array<I32>(exec, P->row_ptrs()), Array<I32>(exec, P->col_idxs()),
+                         Array<T>(exec, P->values())};
+            } else {
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_interp_count(backend, exec, n, rp, ci, strong_v, keys_v, flags.get_view());
+                });
+                p = allocate();
+                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                    amg_interp_fill(backend, exec, n, rp, ci, Al.values().get_view(), strong_v,
+                                    keys_v, rank.get_view(), extended ? 0 : 1,
+                                    std::as_const(p.rp).get_view(), p.ci.get_view(),
+                                    p.v.get_view());
+                });
+            }
             if (extended) {
                 // The pattern of E P_direct (E: each fine row and its strongly influencing fine
                 // rows), then the extended+i weights on it.
@@ -573,7 +681,9 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
                                  std::as_const(p.ci).get_view(), p.v.get_view());
                 });
             }
-            if (h.s.trunc_factor > 0 || h.s.interp_max_entries > 0) {
+            // The Jacobi step leaves zeros in the coarse rows (S's zeros times P): the truncation
+            // drops every zero, whatever its settings.
+            if (h.s.trunc_factor > 0 || h.s.interp_max_entries > 0 || jacobi) {
                 // Truncation: the kept entries of each row, rescaled to the row's sum.
                 const T factor = static_cast<T>(h.s.trunc_factor);
                 dispatch<KernelFamily::amg>(exec, [&](auto backend) {

@@ -366,6 +366,93 @@ kernel void amg_trunc_fill(ulong rows, PORTLA_BUFFER(const int, p_rp),
     }
 }
 
+// ---- aggressive coarsening and multipass interpolation (classical_rows.h) ----
+
+kernel void amg_agg_graph_count(ulong rows, PORTLA_BUFFER(const int, rp),
+                                PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
+                                PORTLA_BUFFER(const int, tpos), PORTLA_BUFFER(const int, c1),
+                                PORTLA_BUFFER(int, counts)) {
+    PORTLA_FOR_ROWS(k, 0, rows) {
+        PORTLA_AT(int, counts)
+        [k] = amg_agg_graph_count_row(k, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                      PORTLA_AT(const int, strong), PORTLA_AT(const int, tpos),
+                                      PORTLA_AT(const int, c1));
+    }
+}
+
+kernel void amg_agg_graph_fill(ulong rows, PORTLA_BUFFER(const int, rp),
+                               PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
+                               PORTLA_BUFFER(const int, tpos), PORTLA_BUFFER(const int, c1),
+                               PORTLA_BUFFER(const int, rank1), PORTLA_BUFFER(const int, m_rp),
+                               PORTLA_BUFFER(int, m_ci), PORTLA_BUFFER(REAL, m_v)) {
+    PORTLA_FOR_ROWS(k, 0, rows) {
+        amg_agg_graph_fill_row(
+            k, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci), PORTLA_AT(const int, strong),
+            PORTLA_AT(const int, tpos), PORTLA_AT(const int, c1), PORTLA_AT(const int, rank1),
+            PORTLA_AT(const int, m_rp), PORTLA_AT(int, m_ci), PORTLA_AT(REAL, m_v));
+    }
+}
+
+kernel void amg_agg_split(ulong rows, PORTLA_BUFFER(ulong, keys), PORTLA_BUFFER(const int, rank1),
+                          PORTLA_BUFFER(const int, g_rp), PORTLA_BUFFER(const ulong, g_keys)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_agg_split_row(i, PORTLA_AT(ulong, keys), PORTLA_AT(const int, rank1),
+                          PORTLA_AT(const int, g_rp), PORTLA_AT(const ulong, g_keys));
+    }
+}
+
+// total[0] += the rows that took pass k (a local count per work-group, one global atomic).
+kernel void amg_multipass(ulong rows, int k, PORTLA_BUFFER(const int, rp),
+                          PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
+                          PORTLA_BUFFER(const ulong, keys), PORTLA_BUFFER(const int, in),
+                          PORTLA_BUFFER(int, out), PORTLA_BUFFER(int, total)) {
+    local int count;
+    if (get_local_id(0) == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int mine = 0;
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        mine += amg_multipass_row(i, k, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                  PORTLA_AT(const int, strong), PORTLA_AT(const ulong, keys),
+                                  PORTLA_AT(const int, in), PORTLA_AT(int, out));
+    }
+    if (mine) atomic_add(&count, mine);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0 && count) atomic_add(PORTLA_AT(int, total), count);
+}
+
+kernel void amg_multipass_count(ulong rows, int k, PORTLA_BUFFER(const int, rp),
+                                PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
+                                PORTLA_BUFFER(const int, pass), PORTLA_BUFFER(int, counts)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        PORTLA_AT(int, counts)
+        [i] = amg_multipass_count_row(i, k, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                      PORTLA_AT(const int, strong), PORTLA_AT(const int, pass));
+    }
+}
+
+kernel void amg_multipass_fill(ulong rows, int k, PORTLA_BUFFER(const int, rp),
+                               PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const REAL, v),
+                               PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const int, pass),
+                               PORTLA_BUFFER(const int, rank), PORTLA_BUFFER(const int, w_rp),
+                               PORTLA_BUFFER(int, w_ci), PORTLA_BUFFER(REAL, w_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_multipass_fill_row(
+            i, k, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci), PORTLA_AT(const REAL, v),
+            PORTLA_AT(const int, strong), PORTLA_AT(const int, pass), PORTLA_AT(const int, rank),
+            PORTLA_AT(const int, w_rp), PORTLA_AT(int, w_ci), PORTLA_AT(REAL, w_v));
+    }
+}
+
+kernel void amg_fine_jacobi(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                            PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const ulong, keys),
+                            PORTLA_BUFFER(REAL, s)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_fine_jacobi_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                            PORTLA_AT(const REAL, v), PORTLA_AT(const ulong, keys),
+                            PORTLA_AT(REAL, s));
+    }
+}
+
 // Rounding to float and back (a float hierarchy under a double solve: run in the double program).
 kernel void amg_narrow(ulong n, PORTLA_BUFFER(const REAL, in), PORTLA_BUFFER(float, out)) {
     PORTLA_FOR_ROWS(i, 0, n) { PORTLA_AT(float, out)[i] = (float)PORTLA_AT(const REAL, in)[i]; }

@@ -369,6 +369,82 @@ void amg_trunc_fill(tag, const Executor& exec, std::size_t rows, const_view<I32>
     k.buffer(t_ci.data).buffer(t_v.data).run(groups(k, rows));
 }
 
+void amg_agg_graph_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                         const_view<I32> ci, const_view<I32> strong, const_view<I32> tpos,
+                         const_view<I32> c1, view<I32> counts) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_agg_graph_count");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+    k.buffer(tpos.data).buffer(c1.data).buffer(counts.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_agg_graph_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                        const_view<I32> ci, const_view<I32> strong, const_view<I32> tpos,
+                        const_view<I32> c1, const_view<I32> rank1, const_view<I32> m_rp,
+                        view<I32> m_ci, view<T> m_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_agg_graph_fill");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
+    k.buffer(tpos.data).buffer(c1.data).buffer(rank1.data).buffer(m_rp.data);
+    k.buffer(m_ci.data).buffer(m_v.data).run(groups(k, rows));
+}
+
+void amg_agg_split(tag, const Executor& exec, std::size_t rows, view<U64> keys,
+                   const_view<I32> rank1, const_view<I32> g_rp, const_view<U64> g_keys) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_agg_split");
+    k.value(static_cast<cl_ulong>(rows)).buffer(keys.data).buffer(rank1.data);
+    k.buffer(g_rp.data).buffer(g_keys.data).run(groups(k, rows));
+}
+
+std::size_t amg_multipass(tag, const Executor& exec, std::size_t rows, int pass, const_view<I32> rp,
+                          const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
+                          const_view<I32> in, view<I32> out) {
+    if (rows == 0) return 0;
+    Array<I32> total(exec, 1);
+    const I32 zero = 0;
+    Executor::copy_bytes(exec, total.data(), Executor::reference(), &zero, sizeof(zero));
+    auto k = index_launch(exec, "amg_multipass");
+    k.value(static_cast<cl_ulong>(rows)).value(static_cast<cl_int>(pass)).buffer(rp.data);
+    k.buffer(ci.data).buffer(strong.data).buffer(keys.data).buffer(in.data).buffer(out.data);
+    k.buffer(total.data()).run(groups(k, rows));
+    I32 taken = 0;
+    Executor::copy_bytes(Executor::reference(), &taken, exec, total.data(), sizeof(I32));
+    return static_cast<std::size_t>(taken);
+}
+
+void amg_multipass_count(tag, const Executor& exec, std::size_t rows, int pass, const_view<I32> rp,
+                         const_view<I32> ci, const_view<I32> strong, const_view<I32> passes,
+                         view<I32> counts) {
+    if (rows == 0) return;
+    auto k = index_launch(exec, "amg_multipass_count");
+    k.value(static_cast<cl_ulong>(rows)).value(static_cast<cl_int>(pass)).buffer(rp.data);
+    k.buffer(ci.data).buffer(strong.data).buffer(passes.data).buffer(counts.data);
+    k.run(groups(k, rows));
+}
+
+template <typename T>
+void amg_multipass_fill(tag, const Executor& exec, std::size_t rows, int pass, const_view<I32> rp,
+                        const_view<I32> ci, const_view<T> v, const_view<I32> strong,
+                        const_view<I32> passes, const_view<I32> rank, const_view<I32> w_rp,
+                        view<I32> w_ci, view<T> w_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_multipass_fill");
+    k.value(static_cast<cl_ulong>(rows)).value(static_cast<cl_int>(pass)).buffer(rp.data);
+    k.buffer(ci.data).buffer(v.data).buffer(strong.data).buffer(passes.data).buffer(rank.data);
+    k.buffer(w_rp.data).buffer(w_ci.data).buffer(w_v.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_fine_jacobi(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                     const_view<I32> ci, const_view<T> v, const_view<U64> keys, view<T> s) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_fine_jacobi");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
+    k.buffer(keys.data).buffer(s.data).run(groups(k, rows));
+}
+
 void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out) {
     if (in.size == 0) return;
     auto k = launch<double>(exec, "amg_narrow");

@@ -736,6 +736,21 @@ TEST(CliSolve, ClassicalAmgInterpolationOptions) {
                                   "classical", "--amg-coarsen", "hmis"});
     check_solve_json(hmis);
     EXPECT_EQ(hmis["amg"]["coarsening"], "hmis");
+    // One aggressive level: a coarser second level and a smaller hierarchy, still converging
+    // (omp, 2-core VM, 2026-11-28, poisson3d:16: 10 iterations at operator complexity 1.23
+    // against 6 at 2.57).
+    const json aggressive =
+        solve_json({"--generate", "poisson3d:16", "--precond", "amg", "--amg-method", "classical",
+                    "--amg-aggressive-levels", "1"});
+    check_solve_json(aggressive);
+    EXPECT_EQ(aggressive["amg"]["aggressive_levels"], 1);
+    EXPECT_EQ(aggressive["amg"]["aggressive_interpolation"], "multipass");
+    EXPECT_EQ(ext["amg"]["aggressive_levels"], 0);
+    EXPECT_LT(2 * aggressive["amg"]["levels"][1]["rows"].get<std::size_t>(),
+              ext["amg"]["levels"][1]["rows"].get<std::size_t>());
+    EXPECT_LT(aggressive["amg"]["operator_complexity"].get<double>(),
+              ext["amg"]["operator_complexity"].get<double>());
+    EXPECT_LE(aggressive["iterations"].get<int>(), 3 * ext["iterations"].get<int>());
 }
 
 TEST(CliSolve, AmgMixedPrecisionReachesTheDoubleTolerance) {
@@ -772,7 +787,7 @@ TEST(CliSolve, AmgOnContrastConvergesWherePlainCgStalls) {
 }
 
 TEST(CliErrors, BadAmgValues) {
-    const std::vector<std::vector<std::string>> cases{
+    std::vector<std::vector<std::string>> cases{
         {"--amg-method", "rs"},         {"--amg-threshold", "-1"},
         {"--amg-threshold", "nan"},     {"--amg-coarse-threshold", "-0.5"},
         {"--amg-smoother", "gs"},       {"--amg-sweeps", "0"},
@@ -784,6 +799,8 @@ TEST(CliErrors, BadAmgValues) {
         {"--amg-trunc-factor", "-0.1"}, {"--amg-trunc-factor", "1"},
         {"--amg-pmax", "-1"},
     };
+    for (const char* bad : {"-1", "41", "x"}) cases.push_back({"--amg-aggressive-levels", bad});
+    cases.push_back({"--amg-aggressive-interp", "extended+i"});
     for (const auto& c : cases) {
         SCOPED_TRACE(c[0] + " " + c[1]);
         std::vector<std::string> args{"solve", "--generate", "poisson3d:8", "--precond", "amg"};
@@ -792,6 +809,11 @@ TEST(CliErrors, BadAmgValues) {
         EXPECT_CLI_ERROR(r);
         EXPECT_TRUE(contains(r.err, c[0])) << r;
     }
+    // Aggressive coarsening belongs to the classical method.
+    const RunResult sa_aggressive = run_portla(
+        {"solve", "--generate", "poisson3d:8", "--precond", "amg", "--amg-aggressive-levels", "1"});
+    EXPECT_CLI_ERROR(sa_aggressive);
+    EXPECT_TRUE(contains(sa_aggressive.err, "classical")) << sa_aggressive;
     // --solver amg is the whole solver; it needs csr.
     const RunResult both = run_portla(
         {"solve", "--generate", "poisson3d:8", "--solver", "amg", "--precond", "jacobi"});

@@ -19,7 +19,9 @@
 /// interpolation from each fine row's strongly influencing coarse rows (AmgSettings::
 /// interpolation "direct") or also from those of its strongly influencing fine rows
 /// ("extended+i", the default), truncated by value and to a number of entries per row, then the
-/// same Galerkin products, smoothers and cycles (docs/multigrid.md).
+/// same Galerkin products, smoothers and cycles (docs/multigrid.md). The first
+/// AmgSettings::aggressive_levels levels coarsen aggressively: PMIS again on the distance-2
+/// graph of the coarse rows, and multipass interpolation.
 ///
 /// Levels are added until one has at most coarse_size rows, max_levels is reached, or the
 /// coarsening stalls (a level keeps more than 90% of its rows, or every row is isolated); the

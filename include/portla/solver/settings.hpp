@@ -44,6 +44,21 @@ struct AmgSettings {
     /// classical: the most weights each row of the interpolation keeps, its largest (0: all;
     /// hypre's default for extended+i, 4), rescaled as above.
     int interp_max_entries = 4;
+    /// classical: the number of finest levels that coarsen aggressively (hypre BoomerAMG's
+    /// agg_num_levels; 0: none). Such a level splits twice: the coarsening's coarse rows are
+    /// split again by PMIS on the graph that joins two of them when a path of at most two strong
+    /// connections does, and its fine rows interpolate from what remains by
+    /// `aggressive_interpolation`, whatever `interpolation` says; truncated as below.
+    /// It keeps a fifth to a quarter of one split's coarse rows (18-27% on the 3-D test
+    /// problems): a smaller hierarchy and a shorter set-up for more iterations
+    /// (docs/multigrid.md). Only with method "classical" (0 to 40).
+    int aggressive_levels = 0;
+    /// classical, the aggressive levels' interpolation. "multipass" (Stueben's, hypre
+    /// BoomerAMG's agg_interp_type 4): each fine row through the rows nearer the coarse rows.
+    /// "multipass-jacobi": then one Jacobi step on its fine rows, P <- (I - D^-1 A) P (Stueben's
+    /// Jacobi interpolation), before the truncation: about a third fewer iterations for a larger
+    /// hierarchy and a longer set-up (docs/multigrid.md).
+    std::string aggressive_interpolation = "multipass";
     /// The smoother of every level but the last.
     AmgSmoother smoother = AmgSmoother::chebyshev;
     /// Pre- and post-smoothing steps per level (1 ... 16).

@@ -540,3 +540,163 @@ PORTLA_FN void amg_trunc_fill_row(int i, PORTLA_GLOBAL const int *p_rp,
             t_v[to++] = p_v[at] * scale;
         }
 }
+
+/* Aggressive coarsening (hypre BoomerAMG's agg_num_levels; Yang, Numer. Linear Algebra Appl.
+   17, 2010): a second split of the first split's coarse rows C1 by PMIS on the distance-2
+   graph among them, G = M^T M with M = (S + S^T + I) restricted to the columns of C1 (an entry
+   (k, c) where c in C1 and k = c or c strongly influences k or depends on it strongly), so that
+   c and c' in C1 are neighbours in G when a path of at most two strong connections (of either
+   direction) joins them: hypre's "A-1" aggressive coarsening on the symmetrised strength. The
+   rows of C1 that PMIS keeps (C2) are the coarse rows; the rest of C1 become fine rows, and
+   multipass interpolation reaches C2 from every fine row that a path of strong connections
+   joins to C2. */
+
+/* Whether entry q of row k is an entry of M (c1: 1 for a row of C1, else 0): the diagonal of a
+   C1 row, or a strong connection of either direction to a C1 row. */
+PORTLA_FN int amg_agg_graph_entry(int k, int q, PORTLA_GLOBAL const int *ci,
+                                  PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const int *tpos,
+                                  PORTLA_GLOBAL const int *c1) {
+    return ci[q] == k ? c1[k] : c1[ci[q]] && amg_either_strong(q, strong, tpos);
+}
+
+/* The entries of row k of M. */
+PORTLA_FN int amg_agg_graph_count_row(int k, PORTLA_GLOBAL const int *rp,
+                                      PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                                      PORTLA_GLOBAL const int *tpos, PORTLA_GLOBAL const int *c1) {
+    int count = 0;
+    for (int q = rp[k]; q < rp[k + 1]; ++q)
+        count += amg_agg_graph_entry(k, q, ci, strong, tpos, c1);
+    return count;
+}
+
+/* Row k of M (its offsets m_rp given; rank1: each C1 row's number among C1), columns in
+   order, every value 1. */
+PORTLA_FN void amg_agg_graph_fill_row(int k, PORTLA_GLOBAL const int *rp,
+                                      PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                                      PORTLA_GLOBAL const int *tpos, PORTLA_GLOBAL const int *c1,
+                                      PORTLA_GLOBAL const int *rank1, PORTLA_GLOBAL const int *m_rp,
+                                      PORTLA_GLOBAL int *m_ci, PORTLA_GLOBAL REAL *m_v) {
+    int at = m_rp[k];
+    for (int q = rp[k]; q < rp[k + 1]; ++q)
+        if (amg_agg_graph_entry(k, q, ci, strong, tpos, c1)) {
+            m_ci[at] = rank1[ci[q]];
+            m_v[at++] = 1;
+        }
+}
+
+/* The second split mapped back to row i: its key stays coarse when i is in C1 (keys: the
+   first split) and PMIS on G kept it (g_keys: G's keys) or it has no other C1 row within
+   distance 2 (its row of G, offsets g_rp, holds its diagonal alone: PMIS made it fine from
+   the start), else 0 (fine). */
+PORTLA_FN void amg_agg_split_row(int i, PORTLA_GLOBAL U64 *keys, PORTLA_GLOBAL const int *rank1,
+                                 PORTLA_GLOBAL const int *g_rp, PORTLA_GLOBAL const U64 *g_keys) {
+    if (PORTLA_AMG_STATE(keys[i]) != 2) return;
+    const int r = rank1[i];
+    if (PORTLA_AMG_STATE(g_keys[r]) != 2 && g_rp[r + 1] - g_rp[r] > 1) keys[i] = 0;
+}
+
+/* Multipass interpolation (Stueben, GMD report 70, 1999; hypre BoomerAMG's agg_interp_type 4):
+   coarse rows are pass 0; a fine row with a strongly influencing coarse row is pass 1 and
+   interpolates directly from those; a fine row with a strongly influencing row of pass k - 1 (and
+   none of an earlier pass) is pass k and interpolates through the interpolation of its strongly
+   influencing rows of passes below k. The row of pass k (pass[i] = k) in the rows it reaches
+   through: w_im = -alpha_i a_im / d_i for its strongly influencing rows m of passes 0 ... k - 1
+   with a_im < 0, alpha_i = sum_{n != i, a_in < 0} a_in / sum_{those m} a_im (beta_i and the
+   positive a_im alike), so that a row of zero sum interpolates the constant exactly; d_i =
+   a_ii plus the connections of a sign that has no such m (a_ii alone where d_i would fall below
+   2% of a_ii or turn its sign, as in amg_interp_fill_row). Row i of P is then sum_m w_im
+   (row m of P): for pass 1 the coarse rows' columns, for pass k > 1 a sparse product with the
+   P of the passes before. */
+
+/* Row i's pass after pass k (k >= 1) from the passes before it (in; pass k = 1 reads keys
+   instead): out[i] = in[i] when decided, k when it is undecided (-1) and a strongly influencing
+   row has pass k - 1. Returns 1 when row i took pass k. */
+PORTLA_FN int amg_multipass_row(int i, int k, PORTLA_GLOBAL const int *rp,
+                                PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                                PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *in,
+                                PORTLA_GLOBAL int *out) {
+    int p = k == 1 ? (PORTLA_AMG_STATE(keys[i]) == 2 ? 0 : -1) : in[i];
+    out[i] = p;
+    if (p >= 0) return 0;
+    for (int q = rp[i]; q < rp[i + 1]; ++q) {
+        const int j = ci[q];
+        if (strong[q] && (k == 1 ? PORTLA_AMG_STATE(keys[j]) == 2 : in[j] == k - 1)) {
+            out[i] = k;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The entries of row i of W_k, the step of pass k (P_k = W_k P_{k-1}; for k = 1, P_1 itself):
+   1 for a row of an earlier pass (it keeps its row), its strongly influencing rows of earlier
+   passes for a row of pass k, none for the others. */
+PORTLA_FN int amg_multipass_count_row(int i, int k, PORTLA_GLOBAL const int *rp,
+                                      PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
+                                      PORTLA_GLOBAL const int *pass) {
+    const int p = pass[i];
+    int count = 0;
+    if (p < 0 || p > k) return 0;
+    if (p < k) return 1;
+    for (int q = rp[i]; q < rp[i + 1]; ++q) {
+        const int m = pass[ci[q]];
+        count += ci[q] != i && strong[q] && m >= 0 && m < k;
+    }
+    return count;
+}
+
+/* Row i of W_k (its offsets w_rp given), columns in order: for k = 1 the coarse rows' numbers
+   (rank), else the rows of the level. */
+PORTLA_FN void amg_multipass_fill_row(int i, int k, PORTLA_GLOBAL const int *rp,
+                                      PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
+                                      PORTLA_GLOBAL const int *strong,
+                                      PORTLA_GLOBAL const int *pass, PORTLA_GLOBAL const int *rank,
+                                      PORTLA_GLOBAL const int *w_rp, PORTLA_GLOBAL int *w_ci,
+                                      PORTLA_GLOBAL REAL *w_v) {
+    const int p = pass[i];
+    int at = w_rp[i];
+    REAL aii = 0, neg = 0, pos = 0, neg_in = 0, pos_in = 0, diag, alpha, beta;
+    if (p < 0 || p > k) return;
+    if (p < k) {
+        w_ci[at] = k == 1 ? rank[i] : i;
+        w_v[at] = 1;
+        return;
+    }
+    for (int q = rp[i]; q < rp[i + 1]; ++q) {
+        const int j = ci[q], m = pass[j];
+        const int reach = j != i && strong[q] && m >= 0 && m < k;
+        if (j == i) {
+            aii += v[q];
+        } else if (v[q] < 0) {
+            neg += v[q];
+            if (reach) neg_in += v[q];
+        } else {
+            pos += v[q];
+            if (reach) pos_in += v[q];
+        }
+    }
+    diag = aii + (neg_in == 0 ? neg : 0) + (pos_in == 0 ? pos : 0);
+    if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
+    alpha = neg_in != 0 ? neg / neg_in : 0;
+    beta = pos_in != 0 ? pos / pos_in : 0;
+    for (int q = rp[i]; q < rp[i + 1]; ++q) {
+        const int j = ci[q], m = pass[j];
+        if (j == i || !strong[q] || m < 0 || m >= k) continue;
+        w_ci[at] = k == 1 ? rank[j] : j;
+        w_v[at++] = -(v[q] < 0 ? alpha : beta) * v[q] / diag;
+    }
+}
+
+/* One Jacobi step on the fine rows of P (Stueben's Jacobi interpolation): P <- S P with S =
+   I - D^-1 A on the fine rows and I on the coarse ones, its values s on A's pattern (row i).
+   A row of zero sum keeps the constant: (S P 1)_i = 1 - (A 1)_i / a_ii. */
+PORTLA_FN void amg_fine_jacobi_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                   PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
+                                   PORTLA_GLOBAL REAL *s) {
+    REAL aii = 0;
+    const int fine = PORTLA_AMG_STATE(keys[i]) != 2;
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        if (ci[k] == i) aii = v[k];
+    for (int k = rp[i]; k < rp[i + 1]; ++k)
+        s[k] = (ci[k] == i ? (REAL)1 : (REAL)0) - (fine && aii != 0 ? v[k] / aii : (REAL)0);
+}

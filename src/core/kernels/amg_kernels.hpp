@@ -126,6 +126,47 @@
                         const_view<std::int32_t> p_rp, const_view<std::int32_t> p_ci,              \
                         const_view<T> p_v, T factor, int max_entries,                              \
                         const_view<std::int32_t> t_rp, view<std::int32_t> t_ci, view<T> t_v);      \
+    /* counts[k]: the entries of row k of M, aggressive coarsening's distance-2 graph builder      \
+       (amg_agg_graph_count_row; c1: 1 for a row of the first split's coarse rows) */              \
+    void amg_agg_graph_count(tag, const Executor& exec, std::size_t rows,                          \
+                             const_view<std::int32_t> rp, const_view<std::int32_t> ci,             \
+                             const_view<std::int32_t> strong, const_view<std::int32_t> tpos,       \
+                             const_view<std::int32_t> c1, view<std::int32_t> counts);              \
+    /* M's columns and values (its offsets m_rp given; amg_agg_graph_fill_row) */                  \
+    template <typename T>                                                                          \
+    void amg_agg_graph_fill(tag, const Executor& exec, std::size_t rows,                           \
+                            const_view<std::int32_t> rp, const_view<std::int32_t> ci,              \
+                            const_view<std::int32_t> strong, const_view<std::int32_t> tpos,        \
+                            const_view<std::int32_t> c1, const_view<std::int32_t> rank1,           \
+                            const_view<std::int32_t> m_rp, view<std::int32_t> m_ci, view<T> m_v);  \
+    /* The second split mapped back onto the level's keys (amg_agg_split_row) */                   \
+    void amg_agg_split(tag, const Executor& exec, std::size_t rows, view<std::uint64_t> keys,      \
+                       const_view<std::int32_t> rank1, const_view<std::int32_t> g_rp,              \
+                       const_view<std::uint64_t> g_keys);                                          \
+    /* Multipass interpolation's pass k (amg_multipass_row; pass 1 reads keys, later passes in);   \
+       returns the rows that took pass k */                                                        \
+    std::size_t amg_multipass(tag, const Executor& exec, std::size_t rows, int k,                  \
+                              const_view<std::int32_t> rp, const_view<std::int32_t> ci,            \
+                              const_view<std::int32_t> strong, const_view<std::uint64_t> keys,     \
+                              const_view<std::int32_t> in, view<std::int32_t> out);                \
+    /* counts[i]: the entries of row i of pass k's step W_k (amg_multipass_count_row) */           \
+    void amg_multipass_count(tag, const Executor& exec, std::size_t rows, int k,                   \
+                             const_view<std::int32_t> rp, const_view<std::int32_t> ci,             \
+                             const_view<std::int32_t> strong, const_view<std::int32_t> pass,       \
+                             view<std::int32_t> counts);                                           \
+    /* W_k's columns and values (its offsets w_rp given; amg_multipass_fill_row) */                \
+    template <typename T>                                                                          \
+    void amg_multipass_fill(tag, const Executor& exec, std::size_t rows, int k,                    \
+                            const_view<std::int32_t> rp, const_view<std::int32_t> ci,              \
+                            const_view<T> v, const_view<std::int32_t> strong,                      \
+                            const_view<std::int32_t> pass, const_view<std::int32_t> rank,          \
+                            const_view<std::int32_t> w_rp, view<std::int32_t> w_ci, view<T> w_v);  \
+    /* s = the values of I - D^-1 A on the fine rows, I on the coarse ones, on A's pattern         \
+       (amg_fine_jacobi_row) */                                                                    \
+    template <typename T>                                                                          \
+    void amg_fine_jacobi(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
+                         const_view<std::int32_t> ci, const_view<T> v,                             \
+                         const_view<std::uint64_t> keys, view<T> s);                               \
     /* out = in rounded to float, and back (a float hierarchy under a double solve) */             \
     void amg_narrow(tag, const Executor& exec, const_view<double> in, view<float> out);            \
     void amg_widen(tag, const Executor& exec, const_view<float> in, view<double> out);             \
@@ -179,6 +220,18 @@
     template void amg_trunc_fill<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,  \
                                     const_view<std::int32_t>, const_view<T>, T, int,              \
                                     const_view<std::int32_t>, view<std::int32_t>, view<T>);       \
+    template void amg_agg_graph_fill<T>(                                                          \
+        tag, const Executor&, std::size_t, const_view<std::int32_t>, const_view<std::int32_t>,    \
+        const_view<std::int32_t>, const_view<std::int32_t>, const_view<std::int32_t>,             \
+        const_view<std::int32_t>, const_view<std::int32_t>, view<std::int32_t>, view<T>);         \
+    template void amg_multipass_fill<T>(tag, const Executor&, std::size_t, int,                   \
+                                        const_view<std::int32_t>, const_view<std::int32_t>,       \
+                                        const_view<T>, const_view<std::int32_t>,                  \
+                                        const_view<std::int32_t>, const_view<std::int32_t>,       \
+                                        const_view<std::int32_t>, view<std::int32_t>, view<T>);   \
+    template void amg_fine_jacobi<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>, \
+                                     const_view<std::int32_t>, const_view<T>,                     \
+                                     const_view<std::uint64_t>, view<T>);                         \
     template void amg_start<T>(tag, const Executor&, view<T>);                                    \
     template std::size_t amg_bad_diagonal<T>(tag, const Executor&, const_view<T>);                \
     template void amg_l1<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,          \
