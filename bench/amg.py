@@ -18,8 +18,8 @@ omp).
     PYTHONPATH=build/python .venv/bin/python bench/amg.py --backend omp --sizes 32,48 \
         --bandwidth 27.8e9 --json amg-omp.json
     python3 bench/amg.py --backend cuda --sizes 64,128,256 --no-pyamg --json amg-h100.json
-`--variants classical,mixed` runs the classical method and the float hierarchy beside the
-default (smoothed aggregation in double).
+`--variants classical,mixed,aggressive` runs the classical method, the float hierarchy and
+classical AMG with one aggressive level beside the default (smoothed aggregation in double).
 """
 
 import argparse
@@ -79,11 +79,15 @@ def main():
     p.add_argument("--no-krylov", action="store_true", help="skip CG + Jacobi and Chebyshev")
     p.add_argument("--variants", default="",
                    help="AMG variants run beside the default, comma-separated: classical "
-                        "(--amg-method classical), mixed (--amg-mixed), classical-mixed")
+                        "(--amg-method classical), mixed (--amg-mixed), classical-mixed, "
+                        "aggressive (classical, one aggressive level, multipass+Jacobi "
+                        "interpolation)")
     p.add_argument("--json", help="write the results here")
     a = p.parse_args()
     variant_args = {"classical": ["--amg-method", "classical"], "mixed": ["--amg-mixed"],
-                    "classical-mixed": ["--amg-method", "classical", "--amg-mixed"]}
+                    "classical-mixed": ["--amg-method", "classical", "--amg-mixed"],
+                    "aggressive": ["--amg-method", "classical", "--amg-aggressive-levels", "1",
+                                   "--amg-aggressive-interp", "multipass-jacobi"]}
     variants = [v for v in a.variants.split(",") if v]
     for v in variants:
         if v not in variant_args:
