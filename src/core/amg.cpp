@@ -419,7 +419,11 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             break;
         }
         // rho(D^-1 A) by Lanczos: the prolongator smoother's weight and the smoother's interval.
-        const double rho = Chebyshev<T>(Al, 1, kLanczosSteps, h.start_vector(n)).ritz_max();
+        // Classical AMG with l1-Jacobi needs neither (the l1 smoother is convergent without a
+        // bound): no estimate, and no Lanczos steps in its set-up.
+        const bool needs_rho = !classical || h.s.smoother != AmgSmoother::l1_jacobi;
+        const double rho =
+            needs_rho ? Chebyshev<T>(Al, 1, kLanczosSteps, h.start_vector(n)).ritz_max() : 1.0;
         if (!(rho > 0) || !std::isfinite(rho))
             throw BadInput("amg: the estimate of the spectral radius of D^-1 A on level " +
                            std::to_string(l) + " is " + std::to_string(rho) +
@@ -739,7 +743,10 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         h.info.coarse_solver = "dense-lu";
     } else {
         if (!h.smoothers[last]) {  // stopped by a stall or isolated rows: none built
-            const double rho = Chebyshev<T>(Ac, 1, kLanczosSteps, h.start_vector(nc)).ritz_max();
+            const double rho =
+                h.s.method == "classical" && h.s.smoother == AmgSmoother::l1_jacobi
+                    ? 1.0
+                    : Chebyshev<T>(Ac, 1, kLanczosSteps, h.start_vector(nc)).ritz_max();
             Array<T> d(exec, nc);
             Ac.diagonal(d.get_view());
             h.build_smoother(last, rho, d);

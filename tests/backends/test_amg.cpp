@@ -169,33 +169,39 @@ TYPED_TEST(SparseProduct, MatchesTheReferenceBackend) {
         EXPECT_NEAR(mine.v[p], ref.v[p], 1000 * eps<T> * (1 + std::abs(double(ref.v[p])))) << p;
 }
 
-// Rows of every kind of table: row 3 reaches about 80000 products over at most 1500 columns (a
-// table above what a GPU keeps in shared memory, without overflow), the others about 600
-// products and 500 columns (their capped tables overflow and are done again in full ones).
+// Rows of every kind of table: with B of 1500 columns, row 3 reaches about 80000 products over
+// at most 1500 columns (a capped table of 2048 slots: above a GPU warp's table, without
+// overflow), the others about 600 products and 500 columns (their capped tables overflow and
+// are done again in full ones of 512 slots); with B of 20000 columns, row 3's capped table
+// overflows and its full one (32768 slots) is larger than a GPU block's shared table.
 TYPED_TEST(SparseProduct, LongProductRowsMatchTheReferenceBackend) {
     using T = TypeParam;
-    const MatrixData a = random_sparse(60, 400, 3, 8, 400), b = random_sparse(400, 1500, 200, 9);
-    const HostCsr<T> mine = host_of(sparse::multiply(on<T>(this->exec, a), on<T>(this->exec, b)));
-    const HostCsr<T> ref = host_of(sparse::multiply(on<T>(this->ref, a), on<T>(this->ref, b)));
-    ASSERT_EQ(mine.rp, ref.rp);
-    ASSERT_EQ(mine.ci, ref.ci);
-    // Each entry is a sum of its m products in another order than the reference's: the two
-    // differ by at most 2 (m + 2) u sum |products| (the bound above, once for each), m and the
-    // sum taken from the host's products of that entry.
-    const CsrData ah = CsrData::from(a), bh = CsrData::from(b);
-    for (std::int64_t i = 0; i < ah.rows; ++i) {
-        std::map<std::int32_t, std::pair<double, int>> cols;  // column -> (sum |p|, m)
-        for (auto ka = ah.row_ptrs[i]; ka < ah.row_ptrs[i + 1]; ++ka)
-            for (auto kb = bh.row_ptrs[ah.col_idxs[ka]]; kb < bh.row_ptrs[ah.col_idxs[ka] + 1];
-                 ++kb) {
-                auto& e = cols[bh.col_idxs[kb]];
-                e.first += std::abs(ah.values[ka] * bh.values[kb]);
-                ++e.second;
+    for (const int b_cols : {1500, 20000}) {
+        const MatrixData a = random_sparse(60, 400, 3, 8, 400),
+                         b = random_sparse(400, b_cols, 200, 9);
+        const HostCsr<T> mine =
+            host_of(sparse::multiply(on<T>(this->exec, a), on<T>(this->exec, b)));
+        const HostCsr<T> ref = host_of(sparse::multiply(on<T>(this->ref, a), on<T>(this->ref, b)));
+        ASSERT_EQ(mine.rp, ref.rp);
+        ASSERT_EQ(mine.ci, ref.ci);
+        // Each entry is a sum of its m products in another order than the reference's: the two
+        // differ by at most 2 (m + 2) u sum |products| (the bound above, once for each), m and the
+        // sum taken from the host's products of that entry.
+        const CsrData ah = CsrData::from(a), bh = CsrData::from(b);
+        for (std::int64_t i = 0; i < ah.rows; ++i) {
+            std::map<std::int32_t, std::pair<double, int>> cols;  // column -> (sum |p|, m)
+            for (auto ka = ah.row_ptrs[i]; ka < ah.row_ptrs[i + 1]; ++ka)
+                for (auto kb = bh.row_ptrs[ah.col_idxs[ka]]; kb < bh.row_ptrs[ah.col_idxs[ka] + 1];
+                     ++kb) {
+                    auto& e = cols[bh.col_idxs[kb]];
+                    e.first += std::abs(ah.values[ka] * bh.values[kb]);
+                    ++e.second;
+                }
+            for (auto p = ref.rp[i]; p < ref.rp[i + 1]; ++p) {
+                const auto& [abs_sum, m] = cols.at(ref.ci[p]);
+                EXPECT_NEAR(mine.v[p], ref.v[p], 2 * (m + 2) * eps<T> * abs_sum)
+                    << "(" << i << ", " << ref.ci[p] << ")";
             }
-        for (auto p = ref.rp[i]; p < ref.rp[i + 1]; ++p) {
-            const auto& [abs_sum, m] = cols.at(ref.ci[p]);
-            EXPECT_NEAR(mine.v[p], ref.v[p], 2 * (m + 2) * eps<T> * abs_sum)
-                << "(" << i << ", " << ref.ci[p] << ")";
         }
     }
 }
