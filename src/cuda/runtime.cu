@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -99,11 +100,32 @@ private:
 // so work of different executors of one device (and the shared reduction scratch) stays in
 // order. The stream is a blocking one: it also waits for, and is waited for by, work on the
 // legacy default stream (whatever a library queues there stays ordered with portla's work).
+//
+// Memory comes from the device's default memory pool in the stream's order (cudaMallocAsync,
+// cudaFreeAsync on the stream), kept by the pool when freed (release threshold: never), so that
+// the many short-lived arrays of a set-up (the AMG hierarchy's workspaces) cost neither a driver
+// allocation nor the device-wide synchronisation of cudaFree. Work on the legacy default stream
+// (CuPy's and PyTorch's default) is ordered with the stream, so memory a library reads there is
+// not reused before it is done; a library's own non-blocking streams are not. The free memory
+// reported counts what the pool holds unused. PORTLA_CUDA_POOL=0 in the environment makes every
+// allocation a cudaMalloc and every free a cudaFree instead.
 class CudaRuntime final : public detail::Runtime {
 public:
     explicit CudaRuntime(int device) : device_(device) {
         activate(device_);
         PORTLA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault));
+        const char* env = std::getenv("PORTLA_CUDA_POOL");
+        int pools = 0;
+        (void)cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device_);
+        if (pools && !(env && std::string(env) == "0") &&
+            cudaDeviceGetDefaultMemPool(&pool_, device_) == cudaSuccess) {
+            std::uint64_t keep = UINT64_MAX;
+            PORTLA_CUDA_CHECK(
+                cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &keep));
+        } else {
+            pool_ = nullptr;
+            (void)cudaGetLastError();
+        }
     }
     // The stream is left to the process's end: executors may outlive static destructors' order.
 
@@ -127,14 +149,32 @@ public:
     void memory_info(std::size_t& free_bytes, std::size_t& total_bytes) const override {
         activate(device_);
         PORTLA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+        if (pool_) {
+            std::uint64_t reserved = 0, used = 0;
+            PORTLA_CUDA_CHECK(
+                cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
+            PORTLA_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemCurrent, &used));
+            free_bytes += static_cast<std::size_t>(reserved > used ? reserved - used : 0);
+        }
     }
     bool is_host() const override { return false; }
 
     void* allocate(std::size_t bytes) const override {
         if (bytes == 0) return nullptr;
         activate(device_);
+        release_deferred();
         void* ptr = nullptr;
-        const cudaError_t err = cudaMalloc(&ptr, bytes);
+        // While the stream is captured into a graph, a pool allocation would become a node of
+        // the graph: such code gets cudaMalloc (and its capture error) as without the pool.
+        const bool pooled = pool_ && !capturing();
+        cudaError_t err = pooled ? cudaMallocAsync(&ptr, bytes, stream_) : cudaMalloc(&ptr, bytes);
+        if (err == cudaErrorMemoryAllocation && pooled) {
+            // The pool's unused memory back to the device, then once more.
+            (void)cudaGetLastError();
+            PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            PORTLA_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0));
+            err = cudaMallocAsync(&ptr, bytes, stream_);
+        }
         if (err == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
             throw OutOfMemory("cuda:" + std::to_string(device_), bytes);
@@ -145,7 +185,19 @@ public:
     void deallocate(void* ptr) const noexcept override {
         if (!ptr) return;
         // Errors are dropped: this runs in destructors, possibly while the runtime shuts down.
-        if (cudaSetDevice(device_) == cudaSuccess) (void)cudaFree(ptr);
+        if (cudaSetDevice(device_) == cudaSuccess) {
+            if (!pool_) {
+                (void)cudaFree(ptr);
+            } else if (capturing()) {
+                // Not a node of the graph being captured: freed at the next allocation or free.
+                std::lock_guard<std::mutex> lock(deferred_mutex_);
+                deferred_.push_back(ptr);
+            } else {
+                release_deferred();
+                // cudaFreeAsync frees cudaMalloc's memory too (allocated while capturing).
+                (void)cudaFreeAsync(ptr, stream_);
+            }
+        }
         (void)cudaGetLastError();
     }
     void* allocate_pinned(std::size_t bytes) const override {
@@ -190,6 +242,18 @@ public:
     }
 
 private:
+    bool capturing() const {
+        cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+        return cudaStreamIsCapturing(stream_, &status) == cudaSuccess &&
+               status != cudaStreamCaptureStatusNone;
+    }
+    // The frees deferred while the stream was captured, done once it is not.
+    void release_deferred() const noexcept {
+        std::lock_guard<std::mutex> lock(deferred_mutex_);
+        if (deferred_.empty() || capturing()) return;
+        for (void* ptr : deferred_) (void)cudaFreeAsync(ptr, stream_);
+        deferred_.clear();
+    }
     void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) const {
         if (bytes == 0) return;
         activate(device_);
@@ -199,6 +263,9 @@ private:
 
     int device_;
     cudaStream_t stream_ = nullptr;
+    cudaMemPool_t pool_ = nullptr;  // nullptr: cudaMalloc and cudaFree
+    mutable std::mutex deferred_mutex_;
+    mutable std::vector<void*> deferred_;
 };
 
 }  // namespace

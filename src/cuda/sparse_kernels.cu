@@ -396,10 +396,11 @@ __global__ void __launch_bounds__(kSpgemmThreads)
 
 // ---- SpGEMM rows of larger tables with a block per row ------------------------------------------
 // A row whose table has more slots than a warp's (the first pass's capped tables above
-// kWarpSlots, and the retry pass's full tables) and at most kBlockSlots is accumulated by a
-// block of kBlockWarps warps in one shared table, each warp taking every kBlockWarps-th chunk of
-// 32 entries of A's row; warp 0 compacts the table and the block writes the row sorted, as the
-// warp kernel does. Each block scans kBlockThreads rows at a time for its rows, so that the scan
+// kWarpSlots, and the retry pass's full tables) and at most kBlockSlots is accumulated in a
+// shared table by the first warp of a block of kBlockWarps warps, as the warp kernel does (one
+// warp: each column's sum in the same order on every run; several warps adding to one table
+// would change its last bits from run to run); the block clears the table and writes the row
+// sorted. Each block scans kBlockThreads rows at a time for its rows, so that the scan
 // costs one coalesced read of the offsets per row. Larger tables stay one thread's.
 constexpr int kBlockSlots = 8192;
 constexpr int kBlockWarps = 8;
@@ -408,7 +409,7 @@ constexpr unsigned kBlockThreads = 32 * kBlockWarps;
 template <typename T>
 constexpr std::size_t block_table_bytes() {
     return kBlockSlots * (sizeof(T) + sizeof(std::int32_t)) +
-           kBlockWarps * 32 * (sizeof(T) + 2 * sizeof(std::int32_t));
+           32 * (sizeof(T) + 2 * sizeof(std::int32_t));
 }
 
 /// Whether a row whose table has t slots is the block kernel's: in the first pass, above a
@@ -430,11 +431,11 @@ __global__ void __launch_bounds__(kBlockThreads)
     __shared__ int count, overflow, found, rows[kBlockThreads];
     T* const t_vals = reinterpret_cast<T*>(smem);
     T* const t_a = t_vals + kBlockSlots;
-    int* const t_keys = reinterpret_cast<int*>(t_a + kBlockWarps * 32);
+    int* const t_keys = reinterpret_cast<int*>(t_a + 32);
     int* const t_start = t_keys + kBlockSlots;
-    int* const t_ends = t_start + kBlockWarps * 32;
+    int* const t_ends = t_start + 32;
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const ChunkRows<T> chunk{t_a + 32 * w, t_start + 32 * w, t_ends + 32 * w};
+    const ChunkRows<T> chunk{t_a, t_start, t_ends};
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlockThreads;
     for (std::size_t r0 = first + static_cast<std::size_t>(blockIdx.x) * kBlockThreads; r0 < last;
          r0 += stride) {
@@ -457,13 +458,14 @@ __global__ void __launch_bounds__(kBlockThreads)
             }
             if (threadIdx.x == 0) count = overflow = 0;
             __syncthreads();
-            const int a_end = a_rp[i + 1];
-            for (int c0 = a_rp[i] + 32 * static_cast<int>(w); c0 < a_end; c0 += 32 * kBlockWarps) {
-                add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v, t_keys,
-                                   t_vals, slots, &count, &overflow);
-                __syncwarp();
-                // lane 0's reading for the whole warp (another warp may set it meanwhile)
-                if (__shfl_sync(kFullWarpMask, *static_cast<volatile int*>(&overflow), 0)) break;
+            if (w == 0) {  // one warp's sums: the same order, and bits, on every run
+                const int a_end = a_rp[i + 1];
+                for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
+                    add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v, t_keys,
+                                       t_vals, slots, &count, &overflow);
+                    __syncwarp();
+                    if (overflow) break;  // read after the barrier: the same in every lane
+                }
             }
             __syncthreads();
             if (overflow) {  // read after the barrier: the same in every thread
