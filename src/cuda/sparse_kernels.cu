@@ -267,16 +267,17 @@ struct ChunkRows {
 };
 
 /// The products of entries [c0, c0 + 32) of A's row (those below a_end), spread over the lanes
-/// of a warp, each added to its column's slot of the shared table (keys, vals) of `slots` slots:
-/// atomicCAS on the key, atomicAdd on the value; *count counts the table's columns, and
-/// *overflow is set when they do not fit (a table keeps one slot empty, as
-/// spgemm_row_accumulate's).
+/// of a warp, each of a column c with (c & owner_mask) == owner added to its column's slot of
+/// the shared table (keys, vals) of `slots` slots: atomicCAS on the key, atomicAdd on the value;
+/// *count counts the table's columns, and *overflow is set when they do not fit (a table keeps
+/// one slot empty, as spgemm_row_accumulate's).
 template <typename T>
 __device__ void add_chunk_products(int c0, int a_end, unsigned lane, const ChunkRows<T>& ch,
                                    const std::int32_t* __restrict__ a_ci, const T* __restrict__ a_v,
                                    const std::int32_t* __restrict__ b_rp,
                                    const std::int32_t* __restrict__ b_ci, const T* __restrict__ b_v,
-                                   int* keys, T* vals, int slots, int* count, int* overflow) {
+                                   unsigned owner_mask, unsigned owner, int* keys, T* vals,
+                                   int slots, int* count, int* overflow) {
     const int ka = c0 + static_cast<int>(lane);
     int len = 0, from = 0;
     T a = T(0);
@@ -307,6 +308,7 @@ __device__ void add_chunk_products(int c0, int a_end, unsigned lane, const Chunk
         }
         const int kb = ch.start[lo] + p - (lo > 0 ? ch.ends[lo - 1] : 0);
         const int c = b_ci[kb];
+        if ((static_cast<unsigned>(c) & owner_mask) != owner) continue;
         const T product = ch.a[lo] * b_v[kb];
         int s = static_cast<int>(Rows<T>::spgemm_slot(c, slots));
         for (int probes = 0;; ++probes) {
@@ -374,7 +376,7 @@ __global__ void __launch_bounds__(kSpgemmThreads)
         const int a_end = a_rp[i + 1];
         for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
             // 32 entries of A's row at a time: their rows of B's products spread over the lanes.
-            add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v, tab.keys,
+            add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v, 0u, 0u, tab.keys,
                                tab.vals, slots, count + w, overflow + w);
             __syncwarp();
             if (overflow[w]) break;  // read after the barrier: the same in every lane
@@ -397,11 +399,12 @@ __global__ void __launch_bounds__(kSpgemmThreads)
 // ---- SpGEMM rows of larger tables with a block per row ------------------------------------------
 // A row whose table has more slots than a warp's (the first pass's capped tables above
 // kWarpSlots, and the retry pass's full tables) and at most kBlockSlots is accumulated in a
-// shared table by the first warp of a block of kBlockWarps warps, as the warp kernel does (one
-// warp: each column's sum in the same order on every run; several warps adding to one table
-// would change its last bits from run to run); the block clears the table and writes the row
-// sorted. Each block scans kBlockThreads rows at a time for its rows, so that the scan
-// costs one coalesced read of the offsets per row. Larger tables stay one thread's.
+// shared table by a block of kBlockWarps warps: every warp walks all the row's products as the
+// warp kernel does and adds those of its columns (c mod kBlockWarps = its warp), so each
+// column's sum is one warp's, in the same order, and bits, on every run (warps sharing a
+// column would not be); the block clears the table and writes the row sorted. Each block scans
+// kBlockThreads rows at a time for its rows, so that the scan costs one coalesced read of the
+// offsets per row. Larger tables stay one thread's.
 constexpr int kBlockSlots = 8192;
 constexpr int kBlockWarps = 8;
 constexpr unsigned kBlockThreads = 32 * kBlockWarps;
@@ -409,7 +412,7 @@ constexpr unsigned kBlockThreads = 32 * kBlockWarps;
 template <typename T>
 constexpr std::size_t block_table_bytes() {
     return kBlockSlots * (sizeof(T) + sizeof(std::int32_t)) +
-           32 * (sizeof(T) + 2 * sizeof(std::int32_t));
+           kBlockWarps * 32 * (sizeof(T) + 2 * sizeof(std::int32_t));
 }
 
 /// Whether a row whose table has t slots is the block kernel's: in the first pass, above a
@@ -431,11 +434,11 @@ __global__ void __launch_bounds__(kBlockThreads)
     __shared__ int count, overflow, found, rows[kBlockThreads];
     T* const t_vals = reinterpret_cast<T*>(smem);
     T* const t_a = t_vals + kBlockSlots;
-    int* const t_keys = reinterpret_cast<int*>(t_a + 32);
+    int* const t_keys = reinterpret_cast<int*>(t_a + kBlockWarps * 32);
     int* const t_start = t_keys + kBlockSlots;
-    int* const t_ends = t_start + 32;
+    int* const t_ends = t_start + kBlockWarps * 32;
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const ChunkRows<T> chunk{t_a, t_start, t_ends};
+    const ChunkRows<T> chunk{t_a + 32 * w, t_start + 32 * w, t_ends + 32 * w};
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlockThreads;
     for (std::size_t r0 = first + static_cast<std::size_t>(blockIdx.x) * kBlockThreads; r0 < last;
          r0 += stride) {
@@ -458,14 +461,13 @@ __global__ void __launch_bounds__(kBlockThreads)
             }
             if (threadIdx.x == 0) count = overflow = 0;
             __syncthreads();
-            if (w == 0) {  // one warp's sums: the same order, and bits, on every run
-                const int a_end = a_rp[i + 1];
-                for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
-                    add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v, t_keys,
-                                       t_vals, slots, &count, &overflow);
-                    __syncwarp();
-                    if (overflow) break;  // read after the barrier: the same in every lane
-                }
+            const int a_end = a_rp[i + 1];
+            for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
+                add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v,
+                                   kBlockWarps - 1u, w, t_keys, t_vals, slots, &count, &overflow);
+                __syncwarp();
+                // lane 0's reading for the whole warp (another warp may set it meanwhile)
+                if (__shfl_sync(kFullWarpMask, *static_cast<volatile int*>(&overflow), 0)) break;
             }
             __syncthreads();
             if (overflow) {  // read after the barrier: the same in every thread
