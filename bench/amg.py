@@ -81,13 +81,17 @@ def main():
                    help="AMG variants run beside the default, comma-separated: classical "
                         "(--amg-method classical), mixed (--amg-mixed), classical-mixed, "
                         "aggressive (classical, one aggressive level, multipass+Jacobi "
-                        "interpolation)")
+                        "interpolation), classical-l1 (classical, l1-Jacobi smoother), "
+                        "classical-l1-mixed")
     p.add_argument("--json", help="write the results here")
     a = p.parse_args()
     variant_args = {"classical": ["--amg-method", "classical"], "mixed": ["--amg-mixed"],
                     "classical-mixed": ["--amg-method", "classical", "--amg-mixed"],
                     "aggressive": ["--amg-method", "classical", "--amg-aggressive-levels", "1",
-                                   "--amg-aggressive-interp", "multipass-jacobi"]}
+                                   "--amg-aggressive-interp", "multipass-jacobi"],
+                    "classical-l1": ["--amg-method", "classical", "--amg-smoother", "l1-jacobi"],
+                    "classical-l1-mixed": ["--amg-method", "classical", "--amg-smoother",
+                                           "l1-jacobi", "--amg-mixed"]}
     variants = [v for v in a.variants.split(",") if v]
     for v in variants:
         if v not in variant_args:

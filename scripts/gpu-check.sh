@@ -160,10 +160,10 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--bench-only" ]; then
   if picked amg; then
     step "multigrid: CG + AMG against CG + Jacobi and CG + Chebyshev on the GPU (bench/amg.py)"
     python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
-      --variants classical,mixed --problems poisson3d --sizes 64,128,256 \
+      --variants classical,mixed,classical-l1 --problems poisson3d --sizes 64,128,256 \
       --json "$OUT/amg_poisson.json" || status=1
     python3 bench/amg.py --binary "$BUILD/apps/portla/portla" --backend cuda --no-pyamg \
-      --variants classical,mixed --problems contrast3d,anisotropic3d --sizes 128 \
+      --variants classical,mixed,classical-l1,classical-l1-mixed,aggressive --problems contrast3d,anisotropic3d --sizes 128 \
       --json "$OUT/amg_hard.json" || status=1
     tar_all
   fi
