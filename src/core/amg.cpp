@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/kernels/amg_kernels.hpp"
+#include "core/runtime.hpp"
 #include "core/device_arrays.hpp"
 #include "core/kernels/sparse_kernels.hpp"
 #include "core/solver_common.hpp"
@@ -32,8 +33,9 @@ using I32 = std::int32_t;
 using I64 = std::int64_t;
 using U64 = std::uint64_t;
 
-constexpr int kLanczosSteps = 10;            // the estimate of rho(D^-1 A) per level
-constexpr double kStall = 0.9;               // a coarse level keeping more rows has stalled
+constexpr std::size_t kAmgReplays = 4;  // cuda: the graphs of the cycle kept (pairs of vectors)
+constexpr int kLanczosSteps = 10;       // the estimate of rho(D^-1 A) per level
+constexpr double kStall = 0.9;          // a coarse level keeping more rows has stalled
 constexpr double kChebyshevLowerRatio = 11;  // the smoother's interval [lmax / 11, lmax]
 constexpr double kChebyshevSafety = 1.1;     // lmax = 1.1 x the estimate
 
@@ -168,6 +170,20 @@ struct Amg<T>::Hierarchy {
     std::unique_ptr<Csr<float>> float_matrix;
     std::unique_ptr<Amg<float>> float_amg;
     mutable Array<float> rf, zf;
+    // cuda: the cycle of each recent pair of apply()'s vectors, captured as a graph after a
+    // first direct run (which sets up any scratch its kernels keep), and replayed; none once a
+    // capture has failed.
+    struct Replay {
+        const void* r;
+        void* z;
+        std::size_t n;
+        std::unique_ptr<portla::detail::Graph> graph;
+    };
+    std::vector<Replay> replays;
+    bool no_replay = false;
+
+    /// z = one cycle from z = 0 for r: the work of apply(), queued directly.
+    void run(const_view<T> r, view<T> z);
 
     std::size_t levels() const { return coarse.size() + 1; }
     const Csr<T>& op(std::size_t l) const { return l == 0 ? *fine : *coarse[l - 1]; }
@@ -808,24 +824,58 @@ const Executor& Amg<T>::executor() const {
 }
 
 template <typename T>
-void Amg<T>::apply(const_view<T> r, view<T> z) const {
-    if (r.size != size()) throw DimensionMismatch("amg: r", size(), r.size);
-    if (z.size != size()) throw DimensionMismatch("amg: z", size(), z.size);
+void Amg<T>::Hierarchy::run(const_view<T> r, view<T> z) {
     if constexpr (std::is_same_v<T, double>) {
-        if (h_->float_amg) {
-            const Executor& exec = executor();
+        if (float_amg) {
+            const Executor& exec = fine->executor();
             dispatch<KernelFamily::amg>(
-                exec, [&](auto backend) { amg_narrow(backend, exec, r, h_->rf.get_view()); });
-            h_->float_amg->apply(std::as_const(h_->rf).get_view(), h_->zf.get_view());
+                exec, [&](auto backend) { amg_narrow(backend, exec, r, rf.get_view()); });
+            float_amg->h_->run(std::as_const(rf).get_view(), zf.get_view());
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                amg_widen(backend, exec, std::as_const(h_->zf).get_view(), z);
+                amg_widen(backend, exec, std::as_const(zf).get_view(), z);
             });
             return;
         }
     }
-    h_->b0 = r;
-    h_->x0 = z;
-    h_->cycle(0, true);
+    b0 = r;
+    x0 = z;
+    cycle(0, true);
+}
+
+template <typename T>
+void Amg<T>::apply(const_view<T> r, view<T> z) const {
+    if (r.size != size()) throw DimensionMismatch("amg: r", size(), r.size);
+    if (z.size != size()) throw DimensionMismatch("amg: z", size(), z.size);
+    Hierarchy& h = *h_;
+    const Executor& exec = executor();
+    // On cuda the cycle (a fixed sequence of launches that reads nothing back) is replayed as
+    // a graph: one submission instead of a launch per smoothing step, residual, restriction and
+    // correction of every level, whose coarse kernels last about as long as their launches.
+    if (exec.backend() != Backend::cuda || h.no_replay) {
+        h.run(r, z);
+        return;
+    }
+    const auto it = std::find_if(h.replays.begin(), h.replays.end(), [&](const auto& p) {
+        return p.r == r.data && p.z == z.data && p.n == r.size;
+    });
+    if (it == h.replays.end()) {
+        if (h.replays.size() == kAmgReplays) h.replays.erase(h.replays.begin());
+        h.replays.push_back({r.data, z.data, r.size, nullptr});
+        h.run(r, z);
+        return;
+    }
+    if (!it->graph) {
+        try {
+            it->graph = exec.runtime().capture([&h, r, z] { h.run(r, z); });
+        } catch (const Error&) {
+            // Something in the cycle cannot be captured: direct runs from now on.
+            h.no_replay = true;
+            h.replays.clear();
+            h.run(r, z);
+            return;
+        }
+    }
+    it->graph->launch();
 }
 
 template <typename T>
@@ -836,6 +886,7 @@ const AmgInfo& Amg<T>::info() const {
 template <typename T>
 void Amg<T>::set_cycle(AmgCycle cycle) {
     h_->s.cycle = cycle;
+    h_->replays.clear();
     if (h_->float_amg) {
         h_->float_amg->set_cycle(cycle);
         h_->info.cycle_bytes = h_->float_amg->info().cycle_bytes;

@@ -143,6 +143,8 @@ public:
     std::vector<std::int32_t> aggregates(std::size_t level) const;
 
 private:
+    template <typename>
+    friend class Amg;  // the double hierarchy runs its float one's cycle (mixed precision)
     struct Hierarchy;
     std::unique_ptr<Hierarchy> h_;
 };
