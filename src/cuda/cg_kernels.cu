@@ -291,11 +291,9 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     const T* pv = p_old(a, it);
     const T beta = s->beta;
     T* fresh = p_new(a, it);
-    const std::uint32_t N = g.points;
-    const std::uint32_t plane = N * N;
-    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
-    T* const ring = reinterpret_cast<T*>(ring_shared);
-    auto slot = [&](std::uint32_t k) { return ring + (k & 3u) * buffer; };
+    const RingTile<T> r = ring_tile<T>(g, ring_shared);
+    const std::uint32_t N = r.N, plane = r.plane;
+    auto slot = [&](std::uint32_t k) { return r.slot(k); };
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {

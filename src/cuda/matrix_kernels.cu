@@ -172,12 +172,9 @@ __global__ void __launch_bounds__(kRingThreads, 1)
                              T* __restrict__ y) {
     constexpr int kPer = kRingTilePoints / kRingThreads;
     extern __shared__ __align__(16) unsigned char slab_shared[];
-    const std::uint32_t N = g.points;
-    const std::uint32_t plane = N * N;
-    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
-    T* const ring = reinterpret_cast<T*>(slab_shared);
-    // plane k's buffer; k = 2^32 - 1 (plane -1) shares slot 3 with k + 4
-    auto slot = [&](std::uint32_t k) { return ring + (k & 3u) * buffer; };
+    const RingTile<T> r = ring_tile<T>(g, slab_shared);
+    const std::uint32_t N = r.N, plane = r.plane;
+    auto slot = [&](std::uint32_t k) { return r.slot(k); };
     const std::uint32_t tid = threadIdx.x;
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
         const TileLanes<kPer, Halo> t = tile_lanes<kRingThreads, kPer, Halo>(g, tile, tid);
