@@ -25,12 +25,14 @@ std::vector<std::int64_t> slab_partition(std::int64_t planes, int parts) {
 
 namespace {
 
+// Planes [first, last); with a dot, x . y over them stored in *dot, or added when add_dot.
 template <typename T>
 void slab_apply(const Executor& exec, int dim, std::size_t points, std::size_t planes,
                 std::size_t first, std::size_t last, const T* below, const T* above,
-                const_view<T> x, view<T> y) {
+                const_view<T> x, view<T> y, T* dot = nullptr, bool add_dot = false) {
     dispatch(exec, [&](auto backend) {
-        slab_stencil_apply(backend, exec, dim, points, planes, first, last, below, above, x, y);
+        slab_stencil_apply(backend, exec, dim, points, planes, first, last, below, above, x, y, dot,
+                           add_dot);
     });
 }
 
