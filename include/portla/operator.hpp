@@ -87,6 +87,16 @@ public:
     virtual const Executor& executor() const = 0;
     /// y = A x. x and y must not alias; sizes cols() and rows(). Asynchronous on cuda.
     virtual void apply(const_view<T> x, view<T> y) const = 0;
+    /// y = A x (as apply()) and, where the operator has such a path (dist::DistributedStencil),
+    /// dot[0] = x^T y over this process's rows (a distributed operator's rank part, not summed
+    /// over the ranks) in the same pass over memory, returning true; otherwise (the default)
+    /// apply() alone, dot untouched, returning false. Sizes cols(), rows() and 1 (dot in
+    /// executor()'s memory), no aliasing. Asynchronous on cuda.
+    virtual bool apply_and_dot(const_view<T> x, view<T> y, view<T> dot) const {
+        (void)dot;
+        apply(x, y);
+        return false;
+    }
     /// Stored (or, for matrix-free operators, implied) non-zeros; 0 when unknown.
     virtual std::size_t nnz() const { return 0; }
     /// "dense", "csr", "ell", "stencil", "callback", ...

@@ -12,7 +12,9 @@
 // A distributed operator (LinearOperator::communicator(), more than one rank) takes the path of
 // other operators (apply() between the steps, state read every iteration) with
 // CgControl::distributed: each step leaves its rank's sums in the state, and reduce_over_ranks()
-// sums them over the ranks and takes the step's decisions on the host between the steps.
+// sums them over the ranks and takes the step's decisions on the host between the steps. Where
+// the operator sums p.q while it applies (LinearOperator::apply_and_dot: the distributed
+// stencil), the direction's dot step reads that value instead of a pass over p and q.
 #include "portla/solver/cg.hpp"
 
 #include <complex>
@@ -49,6 +51,7 @@ public:
           q_(exec_, n_),
           z_(exec_, inv_diag.empty() && !M ? 0 : n_),
           ax_(exec_, !fused_ && settings.residual_replacement > 0 ? n_ : 0),
+          pq_(exec_, fused_ ? 0 : 1),
           state_(exec_, 1) {
         common::CgState<R> initial{};
         initial.pending_mode = -1;
@@ -163,8 +166,12 @@ private:
             }
             cg_form_direction(backend, exec_, args_);  // p = z + beta p
             const bool odd = host_.iteration & 1;
-            A_.apply(const_view<T>(odd ? args_.p0 : args_.p1, n_), view<T>(args_.q, n_));
-            cg_direction_dot(backend, exec_, args_);  // p.q -> alpha
+            // q = A p, and p.q in the same pass where the operator has one
+            args_.pq = A_.apply_and_dot(const_view<T>(odd ? args_.p0 : args_.p1, n_),
+                                        view<T>(args_.q, n_), pq_.get_view())
+                           ? pq_.data()
+                           : nullptr;
+            cg_direction_dot(backend, exec_, args_);  // p.q (or the operator's) -> alpha
             reduce_over_ranks();
             cg_update(backend, exec_, args_);
             reduce_over_ranks();
@@ -184,7 +191,7 @@ private:
     std::size_t n_;
     bool fused_;
     int batch_;
-    Array<T> p_, q_, z_, ax_;
+    Array<T> p_, q_, z_, ax_, pq_;
     Array<common::CgState<R>> state_;
     common::CgState<R> host_{};
     kernels::CgArgs<T> args_;

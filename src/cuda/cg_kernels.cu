@@ -291,11 +291,9 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     const T* pv = p_old(a, it);
     const T beta = s->beta;
     T* fresh = p_new(a, it);
-    const std::uint32_t N = g.points;
-    const std::uint32_t plane = N * N;
-    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
-    T* const ring = reinterpret_cast<T*>(ring_shared);
-    auto slot = [&](std::uint32_t k) { return ring + (k & 3u) * buffer; };
+    const RingTile<T> r = ring_tile<T>(g, ring_shared);
+    const std::uint32_t N = r.N, plane = r.plane;
+    auto slot = [&](std::uint32_t k) { return r.slot(k); };
     const std::uint32_t tid = threadIdx.x;
     T sum[1] = {T(0)};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
@@ -533,10 +531,15 @@ __global__ void form_direction_kernel(CgArgs<T> a) {
         fresh[i] = v(i);
 }
 
+// p_new . q, or *a.pq where the operator's apply left it (launched as one block)
 template <typename T>
 __global__ void direction_dot_kernel(CgArgs<T> a, Reduce<T> red) {
     CgState<T>* s = a.state;
     if (s->stopped) return;
+    if (a.pq) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) common::cg_finish_direction(s, a.control, *a.pq);
+        return;
+    }
     const T* p = p_new(a, s->iteration);
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     T sum[1] = {T(0)};
@@ -1037,8 +1040,8 @@ template <typename T>
 void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& a) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    direction_dot_kernel<T>
-        <<<l.blocks(direction_dot_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
+    const unsigned blocks = a.pq ? 1u : l.blocks(direction_dot_kernel<T>, a.n);
+    direction_dot_kernel<T><<<blocks, l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

@@ -76,6 +76,23 @@ __device__ __forceinline__ TileLanes<Per, Halo> tile_lanes(const LineTiles& g, s
     return t;
 }
 
+// The ring kernels' common set-up: the grid's N and plane, and four shared-memory buffers of a
+// tile's plane with its two halo rows ((rows + 2) N values each), plane k's in slot k mod 4
+// (k = 2^32 - 1, plane -1, shares slot 3 with k + 4).
+template <typename T>
+struct RingTile {
+    std::uint32_t N;       // a plane is N x N points
+    std::uint32_t plane;   // N * N
+    std::uint32_t buffer;  // values of one buffer: halo row, rows, halo row
+    T* ring;
+    __device__ __forceinline__ T* slot(std::uint32_t k) const { return ring + (k & 3u) * buffer; }
+};
+
+template <typename T>
+__device__ __forceinline__ RingTile<T> ring_tile(const LineTiles& g, unsigned char* shared) {
+    return {g.points, g.points * g.points, (g.rows + 2) * g.points, reinterpret_cast<T*>(shared)};
+}
+
 // The ring kernel's halo points per thread: the fewest of 1, 2 and 4 that hold a plane's 2 N
 // (1024 threads), or `forced` when that is more (the larger forms are then tested on small
 // grids, their extra slots idle).

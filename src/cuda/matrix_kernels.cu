@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/kernels/csr_split_kernels.hpp"
@@ -137,17 +138,43 @@ __global__ void stencil_apply_kernel(int dim, Index points, Index total, const T
     }
 }
 
+// x . y of a slab kernel (Dot): each thread's sum over its rows, then grid_sum's one partial
+// per block into the reductions' scratch, and the last block stores the total in *d.dot or adds
+// it (d.add). Every thread of every block must call it.
+template <typename T>
+struct SlabDot {
+    T* dot;
+    bool add;
+    T* partials;
+    unsigned int* counter;
+};
+
+template <bool Dot, typename T>
+__device__ __forceinline__ void finish_slab_dot(T sum, const SlabDot<T>& d) {
+    if constexpr (Dot) {
+        T v[1] = {sum};
+        if (grid_sum(v, d.partials, d.counter) && threadIdx.x == 0)
+            *d.dot = d.add ? *d.dot + v[0] : v[0];
+    }
+}
+
 // Rows [begin, end) of a slab of the stencil split along its outermost dimension (one per rank),
-// one thread per row; the row is common::slab_stencil_row (ghost planes below/above).
-template <typename Index, typename T>
+// one thread per row; the row is common::slab_stencil_row (ghost planes below/above). Dot: and
+// x . y over the rows (finish_slab_dot).
+template <bool Dot, typename Index, typename T>
 __global__ void slab_stencil_kernel(int dim, Index nx, Index ny, Index planes, Index begin,
                                     Index end, const T* __restrict__ below,
                                     const T* __restrict__ above, const T* __restrict__ x,
-                                    T* __restrict__ y) {
+                                    T* __restrict__ y, SlabDot<T> d) {
     const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
+    T sum = T(0);
     for (Index i = begin + static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
-         i += threads)
-        y[i] = common::slab_stencil_row<Index>(dim, nx, ny, planes, i, x, below, above);
+         i += threads) {
+        const T yi = common::slab_stencil_row<Index>(dim, nx, ny, planes, i, x, below, above);
+        y[i] = yi;
+        if constexpr (Dot) sum += x[i] * yi;
+    }
+    finish_slab_dot<Dot>(sum, d);
 }
 
 // Planes [g.z_first, g.z_last) of a 3-D slab of `planes` planes of N x N points by tiles of whole
@@ -163,22 +190,23 @@ __global__ void slab_stencil_kernel(int dim, Index nx, Index ny, Index planes, I
 // point that does not depend on N, where one thread per row (slab_stencil_kernel) needs three
 // planes of x in L2. The row's value is common::slab_stencil_value with slab_stencil_row's
 // neighbours in its order (a neighbour outside the grid a zero in the buffer): the same sums as
-// slab_stencil_kernel. 64 registers, no spills, except 16 bytes with four halo points in double
-// (N > 1024; ptxas, sm_90).
-template <int Halo, typename T>
+// slab_stencil_kernel. Dot: and x . y over the planes, x_i from the buffer the row read it from
+// (finish_slab_dot: no extra pass over memory; 16 of the 104 bytes a point of the distributed
+// CG iteration). 64 registers, no spills, except in double: 16 bytes with four halo points
+// (N > 1024), and with the dot 28 bytes with four, 8 with one (N <= 512: one 4-byte reload from
+// L1 per plane step, against the step's 8 loads and stores of x and y; ptxas and SASS, sm_90).
+template <int Halo, bool Dot, typename T>
 __global__ void __launch_bounds__(kRingThreads, 1)
     slab_stencil_ring_kernel(LineTiles g, std::uint32_t planes, const T* __restrict__ below,
                              const T* __restrict__ above, const T* __restrict__ x,
-                             T* __restrict__ y) {
+                             T* __restrict__ y, SlabDot<T> d) {
     constexpr int kPer = kRingTilePoints / kRingThreads;
     extern __shared__ __align__(16) unsigned char slab_shared[];
-    const std::uint32_t N = g.points;
-    const std::uint32_t plane = N * N;
-    const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
-    T* const ring = reinterpret_cast<T*>(slab_shared);
-    // plane k's buffer; k = 2^32 - 1 (plane -1) shares slot 3 with k + 4
-    auto slot = [&](std::uint32_t k) { return ring + (k & 3u) * buffer; };
+    const RingTile<T> r = ring_tile<T>(g, slab_shared);
+    const std::uint32_t N = r.N, plane = r.plane;
+    auto slot = [&](std::uint32_t k) { return r.slot(k); };
     const std::uint32_t tid = threadIdx.x;
+    T sum = T(0);
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
         const TileLanes<kPer, Halo> t = tile_lanes<kRingThreads, kPer, Halo>(g, tile, tid);
         const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
@@ -238,9 +266,11 @@ __global__ void __launch_bounds__(kRingThreads, 1)
             for (int j = 0; j < kPer; ++j)
                 if (t.in[j]) {
                     const std::uint32_t c = N + tid + j * kRingThreads;
-                    y[base + tid + j * kRingThreads] = common::slab_stencil_value(
+                    const T yi = common::slab_stencil_value(
                         3, now[c], t.left[j] ? now[c - 1] : T(0), t.right[j] ? now[c + 1] : T(0),
                         now[c - N], now[c + N], lower[c], upper[c]);
+                    y[base + tid + j * kRingThreads] = yi;
+                    if constexpr (Dot) sum += now[c] * yi;
                 }
             __syncthreads();
         };
@@ -249,6 +279,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
             if (k + 1 < z1) step(k + 1, odd);
         }
     }
+    finish_slab_dot<Dot>(sum, d);
 }
 
 template <typename T>
@@ -400,57 +431,82 @@ void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const
 
 // The 3-D slab by tiles (slab_stencil_ring_kernel) where N <= kRingMaxPoints and the device
 // gives a block its 4 (rows + 2) N values of shared memory (160 KiB at N = 512, 182 KiB at N =
-// 813, 192 KiB at N = 1024 in double; 227 KiB on the H100 and H200); otherwise, in 1-D and 2-D
-// and with KernelOptions::slab_stencil points, one thread per row (slab_stencil_kernel).
-// kernel_choices() names it under "slab.apply": ring or points.
+// 813, 192 KiB at N = 1024 in double; 227 KiB on the H100 and H200) besides the kernel's own
+// (the dot's block sum); otherwise, in 1-D and 2-D and with KernelOptions::slab_stencil points,
+// one thread per row (slab_stencil_kernel). kernel_choices() names it under "slab.apply": ring or
+// points. With a dot, the same kernels sum x . y as they go, one partial per block in the
+// reductions' scratch (at most its capacity of blocks; the kernels loop over the rest).
 template <typename T>
 void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, std::size_t planes,
                         std::size_t first, std::size_t last, const T* below, const T* above,
-                        const_view<T> x, view<T> y) {
+                        const_view<T> x, view<T> y, T* dot, bool add_dot) {
     const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
     const std::size_t begin = first * nx * ny, end = last * nx * ny;
-    if (begin >= end) return;
     const int device = exec.device_id();
-    activate(device);
-    const std::size_t room =  // what the device gives a block (opt-in)
-        static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
-    if (dim == 3 && points <= kRingMaxPoints &&
-        tile_shared<T>(points, kRingTilePoints, 4) <= room &&
-        exec.kernel_options().slab_stencil != KernelOptions::SlabStencil::points) {
-        portla::detail::note_kernel("slab.apply", "ring");
-        auto ring = [&](auto kernel) {
-            const void* key = reinterpret_cast<const void*>(kernel);
-            const unsigned resident = resident_blocks(device, kRingThreads, key);
-            const LineTiles g = line_tiles(points, first, last, kRingTilePoints, resident, 0);
-            const std::size_t shared = tile_shared<T>(points, kRingTilePoints, 4);
-            allow_dynamic_shared(device, key, shared);
-            kernel<<<std::max(1u, std::min(g.tiles, resident)), kRingThreads, shared,
-                     stream_of(exec)>>>(g, static_cast<std::uint32_t>(planes), below, above, x.data,
-                                        y.data);
-        };
-        const int halo = ring_halo(points, 0);
-        if (halo == 1)
-            ring(slab_stencil_ring_kernel<1, T>);
-        else if (halo == 2)
-            ring(slab_stencil_ring_kernel<2, T>);
-        else
-            ring(slab_stencil_ring_kernel<4, T>);
-        PORTLA_CUDA_CHECK_LAUNCH();
+    if (begin >= end) {
+        if (dot && !add_dot) {
+            activate(device);
+            PORTLA_CUDA_CHECK(cudaMemsetAsync(dot, 0, sizeof(T), stream_of(exec)));
+        }
         return;
     }
+    activate(device);
+    SlabDot<T> d{dot, add_dot, nullptr, nullptr};
+    unsigned most = std::numeric_limits<unsigned>::max();  // blocks
+    if (dot) {
+        const ReductionScratch scratch = reduction_scratch(device);
+        d.partials = static_cast<T*>(scratch.partials);
+        d.counter = scratch.counter;
+        most = static_cast<unsigned>(scratch.capacity);
+    }
+    const std::size_t room =  // what the device gives a block (opt-in)
+        static_cast<std::size_t>(device_limits(device).max_shared_memory_per_block_optin);
+    const std::size_t shared = tile_shared<T>(points, kRingTilePoints, 4);
+    auto ring = [&](auto kernel) {
+        const void* key = reinterpret_cast<const void*>(kernel);
+        cudaFuncAttributes attributes{};
+        PORTLA_CUDA_CHECK(cudaFuncGetAttributes(&attributes, key));
+        if (shared + attributes.sharedSizeBytes > room) return false;
+        portla::detail::note_kernel("slab.apply", "ring");
+        const unsigned resident = resident_blocks(device, kRingThreads, key);
+        const LineTiles g = line_tiles(points, first, last, kRingTilePoints, resident, 0);
+        allow_dynamic_shared(device, key, shared);
+        kernel<<<std::max(1u, std::min({g.tiles, resident, most})), kRingThreads, shared,
+                 stream_of(exec)>>>(g, static_cast<std::uint32_t>(planes), below, above, x.data,
+                                    y.data, d);
+        PORTLA_CUDA_CHECK_LAUNCH();
+        return true;
+    };
+    auto ring_of = [&](auto with_dot) {
+        constexpr bool D = decltype(with_dot)::value;
+        const int halo = ring_halo(points, 0);
+        if (halo == 1) return ring(slab_stencil_ring_kernel<1, D, T>);
+        if (halo == 2) return ring(slab_stencil_ring_kernel<2, D, T>);
+        return ring(slab_stencil_ring_kernel<4, D, T>);
+    };
+    if (dim == 3 && points <= kRingMaxPoints && shared <= room &&
+        exec.kernel_options().slab_stencil != KernelOptions::SlabStencil::points &&
+        (dot ? ring_of(std::true_type{}) : ring_of(std::false_type{})))
+        return;
     portla::detail::note_kernel("slab.apply", "points");
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    auto run = [&](auto index) {
+    auto run = [&](auto index, auto with_dot) {
         using I = decltype(index);
-        const auto kernel = slab_stencil_kernel<I, T>;
-        kernel<<<blocks_for(exec, kernel, end - begin, threads), threads, 0, stream_of(exec)>>>(
-            dim, I(nx), I(ny), I(planes), I(begin), I(end), below, above, x.data, y.data);
+        const auto kernel = slab_stencil_kernel<decltype(with_dot)::value, I, T>;
+        const unsigned blocks = std::min(blocks_for(exec, kernel, end - begin, threads), most);
+        kernel<<<blocks, threads, 0, stream_of(exec)>>>(dim, I(nx), I(ny), I(planes), I(begin),
+                                                        I(end), below, above, x.data, y.data, d);
     };
-    if (planes * nx * ny <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
-        run(std::uint32_t{});
-    } else {
-        run(std::uint64_t{});
-    }
+    const bool narrow =
+        planes * nx * ny <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+    if (narrow && dot)
+        run(std::uint32_t{}, std::true_type{});
+    else if (narrow)
+        run(std::uint32_t{}, std::false_type{});
+    else if (dot)
+        run(std::uint64_t{}, std::true_type{});
+    else
+        run(std::uint64_t{}, std::false_type{});
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 

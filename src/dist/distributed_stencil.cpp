@@ -25,12 +25,14 @@ std::vector<std::int64_t> slab_partition(std::int64_t planes, int parts) {
 
 namespace {
 
+// Planes [first, last); with a dot, x . y over them stored in *dot, or added when add_dot.
 template <typename T>
 void slab_apply(const Executor& exec, int dim, std::size_t points, std::size_t planes,
                 std::size_t first, std::size_t last, const T* below, const T* above,
-                const_view<T> x, view<T> y) {
+                const_view<T> x, view<T> y, T* dot = nullptr, bool add_dot = false) {
     dispatch(exec, [&](auto backend) {
-        slab_stencil_apply(backend, exec, dim, points, planes, first, last, below, above, x, y);
+        slab_stencil_apply(backend, exec, dim, points, planes, first, last, below, above, x, y, dot,
+                           add_dot);
     });
 }
 
@@ -113,6 +115,20 @@ template <typename T>
 void DistributedStencil<T>::apply(const_view<T> x, view<T> y) const {
     if (x.size != rows_) throw DimensionMismatch("distributed stencil apply: x", rows_, x.size);
     if (y.size != rows_) throw DimensionMismatch("distributed stencil apply: y", rows_, y.size);
+    apply_impl(x, y, nullptr);
+}
+
+template <typename T>
+bool DistributedStencil<T>::apply_and_dot(const_view<T> x, view<T> y, view<T> dot) const {
+    if (x.size != rows_) throw DimensionMismatch("distributed stencil apply: x", rows_, x.size);
+    if (y.size != rows_) throw DimensionMismatch("distributed stencil apply: y", rows_, y.size);
+    if (dot.size != 1) throw DimensionMismatch("distributed stencil apply: dot", 1, dot.size);
+    apply_impl(x, y, dot.data);
+    return true;
+}
+
+template <typename T>
+void DistributedStencil<T>::apply_impl(const_view<T> x, view<T> y, T* dot) const {
     const std::size_t bytes = plane_ * sizeof(T);
     const bool low = below_rank_ >= 0, high = above_rank_ >= 0;
     // Send this slab's first plane down and its last plane up; receive the ghosts.
@@ -147,9 +163,16 @@ void DistributedStencil<T>::apply(const_view<T> x, view<T> y) const {
     const std::size_t inner_last = high ? planes_ - 1 : planes_;
     const T* below = low ? below_.data() : nullptr;
     const T* above = high ? above_.data() : nullptr;
-    if (inner_first < inner_last)
-        slab_apply<T>(exec_, dim_, points_, planes_, inner_first, inner_last, nullptr, nullptr, x,
-                      y);
+    // x . y: stored by the first call, added by the later ones (zero for a rank without planes)
+    bool stored = false;
+    const auto part = [&](std::size_t first_plane, std::size_t last_plane, const T* lo,
+                          const T* hi) {
+        slab_apply<T>(exec_, dim_, points_, planes_, first_plane, last_plane, lo, hi, x, y, dot,
+                      stored);
+        stored = true;
+    };
+    if (inner_first < inner_last || (dot && !low && !high))
+        part(inner_first, std::max(inner_first, inner_last), nullptr, nullptr);
     if (!low && !high) return;
     if (peer_)
         peer_->exchange(receives, sends);  // after the inner planes on the stream, before the rest
@@ -162,9 +185,8 @@ void DistributedStencil<T>::apply(const_view<T> x, view<T> y) const {
             Executor::copy_bytes(exec_, above_.data(), Executor::reference(), ghost_high, bytes);
     }
     // The boundary planes (one plane when the slab has one plane and two neighbours).
-    if (low) slab_apply<T>(exec_, dim_, points_, planes_, 0, 1, below, above, x, y);
-    if (high && !(low && planes_ == 1))
-        slab_apply<T>(exec_, dim_, points_, planes_, planes_ - 1, planes_, below, above, x, y);
+    if (low) part(0, 1, below, above);
+    if (high && !(low && planes_ == 1)) part(planes_ - 1, planes_, below, above);
 }
 
 template <typename T>

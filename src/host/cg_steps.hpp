@@ -101,6 +101,9 @@ struct HostCgSteps {
 
     static void direction_dot(const Args& a) {
         if (a.state->stopped) return;
+        if (a.pq)
+            return common::cg_finish_direction(a.state, a.control,
+                                               double(common::real_part(*a.pq)));
         const T* p = p_new(a);
         double pq = 0, unused = 0;
         Policy::sum(

@@ -99,18 +99,29 @@ void ell_impl(std::size_t rows, std::size_t width, const_view<std::int32_t> col_
     }
 }
 
+// x . y over one line of n values, in double.
+template <typename T>
+double line_dot(std::size_t n, const T* __restrict x, const T* __restrict y) {
+    double sum = 0;
+#pragma omp simd reduction(+ : sum)
+    for (std::size_t i = 0; i < n; ++i) sum += double(x[i]) * double(y[i]);
+    return sum;
+}
+
 // Planes [first, last) of a slab of `planes` planes of nx * ny points (the whole grid: planes =
 // points along the outermost dimension, no below/above). Neighbour rows outside the grid point
-// at a row of zeros, so the inner loop has no branches and vectorises.
+// at a row of zeros, so the inner loop has no branches and vectorises. With `dot`: x . y over
+// the planes as well, each line's share summed in double while the line is in cache; returned.
 template <typename T>
-void slab_impl(int dim, std::size_t n, std::size_t nz, std::size_t first, std::size_t last,
-               const T* below, const T* above, const_view<T> x, view<T> y) {
+double slab_impl(int dim, std::size_t n, std::size_t nz, std::size_t first, std::size_t last,
+                 const T* below, const T* above, const_view<T> x, view<T> y, bool dot = false) {
     const std::size_t nx = dim >= 2 ? n : 1, ny = dim >= 3 ? n : 1;
     const std::size_t plane = nx * ny;
     const T diag = static_cast<T>(2 * dim);
     const std::vector<T> zeros(nx + 2, T{0});
     const bool parallel = (last - first) * plane >= parallel_threshold();
-#pragma omp parallel for collapse(2) schedule(static) if (parallel)
+    double sum = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) if (parallel)
     for (std::size_t k = first; k < last; ++k)
         for (std::size_t j = 0; j < ny; ++j) {
             const std::size_t row = (k * ny + j) * nx;
@@ -124,6 +135,7 @@ void slab_impl(int dim, std::size_t n, std::size_t nz, std::size_t first, std::s
             T* __restrict yr = y.data + row;
             if (nx == 1) {
                 yr[0] = diag * xc[0] - xs[0] - xn[0] - xb[0] - xt[0];
+                if (dot) sum += double(xc[0]) * double(yr[0]);
                 continue;
             }
             yr[0] = diag * xc[0] - xc[1] - xs[0] - xn[0] - xb[0] - xt[0];
@@ -132,7 +144,9 @@ void slab_impl(int dim, std::size_t n, std::size_t nz, std::size_t first, std::s
                 yr[i] = diag * xc[i] - xc[i - 1] - xc[i + 1] - xs[i] - xn[i] - xb[i] - xt[i];
             const std::size_t l = nx - 1;
             yr[l] = diag * xc[l] - xc[l - 1] - xs[l] - xn[l] - xb[l] - xt[l];
+            if (dot) sum += line_dot(nx, xc, yr);
         }
+    return sum;
 }
 
 }  // namespace
@@ -164,8 +178,10 @@ void stencil_apply(tag, const Executor&, int dim, std::size_t points, const_view
 template <typename T>
 void slab_stencil_apply(tag, const Executor&, int dim, std::size_t points, std::size_t planes,
                         std::size_t first, std::size_t last, const T* below, const T* above,
-                        const_view<T> x, view<T> y) {
-    slab_impl(dim, points, planes, first, last, below, above, x, y);
+                        const_view<T> x, view<T> y, T* dot, bool add_dot) {
+    const double sum =
+        slab_impl(dim, points, planes, first, last, below, above, x, y, dot != nullptr);
+    if (dot) *dot = add_dot ? *dot + static_cast<T>(sum) : static_cast<T>(sum);
 }
 
 template <typename T>

@@ -165,16 +165,21 @@ kernel void cg_apply(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_OPERATOR, PORTL
     PORTLA_FOR_EACH(i, n) qp[i] = PORTLA_ROW(i, p);
 }
 
-// s0 = p_new . q
+// s0 = p_new . q, or pq[0] (in the first work-item) where the operator's apply left it
 kernel void cg_direction_dot(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(REAL, p0),
                              PORTLA_BUFFER(REAL, p1), PORTLA_BUFFER(const REAL, q),
+                             PORTLA_BUFFER(const REAL, pq), int has_pq,
                              PORTLA_BUFFER(ACC, partials)) {
     PORTLA_STATE;
     global const REAL *p = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
     global const REAL *qp = PORTLA_AT(const REAL, q);
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
-    if (!state->stopped) PORTLA_FOR_EACH(i, n) s0 += (ACC)p[i] * (ACC)qp[i];
+    if (!state->stopped && has_pq) {
+        if (get_global_id(0) == 0) s0 = PORTLA_AT(const REAL, pq)[0];
+    } else if (!state->stopped) {
+        PORTLA_FOR_EACH(i, n) s0 += (ACC)p[i] * (ACC)qp[i];
+    }
     PORTLA_WRITE_SUMS();
 }
 

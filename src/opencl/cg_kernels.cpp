@@ -95,7 +95,7 @@ void form_direction(const Executor& exec, const CgArgs<T>& a) {
 template <typename T>
 void direction_dot(const Executor& exec, const CgArgs<T>& a) {
     auto k = pass(exec, a, "cg_direction_dot");
-    k.buffer(a.p0).buffer(a.p1).buffer(a.q);
+    k.buffer(a.p0).buffer(a.p1).buffer(a.q).buffer(a.pq).value(flag(a.pq != nullptr));
     reduce_and_decide(exec, a, std::move(k), Step::direction);
 }
 

@@ -157,40 +157,68 @@ kernel void stencil_apply(int dim, ulong points, ulong n, PORTLA_BUFFER(const RE
     PORTLA_FOR_EACH(i, n) yp[i] = stencil_row(dim, points, i, xp);
 }
 
-// rows [first, last) of a slab (common/stencil_row.hpp: slab_stencil_row); below / above are
-// read only when has_below / has_above
-kernel void slab_stencil_apply(int dim, ulong nx, ulong ny, ulong planes, ulong first, ulong last,
-                               PORTLA_BUFFER(const REAL, below), int has_below,
-                               PORTLA_BUFFER(const REAL, above), int has_above,
-                               PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)) {
-    global const REAL *bp = PORTLA_AT(const REAL, below);
-    global const REAL *ap = PORTLA_AT(const REAL, above);
+// Row i of a slab (common/stencil_row.hpp: slab_stencil_row); below / above are read only when
+// has_below / has_above
+REAL slab_row(int dim, ulong nx, ulong ny, ulong planes, ulong i, global const REAL *bp,
+              int has_below, global const REAL *ap, int has_above, global const REAL *xp) {
+    const ulong plane = nx * ny;
+    const ulong k = i / plane;
+    const ulong in_plane = i - k * plane;
+    REAL neighbours = 0;
+    if (nx > 1) {
+        const ulong ix = in_plane % nx;
+        if (ix > 0) neighbours += xp[i - 1];
+        if (ix + 1 < nx) neighbours += xp[i + 1];
+    }
+    if (ny > 1) {
+        const ulong iy = in_plane / nx;
+        if (iy > 0) neighbours += xp[i - nx];
+        if (iy + 1 < ny) neighbours += xp[i + nx];
+    }
+    if (k > 0)
+        neighbours += xp[i - plane];
+    else if (has_below)
+        neighbours += bp[in_plane];
+    if (k + 1 < planes)
+        neighbours += xp[i + plane];
+    else if (has_above)
+        neighbours += ap[in_plane];
+    return (REAL)(2 * dim) * xp[i] - neighbours;
+}
+
+#define PORTLA_SLAB_ARGS                                                                  \
+    int dim, ulong nx, ulong ny, ulong planes, ulong first, ulong last,                   \
+        PORTLA_BUFFER(const REAL, below), int has_below, PORTLA_BUFFER(const REAL, above), \
+        int has_above, PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)
+#define PORTLA_SLAB_ROW(i)                                                                \
+    slab_row(dim, nx, ny, planes, i, PORTLA_AT(const REAL, below), has_below,             \
+             PORTLA_AT(const REAL, above), has_above, PORTLA_AT(const REAL, x))
+
+// rows [first, last) of a slab
+kernel void slab_stencil_apply(PORTLA_SLAB_ARGS) {
+    global REAL *yp = PORTLA_AT(REAL, y);
+    for (ulong i = first + PORTLA_FIRST; i < last; i += PORTLA_STRIDE) yp[i] = PORTLA_SLAB_ROW(i);
+}
+
+// rows [first, last) of a slab and x . y over them (one-launch reduction), stored in dot[0] or
+// added to it when add_dot
+kernel void slab_stencil_apply_dot(PORTLA_SLAB_ARGS, PORTLA_ONE_LAUNCH, PORTLA_BUFFER(REAL, dot),
+                                   int add_dot) {
     global const REAL *xp = PORTLA_AT(const REAL, x);
     global REAL *yp = PORTLA_AT(REAL, y);
-    const ulong plane = nx * ny;
+    local ACC scratch[WG];
+    local uint last_one;
+    ACC s = 0;
     for (ulong i = first + PORTLA_FIRST; i < last; i += PORTLA_STRIDE) {
-        const ulong k = i / plane;
-        const ulong in_plane = i - k * plane;
-        REAL neighbours = 0;
-        if (nx > 1) {
-            const ulong ix = in_plane % nx;
-            if (ix > 0) neighbours += xp[i - 1];
-            if (ix + 1 < nx) neighbours += xp[i + 1];
-        }
-        if (ny > 1) {
-            const ulong iy = in_plane / nx;
-            if (iy > 0) neighbours += xp[i - nx];
-            if (iy + 1 < ny) neighbours += xp[i + nx];
-        }
-        if (k > 0)
-            neighbours += xp[i - plane];
-        else if (has_below)
-            neighbours += bp[in_plane];
-        if (k + 1 < planes)
-            neighbours += xp[i + plane];
-        else if (has_above)
-            neighbours += ap[in_plane];
-        yp[i] = (REAL)(2 * dim) * xp[i] - neighbours;
+        const REAL yi = PORTLA_SLAB_ROW(i);
+        yp[i] = yi;
+        s += (ACC)xp[i] * (ACC)yi;
+    }
+    const ACC g = group_sum(scratch, s);
+    if (last_group(PORTLA_PARTIALS, g, PORTLA_COUNTER, &last_one)) {
+        const ACC t = sum_of_partials(PORTLA_PARTIALS, scratch, PORTLA_COUNTER);
+        global REAL *dp = PORTLA_AT(REAL, dot);
+        if (get_local_id(0) == 0) dp[0] = add_dot ? dp[0] + (REAL)t : (REAL)t;
     }
 }
 

@@ -77,17 +77,21 @@ void stencil_apply(tag, const Executor& exec, int dim, std::size_t points, const
 template <typename T>
 void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points, std::size_t planes,
                         std::size_t first, std::size_t last, const T* below, const T* above,
-                        const_view<T> x, view<T> y) {
+                        const_view<T> x, view<T> y, T* dot, bool add_dot) {
     const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
     const std::size_t begin = first * nx * ny, end = last * nx * ny;
-    if (end <= begin) return;
-    auto k = Launch::of<T>(exec, kFile, "slab_stencil_apply");
-    const std::size_t groups = k.groups_for(end - begin, kMaxRowGroups);
+    if (end <= begin && !dot) return;  // with a dot: one group stores (or adds) zero
+    auto k = Launch::of<T>(exec, kFile, dot ? "slab_stencil_apply_dot" : "slab_stencil_apply");
+    // the dot's one-launch reduction has a partial per group: at most its scratch's
+    const std::size_t groups =
+        dot ? k.groups_for(end - begin) : k.groups_for(end - begin, kMaxRowGroups);
     k.value(static_cast<cl_int>(dim)).value(u64(nx)).value(u64(ny)).value(u64(planes));
     k.value(u64(begin)).value(u64(end));
     k.buffer(below).value(static_cast<cl_int>(below != nullptr));
     k.buffer(above).value(static_cast<cl_int>(above != nullptr));
-    k.buffer(x.data).buffer(y.data).run(groups);
+    k.buffer(x.data).buffer(y.data);
+    if (dot) k.one_launch_reduction().buffer(dot).value(static_cast<cl_int>(add_dot));
+    k.run(groups);
 }
 
 template <typename T>

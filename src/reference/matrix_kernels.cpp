@@ -72,10 +72,14 @@ void stencil_apply(tag, const Executor&, int dim, std::size_t points, const_view
 template <typename T>
 void slab_stencil_apply(tag, const Executor&, int dim, std::size_t points, std::size_t planes,
                         std::size_t first, std::size_t last, const T* below, const T* above,
-                        const_view<T> x, view<T> y) {
+                        const_view<T> x, view<T> y, T* dot, bool add_dot) {
     const std::size_t nx = dim >= 2 ? points : 1, ny = dim >= 3 ? points : 1;
-    for (std::size_t i = first * nx * ny; i < last * nx * ny; ++i)
+    double sum = 0;  // x . y in double, rounded to T once per call
+    for (std::size_t i = first * nx * ny; i < last * nx * ny; ++i) {
         y[i] = common::slab_stencil_row<std::size_t>(dim, nx, ny, planes, i, x.data, below, above);
+        sum += double(x[i]) * double(y[i]);
+    }
+    if (dot) *dot = add_dot ? *dot + static_cast<T>(sum) : static_cast<T>(sum);
 }
 
 template <typename T>

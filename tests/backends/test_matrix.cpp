@@ -498,15 +498,24 @@ TYPED_TEST(Matrix, SlabStencilApplyMatchesReference) {
         const Array<T> below_r(this->ref, below_h), above_r(this->ref, above_h);
         auto yr = poisoned<T>(this->ref, n);
         const auto run = [&](const Executor& exec, const Array<T>& lo, const Array<T>& hi,
-                             const Array<T>& from, Array<T>& to) {
+                             const Array<T>& from, Array<T>& to, T* dot = nullptr,
+                             bool add_dot = false) {
             dispatch(exec, [&](auto backend) {
                 slab_stencil_apply(backend, exec, c.dim, c.points, c.planes, c.first, c.last,
                                    c.below ? lo.data() : nullptr, c.above ? hi.data() : nullptr,
-                                   from.get_view(), to.get_view());
+                                   from.get_view(), to.get_view(), dot, add_dot);
             });
         };
         run(this->ref, below_r, above_r, xr, yr);
         const auto want = yr.to_host();
+        // x . y over the rows written, in long double from the reference's rows
+        const std::size_t row0 = c.first * plane, rows = (c.last - c.first) * plane;
+        long double want_dot = 0, abs_dot = 0, abs_x = 0;
+        for (std::size_t i = row0; i < row0 + rows; ++i) {
+            want_dot += static_cast<long double>(xh[i]) * want[i];
+            abs_dot += std::fabs(static_cast<long double>(xh[i]) * want[i]);
+            abs_x += std::fabs(static_cast<long double>(xh[i]));
+        }
         // cuda: the kernel it picks, and one thread per row (KernelOptions::slab_stencil points)
         for (const bool forced : {false, true}) {
             if (forced && !cuda) break;
@@ -541,6 +550,30 @@ TYPED_TEST(Matrix, SlabStencilApplyMatchesReference) {
                 }
                 ASSERT_FALSE(std::isnan(want[i])) << "row " << i;
                 ASSERT_NEAR(got[i], want[i], bound) << "row " << i;
+            }
+            // The fused dot: the same rows, and x . y stored over a NaN (so an unwritten dot
+            // fails), then on the smaller cases added to 0.5 (the distributed stencil's later
+            // calls). Its error from want_dot: each row within `bound` of the reference's, times
+            // |x_i|; then the sum's rounding, at most (terms in one running sum + tree levels +
+            // 2) eps times sum |x_i y_i|: a running sum holds at most rows / 256 + 4 terms on
+            // every backend (cuda: grid-stride over at least one block of 256 threads, or the
+            // ring's 1024 threads of 4 points; the CPUs sum in double), the trees at most 32
+            // levels.
+            const long double dot_bound =
+                abs_x * bound + (rows / 256 + 4 + 32 + 2) * eps<T>() * abs_dot;
+            for (const bool add : {false, true}) {
+                if (add && n > 20000) break;
+                SCOPED_TRACE(add ? "dot added to 0.5" : "dot stored");
+                auto y2 = poisoned<T>(exec, n);
+                Array<T> dot(exec,
+                             std::vector<T>{add ? T(0.5) : std::numeric_limits<T>::quiet_NaN()});
+                run(exec, below, above, x, y2, dot.data(), add);
+                const auto got2 = y2.to_host();
+                for (std::size_t i = row0; i < row0 + rows; ++i)
+                    ASSERT_NEAR(got2[i], want[i], bound) << "row " << i << " with the dot";
+                const long double d = dot.to_host()[0] - (add ? 0.5L : 0.0L);
+                EXPECT_LE(std::fabs(d - want_dot), dot_bound)
+                    << "dot " << double(d) << ", want " << double(want_dot);
             }
         }
     }

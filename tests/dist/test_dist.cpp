@@ -319,6 +319,88 @@ TEST_P(DistBackend, StencilApplyMatchesSerial) {
     }
 }
 
+// DistributedStencil::apply_and_dot: y as apply's (within the rounding of a row), and the
+// ranks' dots summed equal to x . y of the gathered vectors (each rank's dot summed over its
+// inner planes' call and its boundary planes' calls, or zero on a rank without planes: 4 ranks
+// on 3 points), within the rounding of n products summed in another order (n eps of their
+// absolute sum). A dot of another size is refused.
+TEST_P(DistBackend, StencilApplyAndDotSumsEveryPlane) {
+    const auto comm = world();
+    for (const auto& [dim, points] : kGrids) {
+        SCOPED_TRACE("poisson" + std::to_string(dim) + "d:" + std::to_string(points));
+        const dist::DistributedStencil<double> A(exec(), comm, dim, points);
+        const auto x = random_vector(std::size_t(A.global_rows()), 11);
+        Array<double> xl(exec(), A.scatter_vector(x)), yl(exec(), A.rows()), yd(exec(), A.rows());
+        Array<double> dot(exec(), std::vector<double>{std::nan("")});  // must be written
+        A.apply(xl, yl);
+        blas::fill<double>(exec(), yd, std::nan(""));
+        ASSERT_TRUE(A.apply_and_dot(xl, yd, dot));
+        double total = dot.to_host()[0];
+        comm->allreduce_sum(&total, 1);
+        Array<double> two(exec(), 2);
+        EXPECT_THROW((void)A.apply_and_dot(xl, yd, two), DimensionMismatch);
+        const auto y = A.gather(yl), y_dot = A.gather(yd);
+        if (comm->rank() != 0) continue;
+        double want = 0, bound = 0;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            ASSERT_NEAR(y_dot[i], y[i], 16 * 2.2e-16 * 12 * 1.5) << "row " << i;
+            want += x[i] * y[i];
+            bound += std::fabs(x[i] * y[i]);
+        }
+        EXPECT_NEAR(total, want, double(x.size()) * 2.2e-16 * bound);
+    }
+}
+
+// An operator that forwards the distributed stencil but has no apply_and_dot: CG's direction
+// step sums p.q in a pass of its own, as for any operator.
+class WithoutFusedDot final : public LinearOperator<double> {
+public:
+    explicit WithoutFusedDot(const dist::DistributedStencil<double>& a) : a_(a) {}
+    std::size_t rows() const override { return a_.rows(); }
+    std::size_t cols() const override { return a_.cols(); }
+    const Executor& executor() const override { return a_.executor(); }
+    void apply(const_view<double> x, view<double> y) const override { a_.apply(x, y); }
+    std::string format() const override { return "unfused"; }
+    const dist::Communicator* communicator() const override { return a_.communicator(); }
+
+private:
+    const dist::DistributedStencil<double>& a_;
+};
+
+// CG on the distributed stencil with p.q summed by the apply against the same solve with p.q in
+// its own pass: the same iterations within 1 (the dots sum in other orders: interior planes,
+// then boundary planes), the solutions within the tolerance times cond(A) ~ points^2. On one
+// rank of the reference backend both sum p.q over the rows in order in double: the same bits.
+TEST_P(DistBackend, StencilCgFusedDotMatchesUnfused) {
+    const auto comm = world();
+    for (const auto& [dim, points] : kGrids) {
+        if (points < 11) continue;
+        SCOPED_TRACE("poisson" + std::to_string(dim) + "d:" + std::to_string(points));
+        const dist::DistributedStencil<double> fused(exec(), comm, dim, points);
+        const WithoutFusedDot unfused(fused);
+        const auto b = random_vector(std::size_t(fused.global_rows()), 17);
+        solver::Settings s;
+        s.rtol = 1e-10;
+        s.max_iters = 2000;
+        Array<double> bl(exec(), fused.scatter_vector(b)), xf(exec(), fused.rows()),
+            xu(exec(), fused.rows());
+        const auto with = solver::cg<double>(fused, bl, xf, s);
+        const auto without = solver::cg<double>(unfused, bl, xu, s);
+        const auto a = fused.gather(xf), c = fused.gather(xu);
+        if (comm->rank() != 0) continue;
+        EXPECT_TRUE(with.converged);
+        EXPECT_TRUE(without.converged);
+        EXPECT_NEAR(with.iterations, without.iterations, 1);
+        double diff = 0;
+        for (std::size_t i = 0; i < a.size(); ++i) diff += (a[i] - c[i]) * (a[i] - c[i]);
+        EXPECT_LE(std::sqrt(diff), 1e-7 * norm(c));
+        if (GetParam() == "reference" && comm->size() == 1) {
+            EXPECT_EQ(with.iterations, without.iterations);
+            EXPECT_EQ(a, c);
+        }
+    }
+}
+
 // The communicator's halo mode (staged, or automatic: the default path) is read by every
 // distributed operator on every backend; staged builds it. PORTLA_HALO maps onto it and refuses a
 // value it does not know with a one-line BadInput.

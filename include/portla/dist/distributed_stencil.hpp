@@ -43,6 +43,10 @@ public:
     /// neighbours while the planes that need no ghost are computed; then the two boundary
     /// planes. Blocks until done.
     void apply(const_view<T> x, view<T> y) const override;
+    /// apply(), and dot[0] = x . y over this rank's rows (not summed over the ranks), summed by
+    /// the slab kernels as they go (over the inner planes' call and the boundary planes').
+    /// Throws DimensionMismatch unless dot has one value. Returns true.
+    bool apply_and_dot(const_view<T> x, view<T> y, view<T> dot) const override;
     /// Non-zeros of the assembled rows of this rank.
     std::size_t nnz() const override;
     std::string format() const override { return "distributed-stencil"; }
@@ -61,6 +65,9 @@ public:
     std::size_t plane_rows() const { return plane_; }
 
 private:
+    // apply(), with x . y into *dot unless dot is nullptr
+    void apply_impl(const_view<T> x, view<T> y, T* dot) const;
+
     using DistributedOperator<T>::comm_;
     using DistributedOperator<T>::offsets_;
     Executor exec_;

@@ -31,7 +31,10 @@ struct CgArgs {
     T* p0 = nullptr;  ///< p ping-pongs between p0 and p1 by the parity of state->iteration
     T* p1 = nullptr;
     T* q = nullptr;
-    T* ax = nullptr;      ///< A x of a replacement, when the operator is applied from outside
+    T* ax = nullptr;  ///< A x of a replacement, when the operator is applied from outside
+    /// p_new . q left by the operator's apply (LinearOperator::apply_and_dot, this process's
+    /// rows), read by cg_direction_dot instead of its sum; nullptr: cg_direction_dot sums it
+    const T* pq = nullptr;
     FusedOperator<T> op;  ///< read by the fused steps (kind != none)
 };
 
@@ -48,7 +51,7 @@ struct CgArgs {
     /* any operator, first half: p_new = z + beta p_old */                                       \
     template <typename T>                                                                        \
     void cg_form_direction(tag, const Executor& exec, const CgArgs<T>& args);                    \
-    /* any operator, second half after q = A p_new: pq = p_new . q -> finish_direction */        \
+    /* any operator, second half after q = A p_new: pq = p_new . q (or *args.pq) -> finish */    \
     template <typename T>                                                                        \
     void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& args);                     \
     /* x += alpha p_new; unless replacing: r -= alpha q; [z]; rr; [rz] -> finish_residual */     \

@@ -33,11 +33,15 @@
                        view<T> y);                                                                 \
     /* y = A x on planes [first, last) of a slab of `planes` planes of the dim-D Poisson stencil   \
        split along its outermost dimension (common/stencil_row.hpp: slab_stencil_row); below and   \
-       above: the neighbouring slabs' planes in this executor's memory, nullptr at the boundary */ \
+       above: the neighbouring slabs' planes in this executor's memory, nullptr at the boundary.   \
+       dot: nullptr, or one value in this executor's memory that receives x . y over the rows      \
+       written (planes [first, last)), in the same pass; stored, or added to it when add_dot (the  \
+       sum of several ranges' calls) */                                                            \
     template <typename T>                                                                          \
     void slab_stencil_apply(tag, const Executor& exec, int dim, std::size_t points,                \
                             std::size_t planes, std::size_t first, std::size_t last,               \
-                            const T* below, const T* above, const_view<T> x, view<T> y);           \
+                            const T* below, const T* above, const_view<T> x, view<T> y, T* dot,    \
+                            bool add_dot);                                                         \
     /* out[i] = x[idx[i]] for i < idx.size (a distributed operator's halo entries to send) */      \
     template <typename T>                                                                          \
     void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<T> x,          \
@@ -82,7 +86,7 @@
                                    view<T>);                                                     \
     template void slab_stencil_apply<T>(tag, const Executor&, int, std::size_t, std::size_t,     \
                                         std::size_t, std::size_t, const T*, const T*,            \
-                                        const_view<T>, view<T>);                                 \
+                                        const_view<T>, view<T>, T*, bool);                       \
     template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>, view<T>)
 
 namespace portla::kernels {
