@@ -244,11 +244,11 @@ struct WarpTables {
 };
 
 /// The m distinct keys (and values) of keys[0..m) written to out_keys/out_vals sorted by key:
-/// each entry at its rank, entries j0, j0 + stride, ... by this thread.
+/// each entry at its rank, by the lanes of a warp.
 template <typename T>
-__device__ void rank_sort_out(const int* keys, const T* vals, int m, unsigned j0, unsigned stride,
+__device__ void rank_sort_out(const int* keys, const T* vals, int m, unsigned lane,
                               std::int32_t* out_keys, T* out_vals) {
-    for (int j = static_cast<int>(j0); j < m; j += static_cast<int>(stride)) {
+    for (int j = static_cast<int>(lane); j < m; j += 32) {
         const int key = keys[j];
         int rank = 0;
         for (int q = 0; q < m; ++q) rank += keys[q] < key;
@@ -390,7 +390,7 @@ __global__ void __launch_bounds__(kSpgemmThreads)
         const int m = count[w];
         compact_table(tab.keys, tab.vals, slots, lane);
         const std::int64_t off = offsets[i] - base;
-        rank_sort_out(tab.keys, tab.vals, m, lane, 32u, keys + off, vals + off);
+        rank_sort_out(tab.keys, tab.vals, m, lane, keys + off, vals + off);
         if (lane == 0) counts[i - first] = m;
         __syncwarp();
     }
@@ -402,9 +402,9 @@ __global__ void __launch_bounds__(kSpgemmThreads)
 // shared table by a block of kBlockWarps warps: every warp walks all the row's products as the
 // warp kernel does and adds those of its columns (c mod kBlockWarps = its warp), so each
 // column's sum is one warp's, in the same order, and bits, on every run (warps sharing a
-// column would not be); the block clears the table and writes the row sorted. Each block scans
-// kBlockThreads rows at a time for its rows, so that the scan costs one coalesced read of the
-// offsets per row. Larger tables stay one thread's.
+// column would not be); the block clears the table, sorts it (bitonic) and writes the row. Each
+// block scans kBlockThreads rows at a time for its rows, so that the scan costs one coalesced read
+// of the offsets per row. Larger tables stay one thread's.
 constexpr int kBlockSlots = 8192;
 constexpr int kBlockWarps = 8;
 constexpr unsigned kBlockThreads = 32 * kBlockWarps;
@@ -475,11 +475,35 @@ __global__ void __launch_bounds__(kBlockThreads)
                 __syncthreads();
                 continue;
             }
+            // The table sorted by column, its empty slots (-1, the largest as unsigned) last:
+            // a bitonic sort of its `slots` (a power of two) entries, O(slots log^2 slots) over
+            // the block where a rank sort of m entries would take O(m^2).
+            for (int k = 2; k <= slots; k <<= 1) {
+                for (int j = k >> 1; j > 0; j >>= 1) {
+                    for (int t = static_cast<int>(threadIdx.x); t < slots;
+                         t += static_cast<int>(kBlockThreads)) {
+                        const int u = t ^ j;
+                        if (u <= t) continue;
+                        const auto kt = static_cast<unsigned>(t_keys[t]);
+                        const auto ku = static_cast<unsigned>(t_keys[u]);
+                        if ((kt > ku) == ((t & k) == 0)) {
+                            t_keys[t] = static_cast<int>(ku);
+                            t_keys[u] = static_cast<int>(kt);
+                            const T vt = t_vals[t];
+                            t_vals[t] = t_vals[u];
+                            t_vals[u] = vt;
+                        }
+                    }
+                    __syncthreads();
+                }
+            }
             const int m = count;
-            if (w == 0) compact_table(t_keys, t_vals, slots, lane);
-            __syncthreads();
             const std::int64_t off = offsets[o] - base;
-            rank_sort_out(t_keys, t_vals, m, threadIdx.x, kBlockThreads, keys + off, vals + off);
+            for (int j = static_cast<int>(threadIdx.x); j < m;
+                 j += static_cast<int>(kBlockThreads)) {
+                keys[off + j] = t_keys[j];
+                vals[off + j] = t_vals[j];
+            }
             if (threadIdx.x == 0) counts[i - first] = m;
             __syncthreads();
         }
@@ -623,7 +647,7 @@ __global__ void __launch_bounds__(kSpgemmThreads)
             tab.vals[j] = v[at + j];
         }
         __syncwarp();
-        rank_sort_out(tab.keys, tab.vals, m, lane, 32u, ci + at, v + at);
+        rank_sort_out(tab.keys, tab.vals, m, lane, ci + at, v + at);
         __syncwarp();
     }
 }
