@@ -229,8 +229,9 @@ TYPED_TEST(Complex, CsrApplyMatchesTheReference) {
 // the tolerance, and the iteration counts differ by rounding only.
 template <typename T, typename Solve>
 void check_solve(const Executor& exec, const Executor& ref, const HostCsr<T>& host, Solve solve,
-                 solver::Preconditioner precond, int measured, int slack) {
+                 solver::Preconditioner precond, int measured, int slack, int replacement = 0) {
     auto settings = solver_defaults::default_settings<real_of<T>>(precond);
+    settings.residual_replacement = replacement;
     const auto hb = random_complex<T>(host.n, 99);
     const auto run = [&](const Executor& e, std::vector<T>& xh) {
         const auto A = host.on(e);
@@ -303,6 +304,26 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
                                               : solver_defaults::slack<real_of<T>>(measured);
         check_solve<T>(this->exec, this->ref, c.helmholtz ? H : S, c.solve, c.precond, measured,
                        slack);
+    }
+}
+
+// CG's steps over the grid (cuda: the one-block loop switched off, as for a system of more than
+// cg_block_loop_rows rows) with the true residual recomputed every 10 iterations (the fused
+// replacement step): the same counts as above (measured: 38 and 16 with and without the
+// replacement on reference and omp).
+TYPED_TEST(Complex, CgStepsWithReplacementMatchTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    KernelOptions o = this->exec.kernel_options();
+    o.cg_block_loop_rows = 0;
+    Executor steps = this->exec;
+    steps.set_kernel_options(o);
+    const int measured = std::is_same_v<T, std::complex<double>> ? 38 : 16;
+    const auto S = hermitian<T>(24);
+    for (const auto precond : {solver::Preconditioner::none, solver::Preconditioner::jacobi}) {
+        SCOPED_TRACE(solver::to_string(precond));
+        check_solve<T>(steps, this->ref, S, SolveFn<T>(solver::cg<T>), precond, measured,
+                       solver_defaults::slack<real_of<T>>(measured), 10);
     }
 }
 
