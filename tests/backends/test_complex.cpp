@@ -185,6 +185,58 @@ TYPED_TEST(Complex, VectorKernelsMatchTheReference) {
         // x^H x = ||x||^2: real up to rounding
         const T xx = blas::dot<T>(this->exec, x.get_view(), x.get_view());
         EXPECT_LE(std::abs(xx.imag()), this->sum_tol(n, sq, sq));
+
+        // z = x .* y: one complex product per entry, each part two products and a sum in T
+        // (or a fused multiply-add): within 4 eps(T) |x_i||y_i| of the reference's.
+        auto z = poisoned_complex<T>(this->exec, n);
+        auto zr = poisoned_complex<T>(this->ref, n);
+        blas::pointwise_mul<T>(this->exec, x.get_view(), y.get_view(), z.get_view());
+        blas::pointwise_mul<T>(this->ref, rx.get_view(), ry.get_view(), zr.get_view());
+        const auto zh = z.to_host(), zrh = zr.to_host();
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_LE(std::abs(zh[i] - zrh[i]),
+                      4 * eps<real_of<T>>() * std::abs(hx[i]) * std::abs(want[i]))
+                << "pointwise_mul at " << i;
+    }
+}
+
+// x += alpha p; r -= alpha q; rr = r^H r in one pass: x and r entry by entry as axpby above
+// (a few eps(T) of |alpha| |p_i| + |x_i|), rr a real sum of squares (sum_tol).
+TYPED_TEST(Complex, FusedCgUpdateMatchesTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    const T alpha(real_of<T>(0.375), real_of<T>(-0.625));
+    for (std::size_t n : sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto hp = random_complex<T>(n, 3 + n), hq = random_complex<T>(n, 5 + n);
+        const auto hx = random_complex<T>(n, 7 + n), hr = random_complex<T>(n, 9 + n);
+        const auto run = [&](const Executor& e, std::vector<T>& x, std::vector<T>& r) {
+            Array<T> p(e, hp), q(e, hq), xd(e, hx), rd(e, hr);
+            auto rr = poisoned_complex<T>(e, 1);
+            blas::fused_cg_update<T>(e, alpha, p.get_view(), q.get_view(), xd.get_view(),
+                                     rd.get_view(), rr.get_view());
+            x = xd.to_host();
+            r = rd.to_host();
+            return rr.to_host()[0];
+        };
+        std::vector<T> x, r, xr, rref;
+        const T got = run(this->exec, x, r), want = run(this->ref, xr, rref);
+        double sq = 0, moved = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double bound_x =
+                8 * eps<real_of<T>>() * (std::abs(alpha) * std::abs(hp[i]) + std::abs(hx[i]));
+            const double bound_r =
+                8 * eps<real_of<T>>() * (std::abs(alpha) * std::abs(hq[i]) + std::abs(hr[i]));
+            ASSERT_LE(std::abs(x[i] - xr[i]), bound_x) << "x at " << i;
+            ASSERT_LE(std::abs(r[i] - rref[i]), bound_r) << "r at " << i;
+            sq += std::norm(std::complex<double>(rref[i]));
+            // |r_i|^2 of an r_i within bound_r of the reference's
+            moved += (2 * std::abs(rref[i]) + bound_r) * bound_r;
+        }
+        // the summation bound, plus what the backends' r entries (each within bound_r of the
+        // other's) move the sum of squares by
+        EXPECT_LE(std::abs(got.real() - want.real()), this->sum_tol(n, sq, sq) + moved);
+        EXPECT_LE(std::abs(got.imag()), this->sum_tol(n, sq, sq));
     }
 }
 
