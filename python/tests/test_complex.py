@@ -138,7 +138,31 @@ def test_portla_solve_complex():
 # ---- cuda: host arrays on the cuda backend, CuPy and PyTorch arrays in place ----------------
 # Skipped, with the reason, where portla's cuda backend, a GPU, CuPy or PyTorch is missing.
 
-from test_gpu import cupy, portla_cuda, torch  # noqa: E402, F401  (fixtures)
+from test_gpu import _StandIn, _StandInCsr  # noqa: E402
+from test_gpu import cupy, portla_cuda, stand_in_cupy, torch  # noqa: E402, F401  (fixtures)
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+def test_gpu_path_logic_with_complex_stand_ins(stand_in_cupy, method):
+    """The GPU path's Python logic for complex arrays, on host stand-ins for CuPy (runs
+    everywhere, on omp): taken in place, the refusals of a dense complex A and other methods."""
+    import sys
+
+    sys.modules["cupy"].complex128 = np.complex128
+    A_host = hermitian(12) if method == "cg" else helmholtz(12)
+    A = _StandInCsr(A_host)
+    b_host = rhs(A_host.shape[0])
+    b = b_host.view(_StandIn)
+    x0 = np.zeros_like(b_host).view(_StandIn)
+    x, info = getattr(pscipy, method)(A, b, x0=x0, rtol=1e-10, backend="omp")
+    assert info == 0 and x is x0 and x.dtype == np.complex128
+    assert relative_residual(A_host, np.asarray(x), b_host) <= 1e-10
+    _, si = core.run(method, A, b, x0=x0, backend="omp", rtol=1e-10)
+    assert si.b_ptr == b.ctypes.data and si.x_ptr == x0.ctypes.data
+    with pytest.raises(ValueError, match="dense complex128 GPU array is not supported"):
+        pscipy.gmres(A_host.toarray().view(_StandIn), b, backend="omp")
+    with pytest.raises(ValueError, match=r"tfqmr: complex values \(dtype complex128\)"):
+        pscipy.tfqmr(A, b, backend="omp")
 
 
 @pytest.mark.parametrize("method, margin", [("bicgstab", 0.25), ("gmres", 0.02), ("cg", 0.05)])
