@@ -44,7 +44,8 @@ def grid5(mx, my, diag, west, east, dtype):
     """5 points on an mx x my grid (x fastest): diag, west / east along x, -1 along y."""
     tx = sp.diags_array([west, diag, east], offsets=[-1, 0, 1], shape=(mx, mx), dtype=dtype)
     ty = sp.diags_array([-1.0, -1.0], offsets=[-1, 1], shape=(my, my), dtype=dtype)
-    return (sp.kron(sp.identity(my, dtype=dtype), tx) + sp.kron(ty, sp.identity(mx, dtype=dtype))).tocsr()
+    eye_x, eye_y = sp.identity(mx, dtype=dtype), sp.identity(my, dtype=dtype)
+    return (sp.kron(eye_y, tx) + sp.kron(ty, eye_x)).tocsr()
 
 
 def systems(solver, m):
