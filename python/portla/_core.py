@@ -58,8 +58,8 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
         raise ValueError(f"{what}: not a numeric array (dtype {dtype})")
 
 
-# The methods that solve complex systems (complex64, complex128), on the CPU backends (cg: for
-# Hermitian positive definite A).
+# The methods that solve complex systems (complex64, complex128), on the reference, omp and
+# cuda backends (cg: for Hermitian positive definite A).
 COMPLEX_METHODS = ("cg", "bicgstab", "gmres")
 
 
@@ -378,8 +378,6 @@ def run(
                     "and gmres solve complex systems"
                 )
     dtype = dtype_for(precision, A, b, complex_ok=method in COMPLEX_METHODS)
-    if is_complex(dtype) and backend == "auto":
-        backend = "omp"  # the backends with complex kernels: omp and reference
     rows, cols = shape_of(A)
     bv = vector(b, dtype, rows, "b")
     # x0 is the caller's: copied (as SciPy does), x written in place by the solve.
@@ -419,18 +417,24 @@ def least_squares(
 
 # ---- GPU arrays: CuPy and PyTorch, in place through DLPack ----------------------------------
 
-_TORCH_DTYPES = {"torch.float64": np.float64, "torch.float32": np.float32}
+_TORCH_DTYPES = {
+    "torch.float64": np.float64,
+    "torch.float32": np.float32,
+    "torch.complex128": np.complex128,
+    "torch.complex64": np.complex64,
+}
+_GPU_DTYPES = "float32, float64, complex64, complex128"
 
 
 def _np_dtype(a: Any, what: str) -> type:
     dt = a.dtype
     if _framework(a) == "torch" or type(dt).__module__.startswith("torch"):
         if str(dt) not in _TORCH_DTYPES:
-            raise ValueError(f"{what}: dtype {dt} is not supported on the GPU (float32, float64)")
+            raise ValueError(f"{what}: dtype {dt} is not supported on the GPU ({_GPU_DTYPES})")
         return _TORCH_DTYPES[str(dt)]
     dt = np.dtype(dt)
-    if dt not in (np.float32, np.float64):
-        raise ValueError(f"{what}: dtype {dt} is not supported on the GPU (float32, float64)")
+    if dt not in (np.float32, np.float64, np.complex64, np.complex128):
+        raise ValueError(f"{what}: dtype {dt} is not supported on the GPU ({_GPU_DTYPES})")
     return dt.type
 
 
@@ -532,6 +536,11 @@ def _gpu_operator(A: Any, backend: str, precision: Optional[str]) -> Tuple[Any, 
         )
     device = _device(values)
     s = suffix(dtype)
+    if sparse is None and is_complex(dtype):
+        raise ValueError(
+            f"A: a dense {np.dtype(dtype)} GPU array is not supported (complex values have no "
+            "dense kernels); give it as a sparse CSR matrix"
+        )
     if sparse is None:
         if not _contiguous(A):
             raise ValueError("A: not C-contiguous (GPU arrays are used in place, not copied)")
@@ -547,11 +556,13 @@ def norm(b: Any) -> float:
     if fw == "torch":
         import torch
 
-        return float(torch.linalg.vector_norm(b.detach(), dtype=torch.float64))
+        wide = torch.complex128 if b.is_complex() else torch.float64
+        return float(torch.linalg.vector_norm(b.detach().to(wide)))
     if fw == "cupy":
         import cupy
 
-        return float(cupy.linalg.norm(b.astype(cupy.float64)))
+        wide = cupy.complex128 if b.dtype.kind == "c" else cupy.float64
+        return float(cupy.linalg.norm(b.astype(wide)))
     a = np.asarray(b)
     return float(np.linalg.norm(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)))
 
@@ -587,6 +598,11 @@ def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, minimis
     # Before the operator: its constructor reads A's pattern (to check it).
     _sync_caller_stream(A if _framework(A) is not None else b)
     op, dtype, device, (rows, cols) = _gpu_operator(A, backend, precision)
+    if is_complex(dtype) and method not in COMPLEX_METHODS:
+        raise ValueError(
+            f"{method}: complex values (dtype {np.dtype(dtype)}) are not supported; cg, "
+            "bicgstab and gmres solve complex systems"
+        )
     bv = _gpu_vector(b, dtype, rows, "b", device)
     if x0 is None:
         x = xv = _empty_like(bv, cols)

@@ -1,12 +1,14 @@
-"""Complex systems (complex128, complex64) through portla.scipy's bicgstab and gmres on the CPU
-backends, against SciPy's on a damped Helmholtz matrix; the refusals of the methods and
-preconditioners without a complex path."""
+"""Complex systems (complex128, complex64) through portla.scipy's cg, bicgstab and gmres on the
+CPU backends, against SciPy's on a damped Helmholtz and a Hermitian matrix; the refusals of the
+methods and preconditioners without a complex path; on cuda (skipped without a GPU): host arrays
+against omp, CuPy and PyTorch complex arrays in place."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 
+import portla._core as core
 import portla.scipy as pscipy
 
 
@@ -131,3 +133,89 @@ def test_portla_solve_complex():
         portla.solve(A, b, solver="minres")
     with pytest.raises(ValueError, match="ic0 preconditioner has no path for complex values"):
         portla.solve(A, b, solver="cg", precond="ic0")
+
+
+# ---- cuda: host arrays on the cuda backend, CuPy and PyTorch arrays in place ----------------
+# Skipped, with the reason, where portla's cuda backend, a GPU, CuPy or PyTorch is missing.
+
+from test_gpu import _StandIn, _StandInCsr  # noqa: E402
+from test_gpu import cupy, portla_cuda, stand_in_cupy, torch  # noqa: E402, F401  (fixtures)
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+def test_gpu_path_logic_with_complex_stand_ins(stand_in_cupy, method):
+    """The GPU path's Python logic for complex arrays, on host stand-ins for CuPy (runs
+    everywhere, on omp): taken in place, the refusals of a dense complex A and other methods."""
+    import sys
+
+    sys.modules["cupy"].complex128 = np.complex128
+    A_host = hermitian(12) if method == "cg" else helmholtz(12)
+    A = _StandInCsr(A_host)
+    b_host = rhs(A_host.shape[0])
+    b = b_host.view(_StandIn)
+    x0 = np.zeros_like(b_host).view(_StandIn)
+    x, info = getattr(pscipy, method)(A, b, x0=x0, rtol=1e-10, backend="omp")
+    assert info == 0 and x is x0 and x.dtype == np.complex128
+    assert relative_residual(A_host, np.asarray(x), b_host) <= 1e-10
+    _, si = core.run(method, A, b, x0=x0, backend="omp", rtol=1e-10)
+    assert si.b_ptr == b.ctypes.data and si.x_ptr == x0.ctypes.data
+    with pytest.raises(ValueError, match="dense complex128 GPU array is not supported"):
+        pscipy.gmres(A_host.toarray().view(_StandIn), b, backend="omp")
+    with pytest.raises(ValueError, match=r"tfqmr: complex values \(dtype complex128\)"):
+        pscipy.tfqmr(A, b, backend="omp")
+
+
+@pytest.mark.parametrize("method, margin", [("bicgstab", 0.25), ("gmres", 0.02), ("cg", 0.05)])
+def test_cuda_against_omp(portla_cuda, method, margin):
+    """The cuda backend's complex128 and complex64 solves against omp's: the same recurrences,
+    counts apart by rounding only (the margins of the SciPy comparisons above)."""
+    A = hermitian(24) if method == "cg" else helmholtz(24)
+    for dtype, rtol in [(np.complex128, 1e-8), (np.complex64, 1e-4)]:
+        b = rhs(A.shape[0], dtype)
+        runs = {}
+        for backend in ("cuda", "omp"):
+            seen = []
+            x, info = getattr(pscipy, method)(
+                A.astype(dtype), b, rtol=rtol, backend=backend, monitor=lambda i, r: seen.append(i)
+            )
+            assert info == 0 and x.dtype == dtype
+            assert relative_residual(A, x, b) <= 2 * rtol
+            runs[backend] = seen[-1]
+        assert abs(runs["cuda"] - runs["omp"]) <= margin * runs["omp"] + 2, runs
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_cupy_complex_in_place(cupy, method, dtype):
+    import cupyx.scipy.sparse as csp
+
+    A_host = (hermitian(24) if method == "cg" else helmholtz(24)).astype(dtype)
+    b_host = rhs(A_host.shape[0], dtype)
+    A, b = csp.csr_matrix(A_host), cupy.asarray(b_host)
+    rtol = 1e-8 if dtype == np.complex128 else 1e-4
+    x0 = cupy.zeros_like(b)
+    x, info = getattr(pscipy, method)(A, b, x0=x0, rtol=rtol, maxiter=5000)
+    assert info == 0 and x is x0 and x.dtype == dtype  # the solution in the caller's x0
+    assert relative_residual(A_host, cupy.asnumpy(x), b_host) <= 2 * rtol
+    _, si = core.run(method, A, b, rtol=rtol, max_iters=5000)
+    assert si.backend == "cuda" and si.converged and si.b_ptr == b.data.ptr
+    with pytest.raises(ValueError, match="dense complex128 GPU array is not supported"):
+        pscipy.bicgstab(cupy.asarray(helmholtz(4).toarray()), cupy.asarray(rhs(16)))
+    with pytest.raises(ValueError, match=r"cgs: complex values \(dtype complex"):
+        pscipy.cgs(A, b)
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+def test_torch_complex_sparse_csr(torch, method):
+    A_host = hermitian(24) if method == "cg" else helmholtz(24)
+    b_host = rhs(A_host.shape[0])
+    A = torch.sparse_csr_tensor(
+        torch.tensor(A_host.indptr, dtype=torch.int32),
+        torch.tensor(A_host.indices, dtype=torch.int32),
+        torch.tensor(A_host.data, dtype=torch.complex128),
+        size=A_host.shape,
+    ).cuda()
+    b = torch.tensor(b_host).cuda()
+    x, info = getattr(pscipy, method)(A, b, rtol=1e-8, maxiter=5000)
+    assert info == 0 and x.dtype == torch.complex128 and x.is_cuda
+    assert relative_residual(A_host, x.cpu().numpy(), b_host) <= 2e-8

@@ -359,6 +359,8 @@ Csr<T> Csr<T>::adopt(const Executor& exec, std::size_t rows, std::size_t cols,
 template <typename T>
 void Csr<T>::plan_long_rows(std::size_t longest, int lanes) {
     if (rows_ == 0 || !common::csr_has_long_rows(longest, lanes)) return;  // the groups
+    // The split kernels are instantiated for real values: complex rows take the groups.
+    if constexpr (common::is_complex_v<T>) return;
     const Executor& exec = executor();
     dispatch(exec, [&](auto backend) {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
@@ -427,7 +429,8 @@ void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
     dispatch_values<T>(exec, [&](auto backend) {
-        if constexpr (kernels::splits_csr_long_rows<decltype(backend)>) {
+        if constexpr (kernels::splits_csr_long_rows<decltype(backend)> &&
+                      !common::is_complex_v<T>) {
             if (long_blocks_.size() > 0) {
                 csr_split_apply(backend, exec, rows_, std::as_const(row_ptrs_).get_view(),
                                 std::as_const(col_idxs_).get_view(), values_.get_view(),

@@ -13,7 +13,7 @@ namespace portla {
 
 /// X(name) for every backend with kernels over complex values (std::complex<float>, <double>):
 /// the vector kernels, CSR SpMV and the Jacobi diagonal.
-#define PORTLA_FOR_EACH_COMPLEX_BACKEND(X) X(reference) X(omp)
+#define PORTLA_FOR_EACH_COMPLEX_BACKEND(X) X(reference) X(omp) X(cuda)
 
 /// Whether `backend` has kernels over complex values (PORTLA_FOR_EACH_COMPLEX_BACKEND).
 constexpr bool supports_complex(Backend backend) {

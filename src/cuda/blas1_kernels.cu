@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -38,6 +39,7 @@
 
 #include "common/scaled_norm.hpp"
 #include "core/kernels/blas1_kernels.hpp"
+#include "cuda/complex.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -219,12 +221,14 @@ __global__ void elementwise_kernel(std::size_t n, int items_per_thread, Op op) {
     for_each_batch<W>(n, items_per_thread, op);
 }
 
-// Reduction bodies: accumulate into `sum` in a fixed order; finish() maps the total.
+// Reduction bodies: accumulate into `sum` (of type Acc, cuda/complex.cuh's device_acc_t) in a
+// fixed order; finish() maps the total to T.
 template <typename T>
 struct DotOp {
+    using Acc = device_acc_t<T>;
     const T* x;
     const T* y;
-    T sum;
+    Acc sum;
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
         constexpr int B = batch_of<W>();
@@ -239,9 +243,9 @@ struct DotOp {
 #pragma unroll
         for (int j = 0; j < B; ++j)
 #pragma unroll
-            for (int w = 0; w < W; ++w) sum += xv[j].v[w] * yv[j].v[w];
+            for (int w = 0; w < W; ++w) sum = madd_conj(sum, xv[j].v[w], yv[j].v[w]);
     }
-    __device__ static T finish(T total) { return total; }
+    __device__ static T finish(Acc total) { return narrow<T>(total); }
 };
 
 // ||x|| by Blue's three scaled sums of squares (common/scaled_norm.hpp): no underflow or
@@ -266,15 +270,16 @@ struct Norm2Op {
     }
 };
 
-// x += alpha p; r -= alpha q; sum += r_new . r_new
+// x += alpha p; r -= alpha q; sum += r_new^H r_new
 template <typename T>
 struct FusedCgOp {
+    using Acc = device_acc_t<T>;
     T alpha;
     const T* p;
     const T* q;
     T* x;
     T* r;
-    T sum;
+    Acc sum;
     template <int W>
     __device__ void step(std::size_t first, std::size_t stride, int count, std::size_t chunks) {
         constexpr int B = batch_of<W>();
@@ -296,13 +301,13 @@ struct FusedCgOp {
             for (int w = 0; w < W; ++w) {
                 rv[j].v[w] -= alpha * qv[j].v[w];
                 xv[j].v[w] += alpha * pv[j].v[w];
-                sum += rv[j].v[w] * rv[j].v[w];
+                sum = madd_conj(sum, rv[j].v[w], rv[j].v[w]);
             }
             store_pack<W>(x, i, xv[j]);
             store_pack<W>(r, i, rv[j]);
         }
     }
-    __device__ static T finish(T total) { return total; }
+    __device__ static T finish(Acc total) { return narrow<T>(total); }
 };
 
 // One launch: the grid's sum of op.sum through grid_sum (cuda/reduction.cuh), mapped by
@@ -310,11 +315,12 @@ struct FusedCgOp {
 // Cluster: the grid is one thread block cluster and sums through cluster_sum (same bits as
 // grid_sum for the same grid); partials and counter are then unused.
 template <typename T, typename Op, bool Cluster>
-__global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op, T* partials,
-                              unsigned int* counter, T* result) {
-    op.sum = T(0);
+__global__ void reduce_kernel(std::size_t n, int items_per_thread, Op op,
+                              typename Op::Acc* partials, unsigned int* counter, T* result) {
+    using Acc = typename Op::Acc;
+    op.sum = Acc(0);
     for_each_batch<1>(n, items_per_thread, op);
-    T v[1] = {op.sum};
+    Acc v[1] = {op.sum};
     const bool total = Cluster ? cluster_sum(v) : grid_sum(v, partials, counter);
     if (total && threadIdx.x == 0) result[0] = Op::finish(v[0]);
 }
@@ -440,24 +446,39 @@ void launch_reduction(const Executor& exec, const LaunchConfig& cfg, std::size_t
     // 1487 (docs/real-matrices.md), for no measured speed: dot's W_a was at cuBLAS's either way.
     // DotOp, Norm2Op and FusedCgOp are written for any W, like the element-wise ops; only
     // W = 1 is instantiated.
+    using Acc = typename Op::Acc;
     const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const Grid g = make_grid(exec, cfg, reduce_kernel<T, Op, false>, n, scratch.capacity);
+    // capacity counts doubles; a complex sum takes two
+    const std::size_t room =
+        scratch.capacity * sizeof(double) / std::max(sizeof(Acc), sizeof(double));
+    const Grid g = make_grid(exec, cfg, reduce_kernel<T, Op, false>, n, room);
     launch_sum(exec, g, reduce_kernel<T, Op, true>, reduce_kernel<T, Op, false>, n,
-               g.items_per_thread, op, static_cast<T*>(scratch.partials), scratch.counter, result);
+               g.items_per_thread, op, static_cast<Acc*>(scratch.partials), scratch.counter,
+               result);
 }
 
+// A real T: Norm2Op's one pass. ||x|| of n complex values is that of the 2n real values of
+// their parts, written into the real part of result[0] (its imaginary part set to zero).
 template <typename T>
 void launch_norm2(const Executor& exec, const_view<T> x, T* result) {
     activate(exec.device_id());
-    if (x.size == 0) {
-        PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream_of(exec)));  // +0.0
-        return;
+    if constexpr (common::is_complex_v<T>) {
+        using R = common::real_t<T>;
+        PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream_of(exec)));
+        launch_norm2(exec, const_view<R>(reinterpret_cast<const R*>(x.data), 2 * x.size),
+                     reinterpret_cast<R*>(result));
+    } else {
+        if (x.size == 0) {
+            PORTLA_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream_of(exec)));  // +0.0
+            return;
+        }
+        const ReductionScratch scratch = reduction_scratch(exec.device_id());
+        const LaunchConfig cfg = tuning::launch_for(exec, tuning::Kernel::norm2, x.size);
+        const Grid g = make_grid(exec, cfg, norm2_kernel<T, false>, x.size, scratch.capacity / 3);
+        launch_sum(exec, g, norm2_kernel<T, true>, norm2_kernel<T, false>, x.size,
+                   g.items_per_thread, Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials),
+                   scratch.counter, result);
     }
-    const ReductionScratch scratch = reduction_scratch(exec.device_id());
-    const LaunchConfig cfg = tuning::launch_for(exec, tuning::Kernel::norm2, x.size);
-    const Grid g = make_grid(exec, cfg, norm2_kernel<T, false>, x.size, scratch.capacity / 3);
-    launch_sum(exec, g, norm2_kernel<T, true>, norm2_kernel<T, false>, x.size, g.items_per_thread,
-               Norm2Op<T>{x.data, {}}, static_cast<T*>(scratch.partials), scratch.counter, result);
 }
 
 template <typename T>
@@ -465,7 +486,7 @@ __global__ void invert_diagonal_kernel(std::size_t n, T* d, unsigned long long* 
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
          i += std::size_t{gridDim.x} * blockDim.x) {
         const T v = d[i];
-        if (v == T(0) || !isfinite(v))
+        if (v == T(0) || !finite(v))
             atomicMin(first_bad, static_cast<unsigned long long>(i));
         else
             d[i] = T(1) / v;
@@ -474,42 +495,54 @@ __global__ void invert_diagonal_kernel(std::size_t n, T* d, unsigned long long* 
 
 }  // namespace
 
+// The entry points over T (std::complex<R> for complex values) run the kernels over
+// D = device_t<T> (cuda/complex.cuh).
 template <typename T>
 void invert_diagonal(tag, const Executor& exec, view<T> d, view<unsigned long long> first_bad) {
+    using D = device_t<T>;
     if (d.size == 0) return;
     activate(exec.device_id());
-    const Grid g = make_grid(exec, exec.launch(), invert_diagonal_kernel<T>, d.size);
-    invert_diagonal_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(d.size, d.data,
+    const Grid g = make_grid(exec, exec.launch(), invert_diagonal_kernel<D>, d.size);
+    invert_diagonal_kernel<<<g.blocks, g.threads, 0, stream_of(exec)>>>(d.size, device_ptr(d.data),
                                                                         first_bad.data);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
 void fill(tag, const Executor& exec, view<T> x, T value) {
-    launch_elementwise<T>(exec, exec.launch(), x.size, FillOp<T>{value, x.data});
+    using D = device_t<T>;
+    launch_elementwise<D>(exec, exec.launch(), x.size,
+                          FillOp<D>{device_value(value), device_ptr(x.data)});
 }
 
 template <typename T>
 void copy(tag, const Executor& exec, const_view<T> x, view<T> y) {
-    launch_elementwise<T>(exec, tuning::launch_for(exec, tuning::Kernel::copy, y.size), y.size,
-                          CopyOp<T>{x.data, y.data});
+    using D = device_t<T>;
+    launch_elementwise<D>(exec, tuning::launch_for(exec, tuning::Kernel::copy, y.size), y.size,
+                          CopyOp<D>{device_ptr(x.data), device_ptr(y.data)});
 }
 
 template <typename T>
 void axpby(tag, const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
-    launch_elementwise<T>(exec, tuning::launch_for(exec, tuning::Kernel::axpby, y.size), y.size,
-                          AxpbyOp<T>{a, b, b != T(0), x.data, y.data});
+    using D = device_t<T>;
+    launch_elementwise<D>(exec, tuning::launch_for(exec, tuning::Kernel::axpby, y.size), y.size,
+                          AxpbyOp<D>{device_value(a), device_value(b), b != T(0),
+                                     device_ptr(x.data), device_ptr(y.data)});
 }
 
 template <typename T>
 void pointwise_mul(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> z) {
-    launch_elementwise<T>(exec, exec.launch(), z.size, PointwiseMulOp<T>{x.data, y.data, z.data});
+    using D = device_t<T>;
+    launch_elementwise<D>(
+        exec, exec.launch(), z.size,
+        PointwiseMulOp<D>{device_ptr(x.data), device_ptr(y.data), device_ptr(z.data)});
 }
 
 template <typename T>
 void dot(tag, const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
+    using D = device_t<T>;
     launch_reduction(exec, tuning::launch_for(exec, tuning::Kernel::dot, x.size), x.size,
-                     DotOp<T>{x.data, y.data, T(0)}, result.data);
+                     DotOp<D>{device_ptr(x.data), device_ptr(y.data), {}}, device_ptr(result.data));
 }
 
 template <typename T>
@@ -520,11 +553,20 @@ void norm2(tag, const Executor& exec, const_view<T> x, view<T> result) {
 template <typename T>
 void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_view<T> q,
                      view<T> x, view<T> r, view<T> rr) {
+    using D = device_t<T>;
     launch_reduction(exec, tuning::launch_for(exec, tuning::Kernel::fused_cg, r.size), r.size,
-                     FusedCgOp<T>{alpha, p.data, q.data, x.data, r.data, T(0)}, rr.data);
+                     FusedCgOp<D>{device_value(alpha),
+                                  device_ptr(p.data),
+                                  device_ptr(q.data),
+                                  device_ptr(x.data),
+                                  device_ptr(r.data),
+                                  {}},
+                     device_ptr(rr.data));
 }
 
 PORTLA_INSTANTIATE_BLAS1_KERNELS(double);
 PORTLA_INSTANTIATE_BLAS1_KERNELS(float);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::cuda

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +33,7 @@
 #include "core/kernels/cg_kernels.hpp"
 #include "cuda/csr_lanes.hpp"
 #include "cuda/csr_split.cuh"
+#include "cuda/complex.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/line_tiles.cuh"
 #include "cuda/reduction.cuh"
@@ -50,9 +52,14 @@ constexpr int kItems = 4;  // elements per thread per step of the update
 
 // The reduction scratch of the device (shared by every reduction; all run in order on the
 // device's stream): room for two sums per block.
+// Complex values (CG of a Hermitian A, cuda/complex.cuh): the state's scalars and the sums are
+// real, of R = common::real_t<T> (Re r^H z, Re p^H A p), the vectors complex.
+template <typename T>
+using State = CgState<common::real_t<T>>;
+
 template <typename T>
 struct Reduce {
-    T* partials;
+    common::real_t<T>* partials;
     unsigned int* counter;
 };
 
@@ -62,15 +69,22 @@ __device__ __forceinline__ double fused_madd(double a, double b, double c) {
 __device__ __forceinline__ float fused_madd(float a, float b, float c) {
     return __fmaf_rn(a, b, c);
 }
+template <typename R>
+__device__ __forceinline__ ::cuda::std::complex<R> fused_madd(R a, ::cuda::std::complex<R> b,
+                                                              ::cuda::std::complex<R> c) {
+    return ::cuda::std::complex<R>(fused_madd(a, b.real(), c.real()),
+                                   fused_madd(a, b.imag(), c.imag()));
+}
 
 // r_i (given), z_i = inv_diag_i r_i, and their contributions to rr and rz.
 template <typename T>
-__device__ __forceinline__ void store_z(const CgArgs<T>& a, std::size_t i, T ri, T (&sums)[2]) {
-    sums[0] += ri * ri;
+__device__ __forceinline__ void store_z(const CgArgs<T>& a, std::size_t i, T ri,
+                                        common::real_t<T> (&sums)[2]) {
+    sums[0] += re_mul(ri, ri);
     if (a.inv_diag) {
-        const T zi = a.inv_diag[i] * ri;
+        const T zi = mul(a.inv_diag[i], ri);
         a.z[i] = zi;
-        sums[1] += ri * zi;
+        sums[1] += re_mul(ri, zi);
     }
 }
 
@@ -80,15 +94,15 @@ template <typename T>
 struct Direction {
     const T* z;
     const T* p;
-    T beta;
+    common::real_t<T> beta;
     __device__ __forceinline__ T operator()(std::size_t j) const {
-        return fused_madd(beta, __ldg(p + j), __ldg(z + j));
+        return fused_madd(beta, ldg(p + j), ldg(z + j));
     }
 };
 template <typename T>
 struct Plain {
     const T* x;
-    __device__ __forceinline__ T operator()(std::size_t j) const { return __ldg(x + j); }
+    __device__ __forceinline__ T operator()(std::size_t j) const { return ldg(x + j); }
 };
 
 using common::stencil_row;
@@ -104,7 +118,8 @@ __device__ __forceinline__ T* p_new(const CgArgs<T>& a, int iteration) {
 
 // Sums over the grid, then the last block's thread 0 runs `finish(sums)`.
 template <int NV, typename T, typename Finish>
-__device__ __forceinline__ void reduce_then(T (&sums)[NV], const Reduce<T>& red, Finish finish) {
+__device__ __forceinline__ void reduce_then(common::real_t<T> (&sums)[NV], const Reduce<T>& red,
+                                            Finish finish) {
     if (grid_sum(sums, red.partials, red.counter) && threadIdx.x == 0) finish(sums);
 }
 
@@ -113,7 +128,7 @@ __device__ __forceinline__ void reduce_then(T (&sums)[NV], const Reduce<T>& red,
 // One thread per grid point. Index: uint32 when the grid has < 2^31 points (cheap division).
 template <typename Index, typename T>
 __global__ void stencil_direction_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const int it = s->iteration;
     const Direction<T> v{a.z ? a.z : a.r, p_old(a, it), s->beta};
@@ -121,16 +136,17 @@ __global__ void stencil_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     const Index points = static_cast<Index>(a.op.points);
     const Index total = static_cast<Index>(a.n);
     const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += threads) {
         const T pi = v(i);
         const T qi = stencil_row(a.op.dim, points, i, v, pi);
         fresh[i] = pi;
         a.q[i] = qi;
-        sum[0] += pi * qi;
+        sum[0] += re_mul(pi, qi);
     }
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // The fused CSR matrix's array of index type U (row offsets or column indices): its 32-bit or
@@ -168,7 +184,7 @@ __global__ void __launch_bounds__(Threads, 1)
     constexpr int kPer = kLineTilePoints / Threads;  // tile points per thread and plane
     constexpr int kHalo = 2 * kLineMaxPoints / Threads;
     extern __shared__ __align__(16) unsigned char line_shared[];
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const int it = s->iteration;
     const T* zv = a.z ? a.z : a.r;
@@ -180,7 +196,7 @@ __global__ void __launch_bounds__(Threads, 1)
     const std::uint32_t buffer = (g.rows + 2) * N;  // halo row, rows, halo row
     T* const shared = reinterpret_cast<T*>(line_shared);
     const std::uint32_t tid = threadIdx.x;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
         const TileLanes<kPer, kHalo> t = tile_lanes<Threads, kPer, kHalo>(g, tile, tid);
         const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
@@ -257,7 +273,7 @@ __global__ void __launch_bounds__(Threads, 1)
                     const T qi = static_cast<T>(6) * cur[j] - neighbours;
                     fresh[base + tid + j * Threads] = cur[j];
                     a.q[base + tid + j * Threads] = qi;
-                    sum[0] += cur[j] * qi;
+                    sum[0] += re_mul(cur[j], qi);
                 }
 #pragma unroll
             for (int j = 0; j < kPer; ++j) {
@@ -267,7 +283,8 @@ __global__ void __launch_bounds__(Threads, 1)
             __syncthreads();
         }
     }
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // The same tiles with twice the rows (rows * points <= 4096: half the halo rows per point) and
@@ -284,7 +301,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     constexpr int kPer = kRingTilePoints / kRingThreads;
     constexpr int kHalo = Halo;
     extern __shared__ __align__(16) unsigned char ring_shared[];
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const int it = s->iteration;
     const T* zv = a.z ? a.z : a.r;
@@ -295,7 +312,7 @@ __global__ void __launch_bounds__(kRingThreads, 1)
     const std::uint32_t N = r.N, plane = r.plane;
     auto slot = [&](std::uint32_t k) { return r.slot(k); };
     const std::uint32_t tid = threadIdx.x;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (std::uint32_t tile = blockIdx.x; tile < g.tiles; tile += gridDim.x) {
         const TileLanes<kPer, kHalo> t = tile_lanes<kRingThreads, kPer, kHalo>(g, tile, tid);
         const std::uint32_t z0 = t.z0, z1 = t.z1, first = t.first;
@@ -374,12 +391,13 @@ __global__ void __launch_bounds__(kRingThreads, 1)
                     const T qi = static_cast<T>(6) * pi - neighbours;
                     fresh[base + tid + j * kRingThreads] = pi;
                     a.q[base + tid + j * kRingThreads] = qi;
-                    sum[0] += pi * qi;
+                    sum[0] += re_mul(pi, qi);
                 }
             __syncthreads();
         }
     }
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // A group of G lanes per row (as csr_apply_kernel in matrix_kernels.cu); lane 0 of the group
@@ -416,7 +434,7 @@ __device__ __forceinline__ T csr_row_group(const CgArgs<T>& a, std::size_t row, 
 // L2 (H200).
 template <int G, bool OnTheFly, typename P, typename I, typename T>
 __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const int it = s->iteration;
     T* fresh = p_new(a, it);
@@ -427,7 +445,7 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
     const unsigned member = lane % G;
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (std::size_t first = warp * rows_per_warp; first < a.n; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
         T acc;
@@ -444,10 +462,11 @@ __global__ void csr_direction_kernel(CgArgs<T> a, Reduce<T> red) {
             } else {
                 pi = fresh[row];
             }
-            sum[0] += pi * acc;
+            sum[0] += re_mul(pi, acc);
         }
     }
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // CSR with long rows (cuda/csr_split.cuh, 32-bit indices): the long rows' segments, a warp
@@ -458,26 +477,27 @@ template <typename T>
 __global__ void __launch_bounds__(kCsrSplitThreads)
     csr_split_direction_kernel(CgArgs<T> a, Reduce<T> red, SplitRows<T> lr) {
     __shared__ T shared[kCsrSplitThreads / 32][common::kCsrBlockEntries];
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const T* fresh = p_new(a, s->iteration);
     const Plain<T> v{fresh};
     const SplitWarp<T> w = split_warp(shared);
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     csr_long_segments(lr, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps, a.q,
-                      [&](std::size_t row, T part) { sum[0] += fresh[row] * part; });
+                      [&](std::size_t row, T part) { sum[0] += re_mul(fresh[row], part); });
     csr_row_blocks(lr, a.op.row_ptrs, a.op.col_idxs, a.op.values, v, w.warp, w.warps, w.products,
                    [&](std::size_t row, T qi) {
                        a.q[row] = qi;
-                       sum[0] += fresh[row] * qi;
+                       sum[0] += re_mul(fresh[row], qi);
                    });
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // The replacement's gate of csr_split_apply_kernel: run only when a replacement is due.
 template <typename T>
 struct ReplaceDue {
-    const CgState<T>* s;
+    const State<T>* s;
     __device__ __forceinline__ bool operator()() const { return s->stopped || s->replace_now == 0; }
 };
 
@@ -491,14 +511,14 @@ __device__ __forceinline__ T ell_row(const CgArgs<T>& a, std::size_t i, const Sr
 // column); p_new formed first or on the fly, as for CSR.
 template <bool OnTheFly, typename T>
 __global__ void ell_direction_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const int it = s->iteration;
     T* fresh = p_new(a, it);
     const Direction<T> formed{a.z ? a.z : a.r, p_old(a, it), s->beta};
     const Plain<T> stored{fresh};
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
          i += stride) {
         T qi, pi;
@@ -511,16 +531,17 @@ __global__ void ell_direction_kernel(CgArgs<T> a, Reduce<T> red) {
             pi = fresh[i];
         }
         a.q[i] = qi;
-        sum[0] += pi * qi;
+        sum[0] += re_mul(pi, qi);
     }
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // ---- composite direction (any operator): p_new = z + beta p_old, then pq after q = A p_new --
 
 template <typename T>
 __global__ void form_direction_kernel(CgArgs<T> a) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     const int it = s->iteration;
     const Direction<T> v{a.z ? a.z : a.r, p_old(a, it), s->beta};
@@ -534,48 +555,56 @@ __global__ void form_direction_kernel(CgArgs<T> a) {
 // p_new . q, or *a.pq where the operator's apply left it (launched as one block)
 template <typename T>
 __global__ void direction_dot_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
     if (a.pq) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) common::cg_finish_direction(s, a.control, *a.pq);
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            // p^H A p of a Hermitian A is real: its real part (the value itself for real T)
+            if constexpr (common::is_complex_v<T>)
+                common::cg_finish_direction(s, a.control, a.pq->real());
+            else
+                common::cg_finish_direction(s, a.control, *a.pq);
+        }
         return;
     }
     const T* p = p_new(a, s->iteration);
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
          i += stride)
-        sum[0] += p[i] * a.q[i];
-    reduce_then(sum, red, [&](T(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
+        sum[0] += re_mul(p[i], a.q[i]);
+    reduce_then(sum, red,
+                [&](common::real_t<T>(&t)[1]) { common::cg_finish_direction(s, a.control, t[0]); });
 }
 
 // ---- deferred preconditioning: rz = r . z -> the pending residual's decisions -----------------
 
 template <typename T>
 __global__ void finish_preconditioned_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->pending_mode < 0) return;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    T sum[1] = {T(0)};
+    common::real_t<T> sum[1] = {0};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
          i += stride)
-        sum[0] += a.r[i] * a.z[i];
-    reduce_then(sum, red,
-                [&](T(&t)[1]) { common::cg_finish_preconditioned(s, a.control, double(t[0])); });
+        sum[0] += re_mul(a.r[i], a.z[i]);
+    reduce_then(sum, red, [&](common::real_t<T>(&t)[1]) {
+        common::cg_finish_preconditioned(s, a.control, double(t[0]));
+    });
 }
 
 // ---- update: x += alpha p; r -= alpha q; [z = inv_diag .* r]; rr; [rz] ----------------------
 
 template <typename T>
 __global__ void update_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped) return;
-    const T alpha = s->alpha;
+    const common::real_t<T> alpha = s->alpha;
     const T* p = p_new(a, s->iteration);
     // At a replacement the replace kernel recomputes r (and z): only x moves here.
     const bool replace = s->replace_now != 0;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    T sums[2] = {T(0), T(0)};
+    common::real_t<T> sums[2] = {0, 0};
     for (std::size_t first = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
          first < a.n; first += kItems * stride) {
         T pv[kItems], xv[kItems], qv[kItems], rv[kItems];
@@ -602,7 +631,7 @@ __global__ void update_kernel(CgArgs<T> a, Reduce<T> red) {
         }
     }
     if (replace) return;
-    reduce_then(sums, red, [&](T(&t)[2]) {
+    reduce_then(sums, red, [&](common::real_t<T>(&t)[2]) {
         common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::record);
     });
 }
@@ -611,27 +640,27 @@ __global__ void update_kernel(CgArgs<T> a, Reduce<T> red) {
 
 template <typename Index, typename T>
 __global__ void stencil_replace_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped || s->replace_now == 0) return;
     const Plain<T> v{a.x};
     const Index points = static_cast<Index>(a.op.points);
     const Index total = static_cast<Index>(a.n);
     const Index threads = static_cast<Index>(gridDim.x) * blockDim.x;
-    T sums[2] = {T(0), T(0)};
+    common::real_t<T> sums[2] = {0, 0};
     for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
          i += threads) {
         const T ri = a.b[i] - stencil_row(a.op.dim, points, i, v, v(i));
         a.r[i] = ri;
         store_z(a, i, ri, sums);
     }
-    reduce_then(sums, red, [&](T(&t)[2]) {
+    reduce_then(sums, red, [&](common::real_t<T>(&t)[2]) {
         common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::replaced);
     });
 }
 
 template <int G, typename P, typename I, typename T>
 __global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped || s->replace_now == 0) return;
     const Plain<T> v{a.x};
     constexpr unsigned rows_per_warp = 32 / G;
@@ -639,7 +668,7 @@ __global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
     const unsigned member = lane % G;
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
-    T sums[2] = {T(0), T(0)};
+    common::real_t<T> sums[2] = {0, 0};
     for (std::size_t first = warp * rows_per_warp; first < a.n; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
         const T acc = csr_row_group<G, P, I>(a, row, member, v);
@@ -649,25 +678,25 @@ __global__ void csr_replace_kernel(CgArgs<T> a, Reduce<T> red) {
             store_z(a, row, ri, sums);
         }
     }
-    reduce_then(sums, red, [&](T(&t)[2]) {
+    reduce_then(sums, red, [&](common::real_t<T>(&t)[2]) {
         common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::replaced);
     });
 }
 
 template <typename T>
 __global__ void ell_replace_kernel(CgArgs<T> a, Reduce<T> red) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (s->stopped || s->replace_now == 0) return;
     const Plain<T> v{a.x};
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    T sums[2] = {T(0), T(0)};
+    common::real_t<T> sums[2] = {0, 0};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
          i += stride) {
         const T ri = a.b[i] - ell_row(a, i, v);
         a.r[i] = ri;
         store_z(a, i, ri, sums);
     }
-    reduce_then(sums, red, [&](T(&t)[2]) {
+    reduce_then(sums, red, [&](common::real_t<T>(&t)[2]) {
         common::cg_finish_residual(s, a.control, t[0], t[1], CgFinish::replaced);
     });
 }
@@ -675,10 +704,10 @@ __global__ void ell_replace_kernel(CgArgs<T> a, Reduce<T> red) {
 // From a given residual: r = b - ax (replace_from_ax) or r as it is (initialize); [z]; rr; [rz].
 template <typename T>
 __global__ void residual_kernel(CgArgs<T> a, Reduce<T> red, CgFinish mode, bool from_ax) {
-    CgState<T>* s = a.state;
+    State<T>* s = a.state;
     if (from_ax && (s->stopped || s->replace_now == 0)) return;
     const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    T sums[2] = {T(0), T(0)};
+    common::real_t<T> sums[2] = {0, 0};
     for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n;
          i += stride) {
         T ri = a.r[i];
@@ -688,8 +717,9 @@ __global__ void residual_kernel(CgArgs<T> a, Reduce<T> red, CgFinish mode, bool 
         }
         store_z(a, i, ri, sums);
     }
-    reduce_then(sums, red,
-                [&](T(&t)[2]) { common::cg_finish_residual(s, a.control, t[0], t[1], mode); });
+    reduce_then(sums, red, [&](common::real_t<T>(&t)[2]) {
+        common::cg_finish_residual(s, a.control, t[0], t[1], mode);
+    });
 }
 
 // Launch geometry of one step: one wave of resident blocks at most (the kernels loop
@@ -720,7 +750,7 @@ Launch launch_of(const Executor& exec, Reduce<T>& red) {
     l.stream = stream_of(exec);
     l.threads = static_cast<unsigned>(exec.launch().work_group_size);
     const ReductionScratch scratch = reduction_scratch(l.device);
-    red.partials = static_cast<T*>(scratch.partials);
+    red.partials = static_cast<common::real_t<T>*>(scratch.partials);
     red.counter = scratch.counter;
     l.wave = static_cast<unsigned>(scratch.capacity / 2);
     return l;
@@ -839,111 +869,128 @@ void launch_csr_split(const Launch& l, const CgArgs<T>& a, const Reduce<T>& red,
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
-// The fused operator kernels: direction (true) or replace (false).
+// CSR (every value type): p_new in a pass (or on the fly), then q = A p_new and p.q; or the
+// replacement r = b - A x with its sums.
+template <typename T>
+void launch_fused_csr(const Executor& exec, const Launch& l, const CgArgs<T>& a,
+                      const Reduce<T>& red, bool direction) {
+    const int g = csr_group(a);
+    const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
+    const std::size_t work = (a.n + rows_per_warp - 1) / rows_per_warp * 32;
+    // On the fly measured 3% slower for CSR (0.1689 vs 0.1636 ms per iteration at 128^3,
+    // H100, 2026-11-24; ELL 2% faster): the CSR path keeps the pass unless forced.
+    const bool fly =
+        direction && exec.kernel_options().cg_direction == KernelOptions::CgDirection::fly;
+    if (direction) portla::detail::note_kernel(kDirectionStep, fly ? "csr-fly" : "csr-pass");
+    if (direction && !fly)
+        form_direction_kernel<T>
+            <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+    // The index form picks the instantiation once per launch (CsrIndex).
+    const auto with_index = [&](auto p, auto i) {
+        using P = decltype(p);
+        using I = decltype(i);
+        auto run = [&](auto group) {
+            constexpr int G = decltype(group)::value;
+            const auto kernel = !direction ? csr_replace_kernel<G, P, I, T>
+                                : fly      ? csr_direction_kernel<G, true, P, I, T>
+                                           : csr_direction_kernel<G, false, P, I, T>;
+            kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
+        };
+        with_lanes(g, run);
+    };
+    if (a.op.index == CsrIndex::offsets64)
+        with_index(std::int64_t{}, std::int32_t{});
+    else if (a.op.index == CsrIndex::int64)
+        with_index(std::int64_t{}, std::int64_t{});
+    else
+        with_index(std::int32_t{}, std::int32_t{});
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+// The fused operator kernels: direction (true) or replace (false). Complex values have CSR
+// operators only (the stencils and ELL are real), without the long-row split.
 template <typename T>
 void launch_fused(const Executor& exec, const CgArgs<T>& a, bool direction) {
     Reduce<T> red{};
     const Launch l = launch_of(exec, red);
-    if (a.op.kind == FusedOperator<T>::Kind::stencil && direction) {
-        using Kernel = StencilChoice::Kernel;
-        StencilChoice c = stencil_choice(a, exec.kernel_options());
-        // What the device gives a block (opt-in), less room for the kernels' static arrays.
-        const std::size_t room =
-            static_cast<std::size_t>(device_limits(l.device).max_shared_memory_per_block_optin) -
-            1024;
-        if (c.kernel == Kernel::ring && tile_shared<T>(a.op.points, kRingTilePoints, 4) > room)
-            c.kernel = a.op.points <= kLineMaxPoints ? Kernel::lines : Kernel::points;
-        if (c.kernel != Kernel::points && tile_shared<T>(a.op.points, kLineTilePoints, 2) > room)
-            c.kernel = Kernel::points;
-        if (c.kernel != Kernel::points) {
-            portla::detail::note_kernel(kDirectionStep, c.kernel == Kernel::ring ? "stencil-ring"
-                                                        : c.kernel == Kernel::lines1024
-                                                            ? "stencil-lines1024"
-                                                            : "stencil-lines");
-            if (c.kernel == Kernel::ring) {
-                // halo points per thread: 2 N / 1024 rounded up to 1, 2 or 4
-                const int halo = ring_halo(a.op.points, c.halo);
-                auto ring = [&](auto kernel) {
-                    launch_stencil_tiles(l, a, red, kernel, kRingThreads, kRingTilePoints, 4,
-                                         c.planes);
-                };
-                if (halo == 1)
-                    ring(stencil_ring_direction_kernel<1, T>);
-                else if (halo == 2)
-                    ring(stencil_ring_direction_kernel<2, T>);
+    if constexpr (!common::is_complex_v<T>) {
+        if (a.op.kind == FusedOperator<T>::Kind::stencil && direction) {
+            using Kernel = StencilChoice::Kernel;
+            StencilChoice c = stencil_choice(a, exec.kernel_options());
+            // What the device gives a block (opt-in), less room for the kernels' static arrays.
+            const std::size_t room =
+                static_cast<std::size_t>(
+                    device_limits(l.device).max_shared_memory_per_block_optin) -
+                1024;
+            if (c.kernel == Kernel::ring && tile_shared<T>(a.op.points, kRingTilePoints, 4) > room)
+                c.kernel = a.op.points <= kLineMaxPoints ? Kernel::lines : Kernel::points;
+            if (c.kernel != Kernel::points &&
+                tile_shared<T>(a.op.points, kLineTilePoints, 2) > room)
+                c.kernel = Kernel::points;
+            if (c.kernel != Kernel::points) {
+                portla::detail::note_kernel(kDirectionStep,
+                                            c.kernel == Kernel::ring        ? "stencil-ring"
+                                            : c.kernel == Kernel::lines1024 ? "stencil-lines1024"
+                                                                            : "stencil-lines");
+                if (c.kernel == Kernel::ring) {
+                    // halo points per thread: 2 N / 1024 rounded up to 1, 2 or 4
+                    const int halo = ring_halo(a.op.points, c.halo);
+                    auto ring = [&](auto kernel) {
+                        launch_stencil_tiles(l, a, red, kernel, kRingThreads, kRingTilePoints, 4,
+                                             c.planes);
+                    };
+                    if (halo == 1)
+                        ring(stencil_ring_direction_kernel<1, T>);
+                    else if (halo == 2)
+                        ring(stencil_ring_direction_kernel<2, T>);
+                    else
+                        ring(stencil_ring_direction_kernel<4, T>);
+                } else if (c.kernel == Kernel::lines1024)
+                    launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<1024, T>, 1024,
+                                         kLineTilePoints, 2, c.planes);
                 else
-                    ring(stencil_ring_direction_kernel<4, T>);
-            } else if (c.kernel == Kernel::lines1024)
-                launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<1024, T>, 1024,
-                                     kLineTilePoints, 2, c.planes);
+                    launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<kLineThreads, T>,
+                                         kLineThreads, kLineTilePoints, 2, c.planes);
+                PORTLA_CUDA_CHECK_LAUNCH();
+                return;
+            }
+        }
+        if (a.op.kind == FusedOperator<T>::Kind::stencil) {
+            if (direction) portla::detail::note_kernel(kDirectionStep, "stencil-points");
+            auto run = [&](auto kernel) {
+                kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
+            };
+            if (a.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+                run(direction ? stencil_direction_kernel<std::uint32_t, T>
+                              : stencil_replace_kernel<std::uint32_t, T>);
             else
-                launch_stencil_tiles(l, a, red, stencil_lines_direction_kernel<kLineThreads, T>,
-                                     kLineThreads, kLineTilePoints, 2, c.planes);
+                run(direction ? stencil_direction_kernel<std::uint64_t, T>
+                              : stencil_replace_kernel<std::uint64_t, T>);
             PORTLA_CUDA_CHECK_LAUNCH();
+            return;
+        } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
+            if (direction) {
+                const bool fly =
+                    direction_on_the_fly<T>(l, a.n, exec.kernel_options().cg_direction);
+                portla::detail::note_kernel(kDirectionStep, fly ? "ell-fly" : "ell-pass");
+                if (!fly)
+                    form_direction_kernel<T>
+                        <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+                const auto kernel =
+                    fly ? ell_direction_kernel<true, T> : ell_direction_kernel<false, T>;
+                kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
+            } else {
+                ell_replace_kernel<T>
+                    <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
+            }
+            PORTLA_CUDA_CHECK_LAUNCH();
+            return;
+        } else if (a.op.long_rows.block_count > 0 && a.op.index == CsrIndex::int32) {
+            launch_csr_split(l, a, red, direction);
             return;
         }
     }
-    if (a.op.kind == FusedOperator<T>::Kind::stencil) {
-        if (direction) portla::detail::note_kernel(kDirectionStep, "stencil-points");
-        auto run = [&](auto kernel) {
-            kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
-        };
-        if (a.n <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-            run(direction ? stencil_direction_kernel<std::uint32_t, T>
-                          : stencil_replace_kernel<std::uint32_t, T>);
-        else
-            run(direction ? stencil_direction_kernel<std::uint64_t, T>
-                          : stencil_replace_kernel<std::uint64_t, T>);
-    } else if (a.op.kind == FusedOperator<T>::Kind::ell) {
-        if (direction) {
-            const bool fly = direction_on_the_fly<T>(l, a.n, exec.kernel_options().cg_direction);
-            portla::detail::note_kernel(kDirectionStep, fly ? "ell-fly" : "ell-pass");
-            if (!fly)
-                form_direction_kernel<T>
-                    <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
-            const auto kernel =
-                fly ? ell_direction_kernel<true, T> : ell_direction_kernel<false, T>;
-            kernel<<<l.blocks(kernel, a.n), l.threads, 0, l.stream>>>(a, red);
-        } else {
-            ell_replace_kernel<T>
-                <<<l.blocks(ell_replace_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
-        }
-    } else if (a.op.long_rows.block_count > 0 && a.op.index == CsrIndex::int32) {
-        launch_csr_split(l, a, red, direction);
-        return;
-    } else {
-        const int g = csr_group(a);
-        const std::size_t rows_per_warp = 32 / static_cast<std::size_t>(g);
-        const std::size_t work = (a.n + rows_per_warp - 1) / rows_per_warp * 32;
-        // On the fly measured 3% slower for CSR (0.1689 vs 0.1636 ms per iteration at 128^3,
-        // H100, 2026-11-24; ELL 2% faster): the CSR path keeps the pass unless forced.
-        const bool fly =
-            direction && exec.kernel_options().cg_direction == KernelOptions::CgDirection::fly;
-        if (direction) portla::detail::note_kernel(kDirectionStep, fly ? "csr-fly" : "csr-pass");
-        if (direction && !fly)
-            form_direction_kernel<T>
-                <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
-        // The index form picks the instantiation once per launch (CsrIndex).
-        const auto with_index = [&](auto p, auto i) {
-            using P = decltype(p);
-            using I = decltype(i);
-            auto run = [&](auto group) {
-                constexpr int G = decltype(group)::value;
-                const auto kernel = !direction ? csr_replace_kernel<G, P, I, T>
-                                    : fly      ? csr_direction_kernel<G, true, P, I, T>
-                                               : csr_direction_kernel<G, false, P, I, T>;
-                kernel<<<l.blocks(kernel, work), l.threads, 0, l.stream>>>(a, red);
-            };
-            with_lanes(g, run);
-        };
-        if (a.op.index == CsrIndex::offsets64)
-            with_index(std::int64_t{}, std::int32_t{});
-        else if (a.op.index == CsrIndex::int64)
-            with_index(std::int64_t{}, std::int64_t{});
-        else
-            with_index(std::int32_t{}, std::int32_t{});
-    }
-    PORTLA_CUDA_CHECK_LAUNCH();
+    launch_fused_csr(exec, l, a, red, direction);
 }
 
 // ---- small systems: whole iterations in one thread block ------------------------------------
@@ -965,39 +1012,41 @@ struct Written {  // a vector this launch writes
 template <typename T>
 __device__ __forceinline__ T block_loop_row(const CgArgs<T>& a, std::size_t i, const T* v) {
     const Written<T> src{v};
-    if (a.op.kind == FusedOperator<T>::Kind::stencil)
-        return stencil_row(a.op.dim, static_cast<std::uint32_t>(a.op.points),
-                           static_cast<std::uint32_t>(i), src, v[i]);
-    if (a.op.kind == FusedOperator<T>::Kind::ell) return ell_row(a, i, src);
+    if constexpr (!common::is_complex_v<T>) {  // complex values have CSR operators only
+        if (a.op.kind == FusedOperator<T>::Kind::stencil)
+            return stencil_row(a.op.dim, static_cast<std::uint32_t>(a.op.points),
+                               static_cast<std::uint32_t>(i), src, v[i]);
+        if (a.op.kind == FusedOperator<T>::Kind::ell) return ell_row(a, i, src);
+    }
     return csr_row_group<1, std::int32_t, std::int32_t>(a, i, 0u, src);
 }
 
 template <typename T>
 __global__ void __launch_bounds__(kBlockLoopThreads) cg_block_loop_kernel(CgArgs<T> a, int count) {
-    __shared__ T warp_sums[2][32];
-    CgState<T>* s = a.state;
+    __shared__ common::real_t<T> warp_sums[2][32];
+    State<T>* s = a.state;
     const T* z = a.z ? a.z : a.r;
     for (int k = 0; k < count; ++k) {
         if (s->stopped) return;  // read by every thread after the barrier: uniform
         const int it = s->iteration;
         const T* old = p_old(a, it);
         T* fresh = p_new(a, it);
-        const T beta = s->beta;
+        const common::real_t<T> beta = s->beta;
         for (std::size_t i = threadIdx.x; i < a.n; i += blockDim.x)
             fresh[i] = fused_madd(beta, old[i], z[i]);
         __syncthreads();
-        T pq[1] = {T(0)};
+        common::real_t<T> pq[1] = {0};
         for (std::size_t i = threadIdx.x; i < a.n; i += blockDim.x) {
             const T qi = block_loop_row(a, i, fresh);
             a.q[i] = qi;
-            pq[0] += fresh[i] * qi;
+            pq[0] += re_mul(fresh[i], qi);
         }
         block_sum(pq, warp_sums);
         if (threadIdx.x == 0) common::cg_finish_direction(s, a.control, pq[0]);
         __syncthreads();
         if (s->stopped) return;
-        const T alpha = s->alpha;
-        T sums[2] = {T(0), T(0)};
+        const common::real_t<T> alpha = s->alpha;
+        common::real_t<T> sums[2] = {0, 0};
         for (std::size_t i = threadIdx.x; i < a.n; i += blockDim.x) {
             a.x[i] += alpha * fresh[i];
             const T ri = a.r[i] - alpha * a.q[i];
@@ -1011,80 +1060,107 @@ __global__ void __launch_bounds__(kBlockLoopThreads) cg_block_loop_kernel(CgArgs
     }
 }
 
+// The steps' arguments over device_t<T> (cuda/complex.cuh): CgArgs holds pointers and the
+// operator's description only, the same bytes for std::complex<R> and ::cuda::std::complex<R>.
+template <typename T>
+const CgArgs<device_t<T>>& device_args(const CgArgs<T>& host) {
+    static_assert(sizeof(CgArgs<device_t<T>>) == sizeof(CgArgs<T>));
+    return reinterpret_cast<const CgArgs<device_t<T>>&>(host);
+}
+
 }  // namespace
 
+// Each step runs its kernels over D = device_t<T>.
 template <typename T>
-void cg_initialize(tag, const Executor& exec, const CgArgs<T>& a, common::CgFinish mode) {
-    Reduce<T> red{};
+void cg_initialize(tag, const Executor& exec, const CgArgs<T>& host, common::CgFinish mode) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
+    Reduce<D> red{};
     const Launch l = launch_of(exec, red);
-    residual_kernel<T>
-        <<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red, mode, false);
+    residual_kernel<D>
+        <<<l.blocks(residual_kernel<D>, a.n), l.threads, 0, l.stream>>>(a, red, mode, false);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void cg_direction(tag, const Executor& exec, const CgArgs<T>& a) {
+void cg_direction(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
     launch_fused(exec, a, true);
 }
 
 template <typename T>
-void cg_form_direction(tag, const Executor& exec, const CgArgs<T>& a) {
-    Reduce<T> red{};
+void cg_form_direction(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
+    Reduce<D> red{};
     const Launch l = launch_of(exec, red);
-    form_direction_kernel<T>
-        <<<l.blocks(form_direction_kernel<T>, a.n), l.threads, 0, l.stream>>>(a);
+    form_direction_kernel<D>
+        <<<l.blocks(form_direction_kernel<D>, a.n), l.threads, 0, l.stream>>>(a);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& a) {
-    Reduce<T> red{};
+void cg_direction_dot(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
+    Reduce<D> red{};
     const Launch l = launch_of(exec, red);
-    const unsigned blocks = a.pq ? 1u : l.blocks(direction_dot_kernel<T>, a.n);
-    direction_dot_kernel<T><<<blocks, l.threads, 0, l.stream>>>(a, red);
+    const unsigned blocks = a.pq ? 1u : l.blocks(direction_dot_kernel<D>, a.n);
+    direction_dot_kernel<D><<<blocks, l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void cg_update(tag, const Executor& exec, const CgArgs<T>& a) {
-    Reduce<T> red{};
+void cg_update(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
+    Reduce<D> red{};
     const Launch l = launch_of(exec, red);
-    update_kernel<T>
-        <<<l.blocks(update_kernel<T>, (a.n + kItems - 1) / kItems), l.threads, 0, l.stream>>>(a,
+    update_kernel<D>
+        <<<l.blocks(update_kernel<D>, (a.n + kItems - 1) / kItems), l.threads, 0, l.stream>>>(a,
                                                                                               red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void cg_replace(tag, const Executor& exec, const CgArgs<T>& a) {
+void cg_replace(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
     launch_fused(exec, a, false);
 }
 
 template <typename T>
-void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& a) {
-    Reduce<T> red{};
+void cg_replace_from_ax(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
+    Reduce<D> red{};
     const Launch l = launch_of(exec, red);
-    residual_kernel<T><<<l.blocks(residual_kernel<T>, a.n), l.threads, 0, l.stream>>>(
+    residual_kernel<D><<<l.blocks(residual_kernel<D>, a.n), l.threads, 0, l.stream>>>(
         a, red, common::CgFinish::replaced, true);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& a) {
-    Reduce<T> red{};
+void cg_finish_preconditioned(tag, const Executor& exec, const CgArgs<T>& host) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
+    Reduce<D> red{};
     const Launch l = launch_of(exec, red);
-    finish_preconditioned_kernel<T>
-        <<<l.blocks(finish_preconditioned_kernel<T>, a.n), l.threads, 0, l.stream>>>(a, red);
+    finish_preconditioned_kernel<D>
+        <<<l.blocks(finish_preconditioned_kernel<D>, a.n), l.threads, 0, l.stream>>>(a, red);
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T>
-bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& a, int count) {
+bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& host, int count) {
+    using D = device_t<T>;
+    const CgArgs<D>& a = device_args(host);
     // The one-block loop reads CSR with 32-bit indices only: the 64-bit forms (matrices past the
     // 32-bit range, far above its rows) take the steps.
-    if (a.op.kind == FusedOperator<T>::Kind::none || a.control.replacement > 0 ||
+    if (a.op.kind == FusedOperator<D>::Kind::none || a.control.replacement > 0 ||
         a.control.distributed || a.n == 0 || a.n > exec.kernel_options().cg_block_loop_rows ||
-        (a.op.kind == FusedOperator<T>::Kind::csr && a.op.index != CsrIndex::int32)) {
+        (a.op.kind == FusedOperator<D>::Kind::csr && a.op.index != CsrIndex::int32)) {
         portla::detail::note_kernel("cg.iterations", "steps");
         return false;
     }
@@ -1092,12 +1168,14 @@ bool cg_iterations(tag, const Executor& exec, const CgArgs<T>& a, int count) {
     const unsigned threads =
         static_cast<unsigned>(std::min<std::size_t>(kBlockLoopThreads, (a.n + 31) / 32 * 32));
     portla::detail::note_kernel("cg.iterations", "one-block");
-    cg_block_loop_kernel<T><<<1, threads, 0, stream_of(exec)>>>(a, count);
+    cg_block_loop_kernel<D><<<1, threads, 0, stream_of(exec)>>>(a, count);
     PORTLA_CUDA_CHECK_LAUNCH();
     return true;
 }
 
 PORTLA_INSTANTIATE_CG_KERNELS(double);
 PORTLA_INSTANTIATE_CG_KERNELS(float);
+PORTLA_INSTANTIATE_CG_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_CG_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::cuda

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -16,6 +17,7 @@
 #include "common/csr_pattern.hpp"
 #include "common/stencil_row.hpp"
 #include "cuda/csr_lanes.hpp"
+#include "cuda/complex.cuh"
 #include "cuda/csr_split.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/line_tiles.cuh"
@@ -85,7 +87,7 @@ __global__ void csr_apply_kernel(std::size_t rows, const P* __restrict__ row_ptr
         const std::size_t row = first + lane / G;
         T sum = T(0);
         if (row < rows) {
-            const auto read = [x](std::size_t j) { return __ldg(x + j); };
+            const auto read = [x](std::size_t j) { return ldg(x + j); };
             sum = csr_lane_sum<T, C>(std::int64_t{row_ptrs[row]} + member, row_ptrs[row + 1], G,
                                      col_idxs, values, read);
         }
@@ -340,6 +342,7 @@ void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
+// Complex values (T = std::complex<R>) run the kernels over device_t<T> (cuda/complex.cuh).
 template <typename T, typename P, typename I>
 void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_ptrs,
                const_view<I> col_idxs, const_view<T> values, const_view<T> x, view<T> y) {
@@ -349,7 +352,8 @@ void csr_apply(tag, const Executor& exec, std::size_t rows, const_view<P> row_pt
     const auto* ci = col_idxs.data;
     portla::detail::note_kernel("csr.apply", "lanes");
     with_lanes(csr_lanes(values.size, rows), [&](auto group) {
-        launch_csr<decltype(group)::value>(exec, rows, rp, ci, values.data, x.data, y.data);
+        launch_csr<decltype(group)::value>(exec, rows, rp, ci, device_ptr(values.data),
+                                           device_ptr(x.data), device_ptr(y.data));
     });
 }
 
@@ -526,9 +530,9 @@ void csr_diagonal(tag, const Executor& exec, std::size_t rows, const_view<P> row
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const auto kernel = csr_diagonal_kernel<T, P, I>;
+    const auto kernel = csr_diagonal_kernel<device_t<T>, P, I>;
     kernel<<<blocks_for(exec, kernel, rows, threads), threads, 0, stream_of(exec)>>>(
-        rows, row_ptrs.data, col_idxs.data, values.data, d.data);
+        rows, row_ptrs.data, col_idxs.data, device_ptr(values.data), device_ptr(d.data));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -560,6 +564,8 @@ std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
+PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<float>);
 template void csr_split_apply<double>(tag, const Executor&, std::size_t, const_view<std::int32_t>,
                                       const_view<std::int32_t>, const_view<double>,
                                       const CsrLongRows&, const_view<double>, view<double>);

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cuda/std/complex>
 #include <cuda_runtime.h>
 
 #include <utility>
@@ -121,6 +122,58 @@ __device__ bool cluster_sum(T (&v)[NV]) {
     __trap();
     return false;
 #endif
+}
+
+// Complex sums (cuda/complex.cuh): the sums of the real and imaginary parts, each as a real
+// sum above (the same order, so the same bits for the same grid); partials hold the parts of
+// value k at 2k and 2k + 1 in the real layout (as many bytes as NV complex sums).
+template <int NV, typename R>
+__device__ __forceinline__ void split_parts(const ::cuda::std::complex<R> (&v)[NV],
+                                            R (&parts)[2 * NV]) {
+#pragma unroll
+    for (int k = 0; k < NV; ++k) {
+        parts[2 * k] = v[k].real();
+        parts[2 * k + 1] = v[k].imag();
+    }
+}
+template <int NV, typename R>
+__device__ __forceinline__ void join_parts(const R (&parts)[2 * NV],
+                                           ::cuda::std::complex<R> (&v)[NV]) {
+#pragma unroll
+    for (int k = 0; k < NV; ++k) v[k] = ::cuda::std::complex<R>(parts[2 * k], parts[2 * k + 1]);
+}
+
+template <int Width = 32, typename R>
+__device__ __forceinline__ ::cuda::std::complex<R> warp_sum(::cuda::std::complex<R> v) {
+    return ::cuda::std::complex<R>(warp_sum<Width>(v.real()), warp_sum<Width>(v.imag()));
+}
+
+/// block_sum of complex values; warp_sums: 2 NV x 32 shared values of the real type.
+template <int NV, typename R>
+__device__ __forceinline__ void block_sum(::cuda::std::complex<R> (&v)[NV], R (*warp_sums)[32]) {
+    R parts[2 * NV];
+    split_parts(v, parts);
+    block_sum(parts, warp_sums);
+    join_parts(parts, v);
+}
+
+template <int NV, typename R>
+__device__ bool grid_sum(::cuda::std::complex<R> (&v)[NV], ::cuda::std::complex<R>* partials,
+                         unsigned int* counter) {
+    R parts[2 * NV];
+    split_parts(v, parts);
+    const bool last = grid_sum(parts, reinterpret_cast<R*>(partials), counter);
+    join_parts(parts, v);
+    return last;
+}
+
+template <int NV, typename R>
+__device__ bool cluster_sum(::cuda::std::complex<R> (&v)[NV]) {
+    R parts[2 * NV];
+    split_parts(v, parts);
+    const bool first = cluster_sum(parts);
+    join_parts(parts, v);
+    return first;
 }
 
 /// kernel<<<blocks, threads, 0, stream>>>(args...) as one thread block cluster of `blocks`

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda/complex.cuh"
+
 namespace portla::kernels::cuda {
 
 constexpr int kEllChunk = 8;
@@ -66,15 +68,16 @@ __device__ __forceinline__ T csr_lane_sum(std::int64_t first, std::int64_t end, 
             const std::int64_t k = k0 + std::int64_t{j} * step;
             if constexpr (Streams) {
                 c[j] = k < end ? __ldcs(cols + k) : 0;
-                w[j] = k < end ? __ldcs(vals + k) : T(0);
+                w[j] = k < end ? ldcs(vals + k) : T(0);
             } else {
                 c[j] = k < end ? __ldg(cols + k) : 0;
-                w[j] = k < end ? __ldg(vals + k) : T(0);
+                w[j] = k < end ? ldg(vals + k) : T(0);
             }
         }
 #pragma unroll
         for (int j = 0; j < C; ++j)
-            if (k0 + std::int64_t{j} * step < end) acc += w[j] * v(static_cast<std::size_t>(c[j]));
+            if (k0 + std::int64_t{j} * step < end)
+                acc = madd(acc, w[j], v(static_cast<std::size_t>(c[j])));
     }
     return acc;
 }

@@ -5,6 +5,7 @@
 #include <complex>
 
 #include "backends/backend_fixture.hpp"
+#include "core/dispatch_values.hpp"
 
 namespace portla::test {
 namespace {
@@ -38,9 +39,7 @@ Array<T> poisoned_complex(const Executor& exec, std::size_t n) {
 template <typename T>
 class Complex : public BackendTest {
 protected:
-    bool has_complex() const {
-        return exec.backend() == Backend::reference || exec.backend() == Backend::omp;
-    }
+    bool has_complex() const { return supports_complex(exec.backend()); }
     // Skips on a backend without complex kernels after checking that it refuses them.
     void require_complex() {
         if (has_complex()) return;
@@ -177,11 +176,67 @@ TYPED_TEST(Complex, VectorKernelsMatchTheReference) {
         EXPECT_LE(std::abs(d - dr), this->sum_tol(n, abs_sum, std::abs(dr)));
         const T nrm = blas::norm2<T>(this->exec, x.get_view());
         EXPECT_EQ(nrm.imag(), 0);
+        // ||x|| is the norm of the 2n real parts, their squares summed in double (reference,
+        // omp) or in real_of<T> (cuda, as its real norm2): 2n non-negative terms summed in any
+        // order in precision u are within 2n u of their sum, halved by the square root; then
+        // the rounding of the root and of the result to real_of<T>.
         EXPECT_LE(std::abs(nrm.real() - std::sqrt(sq)),
-                  this->sum_tol(2 * n, sq, std::sqrt(sq)) + 2 * eps<real_of<T>>() * std::sqrt(sq));
+                  (double(n) + 2) * eps<real_of<T>>() * std::sqrt(sq));
         // x^H x = ||x||^2: real up to rounding
         const T xx = blas::dot<T>(this->exec, x.get_view(), x.get_view());
         EXPECT_LE(std::abs(xx.imag()), this->sum_tol(n, sq, sq));
+
+        // z = x .* y: one complex product per entry, each part two products and a sum in T
+        // (or a fused multiply-add): within 4 eps(T) |x_i||y_i| of the reference's.
+        auto z = poisoned_complex<T>(this->exec, n);
+        auto zr = poisoned_complex<T>(this->ref, n);
+        blas::pointwise_mul<T>(this->exec, x.get_view(), y.get_view(), z.get_view());
+        blas::pointwise_mul<T>(this->ref, rx.get_view(), ry.get_view(), zr.get_view());
+        const auto zh = z.to_host(), zrh = zr.to_host();
+        for (std::size_t i = 0; i < n; ++i)
+            ASSERT_LE(std::abs(zh[i] - zrh[i]),
+                      4 * eps<real_of<T>>() * std::abs(hx[i]) * std::abs(want[i]))
+                << "pointwise_mul at " << i;
+    }
+}
+
+// x += alpha p; r -= alpha q; rr = r^H r in one pass: x and r entry by entry as axpby above
+// (a few eps(T) of |alpha| |p_i| + |x_i|), rr a real sum of squares (sum_tol).
+TYPED_TEST(Complex, FusedCgUpdateMatchesTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    const T alpha(real_of<T>(0.375), real_of<T>(-0.625));
+    for (std::size_t n : sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto hp = random_complex<T>(n, 3 + n), hq = random_complex<T>(n, 5 + n);
+        const auto hx = random_complex<T>(n, 7 + n), hr = random_complex<T>(n, 9 + n);
+        const auto run = [&](const Executor& e, std::vector<T>& x, std::vector<T>& r) {
+            Array<T> p(e, hp), q(e, hq), xd(e, hx), rd(e, hr);
+            auto rr = poisoned_complex<T>(e, 1);
+            blas::fused_cg_update<T>(e, alpha, p.get_view(), q.get_view(), xd.get_view(),
+                                     rd.get_view(), rr.get_view());
+            x = xd.to_host();
+            r = rd.to_host();
+            return rr.to_host()[0];
+        };
+        std::vector<T> x, r, xr, rref;
+        const T got = run(this->exec, x, r), want = run(this->ref, xr, rref);
+        double sq = 0, moved = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const double bound_x =
+                8 * eps<real_of<T>>() * (std::abs(alpha) * std::abs(hp[i]) + std::abs(hx[i]));
+            const double bound_r =
+                8 * eps<real_of<T>>() * (std::abs(alpha) * std::abs(hq[i]) + std::abs(hr[i]));
+            ASSERT_LE(std::abs(x[i] - xr[i]), bound_x) << "x at " << i;
+            ASSERT_LE(std::abs(r[i] - rref[i]), bound_r) << "r at " << i;
+            sq += std::norm(std::complex<double>(rref[i]));
+            // |r_i|^2 of an r_i within bound_r of the reference's
+            moved += (2 * std::abs(rref[i]) + bound_r) * bound_r;
+        }
+        // the summation bound, plus what the backends' r entries (each within bound_r of the
+        // other's) move the sum of squares by
+        EXPECT_LE(std::abs(got.real() - want.real()), this->sum_tol(n, sq, sq) + moved);
+        EXPECT_LE(std::abs(got.imag()), this->sum_tol(n, sq, sq));
     }
 }
 
@@ -226,8 +281,9 @@ TYPED_TEST(Complex, CsrApplyMatchesTheReference) {
 // the tolerance, and the iteration counts differ by rounding only.
 template <typename T, typename Solve>
 void check_solve(const Executor& exec, const Executor& ref, const HostCsr<T>& host, Solve solve,
-                 solver::Preconditioner precond, int measured, int slack) {
+                 solver::Preconditioner precond, int measured, int slack, int replacement = 0) {
     auto settings = solver_defaults::default_settings<real_of<T>>(precond);
+    settings.residual_replacement = replacement;
     const auto hb = random_complex<T>(host.n, 99);
     const auto run = [&](const Executor& e, std::vector<T>& xh) {
         const auto A = host.on(e);
@@ -300,6 +356,26 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
                                               : solver_defaults::slack<real_of<T>>(measured);
         check_solve<T>(this->exec, this->ref, c.helmholtz ? H : S, c.solve, c.precond, measured,
                        slack);
+    }
+}
+
+// CG's steps over the grid (cuda: the one-block loop switched off, as for a system of more than
+// cg_block_loop_rows rows) with the true residual recomputed every 10 iterations (the fused
+// replacement step): the same counts as above (measured: 38 and 16 with and without the
+// replacement on reference and omp).
+TYPED_TEST(Complex, CgStepsWithReplacementMatchTheReference) {
+    using T = TypeParam;
+    PORTLA_REQUIRE_COMPLEX();
+    KernelOptions o = this->exec.kernel_options();
+    o.cg_block_loop_rows = 0;
+    Executor steps = this->exec;
+    steps.set_kernel_options(o);
+    const int measured = std::is_same_v<T, std::complex<double>> ? 38 : 16;
+    const auto S = hermitian<T>(24);
+    for (const auto precond : {solver::Preconditioner::none, solver::Preconditioner::jacobi}) {
+        SCOPED_TRACE(solver::to_string(precond));
+        check_solve<T>(steps, this->ref, S, SolveFn<T>(solver::cg<T>), precond, measured,
+                       solver_defaults::slack<real_of<T>>(measured), 10);
     }
 }
 

@@ -1,7 +1,8 @@
 /// \file
 /// Conjugate gradients for symmetric positive definite operators, and for Hermitian positive
 /// definite ones of complex values (T = std::complex<float> or std::complex<double>, on the
-/// reference and omp backends; preconditioner none or jacobi; docs/solvers.md "Complex systems").
+/// reference, omp and cuda backends; preconditioner none or jacobi; docs/solvers.md "Complex
+/// systems").
 #pragma once
 
 #include "portla/array.hpp"
