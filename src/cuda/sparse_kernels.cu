@@ -201,9 +201,8 @@ void sort_rows(const Executor& exec, std::size_t rows, const std::int32_t* rp, s
 // last bits, may differ from run to run. The warp then compacts the table and writes the row
 // sorted by column (each entry's rank among the row's columns) at the start of the row's slots in
 // global memory: the extraction copies it. A row that overflows its capped table is counted -1
-// and done again in a full table (the retry pass); rows of larger tables, first-pass or retried,
-// are the block kernel's below, and beyond its shared table the row functions', one thread per
-// row. The transpose's rows are sorted the same way (rank sort in
+// and done again in a full table by the row functions (the retry pass), as are the rows with
+// larger tables, one thread per row. The transpose's rows are sorted the same way (rank sort in
 // shared memory) up to kWarpSlots entries. Measured on the H100 (3-D Poisson 256^3, smoothed
 // aggregation set-up): see docs/multigrid.md. Rows of small tables stay one thread's.
 
@@ -244,7 +243,7 @@ struct WarpTables {
 };
 
 /// The m distinct keys (and values) of keys[0..m) written to out_keys/out_vals sorted by key:
-/// each entry at its rank, by the lanes of a warp.
+/// each entry at its rank.
 template <typename T>
 __device__ void rank_sort_out(const int* keys, const T* vals, int m, unsigned lane,
                               std::int32_t* out_keys, T* out_vals) {
@@ -254,97 +253,6 @@ __device__ void rank_sort_out(const int* keys, const T* vals, int m, unsigned la
         for (int q = 0; q < m; ++q) rank += keys[q] < key;
         out_keys[rank] = key;
         out_vals[rank] = vals[j];
-    }
-}
-
-/// One warp's staging of 32 entries of A's row (shared memory, 32 each): their values, where
-/// their rows of B start, and the inclusive prefix sums of those rows' lengths.
-template <typename T>
-struct ChunkRows {
-    T* a;
-    int* start;
-    int* ends;
-};
-
-/// The products of entries [c0, c0 + 32) of A's row (those below a_end), spread over the lanes
-/// of a warp, each of a column c with (c & owner_mask) == owner added to its column's slot of
-/// the shared table (keys, vals) of `slots` slots: atomicCAS on the key, atomicAdd on the value;
-/// *count counts the table's columns, and *overflow is set when they do not fit (a table keeps
-/// one slot empty, as spgemm_row_accumulate's).
-template <typename T>
-__device__ void add_chunk_products(int c0, int a_end, unsigned lane, const ChunkRows<T>& ch,
-                                   const std::int32_t* __restrict__ a_ci, const T* __restrict__ a_v,
-                                   const std::int32_t* __restrict__ b_rp,
-                                   const std::int32_t* __restrict__ b_ci, const T* __restrict__ b_v,
-                                   unsigned owner_mask, unsigned owner, int* keys, T* vals,
-                                   int slots, int* count, int* overflow) {
-    const int ka = c0 + static_cast<int>(lane);
-    int len = 0, from = 0;
-    T a = T(0);
-    if (ka < a_end) {
-        const int k = a_ci[ka];
-        from = b_rp[k];
-        len = b_rp[k + 1] - from;
-        a = a_v[ka];
-    }
-    int ends = len;
-    for (int o = 1; o < 32; o <<= 1) {
-        const int y = __shfl_up_sync(kFullWarpMask, ends, o);
-        if (static_cast<int>(lane) >= o) ends += y;
-    }
-    const int total = __shfl_sync(kFullWarpMask, ends, 31);
-    ch.start[lane] = from;
-    ch.ends[lane] = ends;
-    ch.a[lane] = a;
-    __syncwarp();
-    for (int p = static_cast<int>(lane); p < total; p += 32) {
-        int lo = 0, hi = 31;  // the entry whose products hold p: the first end above p
-        while (lo < hi) {
-            const int mid = (lo + hi) / 2;
-            if (ch.ends[mid] > p)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        const int kb = ch.start[lo] + p - (lo > 0 ? ch.ends[lo - 1] : 0);
-        const int c = b_ci[kb];
-        if ((static_cast<unsigned>(c) & owner_mask) != owner) continue;
-        const T product = ch.a[lo] * b_v[kb];
-        int s = static_cast<int>(Rows<T>::spgemm_slot(c, slots));
-        for (int probes = 0;; ++probes) {
-            if (probes == slots) {  // full: cannot happen below the count's bound
-                *overflow = 1;
-                break;
-            }
-            const int prev = atomicCAS(keys + s, -1, c);
-            if (prev == -1 || prev == c) {
-                if (prev == -1 && atomicAdd(count, 1) + 2 > slots) *overflow = 1;
-                atomicAdd(vals + s, product);
-                break;
-            }
-            s = (s + 1) & (slots - 1);
-        }
-    }
-}
-
-/// The table's filled slots moved to its start by one warp, in slot order (an entry moves only
-/// to a lower slot, after its chunk of 32 slots is read).
-template <typename T>
-__device__ void compact_table(int* keys, T* vals, int slots, unsigned lane) {
-    int filled = 0;
-    for (int s0 = 0; s0 < slots; s0 += 32) {
-        const int s = s0 + static_cast<int>(lane);
-        const int key = s < slots ? keys[s] : -1;
-        const T val = s < slots ? vals[s] : T(0);
-        const unsigned taken = __ballot_sync(kFullWarpMask, key != -1);
-        __syncwarp();
-        if (key != -1) {
-            const int at = filled + __popc(taken & ((1u << lane) - 1u));
-            keys[at] = key;
-            vals[at] = val;
-        }
-        filled += __popc(taken);
-        __syncwarp();
     }
 }
 
@@ -360,12 +268,11 @@ __global__ void __launch_bounds__(kSpgemmThreads)
     __shared__ int count[kSpgemmWarps], overflow[kSpgemmWarps];
     const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
     const WarpTables<T> tab(smem, w);
-    const ChunkRows<T> chunk{tab.a, tab.start, tab.ends};
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
     for (std::size_t i = first + warp; i < last; i += warps) {  // warp-uniform
         const std::int64_t t = offsets[i + 1] - offsets[i];
-        if (!warp_row(t)) continue;  // the block kernel's or the row functions' row
+        if (!warp_row(t)) continue;  // the row functions' row
         const int slots = static_cast<int>(t);
         for (int s = static_cast<int>(lane); s < slots; s += 32) {
             tab.keys[s] = -1;
@@ -376,8 +283,53 @@ __global__ void __launch_bounds__(kSpgemmThreads)
         const int a_end = a_rp[i + 1];
         for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
             // 32 entries of A's row at a time: their rows of B's products spread over the lanes.
-            add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v, 0u, 0u, tab.keys,
-                               tab.vals, slots, count + w, overflow + w);
+            const int ka = c0 + static_cast<int>(lane);
+            int len = 0, from = 0;
+            T a = T(0);
+            if (ka < a_end) {
+                const int k = a_ci[ka];
+                from = b_rp[k];
+                len = b_rp[k + 1] - from;
+                a = a_v[ka];
+            }
+            int ends = len;
+            for (int o = 1; o < 32; o <<= 1) {
+                const int y = __shfl_up_sync(kFullWarpMask, ends, o);
+                if (static_cast<int>(lane) >= o) ends += y;
+            }
+            const int total = __shfl_sync(kFullWarpMask, ends, 31);
+            tab.start[lane] = from;
+            tab.ends[lane] = ends;
+            tab.a[lane] = a;
+            __syncwarp();
+            for (int p = static_cast<int>(lane); p < total; p += 32) {
+                int lo = 0, hi = 31;  // the entry whose products hold p: the first end above p
+                while (lo < hi) {
+                    const int mid = (lo + hi) / 2;
+                    if (tab.ends[mid] > p)
+                        hi = mid;
+                    else
+                        lo = mid + 1;
+                }
+                const int kb = tab.start[lo] + p - (lo > 0 ? tab.ends[lo - 1] : 0);
+                const int c = b_ci[kb];
+                const T product = tab.a[lo] * b_v[kb];
+                int s = static_cast<int>(Rows<T>::spgemm_slot(c, t));
+                for (int probes = 0;; ++probes) {
+                    if (probes == slots) {  // full: cannot happen below the count's bound
+                        overflow[w] = 1;
+                        break;
+                    }
+                    const int prev = atomicCAS(tab.keys + s, -1, c);
+                    if (prev == -1 || prev == c) {
+                        // a table keeps one slot empty, as spgemm_row_accumulate's
+                        if (prev == -1 && atomicAdd(count + w, 1) + 2 > slots) overflow[w] = 1;
+                        atomicAdd(tab.vals + s, product);
+                        break;
+                    }
+                    s = (s + 1) & (slots - 1);
+                }
+            }
             __syncwarp();
             if (overflow[w]) break;  // read after the barrier: the same in every lane
         }
@@ -388,126 +340,26 @@ __global__ void __launch_bounds__(kSpgemmThreads)
             continue;
         }
         const int m = count[w];
-        compact_table(tab.keys, tab.vals, slots, lane);
+        // Compaction in place (an entry moves only to a lower slot, after its chunk is read).
+        int filled = 0;
+        for (int s0 = 0; s0 < slots; s0 += 32) {
+            const int s = s0 + static_cast<int>(lane);
+            const int key = s < slots ? tab.keys[s] : -1;
+            const T val = s < slots ? tab.vals[s] : T(0);
+            const unsigned taken = __ballot_sync(kFullWarpMask, key != -1);
+            __syncwarp();
+            if (key != -1) {
+                const int at = filled + __popc(taken & ((1u << lane) - 1u));
+                tab.keys[at] = key;
+                tab.vals[at] = val;
+            }
+            filled += __popc(taken);
+            __syncwarp();
+        }
         const std::int64_t off = offsets[i] - base;
         rank_sort_out(tab.keys, tab.vals, m, lane, keys + off, vals + off);
         if (lane == 0) counts[i - first] = m;
         __syncwarp();
-    }
-}
-
-// ---- SpGEMM rows of larger tables with a block per row ------------------------------------------
-// A row whose table has more slots than a warp's (the first pass's capped tables above
-// kWarpSlots, and the retry pass's full tables) and at most kBlockSlots is accumulated in a
-// shared table by a block of kBlockWarps warps: every warp walks all the row's products as the
-// warp kernel does and adds those of its columns (c mod kBlockWarps = its warp), so each
-// column's sum is one warp's, in the same order, and bits, on every run (warps sharing a
-// column would not be); the block clears the table, sorts it (bitonic) and writes the row. Each
-// block scans kBlockThreads rows at a time for its rows, so that the scan costs one coalesced read
-// of the offsets per row. Larger tables stay one thread's.
-constexpr int kBlockSlots = 8192;
-constexpr int kBlockWarps = 8;
-constexpr unsigned kBlockThreads = 32 * kBlockWarps;
-
-template <typename T>
-constexpr std::size_t block_table_bytes() {
-    return kBlockSlots * (sizeof(T) + sizeof(std::int32_t)) +
-           kBlockWarps * 32 * (sizeof(T) + 2 * sizeof(std::int32_t));
-}
-
-/// Whether a row whose table has t slots is the block kernel's: in the first pass, above a
-/// warp's tables; in the retry pass (full tables; 0: not retried), any that fits.
-__device__ inline bool block_row(std::int64_t t, int retry) {
-    return t <= kBlockSlots && (retry ? t > 0 : t > kWarpSlots);
-}
-
-template <typename T>
-__global__ void __launch_bounds__(kBlockThreads)
-    spgemm_block_kernel(std::size_t first, std::size_t last, const std::int32_t* __restrict__ a_rp,
-                        const std::int32_t* __restrict__ a_ci, const T* __restrict__ a_v,
-                        const std::int32_t* __restrict__ b_rp,
-                        const std::int32_t* __restrict__ b_ci, const T* __restrict__ b_v,
-                        const std::int64_t* __restrict__ offsets, std::int64_t base, int retry,
-                        std::int32_t* __restrict__ keys, T* __restrict__ vals,
-                        std::int32_t* __restrict__ counts) {
-    extern __shared__ __align__(16) unsigned char smem[];
-    __shared__ int count, overflow, found, rows[kBlockThreads];
-    T* const t_vals = reinterpret_cast<T*>(smem);
-    T* const t_a = t_vals + kBlockSlots;
-    int* const t_keys = reinterpret_cast<int*>(t_a + kBlockWarps * 32);
-    int* const t_start = t_keys + kBlockSlots;
-    int* const t_ends = t_start + kBlockWarps * 32;
-    const unsigned w = threadIdx.x >> 5, lane = threadIdx.x & 31u;
-    const ChunkRows<T> chunk{t_a + 32 * w, t_start + 32 * w, t_ends + 32 * w};
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlockThreads;
-    for (std::size_t r0 = first + static_cast<std::size_t>(blockIdx.x) * kBlockThreads; r0 < last;
-         r0 += stride) {
-        if (threadIdx.x == 0) found = 0;
-        __syncthreads();
-        if (const std::size_t r = r0 + threadIdx.x; r < last) {
-            const std::size_t o = retry ? r - first : r;
-            if (block_row(offsets[o + 1] - offsets[o], retry))
-                rows[atomicAdd(&found, 1)] = static_cast<int>(threadIdx.x);
-        }
-        __syncthreads();
-        const int n_found = found;
-        for (int f = 0; f < n_found; ++f) {  // block-uniform
-            const std::size_t i = r0 + static_cast<std::size_t>(rows[f]);
-            const std::size_t o = retry ? i - first : i;
-            const int slots = static_cast<int>(offsets[o + 1] - offsets[o]);
-            for (int s = static_cast<int>(threadIdx.x); s < slots; s += kBlockThreads) {
-                t_keys[s] = -1;
-                t_vals[s] = T(0);
-            }
-            if (threadIdx.x == 0) count = overflow = 0;
-            __syncthreads();
-            const int a_end = a_rp[i + 1];
-            for (int c0 = a_rp[i]; c0 < a_end; c0 += 32) {
-                add_chunk_products(c0, a_end, lane, chunk, a_ci, a_v, b_rp, b_ci, b_v,
-                                   kBlockWarps - 1u, w, t_keys, t_vals, slots, &count, &overflow);
-                __syncwarp();
-                // lane 0's reading for the whole warp (another warp may set it meanwhile)
-                if (__shfl_sync(kFullWarpMask, *static_cast<volatile int*>(&overflow), 0)) break;
-            }
-            __syncthreads();
-            if (overflow) {  // read after the barrier: the same in every thread
-                if (threadIdx.x == 0) counts[i - first] = -1;
-                __syncthreads();
-                continue;
-            }
-            // The table sorted by column, its empty slots (-1, the largest as unsigned) last:
-            // a bitonic sort of its `slots` (a power of two) entries, O(slots log^2 slots) over
-            // the block where a rank sort of m entries would take O(m^2).
-            for (int k = 2; k <= slots; k <<= 1) {
-                for (int j = k >> 1; j > 0; j >>= 1) {
-                    for (int t = static_cast<int>(threadIdx.x); t < slots;
-                         t += static_cast<int>(kBlockThreads)) {
-                        const int u = t ^ j;
-                        if (u <= t) continue;
-                        const auto kt = static_cast<unsigned>(t_keys[t]);
-                        const auto ku = static_cast<unsigned>(t_keys[u]);
-                        if ((kt > ku) == ((t & k) == 0)) {
-                            t_keys[t] = static_cast<int>(ku);
-                            t_keys[u] = static_cast<int>(kt);
-                            const T vt = t_vals[t];
-                            t_vals[t] = t_vals[u];
-                            t_vals[u] = vt;
-                        }
-                    }
-                    __syncthreads();
-                }
-            }
-            const int m = count;
-            const std::int64_t off = offsets[o] - base;
-            for (int j = static_cast<int>(threadIdx.x); j < m;
-                 j += static_cast<int>(kBlockThreads)) {
-                keys[off + j] = t_keys[j];
-                vals[off + j] = t_vals[j];
-            }
-            if (threadIdx.x == 0) counts[i - first] = m;
-            __syncthreads();
-        }
-        __syncthreads();  // every row done before `found` is reset
     }
 }
 
@@ -531,48 +383,17 @@ void launch_warp_rows(const Executor& exec, void (*kernel)(Params...), std::size
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
-/// spgemm_block_kernel over rows [first, last) of the first pass (retry 0) or the retry pass:
-/// one wave of blocks at the kernel's occupancy.
-template <typename T>
-void launch_block_rows(const Executor& exec, std::size_t first, std::size_t last, int retry,
-                       const SpgemmAccumulate<T>& f) {
-    if (last <= first) return;
-    activate(exec.device_id());
-    constexpr std::size_t shared = block_table_bytes<T>();
-    allow_dynamic_shared(exec.device_id(), spgemm_block_kernel<T>, shared);
-    int per_sm = 0;
-    PORTLA_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, spgemm_block_kernel<T>,
-                                                                    kBlockThreads, shared));
-    const std::size_t wave =
-        static_cast<std::size_t>(std::max(per_sm, 1)) *
-        static_cast<std::size_t>(device_limits(exec.device_id()).multiprocessors);
-    const std::size_t needed = (last - first + kBlockThreads - 1) / kBlockThreads;
-    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-    spgemm_block_kernel<T><<<blocks, kBlockThreads, shared, stream_of(exec)>>>(
-        first, last, f.a_rp, f.a_ci, f.a_v, f.b_rp, f.b_ci, f.b_v, f.offsets, f.base, retry, f.keys,
-        f.vals, f.counts);
-    PORTLA_CUDA_CHECK_LAUNCH();
-}
-
-/// Whether row i of a pass was sorted into its table by the warp or the block kernel.
-template <typename T>
-__device__ bool sorted_by_kernel(const SpgemmAccumulate<T>& f, std::size_t i) {
-    const std::size_t o = f.retry ? i - f.first : i;
-    const std::int64_t t = f.offsets[o + 1] - f.offsets[o];
-    return f.retry ? block_row(t, 1) : warp_row(t) || block_row(t, 0);
-}
-
-/// The row functions' accumulation for the rows that neither kernel takes.
+/// The row functions' accumulation for the rows whose table is not the warp kernel's.
 template <typename T>
 struct SpgemmAccumulateOthers {
     SpgemmAccumulate<T> f;
     __device__ void operator()(std::size_t i) const {
-        if (!sorted_by_kernel(f, i)) f(i);
+        if (!warp_row(f.offsets[i + 1] - f.offsets[i])) f(i);
     }
 };
 
-/// Extraction: a row sorted by the warp or the block kernel (in its first-pass table, or its
-/// retry table) is copied; the others are extracted and sorted by the row functions.
+/// Extraction: a row sorted by the warp kernel is copied; the others (retried or large) are
+/// extracted and sorted by the row functions.
 template <typename T>
 struct SpgemmExtractSorted {
     SpgemmExtract<T> f;
@@ -580,17 +401,15 @@ struct SpgemmExtractSorted {
         const std::int64_t t2 =
             f.offsets2 ? f.offsets2[i - f.first + 1] - f.offsets2[i - f.first] : 0;
         const std::int64_t t = f.offsets[i + 1] - f.offsets[i];
-        if (t2 > 0 ? !block_row(t2, 1) : !(warp_row(t) || block_row(t, 0))) {
+        if (t2 > 0 || !warp_row(t)) {
             f(i);
             return;
         }
-        const std::int64_t off = t2 > 0 ? f.offsets2[i - f.first] : f.offsets[i] - f.base;
-        const std::int32_t* keys = (t2 > 0 ? f.keys2 : f.keys) + off;
-        const T* vals = (t2 > 0 ? f.vals2 : f.vals) + off;
+        const std::int64_t off = f.offsets[i] - f.base;
         const int at = f.c_rp[i], m = f.c_rp[i + 1] - at;
         for (int j = 0; j < m; ++j) {
-            f.c_ci[at + j] = keys[j];
-            f.c_v[at + j] = vals[j];
+            f.c_ci[at + j] = f.keys[off + j];
+            f.c_v[at + j] = f.vals[off + j];
         }
     }
 };
@@ -604,12 +423,14 @@ void spgemm_accumulate(tag, const Executor& exec, std::size_t first, std::size_t
     const SpgemmAccumulate<T> rows{a_rp.data, a_ci.data,    a_v.data, b_rp.data, b_ci.data,
                                    b_v.data,  offsets.data, base,     retry,     keys.data,
                                    vals.data, counts.data,  first};
+    if (retry) {  // full tables, the few rows whose capped ones overflowed
+        for_rows(exec, first, last, rows);
+        return;
+    }
     if (last <= first) return;
-    if (!retry)
-        launch_warp_rows<T>(exec, spgemm_warp_kernel<T>, last - first, first, last, a_rp.data,
-                            a_ci.data, a_v.data, b_rp.data, b_ci.data, b_v.data, offsets.data, base,
-                            keys.data, vals.data, counts.data);
-    launch_block_rows(exec, first, last, retry, rows);
+    launch_warp_rows<T>(exec, spgemm_warp_kernel<T>, last - first, first, last, a_rp.data,
+                        a_ci.data, a_v.data, b_rp.data, b_ci.data, b_v.data, offsets.data, base,
+                        keys.data, vals.data, counts.data);
     for_rows(exec, first, last, SpgemmAccumulateOthers<T>{rows});
 }
 
