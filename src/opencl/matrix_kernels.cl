@@ -186,12 +186,12 @@ REAL slab_row(int dim, ulong nx, ulong ny, ulong planes, ulong i, global const R
     return (REAL)(2 * dim) * xp[i] - neighbours;
 }
 
-#define PORTLA_SLAB_ARGS                                                                  \
-    int dim, ulong nx, ulong ny, ulong planes, ulong first, ulong last,                   \
+#define PORTLA_SLAB_ARGS                                                                   \
+    int dim, ulong nx, ulong ny, ulong planes, ulong first, ulong last,                    \
         PORTLA_BUFFER(const REAL, below), int has_below, PORTLA_BUFFER(const REAL, above), \
         int has_above, PORTLA_BUFFER(const REAL, x), PORTLA_BUFFER(REAL, y)
-#define PORTLA_SLAB_ROW(i)                                                                \
-    slab_row(dim, nx, ny, planes, i, PORTLA_AT(const REAL, below), has_below,             \
+#define PORTLA_SLAB_ROW(i)                                                    \
+    slab_row(dim, nx, ny, planes, i, PORTLA_AT(const REAL, below), has_below, \
              PORTLA_AT(const REAL, above), has_above, PORTLA_AT(const REAL, x))
 
 // rows [first, last) of a slab
