@@ -43,7 +43,8 @@ def _headers_table():
         loc = xml.find("compounddef/location")
         path = loc.get("file") if loc is not None else c.findtext("name")
         path = path[path.index("portla/"):] if "portla/" in path else path
-        brief = "".join(xml.find("compounddef/briefdescription").itertext()).strip()
+        # One line in the table's cell, whatever the breaks of the brief in its header.
+        brief = " ".join("".join(xml.find("compounddef/briefdescription").itertext()).split())
         rows.append((path, c.get("refid"), brief))
     out = [".. list-table::", "   :header-rows: 1", "", "   * - header", "     - what it holds"]
     for path, refid, brief in sorted(rows):
