@@ -204,6 +204,13 @@ struct Amg<T>::Hierarchy {
                                     [&](auto backend) { amg_start(backend, exec, v.get_view()); });
         return v;
     }
+    /// rho(D^-1 A) of a level by Lanczos: the prolongator smoother's weight and the smoother's
+    /// interval. 1 where neither is used: classical AMG with l1-Jacobi (convergent without a
+    /// bound) takes no Lanczos steps in its set-up.
+    double spectral_radius(const Csr<T>& A) const {
+        if (s.method == "classical" && s.smoother == AmgSmoother::l1_jacobi) return 1.0;
+        return Chebyshev<T>(A, 1, kLanczosSteps, start_vector(A.rows())).ritz_max();
+    }
     void cycle(std::size_t l, bool zero_guess) const;
     /// The memory floor of one cycle of the settings' kind (AmgInfo::cycle_bytes).
     double cycle_floor() const;
@@ -434,12 +441,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             h.info.stopped = "max-levels";
             break;
         }
-        // rho(D^-1 A) by Lanczos: the prolongator smoother's weight and the smoother's interval.
-        // Classical AMG with l1-Jacobi needs neither (the l1 smoother is convergent without a
-        // bound): no estimate, and no Lanczos steps in its set-up.
-        const bool needs_rho = !classical || h.s.smoother != AmgSmoother::l1_jacobi;
-        const double rho =
-            needs_rho ? Chebyshev<T>(Al, 1, kLanczosSteps, h.start_vector(n)).ritz_max() : 1.0;
+        const double rho = h.spectral_radius(Al);
         if (!(rho > 0) || !std::isfinite(rho))
             throw BadInput("amg: the estimate of the spectral radius of D^-1 A on level " +
                            std::to_string(l) + " is " + std::to_string(rho) +
@@ -759,10 +761,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         h.info.coarse_solver = "dense-lu";
     } else {
         if (!h.smoothers[last]) {  // stopped by a stall or isolated rows: none built
-            const double rho =
-                h.s.method == "classical" && h.s.smoother == AmgSmoother::l1_jacobi
-                    ? 1.0
-                    : Chebyshev<T>(Ac, 1, kLanczosSteps, h.start_vector(nc)).ritz_max();
+            const double rho = h.spectral_radius(Ac);
             Array<T> d(exec, nc);
             Ac.diagonal(d.get_view());
             h.build_smoother(last, rho, d);

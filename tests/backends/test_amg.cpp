@@ -187,7 +187,7 @@ TYPED_TEST(SparseProduct, MatchesTheReferenceBackend) {
 // at most 1500 columns (a capped table of 2048 slots: above a GPU warp's table, without
 // overflow), the others about 600 products and 500 columns (their capped tables overflow and
 // are done again in full ones of 512 slots); with B of 20000 columns, row 3's capped table
-// overflows and its full one (32768 slots) is larger than a GPU block's shared table.
+// overflows too and is done again in a full one of 32768 slots.
 TYPED_TEST(SparseProduct, LongProductRowsMatchTheReferenceBackend) {
     using T = TypeParam;
     for (const int b_cols : {1500, 20000}) {
