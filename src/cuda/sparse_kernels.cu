@@ -2,7 +2,8 @@
 // threads per block) running the row functions of common/sparse/rows.hpp, on the stream of the
 // executor's device. The multigrid cycle's row updates (smoothing steps, residual, coarse
 // correction) form (A x)_i with a group of lanes per row as the CSR SpMV does
-// (cuda/csr_lanes.hpp), then lane 0 runs the row's update. The prefix sums are CUB's
+// (cuda/csr_lanes.hpp), then one lane runs the row's update (the lane of the row's place in a
+// tile of 32 rows where the rows fill a wave). The prefix sums are CUB's
 // (cub::DeviceScan). count_rows reduces each block's count with __syncthreads_count and adds it to
 // a device counter (one atomic per block), read back once.
 #include <cub/device/device_scan.cuh>
@@ -77,28 +78,63 @@ std::size_t count_rows(const Executor& exec, std::size_t n, F f) {
     return static_cast<std::size_t>(host);
 }
 
-// A group of G lanes per row, 32 / G rows per warp per step (the loop bound is warp-uniform, so
-// the full-mask shuffles of warp_sum are safe): ax = (A x)_row summed over the group, then
-// update(row, ax) in the group's first lane. skip_sum: ax = 0 without reading A or x.
-template <int G, typename T, typename U>
+// A group of G lanes per row forms ax = (A x)_row (the loop bounds are warp-uniform, so the
+// full-mask shuffles are safe). Without Tile the group's first lane runs update(row, ax), 32 / G
+// rows a warp a step. With Tile a warp takes 32 consecutive rows: G passes of 32 / G rows, each
+// pass's sums handed by a shuffle to the lanes of those rows, then every lane updates its own
+// row, so the update's vector reads and writes are whole lines of the warp (worth it where the
+// rows fill a wave; below that, the G passes would cut the rows in flight). skip_sum: ax = 0
+// without reading A or x.
+template <int G, bool Tile, typename T, typename U>
 __global__ void row_sum_update_kernel(std::size_t rows, const std::int32_t* __restrict__ rp,
                                       const std::int32_t* __restrict__ ci, const T* __restrict__ v,
                                       const T* __restrict__ x, U update, int skip_sum) {
-    constexpr unsigned rows_per_warp = 32 / G;
+    constexpr unsigned per_pass = 32 / G;
+    constexpr unsigned passes = Tile ? G : 1;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned member = lane % G;
     const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
-    for (std::size_t first = warp * rows_per_warp; first < rows; first += warps * rows_per_warp) {
-        const std::size_t row = first + lane / G;
-        T sum = T(0);
-        if (row < rows && !skip_sum) {
-            const auto read = [x](std::size_t j) { return __ldg(x + j); };
-            sum = csr_lane_sum<T>(std::int64_t{rp[row]} + member, rp[row + 1], G, ci, v, read);
+    const auto read = [x](std::size_t j) { return __ldg(x + j); };
+    for (std::size_t first = warp * per_pass * passes; first < rows;
+         first += warps * per_pass * passes) {
+        T mine = T(0);
+#pragma unroll
+        for (unsigned pass = 0; pass < passes; ++pass) {
+            const std::size_t row = first + pass * per_pass + lane / G;
+            T sum = T(0);
+            if (row < rows && !skip_sum)
+                sum = csr_lane_sum<T>(std::int64_t{rp[row]} + member, rp[row + 1], G, ci, v, read);
+            sum = warp_sum<G>(sum);
+            if constexpr (Tile) {
+                // row first + lane is in this pass when lane / per_pass == pass; its sum is in
+                // the first lane of group lane % per_pass
+                const T got = __shfl_sync(kFullWarpMask, sum, (lane % per_pass) * G);
+                if (lane / per_pass == pass) mine = got;
+            } else {
+                mine = sum;
+            }
         }
-        sum = warp_sum<G>(sum);
-        if (row < rows && member == 0) update(row, sum);
+        if constexpr (Tile) {
+            if (first + lane < rows) update(first + lane, mine);
+        } else {
+            const std::size_t row = first + lane / G;
+            if (row < rows && member == 0) update(row, mine);
+        }
     }
+}
+
+template <int G, bool Tile, typename T, typename U>
+void launch_sum_update(const Executor& exec, std::size_t rows, const std::int32_t* rp,
+                       const std::int32_t* ci, const T* v, const T* x, U update, int skip_sum) {
+    const auto kernel = row_sum_update_kernel<G, Tile, T, U>;
+    // One wave at the kernel's occupancy (no partial second wave), as the CSR SpMV.
+    const std::size_t needed = (rows * (Tile ? 1 : G) + kThreads - 1) / kThreads;
+    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
+                                             reinterpret_cast<const void*>(kernel));
+    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, v, x, update, skip_sum);
+    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 template <typename T, typename U>
@@ -111,14 +147,15 @@ void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries
     const int lanes = skip_sum ? 1 : csr_lanes(entries, rows);
     with_lanes(lanes, [&](auto group) {
         constexpr int G = decltype(group)::value;
-        const auto kernel = row_sum_update_kernel<G, T, U>;
-        // One wave at the kernel's occupancy (no partial second wave), as the CSR SpMV.
-        const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
-        const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
-                                                 reinterpret_cast<const void*>(kernel));
-        const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-        kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, v, x, update, skip_sum);
-        PORTLA_CUDA_CHECK_LAUNCH();
+        // Tiles where the groups of a lane-per-group launch would fill more than a wave.
+        const std::size_t wave =
+            resident_blocks(exec.device_id(), static_cast<int>(kThreads),
+                            reinterpret_cast<const void*>(row_sum_update_kernel<G, false, T, U>));
+        const bool tile = G > 1 && (rows * G + kThreads - 1) / kThreads > wave;
+        if (tile)
+            launch_sum_update<G, true>(exec, rows, rp, ci, v, x, update, skip_sum);
+        else
+            launch_sum_update<G, false>(exec, rows, rp, ci, v, x, update, skip_sum);
     });
 }
 
