@@ -232,23 +232,38 @@ PORTLA_FN int amg_in_coarse_set(int i, int m, PORTLA_GLOBAL const int *rp,
     return lo < rp[i + 1] && ci[lo] == m && strong[lo] && PORTLA_AMG_STATE(keys[m]) == 2;
 }
 
-/* Row f's entry in column j (0 when it has none) and, in *sum, the sum of row f's entries over
-   C_i of the sign opposite to a_ff (those through which f passes its share to C_i). */
-PORTLA_FN REAL amg_share_row(int i, int f, int j, PORTLA_GLOBAL const int *rp,
-                             PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
-                             PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys,
-                             REAL *sum) {
-    REAL aff = 0, afj = 0, s = 0;
+/* The sum of row f's entries over C_i of the sign opposite to a_ff (those through which f
+   passes its share to C_i); a_ff in *aff. */
+PORTLA_FN REAL amg_share_sum(int i, int f, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                             PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
+                             PORTLA_GLOBAL const U64 *keys, REAL *aff) {
+    REAL a = 0, s = 0;
     for (int k = rp[f]; k < rp[f + 1]; ++k)
-        if (ci[k] == f) aff = v[k];
+        if (ci[k] == f) a = v[k];
     for (int k = rp[f]; k < rp[f + 1]; ++k) {
         const int m = ci[k];
-        if (m == f || v[k] * aff >= 0 || !amg_in_coarse_set(i, m, rp, ci, strong, keys)) continue;
+        if (m == f || v[k] * a >= 0 || !amg_in_coarse_set(i, m, rp, ci, strong, keys)) continue;
         s += v[k];
-        if (m == j) afj = v[k];
     }
-    *sum = s;
-    return afj;
+    *aff = a;
+    return s;
+}
+
+/* The position of coarse row m (a fine-level row) in row i of P (columns sorted), -1 when m is
+   fine or not in that row. */
+PORTLA_FN int amg_interp_position(int i, int m, PORTLA_GLOBAL const U64 *keys,
+                                  PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                                  PORTLA_GLOBAL const int *p_ci) {
+    int lo = p_rp[i], hi = p_rp[i + 1];
+    if (PORTLA_AMG_STATE(keys[m]) != 2) return -1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (p_ci[mid] < rank[m])
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p_rp[i + 1] && p_ci[lo] == rank[m] ? lo : -1;
 }
 
 /* Row i of P (its offsets p_rp given; rank: the coarse rows' numbers), columns in order: a
@@ -266,7 +281,7 @@ PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GL
                                    int weights, PORTLA_GLOBAL const int *p_rp,
                                    PORTLA_GLOBAL int *p_ci, PORTLA_GLOBAL REAL *p_v) {
     int at = p_rp[i];
-    REAL diag = 0, aii = 0, sum = 0;
+    REAL diag = 0, aii = 0, aff = 0;
     if (PORTLA_AMG_STATE(keys[i]) == 2) {
         p_ci[at] = rank[i];
         p_v[at] = 1;
@@ -287,8 +302,7 @@ PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GL
         if (j == i || !strong[k]) {
             diag += v[k];
         } else if (PORTLA_AMG_STATE(keys[j]) != 2) {
-            (void)amg_share_row(i, j, -1, rp, ci, v, strong, keys, &sum);
-            if (sum == 0) diag += v[k];
+            if (amg_share_sum(i, j, rp, ci, v, strong, keys, &aff) == 0) diag += v[k];
         }
     }
     /* Lumping that cancels the diagonal (below 2% of a_ii) or turns its sign is dropped, a_ii
@@ -297,20 +311,28 @@ PORTLA_FN void amg_interp_fill_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GL
        the iterations need it (at 10% CG + a V cycle took 21 iterations on Poisson 64^3 instead
        of 15). */
     if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
+    /* The numerators, a_ij for each j in C_i (P's columns in the order of A's), then each
+       f in F_i passes its share a_if abar_fj / sum to every j in C_i at once (one pass over
+       row f, the sums added to each numerator in the order of F_i), then the division by
+       d_i. */
     for (int k = rp[i]; k < rp[i + 1]; ++k) {
-        const int j = ci[k];
-        REAL num = v[k];
-        if (!strong[k] || PORTLA_AMG_STATE(keys[j]) != 2) continue;
-        for (int q = rp[i]; q < rp[i + 1]; ++q) {
-            const int f = ci[q];
-            if (f == i || !strong[q] || PORTLA_AMG_STATE(keys[f]) == 2) continue;
-            const REAL afj = amg_share_row(i, f, j, rp, ci, v, strong, keys, &sum);
-            if (sum != 0) num += v[q] * afj / sum;
-        }
-        p_ci[at] = rank[j];
-        p_v[at] = -num / diag;
-        ++at;
+        if (!strong[k] || PORTLA_AMG_STATE(keys[ci[k]]) != 2) continue;
+        p_ci[at] = rank[ci[k]];
+        p_v[at++] = v[k];
     }
+    for (int q = rp[i]; q < rp[i + 1]; ++q) {
+        const int f = ci[q];
+        if (f == i || !strong[q] || PORTLA_AMG_STATE(keys[f]) == 2) continue;
+        const REAL sum = amg_share_sum(i, f, rp, ci, v, strong, keys, &aff);
+        if (sum == 0) continue;
+        for (int k = rp[f]; k < rp[f + 1]; ++k) {
+            const int m = ci[k];
+            if (m == f || v[k] * aff >= 0) continue;
+            const int pos = amg_interp_position(i, m, keys, rank, p_rp, p_ci);
+            if (pos >= 0) p_v[pos] += v[q] * v[k] / sum;
+        }
+    }
+    for (int k = p_rp[i]; k < at; ++k) p_v[k] = -p_v[k] / diag;
 }
 
 /* Extended+i interpolation (De Sterck, Falgout, Nolting and Yang, Numer. Linear Algebra Appl.
@@ -356,23 +378,6 @@ PORTLA_FN void amg_fine_neighbours_fill_row(int i, PORTLA_GLOBAL const int *rp,
         e_ci[at] = i;
         e_v[at] = 1;
     }
-}
-
-/* The position of coarse row m (a fine-level row) in row i of P (columns sorted), -1 when m is
-   fine or not in that row. */
-PORTLA_FN int amg_interp_position(int i, int m, PORTLA_GLOBAL const U64 *keys,
-                                  PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
-                                  PORTLA_GLOBAL const int *p_ci) {
-    int lo = p_rp[i], hi = p_rp[i + 1];
-    if (PORTLA_AMG_STATE(keys[m]) != 2) return -1;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (p_ci[mid] < rank[m])
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < p_rp[i + 1] && p_ci[lo] == rank[m] ? lo : -1;
 }
 
 /* amg_interp_position, or with a map (not 0) of row i over the fine-level rows, map[m] = the
