@@ -82,9 +82,12 @@ std::size_t count_rows(const Executor& exec, std::size_t n, F f) {
 // full-mask shuffles are safe). Without Tile the group's first lane runs update(row, ax), 32 / G
 // rows a warp a step. With Tile a warp takes 32 consecutive rows: G passes of 32 / G rows, each
 // pass's sums handed by a shuffle to the lanes of those rows, then every lane updates its own
-// row, so the update's vector reads and writes are whole lines of the warp (worth it where the
-// rows fill a wave; below that, the G passes would cut the rows in flight). skip_sum: ax = 0
-// without reading A or x.
+// row, so the update's vector reads and writes are whole lines of the warp. Worth it where the
+// rows fill a wave (below that the G passes would cut the rows in flight) and the groups are at
+// most 8 lanes (16 passes of a reduction each cost more than they save). Smoothed aggregation's
+// solve on the H200 (2026-11-29): poisson3d:256 102.6 ms without tiles, 86.7 with them;
+// anisotropic3d:128 19.5 ms tiling 16-lane groups too, 15.5 not.
+// skip_sum: ax = 0 without reading A or x.
 template <int G, bool Tile, typename T, typename U>
 __global__ void row_sum_update_kernel(std::size_t rows, const std::int32_t* __restrict__ rp,
                                       const std::int32_t* __restrict__ ci, const T* __restrict__ v,
@@ -151,7 +154,7 @@ void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries
         const std::size_t wave =
             resident_blocks(exec.device_id(), static_cast<int>(kThreads),
                             reinterpret_cast<const void*>(row_sum_update_kernel<G, false, T, U>));
-        const bool tile = G > 1 && (rows * G + kThreads - 1) / kThreads > wave;
+        const bool tile = G > 1 && G <= 8 && (rows * G + kThreads - 1) / kThreads > wave;
         if (tile)
             launch_sum_update<G, true>(exec, rows, rp, ci, v, x, update, skip_sum);
         else
