@@ -50,7 +50,7 @@ def _is_linear_operator(a: Any) -> bool:
 
 def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
     """ValueError unless dtype is numeric: real, or complex where complex_ok (a solve of complex
-    values: bicgstab and gmres on the CPU backends)."""
+    values: COMPLEX_METHODS)."""
     dtype = np.dtype(dtype)
     if dtype.kind == "c" and not complex_ok:
         raise ValueError(f"{what}: complex values are not supported (dtype {dtype})")
@@ -60,7 +60,7 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
 
 # The methods that solve complex systems (complex64, complex128), on the reference, omp and
 # cuda backends (cg: for Hermitian positive definite A).
-COMPLEX_METHODS = ("cg", "bicgstab", "gmres")
+COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr")
 
 
 def _dtype_of(o: Any) -> np.dtype:
@@ -374,8 +374,8 @@ def run(
             dt = _dtype_of(o)
             if dt.kind == "c":
                 raise ValueError(
-                    f"{method}: complex values (dtype {dt}) are not supported; cg, bicgstab "
-                    "and gmres solve complex systems"
+                    f"{method}: complex values (dtype {dt}) are not supported; "
+                    f"{', '.join(COMPLEX_METHODS)} solve complex systems"
                 )
     dtype = dtype_for(precision, A, b, complex_ok=method in COMPLEX_METHODS)
     rows, cols = shape_of(A)
@@ -600,8 +600,8 @@ def _run_gpu(method, A, b, x0, M, backend, precision, monitor, callback, minimis
     op, dtype, device, (rows, cols) = _gpu_operator(A, backend, precision)
     if is_complex(dtype) and method not in COMPLEX_METHODS:
         raise ValueError(
-            f"{method}: complex values (dtype {np.dtype(dtype)}) are not supported; cg, "
-            "bicgstab and gmres solve complex systems"
+            f"{method}: complex values (dtype {np.dtype(dtype)}) are not supported; "
+            f"{', '.join(COMPLEX_METHODS)} solve complex systems"
         )
     bv = _gpu_vector(b, dtype, rows, "b", device)
     if x0 is None:

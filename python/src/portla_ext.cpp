@@ -367,95 +367,85 @@ struct SolveInfo {
     std::uintptr_t b_ptr = 0, x_ptr = 0;
 };
 
-/// run_krylov for real values: every Krylov solver.
-template <typename T>
-void run_real_krylov(solver::Solver which, const LinearOperator<T>& op,
-                     const solver::PreconditionerOperator<T>* pm,
-                     const solver::PreconditionerOperator<T>* pm2, const_view<T> bv, view<T> xv,
-                     const solver::Settings& settings, solver::Result& result) {
-    if (pm2) {
-        if (which != solver::Solver::qmr)
-            throw BadInput(solver::to_string(which) + ": a right preconditioner M2 is qmr's");
-        result = solver::qmr(op, pm, pm2, bv, xv, settings);
-        return;
-    }
-    switch (which) {
-        case solver::Solver::cg:
-            result = pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
-            break;
-        case solver::Solver::bicgstab:
-            result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
-                        : solver::bicgstab(op, bv, xv, settings);
-            break;
-        case solver::Solver::gmres:
-            result =
-                pm ? solver::gmres(op, *pm, bv, xv, settings) : solver::gmres(op, bv, xv, settings);
-            break;
-        case solver::Solver::pipecg:
-            result = pm ? solver::pipecg(op, *pm, bv, xv, settings)
-                        : solver::pipecg(op, bv, xv, settings);
-            break;
-        case solver::Solver::minres:
-            result = pm ? solver::minres(op, *pm, bv, xv, settings)
-                        : solver::minres(op, bv, xv, settings);
-            break;
-        case solver::Solver::cgs:
-            result =
-                pm ? solver::cgs(op, *pm, bv, xv, settings) : solver::cgs(op, bv, xv, settings);
-            break;
-        case solver::Solver::tfqmr:
-            result =
-                pm ? solver::tfqmr(op, *pm, bv, xv, settings) : solver::tfqmr(op, bv, xv, settings);
-            break;
-        case solver::Solver::lgmres:
-            result = pm ? solver::lgmres(op, *pm, bv, xv, settings)
-                        : solver::lgmres(op, bv, xv, settings);
-            break;
-        case solver::Solver::gcrotmk:
-            result = pm ? solver::gcrotmk(op, *pm, bv, xv, settings)
-                        : solver::gcrotmk(op, bv, xv, settings);
-            break;
-        case solver::Solver::bicg:
-            result =
-                pm ? solver::bicg(op, *pm, bv, xv, settings) : solver::bicg(op, bv, xv, settings);
-            break;
-        case solver::Solver::qmr:
-            result =
-                pm ? solver::qmr(op, *pm, bv, xv, settings) : solver::qmr(op, bv, xv, settings);
-            break;
-    }
-}
-
 /// Complex values (complex64, complex128).
 template <typename T>
 inline constexpr bool is_complex = false;
 template <typename R>
 inline constexpr bool is_complex<std::complex<R>> = true;
 
+/// The Krylov solvers with a path for complex values (their solve<T> serves complex64 and
+/// complex128), named for the error that refuses the others.
+constexpr solver::Solver kComplexSolvers[] = {solver::Solver::cg, solver::Solver::bicgstab,
+                                              solver::Solver::gmres, solver::Solver::cgs,
+                                              solver::Solver::tfqmr};
+constexpr const char* kComplexSolverNames = "cg, bicgstab, gmres, cgs and tfqmr";
+
 /// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
-/// preconditioner (pm its left one) when pm2 is given. Complex values: cg, bicgstab and gmres.
+/// preconditioner (pm its left one) when pm2 is given. Complex values: kComplexSolvers.
 template <typename T>
 void run_krylov(solver::Solver which, const LinearOperator<T>& op,
                 const solver::PreconditionerOperator<T>* pm,
                 const solver::PreconditionerOperator<T>* pm2, const_view<T> bv, view<T> xv,
                 const solver::Settings& settings, solver::Result& result) {
+    if (pm2 && which != solver::Solver::qmr)
+        throw BadInput(solver::to_string(which) + ": a right preconditioner M2 is qmr's");
     if constexpr (is_complex<T>) {
-        const char* dtype = sizeof(T) == 16 ? "complex128" : "complex64";
-        if (pm2 || (which != solver::Solver::cg && which != solver::Solver::bicgstab &&
-                    which != solver::Solver::gmres))
-            throw Unsupported(solver::to_string(which) + ": complex values (" + dtype +
-                              ") are solved by cg, bicgstab and gmres only");
-        if (which == solver::Solver::cg)
-            result = pm ? solver::cg(op, *pm, bv, xv, settings) : solver::cg(op, bv, xv, settings);
-        else if (which == solver::Solver::bicgstab)
-            result = pm ? solver::bicgstab(op, *pm, bv, xv, settings)
-                        : solver::bicgstab(op, bv, xv, settings);
-        else
-            result =
-                pm ? solver::gmres(op, *pm, bv, xv, settings) : solver::gmres(op, bv, xv, settings);
-    } else {
-        run_real_krylov(which, op, pm, pm2, bv, xv, settings, result);
+        bool found = !pm2;
+        if (found) {
+            found = false;
+            for (const solver::Solver c : kComplexSolvers) found = found || c == which;
+        }
+        if (!found)
+            throw Unsupported(solver::to_string(which) + ": complex values (" +
+                              (sizeof(T) == 16 ? "complex128" : "complex64") + ") are solved by " +
+                              kComplexSolverNames + " only" + (pm2 ? " (without M2)" : ""));
     }
+    // Calls solver `name` with or without pm; REAL_ONLY: a solver without a complex path
+    // (refused above for complex values).
+#define PORTLA_RUN_KRYLOV(name) \
+    result = pm ? solver::name(op, *pm, bv, xv, settings) : solver::name(op, bv, xv, settings)
+#define PORTLA_REAL_ONLY(name) \
+    if constexpr (!is_complex<T>) PORTLA_RUN_KRYLOV(name)
+    switch (which) {
+        case solver::Solver::cg:
+            PORTLA_RUN_KRYLOV(cg);
+            break;
+        case solver::Solver::bicgstab:
+            PORTLA_RUN_KRYLOV(bicgstab);
+            break;
+        case solver::Solver::gmres:
+            PORTLA_RUN_KRYLOV(gmres);
+            break;
+        case solver::Solver::cgs:
+            PORTLA_RUN_KRYLOV(cgs);
+            break;
+        case solver::Solver::tfqmr:
+            PORTLA_RUN_KRYLOV(tfqmr);
+            break;
+        case solver::Solver::pipecg:
+            PORTLA_REAL_ONLY(pipecg);
+            break;
+        case solver::Solver::minres:
+            PORTLA_REAL_ONLY(minres);
+            break;
+        case solver::Solver::lgmres:
+            PORTLA_REAL_ONLY(lgmres);
+            break;
+        case solver::Solver::gcrotmk:
+            PORTLA_REAL_ONLY(gcrotmk);
+            break;
+        case solver::Solver::bicg:
+            PORTLA_REAL_ONLY(bicg);
+            break;
+        case solver::Solver::qmr:
+            if constexpr (!is_complex<T>)
+                result = pm2  ? solver::qmr(op, pm, pm2, bv, xv, settings)
+                         : pm ? solver::qmr(op, *pm, bv, xv, settings)
+                              : solver::qmr(op, bv, xv, settings);
+            break;
+    }
+#undef PORTLA_REAL_ONLY
+#undef PORTLA_RUN_KRYLOV
 }
 
 /// lsqr or lsmr (`method`) of host arrays: b (A.rows()), x (A.cols(), x0 when

@@ -11,8 +11,10 @@
 #include "portla/solver/tfqmr.hpp"
 
 #include <cmath>
+#include <complex>
 #include <memory>
 
+#include "common/scalar.hpp"
 #include "core/solver_common.hpp"
 
 namespace portla::solver {
@@ -22,6 +24,10 @@ namespace {
 template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given, const_view<T> b,
              view<T> x, const Settings& settings) {
+    // The scalars rho, alpha, beta and eta: double, or complex of double for complex values
+    // (dot products x^H y); theta, c and tau are norms' ratios, real.
+    using S = common::wide_t<T>;
+    using common::narrow;
     const detail::SolveStart<T> started("tfqmr", A, given, b, x, settings);
     const PreconditionerOperator<T>* M = started.M;
     const double bnorm = started.bnorm;
@@ -46,9 +52,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     detail::Progress progress(settings, bnorm, result);
     // Whether the solve stops at the denominator r~.v or r~.w: non-finite, or zero (then the
     // true residual decides between converged and breakdown).
-    auto stops_at = [&](double denominator) {
-        if (!std::isfinite(denominator)) return progress.stop(StopReason::non_finite);
-        if (denominator != 0) return false;
+    auto stops_at = [&](S denominator) {
+        if (!std::isfinite(std::abs(denominator))) return progress.stop(StopReason::non_finite);
+        if (denominator != S(0)) return false;
         const double t = true_norm();
         progress.final_residual(t);
         return progress.stop(progress.reached(t) ? StopReason::converged : StopReason::breakdown);
@@ -66,37 +72,38 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
         blas::fill<T>(exec, d, T{0});
         apply();
         blas::copy<T>(exec, u_hat, v);  // v = A M^-1 r
-        double rho = dot(r, r), tau = rnorm, theta = 0, eta = 0, alpha = 0;
+        S rho = dot(r, r), eta = 0, alpha = 0;
+        double tau = rnorm, theta = 0;
         for (int it = 1; it <= settings.max_iters; ++it) {
             const bool even = it % 2 == 1;  // iterations count from 1: the first is step 0
             if (even) {
-                const double rv = dot(r_shadow, v);  // r~ . v
+                const S rv = dot(r_shadow, v);  // r~ . v
                 if (stops_at(rv)) break;
                 alpha = rho / rv;
                 blas::copy<T>(exec, u, u_next);
-                blas::axpby<T>(exec, static_cast<T>(-alpha), v, T{1}, u_next);  // u' = u - a v
+                blas::axpby<T>(exec, narrow<T>(-alpha), v, T{1}, u_next);  // u' = u - a v
             }
-            blas::axpby<T>(exec, static_cast<T>(-alpha), u_hat, T{1}, w);  // w -= alpha u_hat
+            blas::axpby<T>(exec, narrow<T>(-alpha), u_hat, T{1}, w);  // w -= alpha u_hat
             // d = M^-1 u + (theta^2 eta / alpha) d
-            blas::axpby<T>(exec, T{1}, mu, static_cast<T>(theta * theta * eta / alpha), d);
+            blas::axpby<T>(exec, T{1}, mu, narrow<T>(theta * theta * eta / alpha), d);
             theta = detail::norm2<T>(A, w) / tau;
             const double c = 1 / std::sqrt(1 + theta * theta);
             tau *= theta * c;
             eta = c * c * alpha;
-            blas::axpby<T>(exec, static_cast<T>(eta), d, T{1}, x);  // x += eta d
+            blas::axpby<T>(exec, narrow<T>(eta), d, T{1}, x);  // x += eta d
             if (settings.iterate_monitor) settings.iterate_monitor(it);
             if (progress.record_confirmed(it, tau * std::sqrt(double(it)), true_norm)) break;
             if (even) {
                 blas::copy<T>(exec, u_next, u);
                 apply();  // u_hat = A M^-1 u'
             } else {
-                const double rho_next = dot(r_shadow, w);  // r~ . w
+                const S rho_next = dot(r_shadow, w);  // r~ . w
                 if (stops_at(rho_next)) break;
-                const double beta = rho_next / rho;
+                const S beta = rho_next / rho;
                 rho = rho_next;
-                blas::axpby<T>(exec, T{1}, w, static_cast<T>(beta), u);  // u = w + beta u
+                blas::axpby<T>(exec, T{1}, w, narrow<T>(beta), u);  // u = w + beta u
                 // v = beta (A M^-1 u' + beta v), then + A M^-1 u
-                blas::axpby<T>(exec, static_cast<T>(beta), u_hat, static_cast<T>(beta * beta), v);
+                blas::axpby<T>(exec, narrow<T>(beta), u_hat, narrow<T>(beta * beta), v);
                 apply();
                 blas::axpby<T>(exec, T{1}, u_hat, T{1}, v);
             }
@@ -111,5 +118,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
 }  // namespace
 
 PORTLA_SOLVER_ENTRY_POINTS(tfqmr);
+PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(tfqmr);
 
 }  // namespace portla::solver
