@@ -375,10 +375,10 @@ inline constexpr bool is_complex<std::complex<R>> = true;
 
 /// The Krylov solvers with a path for complex values (their solve<T> serves complex64 and
 /// complex128), named for the error that refuses the others.
-constexpr solver::Solver kComplexSolvers[] = {solver::Solver::cg, solver::Solver::bicgstab,
+constexpr solver::Solver kComplexSolvers[] = {solver::Solver::cg,    solver::Solver::bicgstab,
                                               solver::Solver::gmres, solver::Solver::cgs,
-                                              solver::Solver::tfqmr};
-constexpr const char* kComplexSolverNames = "cg, bicgstab, gmres, cgs and tfqmr";
+                                              solver::Solver::tfqmr, solver::Solver::lgmres};
+constexpr const char* kComplexSolverNames = "cg, bicgstab, gmres, cgs, tfqmr and lgmres";
 
 /// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
 /// preconditioner (pm its left one) when pm2 is given. Complex values: kComplexSolvers.
@@ -429,7 +429,7 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
             PORTLA_REAL_ONLY(minres);
             break;
         case solver::Solver::lgmres:
-            PORTLA_REAL_ONLY(lgmres);
+            PORTLA_RUN_KRYLOV(lgmres);
             break;
         case solver::Solver::gcrotmk:
             PORTLA_REAL_ONLY(gcrotmk);

@@ -118,15 +118,28 @@ def test_maxiter_reached(name):
     assert info == maxiter
 
 
-@pytest.mark.parametrize("name", ["lgmres", "gcrotmk"])
-@pytest.mark.parametrize("matrix", ["cage5", "bcsstk01"])
+@pytest.mark.parametrize(
+    "name, matrix",
+    [
+        (name, matrix)
+        for name in ("lgmres", "gcrotmk")
+        for matrix in ("cage5", "bcsstk01", "helmholtz", "hermitian")
+        if name == "lgmres" or matrix in ("cage5", "bcsstk01")
+    ],
+)
 @pytest.mark.parametrize("jacobi", [False, True])
 def test_arnoldi_steps_match_scipys(name, matrix, jacobi):
     """Preconditioned on the same side as SciPy's, both stopping on the true residual: the
     Arnoldi steps agree within 10%. lgmres with store_outer_Av=False (one A x a step): SciPy's
     steps are its A x products less the one per cycle, its callbacks. gcrotmk: SciPy's are its
-    A x products less the one recomputing b - A x when it converges."""
-    A = sp.csr_matrix(scipy.io.mmread(SOURCE_DIR / f"tests/data/suitesparse/{matrix}.mtx"))
+    A x products less the one recomputing b - A x when it converges. helmholtz and hermitian:
+    the complex matrices of test_complex.py (24 x 24 grids)."""
+    if matrix in ("helmholtz", "hermitian"):
+        from test_complex import helmholtz, hermitian
+
+        A = helmholtz(24) if matrix == "helmholtz" else hermitian(24)
+    else:
+        A = sp.csr_matrix(scipy.io.mmread(SOURCE_DIR / f"tests/data/suitesparse/{matrix}.mtx"))
     b = A @ np.ones(A.shape[0])
     M = sp.diags(1 / A.diagonal()) if jacobi else None
     products, cycles, steps = [0], [0], [0]

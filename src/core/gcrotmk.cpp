@@ -94,7 +94,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     for (int j = 0; j <= m_max; ++j) V.emplace_back(exec, n);
     for (int j = 0; j < (M ? m_max : 0); ++j) Z.emplace_back(exec, n);
     Array<T> r(exec, n), ux(exec, n), cx(exec, n);
-    detail::ArnoldiLeastSquares lsq(m_max);
+    detail::ArnoldiLeastSquares<double> lsq(m_max);
     std::vector<double> B(static_cast<std::size_t>(kept_max) *
                           m_max);  // b_ij at [j * kept_max + i]
 

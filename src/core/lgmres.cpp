@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/scalar.hpp"
 #include "core/solver_common.hpp"
 
 namespace portla::solver {
@@ -27,6 +28,10 @@ namespace {
 template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given, const_view<T> b,
              view<T> x, const Settings& settings) {
+    // The projections and the least-squares solution: double, or complex of double for complex
+    // values (V^H w).
+    using S = common::wide_t<T>;
+    using common::narrow;
     detail::check_at_least("lgmres", "restart (inner_m)", settings.restart, 1);
     detail::check_at_least("lgmres", "max_cycles", settings.lgmres_max_cycles, 0);
     detail::check_at_least("lgmres", "outer_k", settings.lgmres_outer_k, 0);
@@ -66,7 +71,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
         A.apply(z, az);
         M->apply(az, w);
     };
-    detail::ArnoldiLeastSquares lsq(m_max);
+    detail::ArnoldiLeastSquares<S> lsq(m_max);
     std::vector<const_view<T>> dirs(m_max);  // z_j of this cycle
 
     detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
@@ -90,7 +95,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                 }
                 scale = beta / start_norm;
             }
-            blas::axpby<T>(exec, static_cast<T>(1 / start_norm), left ? rl : r, T{0},
+            blas::axpby<T>(exec, narrow<T>(1 / start_norm), left ? rl : r, T{0},
                            V[0]);  // v_0 = r / ||r|| (M^-1 r / ||M^-1 r||)
             lsq.start(start_norm);
             int j = 0;
@@ -133,20 +138,19 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                 progress.stop(StopReason::non_finite);
                 break;
             }
-            const std::vector<double> y = lsq.minimiser(j);
+            const std::vector<S> y = lsq.minimiser(j);
             blas::fill<T>(exec, dx, T{0});
             for (int i = 0; i < j; ++i)
-                blas::axpby<T>(exec, static_cast<T>(y[i]), dirs[i], T{1}, dx);  // dx = Z y
+                blas::axpby<T>(exec, narrow<T>(y[i]), dirs[i], T{1}, dx);  // dx = Z y
             const double nx = detail::norm2<T>(A, dx);
             if (nx > 0 && outer_k > 0) {
                 Correction cor{Array<T>(exec, n),
                                Array<T>(exec, settings.lgmres_store_outer_av ? n : 0)};
-                blas::axpby<T>(exec, static_cast<T>(1 / nx), dx, T{0}, cor.z);
+                blas::axpby<T>(exec, narrow<T>(1 / nx), dx, T{0}, cor.z);
                 if (settings.lgmres_store_outer_av) {  // A dx = V (H y), H unrotated
                     blas::fill<T>(exec, cor.az, T{0});
                     for (int i = 0; i <= j && i <= m_max; ++i)
-                        blas::axpby<T>(exec, static_cast<T>(lsq.h_times(i, y) / nx), V[i], T{1},
-                                       cor.az);
+                        blas::axpby<T>(exec, narrow<T>(lsq.h_times(i, y) / nx), V[i], T{1}, cor.az);
                 }
                 outer.push_back(std::move(cor));
                 while (static_cast<int>(outer.size()) > outer_k) outer.pop_front();
@@ -177,5 +181,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
 }  // namespace
 
 PORTLA_SOLVER_ENTRY_POINTS(lgmres);
+PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(lgmres);
 
 }  // namespace portla::solver

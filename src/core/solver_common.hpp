@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -99,14 +100,16 @@ double check_inputs(const char* solver, const LinearOperator<T>& A, const_view<T
     return bnorm;
 }
 
-/// Throws BadInput("<solver>: <what> must be >= <least> (got <value>)") for a setting below its
-/// least value.
 /// The host vectors `list` (Settings::kept) as Arrays on exec: each of n finite entries, or
-/// empty (not given: an empty Array); BadInput naming the solver and `what` otherwise.
+/// empty (not given: an empty Array); BadInput naming the solver and `what` otherwise. Kept
+/// vectors hold real values: for complex values Unsupported, whatever the list.
 template <typename T>
 std::vector<Array<T>> load_kept(const char* solver, const char* what,
                                 const std::vector<std::vector<double>>& list, const Executor& exec,
                                 std::size_t n) {
+    if constexpr (common::is_complex_v<T>)
+        throw Unsupported(std::string(solver) + ": " + what + " vectors kept between solves (" +
+                          common::dtype_name<T>() + ") are not supported");
     std::vector<Array<T>> out;
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::vector<double>& v = list[i];
@@ -123,13 +126,20 @@ std::vector<Array<T>> load_kept(const char* solver, const char* what,
     return out;
 }
 
-/// An Array's values on the host in double (for Settings::kept).
+/// An Array's values on the host in double (for Settings::kept, real values: load_kept refuses
+/// complex ones first).
 template <typename T>
 std::vector<double> to_double(const Array<T>& a) {
-    const std::vector<T> h = a.to_host();
-    return std::vector<double>(h.begin(), h.end());
+    if constexpr (common::is_complex_v<T>) {
+        throw Unsupported("kept vectors of complex values");
+    } else {
+        const std::vector<T> h = a.to_host();
+        return std::vector<double>(h.begin(), h.end());
+    }
 }
 
+/// Throws BadInput("<solver>: <what> must be >= <least> (got <value>)") for a setting below its
+/// least value.
 inline void check_at_least(const char* solver, const char* what, int value, int least) {
     if (value < least)
         throw BadInput(std::string(solver) + ": " + what + " must be >= " + std::to_string(least) +
@@ -380,27 +390,33 @@ private:
 };
 
 /// The host side of the Arnoldi steps of (flexible) GMRES cycles (LGMRES, GCROT): the
-/// Hessenberg matrix H (kept unrotated), its QR factor R by Givens rotations (in double) and the
-/// rotated right-hand side g, whose |g_{j+1}| is the residual norm of the cycle's minimiser.
+/// Hessenberg matrix H (kept unrotated), its QR factor R by Givens rotations and the rotated
+/// right-hand side g, whose |g_{j+1}| is the residual norm of the cycle's minimiser. S: double,
+/// or complex of double for complex values (common::wide_t), where the projections are V^H w
+/// and each rotation is [c s; -conj(s) conj(c)] with c = conj(a) / rho, s = conj(b) / rho,
+/// rho = sqrt(|a|^2 + |b|^2), mapping (a, b) to (rho, 0), as GMRES's.
+template <typename S>
 class ArnoldiLeastSquares {
 public:
     explicit ArnoldiLeastSquares(int steps)
         : ld_(steps + 1), H_(ld_ * steps), R_(ld_ * steps), cs_(steps), sn_(steps), g_(ld_) {}
     /// A new cycle from a residual of norm beta.
     void start(double beta) {
-        std::fill(g_.begin(), g_.end(), 0.0);
+        std::fill(g_.begin(), g_.end(), S(0));
         g_[0] = beta;
     }
-    /// h_i = v_i.w;  w -= h_i v_i  for i <= j (modified Gram-Schmidt into column j of H), then
+    /// h_i = v_i^H w;  w -= h_i v_i  for i <= j (modified Gram-Schmidt into column j of H), then
     /// h_{j+1} = ||w||, returned.
     template <typename T, typename Basis>
     double orthogonalize(const LinearOperator<T>& A, const Basis& V, int j, view<T> w) {
-        double* h = H_.data() + static_cast<std::size_t>(j) * ld_;
+        S* h = H_.data() + static_cast<std::size_t>(j) * ld_;
         for (int i = 0; i <= j; ++i) {
             h[i] = dot<T>(A, V[i], w);
-            blas::axpby<T>(A.executor(), static_cast<T>(-h[i]), V[i], T{1}, w);
+            blas::axpby<T>(A.executor(), common::narrow<T>(-h[i]), V[i], T{1}, w);
         }
-        return h[j + 1] = norm2<T>(A, w);
+        const double next = norm2<T>(A, w);
+        h[j + 1] = next;
+        return next;
     }
     /// The end of Arnoldi step j, w = A z_j (projected, for GCROT) with ||A z_j|| = w_norm:
     /// orthogonalize(), rotate() into `estimate`, and v_{j+1} = w / h_{j+1} in w unless the new
@@ -412,27 +428,27 @@ public:
         const double h_next = orthogonalize(A, V, j, w);
         if (!std::isfinite(h_next) || !std::isfinite(w_norm)) return false;
         estimate = rotate(j);
-        invariant = !(h_next > std::numeric_limits<T>::epsilon() * w_norm);
-        if (!invariant) blas::axpby<T>(A.executor(), T{0}, w, static_cast<T>(1 / h_next), w);
+        invariant = !(h_next > std::numeric_limits<common::real_t<T>>::epsilon() * w_norm);
+        if (!invariant) blas::axpby<T>(A.executor(), T{0}, w, common::narrow<T>(1 / h_next), w);
         return true;
     }
     /// Column j of H into R, rotated by the previous rotations and a new one; returns the
     /// residual estimate |g_{j+1}|.
     double rotate(int j) {
-        const double* h = H_.data() + static_cast<std::size_t>(j) * ld_;
-        double* rj = R_.data() + static_cast<std::size_t>(j) * ld_;
+        const S* h = H_.data() + static_cast<std::size_t>(j) * ld_;
+        S* rj = R_.data() + static_cast<std::size_t>(j) * ld_;
         std::copy(h, h + j + 2, rj);
         for (int i = 0; i < j; ++i) {
-            const double t = cs_[i] * rj[i] + sn_[i] * rj[i + 1];
-            rj[i + 1] = -sn_[i] * rj[i] + cs_[i] * rj[i + 1];
+            const S t = cs_[i] * rj[i] + sn_[i] * rj[i + 1];
+            rj[i + 1] = -common::conj(sn_[i]) * rj[i] + common::conj(cs_[i]) * rj[i + 1];
             rj[i] = t;
         }
-        const double rho = std::hypot(rj[j], rj[j + 1]);
-        cs_[j] = rho > 0 ? rj[j] / rho : 1;
-        sn_[j] = rho > 0 ? rj[j + 1] / rho : 0;
+        const double rho = std::hypot(std::abs(rj[j]), std::abs(rj[j + 1]));
+        cs_[j] = rho > 0 ? S(common::conj(rj[j]) / rho) : S(1);
+        sn_[j] = rho > 0 ? S(common::conj(rj[j + 1]) / rho) : S(0);
         rj[j] = rho;
         rj[j + 1] = 0;
-        g_[j + 1] = -sn_[j] * g_[j];
+        g_[j + 1] = -common::conj(sn_[j]) * g_[j];
         g_[j] *= cs_[j];
         return std::abs(g_[j + 1]);
     }
@@ -441,30 +457,31 @@ public:
     /// one) drops its direction (y_i = 0) instead of dividing by rounding noise: such a pivot
     /// is the cycle's last (a zero pivot is an invariant space, which ends the cycle), so the
     /// rows above are still met and the residual is the least-squares one over the Krylov space.
-    std::vector<double> minimiser(int j) const {
-        std::vector<double> y(j, 0.0);
+    std::vector<S> minimiser(int j) const {
+        std::vector<S> y(j, S(0));
         for (int i = j - 1; i >= 0; --i) {
-            double s = g_[i], column = 0;
+            S s = g_[i];
+            double column = 0;
             for (int col = i + 1; col < j; ++col) s -= R(i, col) * y[col];
-            for (int row = 0; row <= i; ++row) column += R(row, i) * R(row, i);
-            const double d = R(i, i);
-            y[i] = std::abs(d) > 1e-14 * std::sqrt(column) ? s / d : 0.0;
+            for (int row = 0; row <= i; ++row) column += std::norm(R(row, i));
+            const S d = R(i, i);
+            y[i] = std::abs(d) > 1e-14 * std::sqrt(column) ? S(s / d) : S(0);
         }
         return y;
     }
     /// Row i of H y, y of j entries (i <= j).
-    double h_times(int i, const std::vector<double>& y) const {
-        double q = 0;
+    S h_times(int i, const std::vector<S>& y) const {
+        S q = 0;
         for (int col = std::max(0, i - 1); col < static_cast<int>(y.size()); ++col)
             q += H_[col * ld_ + i] * y[col];
         return q;
     }
     /// Entry (i, col) of the triangular factor.
-    double R(int i, int col) const { return R_[static_cast<std::size_t>(col) * ld_ + i]; }
+    S R(int i, int col) const { return R_[static_cast<std::size_t>(col) * ld_ + i]; }
 
 private:
     std::size_t ld_;
-    std::vector<double> H_, R_, cs_, sn_, g_;
+    std::vector<S> H_, R_, cs_, sn_, g_;
 };
 
 /// A solve that stopped without converging (max_iterations, breakdown, non_finite) with a

@@ -340,7 +340,7 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
         int measured_double, measured_float;
     };
     const SolveFn<T> cg = solver::cg<T>, bicgstab = solver::bicgstab<T>, gmres = solver::gmres<T>,
-                     cgs = solver::cgs<T>, tfqmr = solver::tfqmr<T>;
+                     cgs = solver::cgs<T>, tfqmr = solver::tfqmr<T>, lgmres = solver::lgmres<T>;
     const Case cases[] = {
         {"bicgstab", bicgstab, true, P::none, 444, 276},
         {"bicgstab", bicgstab, true, P::jacobi, 422, 328},
@@ -354,6 +354,8 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
         {"cgs", cgs, false, P::jacobi, 20, 9},
         {"tfqmr", tfqmr, true, P::none, 296, 295},
         {"tfqmr", tfqmr, false, P::jacobi, 43, 19},
+        {"lgmres", lgmres, true, P::none, 849, 301},
+        {"lgmres", lgmres, false, P::jacobi, 38, 15},
     };
     const auto H = helmholtz<T>(24, 0.5, 0.1), S = hermitian<T>(24);
     for (const Case& c : cases) {
