@@ -111,7 +111,7 @@ def solve(
         called from the solve), or CuPy / PyTorch CUDA arrays, used in place on their GPU.
     :param b: the right-hand side, n values. Complex A or b (complex64 / complex128, precond
         "none" or "jacobi") are solved by cg (Hermitian positive definite A), bicgstab, gmres, cgs,
-        tfqmr and lgmres on the reference, omp and cuda backends (CuPy / PyTorch CUDA arrays: a sparse
+        tfqmr, lgmres and gcrotmk on the reference, omp and cuda backends (CuPy / PyTorch CUDA arrays: a sparse
         CSR A); the other solvers raise ValueError for them.
     :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres", "pipecg",
         "minres" (symmetric A; ``shift=s`` solves (A - s I) x = b), "cgs" or "tfqmr".

@@ -60,7 +60,7 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
 
 # The methods that solve complex systems (complex64, complex128), on the reference, omp and
 # cuda backends (cg: for Hermitian positive definite A).
-COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres")
+COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk")
 
 
 def _dtype_of(o: Any) -> np.dtype:

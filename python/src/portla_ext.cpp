@@ -375,10 +375,10 @@ inline constexpr bool is_complex<std::complex<R>> = true;
 
 /// The Krylov solvers with a path for complex values (their solve<T> serves complex64 and
 /// complex128), named for the error that refuses the others.
-constexpr solver::Solver kComplexSolvers[] = {solver::Solver::cg,    solver::Solver::bicgstab,
-                                              solver::Solver::gmres, solver::Solver::cgs,
-                                              solver::Solver::tfqmr, solver::Solver::lgmres};
-constexpr const char* kComplexSolverNames = "cg, bicgstab, gmres, cgs, tfqmr and lgmres";
+constexpr solver::Solver kComplexSolvers[] = {
+    solver::Solver::cg,    solver::Solver::bicgstab, solver::Solver::gmres,  solver::Solver::cgs,
+    solver::Solver::tfqmr, solver::Solver::lgmres,   solver::Solver::gcrotmk};
+constexpr const char* kComplexSolverNames = "cg, bicgstab, gmres, cgs, tfqmr, lgmres and gcrotmk";
 
 /// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
 /// preconditioner (pm its left one) when pm2 is given. Complex values: kComplexSolvers.
@@ -432,7 +432,7 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
             PORTLA_RUN_KRYLOV(lgmres);
             break;
         case solver::Solver::gcrotmk:
-            PORTLA_REAL_ONLY(gcrotmk);
+            PORTLA_RUN_KRYLOV(gcrotmk);
             break;
         case solver::Solver::bicg:
             PORTLA_REAL_ONLY(bicg);

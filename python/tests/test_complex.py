@@ -77,7 +77,7 @@ def test_against_scipy(method, margin, matrix, backend):
     assert np.linalg.norm(x - xs) <= 1e-5 * np.linalg.norm(xs)
 
 
-@pytest.mark.parametrize("method", ["bicgstab", "gmres", "cgs", "tfqmr", "lgmres"])
+@pytest.mark.parametrize("method", ["bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk"])
 def test_complex64_and_operators(method):
     A = helmholtz(12)
     n = A.shape[0]
@@ -105,6 +105,10 @@ def test_refusals():
         pscipy.bicg(A, b)
     with pytest.raises(ValueError, match="minres: complex values"):
         pscipy.minres(A.real, b)
+    with pytest.raises(ValueError, match=r"gcrotmk: truncate 'smallest' of complex values"):
+        pscipy.gcrotmk(A, b, truncate="smallest")
+    with pytest.raises(ValueError, match=r"lgmres: outer_v vectors kept between solves"):
+        pscipy.lgmres(A, b, outer_v=[])
     with pytest.raises(ValueError, match=r"ilu0 preconditioner has no path for complex values"):
         pscipy.gmres(A, b, M="ilu0")
     with pytest.raises(ValueError, match="opencl backend"):
@@ -138,7 +142,7 @@ def test_portla_solve_complex():
 
     A = hermitian(10)
     b = rhs(A.shape[0])
-    for solver in ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres"):
+    for solver in ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk"):
         r = portla.solve(A, b, solver=solver, precond="jacobi", rtol=1e-10, backend="reference")
         assert r.converged and r.x.dtype == np.complex128 and r.backend == "reference"
         assert relative_residual(A, r.x, b) <= 1e-10
@@ -197,7 +201,9 @@ def test_cuda_against_omp(portla_cuda, method, margin):
         assert abs(runs["cuda"] - runs["omp"]) <= margin * runs["omp"] + 2, runs
 
 
-@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres"])
+@pytest.mark.parametrize(
+    "method", ["cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk"]
+)
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_cupy_complex_in_place(cupy, method, dtype):
     import cupyx.scipy.sparse as csp

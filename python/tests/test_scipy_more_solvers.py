@@ -124,7 +124,6 @@ def test_maxiter_reached(name):
         (name, matrix)
         for name in ("lgmres", "gcrotmk")
         for matrix in ("cage5", "bcsstk01", "helmholtz", "hermitian")
-        if name == "lgmres" or matrix in ("cage5", "bcsstk01")
     ],
 )
 @pytest.mark.parametrize("jacobi", [False, True])

@@ -75,6 +75,13 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     detail::check_at_least("gcrotmk", "m", settings.gcrot_m, 1);
     detail::check_at_least("gcrotmk", "k (-1: m)", settings.gcrot_k, -1);
     detail::check_at_least("gcrotmk", "max_cycles", settings.gcrot_max_cycles, 0);
+    // The projections (c_i^H w, V^H w) and the least-squares solution: double, or complex of
+    // double for complex values, whose pairs are truncated by age only.
+    using S = common::wide_t<T>;
+    using common::narrow;
+    if (common::is_complex_v<T> && settings.gcrot_truncate_smallest)
+        throw Unsupported(std::string("gcrotmk: truncate 'smallest' of complex values (") +
+                          common::dtype_name<T>() + ") is not supported; use 'oldest'");
     const detail::SolveStart<T> started("gcrotmk", A, given, b, x, settings);
     const PreconditionerOperator<T>* M = started.M;
     Result result;
@@ -94,9 +101,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
     for (int j = 0; j <= m_max; ++j) V.emplace_back(exec, n);
     for (int j = 0; j < (M ? m_max : 0); ++j) Z.emplace_back(exec, n);
     Array<T> r(exec, n), ux(exec, n), cx(exec, n);
-    detail::ArnoldiLeastSquares<double> lsq(m_max);
-    std::vector<double> B(static_cast<std::size_t>(kept_max) *
-                          m_max);  // b_ij at [j * kept_max + i]
+    detail::ArnoldiLeastSquares<S> lsq(m_max);
+    std::vector<S> B(static_cast<std::size_t>(kept_max) * m_max);  // b_ij at [j * kept_max + i]
 
     detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
     double beta = detail::norm2<T>(A, r);
@@ -116,20 +122,20 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
             Pair p{given ? std::move(cs[i]) : Array<T>(exec, n), std::move(us[i])};
             if (!given) A.apply(p.u, p.c);
             for (const Pair& q : CU) {
-                const auto a = static_cast<T>(detail::dot<T>(A, q.c, p.c));
+                const T a = narrow<T>(detail::dot<T>(A, q.c, p.c));
                 blas::axpby<T>(exec, -a, q.c, T{1}, p.c);
                 blas::axpby<T>(exec, -a, q.u, T{1}, p.u);
             }
             const double cnorm = detail::norm2<T>(A, p.c);
             if (!(cnorm > 0) || !std::isfinite(1 / cnorm)) continue;
-            blas::axpby<T>(exec, T{0}, p.c, static_cast<T>(1 / cnorm), p.c);
-            blas::axpby<T>(exec, T{0}, p.u, static_cast<T>(1 / cnorm), p.u);
+            blas::axpby<T>(exec, T{0}, p.c, narrow<T>(1 / cnorm), p.c);
+            blas::axpby<T>(exec, T{0}, p.u, narrow<T>(1 / cnorm), p.u);
             CU.push_back(std::move(p));
         }
         for (const Pair& p : CU) {
-            const double gamma = detail::dot<T>(A, p.c, r);
-            blas::axpby<T>(exec, static_cast<T>(-gamma), p.c, T{1}, r);  // r -= gamma c
-            blas::axpby<T>(exec, static_cast<T>(gamma), p.u, T{1}, x);   // x += gamma u
+            const S gamma = detail::dot<T>(A, p.c, r);
+            blas::axpby<T>(exec, narrow<T>(-gamma), p.c, T{1}, r);  // r -= gamma c
+            blas::axpby<T>(exec, narrow<T>(gamma), p.u, T{1}, x);   // x += gamma u
         }
         if (!CU.empty()) {
             beta = detail::norm2<T>(A, r);
@@ -148,7 +154,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
             result.cycles = cycle;
             const int kc = static_cast<int>(CU.size());
             const int steps = m + std::max(k - kc, 0);
-            blas::axpby<T>(exec, static_cast<T>(1 / beta), r, T{0}, V[0]);  // v_0 = r / ||r||
+            blas::axpby<T>(exec, narrow<T>(1 / beta), r, T{0}, V[0]);  // v_0 = r / ||r||
             lsq.start(beta);
             int j = 0;
             bool claimed = false, invariant = false, non_finite = false;
@@ -163,9 +169,9 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                 A.apply(z, w);
                 const double w_norm = detail::norm2<T>(A, w);
                 for (int i = 0; i < kc; ++i) {  // w -= b_ij c_i
-                    const double bij = detail::dot<T>(A, CU[i].c, w);
+                    const S bij = detail::dot<T>(A, CU[i].c, w);
                     B[static_cast<std::size_t>(j) * kept_max + i] = bij;
-                    blas::axpby<T>(exec, static_cast<T>(-bij), CU[i].c, T{1}, w);
+                    blas::axpby<T>(exec, narrow<T>(-bij), CU[i].c, T{1}, w);
                 }
                 if (!lsq.step(A, V, j, w, w_norm, estimate, invariant)) {
                     non_finite = true;
@@ -181,71 +187,73 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
                 progress.stop(StopReason::non_finite);
                 break;
             }
-            const std::vector<double> y = lsq.minimiser(j);
+            const std::vector<S> y = lsq.minimiser(j);
             blas::fill<T>(exec, ux, T{0});
             blas::fill<T>(exec, cx, T{0});
             for (int i = 0; i < j; ++i)  // u = Z y
-                blas::axpby<T>(exec, static_cast<T>(y[i]), M ? Z[i] : V[i], T{1}, ux);
+                blas::axpby<T>(exec, narrow<T>(y[i]), M ? Z[i] : V[i], T{1}, ux);
             for (int i = 0; i < kc; ++i) {  // u -= U (B y)
-                double by = 0;
+                S by = 0;
                 for (int col = 0; col < j; ++col)
                     by += B[static_cast<std::size_t>(col) * kept_max + i] * y[col];
-                blas::axpby<T>(exec, static_cast<T>(-by), CU[i].u, T{1}, ux);
+                blas::axpby<T>(exec, narrow<T>(-by), CU[i].u, T{1}, ux);
             }
             for (int i = 0; i <= j; ++i)  // c = V (H y), H unrotated
-                blas::axpby<T>(exec, static_cast<T>(lsq.h_times(i, y)), V[i], T{1}, cx);
+                blas::axpby<T>(exec, narrow<T>(lsq.h_times(i, y)), V[i], T{1}, cx);
             const double cnorm = detail::norm2<T>(A, cx);
             if (!(cnorm > 0) || !std::isfinite(1 / cnorm)) {  // no correction this cycle
                 progress.stop(std::isfinite(cnorm) ? StopReason::breakdown
                                                    : StopReason::non_finite);
                 break;
             }
-            blas::axpby<T>(exec, T{0}, cx, static_cast<T>(1 / cnorm), cx);
-            blas::axpby<T>(exec, T{0}, ux, static_cast<T>(1 / cnorm), ux);
-            const double gamma = detail::dot<T>(A, cx, r);
-            blas::axpby<T>(exec, static_cast<T>(-gamma), cx, T{1}, r);  // r -= gamma c
-            blas::axpby<T>(exec, static_cast<T>(gamma), ux, T{1}, x);   // x += gamma u
+            blas::axpby<T>(exec, T{0}, cx, narrow<T>(1 / cnorm), cx);
+            blas::axpby<T>(exec, T{0}, ux, narrow<T>(1 / cnorm), ux);
+            const S gamma = detail::dot<T>(A, cx, r);
+            blas::axpby<T>(exec, narrow<T>(-gamma), cx, T{1}, r);  // r -= gamma c
+            blas::axpby<T>(exec, narrow<T>(gamma), ux, T{1}, x);   // x += gamma u
             r_true = false;
             if (!settings.gcrot_truncate_smallest) {
                 while (!CU.empty() && static_cast<int>(CU.size()) >= k) CU.pop_front();
-            } else if (!CU.empty() && kc >= k) {
-                // D = B R^-1 (kc x j); C := C W, U := U W over D's leading left singular
-                // vectors W (eigenvectors of D D^T), re-orthogonalised as they are formed.
-                std::vector<double> D(static_cast<std::size_t>(kc) * j, 0.0), G(kc * kc, 0.0);
-                for (int i = 0; i < kc; ++i)
-                    for (int col = 0; col < j; ++col) {
-                        double s = B[static_cast<std::size_t>(col) * kept_max + i];
-                        for (int l = 0; l < col; ++l) s -= D[i * j + l] * lsq.R(l, col);
-                        const double d = lsq.R(col, col);
-                        D[i * j + col] = d != 0 ? s / d : 0.0;
+            } else if constexpr (!common::is_complex_v<T>) {  // complex values: refused above
+                if (!CU.empty() && kc >= k) {
+                    // D = B R^-1 (kc x j); C := C W, U := U W over D's leading left singular
+                    // vectors W (eigenvectors of D D^T), re-orthogonalised as they are formed.
+                    std::vector<double> D(static_cast<std::size_t>(kc) * j, 0.0), G(kc * kc, 0.0);
+                    for (int i = 0; i < kc; ++i)
+                        for (int col = 0; col < j; ++col) {
+                            double s = B[static_cast<std::size_t>(col) * kept_max + i];
+                            for (int l = 0; l < col; ++l) s -= D[i * j + l] * lsq.R(l, col);
+                            const double d = lsq.R(col, col);
+                            D[i * j + col] = d != 0 ? s / d : 0.0;
+                        }
+                    for (int p = 0; p < kc; ++p)
+                        for (int q = 0; q < kc; ++q)
+                            for (int col = 0; col < j; ++col)
+                                G[p * kc + q] += D[p * j + col] * D[q * j + col];
+                    const std::vector<double> W = eigenvectors(G, kc);
+                    const int keep = k >= 1 ? std::min(k - 1, kc) : kc - 1;
+                    std::deque<Pair> kept;
+                    for (int l = 0; l < keep; ++l) {
+                        Pair p{Array<T>(exec, n), Array<T>(exec, n)};
+                        blas::fill<T>(exec, p.c, T{0});
+                        blas::fill<T>(exec, p.u, T{0});
+                        for (int i = 0; i < kc; ++i) {
+                            const auto w = static_cast<T>(W[i * kc + l]);
+                            blas::axpby<T>(exec, w, CU[i].c, T{1}, p.c);
+                            blas::axpby<T>(exec, w, CU[i].u, T{1}, p.u);
+                        }
+                        for (const Pair& q : kept) {
+                            const auto a = static_cast<T>(detail::dot<T>(A, q.c, p.c));
+                            blas::axpby<T>(exec, -a, q.c, T{1}, p.c);
+                            blas::axpby<T>(exec, -a, q.u, T{1}, p.u);
+                        }
+                        const auto scale = static_cast<T>(1 / detail::norm2<T>(A, p.c));
+                        blas::axpby<T>(exec, T{0}, p.c, scale, p.c);
+                        blas::axpby<T>(exec, T{0}, p.u, scale, p.u);
+                        kept.push_back(std::move(p));
                     }
-                for (int p = 0; p < kc; ++p)
-                    for (int q = 0; q < kc; ++q)
-                        for (int col = 0; col < j; ++col)
-                            G[p * kc + q] += D[p * j + col] * D[q * j + col];
-                const std::vector<double> W = eigenvectors(G, kc);
-                const int keep = k >= 1 ? std::min(k - 1, kc) : kc - 1;
-                std::deque<Pair> kept;
-                for (int l = 0; l < keep; ++l) {
-                    Pair p{Array<T>(exec, n), Array<T>(exec, n)};
-                    blas::fill<T>(exec, p.c, T{0});
-                    blas::fill<T>(exec, p.u, T{0});
-                    for (int i = 0; i < kc; ++i) {
-                        const auto w = static_cast<T>(W[i * kc + l]);
-                        blas::axpby<T>(exec, w, CU[i].c, T{1}, p.c);
-                        blas::axpby<T>(exec, w, CU[i].u, T{1}, p.u);
-                    }
-                    for (const Pair& q : kept) {
-                        const auto a = static_cast<T>(detail::dot<T>(A, q.c, p.c));
-                        blas::axpby<T>(exec, -a, q.c, T{1}, p.c);
-                        blas::axpby<T>(exec, -a, q.u, T{1}, p.u);
-                    }
-                    const auto scale = static_cast<T>(1 / detail::norm2<T>(A, p.c));
-                    blas::axpby<T>(exec, T{0}, p.c, scale, p.c);
-                    blas::axpby<T>(exec, T{0}, p.u, scale, p.u);
-                    kept.push_back(std::move(p));
+                    CU = std::move(kept);
                 }
-                CU = std::move(kept);
             }
             CU.push_back(Pair{std::move(cx), std::move(ux)});
             cx = Array<T>(exec, n);
@@ -279,5 +287,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* given,
 }  // namespace
 
 PORTLA_SOLVER_ENTRY_POINTS(gcrotmk);
+PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(gcrotmk);
 
 }  // namespace portla::solver

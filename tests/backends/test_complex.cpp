@@ -340,7 +340,8 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
         int measured_double, measured_float;
     };
     const SolveFn<T> cg = solver::cg<T>, bicgstab = solver::bicgstab<T>, gmres = solver::gmres<T>,
-                     cgs = solver::cgs<T>, tfqmr = solver::tfqmr<T>, lgmres = solver::lgmres<T>;
+                     cgs = solver::cgs<T>, tfqmr = solver::tfqmr<T>, lgmres = solver::lgmres<T>,
+                     gcrotmk = solver::gcrotmk<T>;
     const Case cases[] = {
         {"bicgstab", bicgstab, true, P::none, 444, 276},
         {"bicgstab", bicgstab, true, P::jacobi, 422, 328},
@@ -356,6 +357,8 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
         {"tfqmr", tfqmr, false, P::jacobi, 43, 19},
         {"lgmres", lgmres, true, P::none, 849, 301},
         {"lgmres", lgmres, false, P::jacobi, 38, 15},
+        {"gcrotmk", gcrotmk, true, P::none, 549, 269},
+        {"gcrotmk", gcrotmk, false, P::jacobi, 38, 15},
     };
     const auto H = helmholtz<T>(24, 0.5, 0.1), S = hermitian<T>(24);
     for (const Case& c : cases) {

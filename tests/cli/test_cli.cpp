@@ -1174,7 +1174,7 @@ TEST(CliErrors, ComplexWithASolverWithoutAComplexPath) {
     EXPECT_CLI_ERROR(r);
     EXPECT_TRUE(contains(r.err,
                          "complex.mtx: --solver minres has no path for complex values "
-                         "(complex128); use cg, bicgstab, gmres, cgs, tfqmr or lgmres"))
+                         "(complex128); use cg, bicgstab, gmres, cgs, tfqmr, lgmres or gcrotmk"))
         << r;
     const RunResult p =
         run_portla({"solve", data("hermitian.mtx"), "--solver", "gmres", "--precond", "ilu0"});
