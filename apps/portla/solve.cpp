@@ -1,7 +1,7 @@
 // portla solve: one linear solve with CG, BiCGSTAB, GMRES, pipelined CG or multigrid cycles alone,
-// from a Matrix Market file or a generated problem (a complex file: cg, bicgstab, gmres, cgs,
-// tfqmr, lgmres or gcrotmk in complex arithmetic, run_complex). Exit 0 when converged, 2 when not
-// (result printed), 1 on errors.
+// from a Matrix Market file or a generated problem (a complex file: a Krylov solver but minres
+// and pipecg, in complex arithmetic, run_complex). Exit 0 when converged, 2 when not (result
+// printed), 1 on errors.
 #include <algorithm>
 #include <chrono>
 #include <complex>
@@ -323,8 +323,8 @@ solver::Settings krylov_settings(const SolveOptions& o, solver::Preconditioner p
 }
 
 // A complex Matrix Market file (complex64 with --precision float, else complex128): cg
-// (Hermitian positive definite A), bicgstab, gmres, cgs, tfqmr, lgmres or gcrotmk with
-// preconditioner none or jacobi on one rank of a backend with complex kernels (reference, omp,
+// (Hermitian positive definite A), bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg or qmr
+// with preconditioner none or jacobi on one rank of a backend with complex kernels (reference, omp,
 // cuda; auto picks omp). b from --rhs (a real or complex vector) or A 1; x written by --out as an
 // "array complex general" file.
 template <typename T>
@@ -336,9 +336,11 @@ int run_complex(const SolveOptions& o) {
     if (method != solver::Solver::cg && method != solver::Solver::bicgstab &&
         method != solver::Solver::gmres && method != solver::Solver::cgs &&
         method != solver::Solver::tfqmr && method != solver::Solver::lgmres &&
-        method != solver::Solver::gcrotmk)
+        method != solver::Solver::gcrotmk && method != solver::Solver::bicg &&
+        method != solver::Solver::qmr)
         throw Unsupported(path + ": --solver " + o.solver + " has no path for complex values (" +
-                          dtype + "); use cg, bicgstab, gmres, cgs, tfqmr, lgmres or gcrotmk");
+                          dtype + "); use cg, bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg " +
+                          "or qmr");
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
     if (world(o.distributed))
         throw Unsupported(path + ": complex matrices are not solved under MPI");
@@ -414,14 +416,28 @@ int run_complex(const SolveOptions& o) {
             std::cout << "  iteration " << it << "  " << r << "\n";
         };
     const auto start = std::chrono::steady_clock::now();
-    const solver::Result res = method == solver::Solver::cg ? solver::cg<T>(A, b, x, s)
-                               : method == solver::Solver::bicgstab
-                                   ? solver::bicgstab<T>(A, b, x, s)
-                               : method == solver::Solver::cgs     ? solver::cgs<T>(A, b, x, s)
-                               : method == solver::Solver::tfqmr   ? solver::tfqmr<T>(A, b, x, s)
-                               : method == solver::Solver::lgmres  ? solver::lgmres<T>(A, b, x, s)
-                               : method == solver::Solver::gcrotmk ? solver::gcrotmk<T>(A, b, x, s)
-                                                                   : solver::gmres<T>(A, b, x, s);
+    const solver::Result res = [&] {
+        switch (method) {
+            case solver::Solver::cg:
+                return solver::cg<T>(A, b, x, s);
+            case solver::Solver::bicgstab:
+                return solver::bicgstab<T>(A, b, x, s);
+            case solver::Solver::cgs:
+                return solver::cgs<T>(A, b, x, s);
+            case solver::Solver::tfqmr:
+                return solver::tfqmr<T>(A, b, x, s);
+            case solver::Solver::lgmres:
+                return solver::lgmres<T>(A, b, x, s);
+            case solver::Solver::gcrotmk:
+                return solver::gcrotmk<T>(A, b, x, s);
+            case solver::Solver::bicg:
+                return solver::bicg<T>(A, b, x, s);
+            case solver::Solver::qmr:
+                return solver::qmr<T>(A, b, x, s);
+            default:
+                return solver::gmres<T>(A, b, x, s);
+        }
+    }();
     const double time_s = seconds_since(start);
     const std::vector<T> xh = x.to_host();
     if (!o.out.empty())

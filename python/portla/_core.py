@@ -58,9 +58,9 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
         raise ValueError(f"{what}: not a numeric array (dtype {dtype})")
 
 
-# The methods that solve complex systems (complex64, complex128), on the reference, omp and
-# cuda backends (cg: for Hermitian positive definite A).
-COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk")
+# The Krylov methods that solve complex systems (complex64, complex128), on the reference, omp
+# and cuda backends (cg: for Hermitian positive definite A); lsqr and lsmr solve them too.
+COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk", "bicg", "qmr")
 
 
 def _dtype_of(o: Any) -> np.dtype:
@@ -396,22 +396,26 @@ def run(
 def least_squares(
     method: str, A: Any, b: Any, x0: Any, backend: str, **kwargs: Any
 ) -> Tuple[np.ndarray, np.ndarray, Any]:
-    """lsqr or lsmr (``method``) in double precision of a host A (sparse, dense or a
-    LinearOperator with rmatvec, any shape m x n), b (m values: shape (m,), (m, 1) or a scalar
-    when m = 1) and x0 (n values or None); kwargs are LeastSquaresSettings' fields. Returns
-    (x, var, LeastSquaresResult); var is zeros unless calc_var."""
+    """lsqr or lsmr (``method``) in double precision (complex128 where A, b or x0 is complex)
+    of a host A (sparse, dense or a LinearOperator with rmatvec, any shape m x n), b (m values:
+    shape (m,), (m, 1) or a scalar when m = 1) and x0 (n values or None); kwargs are
+    LeastSquaresSettings' fields. Returns (x, var, LeastSquaresResult); var is zeros unless
+    calc_var."""
     if _framework(A) or _framework(b) or _framework(x0):
         raise ValueError(f"{method}: GPU arrays are not supported; give NumPy / SciPy ones")
     rows, cols = shape_of(A)
-    bv = vector(np.atleast_1d(b), np.float64, rows, "b")
-    x = np.zeros(cols) if x0 is None else np.array(vector(x0, np.float64, cols, "x0"))
+    # complex128 where A, b or x0 is complex (A^T: the adjoint), else float64
+    dtype = dtype_for(None, A, b, *([] if x0 is None else [x0]), complex_ok=True)
+    dtype = np.complex128 if is_complex(dtype) else np.float64
+    bv = vector(np.atleast_1d(b), dtype, rows, "b")
+    x = np.zeros(cols, dtype) if x0 is None else np.array(vector(x0, dtype, cols, "x0"))
     s = _portla.LeastSquaresSettings()
     s.use_initial_guess = x0 is not None
     for key, value in kwargs.items():
         setattr(s, key, value)
-    var = np.zeros(cols)
-    op = operator(A, np.float64, backend, transpose=True)
-    result = _portla.least_squares_f64(method, op, bv, x, var, s)
+    var = np.zeros(cols, dtype)
+    op = operator(A, dtype, backend, transpose=True)
+    result = getattr(_portla, "least_squares" + suffix(dtype))(method, op, bv, x, var, s)
     return x, var, result
 
 

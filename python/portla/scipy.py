@@ -952,7 +952,8 @@ def lsqr(
 ) -> Tuple[Any, ...]:
     """LSQR for min ||A x - b||^2 + damp^2 ||x||^2, as scipy.sparse.linalg.lsqr: A of any
     shape m x n with A^T (a LinearOperator's rmatvec, a matrix's transpose, built once per call
-    on A's device). Per iteration one A v and one A^T u.
+    on A's device; for complex values the adjoint A^H, x then complex128). Per iteration one A v
+    and one A^T u.
 
     :param A: a scipy.sparse matrix or array, a dense 2-D array or a LinearOperator with rmatvec.
     :param b: the right-hand side, m values (shape (m,) or (m, 1); a scalar when m = 1).
@@ -968,8 +969,8 @@ def lsqr(
     :returns: ``(x, istop, itn, r1norm, r2norm, anorm, acond, arnorm, xnorm, var)`` as SciPy's:
         istop 0..7 (0 x = 0 exact, 1 A x = b to atol/btol, 2 least squares to atol, 3 cond(A)
         above conlim, 4 to 6 the same at machine precision, 7 the iteration limit).
-    :raises ValueError: bad input (shapes, complex values, a negative tolerance, an operator
-        without rmatvec, NaN or Inf in b, x0 or A's products).
+    :raises ValueError: bad input (shapes, a negative tolerance, an operator without rmatvec,
+        NaN or Inf in b, x0 or A's products).
     :raises RuntimeError: a backend not compiled in, a device error.
     """
     x, var, r = _least_squares(

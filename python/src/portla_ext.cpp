@@ -376,9 +376,11 @@ inline constexpr bool is_complex<std::complex<R>> = true;
 /// The Krylov solvers with a path for complex values (their solve<T> serves complex64 and
 /// complex128), named for the error that refuses the others.
 constexpr solver::Solver kComplexSolvers[] = {
-    solver::Solver::cg,    solver::Solver::bicgstab, solver::Solver::gmres,  solver::Solver::cgs,
-    solver::Solver::tfqmr, solver::Solver::lgmres,   solver::Solver::gcrotmk};
-constexpr const char* kComplexSolverNames = "cg, bicgstab, gmres, cgs, tfqmr, lgmres and gcrotmk";
+    solver::Solver::cg,      solver::Solver::bicgstab, solver::Solver::gmres,
+    solver::Solver::cgs,     solver::Solver::tfqmr,    solver::Solver::lgmres,
+    solver::Solver::gcrotmk, solver::Solver::bicg,     solver::Solver::qmr};
+constexpr const char* kComplexSolverNames =
+    "cg, bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg and qmr";
 
 /// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
 /// preconditioner (pm its left one) when pm2 is given. Complex values: kComplexSolvers.
@@ -390,15 +392,12 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
     if (pm2 && which != solver::Solver::qmr)
         throw BadInput(solver::to_string(which) + ": a right preconditioner M2 is qmr's");
     if constexpr (is_complex<T>) {
-        bool found = !pm2;
-        if (found) {
-            found = false;
-            for (const solver::Solver c : kComplexSolvers) found = found || c == which;
-        }
+        bool found = false;
+        for (const solver::Solver c : kComplexSolvers) found = found || c == which;
         if (!found)
             throw Unsupported(solver::to_string(which) + ": complex values (" +
                               (sizeof(T) == 16 ? "complex128" : "complex64") + ") are solved by " +
-                              kComplexSolverNames + " only" + (pm2 ? " (without M2)" : ""));
+                              kComplexSolverNames + " only");
     }
     // Calls solver `name` with or without pm; REAL_ONLY: a solver without a complex path
     // (refused above for complex values).
@@ -435,13 +434,12 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
             PORTLA_RUN_KRYLOV(gcrotmk);
             break;
         case solver::Solver::bicg:
-            PORTLA_REAL_ONLY(bicg);
+            PORTLA_RUN_KRYLOV(bicg);
             break;
         case solver::Solver::qmr:
-            if constexpr (!is_complex<T>)
-                result = pm2  ? solver::qmr(op, pm, pm2, bv, xv, settings)
-                         : pm ? solver::qmr(op, *pm, bv, xv, settings)
-                              : solver::qmr(op, bv, xv, settings);
+            result = pm2  ? solver::qmr(op, pm, pm2, bv, xv, settings)
+                     : pm ? solver::qmr(op, *pm, bv, xv, settings)
+                          : solver::qmr(op, bv, xv, settings);
             break;
     }
 #undef PORTLA_REAL_ONLY
@@ -777,6 +775,9 @@ void bind_operators(nb::module_& m, const std::string& s) {
           "rmatvec"_a = nb::none(),
           "A matrix-free operator: y = matvec(x), and y = rmatvec(x) = A^T x when given, called "
           "with the GIL held.");
+    m.def(("least_squares" + s).c_str(), &least_squares<T>, "method"_a, "A"_a, "b"_a, "x"_a,
+          "var"_a, "settings"_a,
+          "lsqr or lsmr of host arrays into x (and var): returns the LeastSquaresResult.");
     m.def(("solve" + s).c_str(), &solve<T>, "method"_a, "A"_a, "b"_a, "x"_a, "use_initial_guess"_a,
           "settings"_a, "M"_a.none(), "monitor"_a.none(), "iterate"_a.none(),
           "minimised"_a.none() = nb::none(),
@@ -840,9 +841,6 @@ void bind_precision(nb::module_& m, const char* suffix) {
     m.def(("multigrid" + s).c_str(), &make_multigrid<T>, "A"_a, "settings"_a,
           nb::keep_alive<0, 1>(),
           "The multigrid hierarchy of a CSR operator, built on its executor.");
-    m.def(("least_squares" + s).c_str(), &least_squares<T>, "method"_a, "A"_a, "b"_a, "x"_a,
-          "var"_a, "settings"_a,
-          "lsqr or lsmr of host arrays into x (and var): returns the LeastSquaresResult.");
     m.def(("batch_solve" + s).c_str(), &batch_solve<T>, "backend"_a, "n"_a, "row_ptrs"_a,
           "col_idxs"_a, "values"_a, "rhs"_a, "format"_a, "solver"_a, "precond"_a, "absolute"_a,
           "tolerance"_a, "max_iters"_a, "restart"_a, "block_size"_a, "shared_memory"_a,

@@ -1,5 +1,8 @@
 #include "portla/solver/bicg.hpp"
 
+#include <complex>
+
+#include "common/scalar.hpp"
 #include "core/solver_common.hpp"
 
 namespace portla::solver {
@@ -10,6 +13,12 @@ namespace {
 template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, const_view<T> b,
              view<T> x, const Settings& settings) {
+    // The scalars: double, or complex of double for complex values, where the shadow system is
+    // the adjoint one (A^H, M^-H: apply_transpose) and its recurrences take conj(beta) and
+    // conj(alpha), as SciPy's.
+    using S = common::wide_t<T>;
+    using common::narrow;
+    using R = common::real_t<T>;
     Result result;
     const double bnorm = detail::check_inputs("bicg", A, b, x, settings, M);
     detail::require_transpose("bicg", A);
@@ -33,8 +42,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
     double rnorm = detail::norm2<T>(A, r);
     // SciPy's breakdown test on rho = r~.z: |rho| < eps^2.
     const double rho_tol =
-        double(std::numeric_limits<T>::epsilon()) * double(std::numeric_limits<T>::epsilon());
-    double rho_old = 1;
+        double(std::numeric_limits<R>::epsilon()) * double(std::numeric_limits<R>::epsilon());
+    S rho_old = 1;
     bool restart = true;
     if (progress.record(0, rnorm) || settings.max_iters == 0) {
         progress.final_residual(rnorm);  // x is the initial one
@@ -47,8 +56,8 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
                 zv = z;
                 ztv = zt;
             }
-            const double rho = dot(rt, zv);  // rho = r~ . z
-            if (!std::isfinite(rho)) {
+            const S rho = dot(rt, zv);  // rho = r~^H z
+            if (!std::isfinite(std::abs(rho))) {
                 progress.stop(StopReason::non_finite);
                 break;
             }
@@ -61,25 +70,27 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
                 blas::copy<T>(exec, zv, p);    // p = z
                 blas::copy<T>(exec, ztv, pt);  // p~ = z~
             } else {
-                const double beta = rho / rho_old;
-                blas::axpby<T>(exec, T{1}, zv, static_cast<T>(beta), p);    // p = z + beta p
-                blas::axpby<T>(exec, T{1}, ztv, static_cast<T>(beta), pt);  // p~ = z~ + beta p~
+                const S beta = rho / rho_old;
+                blas::axpby<T>(exec, T{1}, zv, narrow<T>(beta), p);  // p = z + beta p
+                // p~ = z~ + conj(beta) p~
+                blas::axpby<T>(exec, T{1}, ztv, narrow<T>(common::conj(beta)), pt);
             }
             A.apply(p, q);              // q = A p
-            A.apply_transpose(pt, qt);  // q~ = A^T p~
-            const double pq = dot(pt, q);
-            if (!std::isfinite(pq)) {
+            A.apply_transpose(pt, qt);  // q~ = A^H p~
+            const S pq = dot(pt, q);
+            if (!std::isfinite(std::abs(pq))) {
                 progress.stop(StopReason::non_finite);
                 break;
             }
-            if (pq == 0) {
+            if (pq == S(0)) {
                 progress.stop(StopReason::breakdown);
                 break;
             }
-            const double alpha = rho / pq;
-            blas::axpby<T>(exec, static_cast<T>(alpha), p, T{1}, x);     // x += alpha p
-            blas::axpby<T>(exec, static_cast<T>(-alpha), q, T{1}, r);    // r -= alpha q
-            blas::axpby<T>(exec, static_cast<T>(-alpha), qt, T{1}, rt);  // r~ -= alpha q~
+            const S alpha = rho / pq;
+            blas::axpby<T>(exec, narrow<T>(alpha), p, T{1}, x);   // x += alpha p
+            blas::axpby<T>(exec, narrow<T>(-alpha), q, T{1}, r);  // r -= alpha q
+            // r~ -= conj(alpha) q~
+            blas::axpby<T>(exec, narrow<T>(-common::conj(alpha)), qt, T{1}, rt);
             if (progress.replace_now(it)) detail::residual<T>(A, b, x, r);
             rnorm = detail::norm2<T>(A, r);
             if (settings.iterate_monitor) settings.iterate_monitor(it);
@@ -101,5 +112,6 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M, con
 }  // namespace
 
 PORTLA_SOLVER_ENTRY_POINTS(bicg);
+PORTLA_COMPLEX_SOLVER_ENTRY_POINTS(bicg);
 
 }  // namespace portla::solver

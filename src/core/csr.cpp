@@ -226,18 +226,43 @@ Csr<T>::Csr(std::size_t rows, std::size_t cols, CsrIndex index, Array<std::int32
       transposed_once_(std::make_unique<std::once_flag>()),
       defect_(std::move(defect)) {}
 
+namespace {
+
+// A^H of a complex CSR matrix with 32-bit indices, built on the host (once, at the first A^H x):
+// the rows of A scanned in order, so each row of A^H has its columns in order.
+template <typename T>
+Csr<T> conjugate_transpose_on_host(const Csr<T>& A) {
+    A.require_int32("csr: A^H x of complex values");
+    const std::vector<std::int32_t> rp = A.row_ptrs().to_host(), ci = A.col_idxs().to_host();
+    const std::vector<T> v = A.values().to_host();
+    std::vector<std::int32_t> trp(A.cols() + 1, 0), tci(v.size());
+    std::vector<T> tv(v.size());
+    for (const std::int32_t c : ci) ++trp[static_cast<std::size_t>(c) + 1];
+    for (std::size_t c = 0; c < A.cols(); ++c) trp[c + 1] += trp[c];
+    std::vector<std::int32_t> at(trp.begin(), trp.end() - 1);
+    for (std::size_t i = 0; i < A.rows(); ++i)
+        for (std::int32_t k = rp[i]; k < rp[i + 1]; ++k) {
+            const std::int32_t to = at[static_cast<std::size_t>(ci[k])]++;
+            tci[to] = static_cast<std::int32_t>(i);
+            tv[to] = std::conj(v[k]);
+        }
+    return Csr<T>(A.executor(), A.cols(), A.rows(), trp, tci, tv);
+}
+
+}  // namespace
+
+// A^T x, for complex values the adjoint A^H x (SciPy's rmatvec; what BiCG, QMR, LSQR and LSMR
+// take). The transposed matrix is built at the first call and kept.
 template <typename T>
 void Csr<T>::apply_transpose(const_view<T> x, view<T> y) const {
-    if constexpr (common::is_complex_v<T>) {
-        throw Unsupported(std::string("csr: A^T x of complex values (") + common::dtype_name<T>() +
-                          ") is not supported");
-    } else {
-        if (!has_transpose()) LinearOperator<T>::apply_transpose(x, y);
-        std::call_once(*transposed_once_, [this] {
+    if (!has_transpose()) LinearOperator<T>::apply_transpose(x, y);
+    std::call_once(*transposed_once_, [this] {
+        if constexpr (common::is_complex_v<T>)
+            transposed_ = std::make_shared<const Csr>(conjugate_transpose_on_host(*this));
+        else
             transposed_ = std::make_shared<const Csr>(sparse::transpose(*this));
-        });
-        transposed_->apply(x, y);
-    }
+    });
+    transposed_->apply(x, y);
 }
 
 template <typename T>

@@ -1,11 +1,14 @@
 // LSQR and LSMR, written once over the blas kernels and the operator's apply / apply_transpose.
 // Both run the Golub-Kahan bidiagonalisation beta_1 u_1 = b - A x0, alpha_1 v_1 = A^T u_1,
 // beta_{k+1} u_{k+1} = A v_k - alpha_k u_k, alpha_{k+1} v_{k+1} = A^T u_{k+1} - beta_{k+1} v_k;
-// the scalars of the plane rotations and of the norm estimates stay on the host in double.
+// the scalars of the plane rotations and of the norm estimates stay on the host in double. For
+// complex values A^T is the adjoint A^H (apply_transpose) and every scalar stays real (alpha and
+// beta are norms), as in SciPy; lsqr's var then sums d_k^2 (not |d_k|^2), as SciPy's does.
 #include "portla/solver/least_squares.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 
 #include "core/solver_common.hpp"
@@ -337,6 +340,8 @@ LeastSquaresResult lsmr(const LinearOperator<T>& A, const_view<T> b, view<T> x,
                                         const LeastSquaresSettings&)
 PORTLA_INSTANTIATE_LEAST_SQUARES(double);
 PORTLA_INSTANTIATE_LEAST_SQUARES(float);
+PORTLA_INSTANTIATE_LEAST_SQUARES(std::complex<double>);
+PORTLA_INSTANTIATE_LEAST_SQUARES(std::complex<float>);
 #undef PORTLA_INSTANTIATE_LEAST_SQUARES
 
 }  // namespace portla::solver

@@ -17,7 +17,8 @@
 namespace portla::solver {
 
 template <typename T>
-Jacobi<T>::Jacobi(const LinearOperator<T>& A) : inv_diag_(A.executor(), 0) {
+Jacobi<T>::Jacobi(const LinearOperator<T>& A)
+    : inv_diag_(A.executor(), 0), conj_inv_diag_(A.executor(), 0) {
     const auto& exec = A.executor();
     if (!A.has_diagonal())
         throw BadInput("Jacobi preconditioning needs the diagonal, which the " + A.format() +
@@ -33,11 +34,24 @@ Jacobi<T>::Jacobi(const LinearOperator<T>& A) : inv_diag_(A.executor(), 0) {
                        std::to_string(row + 1));
     }
     inv_diag_ = std::move(d);
+    if constexpr (common::is_complex_v<T>) {  // conj(D^-1), formed once on the host
+        std::vector<T> h = inv_diag_.to_host();
+        for (T& v : h) v = std::conj(v);
+        conj_inv_diag_ = Array<T>(exec, h);
+    }
 }
 
 template <typename T>
 void Jacobi<T>::apply(const_view<T> r, view<T> z) const {
     blas::pointwise_mul<T>(inv_diag_.executor(), inv_diag_, r, z);  // z = D^-1 r
+}
+
+template <typename T>
+void Jacobi<T>::apply_transpose(const_view<T> r, view<T> z) const {
+    if constexpr (common::is_complex_v<T>)
+        blas::pointwise_mul<T>(inv_diag_.executor(), conj_inv_diag_, r, z);  // z = D^-H r
+    else
+        apply(r, z);
 }
 
 namespace {

@@ -1,5 +1,8 @@
 #include "portla/solver/qmr.hpp"
 
+#include <complex>
+
+#include "common/scalar.hpp"
 #include "core/solver_common.hpp"
 
 namespace portla::solver {
@@ -12,6 +15,11 @@ template <typename T>
 Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
              const PreconditionerOperator<T>* M2, bool own, const_view<T> b, view<T> x,
              const Settings& settings) {
+    // The Lanczos scalars delta, epsilon, beta and eta: double, or complex of double for complex
+    // values, where the left sequence is the adjoint one (A^H, M^-H: apply_transpose) and takes
+    // conj(beta) and conj(delta) / conj(epsilon), as SciPy's; rho, xi, theta and gamma are real.
+    using S = common::wide_t<T>;
+    using common::narrow;
     Result result;
     const double bnorm = detail::check_inputs("qmr", A, b, x, settings, M1);
     if (M2) detail::check_inputs("qmr", A, b, x, settings, M2);
@@ -42,7 +50,7 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
     auto dot = [&](const_view<T> a, const_view<T> c) { return detail::dot<T>(A, a, c); };
     auto norm = [&](const_view<T> a) { return detail::norm2<T>(A, a); };
     // SciPy's breakdown threshold for every Lanczos scalar.
-    const double tol = std::numeric_limits<T>::epsilon();
+    const double tol = std::numeric_limits<common::real_t<T>>::epsilon();
 
     detail::initial_residual<T>(A, b, x, r, settings);  // r = b - A x
     blas::copy<T>(exec, r, vt);                         // v~ = r
@@ -50,11 +58,12 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
     precondition(M1, false, vt, y);                     // y = M1^-1 v~
     precondition(M2, true, wt, z);                      // z = M2^-T w~
     double rho = norm(y), xi = norm(z);
-    double gamma = 1, eta = -1, theta = 0, epsilon = 1;
+    double gamma = 1, theta = 0;
+    S eta = -1, epsilon = 1;
     double rnorm = norm(r);
     bool first = true;
-    auto lanczos_breakdown = [&](double value) {
-        if (!std::isfinite(value)) return progress.stop(StopReason::non_finite);
+    auto lanczos_breakdown = [&](S value) {
+        if (!std::isfinite(std::abs(value))) return progress.stop(StopReason::non_finite);
         if (std::abs(value) < tol) return progress.stop(StopReason::breakdown);
         return false;
     };
@@ -63,11 +72,11 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
     } else {
         for (int it = 1; it <= settings.max_iters; ++it) {
             if (lanczos_breakdown(rho) || lanczos_breakdown(xi)) break;
-            blas::axpby<T>(exec, static_cast<T>(1 / rho), vt, T{0}, v);  // v = v~ / rho
-            blas::axpby<T>(exec, T{0}, y, static_cast<T>(1 / rho), y);   // y = y / rho
-            blas::axpby<T>(exec, static_cast<T>(1 / xi), wt, T{0}, w);   // w = w~ / xi
-            blas::axpby<T>(exec, T{0}, z, static_cast<T>(1 / xi), z);    // z = z / xi
-            const double delta = dot(z, y);
+            blas::axpby<T>(exec, narrow<T>(1 / rho), vt, T{0}, v);  // v = v~ / rho
+            blas::axpby<T>(exec, T{0}, y, narrow<T>(1 / rho), y);   // y = y / rho
+            blas::axpby<T>(exec, narrow<T>(1 / xi), wt, T{0}, w);   // w = w~ / xi
+            blas::axpby<T>(exec, T{0}, z, narrow<T>(1 / xi), z);    // z = z / xi
+            const S delta = dot(z, y);
             if (lanczos_breakdown(delta)) break;
             precondition(M2, false, y, yt);  // y~ = M2^-1 y
             precondition(M1, true, z, zt);   // z~ = M1^-T z
@@ -76,22 +85,24 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
                 blas::copy<T>(exec, zt, q);  // q = z~
             } else {
                 // p = y~ - (xi delta / epsilon) p;  q = z~ - (rho delta / epsilon) q
-                blas::axpby<T>(exec, T{1}, yt, static_cast<T>(-xi * delta / epsilon), p);
-                blas::axpby<T>(exec, T{1}, zt, static_cast<T>(-rho * delta / epsilon), q);
+                blas::axpby<T>(exec, T{1}, yt, narrow<T>(-xi * delta / epsilon), p);
+                blas::axpby<T>(exec, T{1}, zt,
+                               narrow<T>(-rho * common::conj(delta) / common::conj(epsilon)), q);
             }
             A.apply(p, pt);  // p~ = A p
             epsilon = dot(q, pt);
             if (lanczos_breakdown(epsilon)) break;
-            const double beta = epsilon / delta;
+            const S beta = epsilon / delta;
             if (lanczos_breakdown(beta)) break;
             blas::copy<T>(exec, pt, vt);
-            blas::axpby<T>(exec, static_cast<T>(-beta), v, T{1}, vt);  // v~ = p~ - beta v
-            precondition(M1, false, vt, y);                            // y = M1^-1 v~
+            blas::axpby<T>(exec, narrow<T>(-beta), v, T{1}, vt);  // v~ = p~ - beta v
+            precondition(M1, false, vt, y);                       // y = M1^-1 v~
             const double rho_prev = rho;
             rho = norm(y);
             A.apply_transpose(q, wt);
-            blas::axpby<T>(exec, static_cast<T>(-beta), w, T{1}, wt);  // w~ = A^T q - beta w
-            precondition(M2, true, wt, z);                             // z = M2^-T w~
+            // w~ = A^H q - conj(beta) w
+            blas::axpby<T>(exec, narrow<T>(-common::conj(beta)), w, T{1}, wt);
+            precondition(M2, true, wt, z);  // z = M2^-T w~
             xi = norm(z);
             const double gamma_prev = gamma, theta_prev = theta;
             theta = rho / (gamma_prev * std::abs(beta));
@@ -99,13 +110,13 @@ Result solve(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
             if (lanczos_breakdown(gamma)) break;
             eta *= -(rho_prev / beta) * (gamma / gamma_prev) * (gamma / gamma_prev);
             if (first) {
-                blas::axpby<T>(exec, static_cast<T>(eta), p, T{0}, d);   // d = eta p
-                blas::axpby<T>(exec, static_cast<T>(eta), pt, T{0}, s);  // s = eta p~
+                blas::axpby<T>(exec, narrow<T>(eta), p, T{0}, d);   // d = eta p
+                blas::axpby<T>(exec, narrow<T>(eta), pt, T{0}, s);  // s = eta p~
             } else {
                 // d = eta p + (theta_prev gamma)^2 d;  s = eta p~ + (theta_prev gamma)^2 s
                 const double c = (theta_prev * gamma) * (theta_prev * gamma);
-                blas::axpby<T>(exec, static_cast<T>(eta), p, static_cast<T>(c), d);
-                blas::axpby<T>(exec, static_cast<T>(eta), pt, static_cast<T>(c), s);
+                blas::axpby<T>(exec, narrow<T>(eta), p, narrow<T>(c), d);
+                blas::axpby<T>(exec, narrow<T>(eta), pt, narrow<T>(c), s);
             }
             first = false;
             blas::axpby<T>(exec, T{1}, d, T{1}, x);   // x += d
@@ -156,6 +167,8 @@ Result qmr(const LinearOperator<T>& A, const PreconditionerOperator<T>* M1,
                            const Settings&)
 PORTLA_INSTANTIATE_QMR(double);
 PORTLA_INSTANTIATE_QMR(float);
+PORTLA_INSTANTIATE_QMR(std::complex<double>);
+PORTLA_INSTANTIATE_QMR(std::complex<float>);
 #undef PORTLA_INSTANTIATE_QMR
 
 }  // namespace portla::solver

@@ -327,7 +327,8 @@ using SolveFn = solver::Result (*)(const LinearOperator<T>&, const_view<T>, view
 // is constant but runs inside the steps (CG) or as a preconditioner (BiCGSTAB, GMRES). omp
 // needed the same counts except BiCGSTAB on Helmholtz: 439 and 435 in complex128, its irregular
 // convergence amplifying rounding differences, hence 10% slack for it as for real BiCGSTAB, and
-// for CGS, whose squared polynomial is as irregular.
+// for CGS, whose squared polynomial is as irregular, and BiCG. BiCG and QMR take A^H and M^-H
+// (Jacobi's conj(D)^-1) for their shadow sequences.
 TYPED_TEST(Complex, SolversMatchTheReference) {
     using T = TypeParam;
     PORTLA_REQUIRE_COMPLEX();
@@ -341,7 +342,7 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
     };
     const SolveFn<T> cg = solver::cg<T>, bicgstab = solver::bicgstab<T>, gmres = solver::gmres<T>,
                      cgs = solver::cgs<T>, tfqmr = solver::tfqmr<T>, lgmres = solver::lgmres<T>,
-                     gcrotmk = solver::gcrotmk<T>;
+                     gcrotmk = solver::gcrotmk<T>, bicg = solver::bicg<T>, qmr = solver::qmr<T>;
     const Case cases[] = {
         {"bicgstab", bicgstab, true, P::none, 444, 276},
         {"bicgstab", bicgstab, true, P::jacobi, 422, 328},
@@ -359,6 +360,10 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
         {"lgmres", lgmres, false, P::jacobi, 38, 15},
         {"gcrotmk", gcrotmk, true, P::none, 549, 269},
         {"gcrotmk", gcrotmk, false, P::jacobi, 38, 15},
+        {"bicg", bicg, true, P::none, 158, 139},
+        {"bicg", bicg, false, P::jacobi, 38, 16},
+        {"qmr", qmr, true, P::jacobi, 157, 138},
+        {"qmr", qmr, false, P::none, 38, 15},
     };
     const auto H = helmholtz<T>(24, 0.5, 0.1), S = hermitian<T>(24);
     for (const Case& c : cases) {
@@ -366,7 +371,7 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
                      solver::to_string(c.precond));
         const int measured =
             std::is_same_v<T, std::complex<double>> ? c.measured_double : c.measured_float;
-        const int slack = c.solve == bicgstab || c.solve == cgs
+        const int slack = c.solve == bicgstab || c.solve == cgs || c.solve == bicg
                               ? std::max(3, measured / 10)
                               : solver_defaults::slack<real_of<T>>(measured);
         check_solve<T>(this->exec, this->ref, c.helmholtz ? H : S, c.solve, c.precond, measured,

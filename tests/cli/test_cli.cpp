@@ -1172,9 +1172,10 @@ INSTANTIATE_TEST_SUITE_P(Files, CliBadFile,
 TEST(CliErrors, ComplexWithASolverWithoutAComplexPath) {
     const RunResult r = run_portla({"solve", data("complex.mtx"), "--solver", "minres"});
     EXPECT_CLI_ERROR(r);
-    EXPECT_TRUE(contains(r.err,
-                         "complex.mtx: --solver minres has no path for complex values "
-                         "(complex128); use cg, bicgstab, gmres, cgs, tfqmr, lgmres or gcrotmk"))
+    EXPECT_TRUE(
+        contains(r.err,
+                 "complex.mtx: --solver minres has no path for complex values "
+                 "(complex128); use cg, bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg or qmr"))
         << r;
     const RunResult p =
         run_portla({"solve", data("hermitian.mtx"), "--solver", "gmres", "--precond", "ilu0"});
@@ -1184,7 +1185,8 @@ TEST(CliErrors, ComplexWithASolverWithoutAComplexPath) {
 
 // A complex hermitian file, b = A 1: x = 1 written as "array complex general".
 TEST(Cli, SolvesComplexFiles) {
-    for (const char* solver : {"cg", "bicgstab", "gmres", "cgs", "tfqmr"}) {
+    for (const char* solver :
+         {"cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk", "bicg", "qmr"}) {
         for (const char* precision : {"double", "float"}) {
             SCOPED_TRACE(std::string(solver) + " " + precision);
             const std::string out = temp_path("complex_x.mtx");

@@ -82,9 +82,9 @@ public:
     FusedOperator<T> fused() const override;
     /// True for 32-bit indices (the transpose is built by sparse::transpose).
     bool has_transpose() const override { return index_ == CsrIndex::int32; }
-    /// y = A^T x through A^T stored as a Csr, built on the first call (once, thread-safe) and
-    /// kept: one SpMV per call at the price of a second copy of the matrix. Throws Unsupported
-    /// for 64-bit indices.
+    /// y = A^T x (for complex values the adjoint, A^H x) through A^T stored as a Csr, built on
+    /// the first call (once, thread-safe; complex values: on the host) and kept: one SpMV per
+    /// call at the price of a second copy of the matrix. Throws Unsupported for 64-bit indices.
     void apply_transpose(const_view<T> x, view<T> y) const override;
     /// The cuda plan of a matrix with long rows, read-only: segments and row blocks
     /// (block_count == 0: no plan, the groups by the average row; see CsrLongRows).

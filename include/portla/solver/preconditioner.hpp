@@ -58,14 +58,15 @@ public:
     const Executor& executor() const override { return inv_diag_.executor(); }
     void apply(const_view<T> r, view<T> z) const override;
     bool has_transpose() const override { return true; }
-    /// M^-T = M^-1 for a diagonal M.
-    void apply_transpose(const_view<T> r, view<T> z) const override { apply(r, z); }
+    /// M^-H: M^-1 for a real diagonal M; for complex values z = r ./ conj(diag(A)).
+    void apply_transpose(const_view<T> r, view<T> z) const override;
     std::string name() const override { return "jacobi"; }
     /// 1 / diag(A), in the executor's memory.
     const Array<T>& inverse_diagonal() const { return inv_diag_; }
 
 private:
     Array<T> inv_diag_;
+    Array<T> conj_inv_diag_;  ///< conj(1 / diag(A)) for complex values (empty for real ones)
 };
 
 /// The preconditioner settings.precond names for A (nullptr for none). Throws BadInput (a zero
