@@ -113,7 +113,7 @@ def test_refusals():
     with pytest.raises(ValueError, match=r"ilu0 preconditioner has no path for complex values"):
         pscipy.gmres(A, b, M="ilu0")
     # opencl's complex kernels are the vector, CSR and GMRES basis ones: not CG's steps
-    with pytest.raises(ValueError, match=r"complex values \(complex128\) are not supported on the opencl"):
+    with pytest.raises(ValueError, match=r"\(complex128\) are not supported on the opencl"):
         pscipy.cg(A, b, backend="opencl")
 
 

@@ -171,8 +171,8 @@ kernel void norm2_finish(PORTLA_BUFFER(const SACC, partials), uint groups,
 }
 
 // One element of the fused update (fused_cg_update's names).
-#define FUSED_CG_STEP(i)                        \
-    do {                                        \
+#define FUSED_CG_STEP(i)                              \
+    do {                                              \
         xp[i] += v_mul(alpha, pp[i]);                 \
         const REAL ri_ = rp[i] - v_mul(alpha, qp[i]); \
         rp[i] = ri_;                                  \

@@ -150,7 +150,9 @@ double warp_read_double(double v, int lane) {
 #define warp_xor_sacc warp_xor_float
 #endif
 #ifdef PORTLA_COMPLEX
-ACC warp_xor_acc(ACC v, int mask) { return (ACC)(warp_xor_sacc(v.x, mask), warp_xor_sacc(v.y, mask)); }
+ACC warp_xor_acc(ACC v, int mask) {
+    return (ACC)(warp_xor_sacc(v.x, mask), warp_xor_sacc(v.y, mask));
+}
 #else
 #define warp_xor_acc warp_xor_sacc
 #endif

@@ -57,7 +57,7 @@ REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
     REAL name(ulong i, global const P *ptrs, global const C *cols, global const REAL *vals, \
               global const REAL *v) {                                                       \
         REAL sum = 0;                                                                       \
-        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += v_mul(vals[k], v[cols[k]]);       \
+        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += v_mul(vals[k], v[cols[k]]);        \
         return sum;                                                                         \
     }
 PORTLA_CSR_ROW(csr_row, int, int)
