@@ -324,9 +324,9 @@ solver::Settings krylov_settings(const SolveOptions& o, solver::Preconditioner p
 
 // A complex Matrix Market file (complex64 with --precision float, else complex128): cg
 // (Hermitian positive definite A), bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg or qmr
-// with preconditioner none or jacobi on one rank of a backend with complex kernels (reference, omp,
-// cuda; auto picks omp). b from --rhs (a real or complex vector) or A 1; x written by --out as an
-// "array complex general" file.
+// with preconditioner none or jacobi on one rank of a backend with complex kernels (reference,
+// omp, cuda; opencl all but cg; auto picks omp). b from --rhs (a real or complex vector) or A 1;
+// x written by --out as an "array complex general" file.
 template <typename T>
 int run_complex(const SolveOptions& o) {
     using R = typename T::value_type;

@@ -3,8 +3,8 @@
 /// All vectors must live in memory of `exec`. Sizes are checked (DimensionMismatch).
 /// Calls are asynchronous on cuda unless they return a host value.
 /// T is float, double, std::complex<float> or std::complex<double>; complex values run on the
-/// backends of PORTLA_FOR_EACH_COMPLEX_BACKEND (reference, omp, cuda) and throw Unsupported
-/// elsewhere.
+/// backends of PORTLA_FOR_EACH_COMPLEX_BACKEND (reference, omp, cuda, opencl) and throw
+/// Unsupported elsewhere.
 /// For complex values dot conjugates its first argument (x^H y, as BLAS zdotc and NumPy vdot),
 /// and a norm is real (returned as a complex value whose imaginary part is 0).
 #pragma once

@@ -3,6 +3,8 @@
 // device's one scratch buffer).
 #include "core/kernels/blas1_kernels.hpp"
 
+#include <complex>
+
 #include "opencl/device.hpp"
 
 namespace portla::kernels::opencl {
@@ -94,5 +96,7 @@ void fused_cg_update(tag, const Executor& exec, T alpha, const_view<T> p, const_
 
 PORTLA_INSTANTIATE_BLAS1_KERNELS(double);
 PORTLA_INSTANTIATE_BLAS1_KERNELS(float);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_BLAS1_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::opencl

@@ -1,9 +1,56 @@
 // Shared by every program of the opencl backend (built before the family's file). The host
 // defines REAL (the element type), ACC (the accumulator: double where the device has
 // cl_khr_fp64), PORTLA_FP64 (when it has), WG (work-group size), WG_POW2 (the power of two
-// >= WG) and IPT (items per work-item).
+// >= WG) and IPT (items per work-item). For complex values it also defines PORTLA_COMPLEX,
+// SCALAR and SACC (the real types of a part): REAL is then SCALAR2 (float2 or double2: the
+// real part in .x, the imaginary part in .y, std::complex<R>'s layout) and ACC is SACC2.
 #ifdef PORTLA_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define PORTLA_CAT_(a, b) a##b
+#define PORTLA_CAT(a, b) PORTLA_CAT_(a, b)
+
+// The operations a kernel written once for real and complex values uses where the two differ:
+//   v_mul(a, b)       a b, both REAL
+//   v_is_zero(v)      v == 0 (both parts)
+//   v_is_finite(v)    no part infinite or NaN
+//   v_inverse(v)      1 / v
+//   acc_of(v)         REAL v as ACC
+//   real_of(a)        ACC a as REAL
+//   acc_dot(x, y)     conj(x) y in ACC (x y for real values), x and y REAL
+//   from_sacc(s)      a real SACC s as REAL (imaginary part 0)
+// For real values each is the expression the real kernels always used (the same rounding).
+#ifdef PORTLA_COMPLEX
+REAL v_mul(REAL a, REAL b) { return (REAL)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+#define v_is_zero(v) ((v).x == 0 && (v).y == 0)
+#define v_is_finite(v) (isfinite((v).x) && isfinite((v).y))
+// 1 / v = conj(v) / |v|^2, the parts scaled by the larger one first (no overflow or underflow
+// of |v|^2 where v's parts are far from 1)
+REAL v_inverse(REAL v) {
+    const SCALAR s = fmax(fabs(v.x), fabs(v.y));
+    const SCALAR re = v.x / s, im = v.y / s;
+    const SCALAR d = (re * re + im * im) * s;
+    return (REAL)(re / d, -im / d);
+}
+#define acc_of(v) PORTLA_CAT(convert_, ACC)(v)
+#define real_of(a) PORTLA_CAT(convert_, REAL)(a)
+ACC acc_dot(REAL x, REAL y) {
+    const ACC a = acc_of(x), b = acc_of(y);
+    return (ACC)(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
+}
+#define from_sacc(s) ((REAL)((SCALAR)(s), (SCALAR)0))
+#else
+#define SCALAR REAL
+#define SACC ACC
+#define v_mul(a, b) ((a) * (b))
+#define v_is_zero(v) ((v) == (REAL)0)
+#define v_is_finite(v) isfinite(v)
+#define v_inverse(v) ((REAL)1 / (v))
+#define acc_of(v) ((ACC)(v))
+#define real_of(a) ((REAL)(a))
+#define acc_dot(x, y) ((ACC)(x) * (ACC)(y))
+#define from_sacc(s) ((REAL)(s))
 #endif
 
 // A buffer argument: the cl_mem and the byte offset of the view (src/opencl/device.hpp).
@@ -33,14 +80,17 @@
 
 // Vectors of 8 (the CPUs' reductions and row sums: 8 running sums instead of one chain of
 // dependent adds, which held PoCL's dot at about 4 cycles per element).
-#define PORTLA_CAT_(a, b) a##b
-#define PORTLA_CAT(a, b) PORTLA_CAT_(a, b)
 #define REAL8 PORTLA_CAT(REAL, 8)
 #define ACC8 PORTLA_CAT(ACC, 8)
 #define CONVERT_ACC8 PORTLA_CAT(convert_, ACC8)
 // The 8 lanes of v added in a fixed tree.
 #define PORTLA_SUM8(v) \
     ((((v).s0 + (v).s1) + ((v).s2 + (v).s3)) + (((v).s4 + (v).s5) + ((v).s6 + (v).s7)))
+// The vectors-of-8 paths of the CPUs' kernels, for real values (complex ones take the plain
+// loop).
+#if defined(PORTLA_CPU) && !defined(PORTLA_COMPLEX)
+#define PORTLA_CPU_VEC8 1
+#endif
 // CPUs: [i, end), the work-item's chunk of i < n (PORTLA_FOR_EACH's on a CPU).
 #define PORTLA_CHUNK(i, end, n)                                               \
     const ulong i##_chunk = ((ulong)(n) + PORTLA_STRIDE - 1) / PORTLA_STRIDE; \
@@ -95,10 +145,18 @@ double warp_read_double(double v, int lane) {
     const uint2 u = as_uint2(v);
     return as_double((uint2)(warp_read_u32(u.x, lane), warp_read_u32(u.y, lane)));
 }
-#define warp_xor_acc warp_xor_double
+#define warp_xor_sacc warp_xor_double
 #else
-#define warp_xor_acc warp_xor_float
+#define warp_xor_sacc warp_xor_float
 #endif
+#ifdef PORTLA_COMPLEX
+ACC warp_xor_acc(ACC v, int mask) {
+    return (ACC)(warp_xor_sacc(v.x, mask), warp_xor_sacc(v.y, mask));
+}
+#else
+#define warp_xor_acc warp_xor_sacc
+#endif
+#ifndef PORTLA_COMPLEX  // the sub-group kernels (Perron's, GEMM's) have real values only
 // The same for REAL (float, or double where the device has it)
 REAL warp_xor_real(REAL v, int mask) {
 #ifdef PORTLA_FP64
@@ -112,6 +170,7 @@ REAL warp_read_real(REAL v, int lane) {
 #endif
     return (REAL)warp_read_float((float)v, lane);
 }
+#endif
 // The sum over the warp, the same bits in every lane (butterfly: each step adds the same two
 // values in every lane, a + b = b + a).
 ACC warp_total(ACC v) {
@@ -136,7 +195,9 @@ void warp_total2(ACC *a, ACC *b) {
 //   sg_total(v)       the sum over the sub-group, the same in every work-item
 //   sg_read_real(v, l)  v of lane l (l the same in every work-item)
 //   sg_max_ulong(v)   the maximum over the sub-group
-#if defined(PORTLA_WARP)
+#if defined(PORTLA_COMPLEX)
+// no sub-group kernels over complex values
+#elif defined(PORTLA_WARP)
 #define PORTLA_SUB_GROUPS 1
 uint sg_lane(void) { return get_local_id(0) % PORTLA_WARP; }
 uint sg_size(void) { return PORTLA_WARP; }
@@ -237,6 +298,6 @@ ACC sum_of_partials(volatile global const ACC *partials, local ACC *scratch,
         const ACC g_ = group_sum(scratch, s);                                         \
         if (last_group(PORTLA_PARTIALS, g_, PORTLA_COUNTER, &(last))) {               \
             const ACC t_ = sum_of_partials(PORTLA_PARTIALS, scratch, PORTLA_COUNTER); \
-            if (get_local_id(0) == 0) (out)[0] = (REAL)t_;                            \
+            if (get_local_id(0) == 0) (out)[0] = real_of(t_);                         \
         }                                                                             \
     } while (0)

@@ -17,6 +17,7 @@
 #include <string>
 #include <type_traits>
 
+#include "common/scalar.hpp"
 #include "portla/error.hpp"
 #include "portla/executor.hpp"
 
@@ -92,14 +93,17 @@ Buffer buffer_of(const void* ptr);
 
 /// A kernel of the program built from common.cl and `file` for the element type T under the
 /// executor's launch configuration (and `defines`, more -D options: a program per set), its
-/// arguments set one after the other; run() launches it.
+/// arguments set one after the other; run() launches it. A complex T (std::complex<float> or
+/// <double>) builds the file's complex program (common.cl's PORTLA_COMPLEX), on first use.
 class Launch {
 public:
     template <typename T>
     static Launch of(const Executor& exec, const char* file, const char* kernel,
                      const std::string& defines = "") {
-        static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>);
-        return Launch(exec, file, kernel, std::is_same_v<T, double>, defines);
+        using R = common::real_t<T>;
+        static_assert(std::is_same_v<R, double> || std::is_same_v<R, float>);
+        return Launch(exec, file, kernel, std::is_same_v<R, double>, common::is_complex_v<T>,
+                      defines);
     }
     Launch(Launch&&) = default;
 
@@ -115,7 +119,8 @@ public:
         set(sizeof(cl_mem), &device_->scratch);
         return *this;
     }
-    /// A scalar argument, passed as it is (int, unsigned long long, float, double).
+    /// A scalar argument, passed as it is (int, unsigned long long, float, double, a complex
+    /// as float2 / double2: the same bytes).
     template <typename S>
     Launch& value(S v) {
         set(sizeof(S), &v);
@@ -141,7 +146,7 @@ public:
     Device& device() const { return *device_; }
 
 private:
-    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl,
+    Launch(const Executor& exec, const char* file, const char* kernel, bool dbl, bool complex,
            const std::string& defines);
     void set(std::size_t bytes, const void* value);
 

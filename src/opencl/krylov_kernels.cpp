@@ -4,6 +4,7 @@
 #include "core/kernels/krylov_kernels.hpp"
 
 #include <algorithm>
+#include <complex>
 
 #include "core/runtime.hpp"
 #include "opencl/device.hpp"
@@ -23,14 +24,17 @@ void basis_project(tag, const Executor& exec, std::size_t n, int k, const T* V, 
     if (k <= 0) return;
     auto k1 = Launch::of<T>(exec, kFile, "basis_project_partial");
     std::lock_guard<std::recursive_mutex> lock(k1.device().launch_mutex);
-    // k columns of partials fit the scratch (kMaxGroups * 4 values) with this many groups.
+    // k columns of partials fit the scratch (kMaxGroups * 4 values of 8 bytes; a complex
+    // partial is two) with this many groups.
     const std::size_t columns = static_cast<std::size_t>(k);
-    const std::size_t fit = std::max<std::size_t>(1, kMaxGroups * 4 / columns);
+    const std::size_t parts = common::is_complex_v<T> ? 2 : 1;
+    const std::size_t fit = std::max<std::size_t>(1, kMaxGroups * 4 / (columns * parts));
     const std::size_t groups = k1.groups_for(n, std::min(fit, k1.device().reduction_groups));
     const detail::Runtime& runtime = exec.runtime();
-    // Past the scratch (k > 4096 columns): a temporary buffer.
-    void* extra =
-        groups * columns > kMaxGroups * 4 ? runtime.allocate(groups * columns * 8) : nullptr;
+    // Past the scratch (k > 4096 columns, 2048 complex ones): a temporary buffer.
+    void* extra = groups * columns * parts > kMaxGroups * 4
+                      ? runtime.allocate(groups * columns * parts * 8)
+                      : nullptr;
     try {
         k1.value(u64(n)).value(static_cast<cl_int>(k)).buffer(V).value(u64(ld)).buffer(w);
         if (extra)
@@ -67,5 +71,7 @@ void basis_update(tag, const Executor& exec, std::size_t n, int k, const T* V, s
 
 PORTLA_INSTANTIATE_KRYLOV_KERNELS(double);
 PORTLA_INSTANTIATE_KRYLOV_KERNELS(float);
+PORTLA_INSTANTIATE_KRYLOV_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_KRYLOV_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::opencl

@@ -3,6 +3,9 @@
 // (stencil_row.hpp, csr_pattern.hpp) and are used by the CG steps too (cg_kernels.cpp applies
 // the operator of a fused step through these kernels).
 
+// Complex programs (PORTLA_COMPLEX) hold the CSR kernels and gather; the stencil, ELL and dense
+// operators have real values only.
+#ifndef PORTLA_COMPLEX
 // (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp), into
 // `out`, with v_j read as V(j) (a macro) and v_i given as `vi`; the neighbours' indices in the
 // type of i and points (uint where both fit, so no 64-bit arithmetic on a GPU). The coordinates of
@@ -45,6 +48,8 @@ REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
     return out;
 }
 
+#endif
+
 // (A v)_i of a CSR matrix with row offsets P and column indices C: csr_row (int, int),
 // csr_row_l (long, int) and csr_row_ll (long, long), the forms of CsrIndex, each its own function
 // (no test of the form in the row loop).
@@ -52,12 +57,14 @@ REAL stencil_row(int dim, ulong points, ulong i, global const REAL *v) {
     REAL name(ulong i, global const P *ptrs, global const C *cols, global const REAL *vals, \
               global const REAL *v) {                                                       \
         REAL sum = 0;                                                                       \
-        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += vals[k] * v[cols[k]];              \
+        for (P k = ptrs[i]; k < ptrs[i + 1]; ++k) sum += v_mul(vals[k], v[cols[k]]);        \
         return sum;                                                                         \
     }
 PORTLA_CSR_ROW(csr_row, int, int)
 PORTLA_CSR_ROW(csr_row_l, long, int)
 PORTLA_CSR_ROW(csr_row_ll, long, long)
+
+#ifndef PORTLA_COMPLEX
 
 // (A v)_i of an ELL matrix, column-major rows x width, padding column -1 (common/csr_pattern.hpp)
 REAL ell_row(ulong i, ulong rows, ulong width, global const int *cols, global const REAL *vals,
@@ -107,6 +114,8 @@ kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, v
     }
 }
 
+#endif
+
 // y = A x and d = diag(A) (the sum of the stored entries (i, i), 0 where there is none) of a CSR
 // matrix with row offsets P and column indices C; the kernels'
 // names end as their row function's (csr_apply, csr_apply_l, csr_apply_ll, csr_diagonal, ...).
@@ -138,6 +147,8 @@ kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, v
 PORTLA_CSR_KERNELS(, int, int)
 PORTLA_CSR_KERNELS(_l, long, int)
 PORTLA_CSR_KERNELS(_ll, long, long)
+
+#ifndef PORTLA_COMPLEX
 
 // column-major rows x width, padding column -1
 kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs),
@@ -221,6 +232,8 @@ kernel void slab_stencil_apply_dot(PORTLA_SLAB_ARGS, PORTLA_ONE_LAUNCH, PORTLA_B
         if (get_local_id(0) == 0) dp[0] = add_dot ? dp[0] + (REAL)t : (REAL)t;
     }
 }
+
+#endif
 
 kernel void gather(PORTLA_BUFFER(const int, idx), ulong n, PORTLA_BUFFER(const REAL, x),
                    PORTLA_BUFFER(REAL, out)) {

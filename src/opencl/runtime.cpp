@@ -593,7 +593,7 @@ Buffer buffer_of(const void* ptr) {
     throw DeviceError("opencl: an address that is no live opencl allocation was passed");
 }
 
-Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool dbl,
+Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool dbl, bool complex,
                const std::string& defines)
     : device_(&opencl::device(exec.device_id())), lock_(device_->launch_mutex) {
     Device& d = *device_;
@@ -606,8 +606,14 @@ Launch::Launch(const Executor& exec, const char* file, const char* kernel, bool 
     items_ = static_cast<std::size_t>(std::max(exec.launch().items_per_thread, 1));
     // OpenCL C 1.2, unless the kernel asks for another (`defines` holding -cl-std=...)
     std::string base = defines.find("-cl-std=") == std::string::npos ? "-cl-std=CL1.2" : "";
-    base += dbl ? " -DREAL=double -DACC=double" : " -DREAL=float";
-    if (!dbl) base += d.fp64 ? " -DACC=double" : " -DACC=float";
+    // The element type and the accumulator; complex values are two of each (common.cl).
+    const char* scalar = dbl ? "double" : "float";
+    const char* acc = dbl || d.fp64 ? "double" : "float";
+    if (complex)
+        base += std::string(" -DPORTLA_COMPLEX=1 -DSCALAR=") + scalar + " -DSACC=" + acc +
+                " -DREAL=" + scalar + "2 -DACC=" + acc + "2";
+    else
+        base += std::string(" -DREAL=") + scalar + " -DACC=" + acc;
     if (d.fp64) base += " -DPORTLA_FP64=1";
     if (d.is_cpu) base += " -DPORTLA_CPU=1";
     if (d.warp > 0)

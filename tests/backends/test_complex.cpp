@@ -1,6 +1,7 @@
 // Complex values (complex64 and complex128) on the backend under test against the reference:
-// the vector kernels on fresh random data; on a backend without complex kernels, the one-line
-// Unsupported error naming the value type and the backend.
+// the vector kernels on fresh random data; on a backend without complex kernels, or without
+// those of a kernel family (ComplexFamily), the one-line Unsupported error naming the value type
+// and the backend.
 #include <algorithm>
 #include <complex>
 
@@ -79,7 +80,9 @@ struct HostCsr {
         values.push_back(T(real_of<T>(v.real()), real_of<T>(v.imag())));
     }
     void end_row() { row_ptrs.push_back(static_cast<std::int32_t>(col_idxs.size())); }
-    Csr<T> on(const Executor& exec) const { return Csr<T>(exec, n, n, row_ptrs, col_idxs, values); }
+    Csr<T> on(const Executor& exec, CsrIndex index = CsrIndex::automatic) const {
+        return Csr<T>(exec, n, n, row_ptrs, col_idxs, values, index);
+    }
     // y = A x in complex of double on the host (an independent residual)
     std::vector<std::complex<double>> times(const std::vector<T>& x) const {
         std::vector<std::complex<double>> y(n);
@@ -256,27 +259,29 @@ TYPED_TEST(Complex, InvertDiagonalFindsTheFirstZero) {
 TYPED_TEST(Complex, CsrApplyMatchesTheReference) {
     using T = TypeParam;
     PORTLA_REQUIRE_COMPLEX();
-    for (std::size_t m : {1, 6, 33, 120}) {
-        SCOPED_TRACE("m = " + std::to_string(m));
-        const auto host = helmholtz<T>(m, 0.7, 0.05);
-        const auto A = host.on(this->exec);
-        const auto hx = random_complex<T>(host.n, 5 + m);
-        Array<T> x(this->exec, hx);
-        auto y = poisoned_complex<T>(this->exec, host.n);
-        A.apply(x.get_view(), y.get_view());
-        const auto got = y.to_host();
-        const auto want = host.times(hx);
-        // Each row sums at most 5 products in T: |error| <= 5 * 2 eps(T) * sum |a_ik||x_k|,
-        // and sum |a_ik||x_k| <= (4 + 0.7 * 1.002 + 4) * max |x_k| <= 9 * sqrt(2).
-        for (std::size_t i = 0; i < host.n; ++i)
-            ASSERT_LE(std::abs(std::complex<double>(got[i]) - want[i]),
-                      10 * eps<real_of<T>>() * 9 * std::sqrt(2.0))
-                << "row " << i;
-        // the diagonal: 4 - k^2 (1 + i damping)
-        auto d = poisoned_complex<T>(this->exec, host.n);
-        A.diagonal(d.get_view());
-        for (const T v : d.to_host()) EXPECT_EQ(v, T(real_of<T>(4 - 0.7), real_of<T>(-0.7 * 0.05)));
-    }
+    for (std::size_t m : {1, 6, 33, 120})
+        for (const CsrIndex index : {CsrIndex::int32, CsrIndex::offsets64, CsrIndex::int64}) {
+            SCOPED_TRACE("m = " + std::to_string(m) + ", index " + to_string(index));
+            const auto host = helmholtz<T>(m, 0.7, 0.05);
+            const auto A = host.on(this->exec, index);
+            const auto hx = random_complex<T>(host.n, 5 + m);
+            Array<T> x(this->exec, hx);
+            auto y = poisoned_complex<T>(this->exec, host.n);
+            A.apply(x.get_view(), y.get_view());
+            const auto got = y.to_host();
+            const auto want = host.times(hx);
+            // Each row sums at most 5 products in T: |error| <= 5 * 2 eps(T) * sum |a_ik||x_k|,
+            // and sum |a_ik||x_k| <= (4 + 0.7 * 1.002 + 4) * max |x_k| <= 9 * sqrt(2).
+            for (std::size_t i = 0; i < host.n; ++i)
+                ASSERT_LE(std::abs(std::complex<double>(got[i]) - want[i]),
+                          10 * eps<real_of<T>>() * 9 * std::sqrt(2.0))
+                    << "row " << i;
+            // the diagonal: 4 - k^2 (1 + i damping)
+            auto d = poisoned_complex<T>(this->exec, host.n);
+            A.diagonal(d.get_view());
+            for (const T v : d.to_host())
+                EXPECT_EQ(v, T(real_of<T>(4 - 0.7), real_of<T>(-0.7 * 0.05)));
+        }
 }
 
 // A complex solve on the backend under test against the same solve on the reference: both
@@ -321,6 +326,27 @@ template <typename T>
 using SolveFn = solver::Result (*)(const LinearOperator<T>&, const_view<T>, view<T>,
                                    const solver::Settings&);
 
+// CG's steps are a kernel family outside the core ones (ComplexFamily::other): a backend whose
+// complex kernels are the core families alone refuses a complex CG with the one-line
+// Unsupported error naming the value type and the backend.
+template <typename T>
+void check_cg_refused(const Executor& exec, const HostCsr<T>& host,
+                      solver::Preconditioner precond) {
+    const auto A = host.on(exec);
+    Array<T> b(exec, random_complex<T>(host.n, 3)), x(exec, host.n);
+    try {
+        solver::cg<T>(A, b.get_view(), x.get_view(),
+                      solver_defaults::default_settings<real_of<T>>(precond));
+        ADD_FAILURE() << "complex cg on " << exec.name() << ": nothing was thrown";
+    } catch (const Unsupported& e) {
+        const std::string dtype =
+            std::is_same_v<T, std::complex<double>> ? "complex128" : "complex64";
+        EXPECT_EQ(std::string(e.what()), "complex values (" + dtype +
+                                             ") are not supported on the " + exec.name() +
+                                             " backend yet");
+    }
+}
+
 // Each solver with a complex path on the Helmholtz matrix (helmholtz<T>(24, 0.5, 0.1)) or the
 // Hermitian one (hermitian<T>(24)), and the reference's iterations measured in complex128 and
 // complex64. GMRES runs with its default restart 30; Jacobi changes nothing where the diagonal
@@ -328,7 +354,10 @@ using SolveFn = solver::Result (*)(const LinearOperator<T>&, const_view<T>, view
 // needed the same counts except BiCGSTAB on Helmholtz: 439 and 435 in complex128, its irregular
 // convergence amplifying rounding differences, hence 10% slack for it as for real BiCGSTAB, and
 // for CGS, whose squared polynomial is as irregular, and BiCG. BiCG and QMR take A^H and M^-H
-// (Jacobi's conj(D)^-1) for their shadow sequences.
+// (Jacobi's conj(D)^-1) for their shadow sequences. In complex64 the reference itself needed
+// 276 and 328 BiCGSTAB iterations on Helmholtz without and with Jacobi, which differ in rounding
+// only (the diagonal is constant): a quarter of the count is slack there (opencl on PoCL: 331
+// against 276 without Jacobi).
 TYPED_TEST(Complex, SolversMatchTheReference) {
     using T = TypeParam;
     PORTLA_REQUIRE_COMPLEX();
@@ -371,7 +400,13 @@ TYPED_TEST(Complex, SolversMatchTheReference) {
                      solver::to_string(c.precond));
         const int measured =
             std::is_same_v<T, std::complex<double>> ? c.measured_double : c.measured_float;
-        const int slack = c.solve == bicgstab || c.solve == cgs || c.solve == bicg
+        if (c.solve == cg && !supports_complex(this->exec.backend(), ComplexFamily::other)) {
+            check_cg_refused<T>(this->exec, c.helmholtz ? H : S, c.precond);
+            continue;
+        }
+        const bool float_helmholtz = std::is_same_v<T, std::complex<float>> && c.helmholtz;
+        const int slack = c.solve == bicgstab && float_helmholtz ? std::max(3, measured / 4)
+                          : c.solve == bicgstab || c.solve == cgs || c.solve == bicg
                               ? std::max(3, measured / 10)
                               : solver_defaults::slack<real_of<T>>(measured);
         check_solve<T>(this->exec, this->ref, c.helmholtz ? H : S, c.solve, c.precond, measured,
@@ -394,6 +429,10 @@ TYPED_TEST(Complex, CgStepsWithReplacementMatchTheReference) {
     const auto S = hermitian<T>(24);
     for (const auto precond : {solver::Preconditioner::none, solver::Preconditioner::jacobi}) {
         SCOPED_TRACE(solver::to_string(precond));
+        if (!supports_complex(this->exec.backend(), ComplexFamily::other)) {
+            check_cg_refused<T>(steps, S, precond);
+            continue;
+        }
         check_solve<T>(steps, this->ref, S, SolveFn<T>(solver::cg<T>), precond, measured,
                        solver_defaults::slack<real_of<T>>(measured), 10);
     }

@@ -1,7 +1,7 @@
 /// \file
 /// BiCGSTAB for general (non-symmetric) operators, with right preconditioning. T may be complex
-/// (std::complex<float>, std::complex<double>) on the reference, omp and cuda backends, with
-/// preconditioner none, jacobi or the caller's (docs/solvers.md "Complex systems").
+/// (std::complex<float>, std::complex<double>) on the reference, omp, cuda and opencl backends,
+/// with preconditioner none, jacobi or the caller's (docs/solvers.md "Complex systems").
 #pragma once
 
 #include "portla/array.hpp"

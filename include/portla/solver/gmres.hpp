@@ -1,7 +1,7 @@
 /// \file
 /// Restarted GMRES(m) for general operators, with right preconditioning (flexible on request).
-/// T may be complex (std::complex<float>, std::complex<double>) on the reference, omp and cuda
-/// backends: projections V^H w, complex Givens rotations; preconditioner none, jacobi or the
+/// T may be complex (std::complex<float>, std::complex<double>) on the reference, omp, cuda and
+/// opencl backends: projections V^H w, complex Givens rotations; preconditioner none, jacobi or the
 /// caller's (docs/solvers.md "Complex systems").
 #pragma once
 
