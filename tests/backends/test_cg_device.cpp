@@ -314,7 +314,7 @@ TYPED_TEST(CgDevice, BlockSizesAndGroupWidths) {
         this->exec.set_launch(LaunchConfig{wg, 4});
         const MatrixData d = Stencil<T>(this->ref, 3, 11).assemble();
         this->compare(d, stencil_op<T>(3, 11), default_settings<T>());
-        for (std::int64_t half_width : {5, 10, 20}) {  // 8, 16 and 16 lanes per row (csr_lanes: at most 16)
+        for (std::int64_t half_width : {5, 10, 20}) {  // 8, 16 and 16 lanes (csr_lanes: at most 16)
             const MatrixData w = banded(301, half_width);
             this->compare(w, csr_op<T>(w), default_settings<T>(Preconditioner::jacobi));
             this->compare(w, ell_op<T>(w), default_settings<T>(Preconditioner::jacobi));
