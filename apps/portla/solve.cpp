@@ -333,14 +333,9 @@ int run_complex(const SolveOptions& o) {
     const char* dtype = sizeof(R) == sizeof(double) ? "complex128" : "complex64";
     const std::string& path = o.problem.file;
     const solver::Solver method = solver::parse_solver(o.solver);
-    if (method != solver::Solver::cg && method != solver::Solver::bicgstab &&
-        method != solver::Solver::gmres && method != solver::Solver::cgs &&
-        method != solver::Solver::tfqmr && method != solver::Solver::lgmres &&
-        method != solver::Solver::gcrotmk && method != solver::Solver::bicg &&
-        method != solver::Solver::qmr)
+    if (!solver::solves_complex(method))
         throw Unsupported(path + ": --solver " + o.solver + " has no path for complex values (" +
-                          dtype + "); use cg, bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg " +
-                          "or qmr");
+                          dtype + "); use " + solver::complex_solver_names("or"));
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
     if (world(o.distributed))
         throw Unsupported(path + ": complex matrices are not solved under MPI");

@@ -373,17 +373,8 @@ inline constexpr bool is_complex = false;
 template <typename R>
 inline constexpr bool is_complex<std::complex<R>> = true;
 
-/// The Krylov solvers with a path for complex values (their solve<T> serves complex64 and
-/// complex128), named for the error that refuses the others.
-constexpr solver::Solver kComplexSolvers[] = {
-    solver::Solver::cg,      solver::Solver::bicgstab, solver::Solver::gmres,
-    solver::Solver::cgs,     solver::Solver::tfqmr,    solver::Solver::lgmres,
-    solver::Solver::gcrotmk, solver::Solver::bicg,     solver::Solver::qmr};
-constexpr const char* kComplexSolverNames =
-    "cg, bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg and qmr";
-
 /// The Krylov solver `which` with preconditioner pm (none: null); qmr with pm2 as its right
-/// preconditioner (pm its left one) when pm2 is given. Complex values: kComplexSolvers.
+/// preconditioner (pm its left one) when pm2 is given. Complex values: solver::solves_complex.
 template <typename T>
 void run_krylov(solver::Solver which, const LinearOperator<T>& op,
                 const solver::PreconditionerOperator<T>* pm,
@@ -392,12 +383,10 @@ void run_krylov(solver::Solver which, const LinearOperator<T>& op,
     if (pm2 && which != solver::Solver::qmr)
         throw BadInput(solver::to_string(which) + ": a right preconditioner M2 is qmr's");
     if constexpr (is_complex<T>) {
-        bool found = false;
-        for (const solver::Solver c : kComplexSolvers) found = found || c == which;
-        if (!found)
+        if (!solver::solves_complex(which))
             throw Unsupported(solver::to_string(which) + ": complex values (" +
                               (sizeof(T) == 16 ? "complex128" : "complex64") + ") are solved by " +
-                              kComplexSolverNames + " only");
+                              solver::complex_solver_names("and") + " only");
     }
     // Calls solver `name` with or without pm; REAL_ONLY: a solver without a complex path
     // (refused above for complex values).

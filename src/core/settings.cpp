@@ -129,6 +129,18 @@ std::vector<Solver> all_solvers() {
     };
 }
 
+bool solves_complex(Solver s) { return s != Solver::pipecg && s != Solver::minres; }
+
+std::string complex_solver_names(const std::string& conjunction) {
+    std::vector<std::string> names;
+    for (auto s : all_solvers())
+        if (solves_complex(s)) names.push_back(to_string(s));
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " " + conjunction + " " : ", ") + names[i];
+    return list;
+}
+
 Solver parse_solver(const std::string& name) {
     for (auto s : all_solvers())
         if (name == to_string(s)) return s;

@@ -92,5 +92,10 @@ std::string to_string(Solver s);
 Solver parse_solver(const std::string& name);
 /// Every monolithic solver, in the enum's order.
 std::vector<Solver> all_solvers();
+/// Whether solver s has a path for complex values (every one but pipecg and minres).
+bool solves_complex(Solver s);
+/// Those solvers' names in the enum's order, the last two joined by `conjunction` ("cg,
+/// bicgstab, ..., bicg or qmr"), for the errors that refuse the others.
+std::string complex_solver_names(const std::string& conjunction);
 
 }  // namespace portla::solver
