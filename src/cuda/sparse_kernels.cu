@@ -85,7 +85,8 @@ std::size_t count_rows(const Executor& exec, std::size_t n, F f) {
 // row, so the update's vector reads and writes are whole lines of the warp. Worth it where the
 // rows fill a wave (below that the G passes would cut the rows in flight) and the groups are at
 // most 8 lanes (16 passes of a reduction each cost more than they save). Smoothed aggregation's
-// solve on the H200 (2026-11-29): poisson3d:256 102.6 ms without tiles, 86.7 with them;
+// solve on the H200 (2026-11-29): poisson3d:256 102.6 ms without tiles (groups of up to 32
+// lanes), 93.5 with them, 86.7 with groups of up to 16 lanes too (csr_lanes);
 // anisotropic3d:128 19.5 ms tiling 16-lane groups too, 15.5 not.
 // skip_sum: ax = 0 without reading A or x.
 template <int G, bool Tile, typename T, typename U>
@@ -150,15 +151,16 @@ void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries
     const int lanes = skip_sum ? 1 : csr_lanes(entries, rows);
     with_lanes(lanes, [&](auto group) {
         constexpr int G = decltype(group)::value;
-        // Tiles where the groups of a lane-per-group launch would fill more than a wave.
-        const std::size_t wave =
-            resident_blocks(exec.device_id(), static_cast<int>(kThreads),
-                            reinterpret_cast<const void*>(row_sum_update_kernel<G, false, T, U>));
-        const bool tile = G > 1 && G <= 8 && (rows * G + kThreads - 1) / kThreads > wave;
-        if (tile)
-            launch_sum_update<G, true>(exec, rows, rp, ci, v, x, update, skip_sum);
-        else
-            launch_sum_update<G, false>(exec, rows, rp, ci, v, x, update, skip_sum);
+        // Tiles (groups of 2 to 8 lanes only: no other is instantiated) where the groups of a
+        // lane-per-group launch would fill more than a wave.
+        if constexpr (G > 1 && G <= 8) {
+            const std::size_t wave = resident_blocks(
+                exec.device_id(), static_cast<int>(kThreads),
+                reinterpret_cast<const void*>(row_sum_update_kernel<G, false, T, U>));
+            if ((rows * G + kThreads - 1) / kThreads > wave)
+                return launch_sum_update<G, true>(exec, rows, rp, ci, v, x, update, skip_sum);
+        }
+        launch_sum_update<G, false>(exec, rows, rp, ci, v, x, update, skip_sum);
     });
 }
 
