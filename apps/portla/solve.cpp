@@ -339,10 +339,12 @@ int run_complex(const SolveOptions& o) {
     const solver::Preconditioner precond = solver::parse_preconditioner(o.precond);
     if (world(o.distributed))
         throw Unsupported(path + ": complex matrices are not solved under MPI");
-    if (!o.x0.empty() || !o.history.empty() || o.json.requested() || o.problem.format != "auto")
+    if (!o.x0.empty() || !o.history.empty() || o.json.requested())
         throw Unsupported(path +
-                          ": --x0, --history, --json and --format are not supported for "
-                          "complex matrices yet");
+                          ": --x0, --history and --json are not supported for complex matrices "
+                          "yet");
+    // auto: CSR (the fused CG steps of complex values take CSR operators only)
+    const Format format = o.problem.format == "auto" ? Format::csr : parse_format(o.problem.format);
     if (!std::isfinite(o.rtol) || !std::isfinite(o.atol))
         throw BadInput("--rtol and --atol must be finite");
     const Executor exec = rank_executor(o.backend == "auto" ? "omp" : o.backend);
@@ -376,7 +378,26 @@ int run_complex(const SolveOptions& o) {
         values.push_back(T(static_cast<R>(v.real()), static_cast<R>(v.imag())));
     }
     for (std::size_t i = 0; i < n; ++i) row_ptrs[i + 1] += row_ptrs[i];
-    const Csr<T> A(exec, n, n, row_ptrs, col_idxs, values);
+    const std::unique_ptr<LinearOperator<T>> stored = [&]() -> std::unique_ptr<LinearOperator<T>> {
+        if (format == Format::ell)
+            return std::make_unique<Ell<T>>(
+                Ell<T>::from_arrays(exec, n, n, row_ptrs, col_idxs, values));
+        if (format == Format::dense) {
+            MemoryNeed full;
+            full.add(double(n) * double(n), sizeof(T));
+            const std::string what =
+                path + ": " + std::to_string(n) + " x " + std::to_string(n) + " dense (use csr)";
+            require_host_memory(full, what);
+            if (!exec.is_host()) require_memory(exec, full, what);
+            std::vector<T> entries(n * n, T(0));
+            for (std::size_t i = 0; i < n; ++i)
+                for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
+                    entries[i * n + static_cast<std::size_t>(col_idxs[k])] += values[k];
+            return std::make_unique<Dense<T>>(exec, n, n, entries);
+        }
+        return std::make_unique<Csr<T>>(exec, n, n, row_ptrs, col_idxs, values);
+    }();
+    const LinearOperator<T>& A = *stored;
 
     std::vector<T> bh(n);
     if (o.problem.rhs.empty()) {  // b = A 1
@@ -438,7 +459,7 @@ int run_complex(const SolveOptions& o) {
     if (!o.out.empty())
         write_vector_output(o.out, std::vector<std::complex<double>>(xh.begin(), xh.end()));
     std::cout << o.solver << " (" << o.precond << ") on " << exec.name() << " ["
-              << exec.device_name() << "], " << dtype << ", csr\n"
+              << exec.device_name() << "], " << dtype << ", " << A.format() << "\n"
               << "  problem     " << path << ": n = " << n << ", nnz = " << values.size() << "\n"
               << "  result      " << solver::to_string(res.reason) << " after " << res.iterations
               << " iterations\n"

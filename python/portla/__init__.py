@@ -110,9 +110,9 @@ def solve(
         a dense 2-D array, a scipy.sparse.linalg.LinearOperator (matrix-free: its matvec is
         called from the solve), or CuPy / PyTorch CUDA arrays, used in place on their GPU.
     :param b: the right-hand side, n values. Complex A or b (complex64 / complex128, precond
-        "none" or "jacobi") are solved by cg (Hermitian positive definite A), bicgstab, gmres, cgs,
-        tfqmr, lgmres and gcrotmk on the reference, omp and cuda backends (CuPy / PyTorch CUDA arrays: a sparse
-        CSR A); the other solvers raise ValueError for them.
+        "none", "jacobi", "block-jacobi" or "ilu0") are solved by cg (Hermitian positive
+        definite A), bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg and qmr on every backend;
+        minres and pipecg raise ValueError for them.
     :param solver: "cg" (symmetric positive definite A), "bicgstab", "gmres", "pipecg",
         "minres" (symmetric A; ``shift=s`` solves (A - s I) x = b), "cgs" or "tfqmr".
         "lgmres" and "gcrotmk" too (GCROT(m,k): settings ``gcrot_m``, ``gcrot_k``,

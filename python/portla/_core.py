@@ -58,8 +58,8 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
         raise ValueError(f"{what}: not a numeric array (dtype {dtype})")
 
 
-# The Krylov methods that solve complex systems (complex64, complex128), on the reference, omp
-# and cuda backends (cg: for Hermitian positive definite A); lsqr and lsmr solve them too.
+# The Krylov methods that solve complex systems (complex64, complex128), on every backend (cg:
+# for Hermitian positive definite A); lsqr and lsmr solve them too.
 COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk", "bicg", "qmr")
 
 
@@ -174,8 +174,8 @@ def operator(A: Any, dtype: type, backend: str, transpose: bool = False) -> Any:
     rmatvec for a LinearOperator; a dense array is taken as CSR, which provides it)."""
     s = suffix(dtype)
     complex_ok = is_complex(dtype)
-    if complex_ok and not _is_sparse(A) and not _is_linear_operator(A):
-        # a dense complex array: taken as CSR (complex values have no dense kernels)
+    if complex_ok and transpose and not _is_sparse(A) and not _is_linear_operator(A):
+        # a dense complex array for a solver that needs A^H: taken as CSR, which provides it
         a = np.asarray(A)
         if a.ndim == 2 and max(a.shape) <= _INT32_MAX:
             sparse = sys.modules.get("scipy.sparse")
@@ -224,7 +224,7 @@ def operator(A: Any, dtype: type, backend: str, transpose: bool = False) -> Any:
             backend, rows, cols, _matvec(A.matvec, dtype, rows, "A.matvec"), rmatvec
         )
     a = np.asarray(A)
-    _check_real(a.dtype, "A")
+    _check_real(a.dtype, "A", complex_ok)
     if a.ndim != 2:
         raise ValueError(f"A: expected a matrix or linear operator, got shape {a.shape}")
     return getattr(_portla, "dense" + s)(backend, np.ascontiguousarray(a, dtype=dtype))
@@ -540,11 +540,6 @@ def _gpu_operator(A: Any, backend: str, precision: Optional[str]) -> Tuple[Any, 
         )
     device = _device(values)
     s = suffix(dtype)
-    if sparse is None and is_complex(dtype):
-        raise ValueError(
-            f"A: a dense {np.dtype(dtype)} GPU array is not supported (complex values have no "
-            "dense kernels); give it as a sparse CSR matrix"
-        )
     if sparse is None:
         if not _contiguous(A):
             raise ValueError("A: not C-contiguous (GPU arrays are used in place, not copied)")

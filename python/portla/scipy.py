@@ -270,10 +270,11 @@ _SHORT_RECURRENCE_PARAMETERS = """
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
     :param b: the right-hand side, n values (shape (n,) or (n, 1)). Complex A or b
-        (complex64 / complex128; M "jacobi" or a LinearOperator on the host) are solved by cg
+        (complex64 / complex128; M "jacobi", "block-jacobi", "ilu0" or a LinearOperator on the host)
+        are solved by cg
         (Hermitian positive definite A), bicgstab, gmres, cgs, tfqmr, lgmres and gcrotmk on the
-        reference, omp and cuda backends (all but cg on opencl), CuPy / PyTorch CUDA complex arrays
-        (sparse CSR A) in place on cuda;
+        reference, omp, cuda and opencl backends, CuPy / PyTorch CUDA complex arrays
+        (sparse CSR or dense A) in place on cuda;
         the other methods raise ValueError for them.
     :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
         the solution and returned; a host x0 is copied.
@@ -341,10 +342,11 @@ def gmres(
         its matvec is called for each A x), or on the GPU a CuPy / cupyx.scipy.sparse / PyTorch
         CUDA matrix, used in place.
     :param b: the right-hand side, n values (shape (n,) or (n, 1)). Complex A or b
-        (complex64 / complex128; M "jacobi" or a LinearOperator on the host) are solved by cg
+        (complex64 / complex128; M "jacobi", "block-jacobi", "ilu0" or a LinearOperator on the host)
+        are solved by cg
         (Hermitian positive definite A), bicgstab, gmres, cgs, tfqmr, lgmres and gcrotmk on the
-        reference, omp and cuda backends (all but cg on opencl), CuPy / PyTorch CUDA complex arrays
-        (sparse CSR A) in place on cuda;
+        reference, omp, cuda and opencl backends, CuPy / PyTorch CUDA complex arrays
+        (sparse CSR or dense A) in place on cuda;
         the other methods raise ValueError for them.
     :param x0: the initial guess (default zero), or "Mb" for M b. A GPU x0 is overwritten with
         the solution and returned; a host x0 is copied.

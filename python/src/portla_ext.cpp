@@ -760,6 +760,8 @@ void bind_operators(nb::module_& m, const std::string& s) {
           "indptr"_a, "indices"_a, "data"_a,
           "A CSR operator over host arrays with 64-bit row offsets and int32 column indices "
           "(its index form chosen by portla: 32-bit where the matrix fits).");
+    m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
+          "A dense row-major operator: borrowed where the backend reads it, else copied.");
     m.def(("callback" + s).c_str(), &make_callback<T>, "backend"_a, "rows"_a, "cols"_a, "matvec"_a,
           "rmatvec"_a = nb::none(),
           "A matrix-free operator: y = matvec(x), and y = rmatvec(x) = A^T x when given, called "
@@ -780,8 +782,6 @@ template <typename T>
 void bind_precision(nb::module_& m, const char* suffix) {
     const std::string s = suffix;
     bind_operators<T>(m, s);
-    m.def(("dense" + s).c_str(), &make_dense<T>, "backend"_a, "a"_a,
-          "A dense row-major operator: borrowed where the backend reads it, else copied.");
     nb::class_<Multigrid<T>>(m, ("Multigrid" + s).c_str(),
                              "A multigrid hierarchy (solver::Amg) of a CSR operator.")
         .def_prop_ro("backend", [](const Multigrid<T>& g) { return g.backend; })
@@ -1063,7 +1063,7 @@ NB_MODULE(_portla, m) {
 
     bind_precision<double>(m, "_f64");
     bind_precision<float>(m, "_f32");
-    // complex128 and complex64: CSR and matrix-free operators, bicgstab and gmres
+    // complex128 and complex64: CSR, dense and matrix-free operators and their solvers
     bind_operators<std::complex<double>>(m, "_c128");
     bind_operators<std::complex<float>>(m, "_c64");
     nb::list reasons;  // index: solver::StopReason's value

@@ -35,7 +35,7 @@
 
 #ifdef PORTLA_OPENCL_C
 #define PORTLA_CG_TEMPLATE
-#define PORTLA_CG_REAL REAL
+#define PORTLA_CG_REAL SCALAR  // REAL itself in a real program (common.cl)
 #define PORTLA_CG_STATE global CgState
 #else
 #define PORTLA_CG_TEMPLATE template <typename Real>

@@ -33,23 +33,21 @@ T reduce_to_host(const Executor& exec,
 template <typename T>
 void fill(const Executor& exec, view<T> x, T value) {
     if (x.size == 0) return;
-    dispatch_values<T, ComplexFamily::core>(exec,
-                                            [&](auto backend) { fill(backend, exec, x, value); });
+    dispatch_values<T>(exec, [&](auto backend) { fill(backend, exec, x, value); });
 }
 
 template <typename T>
 void copy(const Executor& exec, const_view<T> x, view<T> y) {
     check_size("copy", x.size, y.size);
     if (x.size == 0) return;
-    dispatch_values<T, ComplexFamily::core>(exec, [&](auto backend) { copy(backend, exec, x, y); });
+    dispatch_values<T>(exec, [&](auto backend) { copy(backend, exec, x, y); });
 }
 
 template <typename T>
 void axpby(const Executor& exec, T a, const_view<T> x, T b, view<T> y) {
     check_size("axpby", x.size, y.size);
     if (x.size == 0) return;
-    dispatch_values<T, ComplexFamily::core>(
-        exec, [&](auto backend) { axpby(backend, exec, a, x, b, y); });
+    dispatch_values<T>(exec, [&](auto backend) { axpby(backend, exec, a, x, b, y); });
 }
 
 template <typename T>
@@ -57,16 +55,14 @@ void pointwise_mul(const Executor& exec, const_view<T> x, const_view<T> y, view<
     check_size("pointwise_mul", x.size, y.size);
     check_size("pointwise_mul", x.size, z.size);
     if (x.size == 0) return;
-    dispatch_values<T, ComplexFamily::core>(
-        exec, [&](auto backend) { pointwise_mul(backend, exec, x, y, z); });
+    dispatch_values<T>(exec, [&](auto backend) { pointwise_mul(backend, exec, x, y, z); });
 }
 
 template <typename T>
 void dot(const Executor& exec, const_view<T> x, const_view<T> y, view<T> result) {
     check_size("dot", x.size, y.size);
     check_size("dot result", 1, result.size);
-    dispatch_values<T, ComplexFamily::core>(
-        exec, [&](auto backend) { dot(backend, exec, x, y, result); });
+    dispatch_values<T>(exec, [&](auto backend) { dot(backend, exec, x, y, result); });
 }
 
 template <typename T>
@@ -80,8 +76,7 @@ T dot(const Executor& exec, const_view<T> x, const_view<T> y) {
 template <typename T>
 void norm2(const Executor& exec, const_view<T> x, view<T> result) {
     check_size("norm2 result", 1, result.size);
-    dispatch_values<T, ComplexFamily::core>(exec,
-                                            [&](auto backend) { norm2(backend, exec, x, result); });
+    dispatch_values<T>(exec, [&](auto backend) { norm2(backend, exec, x, result); });
 }
 
 template <typename T>
@@ -98,7 +93,7 @@ void fused_cg_update(const Executor& exec, T alpha, const_view<T> p, const_view<
     check_size("fused_cg_update q", r.size, q.size);
     check_size("fused_cg_update x", r.size, x.size);
     check_size("fused_cg_update result", 1, rr.size);
-    dispatch_values<T, ComplexFamily::core>(
+    dispatch_values<T>(
         exec, [&](auto backend) { fused_cg_update(backend, exec, alpha, p, q, x, r, rr); });
 }
 
@@ -107,7 +102,7 @@ std::size_t invert_diagonal(const Executor& exec, view<T> d) {
     if (d.size == 0) return 0;
     const unsigned long long none = ~0ull;
     Array<unsigned long long> first_bad(exec, std::vector<unsigned long long>{none});
-    dispatch_values<T, ComplexFamily::core>(
+    dispatch_values<T>(
         exec, [&](auto backend) { invert_diagonal(backend, exec, d, first_bad.get_view()); });
     const unsigned long long bad = first_bad.to_host()[0];
     return bad == none ? d.size : static_cast<std::size_t>(bad);

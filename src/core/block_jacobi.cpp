@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <vector>
 
+#include "common/scalar.hpp"
+#include "core/dispatch_values.hpp"
 #include "core/kernels/precond_kernels.hpp"
 #include "portla/error.hpp"
 #include "portla/matrix/csr.hpp"
@@ -21,9 +24,10 @@ std::string rows_of(std::size_t start, std::size_t m) {
 }
 
 /// Inverts the m x m row-major block `a` (overwritten) into `inv` (row-major) by LU with
-/// partial pivoting, in double. Returns false when the block is singular: a pivot that is 0 or
-/// at most kSingularPivot * max |a_ij|.
-bool invert_block(std::size_t m, std::vector<double>& a, std::vector<double>& inv) {
+/// partial pivoting, in S (double, or complex<double> for complex values). Returns false when the
+/// block is singular: a pivot that is 0 or at most kSingularPivot * max |a_ij|.
+template <typename S>
+bool invert_block(std::size_t m, std::vector<S>& a, std::vector<S>& inv) {
     double scale = 0;
     for (std::size_t k = 0; k < m * m; ++k) scale = std::max(scale, std::abs(a[k]));
     std::vector<std::size_t> perm(m);
@@ -33,29 +37,29 @@ bool invert_block(std::size_t m, std::vector<double>& a, std::vector<double>& in
         std::size_t p = k;
         for (std::size_t i = k + 1; i < m; ++i)
             if (std::abs(a[i * m + k]) > std::abs(a[p * m + k])) p = i;
-        const double pivot = a[p * m + k];
-        if (pivot == 0 || !(std::abs(pivot) > kSingularPivot * scale)) return false;
+        const S pivot = a[p * m + k];
+        if (pivot == S(0) || !(std::abs(pivot) > kSingularPivot * scale)) return false;
         if (p != k) {
             for (std::size_t j = 0; j < m; ++j) std::swap(a[k * m + j], a[p * m + j]);
             std::swap(perm[k], perm[p]);
         }
         for (std::size_t i = k + 1; i < m; ++i) {
-            const double l = a[i * m + k] / pivot;
+            const S l = a[i * m + k] / pivot;
             a[i * m + k] = l;
             for (std::size_t j = k + 1; j < m; ++j) a[i * m + j] -= l * a[k * m + j];
         }
     }
     // Column c of A^-1 solves L U x = P e_c: row i of P e_c is 1 where perm[i] == c.
-    inv.assign(m * m, 0.0);
-    std::vector<double> x(m);
+    inv.assign(m * m, S(0));
+    std::vector<S> x(m);
     for (std::size_t c = 0; c < m; ++c) {
         for (std::size_t i = 0; i < m; ++i) {  // L y = P e_c
-            double s = perm[i] == c ? 1.0 : 0.0;
+            S s = perm[i] == c ? S(1) : S(0);
             for (std::size_t j = 0; j < i; ++j) s -= a[i * m + j] * x[j];
             x[i] = s;
         }
         for (std::size_t i = m; i-- > 0;) {  // U x = y
-            double s = x[i];
+            S s = x[i];
             for (std::size_t j = i + 1; j < m; ++j) s -= a[i * m + j] * x[j];
             x[i] = s / a[i * m + i];
         }
@@ -65,22 +69,24 @@ bool invert_block(std::size_t m, std::vector<double>& a, std::vector<double>& in
 }
 
 /// Calls block(start, m, a) for every diagonal block: `a` holds the m x m block of rows and
-/// columns [start, start + m), row-major, in double.
+/// columns [start, start + m), row-major, in common::wide_t<T> (double or complex<double>).
 template <typename T, typename Block>
 void for_each_diagonal_block(const LinearOperator<T>& A, std::size_t bs, Block&& block) {
+    using S = common::wide_t<T>;
     const std::size_t n = A.rows();
-    std::vector<double> a;
+    std::vector<S> a;
     if (const auto* csr = dynamic_cast<const Csr<T>*>(&A)) {
         const auto row_ptrs = csr->row_ptrs().to_host();
         const auto col_idxs = csr->col_idxs().to_host();
         const auto values = csr->values().to_host();
         for (std::size_t start = 0; start < n; start += bs) {
             const std::size_t m = std::min(bs, n - start);
-            a.assign(m * m, 0.0);
+            a.assign(m * m, S(0));
             for (std::size_t i = 0; i < m; ++i)
                 for (auto k = row_ptrs[start + i]; k < row_ptrs[start + i + 1]; ++k) {
                     const auto c = static_cast<std::size_t>(col_idxs[k]);
-                    if (c >= start && c < start + m) a[i * m + (c - start)] += values[k];
+                    if (c >= start && c < start + m)
+                        a[i * m + (c - start)] += common::widen(values[k]);
                 }
             block(start, m, a);
         }
@@ -90,9 +96,10 @@ void for_each_diagonal_block(const LinearOperator<T>& A, std::size_t bs, Block&&
     const auto values = dense.values().to_host();
     for (std::size_t start = 0; start < n; start += bs) {
         const std::size_t m = std::min(bs, n - start);
-        a.assign(m * m, 0.0);
+        a.assign(m * m, S(0));
         for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < m; ++j) a[i * m + j] = values[(start + i) * n + start + j];
+            for (std::size_t j = 0; j < m; ++j)
+                a[i * m + j] = common::widen(values[(start + i) * n + start + j]);
         block(start, m, a);
     }
 }
@@ -116,10 +123,10 @@ BlockJacobi<T>::BlockJacobi(const LinearOperator<T>& A, int block_size)
     const std::size_t bs = static_cast<std::size_t>(block_size);
     const std::size_t num_blocks = (n_ + bs - 1) / bs;
     std::vector<T> host(num_blocks * bs * bs, T{0});
-    std::vector<double> inv;
-    for_each_diagonal_block(A, bs, [&](std::size_t start, std::size_t m, std::vector<double>& a) {
-        for (double v : a)
-            if (!std::isfinite(v))
+    std::vector<common::wide_t<T>> inv;
+    for_each_diagonal_block(A, bs, [&](std::size_t start, std::size_t m, auto& a) {
+        for (const auto& v : a)
+            if (!common::is_finite(v))
                 throw BadInput("block-jacobi: singular diagonal block at rows " +
                                rows_of(start, m) + " (it contains NaN or Inf)");
         if (!invert_block(m, a, inv))
@@ -127,8 +134,8 @@ BlockJacobi<T>::BlockJacobi(const LinearOperator<T>& A, int block_size)
         T* out = host.data() + (start / bs) * bs * bs;  // column-major: (i, j) at j bs + i
         for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < m; ++j) {
-                const T v = static_cast<T>(inv[i * m + j]);
-                if (!std::isfinite(v))
+                const T v = common::narrow<T>(inv[i * m + j]);
+                if (!common::is_finite(v))
                     throw BadInput("block-jacobi: singular diagonal block at rows " +
                                    rows_of(start, m) + " (its inverse overflows)");
                 out[j * bs + i] = v;
@@ -144,12 +151,14 @@ void BlockJacobi<T>::apply(const_view<T> r, view<T> z) const {
     if (n_ == 0) return;
     const auto& exec = blocks_.executor();
     // z_i = sum_j inv(A_bb)(i, j) r_j over the rows j of i's block b
-    dispatch<KernelFamily::precond>(exec, [&](auto backend) {
+    dispatch_values<T>(exec, [&](auto backend) {
         block_jacobi_apply(backend, exec, block_size_, blocks_.get_view(), r, z);
     });
 }
 
 template class BlockJacobi<double>;
 template class BlockJacobi<float>;
+template class BlockJacobi<std::complex<double>>;
+template class BlockJacobi<std::complex<float>>;
 
 }  // namespace portla::solver

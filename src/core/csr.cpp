@@ -453,7 +453,7 @@ template <typename T>
 void Csr<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     const auto& exec = executor();
-    dispatch_values<T, ComplexFamily::core>(exec, [&](auto backend) {
+    dispatch_values<T>(exec, [&](auto backend) {
         if constexpr (kernels::splits_csr_long_rows<decltype(backend)> &&
                       !common::is_complex_v<T>) {
             if (long_blocks_.size() > 0) {
@@ -540,7 +540,7 @@ void Csr<T>::diagonal(view<T> d) const {
         std::call_once(*diag_once_, [this] {
             const Executor& exec = executor();
             diag_ = Array<T>(exec, rows_);
-            dispatch_values<T, ComplexFamily::core>(exec, [&](auto backend) {
+            dispatch_values<T>(exec, [&](auto backend) {
                 with_indices([&](auto row_ptrs, auto col_idxs) {
                     csr_diagonal(backend, exec, rows_, row_ptrs, col_idxs, values_.get_view(),
                                  diag_.get_view());

@@ -1,9 +1,11 @@
 #include "portla/matrix/dense.hpp"
 
+#include "core/dispatch_values.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/matrix_checks.hpp"
 #include "portla/blas.hpp"
 
+#include <complex>
 #include <utility>
 #include <vector>
 
@@ -63,7 +65,7 @@ void Dense<T>::apply(const_view<T> x, view<T> y) const {
     if (rows_ == 0) return;
     if (cols_ == 0) return blas::fill(executor(), y, T{0});
     const auto& exec = executor();
-    dispatch(exec, [&](auto backend) {
+    dispatch_values<T>(exec, [&](auto backend) {
         dense_apply(backend, exec, rows_, cols_, values_.get_view(), x, y);
     });
 }
@@ -79,5 +81,7 @@ void Dense<T>::diagonal(view<T> d) const {
 
 template class Dense<double>;
 template class Dense<float>;
+template class Dense<std::complex<double>>;
+template class Dense<std::complex<float>>;
 
 }  // namespace portla

@@ -11,23 +11,11 @@
 
 namespace portla {
 
-/// The kernel families a dispatch over complex values reaches: `core`, the vector kernels, CSR
-/// SpMV and diagonal, and GMRES's basis kernels; `other`, any other family.
-enum class ComplexFamily { core, other };
-
-/// X(name) for every backend with kernels over complex values (std::complex<float>, <double>):
-/// the core families (ComplexFamily::core) at least.
+/// X(name) for every backend with kernels over complex values (std::complex<float>, <double>).
 #define PORTLA_FOR_EACH_COMPLEX_BACKEND(X) X(reference) X(omp) X(cuda) X(opencl)
-/// X(name) for the backends of PORTLA_FOR_EACH_COMPLEX_BACKEND whose complex kernels are the
-/// core families alone.
-#define PORTLA_FOR_EACH_CORE_COMPLEX_BACKEND(X) X(opencl)
 
-/// Whether `backend` has kernels over complex values in `family`.
-constexpr bool supports_complex(Backend backend, ComplexFamily family = ComplexFamily::core) {
-#define PORTLA_CORE_COMPLEX_BACKEND(b) \
-    if (backend == Backend::b && family != ComplexFamily::core) return false;
-    PORTLA_FOR_EACH_CORE_COMPLEX_BACKEND(PORTLA_CORE_COMPLEX_BACKEND)
-#undef PORTLA_CORE_COMPLEX_BACKEND
+/// Whether `backend` has kernels over complex values.
+constexpr bool supports_complex(Backend backend) {
 #define PORTLA_COMPLEX_BACKEND(b) \
     if (backend == Backend::b) return true;
     PORTLA_FOR_EACH_COMPLEX_BACKEND(PORTLA_COMPLEX_BACKEND)
@@ -35,11 +23,10 @@ constexpr bool supports_complex(Backend backend, ComplexFamily family = ComplexF
     return false;
 }
 
-/// dispatch for a kernel over values of type T, whose kernels are of `family`: for a complex
-/// T, a backend without complex kernels of that family (supports_complex) is never
-/// instantiated, and dispatching to it throws Unsupported naming the value type and the
-/// backend. A real T dispatches as dispatch().
-template <typename T, ComplexFamily family = ComplexFamily::other, typename Kernel>
+/// dispatch for a kernel over values of type T: for a complex T, a backend without complex
+/// kernels (supports_complex) is never instantiated, and dispatching to it throws Unsupported
+/// naming the value type and the backend. A real T dispatches as dispatch().
+template <typename T, typename Kernel>
 decltype(auto) dispatch_values(const Executor& exec, Kernel&& kernel) {
     if constexpr (!common::is_complex_v<T>) {
         return dispatch(exec, std::forward<Kernel>(kernel));
@@ -49,7 +36,7 @@ decltype(auto) dispatch_values(const Executor& exec, Kernel&& kernel) {
     case Backend::name:                                                                   \
         if constexpr (!kernels::name::tag::enabled) {                                     \
             throw NotCompiled(kernels::name::tag::name_string);                           \
-        } else if constexpr (!supports_complex(Backend::name, family)) {                  \
+        } else if constexpr (!supports_complex(Backend::name)) {                          \
             throw Unsupported(std::string("complex values (") + common::dtype_name<T>() + \
                               ") are not supported on the " #name " backend yet");        \
         } else {                                                                          \

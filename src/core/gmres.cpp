@@ -90,7 +90,7 @@ public:
                 A_.apply(z, w);
             }
             T* hd = scalars_.data();
-            dispatch_values<T, ComplexFamily::core>(e, [&](auto backend) {
+            dispatch_values<T>(e, [&](auto backend) {
                 for (int pass = 0; pass < 2; ++pass) {  // CGS2
                     T* hp = hd + pass * (m_ + 1);
                     basis_project(backend, e, n_, k, V_.data(), n_, w.data, hp);  // h = V^T w
@@ -156,7 +156,7 @@ public:
             estimate = std::abs(g_[k]);
             ++j;
             if (record(estimate)) break;
-            dispatch_values<T, ComplexFamily::core>(e, [&](auto backend) {  // v_k = w / ||w||
+            dispatch_values<T>(e, [&](auto backend) {  // v_k = w / ||w||
                 basis_update(backend, e, n_, 0, V_.data(), n_, hd, T{0},
                              common::narrow<T>(1 / hnorm), w.data);
             });
@@ -200,7 +200,7 @@ public:
         for (int i = 0; i < j; ++i) yt[i] = common::narrow<T>(y[i]);
         T* yd = scalars_.data();
         Executor::copy_bytes(exec_, yd, Executor::reference(), yt.data(), j * sizeof(T));
-        dispatch_values<T, ComplexFamily::core>(exec_, [&](auto backend) {
+        dispatch_values<T>(exec_, [&](auto backend) {
             if (flexible_ || !M_ || left_) {  // x += Z y  (or V y)
                 basis_update(backend, exec_, n_, j, flexible_ ? Z_.data() : V_.data(), n_, yd, T{1},
                              T{1}, x.data);

@@ -1,10 +1,12 @@
 // ILU(0), IC(0), ILUT and ILU(k) (include/portla/solver/ilu.hpp): the factorizations, once, on
-// the host in double precision, and their diagnosis; the level schedules of the factors; the two
-// triangular solves of apply() through the sptrsv kernels (core/kernels/sptrsv_kernels.hpp).
+// the host in double precision (ILU(0) of complex values in complex<double>), and their diagnosis;
+// the level schedules of the factors; the two triangular solves of apply() through the sptrsv
+// kernels (core/kernels/sptrsv_kernels.hpp).
 #include "portla/solver/ilu.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -15,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/scalar.hpp"
 #include "core/kernels/matrix_kernels.hpp"
 #include "core/kernels/sptrsv_kernels.hpp"
 #include "portla/error.hpp"
@@ -59,16 +62,20 @@ std::string number(double x) {  // as %.3g; printf's formatting does not depend 
     return text;
 }
 
-// A square CSR on the host in double: columns sorted within each row, duplicates summed.
-struct HostCsr {
+// A square CSR on the host in S (double; complex<double> for complex values): columns sorted
+// within each row, duplicates summed.
+template <typename S>
+struct HostCsrOf {
     std::size_t n = 0;
     std::vector<std::int32_t> ptr, col;
-    std::vector<double> val;
+    std::vector<S> val;
 };
+using HostCsr = HostCsrOf<double>;
 
 template <typename T>
-HostCsr host_copy(const Csr<T>& A) {
-    HostCsr h;
+HostCsrOf<common::wide_t<T>> host_copy(const Csr<T>& A) {
+    using S = common::wide_t<T>;
+    HostCsrOf<S> h;
     h.n = A.rows();
     const auto ptr = A.row_ptrs().to_host();
     const auto col = A.col_idxs().to_host();
@@ -76,10 +83,10 @@ HostCsr host_copy(const Csr<T>& A) {
     h.ptr.assign(h.n + 1, 0);
     h.col.reserve(col.size());
     h.val.reserve(val.size());
-    std::vector<std::pair<std::int32_t, double>> row;
+    std::vector<std::pair<std::int32_t, S>> row;
     for (std::size_t i = 0; i < h.n; ++i) {
         row.clear();
-        for (auto k = ptr[i]; k < ptr[i + 1]; ++k) row.emplace_back(col[k], double(val[k]));
+        for (auto k = ptr[i]; k < ptr[i + 1]; ++k) row.emplace_back(col[k], common::widen(val[k]));
         // Csr does not promise sorted rows (its raw-array constructor keeps the given order).
         std::stable_sort(row.begin(), row.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -97,7 +104,8 @@ HostCsr host_copy(const Csr<T>& A) {
 }
 
 // Position of a_ii in each row; BadInput naming the first row without one.
-std::vector<std::int32_t> diagonal_positions(const HostCsr& a, const char* who) {
+template <typename S>
+std::vector<std::int32_t> diagonal_positions(const HostCsrOf<S>& a, const char* who) {
     std::vector<std::int32_t> diag(a.n);
     for (std::size_t i = 0; i < a.n; ++i) {
         const auto first = a.col.begin() + a.ptr[i], last = a.col.begin() + a.ptr[i + 1];
@@ -110,11 +118,11 @@ std::vector<std::int32_t> diagonal_positions(const HostCsr& a, const char* who) 
 }
 
 // Values of entries k in [ptr[i], ptr[i+1]) with keep(i, col) must be finite.
-template <typename Keep>
-void check_finite(const HostCsr& a, const char* who, Keep keep) {
+template <typename S, typename Keep>
+void check_finite(const HostCsrOf<S>& a, const char* who, Keep keep) {
     for (std::size_t i = 0; i < a.n; ++i)
         for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k)
-            if (keep(i, a.col[k]) && !std::isfinite(a.val[k]))
+            if (keep(i, a.col[k]) && !common::is_finite(a.val[k]))
                 throw BadInput(std::string(who) + ": non-finite value at " + row_name(i) +
                                ", column " + std::to_string(a.col[k] + 1));
 }
@@ -122,7 +130,8 @@ void check_finite(const HostCsr& a, const char* who, Keep keep) {
 // ILU(0) in place, row by row (the IKJ form): for each k < i in the pattern of row i, in
 // increasing order, l_ik = a_ik / u_kk and a_ij -= l_ik u_kj for every j > k in the patterns of
 // both rows k and i. Row i then holds l_i* left of the diagonal and u_i* from it on.
-void ilu0_in_place(HostCsr& a, const std::vector<std::int32_t>& diag, const char* who) {
+template <typename S>
+void ilu0_in_place(HostCsrOf<S>& a, const std::vector<std::int32_t>& diag, const char* who) {
     std::vector<std::int32_t> pos(a.n, -1);  // column -> position in the current row, or -1
     for (std::size_t i = 0; i < a.n; ++i) {
         const auto begin = a.ptr[i], end = a.ptr[i + 1];
@@ -133,13 +142,13 @@ void ilu0_in_place(HostCsr& a, const std::vector<std::int32_t>& diag, const char
         }
         for (auto k = begin; k < diag[i]; ++k) {
             const auto j = a.col[k];
-            const double l = a.val[k] / a.val[diag[j]];
+            const S l = a.val[k] / a.val[diag[j]];
             a.val[k] = l;
             for (auto m = diag[j] + 1; m < a.ptr[j + 1]; ++m)
                 if (pos[a.col[m]] >= 0) a.val[pos[a.col[m]]] -= l * a.val[m];
         }
-        const double pivot = a.val[diag[i]];
-        if (!std::isfinite(pivot))
+        const S pivot = a.val[diag[i]];
+        if (!common::is_finite(pivot))
             throw BadInput(std::string(who) + ": zero pivot at " + row_name(i) +
                            " (u_ii is not finite)");
         if (std::abs(pivot) <= kPivotFloor * row_max)
@@ -236,7 +245,8 @@ HostCsr symmetric_from_lower(const HostCsr& l) {
 // Level schedule of a triangular CSR: level(i) = 1 + max level(j) over the off-diagonal
 // entries j of row i (0 when none), visiting rows in dependency order. Rows sorted by level
 // (ascending row within a level) into `rows`, level k at rows[ptrs[k], ptrs[k+1]).
-void level_schedule(const HostCsr& a, bool lower, std::vector<std::int32_t>& rows,
+template <typename S>
+void level_schedule(const HostCsrOf<S>& a, bool lower, std::vector<std::int32_t>& rows,
                     std::vector<std::int32_t>& ptrs) {
     std::vector<std::int32_t> level(a.n, 0);
     std::int32_t levels = a.n > 0 ? 1 : 0;
@@ -258,15 +268,17 @@ void level_schedule(const HostCsr& a, bool lower, std::vector<std::int32_t>& row
 
 // Split an in-place LU (row i: l_i* left of diag[i], u_i* from it on) into L strictly lower
 // (unit diagonal implied) and U from the diagonal on.
-void split_lu(const HostCsr& a, const std::vector<std::int32_t>& diag, HostCsr& l, HostCsr& u) {
-    l = HostCsr{};
-    u = HostCsr{};
+template <typename S>
+void split_lu(const HostCsrOf<S>& a, const std::vector<std::int32_t>& diag, HostCsrOf<S>& l,
+              HostCsrOf<S>& u) {
+    l = HostCsrOf<S>{};
+    u = HostCsrOf<S>{};
     l.n = u.n = a.n;
     l.ptr.assign(a.n + 1, 0);
     u.ptr.assign(a.n + 1, 0);
     for (std::size_t i = 0; i < a.n; ++i) {
         for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
-            HostCsr& part = k < diag[i] ? l : u;
+            HostCsrOf<S>& part = k < diag[i] ? l : u;
             part.col.push_back(a.col[k]);
             part.val.push_back(a.val[k]);
         }
@@ -698,10 +710,11 @@ HostCsr permute(const HostCsr& a, const std::vector<std::int32_t>& order) {
 // ---- diagnosis ----
 
 // x = L^-1 b (L lower, unit diagonal implied or stored last in each row)
-void host_lower_solve(const HostCsr& l, bool unit, const std::vector<double>& b,
-                      std::vector<double>& x) {
+template <typename S>
+void host_lower_solve(const HostCsrOf<S>& l, bool unit, const std::vector<S>& b,
+                      std::vector<S>& x) {
     for (std::size_t i = 0; i < l.n; ++i) {
-        double s = b[i];
+        S s = b[i];
         const auto last = unit ? l.ptr[i + 1] : l.ptr[i + 1] - 1;
         for (auto e = l.ptr[i]; e < last; ++e) s -= l.val[e] * x[l.col[e]];
         x[i] = unit ? s : s / l.val[last];
@@ -709,26 +722,29 @@ void host_lower_solve(const HostCsr& l, bool unit, const std::vector<double>& b,
 }
 
 // x = U^-1 b (U upper, diagonal first in each row)
-void host_upper_solve(const HostCsr& u, const std::vector<double>& b, std::vector<double>& x) {
+template <typename S>
+void host_upper_solve(const HostCsrOf<S>& u, const std::vector<S>& b, std::vector<S>& x) {
     for (std::size_t step = 0; step < u.n; ++step) {
         const std::size_t i = u.n - 1 - step;
-        double s = b[i];
+        S s = b[i];
         for (auto e = u.ptr[i] + 1; e < u.ptr[i + 1]; ++e) s -= u.val[e] * x[u.col[e]];
         x[i] = s / u.val[u.ptr[i]];
     }
 }
 
-double max_abs(const std::vector<double>& v) {
+template <typename S>
+double max_abs(const std::vector<S>& v) {
     double m = 0;
-    for (double x : v) m = std::max(m, std::abs(x));
+    for (const S& x : v) m = std::max(m, double(std::abs(x)));
     return m;
 }
 
 // Growth and probe of M = Q^T L U P^T as an approximation of a (see FactorDiagnosis): M^-1 r
 // gathers t[i] = r[row_order[i]], solves L U y = t and gathers z[c] = y[column_order[c]] (an
 // empty order is the identity).
-FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const HostCsr& u,
-                         const std::vector<std::int32_t>& row_order,
+template <typename S>
+FactorDiagnosis diagnose(const HostCsrOf<S>& a, const HostCsrOf<S>& l, bool unit_l,
+                         const HostCsrOf<S>& u, const std::vector<std::int32_t>& row_order,
                          const std::vector<std::int32_t>& column_order, const char* who) {
     FactorDiagnosis d;
     const std::size_t n = a.n;
@@ -742,12 +758,12 @@ FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const 
         // probe: v uniform in [-1, 1], fixed seed; ||M^-1 A v - v|| / ||v||
         std::mt19937_64 gen(20261128);
         std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-        std::vector<double> v(n), av(n, 0), y(n), z(n);
+        std::vector<S> v(n), av(n, S(0)), y(n), z(n);
         for (auto& x : v) x = uniform(gen);
         for (std::size_t i = 0; i < n; ++i)
             for (auto e = a.ptr[i]; e < a.ptr[i + 1]; ++e) av[i] += a.val[e] * v[a.col[e]];
         if (!row_order.empty()) {
-            std::vector<double> t(n);
+            std::vector<S> t(n);
             for (std::size_t i = 0; i < n; ++i) t[i] = av[row_order[i]];
             av.swap(t);
         }
@@ -755,9 +771,9 @@ FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const 
         host_upper_solve(u, y, z);
         double diff = 0, norm = 0;
         for (std::size_t c = 0; c < n; ++c) {
-            const double mv = column_order.empty() ? z[c] : z[column_order[c]];
-            diff += (mv - v[c]) * (mv - v[c]);
-            norm += v[c] * v[c];
+            const S mv = column_order.empty() ? z[c] : z[column_order[c]];
+            diff += std::norm(mv - v[c]);
+            norm += std::norm(v[c]);
         }
         d.probe = std::sqrt(diff / norm);
     }
@@ -778,15 +794,19 @@ FactorDiagnosis diagnose(const HostCsr& a, const HostCsr& l, bool unit_l, const 
     return d;
 }
 
-template <typename T>
-std::vector<T> rounded(const std::vector<double>& v, const char* who, const HostCsr& a) {
+// x itself for a real x (its sign kept in messages), |x| for a complex one.
+double magnitude(double x) { return x; }
+double magnitude(const std::complex<double>& x) { return std::abs(x); }
+
+template <typename T, typename S>
+std::vector<T> rounded(const std::vector<S>& v, const char* who, const HostCsrOf<S>& a) {
     std::vector<T> out(v.size());
     for (std::size_t i = 0; i < a.n; ++i)
         for (auto k = a.ptr[i]; k < a.ptr[i + 1]; ++k) {
-            out[k] = static_cast<T>(v[k]);
-            if (!std::isfinite(out[k]))
+            out[k] = common::narrow<T>(v[k]);
+            if (!common::is_finite(out[k]))
                 throw BadInput(std::string(who) + ": factor entry at " + row_name(i) +
-                               " overflows the value type (" + number(v[k]) + ")");
+                               " overflows the value type (" + number(magnitude(v[k])) + ")");
         }
     return out;
 }
@@ -815,8 +835,8 @@ struct TriangularFactor {
     std::vector<std::int32_t> level_ptrs;  // host
     std::unique_ptr<kernels::SptrsvPlan> plan;
 
-    TriangularFactor(const Executor& exec, const HostCsr& a, bool lower_, bool unit,
-                     const char* who)
+    TriangularFactor(const Executor& exec, const HostCsrOf<common::wide_t<T>>& a, bool lower_,
+                     bool unit, const char* who)
         : matrix(exec, a.n, a.n, a.ptr, a.col, rounded<T>(a.val, who, a)),
           lower(lower_),
           unit_diagonal(unit) {
@@ -869,8 +889,9 @@ struct TriangularPair {
     mutable Array<T> work, work2;  // L^-1 t; t, then y before the gather
 
     // `a` is the matrix factored (for the diagnosis); the orders as above, on the host.
-    TriangularPair(const Executor& exec, const HostCsr& a, const HostCsr& l, bool unit_l,
-                   const HostCsr& u, TriangularSolver how_, const char* who,
+    TriangularPair(const Executor& exec, const HostCsrOf<common::wide_t<T>>& a,
+                   const HostCsrOf<common::wide_t<T>>& l, bool unit_l,
+                   const HostCsrOf<common::wide_t<T>>& u, TriangularSolver how_, const char* who,
                    const std::vector<std::int32_t>& rows = {},
                    const std::vector<std::int32_t>& columns = {})
         : lower(exec, l, true, unit_l, who),
@@ -926,12 +947,12 @@ template <typename T>
 Ilu0<T>::Ilu0(const Csr<T>& A, TriangularSolver how) {
     A.require_int32("ilu0");
     check_square(A.rows(), A.cols(), "ilu0");
-    HostCsr a = host_copy(A);
+    auto a = host_copy(A);
     check_finite(a, "ilu0", [](std::size_t, std::int32_t) { return true; });
     const auto diag = diagonal_positions(a, "ilu0");
-    const HostCsr original = a;
+    const auto original = a;
     ilu0_in_place(a, diag, "ilu0");
-    HostCsr l, u;
+    decltype(a) l, u;
     split_lu(a, diag, l, u);
     this->factors_ = std::make_unique<detail::TriangularPair<T>>(A.executor(), original, l, true, u,
                                                                  how, "ilu0");
@@ -1093,8 +1114,12 @@ bool TriangularFactors<T>::unstable() const {
 
 template class TriangularFactors<double>;
 template class TriangularFactors<float>;
+template class TriangularFactors<std::complex<double>>;
+template class TriangularFactors<std::complex<float>>;
 template class Ilu0<double>;
 template class Ilu0<float>;
+template class Ilu0<std::complex<double>>;
+template class Ilu0<std::complex<float>>;
 template class Ic0<double>;
 template class Ic0<float>;
 template class Ilut<double>;

@@ -57,6 +57,17 @@ void Jacobi<T>::apply_transpose(const_view<T> r, view<T> z) const {
 namespace {
 
 // The factory of make_preconditioner for real values.
+// The incomplete factorisations need the matrix's entries in CSR (on a distributed operator:
+// its diagonal block, factored on each rank).
+template <typename T>
+const Csr<T>& csr_entries(const LinearOperator<T>& A, Preconditioner precond) {
+    const auto* csr = dynamic_cast<const Csr<T>*>(&A.diagonal_block());
+    if (!csr)
+        throw Unsupported(to_string(precond) + " needs a csr matrix (got " + A.format() +
+                          "; use --format csr)");
+    return *csr;
+}
+
 template <typename T>
 std::unique_ptr<PreconditionerOperator<T>> make_real_preconditioner(const LinearOperator<T>& A,
                                                                     const Settings& s) {
@@ -76,12 +87,7 @@ std::unique_ptr<PreconditionerOperator<T>> make_real_preconditioner(const Linear
         case Preconditioner::iluk:
             break;
     }
-    // The incomplete factorisations need the matrix's entries in CSR (on a distributed operator:
-    // its diagonal block, factored on each rank).
-    const auto* csr = dynamic_cast<const Csr<T>*>(&A.diagonal_block());
-    if (!csr)
-        throw Unsupported(to_string(s.precond) + " needs a csr matrix (got " + A.format() +
-                          "; use --format csr)");
+    const Csr<T>* csr = &csr_entries(A, s.precond);
     if (s.precond == Preconditioner::amg) return std::make_unique<Amg<T>>(*csr, s.amg);
     if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
     if (s.precond == Preconditioner::ilut)
@@ -96,12 +102,21 @@ std::unique_ptr<PreconditionerOperator<T>> make_real_preconditioner(const Linear
 template <typename T>
 std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOperator<T>& A,
                                                                const Settings& s) {
-    if constexpr (common::is_complex_v<T>) {  // Jacobi alone has a complex path
-        if (s.precond == Preconditioner::none) return nullptr;
-        if (s.precond == Preconditioner::jacobi) return std::make_unique<Jacobi<T>>(A);
-        throw Unsupported("the " + to_string(s.precond) +
-                          " preconditioner has no path for complex values (" +
-                          common::dtype_name<T>() + "); use jacobi or none");
+    if constexpr (common::is_complex_v<T>) {  // Jacobi, block Jacobi and ILU(0)
+        switch (s.precond) {
+            case Preconditioner::none:
+                return nullptr;
+            case Preconditioner::jacobi:
+                return std::make_unique<Jacobi<T>>(A);
+            case Preconditioner::block_jacobi:
+                return std::make_unique<BlockJacobi<T>>(A.diagonal_block(), s.block_size);
+            case Preconditioner::ilu0:
+                return std::make_unique<Ilu0<T>>(csr_entries(A, s.precond));
+            default:
+                throw Unsupported("the " + to_string(s.precond) +
+                                  " preconditioner has no path for complex values (" +
+                                  common::dtype_name<T>() + "); use jacobi, block-jacobi or ilu0");
+        }
     } else {
         return make_real_preconditioner(A, s);
     }

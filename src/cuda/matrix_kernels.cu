@@ -64,7 +64,7 @@ __global__ void dense_apply_kernel(std::size_t rows, std::size_t cols, const T* 
         const T* a = values + row * cols;
         T sum = T(0);
 #pragma unroll 4
-        for (std::size_t c = lane; c < cols; c += 32) sum += a[c] * x[c];
+        for (std::size_t c = lane; c < cols; c += 32) sum = madd(sum, a[c], x[c]);
         sum = warp_sum(sum);
         if (lane == 0) y[row] = sum;
     }
@@ -103,7 +103,7 @@ __global__ void ell_apply_kernel(std::size_t rows, std::size_t width,
                                  const T* __restrict__ values, const T* __restrict__ x,
                                  T* __restrict__ y) {
     const std::size_t threads = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    const auto read = [x](std::size_t j) { return __ldg(x + j); };
+    const auto read = [x](std::size_t j) { return ldg(x + j); };
     for (std::size_t row = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
          row < rows; row += threads)
         y[row] = ell_row_sum<T>(row, rows, width, col_idxs, values, read);
@@ -336,9 +336,10 @@ void dense_apply(tag, const Executor& exec, std::size_t rows, std::size_t cols,
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, dense_apply_kernel<T>, rows * 32, threads);
-    dense_apply_kernel<T>
-        <<<blocks, threads, 0, stream_of(exec)>>>(rows, cols, values.data, x.data, y.data);
+    using D = device_t<T>;
+    const unsigned blocks = blocks_for(exec, dense_apply_kernel<D>, rows * 32, threads);
+    dense_apply_kernel<D><<<blocks, threads, 0, stream_of(exec)>>>(
+        rows, cols, device_ptr(values.data), device_ptr(x.data), device_ptr(y.data));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -406,9 +407,11 @@ void ell_apply(tag, const Executor& exec, std::size_t rows, std::size_t width,
     if (rows == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, ell_apply_kernel<T>, rows, threads);
-    ell_apply_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(rows, width, col_idxs.data,
-                                                                 values.data, x.data, y.data);
+    using D = device_t<T>;
+    const unsigned blocks = blocks_for(exec, ell_apply_kernel<D>, rows, threads);
+    ell_apply_kernel<D><<<blocks, threads, 0, stream_of(exec)>>>(
+        rows, width, col_idxs.data, device_ptr(values.data), device_ptr(x.data),
+        device_ptr(y.data));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -519,8 +522,10 @@ void gather(tag, const Executor& exec, const_view<std::int32_t> idx, const_view<
     if (idx.size == 0) return;
     activate(exec.device_id());
     const unsigned threads = static_cast<unsigned>(exec.launch().work_group_size);
-    const unsigned blocks = blocks_for(exec, gather_kernel<T>, idx.size, threads);
-    gather_kernel<T><<<blocks, threads, 0, stream_of(exec)>>>(idx.size, idx.data, x.data, out.data);
+    using D = device_t<T>;
+    const unsigned blocks = blocks_for(exec, gather_kernel<D>, idx.size, threads);
+    gather_kernel<D><<<blocks, threads, 0, stream_of(exec)>>>(
+        idx.size, idx.data, device_ptr(x.data), device_ptr(out.data));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
@@ -564,8 +569,8 @@ std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
-PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<double>);
-PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<float>);
+PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(std::complex<float>);
 template void csr_split_apply<double>(tag, const Executor&, std::size_t, const_view<std::int32_t>,
                                       const_view<std::int32_t>, const_view<double>,
                                       const CsrLongRows&, const_view<double>, view<double>);

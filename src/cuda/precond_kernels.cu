@@ -13,7 +13,10 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <complex>
+
 #include "core/kernels/precond_kernels.hpp"
+#include "cuda/complex.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/scratch.hpp"
 
@@ -30,7 +33,7 @@ __global__ void block_jacobi_kernel(std::size_t n, std::size_t bs, const T* __re
         const std::size_t m = min(bs, n - start);
         const T* row = blocks + b * bs * bs + (i - start);  // entry (i - start, j) at j bs
         T sum(0);
-        for (std::size_t j = 0; j < m; ++j) sum += row[j * bs] * r[start + j];
+        for (std::size_t j = 0; j < m; ++j) sum = madd(sum, row[j * bs], r[start + j]);
         z[i] = sum;
     }
 }
@@ -47,12 +50,15 @@ void block_jacobi_apply(tag, const Executor& exec, int block_size, const_view<T>
     const std::size_t needed = (n + threads - 1) / threads;
     const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(threads));
     const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-    block_jacobi_kernel<T><<<grid, threads, 0, stream_of(exec)>>>(
-        n, static_cast<std::size_t>(block_size), blocks.data, r.data, z.data);
+    block_jacobi_kernel<device_t<T>><<<grid, threads, 0, stream_of(exec)>>>(
+        n, static_cast<std::size_t>(block_size), device_ptr(blocks.data), device_ptr(r.data),
+        device_ptr(z.data));
     PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 PORTLA_INSTANTIATE_PRECOND_KERNELS(double);
 PORTLA_INSTANTIATE_PRECOND_KERNELS(float);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::cuda

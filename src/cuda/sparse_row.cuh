@@ -35,11 +35,11 @@ __device__ __forceinline__ T ell_row_sum(std::size_t i, std::size_t rows, std::s
             const bool in = k0 + j < width;
             const std::size_t e = (k0 + j) * rows + i;
             c[j] = in ? __ldg(cols + e) : -1;
-            w[j] = in ? __ldg(vals + e) : T(0);
+            w[j] = in ? ldg(vals + e) : T(0);
         }
 #pragma unroll
         for (int j = 0; j < kEllChunk; ++j)
-            if (c[j] >= 0) acc += w[j] * v(static_cast<std::size_t>(c[j]));
+            if (c[j] >= 0) acc = madd(acc, w[j], v(static_cast<std::size_t>(c[j])));
     }
     return acc;
 }

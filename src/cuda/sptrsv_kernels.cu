@@ -21,11 +21,13 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 
 #include "core/kernels/sptrsv_kernels.hpp"
+#include "cuda/complex.cuh"
 #include "cuda/cuda_check.hpp"
 #include "cuda/reduction.cuh"
 #include "cuda/scratch.hpp"
@@ -71,7 +73,7 @@ __global__ void __launch_bounds__(kSolveBlock)
         ::cuda::atomic_ref<std::uint32_t, ::cuda::thread_scope_device> flag(ready[j]);
         while (flag.load(::cuda::memory_order_acquire) != generation) {
         }
-        sum += values[k] * __ldcg(x + j);  // L2: never a stale line of L1
+        sum = madd(sum, values[k], ldcg(x + j));  // L2: never a stale line of L1
     }
     sum = warp_sum(sum);
     if (lane == 0) {
@@ -112,10 +114,10 @@ void sptrsv(tag, const Executor& exec, const TriangularMatrix<T>& a, SptrsvPlan*
         plan.generation = 1;
     }
     const unsigned long long blocks = (n + kRowsPerBlock - 1) / kRowsPerBlock;
-    sptrsv_sync_free_kernel<T><<<static_cast<unsigned>(blocks), kSolveBlock, 0, stream>>>(
-        n, a.lower, a.unit_diagonal, a.row_ptrs.data, a.col_idxs.data, a.values.data,
-        a.level_rows.data, b.data, x.data, plan.ready.data(), plan.blocks_started.data(),
-        plan.first_block, plan.generation);
+    sptrsv_sync_free_kernel<device_t<T>><<<static_cast<unsigned>(blocks), kSolveBlock, 0, stream>>>(
+        n, a.lower, a.unit_diagonal, a.row_ptrs.data, a.col_idxs.data, device_ptr(a.values.data),
+        a.level_rows.data, device_ptr(b.data), device_ptr(x.data), plan.ready.data(),
+        plan.blocks_started.data(), plan.first_block, plan.generation);
     PORTLA_CUDA_CHECK_LAUNCH();
     plan.first_block += blocks;  // after the check: a launch that failed started no block
 }
@@ -232,5 +234,7 @@ void vendor_sptrsv(tag, const Executor& exec, const TriangularMatrix<T>& a, Sptr
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::cuda

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <complex>
 #include <type_traits>
 
 #include "cuda/scratch.hpp"
@@ -66,8 +67,12 @@ namespace portla::kernels::cuda {
 /// The CUDA data type of T (double or float).
 template <typename T>
 constexpr cudaDataType data_type() {
-    static_assert(std::is_same<T, double>::value || std::is_same<T, float>::value,
-                  "double or float");
+    static_assert(std::is_same<T, double>::value || std::is_same<T, float>::value ||
+                      std::is_same<T, std::complex<double>>::value ||
+                      std::is_same<T, std::complex<float>>::value,
+                  "double, float or their complex");
+    if (std::is_same<T, std::complex<double>>::value) return CUDA_C_64F;
+    if (std::is_same<T, std::complex<float>>::value) return CUDA_C_32F;
     return std::is_same<T, double>::value ? CUDA_R_64F : CUDA_R_32F;
 }
 

@@ -6,6 +6,7 @@
 #include "core/kernels/matrix_kernels.hpp"
 
 #include "common/csr_pattern.hpp"
+#include "common/scalar.hpp"
 #include "omp/parallel.hpp"
 
 namespace portla::kernels::omp {
@@ -51,14 +52,25 @@ namespace {
 template <typename T>
 void dense_impl(std::size_t rows, std::size_t cols, const_view<T> values, const_view<T> x,
                 view<T> y) {
-    if (rows * cols < parallel_threshold())
-        return simd::gemv_rows(0, rows, cols, values.data, x.data, y.data);
+    if constexpr (common::is_complex_v<T>) {  // no simd reduction over std::complex
+        const auto n = static_cast<std::ptrdiff_t>(rows);
+#pragma omp parallel for schedule(static) if (rows * cols >= parallel_threshold())
+        for (std::ptrdiff_t i = 0; i < n; ++i) {
+            const T* a = values.data + static_cast<std::size_t>(i) * cols;
+            T sum = 0;
+            for (std::size_t j = 0; j < cols; ++j) sum += a[j] * x.data[j];
+            y.data[i] = sum;
+        }
+    } else if (rows * cols < parallel_threshold()) {
+        simd::gemv_rows(0, rows, cols, values.data, x.data, y.data);
+    } else {
 #pragma omp parallel
-    {
-        // Row blocks of a multiple of 4 rows per thread.
-        const auto [begin, end] = thread_range((rows + 3) / 4);
-        simd::gemv_rows(std::min(rows, 4 * begin), std::min(rows, 4 * end), cols, values.data,
-                        x.data, y.data);
+        {
+            // Row blocks of a multiple of 4 rows per thread.
+            const auto [begin, end] = thread_range((rows + 3) / 4);
+            simd::gemv_rows(std::min(rows, 4 * begin), std::min(rows, 4 * end), cols, values.data,
+                            x.data, y.data);
+        }
     }
 }
 
@@ -216,7 +228,7 @@ std::uint32_t csr_pattern_check(tag, const Executor&, std::size_t rows, std::siz
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
-PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<double>);
-PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<float>);
+PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::omp

@@ -3,6 +3,8 @@
 // below `parallel_threshold()` rows the loop runs serially outside any OpenMP construct.
 #include <algorithm>
 
+#include <complex>
+
 #include "core/kernels/precond_kernels.hpp"
 #include "omp/parallel.hpp"
 
@@ -44,5 +46,7 @@ void block_jacobi_apply(tag, const Executor&, int block_size, const_view<T> bloc
 
 PORTLA_INSTANTIATE_PRECOND_KERNELS(double);
 PORTLA_INSTANTIATE_PRECOND_KERNELS(float);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::omp

@@ -13,6 +13,7 @@
 // Estimates, to be replaced by `portla bench ilu0-apply --backend omp` on the target machine: the
 // only measurement so far, on a 2-core VM shared with two compilers (load 4), is no guide
 // (64^3 Poisson: sequential 4.2 ms, every level parallel 29 ms, a barrier costing a time slice).
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -73,5 +74,7 @@ void sptrsv(tag, const Executor&, const TriangularMatrix<T>& a, SptrsvPlan*, con
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::omp

@@ -6,6 +6,18 @@
 // A kernel with barriers never returns before them (all its work-items reach every barrier).
 // Built after src/common/stopping.hpp and src/common/cg_step.hpp (CgState and the decisions)
 // and matrix_kernels.cl (its row functions); needs cl_khr_fp64 (the state's doubles).
+// Complex programs (PORTLA_COMPLEX: CG for Hermitian positive definite A) keep the real scalars
+// of the real ones: alpha and beta are SCALAR, and every sum (r^H r, r^H z, p^H A p: real for a
+// Hermitian A and M) is the real part of the conjugated products, held in ACC's .x (0 in .y)
+// so that the reductions stay those of ACC. The stencil operator has real values only.
+
+#ifdef PORTLA_COMPLEX
+#define re_dot(a_, b_) ((ACC)(acc_dot(a_, b_).x, 0))  // Re(conj(a_) b_), as ACC
+#define re_part(a) ((a).x)
+#else
+#define re_dot(a_, b_) ((ACC)(a_) * (ACC)(b_))
+#define re_part(a) (a)
+#endif
 
 // Which step a pass belongs to: whether it runs, and which decision its finish takes.
 #define STEP_INITIALIZE 0
@@ -54,7 +66,11 @@ REAL op_row(int kind, int dim, ulong points, ulong n, ulong width, global const 
     if (kind == OP_CSR_L) return csr_row_l(i, (global const long *)ptrs, cols, vals, v);
     if (kind == OP_CSR_LL)
         return csr_row_ll(i, (global const long *)ptrs, (global const long *)cols, vals, v);
+#ifdef PORTLA_COMPLEX
+    return 0;  // the host never hands a complex program the stencil
+#else
     return stencil_row(dim, points, i, v);
+#endif
 }
 
 #define PORTLA_OPERATOR                                                           \
@@ -65,14 +81,14 @@ REAL op_row(int kind, int dim, ulong points, ulong n, ulong width, global const 
            PORTLA_AT(const REAL, vals), i, v)
 
 // r_i given: z_i = inv_diag_i r_i (when has_inv) and the contributions to r.r and r.z
-#define PORTLA_STORE_Z(i, ri)                                          \
-    do {                                                               \
-        s0 += (ACC)(ri) * (ACC)(ri);                                   \
-        if (has_inv) {                                                 \
-            const REAL zi = PORTLA_AT(const REAL, inv_diag)[i] * (ri); \
-            PORTLA_AT(REAL, z)[i] = zi;                                \
-            s1 += (ACC)(ri) * (ACC)zi;                                 \
-        }                                                              \
+#define PORTLA_STORE_Z(i, ri)                                                \
+    do {                                                                     \
+        s0 += re_dot(ri, ri);                                                \
+        if (has_inv) {                                                       \
+            const REAL zi = v_mul(PORTLA_AT(const REAL, inv_diag)[i], (ri)); \
+            PORTLA_AT(REAL, z)[i] = zi;                                      \
+            s1 += re_dot(ri, zi);                                            \
+        }                                                                    \
     } while (0)
 
 // (`scratch`: WG values of local memory, declared at the kernel's scope)
@@ -109,9 +125,11 @@ kernel void cg_form_direction(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER
     global const REAL *zp = PORTLA_AT(const REAL, z);
     global const REAL *old = p_old(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
     global REAL *fresh = p_new(state, PORTLA_AT(REAL, p0), PORTLA_AT(REAL, p1));
-    const REAL beta = state->beta;
+    const SCALAR beta = state->beta;
     PORTLA_FOR_EACH(i, n) fresh[i] = beta * old[i] + zp[i];
 }
+
+#ifndef PORTLA_COMPLEX
 
 // The fused direction of the stencil, as cuda's: p_new = z + beta p_old formed at every point
 // read (z: r without a preconditioner), q = A p_new, s0 = p_new . q; one pass over z and p_old
@@ -152,6 +170,8 @@ kernel void cg_stencil_direction(PORTLA_BUFFER(CgState, st), ulong n, int dim, u
     PORTLA_WRITE_SUMS();
 }
 
+#endif
+
 // q = A p_new (after cg_form_direction: neighbouring rows of p_new are read). Kept apart from
 // the dot for CSR and ELL: fused into one pass over the reduction's one-wave grid it was 1.14x
 // slower at 256^3 on NVIDIA's OpenCL (1.416 against 1.246 ms per iteration, 2026-11-25), the
@@ -176,9 +196,9 @@ kernel void cg_direction_dot(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
     if (!state->stopped && has_pq) {
-        if (get_global_id(0) == 0) s0 = PORTLA_AT(const REAL, pq)[0];
+        if (get_global_id(0) == 0) s0 = re_dot(from_sacc(1), PORTLA_AT(const REAL, pq)[0]);
     } else if (!state->stopped) {
-        PORTLA_FOR_EACH(i, n) s0 += (ACC)p[i] * (ACC)qp[i];
+        PORTLA_FOR_EACH(i, n) s0 += re_dot(p[i], qp[i]);
     }
     PORTLA_WRITE_SUMS();
 }
@@ -194,7 +214,7 @@ kernel void cg_update(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(REAL, p
     global const REAL *qp = PORTLA_AT(const REAL, q);
     global REAL *xp = PORTLA_AT(REAL, x);
     global REAL *rp = PORTLA_AT(REAL, r);
-    const REAL alpha = state->alpha;
+    const SCALAR alpha = state->alpha;
     const int move_r = !state->replace_now;  // a replacement recomputes r (and z)
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
@@ -238,7 +258,7 @@ kernel void cg_rz(PORTLA_BUFFER(CgState, st), ulong n, PORTLA_BUFFER(const REAL,
     global const REAL *zp = PORTLA_AT(const REAL, z);
     local ACC scratch[WG];
     ACC s0 = 0, s1 = 0;
-    if (state->pending_mode >= 0) PORTLA_FOR_EACH(i, n) s0 += (ACC)rp[i] * (ACC)zp[i];
+    if (state->pending_mode >= 0) PORTLA_FOR_EACH(i, n) s0 += re_dot(rp[i], zp[i]);
     PORTLA_WRITE_SUMS();
 }
 
@@ -262,11 +282,11 @@ kernel void cg_finish(PORTLA_BUFFER(CgState, st), uint groups, PORTLA_BUFFER(con
     s1 = group_sum(scratch, s1);
     if (!runs || get_local_id(0) != 0) return;
     if (step == STEP_DIRECTION)
-        cg_finish_direction(state, replacement, distributed, indefinite_stops, s0);
+        cg_finish_direction(state, replacement, distributed, indefinite_stops, re_part(s0));
     else if (step == STEP_PRECONDITIONED)
         cg_finish_preconditioned(state, threshold, max_iters, preconditioned, deferred, distributed,
-                                 s0);
+                                 re_part(s0));
     else
-        cg_finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed, s0,
-                           s1, mode, false);
+        cg_finish_residual(state, threshold, max_iters, preconditioned, deferred, distributed,
+                           re_part(s0), re_part(s1), mode, false);
 }

@@ -6,6 +6,7 @@
 // too.
 #include "core/kernels/cg_kernels.hpp"
 
+#include <complex>
 #include <cstddef>
 #include <type_traits>
 
@@ -178,5 +179,7 @@ bool cg_iterations(tag, const Executor&, const CgArgs<T>&, int) {
 
 PORTLA_INSTANTIATE_CG_KERNELS(double);
 PORTLA_INSTANTIATE_CG_KERNELS(float);
+PORTLA_INSTANTIATE_CG_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_CG_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::opencl

@@ -16,6 +16,7 @@
 //   v_is_zero(v)      v == 0 (both parts)
 //   v_is_finite(v)    no part infinite or NaN
 //   v_inverse(v)      1 / v
+//   v_div(a, b)       a / b, both REAL
 //   acc_of(v)         REAL v as ACC
 //   real_of(a)        ACC a as REAL
 //   acc_dot(x, y)     conj(x) y in ACC (x y for real values), x and y REAL
@@ -40,6 +41,7 @@ ACC acc_dot(REAL x, REAL y) {
     return (ACC)(a.x * b.x + a.y * b.y, a.x * b.y - a.y * b.x);
 }
 #define from_sacc(s) ((REAL)((SCALAR)(s), (SCALAR)0))
+#define v_div(a, b) v_mul(a, v_inverse(b))
 #else
 #define SCALAR REAL
 #define SACC ACC
@@ -51,6 +53,7 @@ ACC acc_dot(REAL x, REAL y) {
 #define real_of(a) ((REAL)(a))
 #define acc_dot(x, y) ((ACC)(x) * (ACC)(y))
 #define from_sacc(s) ((REAL)(s))
+#define v_div(a, b) ((a) / (b))
 #endif
 
 // A buffer argument: the cl_mem and the byte offset of the view (src/opencl/device.hpp).

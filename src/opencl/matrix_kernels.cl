@@ -3,7 +3,7 @@
 // (stencil_row.hpp, csr_pattern.hpp) and are used by the CG steps too (cg_kernels.cpp applies
 // the operator of a fused step through these kernels).
 
-// Complex programs (PORTLA_COMPLEX) hold the CSR kernels and gather; the stencil, ELL and dense
+// Complex programs (PORTLA_COMPLEX) hold the CSR, ELL and dense kernels and gather; the stencil
 // operators have real values only.
 #ifndef PORTLA_COMPLEX
 // (A v)_i of the dim-D Poisson stencil on points^dim points (common/stencil_row.hpp), into
@@ -64,15 +64,13 @@ PORTLA_CSR_ROW(csr_row, int, int)
 PORTLA_CSR_ROW(csr_row_l, long, int)
 PORTLA_CSR_ROW(csr_row_ll, long, long)
 
-#ifndef PORTLA_COMPLEX
-
 // (A v)_i of an ELL matrix, column-major rows x width, padding column -1 (common/csr_pattern.hpp)
 REAL ell_row(ulong i, ulong rows, ulong width, global const int *cols, global const REAL *vals,
              global const REAL *v) {
     REAL sum = 0;
     for (ulong k = 0; k < width; ++k) {
         const int c = cols[k * rows + i];
-        if (c >= 0) sum += vals[k * rows + i] * v[c];
+        if (c >= 0) sum += v_mul(vals[k * rows + i], v[c]);
     }
     return sum;
 }
@@ -89,9 +87,9 @@ kernel void dense_apply(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, values
     for (ulong i = get_group_id(0); i < rows; i += get_num_groups(0)) {  // uniform in the group
         global const REAL *row = a + i * cols;
         ACC sum = 0;
-        for (ulong j = get_local_id(0); j < cols; j += WG) sum += (ACC)(row[j] * xp[j]);
+        for (ulong j = get_local_id(0); j < cols; j += WG) sum += acc_of(v_mul(row[j], xp[j]));
         sum = group_sum(scratch, sum);
-        if (get_local_id(0) == 0) yp[i] = (REAL)sum;
+        if (get_local_id(0) == 0) yp[i] = real_of(sum);
     }
 }
 
@@ -105,16 +103,19 @@ kernel void dense_apply_rows(ulong rows, ulong cols, PORTLA_BUFFER(const REAL, v
     global REAL *yp = PORTLA_AT(REAL, y);
     PORTLA_FOR_EACH(i, rows) {
         global const REAL *row = a + i * cols;
+#ifdef PORTLA_COMPLEX  // complex products: no 8-lane form
+        REAL sum = 0;
+        for (ulong j = 0; j < cols; ++j) sum += v_mul(row[j], xp[j]);
+#else
         REAL8 s8 = (REAL8)(0);
         ulong j = 0;
         for (; j + 8 <= cols; j += 8) s8 += vload8(0, row + j) * vload8(0, xp + j);
         REAL sum = PORTLA_SUM8(s8);
         for (; j < cols; ++j) sum += row[j] * xp[j];
+#endif
         yp[i] = sum;
     }
 }
-
-#endif
 
 // y = A x and d = diag(A) (the sum of the stored entries (i, i), 0 where there is none) of a CSR
 // matrix with row offsets P and column indices C; the kernels'
@@ -148,8 +149,6 @@ PORTLA_CSR_KERNELS(, int, int)
 PORTLA_CSR_KERNELS(_l, long, int)
 PORTLA_CSR_KERNELS(_ll, long, long)
 
-#ifndef PORTLA_COMPLEX
-
 // column-major rows x width, padding column -1
 kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs),
                       PORTLA_BUFFER(const REAL, values), PORTLA_BUFFER(const REAL, x),
@@ -160,6 +159,8 @@ kernel void ell_apply(ulong rows, ulong width, PORTLA_BUFFER(const int, col_idxs
     global REAL *yp = PORTLA_AT(REAL, y);
     PORTLA_FOR_EACH(i, rows) yp[i] = ell_row(i, rows, width, cols, vals, xp);
 }
+
+#ifndef PORTLA_COMPLEX
 
 kernel void stencil_apply(int dim, ulong points, ulong n, PORTLA_BUFFER(const REAL, x),
                           PORTLA_BUFFER(REAL, y)) {

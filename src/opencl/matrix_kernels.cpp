@@ -136,7 +136,7 @@ std::uint32_t csr_pattern_check(tag, const Executor& exec, std::size_t rows, std
 
 PORTLA_INSTANTIATE_MATRIX_KERNELS(double);
 PORTLA_INSTANTIATE_MATRIX_KERNELS(float);
-PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<double>);
-PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(std::complex<float>);
+PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::opencl

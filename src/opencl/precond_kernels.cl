@@ -12,7 +12,7 @@ kernel void block_jacobi_apply(ulong n, ulong bs, PORTLA_BUFFER(const REAL, bloc
         const ulong m = min(bs, n - start);
         global const REAL *block = bp + b * bs * bs;
         REAL sum = 0;
-        for (ulong j = 0; j < m; ++j) sum += block[j * bs + i] * rp[start + j];
+        for (ulong j = 0; j < m; ++j) sum += v_mul(block[j * bs + i], rp[start + j]);
         zp[row] = sum;
     }
 }

@@ -1,4 +1,6 @@
 // The preconditioner kernels of the opencl backend: launches of src/opencl/precond_kernels.cl.
+#include <complex>
+
 #include "core/kernels/precond_kernels.hpp"
 
 #include "opencl/device.hpp"
@@ -17,5 +19,7 @@ void block_jacobi_apply(tag, const Executor& exec, int block_size, const_view<T>
 
 PORTLA_INSTANTIATE_PRECOND_KERNELS(double);
 PORTLA_INSTANTIATE_PRECOND_KERNELS(float);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::opencl

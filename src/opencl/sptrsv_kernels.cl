@@ -6,11 +6,11 @@
 void solve_row(int lower, int unit, global const int *rp, global const int *ci,
                global const REAL *v, global const REAL *b, global REAL *x, int i) {
     int begin = rp[i], end = rp[i + 1];
-    REAL diag = 1;
+    REAL diag = from_sacc(1);
     if (!unit) diag = lower ? v[--end] : v[begin++];
     REAL sum = b[i];
-    for (int k = begin; k < end; ++k) sum -= v[k] * x[ci[k]];
-    x[i] = unit ? sum : sum / diag;
+    for (int k = begin; k < end; ++k) sum -= v_mul(v[k], x[ci[k]]);
+    x[i] = unit ? sum : v_div(sum, diag);
 }
 
 #define PORTLA_SPTRSV_ARGS                                                                       \

@@ -12,6 +12,7 @@
 // atomics, and PoCL runs the work-items of a group one after the other between barriers, so a
 // work-item spinning on another would hang.
 #include <algorithm>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -88,5 +89,7 @@ void sptrsv(tag, const Executor& exec, const TriangularMatrix<T>& a, SptrsvPlan*
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::opencl

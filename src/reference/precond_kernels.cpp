@@ -1,6 +1,8 @@
 // Sequential preconditioner kernels: obviously correct, the oracle for every other backend.
 #include <algorithm>
 
+#include <complex>
+
 #include "core/kernels/precond_kernels.hpp"
 
 namespace portla::kernels::reference {
@@ -20,5 +22,7 @@ void block_jacobi_apply(tag, const Executor&, int block_size, const_view<T> bloc
 
 PORTLA_INSTANTIATE_PRECOND_KERNELS(double);
 PORTLA_INSTANTIATE_PRECOND_KERNELS(float);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_PRECOND_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::reference

@@ -1,6 +1,7 @@
 // Sparse triangular solves of the reference backend: plain sequential substitution in the
 // natural row order (forward for lower, backward for upper), ignoring the level schedule. The
 // oracle of the level-scheduled kernels. No vendor library: vendor_sptrsv* throw Unsupported.
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,5 +42,7 @@ void sptrsv(tag, const Executor&, const TriangularMatrix<T>& a, SptrsvPlan*, con
 
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(double);
 PORTLA_INSTANTIATE_SPTRSV_KERNELS(float);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<double>);
+PORTLA_INSTANTIATE_SPTRSV_KERNELS(std::complex<float>);
 
 }  // namespace portla::kernels::reference

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "portla/array.hpp"
 #include "portla/matrix/matrix_data.hpp"
@@ -18,6 +20,12 @@ class Ell : public LinearOperator<T> {
 public:
     /// From coordinate data (sorted, duplicates summed). Throws BadInput past int32 range.
     static Ell from_data(const Executor& exec, const MatrixData& data);
+    /// From host CSR arrays (rows + 1 row offsets; a row's entries in any order):
+    /// the form for complex values, which MatrixData does not hold. Throws BadInput for a
+    /// malformed structure, OutOfMemory when the padded arrays would not fit.
+    static Ell from_arrays(const Executor& exec, std::size_t rows, std::size_t cols,
+                           const std::vector<std::int32_t>& row_ptrs,
+                           const std::vector<std::int32_t>& col_idxs, const std::vector<T>& values);
 
     std::size_t rows() const override { return rows_; }
     std::size_t cols() const override { return cols_; }
@@ -30,8 +38,11 @@ public:
     bool has_diagonal() const override { return true; }
     void diagonal(view<T> d) const override;
 
+    /// The ELL structure for the fused CG steps; none for complex values, whose fused steps
+    /// take CSR operators only (CG then calls apply()).
     FusedOperator<T> fused() const override {
         FusedOperator<T> f;
+        if constexpr (!std::is_floating_point_v<T>) return f;
         f.kind = FusedOperator<T>::Kind::ell;
         f.col_idxs = col_idxs_.data();
         f.values = values_.data();

@@ -68,11 +68,17 @@
                                         const_view<C>, const_view<T>, view<T>)
 
 /// The kernels a complex T has (on the backends of PORTLA_FOR_EACH_COMPLEX_BACKEND,
-/// core/dispatch_values.hpp): CSR SpMV and the diagonal, in every index form.
-#define PORTLA_INSTANTIATE_COMPLEX_CSR_KERNELS(T)                  \
-    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int32_t, std::int32_t); \
-    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int64_t, std::int32_t); \
-    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int64_t, std::int64_t)
+/// core/dispatch_values.hpp): CSR SpMV and the diagonal in every index form, dense and ELL SpMV,
+/// and gather.
+#define PORTLA_INSTANTIATE_COMPLEX_MATRIX_KERNELS(T)                                             \
+    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int32_t, std::int32_t);                               \
+    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int64_t, std::int32_t);                               \
+    PORTLA_INSTANTIATE_CSR_KERNELS(T, std::int64_t, std::int64_t);                               \
+    template void dense_apply<T>(tag, const Executor&, std::size_t, std::size_t, const_view<T>,  \
+                                 const_view<T>, view<T>);                                        \
+    template void ell_apply<T>(tag, const Executor&, std::size_t, std::size_t,                   \
+                               const_view<std::int32_t>, const_view<T>, const_view<T>, view<T>); \
+    template void gather<T>(tag, const Executor&, const_view<std::int32_t>, const_view<T>, view<T>)
 
 #define PORTLA_INSTANTIATE_MATRIX_KERNELS(T)                                                     \
     template void dense_apply<T>(tag, const Executor&, std::size_t, std::size_t, const_view<T>,  \
