@@ -11,7 +11,9 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -322,11 +324,84 @@ solver::Settings krylov_settings(const SolveOptions& o, solver::Preconditioner p
     return s;
 }
 
+// A complex file's matrix as host CSR arrays: entries ordered by row, then column, in file
+// order within a position (a stable sort); duplicates summed.
+template <typename T>
+struct ComplexCsrArrays {
+    std::size_t rows = 0, cols = 0;
+    std::vector<std::int32_t> row_ptrs, col_idxs;
+    std::vector<T> values;
+};
+
+template <typename T>
+T complex_value(std::complex<double> v) {
+    using R = typename T::value_type;
+    return T(static_cast<R>(v.real()), static_cast<R>(v.imag()));
+}
+
+template <typename T>
+ComplexCsrArrays<T> read_complex_csr(const std::string& path) {
+    const io::ComplexMatrixData data =
+        load_input(path, [&] { return io::read_matrix_market_complex(path); });
+    ComplexCsrArrays<T> a;
+    a.rows = static_cast<std::size_t>(data.rows);
+    a.cols = static_cast<std::size_t>(data.cols);
+    std::vector<std::size_t> order(data.values.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        return data.row_idx[x] != data.row_idx[y] ? data.row_idx[x] < data.row_idx[y]
+                                                  : data.col_idx[x] < data.col_idx[y];
+    });
+    a.row_ptrs.assign(a.rows + 1, 0);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+        const std::size_t e = order[k];
+        if (k > 0 && data.row_idx[e] == data.row_idx[order[k - 1]] &&
+            data.col_idx[e] == data.col_idx[order[k - 1]]) {
+            a.values.back() += complex_value<T>(data.values[e]);
+            continue;
+        }
+        ++a.row_ptrs[static_cast<std::size_t>(data.row_idx[e]) + 1];
+        a.col_idxs.push_back(static_cast<std::int32_t>(data.col_idx[e]));
+        a.values.push_back(complex_value<T>(data.values[e]));
+    }
+    for (std::size_t i = 0; i < a.rows; ++i) a.row_ptrs[i + 1] += a.row_ptrs[i];
+    return a;
+}
+
+// b of a complex solve: --rhs (a real or complex vector of a.rows entries) or A 1.
+template <typename T>
+std::vector<T> complex_rhs(const std::string& rhs, const ComplexCsrArrays<T>& a) {
+    std::vector<T> bh(a.rows);
+    if (rhs.empty()) {
+        for (std::size_t i = 0; i < a.rows; ++i)
+            for (auto k = a.row_ptrs[i]; k < a.row_ptrs[i + 1]; ++k) bh[i] += a.values[k];
+        return bh;
+    }
+    const io::MatrixMarketHeader h =
+        load_input(rhs, [&] { return io::read_matrix_market_header(rhs); });
+    std::vector<std::complex<double>> b(static_cast<std::size_t>(h.rows * h.cols));
+    if (h.complex) {
+        const io::ComplexMatrixData d =
+            load_input(rhs, [&] { return io::read_matrix_market_complex(rhs); });
+        if (d.cols != 1) throw BadInput(rhs + ": expected a vector (n x 1)");
+        for (std::size_t k = 0; k < d.values.size(); ++k)
+            b[static_cast<std::size_t>(d.row_idx[k])] += d.values[k];
+    } else {
+        const auto real = load_input(rhs, [&] { return io::read_vector(rhs); });
+        b.assign(real.begin(), real.end());
+    }
+    if (b.size() != a.rows)
+        throw BadInput(rhs + ": right-hand side has " + std::to_string(b.size()) +
+                       " entries, the matrix has " + std::to_string(a.rows) + " rows");
+    for (std::size_t i = 0; i < a.rows; ++i) bh[i] = complex_value<T>(b[i]);
+    return bh;
+}
+
 // A complex Matrix Market file (complex64 with --precision float, else complex128): cg
 // (Hermitian positive definite A), bicgstab, gmres, cgs, tfqmr, lgmres, gcrotmk, bicg or qmr
-// with preconditioner none or jacobi on one rank of a backend with complex kernels (reference,
-// omp, cuda; opencl all but cg; auto picks omp). b from --rhs (a real or complex vector) or A 1;
-// x written by --out as an "array complex general" file.
+// with preconditioner none, jacobi, block-jacobi or ilu0, the matrix as csr (auto), ell or
+// dense, on one rank (auto picks omp). b from --rhs (a real or complex vector) or A 1; x
+// written by --out as an "array complex general" file.
 template <typename T>
 int run_complex(const SolveOptions& o) {
     using R = typename T::value_type;
@@ -349,39 +424,16 @@ int run_complex(const SolveOptions& o) {
         throw BadInput("--rtol and --atol must be finite");
     const Executor exec = rank_executor(o.backend == "auto" ? "omp" : o.backend);
 
-    const io::ComplexMatrixData data =
-        load_input(path, [&] { return io::read_matrix_market_complex(path); });
-    if (data.rows != data.cols)
-        throw BadInput(path + ": the matrix is " + std::to_string(data.rows) + " x " +
-                       std::to_string(data.cols) + "; solve needs a square one");
-    const std::size_t n = static_cast<std::size_t>(data.rows);
-    // CSR: entries ordered by row, then column, in file order within a position (a stable
-    // sort); duplicates summed.
-    std::vector<std::size_t> order(data.values.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return data.row_idx[a] != data.row_idx[b] ? data.row_idx[a] < data.row_idx[b]
-                                                  : data.col_idx[a] < data.col_idx[b];
-    });
-    std::vector<std::int32_t> row_ptrs(n + 1, 0), col_idxs;
-    std::vector<T> values;
-    for (std::size_t k = 0; k < order.size(); ++k) {
-        const std::size_t e = order[k];
-        const std::complex<double> v = data.values[e];
-        if (k > 0 && data.row_idx[e] == data.row_idx[order[k - 1]] &&
-            data.col_idx[e] == data.col_idx[order[k - 1]]) {
-            values.back() += T(static_cast<R>(v.real()), static_cast<R>(v.imag()));
-            continue;
-        }
-        ++row_ptrs[static_cast<std::size_t>(data.row_idx[e]) + 1];
-        col_idxs.push_back(static_cast<std::int32_t>(data.col_idx[e]));
-        values.push_back(T(static_cast<R>(v.real()), static_cast<R>(v.imag())));
-    }
-    for (std::size_t i = 0; i < n; ++i) row_ptrs[i + 1] += row_ptrs[i];
+    const ComplexCsrArrays<T> a = read_complex_csr<T>(path);
+    if (a.rows != a.cols)
+        throw BadInput(path + ": the matrix is " + std::to_string(a.rows) + " x " +
+                       std::to_string(a.cols) + "; solve needs a square one");
+    const std::size_t n = a.rows;
+    const std::vector<T>& values = a.values;
     const std::unique_ptr<LinearOperator<T>> stored = [&]() -> std::unique_ptr<LinearOperator<T>> {
         if (format == Format::ell)
             return std::make_unique<Ell<T>>(
-                Ell<T>::from_arrays(exec, n, n, row_ptrs, col_idxs, values));
+                Ell<T>::from_arrays(exec, n, n, a.row_ptrs, a.col_idxs, values));
         if (format == Format::dense) {
             MemoryNeed full;
             full.add(double(n) * double(n), sizeof(T));
@@ -391,40 +443,14 @@ int run_complex(const SolveOptions& o) {
             if (!exec.is_host()) require_memory(exec, full, what);
             std::vector<T> entries(n * n, T(0));
             for (std::size_t i = 0; i < n; ++i)
-                for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k)
-                    entries[i * n + static_cast<std::size_t>(col_idxs[k])] += values[k];
+                for (auto k = a.row_ptrs[i]; k < a.row_ptrs[i + 1]; ++k)
+                    entries[i * n + static_cast<std::size_t>(a.col_idxs[k])] += values[k];
             return std::make_unique<Dense<T>>(exec, n, n, entries);
         }
-        return std::make_unique<Csr<T>>(exec, n, n, row_ptrs, col_idxs, values);
+        return std::make_unique<Csr<T>>(exec, n, n, a.row_ptrs, a.col_idxs, values);
     }();
     const LinearOperator<T>& A = *stored;
-
-    std::vector<T> bh(n);
-    if (o.problem.rhs.empty()) {  // b = A 1
-        for (std::size_t i = 0; i < n; ++i)
-            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) bh[i] += values[k];
-    } else {
-        const std::string& rhs = o.problem.rhs;
-        const io::MatrixMarketHeader h =
-            load_input(rhs, [&] { return io::read_matrix_market_header(rhs); });
-        std::vector<std::complex<double>> b(static_cast<std::size_t>(h.rows * h.cols));
-        if (h.complex) {
-            const io::ComplexMatrixData d =
-                load_input(rhs, [&] { return io::read_matrix_market_complex(rhs); });
-            if (d.cols != 1) throw BadInput(rhs + ": expected a vector (n x 1)");
-            for (std::size_t k = 0; k < d.values.size(); ++k)
-                b[static_cast<std::size_t>(d.row_idx[k])] += d.values[k];
-        } else {
-            const auto real = load_input(rhs, [&] { return io::read_vector(rhs); });
-            b.assign(real.begin(), real.end());
-        }
-        if (b.size() != n)
-            throw BadInput(rhs + ": right-hand side has " + std::to_string(b.size()) +
-                           " entries, the matrix has " + std::to_string(n) + " rows");
-        for (std::size_t i = 0; i < n; ++i)
-            bh[i] = T(static_cast<R>(b[i].real()), static_cast<R>(b[i].imag()));
-    }
-    Array<T> b(exec, bh), x(exec, n);
+    Array<T> b(exec, complex_rhs(o.problem.rhs, a)), x(exec, n);
 
     solver::Settings s = krylov_settings(o, precond);
     if (o.monitor)
@@ -492,7 +518,8 @@ bool read_initial_guess(const std::string& path, Array<T>& x) {
 }
 
 // --solver lsqr / lsmr: min ||A x - b||^2 + damp^2 ||x||^2 for a rows x cols csr matrix on one
-// rank (b from --rhs, rows entries, or A 1). SciPy's atol and btol are both --rtol; conlim is
+// rank (b from --rhs, rows entries, or A 1); a complex file in complex64 / complex128, A^T its
+// adjoint A^H. SciPy's atol and btol are both --rtol; conlim is
 // SciPy's 1e8; the iteration limit --max-iters. Exit 0 for istop 0, 1, 2, 4 and 5 (a solution
 // to the tolerances or to machine precision), 2 for 3, 6 (cond(A) too large) and 7.
 template <typename T>
@@ -505,15 +532,32 @@ int run_least_squares(const SolveOptions& o) {
         throw BadInput("--solver " + o.solver +
                        ": --atol is not used (--rtol sets SciPy's atol "
                        "and btol)");
-    const Executor exec = rank_executor(o.backend);
-    ProblemSpec spec = o.problem;
-    spec.rectangular = true;
-    if (spec.format != "auto" && spec.format != "csr")
-        throw BadInput("--solver " + o.solver + " needs --format csr (A^T), got " + spec.format);
-    spec.format = "csr";
-    Problem problem = load_problem(spec);
-    const std::unique_ptr<LinearOperator<T>> A = make_operator<T>(exec, spec, problem);
-    const Array<T> b = make_rhs<T>(exec, spec, *A);
+    if (o.problem.format != "auto" && o.problem.format != "csr")
+        throw BadInput("--solver " + o.solver + " needs --format csr (A^T), got " +
+                       o.problem.format);
+    constexpr bool real = std::is_floating_point_v<T>;
+    // complex values: complex64 / complex128 (auto picks omp, as for the other complex solves)
+    const std::string precision =
+        real ? o.precision : (o.precision == "float" ? "complex64" : "complex128");
+    const Executor exec = rank_executor(!real && o.backend == "auto" ? "omp" : o.backend);
+    std::string description;
+    std::optional<Problem> problem;  // kept: a host operator reads its arrays in place
+    std::unique_ptr<LinearOperator<T>> A;
+    Array<T> b;
+    if constexpr (real) {
+        ProblemSpec spec = o.problem;
+        spec.rectangular = true;
+        spec.format = "csr";
+        problem = load_problem(spec);
+        A = make_operator<T>(exec, spec, *problem);
+        b = make_rhs<T>(exec, spec, *A);
+        description = problem->description;
+    } else {  // a complex file: any m x n, A^T x the adjoint A^H x
+        const ComplexCsrArrays<T> a = read_complex_csr<T>(o.problem.file);
+        A = std::make_unique<Csr<T>>(exec, a.rows, a.cols, a.row_ptrs, a.col_idxs, a.values);
+        b = Array<T>(exec, complex_rhs(o.problem.rhs, a));
+        description = o.problem.file;
+    }
     Array<T> x(exec, A->cols());
     solver::LeastSquaresSettings s;
     s.damp = o.damp;
@@ -530,8 +574,8 @@ int run_least_squares(const SolveOptions& o) {
     j["solver"] = o.solver;
     j["backend"] = exec.name();
     j["device"] = exec.device_name();
-    j["precision"] = o.precision;
-    j["problem"] = problem.description;
+    j["precision"] = precision;
+    j["problem"] = description;
     j["rows"] = A->rows();
     j["cols"] = A->cols();
     j["nnz"] = A->nnz();
@@ -551,16 +595,19 @@ int run_least_squares(const SolveOptions& o) {
     j["time_s"] = timer.seconds();
     if (!o.out.empty()) {
         const std::vector<T> xh = x.to_host();
-        write_vector_output(o.out, std::vector<double>(xh.begin(), xh.end()));
+        if constexpr (real)
+            write_vector_output(o.out, std::vector<double>(xh.begin(), xh.end()));
+        else
+            write_vector_output(o.out, std::vector<std::complex<double>>(xh.begin(), xh.end()));
     }
     if (o.json.requested() && !o.json.path.empty()) emit_json(j, o.json.path);
     if (o.json.to_stdout()) {
         emit_json(j, "");
     } else {
         std::cout << o.solver << " on " << exec.name() << " [" << exec.device_name() << "], "
-                  << o.precision << ", csr\n"
-                  << "  problem     " << problem.description << ": " << A->rows() << " x "
-                  << A->cols() << ", nnz = " << A->nnz() << ", damp = " << o.damp << "\n"
+                  << precision << ", csr\n"
+                  << "  problem     " << description << ": " << A->rows() << " x " << A->cols()
+                  << ", nnz = " << A->nnz() << ", damp = " << o.damp << "\n"
                   << "  result      istop " << r.istop << " ("
                   << solver::least_squares_message(r.istop) << ") after " << r.iterations
                   << " iterations\n"
@@ -1121,14 +1168,20 @@ Runner add_solve(CLI::App& app) {
         require_distinct_files(
             {{"FILE", o->problem.file}, {"--rhs", o->problem.rhs}, {"--x0", o->x0}},
             {{"--out", o->out}, {"--history", o->history}, {"--json", o->json.path}});
-        if (o->solver == "lsqr" || o->solver == "lsmr")
-            return o->precision == "float" ? run_least_squares<float>(*o)
-                                           : run_least_squares<double>(*o);
-        if (!o->problem.file.empty() && load_input(o->problem.file, [&] {
+        const bool complex =
+            !o->problem.file.empty() && load_input(o->problem.file, [&] {
                                             return io::read_matrix_market_header(o->problem.file);
-                                        }).complex)
-            return o->precision == "float" ? run_complex<std::complex<float>>(*o)
-                                           : run_complex<std::complex<double>>(*o);
+                                        }).complex;
+        const bool single = o->precision == "float";
+        if (o->solver == "lsqr" || o->solver == "lsmr") {
+            if (complex)
+                return single ? run_least_squares<std::complex<float>>(*o)
+                              : run_least_squares<std::complex<double>>(*o);
+            return single ? run_least_squares<float>(*o) : run_least_squares<double>(*o);
+        }
+        if (complex)
+            return single ? run_complex<std::complex<float>>(*o)
+                          : run_complex<std::complex<double>>(*o);
         return o->precision == "float" ? run<float>(*o) : run<double>(*o);
     };
 }

@@ -883,6 +883,37 @@ TEST(CliSolve, LeastSquaresOnARectangularMatrix) {
                                    "no --precond");
 }
 
+TEST(CliSolve, LeastSquaresOnAComplexRectangularMatrix) {
+    // A complex 3 x 2 matrix of full column rank, b = A 1: x = 1 solves A x = b exactly, so lsqr
+    // and lsmr (A^H for A^T) stop with istop 1 and ||x|| = sqrt(2), x written as complex.
+    const std::string file = temp_path("rect_complex.mtx"), out = temp_path("rect_complex_x.mtx");
+    {
+        std::ofstream f(file);
+        f << "%%MatrixMarket matrix coordinate complex general\n3 2 5\n"
+             "1 1 2.0 1.0\n2 1 0.0 -1.0\n2 2 1.0 0.5\n3 1 1.0 0.0\n3 2 -1.0 2.0\n";
+    }
+    for (const char* solver : {"lsqr", "lsmr"})
+        for (const char* precision : {"double", "float"}) {
+            SCOPED_TRACE(std::string(solver) + " " + precision);
+            const json j =
+                solve_json({file, "--solver", solver, "--precision", precision, "--out", out});
+            EXPECT_EQ(j["precision"],
+                      std::string(precision) == "double" ? "complex128" : "complex64");
+            EXPECT_EQ(j["rows"], 3);
+            EXPECT_EQ(j["cols"], 2);
+            EXPECT_EQ(j["istop"], 1);
+            // cond(A) is below 3: ||r|| <= 1e-8 ||b|| (float: its rounding, ~1e-7) leaves x
+            // within 1e-5 of 1
+            EXPECT_NEAR(j["xnorm"].get<double>(), std::sqrt(2.0), 1e-5);
+            const auto x = portla::io::read_matrix_market_complex(out);
+            ASSERT_EQ(x.values.size(), 2u);
+            for (const auto& v : x.values)
+                EXPECT_LE(std::abs(v - std::complex<double>(1, 0)), 1e-5);
+            std::remove(out.c_str());
+        }
+    std::remove(file.c_str());
+}
+
 TEST(CliSolve, MinresCgsTfqmrLgmres) {
     // minres on a symmetric matrix (with --shift 0 reported), cgs, tfqmr, lgmres and gcrotmk on a
     // non-symmetric one: each converges (check_solve_json checks the true residual's JSON).
