@@ -20,6 +20,9 @@ omp).
     python3 bench/amg.py --backend cuda --sizes 64,128,256 --no-pyamg --json amg-h100.json
 `--variants classical,mixed,aggressive` runs the classical method, the float hierarchy and
 classical AMG with one aggressive level beside the default (smoothed aggregation in double).
+`--reps N` repeats every contender N times, interleaved, and reports each one's run of median
+set-up + solve (a shared machine's load varies from run to run); PyAMG's total is also printed
+as a multiple of portla's.
 """
 
 import argparse
@@ -83,8 +86,13 @@ def main():
                         "aggressive (classical, one aggressive level, multipass+Jacobi "
                         "interpolation), classical-l1 (classical, l1-Jacobi smoother), "
                         "classical-l1-mixed")
+    p.add_argument("--reps", type=int, default=1,
+                   help="repetitions, portla's and PyAMG's interleaved; each reports the run of "
+                        "median set-up + solve")
     p.add_argument("--json", help="write the results here")
     a = p.parse_args()
+    if a.reps < 1:
+        raise SystemExit("--reps: must be at least 1")
     variant_args = {"classical": ["--amg-method", "classical"], "mixed": ["--amg-mixed"],
                     "classical-mixed": ["--amg-method", "classical", "--amg-mixed"],
                     "aggressive": ["--amg-method", "classical", "--amg-aggressive-levels", "1",
@@ -103,8 +111,30 @@ def main():
         for n in (int(s) for s in a.sizes.split(",")):
             spec = f"{problem}:{8 * n if problem == 'fem2d' else n}"
             row = None
+            # (set-up + solve, run) of every repetition of each contender, interleaved so that a
+            # busy moment of the machine falls on all of them
+            runs = {}
+            for _ in range(a.reps):
+                for variant in [""] + variants:
+                    r = run_portla(a.binary, spec, a.backend, "amg", variant_args.get(variant, []))
+                    runs.setdefault(variant, []).append(
+                        (r["amg"]["setup_s"] + r["time_s"], r))
+                if not a.no_pyamg:
+                    try:
+                        for method in ("sa", "rs"):
+                            r = run_pyamg(spec, method)
+                            runs.setdefault("pyamg_" + method, []).append(
+                                (r["setup_s"] + r["solve_s"], r))
+                    except ImportError as e:
+                        print(f"pyamg not available: {e}", file=sys.stderr)
+                        a.no_pyamg = True
+
+            def median_run(key):
+                ordered = sorted(runs[key], key=lambda t: t[0])
+                return ordered[(len(ordered) - 1) // 2][1]
+
             for variant in [""] + variants:
-                amg = run_portla(a.binary, spec, a.backend, "amg", variant_args.get(variant, []))
+                amg = median_run(variant)
                 info = amg["amg"]
                 rows_n = amg["n"]
                 vec = 8 if amg.get("precision", "double") == "double" else 4
@@ -126,13 +156,10 @@ def main():
                     k = run_portla(a.binary, spec, a.backend, precond)
                     row[precond] = {"solve_s": k["time_s"], "iterations": k["iterations"],
                                     "converged": k["converged"]}
-            if not a.no_pyamg:
-                try:
-                    row["pyamg_sa"] = run_pyamg(spec, "sa")
-                    row["pyamg_rs"] = run_pyamg(spec, "rs")
-                except ImportError as e:
-                    print(f"pyamg not available: {e}", file=sys.stderr)
-                    a.no_pyamg = True
+            for key in ("pyamg_sa", "pyamg_rs"):
+                if key in runs:
+                    row[key] = median_run(key)
+            row["reps"] = a.reps
             rows.append(row)
             m = row["amg"]
             line = (f"{spec:18} {a.backend:6} amg {m['iterations']:4d} its setup "
@@ -148,8 +175,9 @@ def main():
             for key in ("pyamg_sa", "pyamg_rs"):
                 if key in row:
                     r = row[key]
-                    line += (f" | {key} {r['iterations']} its "
-                             f"{1e3 * (r['setup_s'] + r['solve_s']):.1f} ms")
+                    total = r["setup_s"] + r["solve_s"]
+                    line += (f" | {key} {r['iterations']} its {1e3 * total:.1f} ms "
+                             f"({total / (m['setup_s'] + m['solve_s']):.2f}x amg's)")
             print(line, flush=True)
     if a.json:
         meta = {"date": datetime.date.today().isoformat(),

@@ -212,6 +212,50 @@ void print_error(std::string message) {
 
 }  // namespace
 
+namespace portla::cli {
+namespace {
+
+// Whether the user set glibc's heap thresholds (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_,
+// GLIBC_TUNABLES): then they are kept.
+bool heap_set_by_user() {
+#if defined(__GLIBC__)
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    return std::getenv("MALLOC_MMAP_THRESHOLD_") || std::getenv("MALLOC_TRIM_THRESHOLD_") ||
+           (tunables &&
+            (std::strstr(tunables, "mmap_threshold") || std::strstr(tunables, "trim_threshold")));
+#else
+    return true;
+#endif
+}
+
+}  // namespace
+
+// Blocks of 1 MiB and more are mapped on their own and returned when freed. glibc raises this
+// threshold to the largest block freed so far (up to 32 MiB), after which the freed vectors of
+// the set-up (a reader's parts, the checks' scratch, the warm-up's x) stay resident: `solve FILE
+// --max-iters 1` of the 1e6-row 3-D Poisson file peaked at 191 MiB, 2.2x its 87.1 MiB CSR, and
+// at 149 MiB (1.7x) with the threshold fixed, in the same CPU time (2-core VM, 2026-11-28).
+void heap_for_reading() {
+#if defined(__GLIBC__)
+    if (!heap_set_by_user()) ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
+// A multigrid set-up allocates and frees hundreds of work arrays of one to tens of MiB: mapped
+// afresh each time (heap_for_reading), every page of each is faulted in again, a fifth of the
+// set-up's time on poisson3d:64 (perf: exc_page_fault 21%, munmap 3%). Blocks below 32 MiB then
+// come from the heap, and freed memory is kept for the next array instead of returned: omp,
+// 2-core VM, 2026-11-29, poisson3d:64 set-up 487-558 ms -> 337-376 ms (3 runs each).
+void heap_for_setup() {
+#if defined(__GLIBC__)
+    if (heap_set_by_user()) return;
+    ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+}  // namespace portla::cli
+
 int main(int argc, char** argv) {
     // CUDA loads every kernel when the context is created, before any timed region, instead of
     // at each kernel's first launch inside it (lazy loading, CUDA's default): 2-2.5 ms of every
@@ -219,19 +263,9 @@ int main(int argc, char** argv) {
     // 1138_bus 16.1 -> 13.8 ms) with the same process time (0.45-0.50 s; H100, 2026-11-24).
     // A CUDA_MODULE_LOADING the user set is kept.
     ::setenv("CUDA_MODULE_LOADING", "EAGER", 0);
-    // Blocks of 1 MiB and more are mapped on their own and returned when freed. glibc raises
-    // this threshold to the largest block freed so far (up to 32 MiB), after which the freed
-    // vectors of the set-up (a reader's parts, the checks' scratch, the warm-up's x) stay
-    // resident: `solve FILE --max-iters 1` of the 1e6-row 3-D Poisson file peaked at 191 MiB,
-    // 2.2x its 87.1 MiB CSR, and at 149 MiB (1.7x) with the threshold fixed, in the same CPU
-    // time; AMG's set-up on poisson3d:64 as fast (2-core VM, 2026-11-28). A threshold the user
-    // set (MALLOC_MMAP_THRESHOLD_, GLIBC_TUNABLES) is kept.
-#if defined(__GLIBC__)
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    if (!std::getenv("MALLOC_MMAP_THRESHOLD_") &&
-        !(tunables && std::strstr(tunables, "mmap_threshold")))
-        ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
-#endif
+    // Blocks of 1 MiB and more mapped on their own (cli::heap_for_setup says why and when
+    // that changes).
+    portla::cli::heap_for_reading();
     // A reader that went away (a closed pipe, a FIFO's reader) is a write error reported with
     // exit 1, not a signal that ends the run.
     std::signal(SIGPIPE, SIG_IGN);

@@ -758,6 +758,7 @@ int run(const SolveOptions& o) {
 
     // The preconditioner is built before the timed solve (its set-up is reported apart), on every
     // rank of a distributed operator, which all throw when one fails.
+    if (s.precond == solver::Preconditioner::amg) heap_for_setup();
     const auto precond_start = std::chrono::steady_clock::now();
     std::unique_ptr<solver::PreconditionerOperator<T>> M;
     dist::on_every_rank(A->communicator(), [&] {

@@ -20,6 +20,14 @@ Runner add_eig(CLI::App& app);
 Runner add_batch(CLI::App& app);
 Runner add_tune(CLI::App& app);
 
+/// The process heap while reading input: blocks of 1 MiB and more mapped on their own, so the
+/// reading's freed parts leave no resident memory (set at the start of main).
+void heap_for_reading();
+/// The process heap for a set-up that allocates and frees many large arrays (multigrid's):
+/// blocks below 32 MiB from the heap, freed memory kept for reuse. Thresholds the user set
+/// through glibc's environment are kept by both.
+void heap_for_setup();
+
 /// "reference, omp, cuda": this build's backends (include/portla/backend_list.hpp), in order.
 std::string backend_names();
 /// The help of a --backend option that names an executor (Executor::create):
