@@ -56,9 +56,8 @@ void Jacobi<T>::apply_transpose(const_view<T> r, view<T> z) const {
 
 namespace {
 
-// The factory of make_preconditioner for real values.
-// The incomplete factorisations need the matrix's entries in CSR (on a distributed operator:
-// its diagonal block, factored on each rank).
+// The incomplete factorisations and multigrid need the matrix's entries in CSR (on a distributed
+// operator: its diagonal block, factored on each rank).
 template <typename T>
 const Csr<T>& csr_entries(const LinearOperator<T>& A, Preconditioner precond) {
     const auto* csr = dynamic_cast<const Csr<T>*>(&A.diagonal_block());
@@ -68,9 +67,13 @@ const Csr<T>& csr_entries(const LinearOperator<T>& A, Preconditioner precond) {
     return *csr;
 }
 
+}  // namespace
+
+// Complex values have the none, Jacobi, block Jacobi and ILU(0) paths; real ones every
+// preconditioner.
 template <typename T>
-std::unique_ptr<PreconditionerOperator<T>> make_real_preconditioner(const LinearOperator<T>& A,
-                                                                    const Settings& s) {
+std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOperator<T>& A,
+                                                               const Settings& s) {
     switch (s.precond) {
         case Preconditioner::none:
             return nullptr;
@@ -78,47 +81,25 @@ std::unique_ptr<PreconditionerOperator<T>> make_real_preconditioner(const Linear
             return std::make_unique<Jacobi<T>>(A);
         case Preconditioner::block_jacobi:
             return std::make_unique<BlockJacobi<T>>(A.diagonal_block(), s.block_size);
-        case Preconditioner::chebyshev:
-            return std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree);
         case Preconditioner::ilu0:
-        case Preconditioner::ic0:
-        case Preconditioner::amg:
-        case Preconditioner::ilut:
-        case Preconditioner::iluk:
+            return std::make_unique<Ilu0<T>>(csr_entries(A, s.precond));
+        default:
             break;
     }
-    const Csr<T>* csr = &csr_entries(A, s.precond);
-    if (s.precond == Preconditioner::amg) return std::make_unique<Amg<T>>(*csr, s.amg);
-    if (s.precond == Preconditioner::ilu0) return std::make_unique<Ilu0<T>>(*csr);
-    if (s.precond == Preconditioner::ilut)
-        return std::make_unique<Ilut<T>>(*csr, s.ilut_drop_tolerance, s.ilut_fill, s.ilut_pivoting,
-                                         s.ilut_rcm, s.ilut_matching);
-    if (s.precond == Preconditioner::iluk) return std::make_unique<Iluk<T>>(*csr, s.iluk_level);
-    return std::make_unique<Ic0<T>>(*csr);
-}
-
-}  // namespace
-
-template <typename T>
-std::unique_ptr<PreconditionerOperator<T>> make_preconditioner(const LinearOperator<T>& A,
-                                                               const Settings& s) {
-    if constexpr (common::is_complex_v<T>) {  // Jacobi, block Jacobi and ILU(0)
-        switch (s.precond) {
-            case Preconditioner::none:
-                return nullptr;
-            case Preconditioner::jacobi:
-                return std::make_unique<Jacobi<T>>(A);
-            case Preconditioner::block_jacobi:
-                return std::make_unique<BlockJacobi<T>>(A.diagonal_block(), s.block_size);
-            case Preconditioner::ilu0:
-                return std::make_unique<Ilu0<T>>(csr_entries(A, s.precond));
-            default:
-                throw Unsupported("the " + to_string(s.precond) +
-                                  " preconditioner has no path for complex values (" +
-                                  common::dtype_name<T>() + "); use jacobi, block-jacobi or ilu0");
-        }
+    if constexpr (common::is_complex_v<T>) {
+        throw Unsupported("the " + to_string(s.precond) +
+                          " preconditioner has no path for complex values (" +
+                          common::dtype_name<T>() + "); use jacobi, block-jacobi or ilu0");
     } else {
-        return make_real_preconditioner(A, s);
+        if (s.precond == Preconditioner::chebyshev)
+            return std::make_unique<Chebyshev<T>>(A, s.chebyshev_degree);
+        const Csr<T>& csr = csr_entries(A, s.precond);
+        if (s.precond == Preconditioner::amg) return std::make_unique<Amg<T>>(csr, s.amg);
+        if (s.precond == Preconditioner::ilut)
+            return std::make_unique<Ilut<T>>(csr, s.ilut_drop_tolerance, s.ilut_fill,
+                                             s.ilut_pivoting, s.ilut_rcm, s.ilut_matching);
+        if (s.precond == Preconditioner::iluk) return std::make_unique<Iluk<T>>(csr, s.iluk_level);
+        return std::make_unique<Ic0<T>>(csr);
     }
 }
 
