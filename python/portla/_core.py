@@ -59,8 +59,9 @@ def _check_real(dtype: Any, what: str, complex_ok: bool = False) -> None:
 
 
 # The Krylov methods that solve complex systems (complex64, complex128), on every backend (cg:
-# for Hermitian positive definite A); lsqr and lsmr solve them too.
-COMPLEX_METHODS = ("cg", "bicgstab", "gmres", "cgs", "tfqmr", "lgmres", "gcrotmk", "bicg", "qmr")
+# for Hermitian positive definite A), as the library lists them (solver::solves_complex); lsqr
+# and lsmr solve them too.
+COMPLEX_METHODS = tuple(_portla.complex_solvers)
 
 
 def _dtype_of(o: Any) -> np.dtype:

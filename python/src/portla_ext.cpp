@@ -1070,6 +1070,10 @@ NB_MODULE(_portla, m) {
     for (int r = 0; r <= static_cast<int>(solver::StopReason::unstable_preconditioner); ++r)
         reasons.append(solver::to_string(static_cast<solver::StopReason>(r)));
     m.attr("stop_reasons") = reasons;
+    nb::list complex_solvers;  // solver::solves_complex, in all_solvers' order
+    for (const auto s : solver::all_solvers())
+        if (solver::solves_complex(s)) complex_solvers.append(solver::to_string(s));
+    m.attr("complex_solvers") = nb::tuple(complex_solvers);
     m.def("info", &info, "Backends compiled into this build, their devices, the GPUs.");
     m.def(
         "generate",

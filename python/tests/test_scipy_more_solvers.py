@@ -156,7 +156,13 @@ def test_arnoldi_steps_match_scipys(name, matrix, jacobi):
     x, info_p = getattr(pscipy, name)(A, b, monitor=lambda i, r: steps.__setitem__(0, i), **kw)
     assert info_s == 0 and info_p == 0 and relres(A, x, b) <= 1e-8
     theirs = products[0] - (cycles[0] if name == "lgmres" else 1)
-    assert abs(steps[0] - theirs) <= 0.1 * theirs, (steps[0], theirs)
+    # bcsstk01 without a preconditioner (condition number about 1e6): SciPy's own count follows
+    # the CPU kernels OpenBLAS picks for its dot products and rotations. SciPy 1.17.1 on an AMD
+    # EPYC (2026-11-29): lgmres 522 steps with OpenBLAS's Haswell or Zen kernels, 457 with its
+    # Sandybridge ones (OPENBLAS_CORETYPE), 456 on the AVX-512 host of 2026-11-28; portla 456 on
+    # both hosts. 15% covers that spread; 10% elsewhere.
+    margin = 0.15 if matrix == "bcsstk01" and not jacobi else 0.1
+    assert abs(steps[0] - theirs) <= margin * theirs, (steps[0], theirs)
 
 
 def test_lgmres_options_and_outer_v():
