@@ -44,9 +44,7 @@ def test_bicg_matches_scipy_on_suitesparse(matrix, precond):
         # portla converges here in 18 iterations (its true residual checked above), SciPy's
         # bicg in 153: a gap not yet explained, so the count is not compared on this case.
         return
-    # The same recurrence as SciPy's: its count up to rounding (10% and 3 iterations, as the
-    # 1.1x of the docs table).
-    assert abs(len(seen_p) - len(seen_s)) <= max(3, len(seen_s) // 10)
+    assert_counts_match("bicg", matrix, precond, len(seen_p), len(seen_s))
 
 
 def test_bicg_matrix_free_needs_rmatvec():
@@ -85,6 +83,20 @@ def test_bicg_not_converged_returns_maxiter():
     assert info == 2 and np.all(np.isfinite(x))
 
 
+# Where SciPy's own count moves with the CPU kernels OpenBLAS picks for its dot products (SciPy
+# 1.17.1 on an AMD EPYC, 2026-11-29, OPENBLAS_CORETYPE Sandybridge / Haswell or Zen; portla in
+# brackets): BiCG on watt_2 without a preconditioner 32 / 39 (32), QMR on bcsstk01 without one
+# 135 / 146 (129). The margin there is that spread plus the 10% of the other cases.
+ROUNDING_SPREAD = {("bicg", "watt_2", "none"): 0.25, ("qmr", "bcsstk01", "none"): 0.2}
+
+
+def assert_counts_match(solver, matrix, precond, ours, theirs):
+    """The same recurrence as SciPy's: its count up to rounding (10% and 3 iterations, as the
+    1.1x of the docs table; ROUNDING_SPREAD where SciPy's own count spreads wider)."""
+    margin = ROUNDING_SPREAD.get((solver, matrix, precond), 0.1)
+    assert abs(ours - theirs) <= max(3, int(margin * theirs)), (ours, theirs)
+
+
 def identity_operator(n):
     return sla.LinearOperator((n, n), matvec=lambda r: r, rmatvec=lambda r: r, dtype=np.float64)
 
@@ -103,7 +115,7 @@ def test_qmr_matches_scipy_on_suitesparse(matrix, precond):
     x_p, info_p = pscipy.qmr(A, b, rtol=1e-8, maxiter=5000, callback=seen_p.append, **m_portla)
     assert info_s == 0 and info_p == 0
     assert relres(A, x_p, b) <= 1e-8 * (1 + 1e-6)
-    assert abs(len(seen_p) - len(seen_s)) <= max(3, len(seen_s) // 10)
+    assert_counts_match("qmr", matrix, precond, len(seen_p), len(seen_s))
 
 
 def test_qmr_matrix_free_and_refusals():
