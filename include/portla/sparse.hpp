@@ -12,7 +12,7 @@ namespace portla::sparse {
 
 /// C = A B, each row of C sorted by column, explicit zeros of cancelling products kept. Row by
 /// row (Gustavson) with a hash table per row, in chunks of rows whose tables fit
-/// `workspace_bytes` (0: a quarter of the executor's free memory, at least 768 MiB; a row's
+/// `workspace_bytes` (0: half of the executor's free memory, at least 768 MiB; a row's
 /// table always fits, whatever the limit); on omp (unless KernelOptions::host_sparse is off,
 /// or B has more columns than A's and B's entries and A's rows) with a dense accumulator per
 /// thread instead, which needs no workspace. The sums of a
