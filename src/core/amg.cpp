@@ -501,27 +501,32 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             work = Array<I32>();
             clock.lap(times.aggregation);
 
-            // The tentative prolongator, smoothed: P = (I - omega D^-1 A) T.
-            Array<I32> t_rp = prefix_sums(exec, flags);
-            const std::size_t t_nnz = static_cast<std::size_t>(read_at(t_rp, n));
-            Array<I32> t_ci(exec, t_nnz);
-            Array<T> t_v(exec, t_nnz);
-            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                amg_tentative(backend, exec, n, std::as_const(agg).get_view(),
-                              std::as_const(t_rp).get_view(), t_ci.get_view(), t_v.get_view());
-            });
-            const Csr<T> tentative =
-                Csr<T>::adopt(exec, n, nc, std::move(t_rp), std::move(t_ci), std::move(t_v));
+            // The tentative prolongator T smoothed, P = S T with S = I - omega D^-1 A, formed
+            // row by row from the aggregates (aggregation_rows.h: the product S T to the bit).
             Array<T> s_v(exec, Al.nnz());
+            Array<I32> p_counts(exec, n);
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
                 amg_smoother(backend, exec, n, rp, ci, v, std::as_const(d).get_view(),
                              T(h.s.prolongator_weight / rho), s_v.get_view());
+                amg_prolongator_count(backend, exec, n, rp, ci, std::as_const(agg).get_view(),
+                                      p_counts.get_view());
             });
-            {
-                const Csr<T> S = Csr<T>::borrow(exec, n, n, rp, ci, std::as_const(s_v).get_view());
-                h.P.push_back(std::make_unique<Csr<T>>(sparse::multiply(S, tentative)));
-            }
+            Array<I32> p_rp = prefix_sums(exec, p_counts);
+            p_counts = Array<I32>();
+            const I32 p_nnz = read_at(p_rp, n);
+            if (p_nnz < 0)
+                throw Unsupported("amg: the prolongator of level " + std::to_string(l) +
+                                  " has 2^31 or more entries");
+            Array<I32> p_ci(exec, static_cast<std::size_t>(p_nnz));
+            Array<T> p_v(exec, static_cast<std::size_t>(p_nnz));
+            dispatch<KernelFamily::amg>(exec, [&](auto backend) {
+                amg_prolongator(backend, exec, n, rp, ci, std::as_const(s_v).get_view(),
+                                std::as_const(agg).get_view(), std::as_const(p_rp).get_view(),
+                                p_ci.get_view(), p_v.get_view());
+            });
             s_v = Array<T>();
+            h.P.push_back(std::make_unique<Csr<T>>(
+                Csr<T>::adopt(exec, n, nc, std::move(p_rp), std::move(p_ci), std::move(p_v))));
         } else {
             // Classical: strength, PMIS coarse rows, classical interpolation.
             const auto rp = Al.row_ptrs().get_view(), ci = Al.col_idxs().get_view();

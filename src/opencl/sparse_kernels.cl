@@ -159,11 +159,24 @@ kernel void amg_join(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(con
     }
 }
 
-kernel void amg_tentative(ulong rows, PORTLA_BUFFER(const int, agg), PORTLA_BUFFER(const int, t_rp),
-                          PORTLA_BUFFER(int, t_ci), PORTLA_BUFFER(REAL, t_v)) {
+kernel void amg_prolongator_count(ulong rows, PORTLA_BUFFER(const int, rp),
+                                  PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, agg),
+                                  PORTLA_BUFFER(int, counts)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
-        amg_tentative_row(i, PORTLA_AT(const int, agg), PORTLA_AT(const int, t_rp),
-                          PORTLA_AT(int, t_ci), PORTLA_AT(REAL, t_v));
+        PORTLA_AT(int, counts)
+        [i] = amg_prolongator_count_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                                        PORTLA_AT(const int, agg));
+    }
+}
+
+kernel void amg_prolongator(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
+                            PORTLA_BUFFER(const REAL, s), PORTLA_BUFFER(const int, agg),
+                            PORTLA_BUFFER(const int, p_rp), PORTLA_BUFFER(int, p_ci),
+                            PORTLA_BUFFER(REAL, p_v)) {
+    PORTLA_FOR_ROWS(i, 0, rows) {
+        amg_prolongator_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
+                            PORTLA_AT(const REAL, s), PORTLA_AT(const int, agg),
+                            PORTLA_AT(const int, p_rp), PORTLA_AT(int, p_ci), PORTLA_AT(REAL, p_v));
     }
 }
 

@@ -192,13 +192,22 @@ void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<I32>
     }
 }
 
-template <typename T>
-void amg_tentative(tag, const Executor& exec, std::size_t rows, const_view<I32> agg,
-                   const_view<I32> t_rp, view<I32> t_ci, view<T> t_v) {
+void amg_prolongator_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                           const_view<I32> ci, const_view<I32> agg, view<I32> counts) {
     if (rows == 0) return;
-    auto k = launch<T>(exec, "amg_tentative");
-    k.value(static_cast<cl_ulong>(rows)).buffer(agg.data).buffer(t_rp.data).buffer(t_ci.data);
-    k.buffer(t_v.data).run(groups(k, rows));
+    auto k = index_launch(exec, "amg_prolongator_count");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(agg.data);
+    k.buffer(counts.data).run(groups(k, rows));
+}
+
+template <typename T>
+void amg_prolongator(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                     const_view<I32> ci, const_view<T> s, const_view<I32> agg, const_view<I32> p_rp,
+                     view<I32> p_ci, view<T> p_v) {
+    if (rows == 0) return;
+    auto k = launch<T>(exec, "amg_prolongator");
+    k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(s.data);
+    k.buffer(agg.data).buffer(p_rp.data).buffer(p_ci.data).buffer(p_v.data).run(groups(k, rows));
 }
 
 template <typename T>

@@ -106,16 +106,59 @@ PORTLA_FN void amg_join_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL co
     agg_out[i] = a;
 }
 
-/* Row i of the tentative prolongator T (rows x aggregates, t_rp the exclusive prefix sums of
-   agg >= 0): the entry (i, agg[i]) = 1 when row i has an aggregate. The constant vector, the
-   near null space of a scalar diffusion operator, is in its range; its columns are not
-   normalised (a diagonal scaling of P changes neither the coarse-grid correction
-   P (P^T A P)^-1 P^T nor the scaling-invariant smoothers). */
-PORTLA_FN void amg_tentative_row(int i, PORTLA_GLOBAL const int *agg, PORTLA_GLOBAL const int *t_rp,
-                                 PORTLA_GLOBAL int *t_ci, PORTLA_GLOBAL REAL *t_v) {
-    if (agg[i] >= 0) {
-        t_ci[t_rp[i]] = agg[i];
-        t_v[t_rp[i]] = 1;
+/* The smoothed prolongator P = S T, row by row, without forming T: T is the tentative
+   prolongator (rows x aggregates: the entry (j, agg[j]) = 1 where row j has an aggregate), so
+   row i of P holds, for each aggregate a among the columns j of row i of S (A's pattern), the
+   sum of s_ij over those j with agg[j] = a. The constant vector, the near null space of a
+   scalar diffusion operator, is in T's range; T's columns are not normalised (a diagonal
+   scaling of P changes neither the coarse-grid correction P (P^T A P)^-1 P^T nor the
+   scaling-invariant smoothers). The sums run in the order of row i, as the sparse product
+   S T sums them, so P is that product to the bit. */
+
+/* The entries of row i of P: the distinct aggregates of its columns. */
+PORTLA_FN int amg_prolongator_count_row(int i, PORTLA_GLOBAL const int *rp,
+                                        PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *agg) {
+    int count = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int a = agg[ci[k]];
+        int seen = a < 0;
+        for (int q = rp[i]; !seen && q < k; ++q) seen = agg[ci[q]] == a;
+        count += !seen;
+    }
+    return count;
+}
+
+/* Row i of P (its offsets p_rp given): the aggregates in the order they first appear, each
+   entry's s_ij added to its aggregate's, then the row sorted by column (insertion: a row has a
+   few aggregates). */
+PORTLA_FN void amg_prolongator_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                   PORTLA_GLOBAL const REAL *s, PORTLA_GLOBAL const int *agg,
+                                   PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL int *p_ci,
+                                   PORTLA_GLOBAL REAL *p_v) {
+    const int first = p_rp[i];
+    int end = first;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        const int a = agg[ci[k]];
+        if (a < 0) continue;
+        int at = first;
+        while (at < end && p_ci[at] != a) ++at;
+        if (at == end) {
+            p_ci[end] = a;
+            p_v[end++] = s[k];
+        } else {
+            p_v[at] += s[k];
+        }
+    }
+    for (int x = first + 1; x < end; ++x) {
+        const int c = p_ci[x];
+        const REAL w = p_v[x];
+        int y = x;
+        for (; y > first && p_ci[y - 1] > c; --y) {
+            p_ci[y] = p_ci[y - 1];
+            p_v[y] = p_v[y - 1];
+        }
+        p_ci[y] = c;
+        p_v[y] = w;
     }
 }
 

@@ -36,10 +36,16 @@
                         const_view<std::int32_t> ci, const_view<std::int32_t> strong,              \
                         const_view<std::uint64_t> keys, const_view<std::int32_t> root_rank,        \
                         view<std::int32_t> agg, view<std::int32_t> work, view<std::int32_t> has);  \
-    /* The tentative prolongator's columns and values (its offsets t_rp given) */                  \
+    /* counts[i] = the entries of row i of the smoothed prolongator (amg_prolongator_count_row) */ \
+    void amg_prolongator_count(tag, const Executor& exec, std::size_t rows,                        \
+                               const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
+                               const_view<std::int32_t> agg, view<std::int32_t> counts);           \
+    /* The smoothed prolongator S T's columns and values (amg_prolongator_row; offsets p_rp) */    \
     template <typename T>                                                                          \
-    void amg_tentative(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> agg,  \
-                       const_view<std::int32_t> t_rp, view<std::int32_t> t_ci, view<T> t_v);       \
+    void amg_prolongator(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp, \
+                         const_view<std::int32_t> ci, const_view<T> s,                             \
+                         const_view<std::int32_t> agg, const_view<std::int32_t> p_rp,              \
+                         view<std::int32_t> p_ci, view<T> p_v);                                    \
     /* s = the values of I - omega D^-1 A on A's pattern */                                        \
     template <typename T>                                                                          \
     void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
@@ -186,8 +192,10 @@
     template void amg_strength<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
                                   const_view<std::int32_t>, const_view<T>, const_view<T>, T,      \
                                   view<std::int32_t>, view<std::uint64_t>, view<std::int32_t>);   \
-    template void amg_tentative<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,   \
-                                   const_view<std::int32_t>, view<std::int32_t>, view<T>);        \
+    template void amg_prolongator<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>, \
+                                     const_view<std::int32_t>, const_view<T>,                     \
+                                     const_view<std::int32_t>, const_view<std::int32_t>,          \
+                                     view<std::int32_t>, view<T>);                                \
     template void amg_smoother<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
                                   const_view<std::int32_t>, const_view<T>, const_view<T>, T,      \
                                   view<T>);                                                       \
