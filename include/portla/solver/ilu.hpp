@@ -4,7 +4,7 @@
 /// solvers, applied by two sparse triangular solves.
 ///
 /// Set-up (the constructor, blocking): the factorization is computed once, on the host, in double
-/// precision (ILU(0) of complex values: in complex<double>), from a host copy of the matrix. The
+/// precision (ILU(0) of complex values: in complex double), from a host copy of the matrix. The
 /// factors are rounded to T, stored as CSR on A's executor, together with a level schedule of each
 /// triangular factor (the rows of level k depend only on rows of levels < k). apply() runs the two
 /// triangular solves on A's executor (and, after column pivoting, one gather of the result).
@@ -133,8 +133,8 @@ protected:
 /// be told apart from the rounding of its own elimination, so the factor would be noise. The
 /// column indices of A need not be sorted; duplicates are summed.
 /// lower(): L without its unit diagonal (strictly lower part); upper(): U with its diagonal (the
-/// first entry of each row). T may be complex (std::complex<float>, <double>): the same
-/// elimination in complex arithmetic, |.| the modulus in the pivot test.
+/// first entry of each row). T may be complex (`std::complex<float>`, `std::complex<double>`): the
+/// same elimination in complex arithmetic, |.| the modulus in the pivot test.
 template <typename T>
 class Ilu0 : public TriangularFactors<T> {
 public:
