@@ -38,22 +38,6 @@ int split_lanes(const Executor& exec, std::size_t entries, std::size_t rows) {
     });
 }
 
-template <typename P, typename C>
-void check_structure(std::size_t rows, std::size_t cols, const_view<P> row_ptrs,
-                     const_view<C> col_idxs) {
-    if (row_ptrs.size != rows + 1) throw DimensionMismatch("Csr row_ptrs", rows + 1, row_ptrs.size);
-    if (row_ptrs[0] != 0) throw BadInput("Csr: row_ptrs[0] must be 0");
-    for (std::size_t i = 0; i < rows; ++i)
-        if (row_ptrs[i + 1] < row_ptrs[i])
-            throw BadInput("Csr: row_ptrs decrease at row " + std::to_string(i));
-    if (static_cast<std::size_t>(row_ptrs[rows]) != col_idxs.size)
-        throw DimensionMismatch("Csr col_idxs", row_ptrs[rows], col_idxs.size);
-    for (std::size_t k = 0; k < col_idxs.size; ++k)
-        if (col_idxs[k] < 0 || static_cast<std::size_t>(col_idxs[k]) >= cols)
-            throw BadInput("Csr: column index " + std::to_string(col_idxs[k]) + " at entry " +
-                           std::to_string(k) + " out of range [0, " + std::to_string(cols) + ")");
-}
-
 template <typename T, typename P, typename C>
 std::vector<T> diagonal_of(std::size_t rows, const_view<P> row_ptrs, const_view<C> col_idxs,
                            const_view<T> values) {
@@ -154,7 +138,7 @@ template <typename P, typename C>
 Csr<T> Csr<T>::build(const Executor& exec, std::size_t rows, std::size_t cols,
                      const std::vector<P>& row_ptrs, const std::vector<C>& col_idxs,
                      const std::vector<T>& values, CsrIndex index) {
-    check_structure(rows, cols, of(row_ptrs), of(col_idxs));
+    detail::check_csr_structure("Csr", rows, cols, of(row_ptrs), of(col_idxs));
     if (values.size() != col_idxs.size())
         throw DimensionMismatch("Csr values", col_idxs.size(), values.size());
     index = csr_index_for(index, rows, cols, values.size());
@@ -322,7 +306,7 @@ Csr<T> Csr<T>::borrow(const Executor& exec, std::size_t rows, std::size_t cols,
     });
     std::string defect;
     if (flags != 0 && !(flags == kernels::kCsrDiagonalMissing && rows != cols)) {
-        check_structure(rows, cols, ptr, col);
+        detail::check_csr_structure("Csr", rows, cols, ptr, col);
         defect = defect_of(rows, cols, ptr, col);
     }
     auto* p = const_cast<std::int64_t*>(row_ptrs.data);
@@ -362,7 +346,7 @@ Csr<T> Csr<T>::adopt(const Executor& exec, std::size_t rows, std::size_t cols,
         std::vector<std::int32_t> ptr_copy, col_copy;
         const auto ptr = on_host(exec, std::as_const(row_ptrs).get_view(), ptr_copy);
         const auto col = on_host(exec, std::as_const(col_idxs).get_view(), col_copy);
-        check_structure(rows, cols, ptr, col);
+        detail::check_csr_structure("Csr", rows, cols, ptr, col);
         defect = defect_of(rows, cols, ptr, col);
     }
     Csr A(rows, cols, CsrIndex::int32, std::move(row_ptrs), std::move(col_idxs), {}, {},

@@ -50,26 +50,17 @@ Ell<T> Ell<T>::from_arrays(const Executor& exec, std::size_t rows, std::size_t c
                            const std::vector<std::int32_t>& row_ptrs,
                            const std::vector<std::int32_t>& col_idxs,
                            const std::vector<T>& values) {
-    if (row_ptrs.size() != rows + 1)
-        throw DimensionMismatch("ell: row_ptrs", rows + 1, row_ptrs.size());
-    if (values.size() != col_idxs.size())
-        throw DimensionMismatch("ell: values", col_idxs.size(), values.size());
     if (rows > static_cast<std::size_t>(INT32_MAX) || cols > static_cast<std::size_t>(INT32_MAX))
         throw BadInput("ell: " + std::to_string(rows) + " x " + std::to_string(cols) +
                        " is past the int32 range of its indices");
-    if (row_ptrs[0] != 0 || static_cast<std::size_t>(row_ptrs[rows]) != col_idxs.size())
-        throw BadInput("ell: row_ptrs must start at 0 and end at the number of entries (" +
-                       std::to_string(col_idxs.size()) + ")");
+    if (values.size() != col_idxs.size())
+        throw DimensionMismatch("ell: values", col_idxs.size(), values.size());
+    detail::check_csr_structure("ell", rows, cols,
+                                const_view<std::int32_t>(row_ptrs.data(), row_ptrs.size()),
+                                const_view<std::int32_t>(col_idxs.data(), col_idxs.size()));
     std::size_t width = 0;
-    for (std::size_t i = 0; i < rows; ++i) {
-        if (row_ptrs[i + 1] < row_ptrs[i])
-            throw BadInput("ell: row_ptrs decrease at row " + std::to_string(i + 1));
+    for (std::size_t i = 0; i < rows; ++i)
         width = std::max(width, static_cast<std::size_t>(row_ptrs[i + 1] - row_ptrs[i]));
-    }
-    for (std::size_t k = 0; k < col_idxs.size(); ++k)
-        if (col_idxs[k] < 0 || static_cast<std::size_t>(col_idxs[k]) >= cols)
-            throw BadInput("ell: column index " + std::to_string(col_idxs[k]) +
-                           " out of range [0, " + std::to_string(cols) + ")");
     const std::size_t nnz = col_idxs.size();
     // Every row is padded to the longest: one dense row in a sparse matrix asks for rows^2
     // entries. Refused with OutOfMemory (naming csr) before anything is allocated.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "portla/array.hpp"
 #include "portla/error.hpp"
 #include "portla/matrix/matrix_data.hpp"
 
@@ -20,6 +21,27 @@ inline const MatrixData& sorted_entries(const MatrixData& input, MatrixData& cop
     copy = input;
     copy.sort_and_sum_duplicates();
     return copy;
+}
+
+/// CSR arrays of a rows x cols matrix: rows + 1 offsets from 0, never decreasing, ending at the
+/// entry count, every column index in [0, cols). DimensionMismatch or BadInput, named by
+/// `format`, for the first that fails.
+template <typename P, typename C>
+void check_csr_structure(const char* format, std::size_t rows, std::size_t cols,
+                         const_view<P> row_ptrs, const_view<C> col_idxs) {
+    const std::string name(format);
+    if (row_ptrs.size != rows + 1)
+        throw DimensionMismatch(name + " row_ptrs", rows + 1, row_ptrs.size);
+    if (row_ptrs[0] != 0) throw BadInput(name + ": row_ptrs[0] must be 0");
+    for (std::size_t i = 0; i < rows; ++i)
+        if (row_ptrs[i + 1] < row_ptrs[i])
+            throw BadInput(name + ": row_ptrs decrease at row " + std::to_string(i));
+    if (static_cast<std::size_t>(row_ptrs[rows]) != col_idxs.size)
+        throw DimensionMismatch(name + " col_idxs", row_ptrs[rows], col_idxs.size);
+    for (std::size_t k = 0; k < col_idxs.size; ++k)
+        if (col_idxs[k] < 0 || static_cast<std::size_t>(col_idxs[k]) >= cols)
+            throw BadInput(name + ": column index " + std::to_string(col_idxs[k]) + " at entry " +
+                           std::to_string(k) + " out of range [0, " + std::to_string(cols) + ")");
 }
 
 inline void check_int32_dims(const char* format, const MatrixData& data) {

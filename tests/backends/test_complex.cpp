@@ -322,13 +322,15 @@ TYPED_TEST(Complex, EllAndDenseApplyMatchTheHostProduct) {
     }
 }
 
-// A malformed structure given to Ell::from_arrays: the one-line BadInput, nothing built.
+// A malformed structure given to Ell::from_arrays: Csr's checks and errors (a column out of
+// range, decreasing offsets: BadInput; offsets of the wrong length or not ending at the entry
+// count: DimensionMismatch), nothing built.
 TYPED_TEST(Complex, EllFromArraysRefusesAMalformedStructure) {
     using T = TypeParam;
     const std::vector<T> v{T(1, 1), T(2, 0)};
     EXPECT_THROW(Ell<T>::from_arrays(this->exec, 2, 2, {0, 1, 2}, {0, 2}, v), BadInput);
     EXPECT_THROW(Ell<T>::from_arrays(this->exec, 2, 2, {0, 2, 1}, {0, 1}, v), BadInput);
-    EXPECT_THROW(Ell<T>::from_arrays(this->exec, 2, 2, {0, 1, 3}, {0, 1}, v), BadInput);
+    EXPECT_THROW(Ell<T>::from_arrays(this->exec, 2, 2, {0, 1, 3}, {0, 1}, v), DimensionMismatch);
     EXPECT_THROW(Ell<T>::from_arrays(this->exec, 2, 2, {0, 1}, {0, 1}, v), DimensionMismatch);
 }
 
