@@ -245,7 +245,7 @@ void heap_for_reading() {
 // afresh each time (heap_for_reading), every page of each is faulted in again, a fifth of the
 // set-up's time on poisson3d:64 (perf: exc_page_fault 21%, munmap 3%). Blocks below 32 MiB then
 // come from the heap, and freed memory is kept for the next array instead of returned: omp,
-// 2-core VM, 2026-11-29, poisson3d:64 set-up 487-558 ms -> 337-376 ms (3 runs each).
+// 2-core VM, 2026-11-29, poisson3d:64 set-up 487-558 ms (3 runs) -> 371-393 ms (4 runs).
 void heap_for_setup() {
 #if defined(__GLIBC__)
     if (heap_set_by_user()) return;
