@@ -85,7 +85,8 @@ def main():
                         "(--amg-method classical), mixed (--amg-mixed), classical-mixed, "
                         "aggressive (classical, one aggressive level, multipass+Jacobi "
                         "interpolation), classical-l1 (classical, l1-Jacobi smoother), "
-                        "classical-l1-mixed")
+                        "classical-l1-mixed, degree1 and degree2 (the Chebyshev smoother's "
+                        "degree), mixed-degree1, mixed-degree2")
     p.add_argument("--reps", type=int, default=1,
                    help="repetitions, portla's and PyAMG's interleaved; each reports the run of "
                         "median set-up + solve")
@@ -99,7 +100,10 @@ def main():
                                    "--amg-aggressive-interp", "multipass-jacobi"],
                     "classical-l1": ["--amg-method", "classical", "--amg-smoother", "l1-jacobi"],
                     "classical-l1-mixed": ["--amg-method", "classical", "--amg-smoother",
-                                           "l1-jacobi", "--amg-mixed"]}
+                                           "l1-jacobi", "--amg-mixed"],
+                    "degree1": ["--amg-degree", "1"], "degree2": ["--amg-degree", "2"],
+                    "mixed-degree1": ["--amg-mixed", "--amg-degree", "1"],
+                    "mixed-degree2": ["--amg-mixed", "--amg-degree", "2"]}
     variants = [v for v in a.variants.split(",") if v]
     for v in variants:
         if v not in variant_args:
@@ -168,7 +172,7 @@ def main():
             for v in variants:
                 r = row[f"amg_{v}"]
                 line += (f" | {v} {r['iterations']} its {1e3 * r['setup_s']:.1f}"
-                         f"+{1e3 * r['solve_s']:.1f} ms")
+                         f"+{1e3 * r['solve_s']:.1f} ms floor x{r['floor_ratio']:.2f}")
             for key in ("jacobi", "chebyshev"):
                 if key in row:
                     line += f" | cg+{key} {row[key]['iterations']} its {1e3 * row[key]['solve_s']:.1f} ms"

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/sparse/rows.hpp"
 #include "core/kernels/amg_kernels.hpp"
 #include "core/runtime.hpp"
 #include "core/device_arrays.hpp"
@@ -274,7 +275,8 @@ void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, Start start) const {
             amg_smooth(backend, exec, A.rows(), A.row_ptrs().get_view(), A.col_idxs().get_view(),
                        A.values().get_view(), bv(l), in, out, d[l].get_view(),
                        std::as_const(m.w).get_view(), T(c1), T(c2), zero_guess && k == 0 ? 1 : 0,
-                       k % per_sweep == 0 ? 1 : 0);
+                       (k % per_sweep == 0 ? PORTLA_AMG_STEP_FIRST : 0) |
+                           (k % per_sweep + 1 == per_sweep ? PORTLA_AMG_STEP_LAST : 0));
         });
     }
 }

@@ -200,19 +200,24 @@ PORTLA_FN REAL amg_row_sum(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL con
 /* The cycle's row updates, each given ax = (A x)_i of its operator A and vector x (a backend may
    form ax with several lanes per row, then call the update once per row). */
 
+/* The place of a smoothing step in its sweep (amg_smooth_update's `step`, bits): the first step
+   reads no direction d_i, the last writes none (the next sweep starts a new one). */
+#define PORTLA_AMG_STEP_FIRST 1
+#define PORTLA_AMG_STEP_LAST 2
+
 /* One smoothing step of row i, fused (one pass over the row of A): r_i = b_i - (A x_in)_i,
    d_i = c1 d_i + c2 w_i r_i, x_out_i = x_in_i + d_i. Damped Jacobi and l1-Jacobi are one step
    with c1 = 0 and c2 = 1 (w: the weights); Chebyshev's iteration on D^-1 A is a sequence of
    them (w = D^-1; Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Alg. 12.1). With
-   zero_guess x_in is taken as 0 (neither it nor ax is read); with first_step d_i is not read.
-   x_out must not be x_in (other rows read x_in). */
+   zero_guess x_in is taken as 0 (neither it nor ax is read); `step` holds PORTLA_AMG_STEP_FIRST and
+   PORTLA_AMG_STEP_LAST as above. x_out must not be x_in (other rows read x_in). */
 PORTLA_FN void amg_smooth_update(int i, REAL ax, PORTLA_GLOBAL const REAL *b,
                                  PORTLA_GLOBAL const REAL *x_in, PORTLA_GLOBAL REAL *x_out,
                                  PORTLA_GLOBAL REAL *d, PORTLA_GLOBAL const REAL *w, REAL c1,
-                                 REAL c2, int zero_guess, int first_step) {
+                                 REAL c2, int zero_guess, int step) {
     const REAL r = zero_guess ? b[i] : b[i] - ax;
-    const REAL di = (first_step ? (REAL)0 : c1 * d[i]) + c2 * w[i] * r;
-    d[i] = di;
+    const REAL di = ((step & PORTLA_AMG_STEP_FIRST) ? (REAL)0 : c1 * d[i]) + c2 * w[i] * r;
+    if (!(step & PORTLA_AMG_STEP_LAST)) d[i] = di;
     x_out[i] = (zero_guess ? (REAL)0 : x_in[i]) + di;
 }
 

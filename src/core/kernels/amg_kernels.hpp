@@ -56,7 +56,7 @@
     void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,      \
                     const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,                 \
                     const_view<T> x_in, view<T> x_out, view<T> d, const_view<T> w, T c1, T c2,     \
-                    int zero_guess, int first_step);                                               \
+                    int zero_guess, int step);                                                     \
     /* r = b - A x (amg_residual_update) */                                                        \
     template <typename T>                                                                          \
     void amg_residual(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,    \
