@@ -19,7 +19,7 @@ raises ValueError naming it, never ignored. What portla offers:
   ``'chebyshev'`` (``degree``, ``iterations``; on D^-1 A over [lmax / 11, lmax], lmax 1.1 times
   the spectral radius estimate, not PyAMG's interval on A, so ``lower_bound`` and
   ``upper_bound`` are refused), portla's ``'l1_jacobi'`` (``iterations``). Gauss-Seidel and the
-  other sequential smoothers are not available: the defaults are ``('chebyshev', {'degree': 2})``
+  other sequential smoothers are not available: the defaults are ``('chebyshev', {'degree': 1})``
   where PyAMG's are (block) Gauss-Seidel.
 - smoothed aggregation: strength ``'symmetric'`` (``theta``) or None; aggregate ``'standard'``
   (portla's parallel aggregation: roots a distance-2 maximal independent set, the aggregates
@@ -547,8 +547,8 @@ def smoothed_aggregation_solver(
     strength: Any = "symmetric",
     aggregate: Any = "standard",
     smooth: Any = ("jacobi", {"omega": 4.0 / 3.0}),
-    presmoother: Any = ("chebyshev", {"degree": 2}),
-    postsmoother: Any = ("chebyshev", {"degree": 2}),
+    presmoother: Any = ("chebyshev", {"degree": 1}),
+    postsmoother: Any = ("chebyshev", {"degree": 1}),
     improve_candidates: Any = None,
     max_levels: int = 10,
     max_coarse: int = 10,
@@ -624,8 +624,8 @@ def ruge_stuben_solver(
     strength: Any = ("classical", {"theta": 0.25}),
     CF: Any = "PMIS",
     interpolation: Any = "classical",
-    presmoother: Any = ("chebyshev", {"degree": 2}),
-    postsmoother: Any = ("chebyshev", {"degree": 2}),
+    presmoother: Any = ("chebyshev", {"degree": 1}),
+    postsmoother: Any = ("chebyshev", {"degree": 1}),
     max_levels: int = 30,
     max_coarse: int = 10,
     keep: bool = False,

@@ -264,10 +264,13 @@ def test_solve_options():
         assert info == 0 and relres(A, x, b) <= 1.01e-8, accel
         assert 3 <= len(res) <= 30, (accel, len(res))
     assert not ml.solve(np.zeros(A.shape[0])).any()  # b = 0: x = 0
-    # float32 matrices build a float32 hierarchy.
+    # float32 matrices build a float32 hierarchy. 1e-4: in float32 the true residual of CG on
+    # this matrix stalls near 1e-4 (CG alone and CG + Jacobi: 1.2e-4 at 1000 iterations), with
+    # AMG between 8e-6 and 7e-5 depending on the smoother, so a smaller tolerance would test the
+    # rounding, not the hierarchy.
     ml32 = ppyamg.ruge_stuben_solver(A.astype(np.float32))
-    x32 = ml32.solve(b.astype(np.float32), tol=1e-5, accel="cg")
-    assert x32.dtype == np.float32 and relres(A, x32, b) <= 1e-5
+    x32 = ml32.solve(b.astype(np.float32), tol=1e-4, accel="cg")
+    assert x32.dtype == np.float32 and relres(A, x32, b) <= 1e-4
 
 
 def test_dense_matrix_is_converted_with_a_warning():

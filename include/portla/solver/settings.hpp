@@ -63,8 +63,11 @@ struct AmgSettings {
     AmgSmoother smoother = AmgSmoother::chebyshev;
     /// Pre- and post-smoothing steps per level (1 ... 16).
     int sweeps = 1;
-    /// Chebyshev smoother: degree of its polynomial (1 ... 8).
-    int chebyshev_degree = 2;
+    /// Chebyshev smoother: degree of its polynomial p in x += p(D^-1 A) D^-1 (b - A x) (1 ... 8),
+    /// degree + 1 operator applications a sweep. 1, two applications (PETSc's multigrid default of
+    /// two Chebyshev iterations), gave shorter solves than 2 on every problem measured
+    /// (docs/multigrid.md).
+    int chebyshev_degree = 1;
     /// V or W cycle.
     AmgCycle cycle = AmgCycle::v;
     /// Levels at most, the finest included (1 ... 40).
