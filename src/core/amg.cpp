@@ -494,7 +494,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             dispatch<KernelFamily::amg>(exec, [&](auto backend) {
                 amg_aggregates(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
                                std::as_const(keys).get_view(), rank.get_view(), agg.get_view(),
-                               work.get_view(), flags.get_view());
+                               work.get_view());
             });
             strong = Array<I32>();
             keys = Array<U64>();

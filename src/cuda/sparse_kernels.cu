@@ -151,15 +151,18 @@ void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries
     const int lanes = skip_sum ? 1 : csr_lanes(entries, rows);
     with_lanes(lanes, [&](auto group) {
         constexpr int G = decltype(group)::value;
-        // Tiles where the groups of a lane-per-group launch would fill more than a wave.
-        const std::size_t wave =
-            resident_blocks(exec.device_id(), static_cast<int>(kThreads),
-                            reinterpret_cast<const void*>(row_sum_update_kernel<G, false, T, U>));
-        const bool tile = G > 1 && G <= 8 && (rows * G + kThreads - 1) / kThreads > wave;
-        if (tile)
-            launch_sum_update<G, true>(exec, rows, rp, ci, v, x, update, skip_sum);
-        else
-            launch_sum_update<G, false>(exec, rows, rp, ci, v, x, update, skip_sum);
+        // Tiles where the groups of a lane-per-group launch would fill more than a wave (only
+        // groups of 2 to 8 lanes have a tiled kernel).
+        if constexpr (G > 1 && G <= 8) {
+            const std::size_t wave = resident_blocks(
+                exec.device_id(), static_cast<int>(kThreads),
+                reinterpret_cast<const void*>(row_sum_update_kernel<G, false, T, U>));
+            if ((rows * G + kThreads - 1) / kThreads > wave) {
+                launch_sum_update<G, true>(exec, rows, rp, ci, v, x, update, skip_sum);
+                return;
+            }
+        }
+        launch_sum_update<G, false>(exec, rows, rp, ci, v, x, update, skip_sum);
     });
 }
 

@@ -147,15 +147,13 @@ kernel void amg_root_aggregates(ulong rows, PORTLA_BUFFER(const ulong, keys),
     }
 }
 
-// One joining pass; has[i] = out[i] >= 0 when `record`.
+// One joining pass.
 kernel void amg_join(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
                      PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const int, in),
-                     PORTLA_BUFFER(int, out), int record, PORTLA_BUFFER(int, has)) {
-    global int *o = PORTLA_AT(int, out);
+                     PORTLA_BUFFER(int, out)) {
     PORTLA_FOR_ROWS(i, 0, rows) {
         amg_join_row(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
-                     PORTLA_AT(const int, strong), PORTLA_AT(const int, in), o);
-        if (record) PORTLA_AT(int, has)[i] = o[i] >= 0;
+                     PORTLA_AT(const int, strong), PORTLA_AT(const int, in), PORTLA_AT(int, out));
     }
 }
 

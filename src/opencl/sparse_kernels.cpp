@@ -177,7 +177,7 @@ void amg_roots(tag, const Executor& exec, std::size_t rows, const_view<U64> keys
 
 void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
                     const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
-                    const_view<I32> root_rank, view<I32> agg, view<I32> work, view<I32> has) {
+                    const_view<I32> root_rank, view<I32> agg, view<I32> work) {
     if (rows == 0) return;
     auto r = index_launch(exec, "amg_root_aggregates");
     r.value(static_cast<cl_ulong>(rows)).buffer(keys.data).buffer(root_rank.data);
@@ -187,8 +187,7 @@ void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<I32>
     for (int pass = 0; pass < 2; ++pass) {
         auto k = index_launch(exec, "amg_join");
         k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(strong.data);
-        k.buffer(from[pass]).buffer(to[pass]).value(static_cast<cl_int>(pass)).buffer(has.data);
-        k.run(groups(k, rows));
+        k.buffer(from[pass]).buffer(to[pass]).run(groups(k, rows));
     }
 }
 

@@ -31,11 +31,11 @@
     void amg_roots(tag, const Executor& exec, std::size_t rows, const_view<std::uint64_t> keys,    \
                    view<std::int32_t> roots);                                                      \
     /* The aggregates: agg[i] = root_rank[i] for the roots, then two joining passes (work: rows    \
-       entries); has[i] = 1 where row i has an aggregate, else 0 */                                \
+       entries); -1 where row i has none */                                                        \
     void amg_aggregates(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,  \
                         const_view<std::int32_t> ci, const_view<std::int32_t> strong,              \
                         const_view<std::uint64_t> keys, const_view<std::int32_t> root_rank,        \
-                        view<std::int32_t> agg, view<std::int32_t> work, view<std::int32_t> has);  \
+                        view<std::int32_t> agg, view<std::int32_t> work);                          \
     /* counts[i] = the entries of row i of the smoothed prolongator (amg_prolongator_count_row) */ \
     void amg_prolongator_count(tag, const Executor& exec, std::size_t rows,                        \
                                const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
