@@ -100,16 +100,20 @@ Problem load_problem(const ProblemSpec& spec) {
     return p;
 }
 
-void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond) {
-    if (!problem.auto_format || problem.matrix_free) return;
-    problem.format = Format::csr;
+bool auto_format_may_be_ell(const Executor& exec, solver::Preconditioner precond) {
     using solver::Preconditioner;
     const bool any_operator = precond == Preconditioner::none ||
                               precond == Preconditioner::jacobi ||
                               precond == Preconditioner::chebyshev;
+    return !exec.is_host() && any_operator;
+}
+
+void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond) {
+    if (!problem.auto_format || problem.matrix_free) return;
+    problem.format = Format::csr;
     const CsrData& d = problem.data;
     // ELL indexes its entries in 32 bits (Ell::from_data): a matrix of 2^31 - 1 or more stays csr.
-    if (exec.is_host() || !any_operator || d.rows == 0 || d.entries() == 0 ||
+    if (!auto_format_may_be_ell(exec, precond) || d.rows == 0 || d.entries() == 0 ||
         d.entries() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         return;
     std::int64_t longest = 0;

@@ -58,6 +58,9 @@ Problem load_problem(const ProblemSpec& spec);
 /// Measured on the H100 (2026-11-24): CG on the 3-D Poisson matrix 128^3 0.173 ms per
 /// iteration in ELL against 0.250 in CSR. Sets problem.format when problem.auto_format.
 void choose_format(Problem& problem, const Executor& exec, solver::Preconditioner precond);
+/// Whether choose_format may pick ell on exec with precond (a GPU and a preconditioner that works
+/// on any operator); else an auto format stays csr.
+bool auto_format_may_be_ell(const Executor& exec, solver::Preconditioner precond);
 
 /// Whether make_operator<T> gives an operator that reads problem.data in place (a double CSR
 /// operator on a host executor with 32-bit columns, through Csr::borrow; the row offsets are

@@ -121,10 +121,12 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
     // per row: CsrData's 64-bit offset, the 32-bit copy a host operator reads, the diagonal
     if (stored) host.add(n + 1, sizeof(std::int64_t) + sizeof(std::int32_t)).add(n, sizeof(double));
     host.add(3 * n, sizeof(double));  // b or x0 as read, x copied back
+    // An auto format that choose_format keeps csr is counted as csr.
+    const bool csr = o.problem.format == "csr" ||
+                     (o.problem.format == "auto" && !auto_format_may_be_ell(exec, precond));
     if (stored && o.problem.format == "dense")
         device.add(n * n, sizeof(T));
-    else if (stored && (o.problem.format == "csr" ||
-                        (index != CsrIndex::automatic && index != CsrIndex::int32))) {
+    else if (stored && (csr || (index != CsrIndex::automatic && index != CsrIndex::int32))) {
         // The form Csr takes (csr_index_for: 64-bit offsets from 2^31 - 1 non-zeros on).
         const CsrIndex form =
             index == CsrIndex::automatic
