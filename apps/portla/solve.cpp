@@ -153,8 +153,10 @@ void require_solve_memory(const Executor& exec, const SolveOptions& o, solver::S
                                ? 2.0 * (o.gcrot_m + (o.gcrot_k < 0 ? o.gcrot_m : o.gcrot_k)) +
                                      4.0 * (o.gcrot_k < 0 ? o.gcrot_m : o.gcrot_k) + 4
                                : 9;
-    // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's)
-    device.add(vectors + 3 + (precond == Preconditioner::none ? 0 : 2), n * sizeof(T));
+    // + b, x and the warm-up's copy of x (alive with the warm-up solve's vectors, not the timed's),
+    // and two for a preconditioner's own vectors (amg's estimate below counts its cycle's)
+    const bool own_vectors = precond != Preconditioner::none && precond != Preconditioner::amg;
+    device.add(vectors + 3 + (own_vectors ? 2 : 0), n * sizeof(T));
     // GMRES: the restart basis above (restart + 1 vectors), its Hessenberg matrix and rotations
     // on the host (a restart of 10^5 asks for 80 GB there, whatever n is).
     if (method == solver::Solver::gmres) {
