@@ -235,6 +235,8 @@ void sort_rows(const Executor& exec, std::size_t rows, const std::int32_t* rp, s
 
 #define PORTLA_ROWS_OWN_ROW_SUMS
 #define PORTLA_ROWS_OWN_SPGEMM
+#define PORTLA_ROWS_OWN_EXT_FILL
+#define PORTLA_ROWS_OWN_CLASSICAL_STRENGTH
 #include "core/kernels/row_kernels.inc"
 
 // ---- SpGEMM and row sorts with a warp per row --------------------------------------------------
@@ -521,6 +523,165 @@ template <typename T>
 void sort_rows(const Executor& exec, std::size_t rows, const I32* rp, I32* ci, T* v) {
     if (rows == 0) return;
     launch_warp_rows<T>(exec, sort_rows_kernel<T>, rows, rows, rp, ci, v);
+}
+
+// ---- classical strength and extended+i weights with a group of lanes per row ---------------
+
+// The steps of amg_ext_fill_row_map with a group of G lanes per row: each step's loop split over
+// the group, the group synchronised between steps (a step adds to weights another lane zeroed or
+// added to) and the lanes' parts of d_i and of each row j's sum added with butterfly shuffles,
+// which leave every lane the same sum. A group of 8 or more lanes searches a copy of its row's
+// columns of P in shared memory (rows of up to kExtColumns entries). A fine row's work is its
+// length times its fine neighbours' lengths, a chain of dependent loads per search: one thread
+// per row took 25 of the 70 ms of contrast3d:128's classical set-up on an H200, on coarse levels
+// of 29 to 74 entries a row.
+constexpr int kExtColumns = 128;
+
+template <int G, typename T>
+__device__ __forceinline__ T group_sum(T x, unsigned mask) {
+#pragma unroll
+    for (int offset = G / 2; offset > 0; offset /= 2) x += __shfl_xor_sync(mask, x, offset, G);
+    return x;
+}
+
+template <int G, typename T>
+__global__ void ext_fill_kernel(std::size_t rows, const I32* __restrict__ rp,
+                                const I32* __restrict__ ci, const T* __restrict__ v,
+                                const I32* __restrict__ strong, const U64* __restrict__ keys,
+                                const I32* __restrict__ rank, const I32* __restrict__ p_rp,
+                                const I32* __restrict__ p_ci, T* p_v) {
+    constexpr bool copy = G >= 8;
+    __shared__ I32 copies[copy ? kThreads / G * kExtColumns : 1];
+    I32* const own = copies + (copy ? threadIdx.x / G * kExtColumns : 0);
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned mask = G == 32 ? kFullWarpMask : ((1u << G) - 1u) << (lane / G * G);
+    const int member = static_cast<int>(lane % G);
+    const std::size_t first = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+    const std::size_t groups = static_cast<std::size_t>(gridDim.x) * blockDim.x / G;
+    for (std::size_t r = first; r < rows; r += groups) {  // uniform over the group
+        const int i = static_cast<int>(r);
+        if (PORTLA_AMG_STATE(keys[i]) == 2) {
+            if (member == 0) p_v[p_rp[i]] = 1;
+            continue;
+        }
+        const int len = p_rp[i + 1] - p_rp[i];
+        if (len == 0) continue;
+        const I32* cols = p_ci + p_rp[i];
+        __syncwarp(mask);  // the group's last row is done with its copy
+        if (copy && len <= kExtColumns) {
+            for (int t = member; t < len; t += G) own[t] = cols[t];
+            cols = own;
+        }
+        Rows<T>::amg_ext_zero(i, member, G, p_rp, p_v);
+        __syncwarp(mask);
+        T aii = 0;
+        T diag = Rows<T>::amg_ext_direct(i, member, G, rp, ci, v, strong, keys, rank, p_rp, cols,
+                                         nullptr, &aii, p_v);
+        __syncwarp(mask);
+        for (int k = rp[i]; k < rp[i + 1]; ++k) {
+            if (!Rows<T>::amg_ext_fine_neighbour(i, k, ci, strong, keys)) continue;
+            const int j = ci[k];
+            const T ajj = Rows<T>::amg_diagonal_entry(j, rp, ci, v);
+            int taken = 0;
+            const T sum =
+                group_sum<G>(Rows<T>::amg_ext_share_sum(i, j, member, G, ajj, rp, ci, v, keys, rank,
+                                                        p_rp, cols, nullptr, nullptr, &taken),
+                             mask);
+            if (sum == 0) {
+                if (member == 0) diag += v[k];
+                continue;
+            }
+            diag += Rows<T>::amg_ext_share_add(i, j, member, G, ajj, v[k] / sum, rp, ci, v, keys,
+                                               rank, p_rp, cols, nullptr, nullptr, 0, p_v);
+            __syncwarp(mask);
+        }
+        Rows<T>::amg_ext_scale(i, member, G, group_sum<G>(diag, mask), group_sum<G>(aii, mask),
+                               p_rp, p_v);
+    }
+}
+
+/// kernel(rows, args...) with a group of G lanes per row, one wave of blocks at most.
+template <int G, typename... Params, typename... Args>
+void launch_groups(const Executor& exec, void (*kernel)(Params...), std::size_t rows,
+                   Args... args) {
+    const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
+    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
+                                             reinterpret_cast<const void*>(kernel));
+    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, args...);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
+/// fn(std::integral_constant<int, G>{}) with a group as wide as the average row of `entries`
+/// over `rows` (4 to 32 lanes): a row's entries then take one pass of the group.
+template <typename Fn>
+void with_row_groups(std::size_t entries, std::size_t rows, Fn&& fn) {
+    const std::size_t average = (entries + rows - 1) / std::max<std::size_t>(rows, 1);
+    if (average <= 4)
+        fn(std::integral_constant<int, 4>{});
+    else if (average <= 8)
+        fn(std::integral_constant<int, 8>{});
+    else if (average <= 16)
+        fn(std::integral_constant<int, 16>{});
+    else
+        fn(std::integral_constant<int, 32>{});
+}
+
+// One thread per row where the rows average 8 entries or fewer (contrast3d:128's finest level,
+// 7 a row: 0.95 ms, against 1.59 with groups of 8 lanes, H200), else a group per row.
+template <typename T>
+void amg_ext_fill(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                  const_view<I32> ci, const_view<T> v, const_view<I32> strong, const_view<U64> keys,
+                  const_view<I32> rank, const_view<I32> p_rp, const_view<I32> p_ci, view<T> p_v) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    const auto launch = [&](auto group) {
+        launch_groups<decltype(group)::value>(exec, ext_fill_kernel<decltype(group)::value, T>,
+                                              rows, rp.data, ci.data, v.data, strong.data,
+                                              keys.data, rank.data, p_rp.data, p_ci.data, p_v.data);
+    };
+    if (v.size <= 8 * rows)
+        launch(std::integral_constant<int, 1>{});
+    else
+        with_row_groups(v.size, rows, launch);
+}
+
+// amg_classical_strength_row's two passes with a group of G lanes per row (its largest entry
+// then taken by butterfly shuffles): a lane's binary searches of the transposed entries are then
+// a few of the row's, not all (contrast3d:128's classical level 1, 29 entries a row: 2.4 ms one
+// thread per row on an H200).
+template <int G, typename T>
+__global__ void classical_strength_kernel(std::size_t rows, const I32* __restrict__ rp,
+                                          const I32* __restrict__ ci, const T* __restrict__ v,
+                                          T theta, I32* __restrict__ strong,
+                                          I32* __restrict__ tpos) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned mask = G == 32 ? kFullWarpMask : ((1u << G) - 1u) << (lane / G * G);
+    const int member = static_cast<int>(lane % G);
+    const std::size_t first = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+    const std::size_t groups = static_cast<std::size_t>(gridDim.x) * blockDim.x / G;
+    for (std::size_t r = first; r < rows; r += groups) {  // uniform over the group
+        const int i = static_cast<int>(r);
+        T largest = Rows<T>::amg_classical_largest(i, member, G, rp, ci, v);
+#pragma unroll
+        for (int offset = G / 2; offset > 0; offset /= 2)
+            largest = max(largest, __shfl_xor_sync(mask, largest, offset, G));
+        (void)Rows<T>::amg_classical_strength_entries(i, member, G, largest, rp, ci, v, theta,
+                                                      strong, tpos);
+    }
+}
+
+template <typename T>
+void amg_classical_strength(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
+                            const_view<I32> ci, const_view<T> v, T theta, view<I32> strong,
+                            view<I32> tpos) {
+    if (rows == 0) return;
+    activate(exec.device_id());
+    with_row_groups(v.size, rows, [&](auto group) {
+        launch_groups<decltype(group)::value>(
+            exec, classical_strength_kernel<decltype(group)::value, T>, rows, rp.data, ci.data,
+            v.data, theta, strong.data, tpos.data);
+    });
 }
 
 PORTLA_INSTANTIATE_SCAN_KERNELS;

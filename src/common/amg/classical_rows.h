@@ -23,18 +23,27 @@
 
 #define PORTLA_AMG_MEASURE_MAX 16383
 
-/* tpos[k] for the entries k of row i (rows sorted by column): the position of (ci[k], i) in row
-   ci[k], -1 when that row has no such entry; and strong[k] = 1 when ci[k] != i strongly
-   influences i, else 0. Returns the row's strong entries. */
-PORTLA_FN int amg_classical_strength_row(int i, PORTLA_GLOBAL const int *rp,
-                                         PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
-                                         REAL theta, PORTLA_GLOBAL int *strong,
-                                         PORTLA_GLOBAL int *tpos) {
+/* The largest |a_ik|, k != i, over the lane's entries of row i (of `lanes` cooperating lanes,
+   this one `lane`; the row's is the largest of the lanes'). */
+PORTLA_FN REAL amg_classical_largest(int i, int lane, int lanes, PORTLA_GLOBAL const int *rp,
+                                     PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v) {
     REAL largest = 0;
-    int count = 0;
-    for (int k = rp[i]; k < rp[i + 1]; ++k)
+    for (int k = rp[i] + lane; k < rp[i + 1]; k += lanes)
         if (ci[k] != i && PORTLA_ABS(v[k]) > largest) largest = PORTLA_ABS(v[k]);
-    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+    return largest;
+}
+
+/* tpos[k] for the lane's entries k of row i (rows sorted by column): the position of (ci[k], i)
+   in row ci[k], -1 when that row has no such entry; and strong[k] = 1 when ci[k] != i strongly
+   influences i, else 0 (largest: the row's amg_classical_largest). Returns the lane's strong
+   entries. */
+PORTLA_FN int amg_classical_strength_entries(int i, int lane, int lanes, REAL largest,
+                                             PORTLA_GLOBAL const int *rp,
+                                             PORTLA_GLOBAL const int *ci,
+                                             PORTLA_GLOBAL const REAL *v, REAL theta,
+                                             PORTLA_GLOBAL int *strong, PORTLA_GLOBAL int *tpos) {
+    int count = 0;
+    for (int k = rp[i] + lane; k < rp[i + 1]; k += lanes) {
         const int j = ci[k];
         int lo = rp[j], hi = rp[j + 1];
         while (lo < hi) {
@@ -51,6 +60,16 @@ PORTLA_FN int amg_classical_strength_row(int i, PORTLA_GLOBAL const int *rp,
         count += s;
     }
     return count;
+}
+
+/* Row i's strength by one lane (amg_classical_strength_entries over the whole row). Returns the
+   row's strong entries. */
+PORTLA_FN int amg_classical_strength_row(int i, PORTLA_GLOBAL const int *rp,
+                                         PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
+                                         REAL theta, PORTLA_GLOBAL int *strong,
+                                         PORTLA_GLOBAL int *tpos) {
+    return amg_classical_strength_entries(i, 0, 1, amg_classical_largest(i, 0, 1, rp, ci, v), rp,
+                                          ci, v, theta, strong, tpos);
 }
 
 /* Whether entry k of a row is a strong connection in either direction. */
@@ -380,13 +399,26 @@ PORTLA_FN void amg_fine_neighbours_fill_row(int i, PORTLA_GLOBAL const int *rp,
     }
 }
 
-/* amg_interp_position, or with a map (not 0) of row i over the fine-level rows, map[m] = the
-   position of coarse row m's column in row i, -1 for every other row: a CPU thread's dense map
-   of the row, in place of the binary search. */
-PORTLA_FN int amg_interp_lookup(int i, int m, PORTLA_GLOBAL const U64 *keys,
-                                PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
-                                PORTLA_GLOBAL const int *p_ci, PORTLA_GLOBAL const int *map) {
-    return map ? map[m] : amg_interp_position(i, m, keys, rank, p_rp, p_ci);
+/* The position in P's values of coarse row m (a fine-level row) in row i of P, -1 when m is fine
+   or not in that row: with a map (not 0) of row i over the fine-level rows, map[m] = that
+   position (-1 for every other row), a CPU thread's dense map of the row; else by a binary search
+   of the row's columns `cols` (p_ci from p_rp[i] or a copy of them; sorted), `len` of them,
+   the row's first value at `first`. */
+PORTLA_FN int amg_interp_lookup(int m, PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
+                                int first, int len, PORTLA_GLOBAL const int *cols,
+                                PORTLA_GLOBAL const int *map) {
+    if (map) return map[m];
+    if (PORTLA_AMG_STATE(keys[m]) != 2) return -1;
+    const int c = rank[m];
+    int lo = 0, hi = len;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (cols[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < len && cols[lo] == c ? first + lo : -1;
 }
 
 /* The values of row i of P on its pattern (p_rp, p_ci given; rank: the coarse rows' numbers):
@@ -396,74 +428,165 @@ PORTLA_FN int amg_interp_lookup(int i, int m, PORTLA_GLOBAL const U64 *keys,
    abar_kl = a_kl where its sign is opposite to a_kk (else 0); a row k whose sum is 0 adds a_ik
    to d_i. d_i is a_ii alone where it would fall below 2% of a_ii or turn its sign (as in
    amg_interp_fill_row).
-   amg_ext_fill_row_map finds the columns through a map of row i (amg_interp_lookup; 0: none)
-   and, with `found` (0: none; else room for the longest row of A), notes the entries of each
-   row j that its sum takes, so that the shares are added over those alone. */
+   The row is formed in the steps below, each split over `lanes` cooperating lanes (this one
+   `lane`, 0 <= lane < lanes): the one-lane amg_ext_fill_row_map runs them in order, a GPU runs
+   them with a group of lanes per row, the lanes synchronised between steps and their parts of
+   d_i and of each row's sum added. Every weight w_ij is summed in the same order either way (the
+   direct a_ij, then the shares in the order of row i); only the sums over lanes are ordered
+   otherwise. The steps find row i's columns with amg_interp_lookup: `cols` are the row's
+   columns (p_ci from p_rp[i], or a copy of them), `map` a dense map of the row (0: none). */
+
+/* Whether entry k (column j) of row i is in F_i: a strongly influencing fine row. */
+PORTLA_FN int amg_ext_fine_neighbour(int i, int k, PORTLA_GLOBAL const int *ci,
+                                     PORTLA_GLOBAL const int *strong,
+                                     PORTLA_GLOBAL const U64 *keys) {
+    return ci[k] != i && strong[k] && PORTLA_AMG_STATE(keys[ci[k]]) != 2;
+}
+
+/* a_jj (0 where row j, sorted by column, has no diagonal entry). */
+PORTLA_FN REAL amg_diagonal_entry(int j, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                  PORTLA_GLOBAL const REAL *v) {
+    int lo = rp[j], hi = rp[j + 1];
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (ci[mid] < j)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < rp[j + 1] && ci[lo] == j ? v[lo] : (REAL)0;
+}
+
+/* Step 1: the lane's entries of row i of P set to 0. */
+PORTLA_FN void amg_ext_zero(int i, int lane, int lanes, PORTLA_GLOBAL const int *p_rp,
+                            PORTLA_GLOBAL REAL *p_v) {
+    for (int at = p_rp[i] + lane; at < p_rp[i + 1]; at += lanes) p_v[at] = 0;
+}
+
+/* Step 2: the lane's entries of row i of A outside F_i: a_ij of j in C^_i added to its weight;
+   the lane's part of a_ii + sum_{n not in C^_i + F_i} a_in returned, and a_ii added to *aii. */
+PORTLA_FN REAL amg_ext_direct(int i, int lane, int lanes, PORTLA_GLOBAL const int *rp,
+                              PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const REAL *v,
+                              PORTLA_GLOBAL const int *strong, PORTLA_GLOBAL const U64 *keys,
+                              PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                              PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map,
+                              REAL *aii, PORTLA_GLOBAL REAL *p_v) {
+    REAL diag = 0;
+    for (int k = rp[i] + lane; k < rp[i + 1]; k += lanes) {
+        const int j = ci[k];
+        if (j == i) {
+            *aii += v[k];
+            diag += v[k];
+        } else if (!amg_ext_fine_neighbour(i, k, ci, strong, keys)) {
+            const int at =
+                amg_interp_lookup(j, keys, rank, p_rp[i], p_rp[i + 1] - p_rp[i], cols, map);
+            if (at >= 0)
+                p_v[at] += v[k];
+            else
+                diag += v[k];
+        }
+    }
+    return diag;
+}
+
+/* Whether entry q (column m) of row j enters row j's share of row i: of the sign opposite to
+   a_jj and in C^_i + {i}. */
+PORTLA_FN int amg_ext_taken(int i, int j, int q, REAL ajj, PORTLA_GLOBAL const int *ci,
+                            PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
+                            PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                            PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map) {
+    const int m = ci[q];
+    return m != j && v[q] * ajj < 0 &&
+           (m == i ||
+            amg_interp_lookup(m, keys, rank, p_rp[i], p_rp[i + 1] - p_rp[i], cols, map) >= 0);
+}
+
+/* Step 3, for each j in F_i (row j's a_jj given): the lane's part of sum_{l in C^_i + {i}}
+   abar_jl. With `found` (0: none; one lane only) the entries taken are noted there, *taken of
+   them. */
+PORTLA_FN REAL amg_ext_share_sum(int i, int j, int lane, int lanes, REAL ajj,
+                                 PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                 PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
+                                 PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                                 PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map,
+                                 PORTLA_GLOBAL int *found, int *taken) {
+    REAL sum = 0;
+    for (int q = rp[j] + lane; q < rp[j + 1]; q += lanes) {
+        if (amg_ext_taken(i, j, q, ajj, ci, v, keys, rank, p_rp, cols, map)) {
+            sum += v[q];
+            if (found) found[(*taken)++] = q;
+        }
+    }
+    return sum;
+}
+
+/* Step 4, for each j in F_i whose sum is not 0 (share = a_ij / the sum): share abar_jm added to
+   the weight of each m in C^_i, the lane's part of share abar_ji returned (d_i's). The lane passes
+   the entries it took in step 3 (those in `found`, *taken of them, where given). */
+PORTLA_FN REAL amg_ext_share_add(int i, int j, int lane, int lanes, REAL ajj, REAL share,
+                                 PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
+                                 PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
+                                 PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                                 PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map,
+                                 PORTLA_GLOBAL const int *found, int taken,
+                                 PORTLA_GLOBAL REAL *p_v) {
+    REAL diag = 0;
+    const int entries = found ? taken : rp[j + 1] - rp[j];
+    for (int e = lane; e < entries; e += lanes) {
+        const int q = found ? found[e] : rp[j] + e;
+        const int m = ci[q];
+        if (m == j || !(v[q] * ajj < 0)) continue;
+        if (m == i) {
+            diag += share * v[q];
+        } else {
+            const int to =
+                amg_interp_lookup(m, keys, rank, p_rp[i], p_rp[i + 1] - p_rp[i], cols, map);
+            if (to >= 0) p_v[to] += share * v[q];
+        }
+    }
+    return diag;
+}
+
+/* Step 5: d_i (the lanes' parts added) guarded as above, and the lane's weights of row i
+   divided by -d_i. */
+PORTLA_FN void amg_ext_scale(int i, int lane, int lanes, REAL diag, REAL aii,
+                             PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL REAL *p_v) {
+    if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
+    for (int at = p_rp[i] + lane; at < p_rp[i + 1]; at += lanes) p_v[at] = -p_v[at] / diag;
+}
+
+/* Row i's weights by one lane: the steps in order. With `found` (0: none; else room for the
+   longest row of A) the shares are added over the entries each row j's sum took alone. */
 PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                     PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const int *strong,
                                     PORTLA_GLOBAL const U64 *keys, PORTLA_GLOBAL const int *rank,
                                     PORTLA_GLOBAL const int *p_rp, PORTLA_GLOBAL const int *p_ci,
                                     PORTLA_GLOBAL const int *map, PORTLA_GLOBAL int *found,
                                     PORTLA_GLOBAL REAL *p_v) {
-    REAL diag = 0, aii = 0;
+    REAL aii = 0;
     if (PORTLA_AMG_STATE(keys[i]) == 2) {
         p_v[p_rp[i]] = 1;
         return;
     }
     if (p_rp[i + 1] == p_rp[i]) return;
-    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = 0;
+    PORTLA_GLOBAL const int *cols = p_ci + p_rp[i];
+    amg_ext_zero(i, 0, 1, p_rp, p_v);
+    REAL diag = amg_ext_direct(i, 0, 1, rp, ci, v, strong, keys, rank, p_rp, cols, map, &aii, p_v);
     for (int k = rp[i]; k < rp[i + 1]; ++k) {
+        if (!amg_ext_fine_neighbour(i, k, ci, strong, keys)) continue;
         const int j = ci[k];
-        const int at = j == i ? -1 : amg_interp_lookup(i, j, keys, rank, p_rp, p_ci, map);
-        if (j == i) {
-            aii = v[k];
+        const REAL ajj = amg_diagonal_entry(j, rp, ci, v);
+        int taken = 0;
+        const REAL sum = amg_ext_share_sum(i, j, 0, 1, ajj, rp, ci, v, keys, rank, p_rp, cols, map,
+                                           found, &taken);
+        if (sum == 0) {
             diag += v[k];
-        } else if (at >= 0) {
-            p_v[at] += v[k];
-        } else if (!strong[k] || PORTLA_AMG_STATE(keys[j]) == 2) {
-            diag += v[k];
-        } else {
-            /* j in F_i: its share over C^_i + {i}. */
-            REAL ajj = 0, sum = 0;
-            int lo = rp[j], hi = rp[j + 1];
-            while (lo < hi) { /* a_jj: row j is sorted by column */
-                const int mid = lo + (hi - lo) / 2;
-                if (ci[mid] < j)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < rp[j + 1] && ci[lo] == j) ajj = v[lo];
-            int taken = 0;
-            for (int q = rp[j]; q < rp[j + 1]; ++q) {
-                const int m = ci[q];
-                if (m != j && v[q] * ajj < 0 &&
-                    (m == i || amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map) >= 0)) {
-                    sum += v[q];
-                    if (found) found[taken++] = q;
-                }
-            }
-            if (sum == 0) {
-                diag += v[k];
-                continue;
-            }
-            const REAL share = v[k] / sum; /* one division per row j, not per entry */
-            const int entries = found ? taken : rp[j + 1] - rp[j];
-            for (int e = 0; e < entries; ++e) {
-                const int q = found ? found[e] : rp[j] + e;
-                const int m = ci[q];
-                if (m == j || !(v[q] * ajj < 0)) continue;
-                if (m == i) {
-                    diag += share * v[q];
-                } else {
-                    const int to = amg_interp_lookup(i, m, keys, rank, p_rp, p_ci, map);
-                    if (to >= 0) p_v[to] += share * v[q];
-                }
-            }
+            continue;
         }
+        diag += amg_ext_share_add(i, j, 0, 1, ajj, v[k] / sum, rp, ci, v, keys, rank, p_rp, cols,
+                                  map, found, taken, p_v);
     }
-    if (!(diag * aii > 0) || PORTLA_ABS(diag) < (REAL)0.02 * PORTLA_ABS(aii)) diag = aii;
-    for (int at = p_rp[i]; at < p_rp[i + 1]; ++at) p_v[at] = -p_v[at] / diag;
+    amg_ext_scale(i, 0, 1, diag, aii, p_rp, p_v);
 }
 
 /* amg_ext_fill_row_map with the binary search, every entry of each row j passed twice. */
