@@ -155,29 +155,72 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
         }
         return base;
     };
-    std::vector<Retry> retries(bounds.size() - 1);
-    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
-        accumulate(bounds[c], bounds[c + 1], retries[c]);
-        if (bounds.size() > 2) retries[c] = Retry{};  // done again before extraction
-    }
-
-    Array<I32> c_rp = prefix_sums(exec, counts);
-    const I32 nnz = read_at(c_rp, n);
-    if (nnz < 0) throw Unsupported("sparse::multiply: the product has 2^31 or more entries");
-    Array<I32> c_ci(exec, static_cast<std::size_t>(nnz));
-    Array<T> c_v(exec, static_cast<std::size_t>(nnz));
-    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
-        // One chunk: its tables are still there; several: each chunk accumulated again.
-        const I64 base = bounds.size() == 2 ? 0 : accumulate(bounds[c], bounds[c + 1], retries[c]);
+    const auto extract = [&](std::size_t first, std::size_t last, I64 base, const Retry& retry,
+                             const_view<I32> rows_at, view<I32> out_ci, view<T> out_v) {
         dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
-            spgemm_extract(backend, exec, bounds[c], bounds[c + 1], offsets.get_view(), base,
+            spgemm_extract(backend, exec, first, last, offsets.get_view(), base,
                            std::as_const(keys).get_view(), std::as_const(vals).get_view(),
-                           std::as_const(retries[c].offsets).get_view(),
-                           std::as_const(retries[c].keys).get_view(),
-                           std::as_const(retries[c].vals).get_view(),
-                           std::as_const(c_rp).get_view(), c_ci.get_view(), c_v.get_view());
+                           std::as_const(retry.offsets).get_view(),
+                           std::as_const(retry.keys).get_view(),
+                           std::as_const(retry.vals).get_view(), rows_at, out_ci, out_v);
         });
-        if (bounds.size() > 2) retries[c] = Retry{};
+    };
+    const auto too_many = [] {
+        return Unsupported("sparse::multiply: the product has 2^31 or more entries");
+    };
+    if (bounds.size() == 2) {  // one chunk: its tables hold the whole product
+        Retry retry;
+        accumulate(0, n, retry);
+        Array<I32> c_rp = prefix_sums(exec, counts);
+        const I32 nnz = read_at(c_rp, n);
+        if (nnz < 0) throw too_many();
+        Array<I32> c_ci(exec, static_cast<std::size_t>(nnz));
+        Array<T> c_v(exec, static_cast<std::size_t>(nnz));
+        extract(0, n, 0, retry, std::as_const(c_rp).get_view(), c_ci.get_view(), c_v.get_view());
+        return Csr<T>::adopt(exec, n, B.cols(), std::move(c_rp), std::move(c_ci), std::move(c_v));
+    }
+    // Several chunks: each accumulated once and its rows extracted at once into arrays of its
+    // own (rows_at: each row's offset from the chunk's first entry, at the row's index), then
+    // the tables freed and the chunks' entries copied into place. The chunks' arrays and the
+    // product's are both held at the end, where the tables were: with the default workspace the
+    // product is no larger than the tables.
+    struct Part {
+        std::size_t at = 0;
+        Array<I32> ci;
+        Array<T> v;
+    };
+    std::vector<Part> parts;
+    Array<I32> rows_at(exec, n + 1);
+    I64 entries = 0;
+    for (std::size_t c = 0; c + 1 < bounds.size(); ++c) {
+        const std::size_t first = bounds[c], last = bounds[c + 1];
+        Retry retry;
+        const I64 base = accumulate(first, last, retry);
+        dispatch<KernelFamily::sparse>(exec, [&](auto backend) {
+            exclusive_scan(backend, exec, const_view<I32>(counts.data() + first, last - first),
+                           view<I32>(rows_at.data() + first, last - first + 1));
+        });
+        const I32 m = read_at(rows_at, last);
+        if (m < 0 || entries + m > std::numeric_limits<I32>::max()) throw too_many();
+        Part part{static_cast<std::size_t>(entries), Array<I32>(exec, static_cast<std::size_t>(m)),
+                  Array<T>(exec, static_cast<std::size_t>(m))};
+        extract(first, last, base, retry, std::as_const(rows_at).get_view(), part.ci.get_view(),
+                part.v.get_view());
+        entries += m;
+        parts.push_back(std::move(part));
+    }
+    keys = Array<I32>();
+    vals = Array<T>();
+    rows_at = Array<I32>();
+    Array<I32> c_rp = prefix_sums(exec, counts);
+    Array<I32> c_ci(exec, static_cast<std::size_t>(entries));
+    Array<T> c_v(exec, static_cast<std::size_t>(entries));
+    for (Part& part : parts) {
+        Executor::copy_bytes(exec, c_ci.data() + part.at, exec, part.ci.data(),
+                             part.ci.size() * sizeof(I32));
+        Executor::copy_bytes(exec, c_v.data() + part.at, exec, part.v.data(),
+                             part.v.size() * sizeof(T));
+        part = Part{};
     }
     return Csr<T>::adopt(exec, n, B.cols(), std::move(c_rp), std::move(c_ci), std::move(c_v));
 }
