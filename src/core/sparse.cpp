@@ -70,9 +70,8 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
         std::size_t free_bytes = 0, total_bytes = 0;
         exec.memory_info(free_bytes, total_bytes);
         // Half: the tables, and the product extracted from them (at most an entry a slot),
-        // fit the free memory together. One chunk is one accumulation; several accumulate
-        // each chunk twice (to count, then to extract). 512^3 Poisson's A P, 3.2e9 products:
-        // a quarter of the H200's free memory took several chunks.
+        // fit the free memory together. Fewer chunks are fewer passes: 512^3 Poisson's A P,
+        // 3.2e9 products, is one chunk in half of the H200's free memory, several in a quarter.
         workspace_bytes = std::max(kDefaultWorkspace, free_bytes / 2);
     }
     const auto a_rp = A.row_ptrs().get_view(), a_ci = A.col_idxs().get_view();
