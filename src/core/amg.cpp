@@ -40,8 +40,8 @@ constexpr double kStall = 0.9;          // a coarse level keeping more rows has 
 constexpr double kChebyshevLowerRatio = 11;  // the smoother's interval [lmax / 11, lmax]
 constexpr double kChebyshevSafety = 1.1;     // lmax = 1.1 x the estimate
 
-/// A level's smoother as fused steps (amg_smooth_row): the weights w and, per step of a sweep,
-/// the coefficients (c1, c2) of d = c1 d + c2 w (b - A x), x += d.
+/// A level's smoother as fused steps (amg_smooth_update): the weights w and, per step of a
+/// sweep, the coefficients (c1, c2) of d = c1 d + c2 w (b - A x), x += d.
 template <typename T>
 struct FusedSmoother {
     Array<T> w;
@@ -160,9 +160,8 @@ struct Amg<T>::Hierarchy {
     std::vector<FusedSmoother<T>> smoothers;      // per level (empty: none)
     std::unique_ptr<Dense<T>> coarse_inverse;
     // The cycle's vectors per level (x, b: level 0's are apply()'s arguments).
-    // r: the residual and the prolongated correction; z: the smoothing steps' other iterate; d:
-    // their direction.
-    mutable std::vector<Array<T>> x, b, r, z, d;
+    // r: the residual and the prolongated correction; z: the smoothing steps' other iterate.
+    mutable std::vector<Array<T>> x, b, r, z;
     mutable view<T> x0;
     mutable const_view<T> b0;
     AmgInfo info;
@@ -261,7 +260,8 @@ void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, Start start) const {
     const std::size_t total = per_sweep * static_cast<std::size_t>(sweeps);
     // Each step reads one iterate and writes the other; step k writes x when total - 1 - k is
     // even, so the last step leaves the result in x. A start in the iterate that the first step
-    // must write (x for an odd count, z for an even one) is copied to the other first.
+    // must write (x for an odd count, z for an even one) is copied to the other first. A step
+    // finds the iterate before its input in the iterate it writes (amg_smooth_update).
     const view<T> x = xv(l), other = z[l].get_view();
     if (start == Start::x && total % 2 == 1) blas::copy<T>(exec, const_view<T>(x), other);
     if (start == Start::z && total % 2 == 0) blas::copy<T>(exec, const_view<T>(other), x);
@@ -273,10 +273,10 @@ void Amg<T>::Hierarchy::smooth(std::size_t l, int sweeps, Start start) const {
         const double c1 = m.steps[k % per_sweep].first, c2 = m.steps[k % per_sweep].second;
         dispatch<KernelFamily::amg>(exec, [&](auto backend) {
             amg_smooth(backend, exec, A.rows(), A.row_ptrs().get_view(), A.col_idxs().get_view(),
-                       A.values().get_view(), bv(l), in, out, d[l].get_view(),
-                       std::as_const(m.w).get_view(), T(c1), T(c2), zero_guess && k == 0 ? 1 : 0,
+                       A.values().get_view(), bv(l), in, out, std::as_const(m.w).get_view(), T(c1),
+                       T(c2), zero_guess && k == 0 ? 1 : 0,
                        (k % per_sweep == 0 ? PORTLA_AMG_STEP_FIRST : 0) |
-                           (k % per_sweep + 1 == per_sweep ? PORTLA_AMG_STEP_LAST : 0));
+                           (zero_guess && k == 1 ? PORTLA_AMG_STEP_AFTER_ZERO : 0));
         });
     }
 }
@@ -782,7 +782,6 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
     h.b.resize(h.levels());
     h.r.resize(h.levels());
     h.z.resize(h.levels());
-    h.d.resize(h.levels());
     std::size_t bytes = 0;
     for (std::size_t l = 0; l < h.levels(); ++l) {
         const std::size_t n = h.op(l).rows();
@@ -793,8 +792,7 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
         }
         h.r[l] = Array<T>(exec, n);
         h.z[l] = Array<T>(exec, n);
-        h.d[l] = Array<T>(exec, n);
-        bytes += (3 + (h.smoothers[l] ? 1 : 0)) * n * sizeof(T);
+        bytes += (2 + (h.smoothers[l] ? 1 : 0)) * n * sizeof(T);
         if (l + 1 < h.levels())
             bytes += csr_bytes(h.P[l]->rows(), h.P[l]->nnz(), sizeof(T)) +
                      csr_bytes(h.R[l]->rows(), h.R[l]->nnz(), sizeof(T));

@@ -198,16 +198,15 @@ kernel void amg_l1(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const
 kernel void amg_smooth(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
                        PORTLA_BUFFER(const REAL, v), PORTLA_BUFFER(const REAL, b),
                        PORTLA_BUFFER(const REAL, x_in), PORTLA_BUFFER(REAL, x_out),
-                       PORTLA_BUFFER(REAL, d), PORTLA_BUFFER(const REAL, w), REAL c1, REAL c2,
-                       int zero_guess, int step) {
+                       PORTLA_BUFFER(const REAL, w), REAL c1, REAL c2, int zero_guess, int step) {
     PORTLA_FOR_ROWS(i, 0, rows) {
         const REAL ax = zero_guess
                             ? (REAL)0
                             : amg_row_sum(i, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
                                           PORTLA_AT(const REAL, v), PORTLA_AT(const REAL, x_in));
         amg_smooth_update(i, ax, PORTLA_AT(const REAL, b), PORTLA_AT(const REAL, x_in),
-                          PORTLA_AT(REAL, x_out), PORTLA_AT(REAL, d), PORTLA_AT(const REAL, w), c1,
-                          c2, zero_guess, step);
+                          PORTLA_AT(REAL, x_out), PORTLA_AT(const REAL, w), c1, c2, zero_guess,
+                          step);
     }
 }
 

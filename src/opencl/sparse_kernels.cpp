@@ -220,13 +220,13 @@ void amg_smoother(tag, const Executor& exec, std::size_t rows, const_view<I32> r
 
 template <typename T>
 void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<I32> rp, const_view<I32> ci,
-                const_view<T> v, const_view<T> b, const_view<T> x_in, view<T> x_out, view<T> d,
+                const_view<T> v, const_view<T> b, const_view<T> x_in, view<T> x_out,
                 const_view<T> w, T c1, T c2, int zero_guess, int step) {
     if (rows == 0) return;
     auto k = launch<T>(exec, "amg_smooth");
     k.value(static_cast<cl_ulong>(rows)).buffer(rp.data).buffer(ci.data).buffer(v.data);
     k.buffer(b.data).buffer(zero_guess ? x_out.data : x_in.data).buffer(x_out.data);
-    k.buffer(d.data).buffer(w.data).value(c1).value(c2).value(static_cast<cl_int>(zero_guess));
+    k.buffer(w.data).value(c1).value(c2).value(static_cast<cl_int>(zero_guess));
     k.value(static_cast<cl_int>(step)).run(groups(k, rows));
 }
 

@@ -201,23 +201,27 @@ PORTLA_FN REAL amg_row_sum(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL con
    form ax with several lanes per row, then call the update once per row). */
 
 /* The place of a smoothing step in its sweep (amg_smooth_update's `step`, bits): the first step
-   reads no direction d_i, the last writes none (the next sweep starts a new one). */
+   of a sweep has no direction before it; the step after a zero_guess step finds no iterate in
+   x_out (the iterate before its input was 0). */
 #define PORTLA_AMG_STEP_FIRST 1
-#define PORTLA_AMG_STEP_LAST 2
+#define PORTLA_AMG_STEP_AFTER_ZERO 2
 
 /* One smoothing step of row i, fused (one pass over the row of A): r_i = b_i - (A x_in)_i,
    d_i = c1 d_i + c2 w_i r_i, x_out_i = x_in_i + d_i. Damped Jacobi and l1-Jacobi are one step
    with c1 = 0 and c2 = 1 (w: the weights); Chebyshev's iteration on D^-1 A is a sequence of
-   them (w = D^-1; Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Alg. 12.1). With
-   zero_guess x_in is taken as 0 (neither it nor ax is read); `step` holds PORTLA_AMG_STEP_FIRST and
-   PORTLA_AMG_STEP_LAST as above. x_out must not be x_in (other rows read x_in). */
+   them (w = D^-1; Saad, Iterative Methods for Sparse Linear Systems, 2nd ed., Alg. 12.1). The
+   steps alternate between two iterates, so x_out holds the iterate before x_in, and the last
+   direction is their difference, d_i = x_in_i - x_out_i: no direction is stored. With
+   zero_guess x_in is taken as 0 (neither it nor ax is read); `step` holds the flags above. x_out
+   must not be x_in (other rows read x_in). */
 PORTLA_FN void amg_smooth_update(int i, REAL ax, PORTLA_GLOBAL const REAL *b,
                                  PORTLA_GLOBAL const REAL *x_in, PORTLA_GLOBAL REAL *x_out,
-                                 PORTLA_GLOBAL REAL *d, PORTLA_GLOBAL const REAL *w, REAL c1,
-                                 REAL c2, int zero_guess, int step) {
+                                 PORTLA_GLOBAL const REAL *w, REAL c1, REAL c2, int zero_guess,
+                                 int step) {
     const REAL r = zero_guess ? b[i] : b[i] - ax;
-    const REAL di = ((step & PORTLA_AMG_STEP_FIRST) ? (REAL)0 : c1 * d[i]) + c2 * w[i] * r;
-    if (!(step & PORTLA_AMG_STEP_LAST)) d[i] = di;
+    REAL di = c2 * w[i] * r;
+    if (!(step & PORTLA_AMG_STEP_FIRST))
+        di += c1 * (x_in[i] - ((step & PORTLA_AMG_STEP_AFTER_ZERO) ? (REAL)0 : x_out[i]));
     x_out[i] = (zero_guess ? (REAL)0 : x_in[i]) + di;
 }
 

@@ -55,7 +55,7 @@
     template <typename T>                                                                          \
     void amg_smooth(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,      \
                     const_view<std::int32_t> ci, const_view<T> v, const_view<T> b,                 \
-                    const_view<T> x_in, view<T> x_out, view<T> d, const_view<T> w, T c1, T c2,     \
+                    const_view<T> x_in, view<T> x_out, const_view<T> w, T c1, T c2,                \
                     int zero_guess, int step);                                                     \
     /* r = b - A x (amg_residual_update) */                                                        \
     template <typename T>                                                                          \
@@ -201,7 +201,7 @@
                                   view<T>);                                                       \
     template void amg_smooth<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,      \
                                 const_view<std::int32_t>, const_view<T>, const_view<T>,           \
-                                const_view<T>, view<T>, view<T>, const_view<T>, T, T, int, int);  \
+                                const_view<T>, view<T>, const_view<T>, T, T, int, int);           \
     template void amg_residual<T>(tag, const Executor&, std::size_t, const_view<std::int32_t>,    \
                                   const_view<std::int32_t>, const_view<T>, const_view<T>,         \
                                   const_view<T>, view<T>);                                        \
