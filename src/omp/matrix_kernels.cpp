@@ -78,11 +78,34 @@ template <typename T, typename P, typename C>
 void csr_impl(std::size_t rows, const_view<P> row_ptrs, const_view<C> col_idxs,
               const_view<T> values, const_view<T> x, view<T> y) {
     const bool parallel = values.size + rows >= parallel_threshold();
+    // Two rows at a time, their sums interleaved while both have entries: two independent add
+    // chains instead of one (each row still summed in its own order, so the same bits). 1.39-1.45
+    // ms instead of 1.56-1.73 ms on poisson3d:64 (1.8e6 entries), 2 threads, 2-core VM,
+    // 2026-11-29.
     const auto run = [&](std::size_t first, std::size_t last) {
-        for (std::size_t i = first; i < last; ++i) {
+        const P* __restrict rp = row_ptrs.data;
+        const C* __restrict cols = col_idxs.data;
+        const T* __restrict vals = values.data;
+        const T* __restrict xs = x.data;
+        T* __restrict ys = y.data;
+        std::size_t i = first;
+        for (; i + 2 <= last; i += 2) {
+            P k0 = rp[i], k1 = rp[i + 1];
+            const P end0 = k1, end1 = rp[i + 2];
+            T sum0 = 0, sum1 = 0;
+            for (; k0 < end0 && k1 < end1; ++k0, ++k1) {
+                sum0 += vals[k0] * xs[cols[k0]];
+                sum1 += vals[k1] * xs[cols[k1]];
+            }
+            for (; k0 < end0; ++k0) sum0 += vals[k0] * xs[cols[k0]];
+            for (; k1 < end1; ++k1) sum1 += vals[k1] * xs[cols[k1]];
+            ys[i] = sum0;
+            ys[i + 1] = sum1;
+        }
+        for (; i < last; ++i) {
             T sum = 0;
-            for (auto k = row_ptrs[i]; k < row_ptrs[i + 1]; ++k) sum += values[k] * x[col_idxs[k]];
-            y[i] = sum;
+            for (P k = rp[i]; k < rp[i + 1]; ++k) sum += vals[k] * xs[cols[k]];
+            ys[i] = sum;
         }
     };
     if (!parallel) return run(0, rows);
