@@ -209,7 +209,7 @@ struct Amg<T>::Hierarchy {
     /// bound) takes no Lanczos steps in its set-up.
     double spectral_radius(const Csr<T>& A) const {
         if (s.method == "classical" && s.smoother == AmgSmoother::l1_jacobi) return 1.0;
-        return Chebyshev<T>(A, 1, kLanczosSteps, start_vector(A.rows())).ritz_max();
+        return Chebyshev<T>::ritz_values(A, kLanczosSteps, start_vector(A.rows())).second;
     }
     void cycle(std::size_t l, bool zero_guess) const;
     /// The memory floor of one cycle of the settings' kind (AmgInfo::cycle_bytes).

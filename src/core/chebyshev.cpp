@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/global_reduction.hpp"
@@ -67,120 +69,28 @@ double tridiagonal_eigenvalue(const std::vector<double>& a, const std::vector<do
     return 0.5 * (lo + hi);
 }
 
-}  // namespace
-
+/// The extreme Ritz values {theta_min, theta_max} of `steps` Lanczos steps on B = D^-1 A (A
+/// without a diagonal) from v, which is overwritten: inv_diag holds D^-1 and abs_diag |D| when
+/// `scaled`.
 template <typename T>
-Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps) : A_(&A) {
-    if (estimate_steps < 1)
-        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
-                       std::to_string(estimate_steps) + ")");
-    set_up(degree);
-    // A rank of a distributed operator with no rows still takes part in the collective Lanczos.
-    if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
-    Array<T> abs_diag(A.executor(), 0);
-    if (scaled_) {  // |D| from D^-1 on the host (set-up only)
-        auto h = inv_diag_.to_host();
-        for (auto& v : h) v = std::abs(T{1} / v);
-        abs_diag = Array<T>(A.executor(), h);
-    }
-    std::vector<T> start(n_);
-    std::uint64_t state = kSeed;
-    for (auto& v : start)  // uniform in [-1, 1)
-        v = static_cast<T>(double(splitmix64(state) >> 11) * 0x1.0p-52 - 1.0);
-    estimate(estimate_steps, abs_diag, Array<T>(A.executor(), start));
-    lmax_ = kSafety * ritz_max_;
-    lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
-    steps_ = step_coefficients(lmin_, lmax_, degree_);
-}
-
-template <typename T>
-Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps,
-                        const Array<T>& start)
-    : A_(&A) {
-    if (estimate_steps < 1)
-        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
-                       std::to_string(estimate_steps) + ")");
-    if (start.size() != A.rows())
-        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
-    set_up(degree);
-    if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
-    // |D| = D (positive): the diagonal again, on the device.
-    Array<T> abs_diag(A.executor(), scaled_ ? n_ : 0);
-    if (scaled_) A.diagonal(abs_diag.get_view());
-    estimate(estimate_steps, abs_diag, Array<T>(A.executor(), start));
-    lmax_ = kSafety * ritz_max_;
-    lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
-    steps_ = step_coefficients(lmin_, lmax_, degree_);
-}
-
-template <typename T>
-Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, double lambda_min,
-                        double lambda_max)
-    : A_(&A) {
-    if (!(std::isfinite(lambda_min) && std::isfinite(lambda_max) && 0 < lambda_min &&
-          lambda_min < lambda_max))
-        throw BadInput(
-            "chebyshev: the interval must satisfy 0 < lambda_min < lambda_max, finite "
-            "(got [" +
-            std::to_string(lambda_min) + ", " + std::to_string(lambda_max) + "])");
-    set_up(degree);
-    lmin_ = lambda_min;
-    lmax_ = lambda_max;
-    steps_ = step_coefficients(lmin_, lmax_, degree_);
-}
-
-template <typename T>
-void Chebyshev<T>::set_up(int degree) {
-    const auto& A = *A_;
-    if (A.rows() != A.cols())
-        throw DimensionMismatch("chebyshev: operator must be square (" + std::to_string(A.rows()) +
-                                    " x " + std::to_string(A.cols()) + "); rows",
-                                A.rows(), A.cols());
-    if (degree < 1 || degree > kMaxDegree)
-        throw BadInput("chebyshev: degree must be in [1, " + std::to_string(kMaxDegree) +
-                       "] (got " + std::to_string(degree) + ")");
-    n_ = A.rows();
-    degree_ = degree;
+std::pair<double, double> lanczos(const LinearOperator<T>& A, bool scaled, const Array<T>& inv_diag,
+                                  const Array<T>& abs_diag, int steps, Array<T> v) {
     const auto& exec = A.executor();
-    scaled_ = A.has_diagonal();
-    inv_diag_ = Array<T>(exec, scaled_ ? n_ : 0);
-    res_ = Array<T>(exec, n_);
-    dir_ = Array<T>(exec, n_);
-    work_ = Array<T>(exec, n_);
-    // Agreed over the ranks of a distributed operator: the Lanczos steps that follow are
-    // collective.
-    dist::on_every_rank(A.communicator(), [&] {
-        if (!scaled_ || n_ == 0) return;
-        A.diagonal(inv_diag_.get_view());
-        const auto row = blas::invert_diagonal<T>(exec, inv_diag_.get_view());
-        if (row < n_) {
-            T value{};
-            Executor::copy_bytes(Executor::reference(), &value, exec, inv_diag_.data() + row,
-                                 sizeof(T));
-            throw BadInput(std::string("chebyshev: ") + (value == T{0} ? "zero" : "non-finite") +
-                           " diagonal entry at row " + std::to_string(row + 1));
-        }
-    });
-}
-
-template <typename T>
-void Chebyshev<T>::apply_b(const_view<T> x, view<T> w) const {
-    A_->apply(x, w);
-    if (scaled_) blas::pointwise_mul<T>(A_->executor(), inv_diag_.get_view(), w, w);
-}
-
-template <typename T>
-void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag, Array<T> v) {
-    const auto& exec = A_->executor();
+    const std::size_t n = A.rows();
     // <x, y> = x^T |D| y (x^T y without a diagonal): B = D^-1 A is self-adjoint in it when A is
     // symmetric with a diagonal of one sign.
-    Array<T> weighted(exec, n_);
+    Array<T> weighted(exec, scaled ? n : 0);
     auto inner = [&](const_view<T> x, const_view<T> y) {
-        if (!scaled_) return detail::dot<T>(*A_, x, y);
+        if (!scaled) return detail::dot<T>(A, x, y);
         blas::pointwise_mul<T>(exec, abs_diag.get_view(), x, weighted.get_view());
-        return detail::dot<T>(*A_, weighted.get_view(), y);
+        return detail::dot<T>(A, std::as_const(weighted).get_view(), y);
     };
-    Array<T> v_prev(exec, n_), w(exec, n_);
+    // w = B x
+    auto apply_b = [&](const_view<T> x, view<T> w) {
+        A.apply(x, w);
+        if (scaled) blas::pointwise_mul<T>(exec, inv_diag.get_view(), w, w);
+    };
+    Array<T> v_prev(exec, n), w(exec, n);
     const double start_norm = std::sqrt(inner(v, v));
     blas::axpby<T>(exec, T(1 / start_norm), v, T{0}, v);
     std::vector<double> alpha, beta;
@@ -203,12 +113,151 @@ void Chebyshev<T>::estimate(int steps, const Array<T>& abs_diag, Array<T> v) {
         std::swap(v_prev, v);
         blas::axpby<T>(exec, T(1 / b), w, T{0}, v);  // v_{j+1} = w / beta_j
     }
-    ritz_min_ = tridiagonal_eigenvalue(alpha, beta, 0);
-    ritz_max_ = tridiagonal_eigenvalue(alpha, beta, static_cast<int>(alpha.size()) - 1);
-    if (!(std::isfinite(ritz_max_) && ritz_max_ > 0))
+    const double ritz_min = tridiagonal_eigenvalue(alpha, beta, 0);
+    const double ritz_max = tridiagonal_eigenvalue(alpha, beta, static_cast<int>(alpha.size()) - 1);
+    if (!(std::isfinite(ritz_max) && ritz_max > 0))
         throw BadInput("chebyshev: the largest eigenvalue estimate of " +
-                       std::string(scaled_ ? "D^-1 A" : "A") + " is " + std::to_string(ritz_max_) +
+                       std::string(scaled ? "D^-1 A" : "A") + " is " + std::to_string(ritz_max) +
                        ": the operator is not positive definite");
+    return {ritz_min, ritz_max};
+}
+
+template <typename T>
+void check_square(const LinearOperator<T>& A) {
+    if (A.rows() != A.cols())
+        throw DimensionMismatch("chebyshev: operator must be square (" + std::to_string(A.rows()) +
+                                    " x " + std::to_string(A.cols()) + "); rows",
+                                A.rows(), A.cols());
+}
+
+/// d = 1 / d (n entries); BadInput naming the first zero or non-finite entry.
+template <typename T>
+void check_inverted(const Executor& exec, std::size_t n, Array<T>& d) {
+    const auto row = blas::invert_diagonal<T>(exec, d.get_view());
+    if (row < n) {
+        T value{};
+        Executor::copy_bytes(Executor::reference(), &value, exec, d.data() + row, sizeof(T));
+        throw BadInput(std::string("chebyshev: ") + (value == T{0} ? "zero" : "non-finite") +
+                       " diagonal entry at row " + std::to_string(row + 1));
+    }
+}
+
+}  // namespace
+
+template <typename T>
+Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps) : A_(&A) {
+    if (estimate_steps < 1)
+        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
+                       std::to_string(estimate_steps) + ")");
+    set_up(degree);
+    // A rank of a distributed operator with no rows still takes part in the collective Lanczos.
+    if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
+    Array<T> abs_diag(A.executor(), 0);
+    if (scaled_) {  // |D| from D^-1 on the host (set-up only)
+        auto h = inv_diag_.to_host();
+        for (auto& v : h) v = std::abs(T{1} / v);
+        abs_diag = Array<T>(A.executor(), h);
+    }
+    std::vector<T> start(n_);
+    std::uint64_t state = kSeed;
+    for (auto& v : start)  // uniform in [-1, 1)
+        v = static_cast<T>(double(splitmix64(state) >> 11) * 0x1.0p-52 - 1.0);
+    std::tie(ritz_min_, ritz_max_) =
+        lanczos(A, scaled_, inv_diag_, abs_diag, estimate_steps, Array<T>(A.executor(), start));
+    lmax_ = kSafety * ritz_max_;
+    lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
+    steps_ = step_coefficients(lmin_, lmax_, degree_);
+}
+
+template <typename T>
+Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps,
+                        const Array<T>& start)
+    : A_(&A) {
+    if (estimate_steps < 1)
+        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
+                       std::to_string(estimate_steps) + ")");
+    if (start.size() != A.rows())
+        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
+    set_up(degree);
+    if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
+    // |D| = D (positive): the diagonal again, on the device.
+    Array<T> abs_diag(A.executor(), scaled_ ? n_ : 0);
+    if (scaled_) A.diagonal(abs_diag.get_view());
+    std::tie(ritz_min_, ritz_max_) =
+        lanczos(A, scaled_, inv_diag_, abs_diag, estimate_steps, Array<T>(A.executor(), start));
+    lmax_ = kSafety * ritz_max_;
+    lmin_ = std::max(ritz_min_, lmax_ / kMaxRatio);
+    steps_ = step_coefficients(lmin_, lmax_, degree_);
+}
+
+template <typename T>
+std::pair<double, double> Chebyshev<T>::ritz_values(const LinearOperator<T>& A, int estimate_steps,
+                                                    Array<T> start) {
+    check_square(A);
+    if (estimate_steps < 1)
+        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
+                       std::to_string(estimate_steps) + ")");
+    if (start.size() != A.rows())
+        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
+    const std::size_t n = A.rows();
+    if (n == 0 && !dist::is_distributed(A.communicator())) return {0.0, 0.0};
+    // D read once: |D| = D (positive), and D^-1 from a copy of it.
+    const Executor& exec = A.executor();
+    const bool scaled = A.has_diagonal();
+    Array<T> abs_diag(exec, scaled ? n : 0), inv_diag(exec, scaled ? n : 0);
+    dist::on_every_rank(A.communicator(), [&] {
+        if (!scaled || n == 0) return;
+        A.diagonal(abs_diag.get_view());
+        blas::copy<T>(exec, std::as_const(abs_diag).get_view(), inv_diag.get_view());
+        check_inverted(exec, n, inv_diag);
+    });
+    return lanczos(A, scaled, inv_diag, abs_diag, estimate_steps, std::move(start));
+}
+
+template <typename T>
+Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, double lambda_min,
+                        double lambda_max)
+    : A_(&A) {
+    if (!(std::isfinite(lambda_min) && std::isfinite(lambda_max) && 0 < lambda_min &&
+          lambda_min < lambda_max))
+        throw BadInput(
+            "chebyshev: the interval must satisfy 0 < lambda_min < lambda_max, finite "
+            "(got [" +
+            std::to_string(lambda_min) + ", " + std::to_string(lambda_max) + "])");
+    set_up(degree);
+    lmin_ = lambda_min;
+    lmax_ = lambda_max;
+    steps_ = step_coefficients(lmin_, lmax_, degree_);
+}
+
+template <typename T>
+void Chebyshev<T>::set_up(int degree) {
+    const auto& A = *A_;
+    check_square(A);
+    if (degree < 1 || degree > kMaxDegree)
+        throw BadInput("chebyshev: degree must be in [1, " + std::to_string(kMaxDegree) +
+                       "] (got " + std::to_string(degree) + ")");
+    n_ = A.rows();
+    degree_ = degree;
+    const auto& exec = A.executor();
+    scaled_ = A.has_diagonal();
+    inv_diag_ = Array<T>(exec, scaled_ ? n_ : 0);
+    res_ = Array<T>(exec, n_);
+    dir_ = Array<T>(exec, n_);
+    work_ = Array<T>(exec, n_);
+    // Agreed over the ranks of a distributed operator: the Lanczos steps that follow are
+    // collective.
+    dist::on_every_rank(A.communicator(), [&] {
+        if (!scaled_ || n_ == 0) return;
+        A.diagonal(inv_diag_.get_view());
+        check_inverted(exec, n_, inv_diag_);
+    });
+}
+
+template <typename T>
+void Chebyshev<T>::apply_b(const_view<T> x, view<T> w) const {
+    A_->apply(x, w);
+    if (scaled_) blas::pointwise_mul<T>(A_->executor(), inv_diag_.get_view(), w, w);
 }
 
 template <typename T>

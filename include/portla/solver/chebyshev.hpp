@@ -70,6 +70,13 @@ public:
     /// nothing is computed on the host but the tridiagonal's eigenvalues (multigrid's set-up on a
     /// GPU). Throws as above.
     Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps, const Array<T>& start);
+    /// The extreme Ritz values {theta_min, theta_max} of the estimate of the constructor above
+    /// (the same steps from the same start, the same values), without the preconditioner: no
+    /// work vectors of apply(), the diagonal read once, and `start` taken over as the first
+    /// Lanczos vector instead of copied (multigrid's set-up, which needs only theta_max of each
+    /// level). Throws as the constructor above; {0, 0} for an empty operator.
+    static std::pair<double, double> ritz_values(const LinearOperator<T>& A, int estimate_steps,
+                                                 Array<T> start);
     /// The interval [lambda_min, lambda_max] given (0 < lambda_min < lambda_max, finite; else
     /// BadInput), for the eigenvalues of D^-1 A (of A without a diagonal). Other errors as above.
     Chebyshev(const LinearOperator<T>& A, int degree, double lambda_min, double lambda_max);
@@ -102,7 +109,6 @@ public:
 
 private:
     void set_up(int degree);
-    void estimate(int steps, const Array<T>& abs_diag, Array<T> v);
     /// w = B x   (A x, scaled by D^-1 when there is a diagonal)
     void apply_b(const_view<T> x, view<T> w) const;
 
