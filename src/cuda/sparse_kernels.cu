@@ -166,13 +166,16 @@ void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries
     });
 }
 
-// The independent set's maxima (amg_max_row) with a group of G lanes per row, as above.
+// The independent set's maxima (amg_max_row) with a group of G lanes per row, as above; with
+// `undecided` (not null) only for the rows whose key there is undecided (the others' groups
+// read no row, and still take part in the full-mask shuffles).
 template <int G>
 __global__ void max_rows_kernel(std::size_t rows, const std::int32_t* __restrict__ rp,
                                 const std::int32_t* __restrict__ ci,
                                 const std::int32_t* __restrict__ strong,
                                 const std::uint64_t* __restrict__ in,
-                                std::uint64_t* __restrict__ out) {
+                                std::uint64_t* __restrict__ out,
+                                const std::uint64_t* __restrict__ undecided) {
     constexpr unsigned rows_per_warp = 32 / G;
     const unsigned lane = threadIdx.x & 31u;
     const unsigned member = lane % G;
@@ -180,8 +183,9 @@ __global__ void max_rows_kernel(std::size_t rows, const std::int32_t* __restrict
     const std::size_t warps = (static_cast<std::size_t>(gridDim.x) * blockDim.x) >> 5;
     for (std::size_t first = warp * rows_per_warp; first < rows; first += warps * rows_per_warp) {
         const std::size_t row = first + lane / G;
+        const bool wanted = row < rows && (!undecided || PORTLA_AMG_STATE(undecided[row]) == 1);
         unsigned long long m = 0;
-        if (row < rows) {
+        if (wanted) {
             m = in[row];
             for (int k = rp[row] + static_cast<int>(member); k < rp[row + 1]; k += G)
                 if (strong[k]) m = max(m, static_cast<unsigned long long>(in[ci[k]]));
@@ -189,13 +193,13 @@ __global__ void max_rows_kernel(std::size_t rows, const std::int32_t* __restrict
 #pragma unroll
         for (int offset = G / 2; offset > 0; offset /= 2)
             m = max(m, __shfl_down_sync(kFullWarpMask, m, offset, G));
-        if (row < rows && member == 0) out[row] = m;
+        if (wanted && member == 0) out[row] = m;
     }
 }
 
 void max_rows(const Executor& exec, std::size_t rows, std::size_t entries, const std::int32_t* rp,
               const std::int32_t* ci, const std::int32_t* strong, const std::uint64_t* in,
-              std::uint64_t* out) {
+              std::uint64_t* out, const std::uint64_t* undecided) {
     if (rows == 0) return;
     activate(exec.device_id());
     with_lanes(csr_lanes(entries, rows), [&](auto group) {
@@ -205,7 +209,7 @@ void max_rows(const Executor& exec, std::size_t rows, std::size_t entries, const
         const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
                                                  reinterpret_cast<const void*>(kernel));
         const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-        kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, strong, in, out);
+        kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, strong, in, out, undecided);
         PORTLA_CUDA_CHECK_LAUNCH();
     });
 }
