@@ -541,6 +541,20 @@ void sort_rows(const Executor& exec, std::size_t rows, const I32* rp, I32* ci, T
 // of 29 to 74 entries a row.
 constexpr int kExtColumns = 128;
 
+/// A group of G lanes of a warp taking one row at a time: rows first, first + stride, ...; the
+/// group's lanes in the warp (mask) and this lane's place among them (member).
+template <int G>
+struct RowGroup {
+    unsigned mask;
+    int member;
+    std::size_t first, stride;
+    __device__ RowGroup()
+        : mask(G == 32 ? kFullWarpMask : ((1u << G) - 1u) << ((threadIdx.x & 31u) / G * G)),
+          member(static_cast<int>(threadIdx.x % G)),
+          first((static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G),
+          stride(static_cast<std::size_t>(gridDim.x) * blockDim.x / G) {}
+};
+
 template <int G, typename T>
 __device__ __forceinline__ T group_sum(T x, unsigned mask) {
 #pragma unroll
@@ -557,12 +571,10 @@ __global__ void ext_fill_kernel(std::size_t rows, const I32* __restrict__ rp,
     constexpr bool copy = G >= 8;
     __shared__ I32 copies[copy ? kThreads / G * kExtColumns : 1];
     I32* const own = copies + (copy ? threadIdx.x / G * kExtColumns : 0);
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned mask = G == 32 ? kFullWarpMask : ((1u << G) - 1u) << (lane / G * G);
-    const int member = static_cast<int>(lane % G);
-    const std::size_t first = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
-    const std::size_t groups = static_cast<std::size_t>(gridDim.x) * blockDim.x / G;
-    for (std::size_t r = first; r < rows; r += groups) {  // uniform over the group
+    const RowGroup<G> g;
+    const unsigned mask = g.mask;
+    const int member = g.member;
+    for (std::size_t r = g.first; r < rows; r += g.stride) {  // uniform over the group
         const int i = static_cast<int>(r);
         if (PORTLA_AMG_STATE(keys[i]) == 2) {
             if (member == 0) p_v[p_rp[i]] = 1;
@@ -659,12 +671,10 @@ __global__ void classical_strength_kernel(std::size_t rows, const I32* __restric
                                           const I32* __restrict__ ci, const T* __restrict__ v,
                                           T theta, I32* __restrict__ strong,
                                           I32* __restrict__ tpos) {
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned mask = G == 32 ? kFullWarpMask : ((1u << G) - 1u) << (lane / G * G);
-    const int member = static_cast<int>(lane % G);
-    const std::size_t first = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
-    const std::size_t groups = static_cast<std::size_t>(gridDim.x) * blockDim.x / G;
-    for (std::size_t r = first; r < rows; r += groups) {  // uniform over the group
+    const RowGroup<G> g;
+    const unsigned mask = g.mask;
+    const int member = g.member;
+    for (std::size_t r = g.first; r < rows; r += g.stride) {  // uniform over the group
         const int i = static_cast<int>(r);
         T largest = Rows<T>::amg_classical_largest(i, member, G, rp, ci, v);
 #pragma unroll

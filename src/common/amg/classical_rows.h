@@ -23,6 +23,19 @@
 
 #define PORTLA_AMG_MEASURE_MAX 16383
 
+/* The position of `key` in a[first..last) (sorted), -1 when it is not there. */
+PORTLA_FN int amg_find_sorted(PORTLA_GLOBAL const int *a, int first, int last, int key) {
+    int lo = first, hi = last;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (a[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < last && a[lo] == key ? lo : -1;
+}
+
 /* The largest |a_ik|, k != i, over the lane's entries of row i (of `lanes` cooperating lanes,
    this one `lane`; the row's is the largest of the lanes'). */
 PORTLA_FN REAL amg_classical_largest(int i, int lane, int lanes, PORTLA_GLOBAL const int *rp,
@@ -45,15 +58,7 @@ PORTLA_FN int amg_classical_strength_entries(int i, int lane, int lanes, REAL la
     int count = 0;
     for (int k = rp[i] + lane; k < rp[i + 1]; k += lanes) {
         const int j = ci[k];
-        int lo = rp[j], hi = rp[j + 1];
-        while (lo < hi) {
-            const int mid = lo + (hi - lo) / 2;
-            if (ci[mid] < i)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        tpos[k] = lo < rp[j + 1] && ci[lo] == i ? lo : -1;
+        tpos[k] = amg_find_sorted(ci, rp[j], rp[j + 1], i);
         const REAL a = PORTLA_ABS(v[k]);
         const int s = j != i && a != 0 && a >= theta * largest;
         strong[k] = s;
@@ -240,15 +245,8 @@ PORTLA_FN int amg_interp_count_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GL
 PORTLA_FN int amg_in_coarse_set(int i, int m, PORTLA_GLOBAL const int *rp,
                                 PORTLA_GLOBAL const int *ci, PORTLA_GLOBAL const int *strong,
                                 PORTLA_GLOBAL const U64 *keys) {
-    int lo = rp[i], hi = rp[i + 1];
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (ci[mid] < m)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < rp[i + 1] && ci[lo] == m && strong[lo] && PORTLA_AMG_STATE(keys[m]) == 2;
+    const int at = amg_find_sorted(ci, rp[i], rp[i + 1], m);
+    return at >= 0 && strong[at] && PORTLA_AMG_STATE(keys[m]) == 2;
 }
 
 /* The sum of row f's entries over C_i of the sign opposite to a_ff (those through which f
@@ -273,16 +271,8 @@ PORTLA_FN REAL amg_share_sum(int i, int f, PORTLA_GLOBAL const int *rp, PORTLA_G
 PORTLA_FN int amg_interp_position(int i, int m, PORTLA_GLOBAL const U64 *keys,
                                   PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
                                   PORTLA_GLOBAL const int *p_ci) {
-    int lo = p_rp[i], hi = p_rp[i + 1];
     if (PORTLA_AMG_STATE(keys[m]) != 2) return -1;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (p_ci[mid] < rank[m])
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < p_rp[i + 1] && p_ci[lo] == rank[m] ? lo : -1;
+    return amg_find_sorted(p_ci, p_rp[i], p_rp[i + 1], rank[m]);
 }
 
 /* Row i of P (its offsets p_rp given; rank: the coarse rows' numbers), columns in order: a
@@ -409,16 +399,8 @@ PORTLA_FN int amg_interp_lookup(int m, PORTLA_GLOBAL const U64 *keys, PORTLA_GLO
                                 PORTLA_GLOBAL const int *map) {
     if (map) return map[m];
     if (PORTLA_AMG_STATE(keys[m]) != 2) return -1;
-    const int c = rank[m];
-    int lo = 0, hi = len;
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (cols[mid] < c)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < len && cols[lo] == c ? first + lo : -1;
+    const int at = amg_find_sorted(cols, 0, len, rank[m]);
+    return at < 0 ? -1 : first + at;
 }
 
 /* The values of row i of P on its pattern (p_rp, p_ci given; rank: the coarse rows' numbers):
@@ -446,15 +428,8 @@ PORTLA_FN int amg_ext_fine_neighbour(int i, int k, PORTLA_GLOBAL const int *ci,
 /* a_jj (0 where row j, sorted by column, has no diagonal entry). */
 PORTLA_FN REAL amg_diagonal_entry(int j, PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                   PORTLA_GLOBAL const REAL *v) {
-    int lo = rp[j], hi = rp[j + 1];
-    while (lo < hi) {
-        const int mid = lo + (hi - lo) / 2;
-        if (ci[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < rp[j + 1] && ci[lo] == j ? v[lo] : (REAL)0;
+    const int at = amg_find_sorted(ci, rp[j], rp[j + 1], j);
+    return at >= 0 ? v[at] : (REAL)0;
 }
 
 /* Step 1: the lane's entries of row i of P set to 0. */
