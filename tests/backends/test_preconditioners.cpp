@@ -447,6 +447,37 @@ TYPED_TEST(Preconditioners, ChebyshevBoundsBracketPoissonSpectrum) {
         }
 }
 
+// Chebyshev::ritz_values is the estimate of the constructor given the same start: the same
+// Lanczos steps, with the diagonal read once instead of twice. The two run the same operations
+// on the same values, so they agree to the rounding of a reduction that a backend may order
+// otherwise from run to run (1e-12 relative in double; 1e-5 in float, whose dots carry
+// ~sqrt(n) eps); the bracket of the test above holds for them too. Bad input as the
+// constructor's.
+TYPED_TEST(Preconditioners, RitzValuesAreTheConstructorsEstimate) {
+    using T = TypeParam;
+    const double tol = std::is_same<T, double>::value ? 1e-12 : 1e-5;
+    for (const std::int64_t n : {10, 1000})
+        for (const bool scaled : {true, false}) {
+            SCOPED_TRACE("n = " + std::to_string(n) + (scaled ? ", D^-1 A" : ", A"));
+            const auto A = Csr<T>::from_data(this->exec, poisson_1d(n));
+            const CallbackOperator<T> no_diag(this->exec, n, n,
+                                              [&](const_view<T> x, view<T> y) { A.apply(x, y); });
+            const LinearOperator<T>& op = scaled ? static_cast<const LinearOperator<T>&>(A)
+                                                 : static_cast<const LinearOperator<T>&>(no_diag);
+            const Array<T> start(this->exec, random_vector<T>(static_cast<std::size_t>(n), 5));
+            const Chebyshev<T> M(op, 1, 8, start);
+            const auto [lo, hi] = Chebyshev<T>::ritz_values(op, 8, Array<T>(this->exec, start));
+            EXPECT_NEAR(lo, M.ritz_min(), tol * M.ritz_max());
+            EXPECT_NEAR(hi, M.ritz_max(), tol * M.ritz_max());
+            const double f = scaled ? 1.0 : 2.0, pi = std::acos(-1.0);
+            EXPECT_GE(lo, f * (1 - std::cos(pi / (n + 1))) * (1 - tol));
+            EXPECT_LE(hi, f * (1 - std::cos(n * pi / (n + 1))) * (1 + tol));
+        }
+    const auto A = Csr<T>::from_data(this->exec, poisson_1d(10));
+    EXPECT_THROW(Chebyshev<T>::ritz_values(A, 0, Array<T>(this->exec, 10)), BadInput);
+    EXPECT_THROW(Chebyshev<T>::ritz_values(A, 4, Array<T>(this->exec, 9)), DimensionMismatch);
+}
+
 // M is SPD for SPD A: r . M^-1 r > 0 for random r, at odd and even degrees, on random sparse
 // SPD matrices, the 1-D Laplacian and the matrix-free 2-D one.
 TYPED_TEST(Preconditioners, ChebyshevIsPositiveDefinite) {
