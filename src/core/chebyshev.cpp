@@ -130,6 +130,12 @@ void check_square(const LinearOperator<T>& A) {
                                 A.rows(), A.cols());
 }
 
+void check_estimate_steps(int estimate_steps) {
+    if (estimate_steps < 1)
+        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
+                       std::to_string(estimate_steps) + ")");
+}
+
 /// d = 1 / d (n entries); BadInput naming the first zero or non-finite entry.
 template <typename T>
 void check_inverted(const Executor& exec, std::size_t n, Array<T>& d) {
@@ -146,9 +152,7 @@ void check_inverted(const Executor& exec, std::size_t n, Array<T>& d) {
 
 template <typename T>
 Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps) : A_(&A) {
-    if (estimate_steps < 1)
-        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
-                       std::to_string(estimate_steps) + ")");
+    check_estimate_steps(estimate_steps);
     set_up(degree);
     // A rank of a distributed operator with no rows still takes part in the collective Lanczos.
     if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
@@ -173,9 +177,7 @@ template <typename T>
 Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps,
                         const Array<T>& start)
     : A_(&A) {
-    if (estimate_steps < 1)
-        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
-                       std::to_string(estimate_steps) + ")");
+    check_estimate_steps(estimate_steps);
     if (start.size() != A.rows())
         throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
     set_up(degree);
@@ -194,9 +196,7 @@ template <typename T>
 std::pair<double, double> Chebyshev<T>::ritz_values(const LinearOperator<T>& A, int estimate_steps,
                                                     Array<T> start) {
     check_square(A);
-    if (estimate_steps < 1)
-        throw BadInput("chebyshev: estimate_steps must be >= 1 (got " +
-                       std::to_string(estimate_steps) + ")");
+    check_estimate_steps(estimate_steps);
     if (start.size() != A.rows())
         throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
     const std::size_t n = A.rows();
