@@ -180,9 +180,9 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     }
     // Several chunks: each accumulated once and its rows extracted at once into arrays of its
     // own (rows_at: each row's offset from the chunk's first entry, at the row's index), then
-    // the tables freed and the chunks' entries copied into place. The chunks' arrays and the
-    // product's are both held at the end, where the tables were: with the default workspace the
-    // product is no larger than the tables.
+    // the tables freed and the chunks' entries copied into place. So the product is held twice
+    // at the end, once in the chunks' arrays (each freed once copied) and once whole, where
+    // accumulating each chunk a second time to extract it held it once.
     struct Part {
         std::size_t at = 0;
         Array<I32> ci;
