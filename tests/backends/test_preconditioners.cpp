@@ -413,6 +413,23 @@ TYPED_TEST(Preconditioners, ChebyshevReferenceMatchesPolynomial) {
         }
 }
 
+// tridiag(-1, 2, -1) of n rows as a CSR matrix (with a diagonal: Chebyshev's operator is then
+// D^-1 A) and as an operator without one (A itself).
+template <typename T>
+struct Poisson1d {
+    Csr<T> A;
+    CallbackOperator<T> no_diag;
+    Poisson1d(const Executor& exec, std::int64_t n)
+        : A(Csr<T>::from_data(exec, poisson_1d(n))),
+          no_diag(exec, static_cast<std::size_t>(n), static_cast<std::size_t>(n),
+                  [this](const_view<T> x, view<T> y) { A.apply(x, y); }) {}
+    Poisson1d(const Poisson1d&) = delete;  // no_diag applies this A
+    const LinearOperator<T>& op(bool scaled) const {
+        return scaled ? static_cast<const LinearOperator<T>&>(A)
+                      : static_cast<const LinearOperator<T>&>(no_diag);
+    }
+};
+
 // The interval brackets the spectrum of D^-1 A for tridiag(-1, 2, -1), lambda_k = 1 -
 // cos(k pi / (n + 1)) (of A = 2 (1 - cos) without the diagonal): the Ritz values lie inside
 // [lambda_1, lambda_n] (up to rounding: 1e-12 in double; 1e-5 in float, whose dots carry
@@ -424,11 +441,8 @@ TYPED_TEST(Preconditioners, ChebyshevBoundsBracketPoissonSpectrum) {
     for (const std::int64_t n : {1, 2, 10, 1000, 10007})
         for (const bool scaled : {true, false}) {
             SCOPED_TRACE("n = " + std::to_string(n) + (scaled ? ", D^-1 A" : ", A"));
-            const auto A = Csr<T>::from_data(this->exec, poisson_1d(n));
-            const CallbackOperator<T> no_diag(this->exec, n, n,
-                                              [&](const_view<T> x, view<T> y) { A.apply(x, y); });
-            const LinearOperator<T>& op = scaled ? static_cast<const LinearOperator<T>&>(A)
-                                                 : static_cast<const LinearOperator<T>&>(no_diag);
+            const Poisson1d<T> poisson(this->exec, n);
+            const LinearOperator<T>& op = poisson.op(scaled);
             const double f = scaled ? 1.0 : 2.0;
             const double pi = std::acos(-1.0);
             const double lo = f * (1 - std::cos(pi / (n + 1))),
@@ -459,11 +473,8 @@ TYPED_TEST(Preconditioners, RitzValuesAreTheConstructorsEstimate) {
     for (const std::int64_t n : {10, 1000})
         for (const bool scaled : {true, false}) {
             SCOPED_TRACE("n = " + std::to_string(n) + (scaled ? ", D^-1 A" : ", A"));
-            const auto A = Csr<T>::from_data(this->exec, poisson_1d(n));
-            const CallbackOperator<T> no_diag(this->exec, n, n,
-                                              [&](const_view<T> x, view<T> y) { A.apply(x, y); });
-            const LinearOperator<T>& op = scaled ? static_cast<const LinearOperator<T>&>(A)
-                                                 : static_cast<const LinearOperator<T>&>(no_diag);
+            const Poisson1d<T> poisson(this->exec, n);
+            const LinearOperator<T>& op = poisson.op(scaled);
             const Array<T> start(this->exec, random_vector<T>(static_cast<std::size_t>(n), 5));
             const Chebyshev<T> M(op, 1, 8, start);
             const auto [lo, hi] = Chebyshev<T>::ritz_values(op, 8, Array<T>(this->exec, start));
