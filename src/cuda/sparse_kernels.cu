@@ -442,28 +442,6 @@ struct SpgemmAccumulateOthers {
     }
 };
 
-/// Extraction: a row sorted by the warp kernel is copied; the others (retried or large) are
-/// extracted and sorted by the row functions.
-template <typename T>
-struct SpgemmExtractSorted {
-    SpgemmExtract<T> f;
-    __device__ void operator()(std::size_t i) const {
-        const std::int64_t t2 =
-            f.offsets2 ? f.offsets2[i - f.first + 1] - f.offsets2[i - f.first] : 0;
-        const std::int64_t t = f.offsets[i + 1] - f.offsets[i];
-        if (t2 > 0 || !warp_row(t)) {
-            f(i);
-            return;
-        }
-        const std::int64_t off = f.offsets[i] - f.base;
-        const int at = f.c_rp[i], m = f.c_rp[i + 1] - at;
-        for (int j = 0; j < m; ++j) {
-            f.c_ci[at + j] = f.keys[off + j];
-            f.c_v[at + j] = f.vals[off + j];
-        }
-    }
-};
-
 template <typename T>
 void spgemm_accumulate(tag, const Executor& exec, std::size_t first, std::size_t last,
                        const_view<I32> a_rp, const_view<I32> a_ci, const_view<T> a_v,
@@ -482,18 +460,6 @@ void spgemm_accumulate(tag, const Executor& exec, std::size_t first, std::size_t
                         a_ci.data, a_v.data, b_rp.data, b_ci.data, b_v.data, offsets.data, base,
                         keys.data, vals.data, counts.data);
     for_rows(exec, first, last, SpgemmAccumulateOthers<T>{rows});
-}
-
-template <typename T>
-void spgemm_extract(tag, const Executor& exec, std::size_t first, std::size_t last,
-                    const_view<I64> offsets, I64 base, const_view<I32> keys, const_view<T> vals,
-                    const_view<I64> offsets2, const_view<I32> keys2, const_view<T> vals2,
-                    const_view<I32> c_rp, view<I32> c_ci, view<T> c_v) {
-    for_rows(
-        exec, first, last,
-        SpgemmExtractSorted<T>{SpgemmExtract<T>{
-            offsets.data, base, keys.data, vals.data, offsets2.size > 0 ? offsets2.data : nullptr,
-            keys2.data, vals2.data, first, c_rp.data, c_ci.data, c_v.data}});
 }
 
 template <typename T>
@@ -641,6 +607,49 @@ void with_row_groups(std::size_t entries, std::size_t rows, Fn&& fn) {
         fn(std::integral_constant<int, 16>{});
     else
         fn(std::integral_constant<int, 32>{});
+}
+
+// ---- the product's extraction ----------------------------------------------------------------
+
+// A row the warp kernel sorted is copied by a group of G lanes (whole lines of the row at a
+// time); the others (retried, or of tables outside the warp kernel's) are extracted and sorted
+// by the row functions, by the group's first lane. One thread per row copying its rows took
+// 6.2 of the 41.5 ms of kernels of contrast3d:128's classical set-up (H200, 2026-11-29).
+template <int G, typename T>
+__global__ void spgemm_extract_kernel(std::size_t rows, SpgemmExtract<T> f) {
+    const RowGroup<G> g;
+    for (std::size_t r = g.first; r < rows; r += g.stride) {  // uniform over the group
+        const std::size_t i = f.first + r;
+        const std::int64_t t2 =
+            f.offsets2 ? f.offsets2[i - f.first + 1] - f.offsets2[i - f.first] : 0;
+        if (t2 > 0 || !warp_row(f.offsets[i + 1] - f.offsets[i])) {
+            if (g.member == 0) f(i);
+            continue;
+        }
+        const std::int64_t off = f.offsets[i] - f.base;
+        const int at = f.c_rp[i], m = f.c_rp[i + 1] - at;
+        for (int j = g.member; j < m; j += G) {
+            f.c_ci[at + j] = f.keys[off + j];
+            f.c_v[at + j] = f.vals[off + j];
+        }
+    }
+}
+
+template <typename T>
+void spgemm_extract(tag, const Executor& exec, std::size_t first, std::size_t last,
+                    const_view<I64> offsets, I64 base, const_view<I32> keys, const_view<T> vals,
+                    const_view<I64> offsets2, const_view<I32> keys2, const_view<T> vals2,
+                    const_view<I32> c_rp, view<I32> c_ci, view<T> c_v) {
+    if (last <= first) return;
+    activate(exec.device_id());
+    const SpgemmExtract<T> f{
+        offsets.data, base,       keys.data, vals.data, offsets2.size > 0 ? offsets2.data : nullptr,
+        keys2.data,   vals2.data, first,     c_rp.data, c_ci.data,
+        c_v.data};
+    with_row_groups(c_v.size, last - first, [&](auto group) {
+        launch_groups<decltype(group)::value>(
+            exec, spgemm_extract_kernel<decltype(group)::value, T>, last - first, f);
+    });
 }
 
 // One thread per row where the rows average 8 entries or fewer (contrast3d:128's finest level,
