@@ -166,6 +166,18 @@ void rows_sum_update(const Executor& exec, std::size_t rows, std::size_t entries
     });
 }
 
+/// kernel(rows, args...) with a group of G lanes per row, one wave of blocks at most.
+template <int G, typename... Params, typename... Args>
+void launch_groups(const Executor& exec, void (*kernel)(Params...), std::size_t rows,
+                   Args... args) {
+    const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
+    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
+                                             reinterpret_cast<const void*>(kernel));
+    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
+    kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, args...);
+    PORTLA_CUDA_CHECK_LAUNCH();
+}
+
 // The independent set's maxima (amg_max_row) with a group of G lanes per row, as above; with
 // `undecided` (not null) only for the rows whose key there is undecided (the others' groups
 // read no row, and still take part in the full-mask shuffles).
@@ -204,13 +216,7 @@ void max_rows(const Executor& exec, std::size_t rows, std::size_t entries, const
     activate(exec.device_id());
     with_lanes(csr_lanes(entries, rows), [&](auto group) {
         constexpr int G = decltype(group)::value;
-        const auto kernel = max_rows_kernel<G>;
-        const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
-        const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
-                                                 reinterpret_cast<const void*>(kernel));
-        const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-        kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, rp, ci, strong, in, out, undecided);
-        PORTLA_CUDA_CHECK_LAUNCH();
+        launch_groups<G>(exec, max_rows_kernel<G>, rows, rp, ci, strong, in, out, undecided);
     });
 }
 
@@ -506,6 +512,9 @@ void sort_rows(const Executor& exec, std::size_t rows, const I32* rp, I32* ci, T
 // per row took 27.9 of the 70 ms of contrast3d:128's classical set-up on an H200, 24.6 of it on
 // the coarse levels of 29 to 74 entries a row.
 constexpr int kExtColumns = 128;
+// Each lane keeps the targets of its first kExtTargets entries of a row j (the rows of up to
+// kExtTargets x G entries): step 4 then reads them instead of searching again.
+constexpr int kExtTargets = 4;
 
 /// A group of G lanes of a warp taking one row at a time: rows first, first + stride, ...; the
 /// group's lanes in the warp (mask) and this lane's place among them (member).
@@ -535,6 +544,7 @@ __global__ void ext_fill_kernel(std::size_t rows, const I32* __restrict__ rp,
                                 const I32* __restrict__ rank, const I32* __restrict__ p_rp,
                                 const I32* __restrict__ p_ci, T* p_v) {
     constexpr bool copy = G >= 8;
+    int targets[kExtTargets];  // the lane's entries' targets in a row j, step 3 to step 4
     __shared__ I32 copies[copy ? kThreads / G * kExtColumns : 1];
     I32* const own = copies + (copy ? threadIdx.x / G * kExtColumns : 0);
     const RowGroup<G> g;
@@ -565,33 +575,22 @@ __global__ void ext_fill_kernel(std::size_t rows, const I32* __restrict__ rp,
             const int j = ci[k];
             const T ajj = Rows<T>::amg_diagonal_entry(j, rp, ci, v);
             int taken = 0;
-            const T sum =
-                group_sum<G>(Rows<T>::amg_ext_share_sum(i, j, member, G, ajj, rp, ci, v, keys, rank,
-                                                        p_rp, cols, nullptr, nullptr, &taken),
-                             mask);
+            const T sum = group_sum<G>(
+                Rows<T>::amg_ext_share_sum(i, j, member, G, ajj, rp, ci, v, keys, rank, p_rp, cols,
+                                           nullptr, nullptr, &taken, targets, kExtTargets),
+                mask);
             if (sum == 0) {
                 if (member == 0) diag += v[k];
                 continue;
             }
             diag += Rows<T>::amg_ext_share_add(i, j, member, G, ajj, v[k] / sum, rp, ci, v, keys,
-                                               rank, p_rp, cols, nullptr, nullptr, 0, p_v);
+                                               rank, p_rp, cols, nullptr, nullptr, 0, targets,
+                                               kExtTargets, p_v);
             __syncwarp(mask);
         }
         Rows<T>::amg_ext_scale(i, member, G, group_sum<G>(diag, mask), group_sum<G>(aii, mask),
                                p_rp, p_v);
     }
-}
-
-/// kernel(rows, args...) with a group of G lanes per row, one wave of blocks at most.
-template <int G, typename... Params, typename... Args>
-void launch_groups(const Executor& exec, void (*kernel)(Params...), std::size_t rows,
-                   Args... args) {
-    const std::size_t needed = (rows * G + kThreads - 1) / kThreads;
-    const std::size_t wave = resident_blocks(exec.device_id(), static_cast<int>(kThreads),
-                                             reinterpret_cast<const void*>(kernel));
-    const auto blocks = static_cast<unsigned>(std::max<std::size_t>(1, std::min(needed, wave)));
-    kernel<<<blocks, kThreads, 0, stream_of(exec)>>>(rows, args...);
-    PORTLA_CUDA_CHECK_LAUNCH();
 }
 
 /// fn(std::integral_constant<int, G>{}) with a group as wide as the average row of `entries`

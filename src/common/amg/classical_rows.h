@@ -464,30 +464,35 @@ PORTLA_FN REAL amg_ext_direct(int i, int lane, int lanes, PORTLA_GLOBAL const in
     return diag;
 }
 
-/* Whether entry q (column m) of row j enters row j's share of row i: of the sign opposite to
-   a_jj and in C^_i + {i}. */
-PORTLA_FN int amg_ext_taken(int i, int j, int q, REAL ajj, PORTLA_GLOBAL const int *ci,
-                            PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
-                            PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
-                            PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map) {
+/* Where entry q (column m) of row j goes in row j's share of row i: -1 nowhere (m is j, or of
+   a_jj's sign, or outside C^_i + {i}); -2 to d_i (m is i); else the position of m's weight in
+   P's values. */
+PORTLA_FN int amg_ext_target(int i, int j, int q, REAL ajj, PORTLA_GLOBAL const int *ci,
+                             PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
+                             PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
+                             PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map) {
     const int m = ci[q];
-    return m != j && v[q] * ajj < 0 &&
-           (m == i ||
-            amg_interp_lookup(m, keys, rank, p_rp[i], p_rp[i + 1] - p_rp[i], cols, map) >= 0);
+    if (m == j || !(v[q] * ajj < 0)) return -1;
+    if (m == i) return -2;
+    return amg_interp_lookup(m, keys, rank, p_rp[i], p_rp[i + 1] - p_rp[i], cols, map);
 }
 
 /* Step 3, for each j in F_i (row j's a_jj given): the lane's part of sum_{l in C^_i + {i}}
    abar_jl. With `found` (0: none; one lane only) the entries taken are noted there, *taken of
-   them. */
+   them. With `targets` instead (0: none; `room` of them) the lane's t-th entry's target (as
+   amg_ext_target) is kept in targets[t] for t < room, for step 4 to reuse. */
 PORTLA_FN REAL amg_ext_share_sum(int i, int j, int lane, int lanes, REAL ajj,
                                  PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                  PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
                                  PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
                                  PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map,
-                                 PORTLA_GLOBAL int *found, int *taken) {
+                                 PORTLA_GLOBAL int *found, int *taken, int *targets, int room) {
     REAL sum = 0;
-    for (int q = rp[j] + lane; q < rp[j + 1]; q += lanes) {
-        if (amg_ext_taken(i, j, q, ajj, ci, v, keys, rank, p_rp, cols, map)) {
+    int t = 0;
+    for (int q = rp[j] + lane; q < rp[j + 1]; q += lanes, ++t) {
+        const int to = amg_ext_target(i, j, q, ajj, ci, v, keys, rank, p_rp, cols, map);
+        if (targets && t < room) targets[t] = to;
+        if (to != -1) {
             sum += v[q];
             if (found) found[(*taken)++] = q;
         }
@@ -497,27 +502,27 @@ PORTLA_FN REAL amg_ext_share_sum(int i, int j, int lane, int lanes, REAL ajj,
 
 /* Step 4, for each j in F_i whose sum is not 0 (share = a_ij / the sum): share abar_jm added to
    the weight of each m in C^_i, the lane's part of share abar_ji returned (d_i's). The lane passes
-   the entries it took in step 3 (those in `found`, *taken of them, where given). */
+   the entries it took in step 3 (those in `found`, *taken of them, where given), and reads the
+   targets step 3 kept (`targets`, `room`). */
 PORTLA_FN REAL amg_ext_share_add(int i, int j, int lane, int lanes, REAL ajj, REAL share,
                                  PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                  PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
                                  PORTLA_GLOBAL const int *rank, PORTLA_GLOBAL const int *p_rp,
                                  PORTLA_GLOBAL const int *cols, PORTLA_GLOBAL const int *map,
-                                 PORTLA_GLOBAL const int *found, int taken,
-                                 PORTLA_GLOBAL REAL *p_v) {
+                                 PORTLA_GLOBAL const int *found, int taken, const int *targets,
+                                 int room, PORTLA_GLOBAL REAL *p_v) {
     REAL diag = 0;
     const int entries = found ? taken : rp[j + 1] - rp[j];
-    for (int e = lane; e < entries; e += lanes) {
+    int t = 0;
+    for (int e = lane; e < entries; e += lanes, ++t) {
         const int q = found ? found[e] : rp[j] + e;
-        const int m = ci[q];
-        if (m == j || !(v[q] * ajj < 0)) continue;
-        if (m == i) {
+        const int to = targets && t < room
+                           ? targets[t]
+                           : amg_ext_target(i, j, q, ajj, ci, v, keys, rank, p_rp, cols, map);
+        if (to == -2)
             diag += share * v[q];
-        } else {
-            const int to =
-                amg_interp_lookup(m, keys, rank, p_rp[i], p_rp[i + 1] - p_rp[i], cols, map);
-            if (to >= 0) p_v[to] += share * v[q];
-        }
+        else if (to >= 0)
+            p_v[to] += share * v[q];
     }
     return diag;
 }
@@ -553,13 +558,13 @@ PORTLA_FN void amg_ext_fill_row_map(int i, PORTLA_GLOBAL const int *rp, PORTLA_G
         const REAL ajj = amg_diagonal_entry(j, rp, ci, v);
         int taken = 0;
         const REAL sum = amg_ext_share_sum(i, j, 0, 1, ajj, rp, ci, v, keys, rank, p_rp, cols, map,
-                                           found, &taken);
+                                           found, &taken, 0, 0);
         if (sum == 0) {
             diag += v[k];
             continue;
         }
         diag += amg_ext_share_add(i, j, 0, 1, ajj, v[k] / sum, rp, ci, v, keys, rank, p_rp, cols,
-                                  map, found, taken, p_v);
+                                  map, found, taken, 0, 0, p_v);
     }
     amg_ext_scale(i, 0, 1, diag, aii, p_rp, p_v);
 }
