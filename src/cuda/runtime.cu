@@ -96,6 +96,10 @@ private:
     cudaGraphExec_t exec_ = nullptr;
 };
 
+// What a partial trim of the pool releases beyond an allocation's shortfall: the pool maps and
+// releases memory in large pages, and the device keeps some of its free memory for itself.
+constexpr std::size_t kTrimMargin = std::size_t{64} << 20;
+
 // One per device for the process: every kernel, copy and event of the device goes to its stream,
 // so work of different executors of one device (and the shared reduction scratch) stays in
 // order. The stream is a blocking one: it also waits for, and is waited for by, work on the
@@ -169,11 +173,27 @@ public:
         const bool pooled = pool_ && !capturing();
         cudaError_t err = pooled ? cudaMallocAsync(&ptr, bytes, stream_) : cudaMalloc(&ptr, bytes);
         if (err == cudaErrorMemoryAllocation && pooled) {
-            // The pool's unused memory back to the device, then once more.
+            // The pool's unused memory back to the device: first only what the allocation lacks
+            // (the rest stays mapped for the allocations that follow), then all of it.
             (void)cudaGetLastError();
             PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream_));
-            PORTLA_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0));
-            err = cudaMallocAsync(&ptr, bytes, stream_);
+            std::size_t free_bytes = 0, total_bytes = 0;
+            std::uint64_t reserved = 0;
+            PORTLA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+            PORTLA_CUDA_CHECK(
+                cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
+            const std::uint64_t lacking =
+                bytes + kTrimMargin > free_bytes ? bytes + kTrimMargin - free_bytes : 0;
+            if (lacking < reserved) {
+                PORTLA_CUDA_CHECK(
+                    cudaMemPoolTrimTo(pool_, static_cast<std::size_t>(reserved - lacking)));
+                err = cudaMallocAsync(&ptr, bytes, stream_);
+                if (err == cudaErrorMemoryAllocation) (void)cudaGetLastError();
+            }
+            if (err == cudaErrorMemoryAllocation || lacking >= reserved) {
+                PORTLA_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0));
+                err = cudaMallocAsync(&ptr, bytes, stream_);
+            }
         }
         if (err == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();

@@ -121,6 +121,31 @@ TYPED_TEST(Blas1, FillAndCopy) {
     }
 }
 
+// cuda keeps freed memory in the device's pool: an array larger than what the device has
+// outside the pool is still allocated (the pool gives back what it lacks) and usable.
+TYPED_TEST(Blas1, ArrayLargerThanTheMemoryOutsideThePool) {
+    using T = TypeParam;
+    if (this->exec.backend() != Backend::cuda) GTEST_SKIP() << "the memory pool is cuda's";
+    if (!std::is_same_v<T, double>) GTEST_SKIP() << "one value type is enough";
+    std::size_t free_bytes = 0, total_bytes = 0;
+    this->exec.memory_info(free_bytes, total_bytes);
+    {  // two quarters of the free memory, freed: the pool keeps them
+        Array<T> a(this->exec, free_bytes / 4 / sizeof(T)),
+            b(this->exec, free_bytes / 4 / sizeof(T));
+        blas::fill<T>(this->exec, a, T(1));
+        blas::fill<T>(this->exec, b, T(1));
+    }
+    std::size_t pooled_free = 0;
+    this->exec.memory_info(pooled_free, total_bytes);
+    EXPECT_GE(pooled_free, free_bytes / 2);  // the pool's unused memory counts as free
+    const std::size_t n = free_bytes / 10 * 7 / sizeof(T);
+    Array<T> big(this->exec, n);
+    blas::fill<T>(this->exec, big, T(1));
+    // n ones: every partial sum is an integer below 2^53 (exact), so only the square root rounds
+    EXPECT_NEAR(blas::norm2<T>(this->exec, big), std::sqrt(static_cast<double>(n)),
+                1e-10 * std::sqrt(static_cast<double>(n)));
+}
+
 TYPED_TEST(Blas1, Axpby) {
     using T = TypeParam;
     const T a = T(0.75), b = T(-1.25);
