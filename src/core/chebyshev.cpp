@@ -69,6 +69,15 @@ double tridiagonal_eigenvalue(const std::vector<double>& a, const std::vector<do
     return 0.5 * (lo + hi);
 }
 
+/// w = B x, B = D^-1 A (A without a diagonal: B = A): the operator of the Lanczos steps and of
+/// the Chebyshev iteration; inv_diag holds D^-1 when `scaled`.
+template <typename T>
+void apply_scaled(const LinearOperator<T>& A, bool scaled, const Array<T>& inv_diag,
+                  const_view<T> x, view<T> w) {
+    A.apply(x, w);
+    if (scaled) blas::pointwise_mul<T>(A.executor(), inv_diag.get_view(), w, w);
+}
+
 /// The extreme Ritz values {theta_min, theta_max} of `steps` Lanczos steps on B = D^-1 A (A
 /// without a diagonal) from v, which is overwritten: inv_diag holds D^-1 and abs_diag |D| when
 /// `scaled`.
@@ -85,11 +94,6 @@ std::pair<double, double> lanczos(const LinearOperator<T>& A, bool scaled, const
         blas::pointwise_mul<T>(exec, abs_diag.get_view(), x, weighted.get_view());
         return detail::dot<T>(A, std::as_const(weighted).get_view(), y);
     };
-    // w = B x
-    auto apply_b = [&](const_view<T> x, view<T> w) {
-        A.apply(x, w);
-        if (scaled) blas::pointwise_mul<T>(exec, inv_diag.get_view(), w, w);
-    };
     Array<T> v_prev(exec, n), w(exec, n);
     const double start_norm = std::sqrt(inner(v, v));
     blas::axpby<T>(exec, T(1 / start_norm), v, T{0}, v);
@@ -97,9 +101,9 @@ std::pair<double, double> lanczos(const LinearOperator<T>& A, bool scaled, const
     double scale = 0;
     const double breakdown = 1e3 * std::numeric_limits<T>::epsilon();
     for (int j = 0; j < steps; ++j) {
-        apply_b(v, w);                            // w = B v_j
-        const double a = inner(w, v);             // alpha_j = <B v_j, v_j>
-        blas::axpby<T>(exec, T(-a), v, T{1}, w);  // w -= alpha_j v_j
+        apply_scaled<T>(A, scaled, inv_diag, v, w);  // w = B v_j
+        const double a = inner(w, v);                // alpha_j = <B v_j, v_j>
+        blas::axpby<T>(exec, T(-a), v, T{1}, w);     // w -= alpha_j v_j
         if (j > 0) blas::axpby<T>(exec, T(-beta.back()), v_prev, T{1}, w);  // - beta v_{j-1}
         const double b = std::sqrt(std::max(0.0, inner(w, w)));             // beta_j = ||w||
         alpha.push_back(a);
@@ -256,8 +260,7 @@ void Chebyshev<T>::set_up(int degree) {
 
 template <typename T>
 void Chebyshev<T>::apply_b(const_view<T> x, view<T> w) const {
-    A_->apply(x, w);
-    if (scaled_) blas::pointwise_mul<T>(A_->executor(), inv_diag_.get_view(), w, w);
+    apply_scaled<T>(*A_, scaled_, inv_diag_, x, w);
 }
 
 template <typename T>
