@@ -1,6 +1,7 @@
 """portla.pyamg against PyAMG on the same problems, in one process: set-up and CG-accelerated
 solve (tol 1e-8, b = A 1) with each package's defaults, and with the settings both define alike
-(damped Jacobi 4/3, 2 sweeps; classical with PMIS). Prints a Markdown table.
+(damped Jacobi 4/3, 2 sweeps; classical with PMIS and classical interpolation). Prints a
+Markdown table.
 
     OMP_WAIT_POLICY=PASSIVE PYTHONPATH=build/python .venv/bin/python bench/pyamg_compare.py
 """
@@ -23,6 +24,7 @@ def run(module, kind, A, b, same):
         kw = dict(presmoother=JACOBI, postsmoother=JACOBI)
         if kind == "rs":
             kw["CF"] = "PMIS"
+            kw["interpolation"] = "classical"
         elif module is pyamg:
             kw["improve_candidates"] = None
     build = module.ruge_stuben_solver if kind == "rs" else module.smoothed_aggregation_solver

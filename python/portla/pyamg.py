@@ -26,21 +26,30 @@ raises ValueError naming it, never ignored. What portla offers:
   differ from PyAMG's greedy ones); smooth ``'jacobi'`` (``omega``); B the constant vector only;
   no candidate improvement (``improve_candidates=None``).
 - classical: strength ``'classical'`` (``theta``, ``norm='abs'``) or None; CF ``'PMIS'`` (PyAMG's
-  default ``'RS'`` is sequential and refused); interpolation ``'classical'``.
+  default ``'RS'`` is sequential and refused); interpolation ``'extended+i'`` (the default: PMIS
+  leaves fine rows without a strong coarse neighbour, which PyAMG's default ``'classical'``
+  interpolation, also offered, cannot serve; RS's second pass avoids them).
 - max_levels, max_coarse; coarse_solver a direct solver name (``'pinv'``, ``'lu'``, ...):
   portla solves the last level by a dense LU when it has at most 1000 rows, else by smoothing.
 - solve: cycles ``'V'`` and ``'W'``; accel None, ``'cg'``, ``'bicgstab'``, ``'gmres'`` (portla's
   solvers, preconditioned by the cycle in C++) or a SciPy-style solver function.
+- ``gallery.poisson`` and ``gallery.stencil_grid``, PyAMG's model matrices (the same matrices), so
+  that examples building their problem with them run unchanged.
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from . import _core, _portla
+from . import _gallery as gallery
+
+# `from portla.pyamg.gallery import poisson` as from PyAMG's gallery package.
+sys.modules[__name__ + ".gallery"] = gallery
 
 __all__ = ["smoothed_aggregation_solver", "ruge_stuben_solver", "MultilevelSolver", "Level"]
 
@@ -623,7 +632,7 @@ def ruge_stuben_solver(
     A: Any,
     strength: Any = ("classical", {"theta": 0.25}),
     CF: Any = "PMIS",
-    interpolation: Any = "classical",
+    interpolation: Any = "extended+i",
     presmoother: Any = ("chebyshev", {"degree": 1}),
     postsmoother: Any = ("chebyshev", {"degree": 1}),
     max_levels: int = 30,
@@ -638,10 +647,13 @@ def ruge_stuben_solver(
     :param A: a square sparse matrix (see smoothed_aggregation_solver).
     :param strength: "classical", ("classical", {"theta": t, "norm": "abs"}) or None (theta 0).
     :param CF: "PMIS".
-    :param interpolation: "classical" (PyAMG's default: the modified classical interpolation
-        from each fine row's strongly influencing coarse rows, portla's "direct") or
-        "extended+i" (also from the strong coarse rows of the strong fine rows: fewer
-        iterations, more entries), each optionally as (name, {"trunc_factor": f,
+    :param interpolation: "extended+i" (the default: from each fine row's strongly
+        influencing coarse rows and those of its strongly influencing fine rows) or "classical"
+        (PyAMG's default, the modified classical interpolation from the strongly influencing
+        coarse rows alone, portla's "direct": fewer entries, and after PMIS, whose fine rows
+        may have no strong coarse neighbour, far more iterations: PyAMG's README problem, 2-D
+        Poisson on 500 x 500, does not converge in its 100 cycles), each optionally as
+        (name, {"trunc_factor": f,
         "max_entries": m}): the interpolation's truncation (weights below f times their row's
         largest dropped, at most m a row, 0: all; defaults 0 and 0 for "classical", 0 and 4
         for "extended+i"), each row rescaled to keep its sum.
