@@ -33,6 +33,8 @@ raises ValueError naming it, never ignored. What portla offers:
   portla solves the last level by a dense LU when it has at most 1000 rows, else by smoothing.
 - solve: cycles ``'V'`` and ``'W'``; accel None, ``'cg'``, ``'bicgstab'``, ``'gmres'`` (portla's
   solvers, preconditioned by the cycle in C++) or a SciPy-style solver function.
+- ``solve(A, b, ...)``, PyAMG's black-box solve: smoothed aggregation with the defaults, CG for
+  a symmetric A, GMRES otherwise.
 - ``gallery.poisson`` and ``gallery.stencil_grid``, PyAMG's model matrices (the same matrices), so
   that examples building their problem with them run unchanged.
 """
@@ -51,7 +53,13 @@ from . import _gallery as gallery
 # `from portla.pyamg.gallery import poisson` as from PyAMG's gallery package.
 sys.modules[__name__ + ".gallery"] = gallery
 
-__all__ = ["smoothed_aggregation_solver", "ruge_stuben_solver", "MultilevelSolver", "Level"]
+__all__ = [
+    "smoothed_aggregation_solver",
+    "ruge_stuben_solver",
+    "solve",
+    "MultilevelSolver",
+    "Level",
+]
 
 _DIRECT_COARSE_SOLVERS = ("pinv", "pinvh", "pinv2", "lu", "cholesky", "splu")
 _SMOOTHERS = ("jacobi", "chebyshev", "l1_jacobi")
@@ -703,3 +711,63 @@ def ruge_stuben_solver(
     _smoother(s, presmoother, postsmoother)
     _common(s, max_levels, max_coarse, kwargs)
     return MultilevelSolver(A, "classical", s, backend)
+
+
+def solve(
+    A: Any,
+    b: Any,
+    x0: Any = None,
+    tol: float = 1e-5,
+    maxiter: int = 400,
+    return_solver: bool = False,
+    existing_solver: Optional[MultilevelSolver] = None,
+    verb: bool = True,
+    residuals: Optional[List[float]] = None,
+) -> Any:
+    """PyAMG's black-box solve of A x = b: a smoothed aggregation hierarchy with the defaults
+    (or `existing_solver`, built for a matrix of A's size), then CG preconditioned by its V cycle
+    where A is symmetric, GMRES otherwise, to ``norm(b - A x) < tol * norm(b)``.
+
+    Where PyAMG adapts its settings to an indefinite or complex A, portla's hierarchy needs a
+    real matrix with a positive diagonal (anything else is refused with its ValueError), and the
+    default initial guess is zero where PyAMG's is random.
+
+    :param A: a square sparse matrix (as smoothed_aggregation_solver takes).
+    :param b: the right-hand side.
+    :param x0: the initial guess (default zero).
+    :param tol: relative tolerance.
+    :param maxiter: iteration limit.
+    :param return_solver: return ``(x, ml)``, ml the hierarchy, for another solve of A.
+    :param existing_solver: a MultilevelSolver of a matrix of A's size, used instead of a new one.
+    :param verb: print the hierarchy, the Krylov method and the residual reduction.
+    :param residuals: a list, replaced by the residual norms of the iterations.
+    :returns: x, or (x, ml).
+    :raises TypeError: existing_solver is not a MultilevelSolver of A's size.
+    """
+    if existing_solver is None:
+        ml = smoothed_aggregation_solver(A)
+    elif not isinstance(existing_solver, MultilevelSolver):
+        raise TypeError(
+            "existing_solver: a portla.pyamg MultilevelSolver, got "
+            f"{type(existing_solver).__name__}"
+        )
+    elif existing_solver.levels[0].A.shape != tuple(A.shape):
+        raise TypeError(
+            f"existing_solver: built for a {existing_solver.levels[0].A.shape} matrix, A is "
+            f"{tuple(A.shape)}"
+        )
+    else:
+        ml = existing_solver
+    fine = ml.levels[0].A  # SciPy CSR, read back where the hierarchy lives
+    asymmetry = abs(fine - fine.T).max() if fine.nnz else 0.0
+    scale = abs(fine).max() if fine.nnz else 0.0
+    # symmetric to the rounding of values assembled in different orders
+    accel = "cg" if asymmetry <= 1e-12 * scale else "gmres"
+    res: List[float] = [] if residuals is None else residuals
+    x = ml.solve(b, x0=x0, tol=tol, maxiter=maxiter, accel=accel, residuals=res)
+    if verb:
+        print(ml)
+        reduction = res[-1] / res[0] if res and res[0] > 0 else 0.0
+        print(f"    accel = {accel!r}, maxiter = {maxiter}, iterations = {len(res) - 1}")
+        print(f"    Residual reduction ||r_k||/||r_0|| = {reduction:1.2e}")
+    return (x, ml) if return_solver else x

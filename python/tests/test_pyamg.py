@@ -124,6 +124,44 @@ def test_pyamg_readme_example_runs_unchanged():
     assert len(res) == 101 and res[-1] > 1e-10 * res[0]
 
 
+def test_blackbox_solve(capsys):
+    # PyAMG's docstring example of pyamg.solve, unchanged but for the import.
+    code = textwrap.dedent(
+        """
+        import numpy as np
+        from portla.pyamg import solve
+        from portla.pyamg.gallery import poisson
+        A = poisson((40,40),format='csr')
+        b = np.array(np.arange(A.shape[0]), dtype=float)
+        x = solve(A,b,verb=False)
+        """
+    )
+    scope = {}
+    exec(code, scope)
+    A, b, x = scope["A"], scope["b"], scope["x"]
+    assert relres(A, x, b) < 1e-5
+    assert capsys.readouterr().out == ""  # verb=False prints nothing
+    # the hierarchy returned, then reused for another right-hand side: CG for a symmetric A
+    x, ml = ppyamg.solve(A, b, tol=1e-8, return_solver=True)
+    assert "accel = 'cg'" in capsys.readouterr().out
+    res = []
+    y = ppyamg.solve(A, 2 * b, tol=1e-8, existing_solver=ml, verb=False, residuals=res)
+    assert relres(A, y, 2 * b) <= 1e-8 and len(res) >= 2
+    with pytest.raises(TypeError, match="built for a"):
+        small = ppyamg.gallery.poisson((10, 10), format="csr")
+        ppyamg.solve(small, np.ones(100), existing_solver=ml)
+    with pytest.raises(TypeError, match="MultilevelSolver"):
+        ppyamg.solve(A, b, existing_solver="ml")
+    # upwind convection-diffusion (not symmetric, positive diagonal): GMRES
+    T = scipy.sparse.diags([-1.5, 2.5, -1.0], [-1, 0, 1], shape=(30, 30))
+    I = scipy.sparse.identity(30)  # noqa: E741
+    N = (scipy.sparse.kron(T, I) + scipy.sparse.kron(I, T)).tocsr()
+    c = np.ones(N.shape[0])
+    z = ppyamg.solve(N, c, tol=1e-8)
+    assert "accel = 'gmres'" in capsys.readouterr().out
+    assert relres(N, z, c) <= 1e-8
+
+
 def test_gallery_is_pyamgs():
     # poisson and stencil_grid against PyAMG's (its matrices, formats and dtypes), where
     # installed; the Poisson matrices also against their Kronecker-sum form, everywhere.
