@@ -61,8 +61,9 @@ def poisson(
 ):
     """The N-dimensional Poisson matrix on a regular grid with unit spacing and Dirichlet
     boundaries: ``'FD'`` the finite-difference stencil (2N on the diagonal, -1 for each of the
-    2N axis neighbours), ``'FE'`` the bilinear (trilinear) finite-element one (3^N - 1 on the
-    diagonal, -1 for every neighbour of the 3^N - 1). Symmetric positive definite."""
+    2N axis neighbours), ``'FE'`` PyAMG's finite-element one (3^N - 1 on the diagonal, -1 for
+    each of the 3^N - 1 neighbours; in 2-D three times the bilinear elements' stencil).
+    Symmetric positive definite."""
     dims = _grid(grid, "poisson")
     N = len(dims)
     centre = (1,) * N

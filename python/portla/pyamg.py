@@ -661,8 +661,8 @@ def ruge_stuben_solver(
         coarse rows alone, portla's "direct": fewer entries, and after PMIS, whose fine rows
         may have no strong coarse neighbour, far more iterations: PyAMG's README problem, 2-D
         Poisson on 500 x 500, does not converge in its 100 cycles), each optionally as
-        (name, {"trunc_factor": f,
-        "max_entries": m}): the interpolation's truncation (weights below f times their row's
+        (name, {"trunc_factor": f, "max_entries": m}): the interpolation's truncation (weights
+        below f times their row's
         largest dropped, at most m a row, 0: all; defaults 0 and 0 for "classical", 0 and 4
         for "extended+i"), each row rescaled to keep its sum.
     :param presmoother: "jacobi", "chebyshev" or "l1_jacobi", with options (see the module).
@@ -758,11 +758,14 @@ def solve(
         )
     else:
         ml = existing_solver
-    fine = ml.levels[0].A  # SciPy CSR, read back where the hierarchy lives
-    asymmetry = abs(fine - fine.T).max() if fine.nnz else 0.0
-    scale = abs(fine).max() if fine.nnz else 0.0
-    # symmetric to the rounding of values assembled in different orders
-    accel = "cg" if asymmetry <= 1e-12 * scale else "gmres"
+    accel = getattr(ml, "_blackbox_accel", None)
+    if accel is None:  # decided once per hierarchy (its matrix read back from where it lives)
+        fine = ml.levels[0].A
+        asymmetry = abs(fine - fine.T).max() if fine.nnz else 0.0
+        scale = abs(fine).max() if fine.nnz else 0.0
+        # symmetric to the rounding of values assembled in different orders
+        accel = "cg" if asymmetry <= 1e-12 * scale else "gmres"
+        ml._blackbox_accel = accel
     res: List[float] = [] if residuals is None else residuals
     x = ml.solve(b, x0=x0, tol=tol, maxiter=maxiter, accel=accel, residuals=res)
     if verb:

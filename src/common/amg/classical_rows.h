@@ -502,8 +502,9 @@ PORTLA_FN REAL amg_ext_share_sum(int i, int j, int lane, int lanes, REAL ajj,
 
 /* Step 4, for each j in F_i whose sum is not 0 (share = a_ij / the sum): share abar_jm added to
    the weight of each m in C^_i, the lane's part of share abar_ji returned (d_i's). The lane passes
-   the entries it took in step 3 (those in `found`, *taken of them, where given), and reads the
-   targets step 3 kept (`targets`, `room`). */
+   the entries it took in step 3 (those in `found`, *taken of them, where given), or reads the
+   targets step 3 kept (`targets`, `room`; not with `found`, whose entries are numbered
+   otherwise). */
 PORTLA_FN REAL amg_ext_share_add(int i, int j, int lane, int lanes, REAL ajj, REAL share,
                                  PORTLA_GLOBAL const int *rp, PORTLA_GLOBAL const int *ci,
                                  PORTLA_GLOBAL const REAL *v, PORTLA_GLOBAL const U64 *keys,
