@@ -140,6 +140,14 @@ void check_estimate_steps(int estimate_steps) {
                        std::to_string(estimate_steps) + ")");
 }
 
+/// The estimate's arguments given a start vector: the steps, and a start of A's rows.
+template <typename T>
+void check_estimate(const LinearOperator<T>& A, int estimate_steps, const Array<T>& start) {
+    check_estimate_steps(estimate_steps);
+    if (start.size() != A.rows())
+        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
+}
+
 /// d = 1 / d (n entries); BadInput naming the first zero or non-finite entry.
 template <typename T>
 void check_inverted(const Executor& exec, std::size_t n, Array<T>& d) {
@@ -181,9 +189,7 @@ template <typename T>
 Chebyshev<T>::Chebyshev(const LinearOperator<T>& A, int degree, int estimate_steps,
                         const Array<T>& start)
     : A_(&A) {
-    check_estimate_steps(estimate_steps);
-    if (start.size() != A.rows())
-        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
+    check_estimate(A, estimate_steps, start);
     set_up(degree);
     if (n_ == 0 && !dist::is_distributed(A.communicator())) return;
     // |D| = D (positive): the diagonal again, on the device.
@@ -200,9 +206,7 @@ template <typename T>
 std::pair<double, double> Chebyshev<T>::ritz_values(const LinearOperator<T>& A, int estimate_steps,
                                                     Array<T> start) {
     check_square(A);
-    check_estimate_steps(estimate_steps);
-    if (start.size() != A.rows())
-        throw DimensionMismatch("chebyshev: start vector", A.rows(), start.size());
+    check_estimate(A, estimate_steps, start);
     const std::size_t n = A.rows();
     if (n == 0 && !dist::is_distributed(A.communicator())) return {0.0, 0.0};
     // D read once: |D| = D (positive), and D^-1 from a copy of it.
