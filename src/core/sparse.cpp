@@ -103,17 +103,32 @@ Csr<T> multiply(const Csr<T>& A, const Csr<T>& B, std::size_t workspace_bytes) {
     if (total <= budget) {
         bounds.push_back(n);
     } else {
-        const std::vector<I64> host = offsets.to_host();
+        // Each bound found by a binary search over the offsets where they live, a few values
+        // read back per chunk: the whole array on the host took a copy and the host memory of
+        // 8 bytes a row (1 GiB for 512^3 Poisson's A P).
         table = 0;
+        I64 start = 0;  // offsets[first]
         for (std::size_t first = 0; first < n;) {
-            // The last row whose table ends within budget of the chunk's start (at least one).
-            const auto end = std::upper_bound(host.begin() + static_cast<std::ptrdiff_t>(first) + 1,
-                                              host.end(), host[first] + budget);
-            const std::size_t last =
-                std::max(static_cast<std::size_t>(end - host.begin()) - 1, first + 1);
-            table = std::max(table, static_cast<std::size_t>(host[last] - host[first]));
-            bounds.push_back(last);
-            first = last;
+            // The last row whose table ends within budget of the chunk's start (at least one):
+            // the largest index in (first, n] with offsets[index] <= start + budget.
+            std::size_t lo = first + 1, hi = n;
+            I64 at_lo = read_at(offsets, lo);
+            if (at_lo - start <= budget) {
+                while (lo < hi) {
+                    const std::size_t mid = lo + (hi - lo + 1) / 2;
+                    const I64 at_mid = read_at(offsets, mid);
+                    if (at_mid - start <= budget) {
+                        lo = mid;
+                        at_lo = at_mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+            }
+            table = std::max(table, static_cast<std::size_t>(at_lo - start));
+            bounds.push_back(lo);
+            first = lo;
+            start = at_lo;
         }
     }
     Array<I32> keys(exec, table);

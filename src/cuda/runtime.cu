@@ -178,19 +178,22 @@ public:
             (void)cudaGetLastError();
             PORTLA_CUDA_CHECK(cudaStreamSynchronize(stream_));
             std::size_t free_bytes = 0, total_bytes = 0;
-            std::uint64_t reserved = 0;
+            std::uint64_t reserved = 0, used = 0;
             PORTLA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
             PORTLA_CUDA_CHECK(
                 cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
+            PORTLA_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrUsedMemCurrent, &used));
             const std::uint64_t lacking =
                 bytes + kTrimMargin > free_bytes ? bytes + kTrimMargin - free_bytes : 0;
-            if (lacking < reserved) {
+            const std::uint64_t unused = reserved > used ? reserved - used : 0;
+            // A partial trim only where the pool's unused memory covers the shortfall.
+            if (lacking <= unused) {
                 PORTLA_CUDA_CHECK(
                     cudaMemPoolTrimTo(pool_, static_cast<std::size_t>(reserved - lacking)));
                 err = cudaMallocAsync(&ptr, bytes, stream_);
                 if (err == cudaErrorMemoryAllocation) (void)cudaGetLastError();
             }
-            if (err == cudaErrorMemoryAllocation || lacking >= reserved) {
+            if (err == cudaErrorMemoryAllocation) {
                 PORTLA_CUDA_CHECK(cudaMemPoolTrimTo(pool_, 0));
                 err = cudaMallocAsync(&ptr, bytes, stream_);
             }
