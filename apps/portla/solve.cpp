@@ -1066,7 +1066,7 @@ Runner add_solve(CLI::App& app) {
         ->check(CLI::IsMember({"sa", "classical"}));
     app.add_option("--amg-coarsen", o->amg.coarsening,
                    "amg (classical): pmis (parallel rounds; default) or hmis (Ruge-Stueben's "
-                   "first pass on each block of 256 rows, then PMIS)")
+                   "first pass on each block of 16384 rows, on the host's threads, then PMIS)")
         ->check(CLI::IsMember({"pmis", "hmis"}));
     app.add_option("--amg-interp", o->amg.interpolation,
                    "amg (classical): direct (from the strongly influencing coarse rows) or "

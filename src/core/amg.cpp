@@ -4,6 +4,7 @@
 #include "portla/solver/amg.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "core/kernels/amg_kernels.hpp"
 #include "core/runtime.hpp"
 #include "core/device_arrays.hpp"
+#include "core/host_threads.hpp"
 #include "core/kernels/sparse_kernels.hpp"
 #include "core/solver_common.hpp"
 #include "portla/blas.hpp"
@@ -33,6 +35,41 @@ using portla::detail::read_at;
 using I32 = std::int32_t;
 using I64 = std::int64_t;
 using U64 = std::uint64_t;
+
+/// HMIS's first pass (classical_rows.h: amg_hmis_block) on every block of rows, on the host's
+/// threads: the blocks handed out in turn, each a thread's alone (its rows, its scratch). The
+/// arrays are read where they are on a CPU backend, else copied to the host (and the keys back).
+void hmis_blocks(const Executor& exec, std::size_t n, const Array<I32>& rp, const Array<I32>& ci,
+                 const Array<I32>& strong, const Array<I32>& tpos, Array<U64>& keys) {
+    const Executor host = Executor::reference();
+    const bool here = exec.is_host();
+    const Array<I32> h_rp = here ? Array<I32>() : Array<I32>(host, rp);
+    const Array<I32> h_ci = here ? Array<I32>() : Array<I32>(host, ci);
+    const Array<I32> h_strong = here ? Array<I32>() : Array<I32>(host, strong);
+    const Array<I32> h_tpos = here ? Array<I32>() : Array<I32>(host, tpos);
+    Array<U64> h_keys = here ? Array<U64>() : Array<U64>(host, keys);
+    Array<I32> scratch(host, 3 * n);
+    const I32* p_rp = here ? rp.data() : h_rp.data();
+    const I32* p_ci = here ? ci.data() : h_ci.data();
+    const I32* p_strong = here ? strong.data() : h_strong.data();
+    const I32* p_tpos = here ? tpos.data() : h_tpos.data();
+    U64* p_keys = here ? keys.data() : h_keys.data();
+    I32* work = scratch.data();
+    const std::size_t blocks = (n + PORTLA_AMG_HMIS_BLOCK - 1) / PORTLA_AMG_HMIS_BLOCK;
+    // The reference backend stays sequential.
+    const unsigned threads =
+        exec.backend() == Backend::reference
+            ? 1u
+            : static_cast<unsigned>(std::min<std::size_t>(portla::detail::host_threads(), blocks));
+    std::atomic<std::size_t> next{0};
+    portla::detail::run_on_threads(std::max(threads, 1u), [&](unsigned) {
+        for (std::size_t b = next++; b < blocks; b = next++)
+            sparse_rows::SparseRows<double>::amg_hmis_block(
+                static_cast<int>(b), static_cast<int>(n), p_rp, p_ci, p_strong, p_tpos, p_keys,
+                work, work + n, work + 2 * n);
+    });
+    if (!here) Executor::copy_bytes(exec, keys.data(), host, h_keys.data(), n * sizeof(U64));
+}
 
 constexpr std::size_t kAmgReplays = 4;  // cuda: the graphs of the cycle kept (pairs of vectors)
 constexpr int kLanczosSteps = 10;       // the estimate of rho(D^-1 A) per level
@@ -543,11 +580,12 @@ Amg<T>::Amg(const Csr<T>& A, const AmgSettings& settings) : h_(std::make_unique<
             });
             if (h.s.coarsening == "hmis") {
                 // Ruge and Stueben's first pass on each block of rows; PMIS decides the rest.
-                Array<I32> scratch(exec, 3 * n);
-                dispatch<KernelFamily::amg>(exec, [&](auto backend) {
-                    amg_hmis(backend, exec, n, rp, ci, std::as_const(strong).get_view(),
-                             std::as_const(tpos).get_view(), keys.get_view(), scratch.get_view());
-                });
+                // The pass is sequential within a block (a heap of its undecided rows), so it
+                // runs on the host's threads, a block at a time each, for every backend: a GPU
+                // gives a block one thread whose every step waits on memory (13.3 s for the 250
+                // blocks of poisson3d:160 on an H200, 2026-11-29). The pattern, the strength and
+                // the keys are copied to the host where they are not there, the keys back.
+                hmis_blocks(exec, n, Al.row_ptrs(), Al.col_idxs(), strong, tpos, keys);
             }
             // PMIS rounds over the graph (grp, gci) with strength flags gs and transpose
             // positions gt; each round makes at least one row coarse: at most `rows` rounds.

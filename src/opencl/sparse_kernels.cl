@@ -281,18 +281,6 @@ kernel void amg_pmis_fine(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFE
     if (get_local_id(0) == 0 && count) atomic_add(PORTLA_AT(int, total), count);
 }
 
-kernel void amg_hmis(ulong blocks, int rows, PORTLA_BUFFER(const int, rp),
-                     PORTLA_BUFFER(const int, ci), PORTLA_BUFFER(const int, strong),
-                     PORTLA_BUFFER(const int, tpos), PORTLA_BUFFER(ulong, keys),
-                     PORTLA_BUFFER(int, work)) {
-    global int *w = PORTLA_AT(int, work);
-    PORTLA_FOR_ROWS(b, 0, blocks) {
-        amg_hmis_block(b, rows, PORTLA_AT(const int, rp), PORTLA_AT(const int, ci),
-                       PORTLA_AT(const int, strong), PORTLA_AT(const int, tpos),
-                       PORTLA_AT(ulong, keys), w, w + rows, w + 2 * (long)rows);
-    }
-}
-
 kernel void amg_interp_count(ulong rows, PORTLA_BUFFER(const int, rp), PORTLA_BUFFER(const int, ci),
                              PORTLA_BUFFER(const int, strong), PORTLA_BUFFER(const ulong, keys),
                              PORTLA_BUFFER(int, counts)) {

@@ -294,16 +294,6 @@ std::size_t amg_pmis_round(tag, const Executor& exec, std::size_t rows, const_vi
     return static_cast<std::size_t>(undecided);
 }
 
-void amg_hmis(tag, const Executor& exec, std::size_t rows, const_view<I32> rp, const_view<I32> ci,
-              const_view<I32> strong, const_view<I32> tpos, view<U64> keys, view<I32> work) {
-    if (rows == 0) return;
-    const std::size_t blocks = (rows + PORTLA_AMG_HMIS_BLOCK - 1) / PORTLA_AMG_HMIS_BLOCK;
-    auto k = index_launch(exec, "amg_hmis");
-    k.value(static_cast<cl_ulong>(blocks)).value(static_cast<cl_int>(rows)).buffer(rp.data);
-    k.buffer(ci.data).buffer(strong.data).buffer(tpos.data).buffer(keys.data);
-    k.buffer(work.data).run(groups(k, blocks));
-}
-
 void amg_interp_count(tag, const Executor& exec, std::size_t rows, const_view<I32> rp,
                       const_view<I32> ci, const_view<I32> strong, const_view<U64> keys,
                       view<I32> counts) {

@@ -131,10 +131,11 @@ PORTLA_FN int amg_pmis_fine_row(int i, PORTLA_GLOBAL const int *rp, PORTLA_GLOBA
    PORTLA_AMG_HMIS_BLOCK consecutive rows alone (hypre runs it on each process's rows), over the
    strong connections within the block, then PMIS rounds over the whole matrix for the rows
    the blocks left undecided; the blocks' coarse rows are PMIS's first independent set. The
-   block pass is sequential (one work-item a block, a binary heap of its undecided rows by
-   measure), so each backend computes the same split. A block of 2^14 rows holds several
-   planes of a 3-D grid of 64^3: a block of one plane or less coarsens as in 2-D and keeps
-   about half the rows (operator complexity 5 to 7 on poisson3d:64 with blocks of 256 rows). */
+   block pass is sequential (a binary heap of its undecided rows by measure): core/amg.cpp runs
+   the blocks on the host's threads for every backend, so each backend gets the same split. A
+   block of 2^14 rows holds several planes of a 3-D grid of 64^3: a block of one plane or less
+   coarsens as in 2-D and keeps about half the rows (operator complexity 5 to 7 on poisson3d:64
+   with blocks of 256 rows). */
 #define PORTLA_AMG_HMIS_BLOCK 16384
 
 /* Whether row a comes before row b in the heap: a larger measure, then the lower row. */

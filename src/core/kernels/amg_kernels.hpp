@@ -78,11 +78,6 @@
     void amg_pmis_init(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,   \
                        const_view<std::int32_t> tpos, const_view<std::int32_t> strong,             \
                        view<std::uint64_t> keys);                                                  \
-    /* HMIS's first pass on every block of rows (amg_hmis_block; work: 3 rows ints of scratch) */  \
-    void amg_hmis(tag, const Executor& exec, std::size_t rows, const_view<std::int32_t> rp,        \
-                  const_view<std::int32_t> ci, const_view<std::int32_t> strong,                    \
-                  const_view<std::int32_t> tpos, view<std::uint64_t> keys,                         \
-                  view<std::int32_t> work);                                                        \
     /* One PMIS round (work: rows keys); returns the rows still undecided */                       \
     std::size_t amg_pmis_round(tag, const Executor& exec, std::size_t rows,                        \
                                const_view<std::int32_t> rp, const_view<std::int32_t> ci,           \
