@@ -43,17 +43,18 @@ void hmis_blocks(const Executor& exec, std::size_t n, const Array<I32>& rp, cons
                  const Array<I32>& strong, const Array<I32>& tpos, Array<U64>& keys) {
     const Executor host = Executor::reference();
     const bool here = exec.is_host();
-    const Array<I32> h_rp = here ? Array<I32>() : Array<I32>(host, rp);
-    const Array<I32> h_ci = here ? Array<I32>() : Array<I32>(host, ci);
-    const Array<I32> h_strong = here ? Array<I32>() : Array<I32>(host, strong);
-    const Array<I32> h_tpos = here ? Array<I32>() : Array<I32>(host, tpos);
+    std::vector<Array<I32>> copies;  // the host copies of the read-only arrays
+    copies.reserve(4);
+    const auto on_host = [&](const Array<I32>& a) -> const I32* {
+        if (here) return a.data();
+        copies.emplace_back(host, a);
+        return copies.back().data();
+    };
+    const I32 *p_rp = on_host(rp), *p_ci = on_host(ci), *p_strong = on_host(strong),
+              *p_tpos = on_host(tpos);
     Array<U64> h_keys = here ? Array<U64>() : Array<U64>(host, keys);
-    Array<I32> scratch(host, 3 * n);
-    const I32* p_rp = here ? rp.data() : h_rp.data();
-    const I32* p_ci = here ? ci.data() : h_ci.data();
-    const I32* p_strong = here ? strong.data() : h_strong.data();
-    const I32* p_tpos = here ? tpos.data() : h_tpos.data();
     U64* p_keys = here ? keys.data() : h_keys.data();
+    Array<I32> scratch(host, 3 * n);
     I32* work = scratch.data();
     const std::size_t blocks = (n + PORTLA_AMG_HMIS_BLOCK - 1) / PORTLA_AMG_HMIS_BLOCK;
     // The reference backend stays sequential.
