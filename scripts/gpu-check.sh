@@ -17,6 +17,12 @@ BUILD=${BUILD:-build-gpu}
 export PATH=/usr/local/cuda/bin:$PATH
 status=0
 step() { echo "== $* ($(date -u +%H:%M:%S))"; }
+# Tests left out under memcheck: the pool test makes an allocation fail on purpose, and memcheck
+# reports the failed cudaMallocAsync (and the cudaGetLastError that clears it) as API errors. It
+# runs with the other tests, outside memcheck.
+memcheck_filter() {
+  [ "$1" = test_backend_cuda ] && echo "--gtest_filter=-*ArrayLargerThanTheMemoryOutsideThePool*"
+}
 
 # The extension in build-py, against the GPU machine's python3 (NumPy, SciPy, CuPy, PyTorch, JAX
 # and nanobind are installed there; no venv).
@@ -57,7 +63,7 @@ for t in $GPU_TESTS; do
 done
 for t in ${GPU_MEMCHECK:-$GPU_TESTS}; do
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
-    "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1 || status=1
+    "$BUILD/tests/$t" $(memcheck_filter "$t") > "$OUT/memcheck_$t.log" 2>&1 || status=1
   echo "memcheck $t: $(grep -E '^\[  (PASSED|FAILED)' "$OUT/memcheck_$t.log" | tr '\n' ' ') $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$OUT/memcheck_$t.log" | tr '\n' ' ')"
 done
 elif [ "${1:-}" != "--bench-only" ]; then
@@ -81,7 +87,7 @@ memcheck_summary() {
 }
 for t in "${memcheck[@]}"; do  # each reports as it ends
   ( compute-sanitizer --tool memcheck --leak-check full --error-exitcode 3 \
-      "$BUILD/tests/$t" > "$OUT/memcheck_$t.log" 2>&1
+      "$BUILD/tests/$t" $(memcheck_filter "$t") > "$OUT/memcheck_$t.log" 2>&1
     echo "$(memcheck_summary "$t") ($(date -u +%H:%M:%S))" ) &
 done
 ( build_python || exit 1
